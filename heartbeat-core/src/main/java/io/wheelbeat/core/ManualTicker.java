@@ -1,0 +1,57 @@
+package io.wheelbeat.core;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A {@link Ticker} that moves only when told to: virtual time for tests.
+ *
+ * <p>Thread-safe: any thread may read or advance it.
+ */
+public final class ManualTicker implements Ticker {
+
+    private final AtomicLong nanos;
+    private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+
+    /** Creates a ticker that reads zero. */
+    public ManualTicker() {
+        this(0);
+    }
+
+    /** Creates a ticker that reads {@code startNanos}. */
+    public ManualTicker(long startNanos) {
+        this.nanos = new AtomicLong(startNanos);
+    }
+
+    @Override
+    public long nanoTime() {
+        return nanos.get();
+    }
+
+    /**
+     * Moves time forward.
+     *
+     * @throws IllegalArgumentException if {@code amount} is negative: a ticker never goes back
+     * @return the new reading
+     */
+    public long advance(long amount, TimeUnit unit) {
+        long delta = unit.toNanos(amount);
+        if (delta < 0) {
+            throw new IllegalArgumentException("time cannot go backwards: " + amount + " " + unit);
+        }
+        long now = nanos.addAndGet(delta);
+        listeners.forEach(Runnable::run);
+        return now;
+    }
+
+    /**
+     * Runs {@code listener} after every {@link #advance}, on the advancing thread. A
+     * {@link WheelTimer} on this ticker listens, so that its sleeping thread wakes to virtual time.
+     */
+    public void onAdvance(Runnable listener) {
+        listeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+}

@@ -1,0 +1,22 @@
+package io.wheelbeat.core;
+
+/**
+ * A monotonic nanosecond clock.
+ *
+ * <p>Every timer in wheelbeat reads time through a ticker, so that tests can run in virtual time
+ * ({@link ManualTicker}) and production reads {@link System#nanoTime()} ({@link #system()}).
+ * Only differences between two readings are meaningful; the origin is arbitrary.
+ *
+ * <p>Implementations must be monotonic (never go backwards) and safe to call from any thread.
+ */
+@FunctionalInterface
+public interface Ticker {
+
+    /** Returns the current reading in nanoseconds. */
+    long nanoTime();
+
+    /** Returns the ticker that reads {@link System#nanoTime()}. */
+    static Ticker system() {
+        return System::nanoTime;
+    }
+}

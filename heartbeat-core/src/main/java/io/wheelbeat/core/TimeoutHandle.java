@@ -1,0 +1,98 @@
+package io.wheelbeat.core;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * A {@link WheelTimeout} and the wheel callback that expires it. Its state moves once, from
+ * pending to cancelled or to expired, by compare-and-set, so cancel and expiry never both win.
+ */
+final class TimeoutHandle implements WheelTimeout, TimerCallback {
+
+    private static final int HANDED_OVER = 0;
+    private static final int PLACED = 1;
+    private static final int CANCELLED = 2;
+    private static final int EXPIRED = 3;
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(TimeoutHandle.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final HandoverScheduler scheduler;
+    private final WheelTimerTask task;
+    private final long deadlineNanos;
+    /** The wheel timer id, written once by the owner thread before the state becomes PLACED. */
+    private volatile long timerId = TimerWheel.NO_TIMER;
+    @SuppressWarnings("unused") // accessed through STATE
+    private volatile int state = HANDED_OVER;
+
+    TimeoutHandle(HandoverScheduler scheduler, WheelTimerTask task, long deadlineNanos) {
+        this.scheduler = scheduler;
+        this.task = task;
+        this.deadlineNanos = deadlineNanos;
+    }
+
+    /** Records the wheel id; returns false if the timeout was cancelled before it was placed. */
+    boolean placed(long id) {
+        timerId = id;
+        return STATE.compareAndSet(this, HANDED_OVER, PLACED);
+    }
+
+    long timerId() {
+        return timerId;
+    }
+
+    @Override
+    public void onTimeout(long id) {
+        if (STATE.compareAndSet(this, PLACED, EXPIRED)) {
+            scheduler.runExpired(this);
+        }
+    }
+
+    @Override
+    public boolean cancel() {
+        int seen = (int) STATE.getVolatile(this);
+        while (seen == HANDED_OVER || seen == PLACED) {
+            int witness = (int) STATE.compareAndExchange(this, seen, CANCELLED);
+            if (witness == seen) {
+                if (seen == PLACED) {
+                    scheduler.cancelled(this);
+                }
+                return true;
+            }
+            seen = witness;
+        }
+        return false;
+    }
+
+    @Override
+    public boolean isCancelled() {
+        return (int) STATE.getVolatile(this) == CANCELLED;
+    }
+
+    @Override
+    public boolean isExpired() {
+        return (int) STATE.getVolatile(this) == EXPIRED;
+    }
+
+    @Override
+    public WheelTimerTask task() {
+        return task;
+    }
+
+    @Override
+    public long deadlineNanos() {
+        return deadlineNanos;
+    }
+
+    @Override
+    public String toString() {
+        String[] names = {"handed over", "pending", "cancelled", "expired"};
+        return "WheelTimeout(" + task + ", " + names[(int) STATE.getVolatile(this)] + ")";
+    }
+}

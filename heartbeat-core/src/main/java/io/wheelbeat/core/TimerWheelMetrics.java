@@ -1,0 +1,80 @@
+package io.wheelbeat.core;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Micrometer meters of one timing wheel:
+ * <ul>
+ *   <li>{@code wheelbeat.timer.pending} (gauge, timers): scheduled, not yet fired or cancelled;</li>
+ *   <li>{@code wheelbeat.timer.scheduled}, {@code .cancelled}, {@code .expired},
+ *       {@code .failed} (counters, timers): totals; failed counts callbacks that threw;</li>
+ *   <li>{@code wheelbeat.timer.lateness} (timer, seconds, with a percentile histogram): how long
+ *       after its deadline each timer fired.</li>
+ * </ul>
+ * Give each wheel its own low-cardinality tags (for instance {@code wheel=loop-3}); never tag by
+ * connection.
+ *
+ * <p>Thread-safe. Counts are read from the wheel as racy snapshots; lateness is recorded by the
+ * wheel's owner thread as timers fire.
+ */
+public final class TimerWheelMetrics implements MeterBinder {
+
+    private final TimerWheel wheel;
+    private final Tags tags;
+
+    /** Meters for a wheel used directly. */
+    public TimerWheelMetrics(TimerWheel wheel, Tags tags) {
+        this.wheel = Objects.requireNonNull(wheel, "wheel");
+        this.tags = Objects.requireNonNull(tags, "tags");
+    }
+
+    /** Meters for the wheel of a {@link WheelTimer}. */
+    public TimerWheelMetrics(WheelTimer timer, Tags tags) {
+        this(timer.wheel, tags);
+    }
+
+    /** Meters for the wheel of an {@link ExecutorDrivenWheel}. */
+    public TimerWheelMetrics(ExecutorDrivenWheel driven, Tags tags) {
+        this(driven.wheel, tags);
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        Gauge.builder("wheelbeat.timer.pending", wheel, TimerWheel::pendingTimers)
+                .description("Timers scheduled and neither fired nor cancelled")
+                .baseUnit("timers")
+                .tags(tags)
+                .strongReference(true)
+                .register(registry);
+        counter(registry, "wheelbeat.timer.scheduled", "Timers scheduled", TimerWheel::scheduledCount);
+        counter(registry, "wheelbeat.timer.cancelled", "Pending timers cancelled", TimerWheel::cancelledCount);
+        counter(registry, "wheelbeat.timer.expired", "Timers that fired", TimerWheel::expiredCount);
+        counter(registry, "wheelbeat.timer.failed", "Timer callbacks that threw", TimerWheel::failedCount);
+        Timer lateness = Timer.builder("wheelbeat.timer.lateness")
+                .description("Fire time minus deadline of each expired timer")
+                .tags(tags)
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofNanos(wheel.tickNanos() / 16))
+                .maximumExpectedValue(Duration.ofSeconds(10))
+                .register(registry);
+        wheel.latenessRecorder(nanos -> lateness.record(nanos, TimeUnit.NANOSECONDS));
+    }
+
+    private void counter(MeterRegistry registry, String name, String description,
+                         ToDoubleFunction<TimerWheel> count) {
+        FunctionCounter.builder(name, wheel, count)
+                .description(description)
+                .baseUnit("timers")
+                .tags(tags)
+                .register(registry);
+    }
+}

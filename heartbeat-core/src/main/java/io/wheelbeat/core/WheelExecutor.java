@@ -1,0 +1,27 @@
+package io.wheelbeat.core;
+
+import java.util.concurrent.Future;
+
+/**
+ * The single-threaded executor that drives an {@link ExecutorDrivenWheel}: the wheel asks it to
+ * run one task at the next occupied slot, and runs every timer callback on its thread.
+ *
+ * <p>netty-handler adapts a Netty {@code EventLoop} to this interface. Implementations must run
+ * every task on one thread, the owner, and be callable from any thread.
+ */
+public interface WheelExecutor {
+
+    /** Returns whether the calling thread is the owner thread. */
+    boolean inOwnerThread();
+
+    /** Runs {@code task} on the owner thread soon. */
+    void execute(Runnable task);
+
+    /**
+     * Runs {@code task} on the owner thread after {@code delayNanos}, measured on the wheel's
+     * {@link Ticker}.
+     *
+     * @return a future whose {@code cancel(false)} prevents the run
+     */
+    Future<?> schedule(Runnable task, long delayNanos);
+}

@@ -1,0 +1,37 @@
+package io.wheelbeat.core;
+
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Schedules one-shot tasks on a timing wheel from any thread.
+ *
+ * <p>Implemented by {@link WheelTimer} (a wheel with its own thread) and by
+ * {@link ExecutorDrivenWheel} (a wheel that an existing single-threaded executor drives). Each
+ * call allocates one handle; for allocation-free timers on the owner thread use the {@code long}
+ * id API of {@link ExecutorDrivenWheel} or {@link TimerWheel}.
+ *
+ * <p>Thread-safe.
+ */
+public interface WheelScheduler {
+
+    /**
+     * Schedules {@code task} to run once after {@code delay}. Zero and negative delays run on the
+     * next tick. O(1) from any thread: other threads hand the timeout to the owner thread through
+     * a lock-free queue.
+     *
+     * @throws NullPointerException if {@code task} or {@code unit} is null
+     * @throws RejectedExecutionException if the maximum number of pending timers is reached
+     * @throws IllegalStateException if the scheduler has been stopped
+     */
+    WheelTimeout newTimeout(WheelTimerTask task, long delay, TimeUnit unit);
+
+    /**
+     * Returns the number of timers pending, counting those handed over and not yet placed. Read
+     * from a thread other than the owner it is a snapshot.
+     */
+    int pendingTimers();
+
+    /** Returns the clock that deadlines are read against. */
+    Ticker ticker();
+}

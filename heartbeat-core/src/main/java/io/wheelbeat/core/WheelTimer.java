@@ -1,0 +1,197 @@
+package io.wheelbeat.core;
+
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A thread-safe timer on a {@link TimerWheel}, with a thread of its own: a drop-in for the role of
+ * Netty's {@code HashedWheelTimer}.
+ *
+ * <p>Unlike {@code HashedWheelTimer}, the thread does not wake every tick: it sleeps until the
+ * next occupied slot (or until another thread hands it a timeout), and after a long pause it
+ * fires every overdue timeout once, in deadline order. {@link #newTimeout} and
+ * {@link WheelTimeout#cancel()} are O(1) from any thread; a cancelled timeout leaves the wheel
+ * when the thread next wakes.
+ *
+ * <p>Tasks run on the timer's thread, one after another, unless a task executor is given; a slow
+ * task then delays no other. A task that throws is logged and the timer goes on.
+ *
+ * <p>Thread-safe. The thread starts when the timer is built and ends with {@link #stop()}.
+ */
+public final class WheelTimer extends HandoverScheduler {
+
+    private static final Logger log = LoggerFactory.getLogger(WheelTimer.class);
+    private static final AtomicInteger THREAD_NUMBER = new AtomicInteger();
+
+    private final Executor taskExecutor;
+    private final Thread worker;
+    private volatile boolean stopping;
+    /** Written by the worker as it exits; read after joining it. */
+    private Set<WheelTimeout> unfired = Collections.emptySet();
+
+    private WheelTimer(Builder builder) {
+        super(builder.wheel.build());
+        this.taskExecutor = builder.taskExecutor;
+        this.worker = builder.threadFactory.newThread(this::work);
+        if (wheel.ticker() instanceof ManualTicker manual) {
+            manual.onAdvance(() -> LockSupport.unpark(worker));
+        }
+        worker.start();
+    }
+
+    /** Returns a builder: the wheel's defaults, tasks run on the timer's thread. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Stops the timer thread and returns the timeouts that never fired (neither expired nor
+     * cancelled). They stay unfired: none of their tasks will run. Later calls return an empty set.
+     *
+     * @throws IllegalStateException if called from a task this timer runs on its own thread
+     */
+    public Set<WheelTimeout> stop() {
+        if (Thread.currentThread() == worker) {
+            throw new IllegalStateException("stop() cannot be called from a task run by " + this);
+        }
+        if (stopping) {
+            joinWorker();
+            return Collections.emptySet();
+        }
+        stopping = true;
+        LockSupport.unpark(worker);
+        joinWorker();
+        return unfired;
+    }
+
+    @Override
+    public String toString() {
+        return "WheelTimer(" + worker.getName() + ")";
+    }
+
+    @Override
+    boolean inOwnerThread() {
+        return Thread.currentThread() == worker;
+    }
+
+    @Override
+    void wakeOwnerToDrain() {
+        LockSupport.unpark(worker);
+    }
+
+    @Override
+    boolean accepting() {
+        return !stopping;
+    }
+
+    @Override
+    void runExpired(TimeoutHandle timeout) {
+        if (taskExecutor == null) {
+            runTask(timeout);
+            return;
+        }
+        try {
+            taskExecutor.execute(() -> runTask(timeout));
+        } catch (RejectedExecutionException e) {
+            log.warn("task executor rejected the task of {}; it will not run", timeout, e);
+        }
+    }
+
+    private static void runTask(WheelTimeout timeout) {
+        try {
+            timeout.task().run(timeout);
+        } catch (Throwable t) {
+            log.warn("task of {} threw; the timer goes on", timeout, t);
+        }
+    }
+
+    private void work() {
+        Ticker ticker = wheel.ticker();
+        while (!stopping) {
+            drainHandover();
+            wheel.advance(ticker.nanoTime());
+            long next = wheel.nextExpiryNanos();
+            if (stopping) {
+                break;
+            }
+            if (next == Long.MAX_VALUE) {
+                LockSupport.park(this);
+            } else {
+                long wait = next - ticker.nanoTime();
+                if (wait > 0) {
+                    LockSupport.parkNanos(this, wait);
+                }
+            }
+        }
+        Set<WheelTimeout> left = new HashSet<>();
+        drainHandover();
+        wheel.forEachPending(callback -> {
+            WheelTimeout timeout = (TimeoutHandle) callback;
+            if (!timeout.isCancelled()) {
+                left.add(timeout);
+            }
+        });
+        drainUnplaced(left);
+        unfired = Collections.unmodifiableSet(left);
+    }
+
+    private void joinWorker() {
+        boolean interrupted = false;
+        while (worker.isAlive()) {
+            try {
+                worker.join();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Settings of a {@link WheelTimer}. Not thread-safe. */
+    public static final class Builder {
+        private TimerWheel.Builder wheel = TimerWheel.builder();
+        private Executor taskExecutor;
+        private ThreadFactory threadFactory = task -> {
+            Thread thread = new Thread(task, "wheelbeat-timer-" + THREAD_NUMBER.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+
+        private Builder() {
+        }
+
+        /** The wheel's settings: tick, slots, maximum pending timers, ticker. */
+        public Builder wheel(TimerWheel.Builder wheel) {
+            this.wheel = Objects.requireNonNull(wheel, "wheel");
+            return this;
+        }
+
+        /** Where tasks run; by default on the timer's own thread. */
+        public Builder taskExecutor(Executor taskExecutor) {
+            this.taskExecutor = Objects.requireNonNull(taskExecutor, "taskExecutor");
+            return this;
+        }
+
+        /** Makes the timer's thread; by default a daemon thread named {@code wheelbeat-timer-N}. */
+        public Builder threadFactory(ThreadFactory threadFactory) {
+            this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");
+            return this;
+        }
+
+        /** Builds the timer and starts its thread. */
+        public WheelTimer build() {
+            return new WheelTimer(this);
+        }
+    }
+}

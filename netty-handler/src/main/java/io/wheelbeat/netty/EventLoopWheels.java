@@ -1,0 +1,129 @@
+package io.wheelbeat.netty;
+
+import io.netty.util.concurrent.EventExecutor;
+import io.wheelbeat.core.ExecutorDrivenWheel;
+import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.core.WheelExecutor;
+import java.lang.ref.WeakReference;
+import java.util.Map;
+import java.util.Objects;
+import java.util.WeakHashMap;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+
+/**
+ * One shared {@link ExecutorDrivenWheel} per Netty event loop: every channel of the loop, and
+ * every wheelbeat handler on it, puts its timers on the same wheel, which the loop drives with a
+ * single scheduled task. Callbacks run on the loop with no thread hop; creating a handler creates
+ * no thread and no wheel.
+ *
+ * <p>Each wheel reads the loop's own {@code ticker()}, so {@code EmbeddedChannel}'s
+ * {@code freezeTime()} / {@code advanceTimeBy(...)} drive it in virtual time. A wheel lives as
+ * long as its loop is reachable.
+ *
+ * <p>Thread-safe.
+ */
+public final class EventLoopWheels {
+
+    private static final EventLoopWheels SHARED = new EventLoopWheels(1, TimeUnit.MILLISECONDS, 4096);
+
+    private final long tickNanos;
+    private final int slots;
+    private final Map<EventExecutor, ExecutorDrivenWheel> wheels = new WeakHashMap<>();
+    private BiConsumer<EventExecutor, ExecutorDrivenWheel> onNewWheel = (loop, wheel) -> { };
+
+    /**
+     * Wheels with the given tick (rounded up to a power of two nanoseconds) and number of slots.
+     *
+     * @throws IllegalArgumentException as {@link TimerWheel.Builder#tickDuration} and
+     *     {@link TimerWheel.Builder#slots}
+     */
+    public EventLoopWheels(long tick, TimeUnit unit, int slots) {
+        // Validates now, so that a bad setting fails here and not on some channel's first timer.
+        TimerWheel.builder().tickDuration(tick, unit).slots(slots);
+        this.tickNanos = unit.toNanos(tick);
+        this.slots = slots;
+    }
+
+    /** The process-wide wheels: a 1.05 ms tick (2^20 ns) and 4096 slots, a 4.3 s turn. */
+    public static EventLoopWheels shared() {
+        return SHARED;
+    }
+
+    /** Returns the wheel of {@code loop}, creating it on first use. */
+    public ExecutorDrivenWheel wheelFor(EventExecutor loop) {
+        Objects.requireNonNull(loop, "loop");
+        BiConsumer<EventExecutor, ExecutorDrivenWheel> announce;
+        ExecutorDrivenWheel wheel;
+        synchronized (wheels) {
+            wheel = wheels.get(loop);
+            if (wheel != null) {
+                return wheel;
+            }
+            io.netty.util.concurrent.Ticker ticker = loop.ticker();
+            wheel = new ExecutorDrivenWheel(new LoopExecutor(loop),
+                    TimerWheel.builder().tickDuration(tickNanos, TimeUnit.NANOSECONDS).slots(slots)
+                            .ticker(ticker::nanoTime));
+            wheels.put(loop, wheel);
+            announce = onNewWheel;
+        }
+        announce.accept(loop, wheel);
+        return wheel;
+    }
+
+    /**
+     * Calls {@code listener} for every wheel created from now on (for example to bind its
+     * metrics), on the thread that created it.
+     */
+    public void onNewWheel(BiConsumer<EventExecutor, ExecutorDrivenWheel> listener) {
+        Objects.requireNonNull(listener, "listener");
+        synchronized (wheels) {
+            onNewWheel = onNewWheel.andThen(listener);
+        }
+    }
+
+    /**
+     * Adapts an event loop. Holds it weakly so that the map's weak key can be collected: the
+     * loop's task queue holds the wheel, never the other way round.
+     */
+    private static final class LoopExecutor implements WheelExecutor {
+        private final WeakReference<EventExecutor> loop;
+        private final String name;
+
+        LoopExecutor(EventExecutor loop) {
+            this.loop = new WeakReference<>(loop);
+            this.name = loop.toString();
+        }
+
+        @Override
+        public boolean inOwnerThread() {
+            EventExecutor executor = loop.get();
+            return executor != null && executor.inEventLoop();
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            loop().execute(task);
+        }
+
+        @Override
+        public Future<?> schedule(Runnable task, long delayNanos) {
+            return loop().schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+        }
+
+        private EventExecutor loop() {
+            EventExecutor executor = loop.get();
+            if (executor == null) {
+                throw new RejectedExecutionException("event loop " + name + " is gone");
+            }
+            return executor;
+        }
+
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+}
