@@ -345,6 +345,11 @@ public final class TimerWheel {
         return tickStartNanos(tick);
     }
 
+    /** The last tick processed, or the tick being expired while callbacks run. For tests. */
+    long currentTick() {
+        return currentTick;
+    }
+
     void reservations(AtomicInteger reservations) {
         this.reservations = reservations;
     }

@@ -1,0 +1,206 @@
+package io.wheelbeat.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The timer thread is real; time is virtual. A wait on a latch only ever waits for the thread to
+ * catch up with virtual time already advanced, with a generous bound that is never the verdict.
+ */
+class WheelTimerTest {
+
+    private static final long WAIT_SECONDS = 30;
+
+    private final ManualTicker ticker = new ManualTicker();
+    private WheelTimer timer = WheelTimer.builder().wheel(TimerWheel.builder().ticker(ticker)).build();
+
+    @AfterEach
+    void stopTimer() {
+        timer.stop();
+    }
+
+    private static void await(CountDownLatch latch) throws InterruptedException {
+        assertTrue(latch.await(WAIT_SECONDS, TimeUnit.SECONDS), "the timer thread did not catch up");
+    }
+
+    @Test
+    void taskRunsOnceAfterItsDelayInVirtualTime() throws InterruptedException {
+        CountDownLatch ran = new CountDownLatch(1);
+        WheelTimeout timeout = timer.newTimeout(t -> ran.countDown(), 10, TimeUnit.SECONDS);
+        ticker.advance(11, TimeUnit.SECONDS);
+        await(ran);
+        assertTrue(timeout.isExpired());
+        assertFalse(timeout.isCancelled());
+    }
+
+    @Test
+    void taskDoesNotRunBeforeItsDeadline() throws InterruptedException {
+        AtomicInteger runs = new AtomicInteger();
+        timer.newTimeout(t -> runs.incrementAndGet(), 10, TimeUnit.SECONDS);
+        CountDownLatch marker = new CountDownLatch(1);
+        timer.newTimeout(t -> marker.countDown(), 5, TimeUnit.SECONDS);
+        ticker.advance(6, TimeUnit.SECONDS);
+        await(marker);
+        assertEquals(0, runs.get());
+    }
+
+    @Test
+    void taskReceivesItsOwnTimeout() throws InterruptedException {
+        AtomicReference<WheelTimeout> seen = new AtomicReference<>();
+        CountDownLatch ran = new CountDownLatch(1);
+        WheelTimeout timeout = timer.newTimeout(t -> {
+            seen.set(t);
+            ran.countDown();
+        }, 1, TimeUnit.MILLISECONDS);
+        ticker.advance(1, TimeUnit.SECONDS);
+        await(ran);
+        assertSame(timeout, seen.get());
+    }
+
+    @Test
+    void cancelledTimeoutNeverRuns() throws InterruptedException {
+        AtomicInteger runs = new AtomicInteger();
+        WheelTimeout timeout = timer.newTimeout(t -> runs.incrementAndGet(), 1, TimeUnit.SECONDS);
+        assertTrue(timeout.cancel());
+        CountDownLatch marker = new CountDownLatch(1);
+        timer.newTimeout(t -> marker.countDown(), 2, TimeUnit.SECONDS);
+        ticker.advance(3, TimeUnit.SECONDS);
+        await(marker);
+        assertEquals(0, runs.get());
+        assertTrue(timeout.isCancelled());
+        assertFalse(timeout.isExpired());
+    }
+
+    @Test
+    void cancelTwiceReturnsFalseTheSecondTime() {
+        WheelTimeout timeout = timer.newTimeout(t -> { }, 1, TimeUnit.SECONDS);
+        assertTrue(timeout.cancel());
+        assertFalse(timeout.cancel());
+    }
+
+    @Test
+    void cancelAfterExpiryReturnsFalse() throws InterruptedException {
+        CountDownLatch ran = new CountDownLatch(1);
+        WheelTimeout timeout = timer.newTimeout(t -> ran.countDown(), 1, TimeUnit.SECONDS);
+        ticker.advance(2, TimeUnit.SECONDS);
+        await(ran);
+        assertFalse(timeout.cancel());
+        assertTrue(timeout.isExpired());
+    }
+
+    @Test
+    void throwingTaskDoesNotStopTheTimer() throws InterruptedException {
+        timer.newTimeout(t -> {
+            throw new IllegalStateException("boom");
+        }, 1, TimeUnit.SECONDS);
+        CountDownLatch ran = new CountDownLatch(1);
+        timer.newTimeout(t -> ran.countDown(), 2, TimeUnit.SECONDS);
+        ticker.advance(3, TimeUnit.SECONDS);
+        await(ran);
+    }
+
+    @Test
+    void tasksRunOnTheTaskExecutorWhenOneIsGiven() throws InterruptedException {
+        timer.stop();
+        ExecutorService executor = Executors.newSingleThreadExecutor(r -> new Thread(r, "task-executor"));
+        try {
+            timer = WheelTimer.builder().wheel(TimerWheel.builder().ticker(ticker)).taskExecutor(executor).build();
+            AtomicReference<String> thread = new AtomicReference<>();
+            CountDownLatch ran = new CountDownLatch(1);
+            timer.newTimeout(t -> {
+                thread.set(Thread.currentThread().getName());
+                ran.countDown();
+            }, 1, TimeUnit.SECONDS);
+            ticker.advance(2, TimeUnit.SECONDS);
+            await(ran);
+            assertEquals("task-executor", thread.get());
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+
+    @Test
+    void stopReturnsTheTimeoutsThatNeverFired() {
+        WheelTimeout pending = timer.newTimeout(t -> { }, 1, TimeUnit.HOURS);
+        WheelTimeout cancelled = timer.newTimeout(t -> { }, 1, TimeUnit.HOURS);
+        cancelled.cancel();
+        Set<WheelTimeout> unfired = timer.stop();
+        assertEquals(Set.of(pending), unfired);
+        assertFalse(pending.isExpired());
+    }
+
+    @Test
+    void secondStopReturnsNothing() {
+        timer.newTimeout(t -> { }, 1, TimeUnit.HOURS);
+        timer.stop();
+        assertTrue(timer.stop().isEmpty());
+    }
+
+    @Test
+    void scheduleAfterStopIsRejected() {
+        timer.stop();
+        assertThrows(IllegalStateException.class, () -> timer.newTimeout(t -> { }, 1, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void stopFromATaskIsRejected() throws InterruptedException {
+        AtomicReference<Throwable> error = new AtomicReference<>();
+        CountDownLatch ran = new CountDownLatch(1);
+        timer.newTimeout(t -> {
+            try {
+                timer.stop();
+            } catch (IllegalStateException e) {
+                error.set(e);
+            }
+            ran.countDown();
+        }, 1, TimeUnit.SECONDS);
+        ticker.advance(2, TimeUnit.SECONDS);
+        await(ran);
+        assertTrue(error.get() instanceof IllegalStateException);
+    }
+
+    @Test
+    void nullTaskOrUnitIsRejected() {
+        assertThrows(NullPointerException.class, () -> timer.newTimeout(null, 1, TimeUnit.SECONDS));
+        assertThrows(NullPointerException.class, () -> timer.newTimeout(t -> { }, 1, null));
+        assertEquals(0, timer.pendingTimers());
+    }
+
+    @Test
+    void schedulingBeyondTheMaximumIsRejectedAndKeepsThePendingOnes() {
+        timer.stop();
+        timer = WheelTimer.builder().wheel(TimerWheel.builder().ticker(ticker).maxPendingTimers(2)).build();
+        WheelTimeout a = timer.newTimeout(t -> { }, 1, TimeUnit.HOURS);
+        WheelTimeout b = timer.newTimeout(t -> { }, 1, TimeUnit.HOURS);
+        RejectedExecutionException e = assertThrows(RejectedExecutionException.class,
+                () -> timer.newTimeout(t -> { }, 1, TimeUnit.HOURS));
+        assertTrue(e.getMessage().contains("maximum is 2"), e.getMessage());
+        assertEquals(Set.of(a, b), timer.stop());
+    }
+
+    @Test
+    void overdueTimeoutsAfterALongPauseRunOnceInDeadlineOrder() throws InterruptedException {
+        StringBuffer order = new StringBuffer();
+        CountDownLatch ran = new CountDownLatch(3);
+        timer.newTimeout(t -> { order.append('c'); ran.countDown(); }, 3, TimeUnit.HOURS);
+        timer.newTimeout(t -> { order.append('a'); ran.countDown(); }, 1, TimeUnit.SECONDS);
+        timer.newTimeout(t -> { order.append('b'); ran.countDown(); }, 2, TimeUnit.MINUTES);
+        ticker.advance(1, TimeUnit.DAYS);
+        await(ran);
+        assertEquals("abc", order.toString());
+    }
+}
