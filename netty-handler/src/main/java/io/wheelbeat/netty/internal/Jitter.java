@@ -40,10 +40,7 @@ public final class Jitter {
             return baseNanos;
         }
         double offset = (2 * random.nextDouble() - 1) * fraction * baseNanos;
-        double jittered = baseNanos + offset;
-        if (jittered >= Long.MAX_VALUE) {
-            return Long.MAX_VALUE;
-        }
-        return Math.max(1, (long) jittered);
+        // The cast saturates at Long.MAX_VALUE (JLS 5.1.3).
+        return Math.max(1, (long) (baseNanos + offset));
     }
 }
