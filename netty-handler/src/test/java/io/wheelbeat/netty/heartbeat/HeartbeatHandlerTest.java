@@ -197,14 +197,13 @@ class HeartbeatHandlerTest {
         @Test
         void aPongInTimeClearsTheMissedCount() {
             EmbeddedChannel ch = channelWith(pinging(1000).pongTimeout(500, MILLISECONDS).maxMissedPongs(2));
-            advance(ch, 1002);
-            advance(ch, 500); // first miss
-            advance(ch, 500); // second ping
+            advance(ch, 1002); // first ping, about 1001
+            advance(ch, 500); // missed, about 1502
+            advance(ch, 500); // second ping, about 2002
             ch.writeInbound("PONG");
-            advance(ch, 1000); // third ping
-            advance(ch, 500); // a miss, but only one in a row
+            advance(ch, 1600); // third ping about 3003, missed about 3504: one in a row
             assertTrue(ch.isActive());
-            advance(ch, 1003); // the second in a row
+            advance(ch, 1000); // fourth ping about 4004, missed about 4505: two in a row
             assertFalse(ch.isActive());
         }
 
