@@ -7,8 +7,8 @@ import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.netty.internal.ActiveChannelTimerHandler;
 import io.wheelbeat.netty.internal.ConfigChecks;
 import io.wheelbeat.netty.internal.ConnectionMeters;
+import io.wheelbeat.netty.internal.HandlerBuilder;
 import io.wheelbeat.netty.internal.Jitter;
-import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
@@ -89,13 +89,13 @@ public final class ConnectionDeadlineHandler extends ActiveChannelTimerHandler {
         ChannelHandlerContext ctx = ctx();
         if (timerId == firstMessageTimer) {
             firstMessageTimer = TimerWheel.NO_TIMER;
-            count(settings.firstMessageCloses);
+            ConnectionMeters.count(settings.firstMessageCloses);
             log.debug("{}: nothing read within {} ns of activation, closing", ctx.channel(), settings.firstMessageNanos);
             ctx.fireUserEventTriggered(new FirstMessageTimeoutEvent(settings.firstMessageNanos));
             ctx.close();
         } else if (timerId == ageTimer) {
             ageTimer = TimerWheel.NO_TIMER;
-            count(settings.ageCloses);
+            ConnectionMeters.count(settings.ageCloses);
             log.debug("{}: reached its maximum age of {} ns, closing after {} ns", ctx.channel(), ageNanos,
                     settings.graceNanos);
             // Armed before the event, so that a listener closing the channel cancels it.
@@ -110,12 +110,6 @@ public final class ConnectionDeadlineHandler extends ActiveChannelTimerHandler {
             graceTimer = TimerWheel.NO_TIMER;
             log.debug("{}: grace after maximum age over, closing", ctx.channel());
             ctx.close();
-        }
-    }
-
-    private static void count(Counter counter) {
-        if (counter != null) {
-            counter.increment();
         }
     }
 
@@ -134,16 +128,16 @@ public final class ConnectionDeadlineHandler extends ActiveChannelTimerHandler {
         private final Counter firstMessageCloses;
         private final Counter ageCloses;
 
-        private Factory(Builder b) {
+        private Factory(Builder b, EventLoopWheels wheels, RandomGenerator random, MeterRegistry registry) {
             this.firstMessageNanos = b.firstMessageNanos;
             this.maxAgeNanos = b.maxAgeNanos;
             this.ageJitter = b.ageJitter;
             this.graceNanos = b.graceNanos;
-            this.wheels = b.wheels;
-            this.random = b.random;
-            this.firstMessageCloses = b.registry == null ? null
-                    : ConnectionMeters.closed(b.registry, "first_message_timeout");
-            this.ageCloses = b.registry == null ? null : ConnectionMeters.closed(b.registry, "max_connection_age");
+            this.wheels = wheels;
+            this.random = random;
+            this.firstMessageCloses = registry == null ? null
+                    : ConnectionMeters.closed(registry, "first_message_timeout");
+            this.ageCloses = registry == null ? null : ConnectionMeters.closed(registry, "max_connection_age");
         }
 
         /** Returns a new handler for one channel. */
@@ -157,15 +151,12 @@ public final class ConnectionDeadlineHandler extends ActiveChannelTimerHandler {
      * ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value out
      * of range). Not thread-safe.
      */
-    public static final class Builder {
+    public static final class Builder extends HandlerBuilder<Builder> {
         private long firstMessageNanos;
         private long maxAgeNanos;
         private double ageJitter = 0.1;
         private long graceNanos;
         private boolean ageOptionSet;
-        private EventLoopWheels wheels = EventLoopWheels.shared();
-        private RandomGenerator random = Jitter.THREAD_LOCAL_RANDOM;
-        private MeterRegistry registry;
 
         private Builder() {
         }
@@ -214,28 +205,6 @@ public final class ConnectionDeadlineHandler extends ActiveChannelTimerHandler {
             return this;
         }
 
-        /** The wheels to put timers on; {@link EventLoopWheels#shared()} by default. */
-        public Builder wheels(EventLoopWheels wheels) {
-            this.wheels = Objects.requireNonNull(wheels, "wheels");
-            return this;
-        }
-
-        /**
-         * The source of the age jitter; the calling event loop's {@code ThreadLocalRandom} by
-         * default. It is called on every channel's event loop, so it must be thread-safe if the
-         * factory serves several loops. A seeded or scripted generator makes tests exact.
-         */
-        public Builder random(RandomGenerator random) {
-            this.random = Objects.requireNonNull(random, "random");
-            return this;
-        }
-
-        /** Counts closes in {@code registry}; without it, no meter exists and nothing is counted. */
-        public Builder metrics(MeterRegistry registry) {
-            this.registry = Objects.requireNonNull(registry, "registry");
-            return this;
-        }
-
         /**
          * Returns the factory of handlers with these settings.
          *
@@ -249,7 +218,7 @@ public final class ConnectionDeadlineHandler extends ActiveChannelTimerHandler {
             if (ageOptionSet && maxAgeNanos == 0) {
                 throw new IllegalStateException("maxConnectionAgeJitter/Grace need maxConnectionAge");
             }
-            return new Factory(this);
+            return new Factory(this, chosenWheels(), chosenRandom(), chosenRegistry());
         }
     }
 }

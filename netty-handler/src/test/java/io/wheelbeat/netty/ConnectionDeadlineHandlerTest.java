@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static io.wheelbeat.netty.VirtualTime.advance;
+import static io.wheelbeat.netty.VirtualTime.frozenChannel;
+import static io.wheelbeat.netty.VirtualTime.pendingTimers;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.bootstrap.Bootstrap;
@@ -14,6 +17,7 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -24,6 +28,7 @@ import io.netty.channel.local.LocalServerChannel;
 import java.util.HashSet;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -31,25 +36,8 @@ class ConnectionDeadlineHandlerTest {
 
     private final UserEvents events = new UserEvents();
 
-    /** An active channel in frozen time with {@code handler} added (the handlerAdded path). */
     private EmbeddedChannel channelWith(ConnectionDeadlineHandler.Builder builder) {
-        return open(builder.build(), events);
-    }
-
-    private static EmbeddedChannel open(ConnectionDeadlineHandler.Factory factory, UserEvents seen) {
-        EmbeddedChannel ch = new EmbeddedChannel();
-        ch.freezeTime();
-        ch.pipeline().addLast(factory.newHandler(), seen);
-        return ch;
-    }
-
-    private static void advance(EmbeddedChannel ch, long millis) {
-        ch.advanceTimeBy(millis, MILLISECONDS);
-        ch.runScheduledPendingTasks();
-    }
-
-    private static int pendingTimers(Channel ch) {
-        return EventLoopWheels.shared().wheelFor(ch.eventLoop()).wheel().pendingTimers();
+        return frozenChannel(builder.build().newHandler(), events);
     }
 
     private static ConnectionDeadlineHandler.Builder firstMessageWithin(long millis) {
@@ -141,7 +129,7 @@ class ConnectionDeadlineHandlerTest {
         Set<Long> ages = new HashSet<>();
         for (int i = 0; i < 200; i++) {
             UserEvents seen = new UserEvents();
-            EmbeddedChannel ch = open(factory, seen);
+            EmbeddedChannel ch = frozenChannel(factory.newHandler(), seen);
             advance(ch, 1102);
             long age = seen.ofType(MaxConnectionAgeEvent.class).get(0).ageNanos();
             assertTrue(age >= MILLISECONDS.toNanos(900) && age <= MILLISECONDS.toNanos(1100), "age " + age);
@@ -172,9 +160,7 @@ class ConnectionDeadlineHandlerTest {
 
     @Test
     void aListenerThatClosesOnTheAgeEventLeavesNoTimerBehind() {
-        EmbeddedChannel ch = new EmbeddedChannel();
-        ch.freezeTime();
-        ch.pipeline().addLast(exactAge(1000).maxConnectionAgeGrace(1, HOURS).build().newHandler(),
+        EmbeddedChannel ch = frozenChannel(exactAge(1000).maxConnectionAgeGrace(1, HOURS).build().newHandler(),
                 new ChannelInboundHandlerAdapter() {
                     @Override
                     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
@@ -231,18 +217,40 @@ class ConnectionDeadlineHandlerTest {
 
     @Test
     void startsOnChannelActiveNotBeforeAndStopsOnInactive() throws Exception {
+        CountDownLatch active = new CountDownLatch(1);
+        CountDownLatch inactive = new CountDownLatch(1);
+        // Placed after the handler under test, so it sees each event once that handler has.
+        ChannelInboundHandlerAdapter witness = new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelActive(ChannelHandlerContext ctx) {
+                active.countDown();
+            }
+
+            @Override
+            public void channelInactive(ChannelHandlerContext ctx) {
+                inactive.countDown();
+            }
+        };
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, LocalIoHandler.newFactory());
         try {
             LocalAddress address = new LocalAddress("deadline-lifecycle");
             Channel server = new ServerBootstrap().group(group).channel(LocalServerChannel.class)
                     .childHandler(new ChannelInboundHandlerAdapter()).bind(address).sync().channel();
             Channel client = new Bootstrap().group(group).channel(LocalChannel.class)
-                    .handler(firstMessageWithin(3_600_000).maxConnectionAge(1, HOURS).build().newHandler())
+                    .handler(new ChannelInitializer<>() {
+                        @Override
+                        protected void initChannel(Channel ch) {
+                            ch.pipeline().addLast(firstMessageWithin(3_600_000).maxConnectionAge(1, HOURS).build()
+                                    .newHandler(), witness);
+                        }
+                    })
                     .register().sync().channel();
             assertEquals(0, client.eventLoop().submit(() -> pendingTimers(client)).get(), "registered, not active");
             client.connect(address).sync();
+            assertTrue(active.await(30, SECONDS));
             assertEquals(2, client.eventLoop().submit(() -> pendingTimers(client)).get());
-            client.close().sync();
+            client.close();
+            assertTrue(inactive.await(30, SECONDS));
             assertEquals(0, client.eventLoop().submit(() -> pendingTimers(client)).get());
             server.close().sync();
         } finally {
@@ -265,8 +273,8 @@ class ConnectionDeadlineHandlerTest {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         ConnectionDeadlineHandler.Factory factory = firstMessageWithin(1000).maxConnectionAge(2000, MILLISECONDS)
                 .maxConnectionAgeJitter(0).metrics(registry).build();
-        EmbeddedChannel silent = open(factory, new UserEvents());
-        EmbeddedChannel talking = open(factory, new UserEvents());
+        EmbeddedChannel silent = frozenChannel(factory.newHandler());
+        EmbeddedChannel talking = frozenChannel(factory.newHandler());
         talking.writeInbound("hello");
         advance(silent, 1002);
         advance(talking, 2002);
@@ -318,7 +326,8 @@ class ConnectionDeadlineHandlerTest {
     void acceptsHugeDurationsAsEffectivelyNever() {
         EmbeddedChannel ch = channelWith(ConnectionDeadlineHandler.builder()
                 .maxConnectionAge(Long.MAX_VALUE, TimeUnit.DAYS).maxConnectionAgeJitter(0.5));
-        advance(ch, TimeUnit.DAYS.toMillis(365));
+        ch.advanceTimeBy(365, TimeUnit.DAYS);
+        ch.runScheduledPendingTasks();
         assertTrue(ch.isActive());
         assertEquals(1, pendingTimers(ch));
     }

@@ -12,6 +12,7 @@ import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.internal.ActiveChannelTimerHandler;
 import io.wheelbeat.netty.internal.ConfigChecks;
 import io.wheelbeat.netty.internal.ConnectionMeters;
+import io.wheelbeat.netty.internal.HandlerBuilder;
 import io.wheelbeat.netty.internal.Jitter;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -181,7 +182,7 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
         intervalNanos = nextInterval();
         // Armed before the write, so that a write failing into a close cancels it.
         pongTimer = schedule(settings.pongTimeoutNanos);
-        count(settings.pingsSent);
+        ConnectionMeters.count(settings.pingsSent);
         send(ctx, ping);
     }
 
@@ -206,13 +207,13 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
     private void onPongTimeout() {
         awaitingPong = false;
         missedPongs++;
-        count(settings.pongsMissed);
+        ConnectionMeters.count(settings.pongsMissed);
         if (missedPongs < settings.maxMissedPongs) {
             pingWhenIdle(now());
             return;
         }
         ChannelHandlerContext ctx = ctx();
-        count(settings.heartbeatCloses);
+        ConnectionMeters.count(settings.heartbeatCloses);
         log.debug("{}: {} pongs missed in a row, closing", ctx.channel(), missedPongs);
         ctx.fireUserEventTriggered(new HeartbeatFailedEvent(missedPongs));
         ctx.close();
@@ -238,7 +239,7 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
         }
         if (settings.minPingNanos > 0 && earlyPing(ctx.executor().ticker().nanoTime())) {
             strikes++;
-            count(settings.strikes);
+            ConnectionMeters.count(settings.strikes);
             if (strikes >= settings.maxPingStrikes) {
                 ReferenceCountUtil.release(ping);
                 tooManyPings(ctx);
@@ -252,7 +253,7 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
             ReferenceCountUtil.release(ping);
         }
         if (pong != null) {
-            count(settings.pingsAnswered);
+            ConnectionMeters.count(settings.pingsAnswered);
             send(ctx, pong);
         }
     }
@@ -269,7 +270,7 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
     }
 
     private void tooManyPings(ChannelHandlerContext ctx) {
-        count(settings.tooManyPingsCloses);
+        ConnectionMeters.count(settings.tooManyPingsCloses);
         log.debug("{}: {} pings sooner than {} ns apart, closing", ctx.channel(), strikes, settings.minPingNanos);
         ctx.fireUserEventTriggered(new TooManyPingsEvent(strikes));
         if (settings.goodbyeFactory != null && ctx.channel().isActive()) {
@@ -315,12 +316,6 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
         return made;
     }
 
-    private static void count(Counter counter) {
-        if (counter != null) {
-            counter.increment();
-        }
-    }
-
     /**
      * Immutable settings that make one {@link HeartbeatHandler} per channel.
      *
@@ -348,7 +343,7 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
         private final Counter strikes;
         private final Counter tooManyPingsCloses;
 
-        private Factory(Builder b) {
+        private Factory(Builder b, EventLoopWheels wheels, RandomGenerator random, MeterRegistry registry) {
             this.pingFactory = b.pingFactory;
             this.isPong = b.isPong;
             this.intervalNanos = b.intervalNanos;
@@ -360,9 +355,8 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
             this.minPingNanos = b.minPingNanos;
             this.maxPingStrikes = b.maxPingStrikes;
             this.goodbyeFactory = b.goodbyeFactory;
-            this.wheels = b.wheels;
-            this.random = b.random;
-            MeterRegistry registry = b.registry;
+            this.wheels = wheels;
+            this.random = random;
             boolean pinging = registry != null && pingFactory != null;
             boolean answering = registry != null && pongFactory != null;
             this.pingsSent = pinging ? ConnectionMeters.counter(registry, "wheelbeat.heartbeat.pings.sent",
@@ -393,7 +387,7 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
      * ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value out
      * of range); {@link #build()} checks that they fit together. Not thread-safe.
      */
-    public static final class Builder {
+    public static final class Builder extends HandlerBuilder<Builder> {
         private BiFunction<Channel, Object, ?> pingFactory;
         private Predicate<Object> isPong;
         private long intervalNanos;
@@ -407,9 +401,6 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
         private int maxPingStrikes = 3;
         private BiFunction<Channel, Object, ?> goodbyeFactory;
         private boolean enforcementOptionSet;
-        private EventLoopWheels wheels = EventLoopWheels.shared();
-        private RandomGenerator random = Jitter.THREAD_LOCAL_RANDOM;
-        private MeterRegistry registry;
 
         private Builder() {
         }
@@ -513,28 +504,6 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
             return this;
         }
 
-        /** The wheels to put timers on; {@link EventLoopWheels#shared()} by default. */
-        public Builder wheels(EventLoopWheels wheels) {
-            this.wheels = Objects.requireNonNull(wheels, "wheels");
-            return this;
-        }
-
-        /**
-         * The source of the interval jitter; the calling event loop's {@code ThreadLocalRandom}
-         * by default. It is called on every channel's event loop, so it must be thread-safe if
-         * the factory serves several loops. A seeded or scripted generator makes tests exact.
-         */
-        public Builder random(RandomGenerator random) {
-            this.random = Objects.requireNonNull(random, "random");
-            return this;
-        }
-
-        /** Records meters in {@code registry}; without it, no meter exists and nothing is recorded. */
-        public Builder metrics(MeterRegistry registry) {
-            this.registry = Objects.requireNonNull(registry, "registry");
-            return this;
-        }
-
         /**
          * Returns the factory of handlers with these settings.
          *
@@ -554,7 +523,7 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
             if (enforcementOptionSet && minPingNanos == 0) {
                 throw new IllegalStateException("maxPingStrikes/goodbye need minPingInterval");
             }
-            return new Factory(this);
+            return new Factory(this, chosenWheels(), chosenRandom(), chosenRegistry());
         }
     }
 }

@@ -29,6 +29,13 @@ public final class ConnectionMeters {
                 .register(registry);
     }
 
+    /** Increments {@code counter} unless it is null (no registry: no meters, no cost). */
+    public static void count(Counter counter) {
+        if (counter != null) {
+            counter.increment();
+        }
+    }
+
     /** A counter without tags. */
     public static Counter counter(MeterRegistry registry, String name, String description, String baseUnit) {
         return Counter.builder(name).description(description).baseUnit(baseUnit).register(registry);

@@ -7,13 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static io.wheelbeat.netty.VirtualTime.advance;
+import static io.wheelbeat.netty.VirtualTime.frozenChannel;
+import static io.wheelbeat.netty.VirtualTime.pendingTimers;
 
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.ScriptedRandom;
 import io.wheelbeat.netty.UserEvents;
 import java.nio.charset.StandardCharsets;
@@ -31,26 +33,7 @@ class HeartbeatHandlerTest {
     private final UserEvents events = new UserEvents();
 
     private EmbeddedChannel channelWith(HeartbeatHandler.Builder builder) {
-        return open(builder.build(), events);
-    }
-
-    /** An active channel in frozen time with a handler of {@code factory} added. */
-    private static EmbeddedChannel open(HeartbeatHandler.Factory factory, UserEvents seen) {
-        EmbeddedChannel ch = new EmbeddedChannel();
-        ch.freezeTime();
-        ch.pipeline().addLast(factory.newHandler(), seen);
-        return ch;
-    }
-
-    /**
-     * Moves virtual time forward 1 ms at a time, so that each timer fires within about a
-     * millisecond of its deadline and the times it sets next follow from there, as in real time.
-     */
-    private static void advance(EmbeddedChannel ch, long millis) {
-        for (long i = 0; i < millis; i++) {
-            ch.advanceTimeBy(1, MILLISECONDS);
-            ch.runScheduledPendingTasks();
-        }
+        return frozenChannel(builder.build().newHandler(), events);
     }
 
     /** Moves virtual time 1 ms at a time until a message is written, and returns it. */
@@ -60,10 +43,6 @@ class HeartbeatHandlerTest {
             advance(ch, 1);
         }
         return msg;
-    }
-
-    private static int pendingTimers(EmbeddedChannel ch) {
-        return EventLoopWheels.shared().wheelFor(ch.eventLoop()).wheel().pendingTimers();
     }
 
     private static List<Object> drainOutbound(EmbeddedChannel ch) {
@@ -256,7 +235,7 @@ class HeartbeatHandlerTest {
             HeartbeatHandler.Factory factory = pinging(1000).pingIntervalJitter(0.1).random(new Random(7)).build();
             Set<Long> firstPingMillis = new HashSet<>();
             for (int i = 0; i < 100; i++) {
-                EmbeddedChannel ch = open(factory, new UserEvents());
+                EmbeddedChannel ch = frozenChannel(factory.newHandler());
                 long start = ch.eventLoop().ticker().nanoTime();
                 advanceUntilWritten(ch);
                 long elapsed = MILLISECONDS.convert(ch.eventLoop().ticker().nanoTime() - start, NANOSECONDS);
