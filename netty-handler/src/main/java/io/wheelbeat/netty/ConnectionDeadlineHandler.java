@@ -1,0 +1,224 @@
+package io.wheelbeat.netty;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.channel.ChannelHandlerContext;
+import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.netty.internal.ActiveChannelTimerHandler;
+import io.wheelbeat.netty.internal.ConfigChecks;
+import io.wheelbeat.netty.internal.ConnectionMeters;
+import io.wheelbeat.netty.internal.HandlerBuilder;
+import io.wheelbeat.netty.internal.Jitter;
+import java.util.concurrent.TimeUnit;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Ends connections that outstay their welcome, on the event loop's shared wheel:
+ * <ul>
+ *   <li><b>First message:</b> if nothing is read within the limit after the channel becomes
+ *       active, fires {@link FirstMessageTimeoutEvent} and closes the channel. What counts as a
+ *       message is whatever reaches this handler's {@code channelRead}: put it right after the
+ *       frame decoder so that a peer trickling one byte at a time does not pass for talking.</li>
+ *   <li><b>Maximum age:</b> when the connection reaches its age (the maximum moved by a random
+ *       jitter, +/-10% by default, drawn once per connection so that connections opened together
+ *       do not end together), fires {@link MaxConnectionAgeEvent} so the protocol can say
+ *       goodbye, then closes the channel after the grace period unless it closed before.</li>
+ * </ul>
+ * Messages pass through untouched. Timers start when the channel is active (also when the
+ * handler is added to an already active channel) and are all cancelled when it goes inactive or
+ * the handler is removed.
+ *
+ * <p>With {@link Builder#metrics(MeterRegistry)}, counts {@code wheelbeat.connection.closed} with
+ * tag {@code reason} = {@code first_message_timeout} or {@code max_connection_age} (the latter
+ * when the age is reached, whoever does the final close).
+ *
+ * <p>Usage: build a {@link Factory} once, then add {@link Factory#newHandler()} to each channel's
+ * pipeline. A handler serves one channel ({@code @Sharable} it is not); all its methods run on
+ * that channel's event loop.
+ */
+public final class ConnectionDeadlineHandler extends ActiveChannelTimerHandler {
+
+    private static final Logger log = LoggerFactory.getLogger(ConnectionDeadlineHandler.class);
+
+    private final Factory settings;
+    private long firstMessageTimer = TimerWheel.NO_TIMER;
+    private long ageTimer = TimerWheel.NO_TIMER;
+    private long graceTimer = TimerWheel.NO_TIMER;
+    private long ageNanos;
+
+    private ConnectionDeadlineHandler(Factory settings) {
+        super(settings.wheels);
+        this.settings = settings;
+    }
+
+    /** Returns a builder; at least one of the two deadlines must be set. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        if (firstMessageTimer != TimerWheel.NO_TIMER) {
+            firstMessageTimer = cancel(firstMessageTimer);
+        }
+        ctx.fireChannelRead(msg);
+    }
+
+    @Override
+    protected void onStart(long nowNanos) {
+        if (settings.firstMessageNanos > 0) {
+            firstMessageTimer = schedule(settings.firstMessageNanos);
+        }
+        if (settings.maxAgeNanos > 0) {
+            ageNanos = Jitter.apply(settings.maxAgeNanos, settings.ageJitter, settings.random);
+            ageTimer = schedule(ageNanos);
+        }
+    }
+
+    @Override
+    protected void onStop() {
+        firstMessageTimer = cancel(firstMessageTimer);
+        ageTimer = cancel(ageTimer);
+        graceTimer = cancel(graceTimer);
+    }
+
+    @Override
+    protected void onTimer(long timerId) {
+        ChannelHandlerContext ctx = ctx();
+        if (timerId == firstMessageTimer) {
+            firstMessageTimer = TimerWheel.NO_TIMER;
+            ConnectionMeters.count(settings.firstMessageCloses);
+            log.debug("{}: nothing read within {} ns of activation, closing", ctx.channel(), settings.firstMessageNanos);
+            ctx.fireUserEventTriggered(new FirstMessageTimeoutEvent(settings.firstMessageNanos));
+            ctx.close();
+        } else if (timerId == ageTimer) {
+            ageTimer = TimerWheel.NO_TIMER;
+            ConnectionMeters.count(settings.ageCloses);
+            log.debug("{}: reached its maximum age of {} ns, closing after {} ns", ctx.channel(), ageNanos,
+                    settings.graceNanos);
+            // Armed before the event, so that a listener closing the channel cancels it.
+            if (settings.graceNanos > 0) {
+                graceTimer = schedule(settings.graceNanos);
+            }
+            ctx.fireUserEventTriggered(new MaxConnectionAgeEvent(ageNanos, settings.graceNanos));
+            if (settings.graceNanos == 0) {
+                ctx.close();
+            }
+        } else if (timerId == graceTimer) {
+            graceTimer = TimerWheel.NO_TIMER;
+            log.debug("{}: grace after maximum age over, closing", ctx.channel());
+            ctx.close();
+        }
+    }
+
+    /**
+     * Immutable settings that make one {@link ConnectionDeadlineHandler} per channel.
+     *
+     * <p>Thread-safe: {@link #newHandler()} may be called from any event loop.
+     */
+    public static final class Factory {
+        private final long firstMessageNanos;
+        private final long maxAgeNanos;
+        private final double ageJitter;
+        private final long graceNanos;
+        private final EventLoopWheels wheels;
+        private final RandomGenerator random;
+        private final Counter firstMessageCloses;
+        private final Counter ageCloses;
+
+        private Factory(Builder b, EventLoopWheels wheels, RandomGenerator random, MeterRegistry registry) {
+            this.firstMessageNanos = b.firstMessageNanos;
+            this.maxAgeNanos = b.maxAgeNanos;
+            this.ageJitter = b.ageJitter;
+            this.graceNanos = b.graceNanos;
+            this.wheels = wheels;
+            this.random = random;
+            this.firstMessageCloses = registry == null ? null
+                    : ConnectionMeters.closed(registry, "first_message_timeout");
+            this.ageCloses = registry == null ? null : ConnectionMeters.closed(registry, "max_connection_age");
+        }
+
+        /** Returns a new handler for one channel. */
+        public ConnectionDeadlineHandler newHandler() {
+            return new ConnectionDeadlineHandler(this);
+        }
+    }
+
+    /**
+     * Settings of a {@link ConnectionDeadlineHandler}. Every setter checks its argument at once
+     * ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value out
+     * of range). Not thread-safe.
+     */
+    public static final class Builder extends HandlerBuilder<Builder> {
+        private long firstMessageNanos;
+        private long maxAgeNanos;
+        private double ageJitter = 0.1;
+        private long graceNanos;
+        private boolean ageOptionSet;
+
+        private Builder() {
+        }
+
+        /**
+         * Closes the channel if nothing is read within {@code limit} after it becomes active.
+         *
+         * @throws IllegalArgumentException if {@code limit} is not positive
+         */
+        public Builder firstMessageTimeout(long limit, TimeUnit unit) {
+            this.firstMessageNanos = ConfigChecks.positiveNanos("firstMessageTimeout", limit, unit);
+            return this;
+        }
+
+        /**
+         * Ends the connection at {@code age} after it becomes active, moved by the jitter.
+         *
+         * @throws IllegalArgumentException if {@code age} is not positive
+         */
+        public Builder maxConnectionAge(long age, TimeUnit unit) {
+            this.maxAgeNanos = ConfigChecks.positiveNanos("maxConnectionAge", age, unit);
+            return this;
+        }
+
+        /**
+         * Moves each connection's maximum age by a uniform draw within +/- {@code fraction} of it:
+         * 0.1 (the default, as gRPC) gives 90% to 110%; 0 gives every connection the exact age.
+         *
+         * @throws IllegalArgumentException unless {@code 0 <= fraction < 1}
+         */
+        public Builder maxConnectionAgeJitter(double fraction) {
+            this.ageJitter = Jitter.checkFraction("maxConnectionAgeJitter", fraction);
+            this.ageOptionSet = true;
+            return this;
+        }
+
+        /**
+         * How long after the {@link MaxConnectionAgeEvent} the channel is forcibly closed. Zero
+         * (the default) closes it right after the event, once the listeners have run.
+         *
+         * @throws IllegalArgumentException if {@code grace} is negative
+         */
+        public Builder maxConnectionAgeGrace(long grace, TimeUnit unit) {
+            this.graceNanos = ConfigChecks.nonNegativeNanos("maxConnectionAgeGrace", grace, unit);
+            this.ageOptionSet = true;
+            return this;
+        }
+
+        /**
+         * Returns the factory of handlers with these settings.
+         *
+         * @throws IllegalStateException if neither deadline is set, or an age option is set
+         *     without {@link #maxConnectionAge}
+         */
+        public Factory build() {
+            if (firstMessageNanos == 0 && maxAgeNanos == 0) {
+                throw new IllegalStateException("set firstMessageTimeout, maxConnectionAge or both");
+            }
+            if (ageOptionSet && maxAgeNanos == 0) {
+                throw new IllegalStateException("maxConnectionAgeJitter/Grace need maxConnectionAge");
+            }
+            return new Factory(this, chosenWheels(), chosenRandom(), chosenRegistry());
+        }
+    }
+}

@@ -1,0 +1,529 @@
+package io.wheelbeat.netty.heartbeat;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import io.netty.util.ReferenceCountUtil;
+import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.netty.internal.ActiveChannelTimerHandler;
+import io.wheelbeat.netty.internal.ConfigChecks;
+import io.wheelbeat.netty.internal.ConnectionMeters;
+import io.wheelbeat.netty.internal.HandlerBuilder;
+import io.wheelbeat.netty.internal.Jitter;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Application-level heartbeats on the event loop's shared wheel, in one or both roles.
+ *
+ * <h2>Pinging (client) role: {@link Builder#sendPings}</h2>
+ * When nothing has been written for the ping interval (each interval optionally moved by a random
+ * jitter, drawn per connection and per interval), writes a ping made by the ping factory and
+ * expects a pong, recognised by the pong matcher, within the pong timeout. One ping is
+ * outstanding at a time. A pong in time fires {@link PongReceivedEvent} with the round-trip time
+ * (flagged {@code first} for the connection's first pong) and clears the count of missed pongs.
+ * After {@link Builder#maxMissedPongs} pongs in a row fail to come in time, fires
+ * {@link HeartbeatFailedEvent} and closes the channel. A pong that comes late (after its timeout)
+ * or unasked is dropped without an event. Writes count when flushed; the ping and pongs this
+ * handler writes count too.
+ *
+ * <h2>Answering (server) role: {@link Builder#answerPings}</h2>
+ * Answers each ping, recognised by the ping matcher, with the pong the pong factory makes from
+ * it. With {@link Builder#minPingInterval}, a ping that comes sooner than that after the last ping
+ * in time is a strike (still answered); the {@link Builder#maxPingStrikes}-th strike in a row
+ * fires {@link TooManyPingsEvent}, writes the goodbye message if configured, and closes the
+ * channel. A ping in time clears the strikes, so a peer can never ping faster than
+ * {@code maxPingStrikes} pings per minimum interval. The first ping of a connection is always in
+ * time.
+ *
+ * <h2>Messages</h2>
+ * Pings and pongs recognised by the matchers are consumed: not passed on, and released (after
+ * the pong factory has run, so a pong that reuses the ping's buffer must retain it). Every other
+ * message passes through. A matcher or factory that throws (or a factory that returns null)
+ * fires the exception through {@code exceptionCaught}: the message then passes on unmatched, or
+ * the ping waits for the next interval; the connection stays open.
+ *
+ * <p>Place the handler on the application side of the codec (after the decoder, before the
+ * encoder on the way out) so that it reads decoded messages and its pings get encoded, and so
+ * that the application's writes pass through it.
+ *
+ * <h2>Metrics</h2>
+ * With {@link Builder#metrics(MeterRegistry)}: pinging role {@code wheelbeat.heartbeat.pings.sent},
+ * {@code wheelbeat.heartbeat.pongs.missed}, timer {@code wheelbeat.heartbeat.rtt},
+ * {@code wheelbeat.connection.closed} tag {@code reason=heartbeat_timeout}; answering role
+ * {@code wheelbeat.heartbeat.pings.answered}, {@code wheelbeat.heartbeat.ping.strikes},
+ * {@code wheelbeat.connection.closed} tag {@code reason=too_many_pings}.
+ *
+ * <p>Usage: build a {@link Factory} once, then add {@link Factory#newHandler()} to each channel's
+ * pipeline. A handler serves one channel ({@code @Sharable} it is not); all its methods run on
+ * that channel's event loop. Reads, writes and flushes allocate nothing.
+ */
+public final class HeartbeatHandler extends ActiveChannelTimerHandler {
+
+    private static final Logger log = LoggerFactory.getLogger(HeartbeatHandler.class);
+
+    private final Factory settings;
+
+    // Pinging role.
+    private long idleTimer = TimerWheel.NO_TIMER;
+    private long pongTimer = TimerWheel.NO_TIMER;
+    /** This interval's length, jitter included. */
+    private long intervalNanos;
+    private long lastWriteNanos;
+    private boolean wroteSinceFlush;
+    private boolean awaitingPong;
+    private long pingSentNanos;
+    private boolean pongSeen;
+    private int missedPongs;
+
+    // Answering role.
+    private boolean pingSeen;
+    private long lastTimelyPingNanos;
+    private int strikes;
+
+    private HeartbeatHandler(Factory settings) {
+        super(settings.wheels);
+        this.settings = settings;
+    }
+
+    /** Returns a builder; at least one role must be set. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        if (settings.pingFactory != null && matches(ctx, settings.isPong, msg)) {
+            ReferenceCountUtil.release(msg);
+            onPong(ctx);
+        } else if (settings.pongFactory != null && matches(ctx, settings.isPing, msg)) {
+            onPing(ctx, msg);
+        } else {
+            ctx.fireChannelRead(msg);
+        }
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+        wroteSinceFlush = true;
+        ctx.write(msg, promise);
+    }
+
+    @Override
+    public void flush(ChannelHandlerContext ctx) throws Exception {
+        if (wroteSinceFlush) {
+            wroteSinceFlush = false;
+            markWrite();
+        }
+        ctx.flush();
+    }
+
+    @Override
+    protected void onStart(long nowNanos) {
+        if (settings.pingFactory != null) {
+            lastWriteNanos = nowNanos;
+            intervalNanos = nextInterval();
+            pingWhenIdle(nowNanos);
+        }
+    }
+
+    @Override
+    protected void onStop() {
+        idleTimer = cancel(idleTimer);
+        pongTimer = cancel(pongTimer);
+    }
+
+    @Override
+    protected void onTimer(long timerId) {
+        if (timerId == idleTimer) {
+            idleTimer = TimerWheel.NO_TIMER;
+            pingWhenIdle(now());
+        } else if (timerId == pongTimer) {
+            pongTimer = TimerWheel.NO_TIMER;
+            onPongTimeout();
+        }
+    }
+
+    // ---------------------------------------------------------------- pinging role
+
+    /**
+     * Pings if nothing was written for the interval, else arms the idle timer for the rest of it.
+     * Lazy, like Netty's IdleStateHandler: writes only stamp a time, and the timer re-arms when
+     * it fires early. Called when no ping is outstanding.
+     */
+    private void pingWhenIdle(long now) {
+        if (!running() || !ctx().channel().isActive()) {
+            return; // a listener closed the channel: it is going inactive
+        }
+        long idleNanos = now - lastWriteNanos;
+        if (idleNanos < intervalNanos) {
+            idleTimer = schedule(intervalNanos - idleNanos);
+            return;
+        }
+        ChannelHandlerContext ctx = ctx();
+        Object ping = make(ctx, settings.pingFactory, ctx.channel(), null, "ping factory");
+        if (ping == null) {
+            intervalNanos = nextInterval();
+            idleTimer = schedule(intervalNanos);
+            return;
+        }
+        awaitingPong = true;
+        pingSentNanos = now;
+        intervalNanos = nextInterval();
+        // Armed before the write, so that a write failing into a close cancels it.
+        pongTimer = schedule(settings.pongTimeoutNanos);
+        ConnectionMeters.count(settings.pingsSent);
+        send(ctx, ping);
+    }
+
+    private void onPong(ChannelHandlerContext ctx) {
+        if (!awaitingPong) {
+            return;
+        }
+        long now = now();
+        long roundTripNanos = now - pingSentNanos;
+        awaitingPong = false;
+        pongTimer = cancel(pongTimer);
+        missedPongs = 0;
+        boolean first = !pongSeen;
+        pongSeen = true;
+        if (settings.roundTrip != null) {
+            settings.roundTrip.record(roundTripNanos, TimeUnit.NANOSECONDS);
+        }
+        ctx.fireUserEventTriggered(new PongReceivedEvent(roundTripNanos, first));
+        pingWhenIdle(now);
+    }
+
+    private void onPongTimeout() {
+        awaitingPong = false;
+        missedPongs++;
+        ConnectionMeters.count(settings.pongsMissed);
+        if (missedPongs < settings.maxMissedPongs) {
+            pingWhenIdle(now());
+            return;
+        }
+        ChannelHandlerContext ctx = ctx();
+        ConnectionMeters.count(settings.heartbeatCloses);
+        log.debug("{}: {} pongs missed in a row, closing", ctx.channel(), missedPongs);
+        ctx.fireUserEventTriggered(new HeartbeatFailedEvent(missedPongs));
+        ctx.close();
+    }
+
+    private long nextInterval() {
+        return Jitter.apply(settings.intervalNanos, settings.jitter, settings.random);
+    }
+
+    private void markWrite() {
+        if (settings.pingFactory != null && running()) {
+            lastWriteNanos = now();
+        }
+    }
+
+    // ---------------------------------------------------------------- answering role
+
+    private void onPing(ChannelHandlerContext ctx, Object ping) {
+        if (!ctx.channel().isActive()) {
+            // Closing already: the rest of a read batch gets neither answers nor more strikes.
+            ReferenceCountUtil.release(ping);
+            return;
+        }
+        if (settings.minPingNanos > 0 && earlyPing(ctx.executor().ticker().nanoTime())) {
+            strikes++;
+            ConnectionMeters.count(settings.strikes);
+            if (strikes >= settings.maxPingStrikes) {
+                ReferenceCountUtil.release(ping);
+                tooManyPings(ctx);
+                return;
+            }
+        }
+        Object pong;
+        try {
+            pong = make(ctx, settings.pongFactory, ctx.channel(), ping, "pong factory");
+        } finally {
+            ReferenceCountUtil.release(ping);
+        }
+        if (pong != null) {
+            ConnectionMeters.count(settings.pingsAnswered);
+            send(ctx, pong);
+        }
+    }
+
+    /** Returns whether a ping at {@code now} is a strike; a ping in time clears the strikes. */
+    private boolean earlyPing(long now) {
+        if (pingSeen && now - lastTimelyPingNanos < settings.minPingNanos) {
+            return true;
+        }
+        pingSeen = true;
+        lastTimelyPingNanos = now;
+        strikes = 0;
+        return false;
+    }
+
+    private void tooManyPings(ChannelHandlerContext ctx) {
+        ConnectionMeters.count(settings.tooManyPingsCloses);
+        log.debug("{}: {} pings sooner than {} ns apart, closing", ctx.channel(), strikes, settings.minPingNanos);
+        ctx.fireUserEventTriggered(new TooManyPingsEvent(strikes));
+        if (settings.goodbyeFactory != null && ctx.channel().isActive()) {
+            Object goodbye = make(ctx, settings.goodbyeFactory, ctx.channel(), null, "goodbye factory");
+            if (goodbye != null) {
+                // Not waiting for the write: a peer that does not read must not hold the channel open.
+                send(ctx, goodbye);
+            }
+        }
+        ctx.close();
+    }
+
+    // ---------------------------------------------------------------- shared
+
+    private void send(ChannelHandlerContext ctx, Object msg) {
+        markWrite();
+        ctx.writeAndFlush(msg, ctx.voidPromise());
+    }
+
+    /** Runs a user matcher; if it throws, reports it and lets the message pass on. */
+    private static boolean matches(ChannelHandlerContext ctx, Predicate<Object> matcher, Object msg) {
+        try {
+            return matcher.test(msg);
+        } catch (RuntimeException e) {
+            ctx.fireExceptionCaught(e);
+            return false;
+        }
+    }
+
+    /** Runs a user factory; if it throws or returns null, reports it and returns null. */
+    private static Object make(ChannelHandlerContext ctx, BiFunction<Channel, Object, ?> factory,
+                               Channel channel, Object input, String name) {
+        Object made;
+        try {
+            made = factory.apply(channel, input);
+        } catch (RuntimeException e) {
+            ctx.fireExceptionCaught(e);
+            return null;
+        }
+        if (made == null) {
+            ctx.fireExceptionCaught(new NullPointerException(name + " returned null"));
+        }
+        return made;
+    }
+
+    /**
+     * Immutable settings that make one {@link HeartbeatHandler} per channel.
+     *
+     * <p>Thread-safe: {@link #newHandler()} may be called from any event loop.
+     */
+    public static final class Factory {
+        private final BiFunction<Channel, Object, ?> pingFactory;
+        private final Predicate<Object> isPong;
+        private final long intervalNanos;
+        private final long pongTimeoutNanos;
+        private final int maxMissedPongs;
+        private final double jitter;
+        private final Predicate<Object> isPing;
+        private final BiFunction<Channel, Object, ?> pongFactory;
+        private final long minPingNanos;
+        private final int maxPingStrikes;
+        private final BiFunction<Channel, Object, ?> goodbyeFactory;
+        private final EventLoopWheels wheels;
+        private final RandomGenerator random;
+        private final Counter pingsSent;
+        private final Counter pongsMissed;
+        private final Timer roundTrip;
+        private final Counter heartbeatCloses;
+        private final Counter pingsAnswered;
+        private final Counter strikes;
+        private final Counter tooManyPingsCloses;
+
+        private Factory(Builder b, EventLoopWheels wheels, RandomGenerator random, MeterRegistry registry) {
+            this.pingFactory = b.pingFactory;
+            this.isPong = b.isPong;
+            this.intervalNanos = b.intervalNanos;
+            this.pongTimeoutNanos = b.pongTimeoutNanos > 0 ? b.pongTimeoutNanos : b.intervalNanos;
+            this.maxMissedPongs = b.maxMissedPongs;
+            this.jitter = b.jitter;
+            this.isPing = b.isPing;
+            this.pongFactory = b.pongFactory;
+            this.minPingNanos = b.minPingNanos;
+            this.maxPingStrikes = b.maxPingStrikes;
+            this.goodbyeFactory = b.goodbyeFactory;
+            this.wheels = wheels;
+            this.random = random;
+            boolean pinging = registry != null && pingFactory != null;
+            boolean answering = registry != null && pongFactory != null;
+            this.pingsSent = pinging ? ConnectionMeters.counter(registry, "wheelbeat.heartbeat.pings.sent",
+                    "Heartbeat pings sent", "pings") : null;
+            this.pongsMissed = pinging ? ConnectionMeters.counter(registry, "wheelbeat.heartbeat.pongs.missed",
+                    "Heartbeat pongs that did not come within the pong timeout", "pongs") : null;
+            this.roundTrip = pinging ? Timer.builder("wheelbeat.heartbeat.rtt")
+                    .description("Time from sending a heartbeat ping to receiving its pong")
+                    .register(registry) : null;
+            this.heartbeatCloses = pinging ? ConnectionMeters.closed(registry, "heartbeat_timeout") : null;
+            this.pingsAnswered = answering ? ConnectionMeters.counter(registry, "wheelbeat.heartbeat.pings.answered",
+                    "Heartbeat pings answered with a pong", "pings") : null;
+            this.strikes = answering && minPingNanos > 0 ? ConnectionMeters.counter(registry,
+                    "wheelbeat.heartbeat.ping.strikes", "Pings sooner than the minimum ping interval", "pings")
+                    : null;
+            this.tooManyPingsCloses = answering && minPingNanos > 0
+                    ? ConnectionMeters.closed(registry, "too_many_pings") : null;
+        }
+
+        /** Returns a new handler for one channel. */
+        public HeartbeatHandler newHandler() {
+            return new HeartbeatHandler(this);
+        }
+    }
+
+    /**
+     * Settings of a {@link HeartbeatHandler}. Every setter checks its arguments at once
+     * ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value out
+     * of range); {@link #build()} checks that they fit together. Not thread-safe.
+     */
+    public static final class Builder extends HandlerBuilder<Builder> {
+        private BiFunction<Channel, Object, ?> pingFactory;
+        private Predicate<Object> isPong;
+        private long intervalNanos;
+        private long pongTimeoutNanos;
+        private int maxMissedPongs = 3;
+        private double jitter;
+        private boolean pingOptionSet;
+        private Predicate<Object> isPing;
+        private BiFunction<Channel, Object, ?> pongFactory;
+        private long minPingNanos;
+        private int maxPingStrikes = 3;
+        private BiFunction<Channel, Object, ?> goodbyeFactory;
+        private boolean enforcementOptionSet;
+
+        private Builder() {
+        }
+
+        /**
+         * Enables the pinging role: after {@code interval} without a write, writes
+         * {@code pingFactory.apply(channel)} and expects a message for which {@code isPong} is true.
+         *
+         * @throws IllegalArgumentException if {@code interval} is not positive
+         */
+        public Builder sendPings(long interval, TimeUnit unit, Function<? super Channel, ?> pingFactory,
+                                 Predicate<Object> isPong) {
+            long nanos = ConfigChecks.positiveNanos("ping interval", interval, unit);
+            Objects.requireNonNull(pingFactory, "pingFactory");
+            this.isPong = Objects.requireNonNull(isPong, "isPong");
+            this.intervalNanos = nanos;
+            this.pingFactory = (channel, unused) -> pingFactory.apply(channel);
+            return this;
+        }
+
+        /**
+         * How long a pong may take after its ping; the ping interval by default. It may exceed
+         * the interval: the next ping then waits for the pong or its timeout.
+         *
+         * @throws IllegalArgumentException if {@code timeout} is not positive
+         */
+        public Builder pongTimeout(long timeout, TimeUnit unit) {
+            this.pongTimeoutNanos = ConfigChecks.positiveNanos("pongTimeout", timeout, unit);
+            this.pingOptionSet = true;
+            return this;
+        }
+
+        /**
+         * How many pongs in a row may fail to come in time; the last of them closes the channel.
+         * 3 by default.
+         *
+         * @throws IllegalArgumentException if {@code count} is not positive
+         */
+        public Builder maxMissedPongs(int count) {
+            this.maxMissedPongs = ConfigChecks.positive("maxMissedPongs", count);
+            this.pingOptionSet = true;
+            return this;
+        }
+
+        /**
+         * Moves each ping interval by a uniform draw within +/- {@code fraction} of it, per
+         * connection and per interval, so that connections opened together do not ping together.
+         * 0 (exact intervals) by default.
+         *
+         * @throws IllegalArgumentException unless {@code 0 <= fraction < 1}
+         */
+        public Builder pingIntervalJitter(double fraction) {
+            this.jitter = Jitter.checkFraction("pingIntervalJitter", fraction);
+            this.pingOptionSet = true;
+            return this;
+        }
+
+        /**
+         * Enables the answering role: answers each message for which {@code isPing} is true with
+         * {@code pongFactory.apply(channel, ping)}.
+         */
+        public Builder answerPings(Predicate<Object> isPing, BiFunction<? super Channel, Object, ?> pongFactory) {
+            Objects.requireNonNull(pongFactory, "pongFactory");
+            this.isPing = Objects.requireNonNull(isPing, "isPing");
+            this.pongFactory = pongFactory::apply;
+            return this;
+        }
+
+        /**
+         * Enforces a minimum time between the peer's pings: a sooner ping is a strike. Set it
+         * below the peers' ping interval minus their jitter. Not enforced by default.
+         *
+         * @throws IllegalArgumentException if {@code interval} is not positive
+         */
+        public Builder minPingInterval(long interval, TimeUnit unit) {
+            this.minPingNanos = ConfigChecks.positiveNanos("minPingInterval", interval, unit);
+            return this;
+        }
+
+        /**
+         * The strike that closes the channel: 3 by default (two early pings in a row are
+         * tolerated, as gRPC does). Needs {@link #minPingInterval}.
+         *
+         * @throws IllegalArgumentException if {@code strikes} is not positive
+         */
+        public Builder maxPingStrikes(int strikes) {
+            this.maxPingStrikes = ConfigChecks.positive("maxPingStrikes", strikes);
+            this.enforcementOptionSet = true;
+            return this;
+        }
+
+        /**
+         * The message to write before closing for too many pings (a GOAWAY, say). It is flushed
+         * and the channel closed at once: delivered if the socket takes it, never waited for.
+         * Needs {@link #minPingInterval}.
+         */
+        public Builder goodbye(Function<? super Channel, ?> goodbyeFactory) {
+            Objects.requireNonNull(goodbyeFactory, "goodbyeFactory");
+            this.goodbyeFactory = (channel, unused) -> goodbyeFactory.apply(channel);
+            this.enforcementOptionSet = true;
+            return this;
+        }
+
+        /**
+         * Returns the factory of handlers with these settings.
+         *
+         * @throws IllegalStateException if no role is set, or an option is set whose role or
+         *     setting is missing
+         */
+        public Factory build() {
+            if (pingFactory == null && pongFactory == null) {
+                throw new IllegalStateException("set sendPings, answerPings or both");
+            }
+            if (pingOptionSet && pingFactory == null) {
+                throw new IllegalStateException("pongTimeout/maxMissedPongs/pingIntervalJitter need sendPings");
+            }
+            if (minPingNanos > 0 && pongFactory == null) {
+                throw new IllegalStateException("minPingInterval needs answerPings");
+            }
+            if (enforcementOptionSet && minPingNanos == 0) {
+                throw new IllegalStateException("maxPingStrikes/goodbye need minPingInterval");
+            }
+            return new Factory(this, chosenWheels(), chosenRandom(), chosenRegistry());
+        }
+    }
+}

@@ -1,0 +1,29 @@
+package io.wheelbeat.netty.heartbeat;
+
+/**
+ * Fired through the pipeline ({@code userEventTriggered}) by {@link HeartbeatHandler} when the
+ * peer pinged earlier than the minimum ping interval too many times (gRPC's
+ * {@code too_many_pings}). Right after firing it, the handler writes the goodbye message if one
+ * is configured and closes the channel.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class TooManyPingsEvent {
+
+    private final int strikes;
+
+    /** @param strikes how many early pings the peer sent since its last ping in time */
+    public TooManyPingsEvent(int strikes) {
+        this.strikes = strikes;
+    }
+
+    /** Returns how many early pings the peer sent since its last ping in time. */
+    public int strikes() {
+        return strikes;
+    }
+
+    @Override
+    public String toString() {
+        return "TooManyPingsEvent(strikes=" + strikes + ")";
+    }
+}

@@ -1,0 +1,43 @@
+package io.wheelbeat.netty.internal;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+
+/**
+ * Registers the counters the handlers share.
+ *
+ * <p>{@value #CLOSED} counts connections a wheelbeat handler closed (or, for the maximum age,
+ * began to close), tagged {@code reason} with one of a fixed set of values. Never tagged by
+ * connection.
+ *
+ * <p>Internal: not part of wheelbeat's API. Thread-safe.
+ */
+public final class ConnectionMeters {
+
+    /** The counter of connections closed by a wheelbeat handler, tagged {@code reason}. */
+    public static final String CLOSED = "wheelbeat.connection.closed";
+
+    private ConnectionMeters() {
+    }
+
+    /** The {@value #CLOSED} counter for {@code reason}. */
+    public static Counter closed(MeterRegistry registry, String reason) {
+        return Counter.builder(CLOSED)
+                .description("Connections closed by a wheelbeat handler, by reason")
+                .baseUnit("connections")
+                .tag("reason", reason)
+                .register(registry);
+    }
+
+    /** Increments {@code counter} unless it is null (no registry: no meters, no cost). */
+    public static void count(Counter counter) {
+        if (counter != null) {
+            counter.increment();
+        }
+    }
+
+    /** A counter without tags. */
+    public static Counter counter(MeterRegistry registry, String name, String description, String baseUnit) {
+        return Counter.builder(name).description(description).baseUnit(baseUnit).register(registry);
+    }
+}

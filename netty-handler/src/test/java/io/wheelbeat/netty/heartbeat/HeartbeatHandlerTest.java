@@ -1,0 +1,532 @@
+package io.wheelbeat.netty.heartbeat;
+
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.NANOSECONDS;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static io.wheelbeat.netty.VirtualTime.advance;
+import static io.wheelbeat.netty.VirtualTime.frozenChannel;
+import static io.wheelbeat.netty.VirtualTime.pendingTimers;
+
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.wheelbeat.netty.ScriptedRandom;
+import io.wheelbeat.netty.UserEvents;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+class HeartbeatHandlerTest {
+
+    private final UserEvents events = new UserEvents();
+
+    private EmbeddedChannel channelWith(HeartbeatHandler.Builder builder) {
+        return frozenChannel(builder.build().newHandler(), events);
+    }
+
+    /** Moves virtual time 1 ms at a time until a message is written, and returns it. */
+    private static Object advanceUntilWritten(EmbeddedChannel ch) {
+        Object msg;
+        while ((msg = ch.readOutbound()) == null) {
+            advance(ch, 1);
+        }
+        return msg;
+    }
+
+    private static List<Object> drainOutbound(EmbeddedChannel ch) {
+        List<Object> out = new ArrayList<>();
+        Object msg;
+        while ((msg = ch.readOutbound()) != null) {
+            out.add(msg);
+        }
+        return out;
+    }
+
+    /** Pings "PING" every {@code intervalMillis} and takes "PONG" as the pong. */
+    private static HeartbeatHandler.Builder pinging(long intervalMillis) {
+        return HeartbeatHandler.builder().sendPings(intervalMillis, MILLISECONDS, ch -> "PING", "PONG"::equals);
+    }
+
+    /** Answers every message starting with "PING" with "PONG" and what followed. */
+    private static HeartbeatHandler.Builder answering() {
+        return HeartbeatHandler.builder().answerPings(msg -> msg instanceof String s && s.startsWith("PING"),
+                (ch, ping) -> "PONG" + ((String) ping).substring(4));
+    }
+
+    private static ByteBuf text(String s) {
+        return Unpooled.copiedBuffer(s, StandardCharsets.US_ASCII);
+    }
+
+    private static boolean isText(Object msg, String s) {
+        return msg instanceof ByteBuf buf && buf.toString(StandardCharsets.US_ASCII).equals(s);
+    }
+
+    @Nested
+    class Pinging {
+
+        @Test
+        void sendsAPingWhenNothingWasWrittenForTheInterval() {
+            EmbeddedChannel ch = channelWith(pinging(1000));
+            advance(ch, 999);
+            assertNull(ch.readOutbound());
+            advance(ch, 3);
+            assertEquals("PING", ch.readOutbound());
+        }
+
+        @Test
+        void aFlushedWritePostponesThePing() {
+            EmbeddedChannel ch = channelWith(pinging(1000));
+            advance(ch, 600);
+            ch.writeOutbound("data");
+            assertEquals("data", ch.readOutbound());
+            advance(ch, 999);
+            assertNull(ch.readOutbound());
+            advance(ch, 3);
+            assertEquals("PING", ch.readOutbound());
+        }
+
+        @Test
+        void aWriteThatIsNotFlushedDoesNotPostponeThePing() {
+            EmbeddedChannel ch = channelWith(pinging(1000));
+            advance(ch, 600);
+            ch.write("unflushed");
+            advance(ch, 402);
+            assertEquals(List.of("unflushed", "PING"), drainOutbound(ch));
+        }
+
+        @Test
+        void firesPongReceivedEventWithTheRoundTripTime() {
+            EmbeddedChannel ch = channelWith(pinging(1000));
+            assertEquals("PING", advanceUntilWritten(ch));
+            advance(ch, 30);
+            ch.writeInbound("PONG");
+            PongReceivedEvent pong = events.ofType(PongReceivedEvent.class).get(0);
+            assertEquals(MILLISECONDS.toNanos(30), pong.roundTripNanos());
+        }
+
+        @Test
+        void onlyTheFirstPongOfTheConnectionIsFlaggedFirst() {
+            EmbeddedChannel ch = channelWith(pinging(1000));
+            for (int i = 0; i < 3; i++) {
+                advance(ch, 1002);
+                ch.writeInbound("PONG");
+            }
+            assertEquals(List.of(true, false, false),
+                    events.ofType(PongReceivedEvent.class).stream().map(PongReceivedEvent::first).toList());
+        }
+
+        @Test
+        void consumesPongsAndPassesOtherMessagesOn() {
+            EmbeddedChannel ch = channelWith(pinging(1000));
+            advance(ch, 1002);
+            ch.writeInbound("PONG", "data");
+            assertEquals("data", ch.readInbound());
+            assertNull(ch.readInbound());
+        }
+
+        @Test
+        void releasesConsumedPongs() {
+            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder()
+                    .sendPings(1000, MILLISECONDS, c -> text("PING"), msg -> isText(msg, "PONG")));
+            advance(ch, 1002);
+            ByteBuf pong = text("PONG");
+            ch.writeInbound(pong);
+            assertEquals(0, pong.refCnt());
+            ((ByteBuf) ch.readOutbound()).release();
+        }
+
+        @Test
+        void theNextIntervalRunsFromThePingNotFromThePong() {
+            EmbeddedChannel ch = channelWith(pinging(1000));
+            advance(ch, 1002);
+            assertEquals("PING", ch.readOutbound());
+            advance(ch, 100);
+            ch.writeInbound("PONG");
+            advance(ch, 897);
+            assertNull(ch.readOutbound());
+            advance(ch, 5);
+            assertEquals("PING", ch.readOutbound());
+        }
+
+        @Test
+        void closesWithHeartbeatFailedEventAfterMaxMissedPongs() {
+            EmbeddedChannel ch = channelWith(pinging(1000).pongTimeout(500, MILLISECONDS).maxMissedPongs(3));
+            advance(ch, 3000);
+            assertTrue(ch.isActive(), "two pongs missed so far");
+            advance(ch, 510);
+            assertFalse(ch.isActive());
+            assertEquals(List.of("PING", "PING", "PING"), drainOutbound(ch));
+            HeartbeatFailedEvent failed = events.ofType(HeartbeatFailedEvent.class).get(0);
+            assertEquals(3, failed.missedPongs());
+            assertTrue(events.activeAt(events.all().indexOf(failed)), "the event comes before the close");
+        }
+
+        @Test
+        void aPongInTimeClearsTheMissedCount() {
+            EmbeddedChannel ch = channelWith(pinging(1000).pongTimeout(500, MILLISECONDS).maxMissedPongs(2));
+            advance(ch, 1002); // first ping, about 1001
+            advance(ch, 500); // missed, about 1502
+            advance(ch, 500); // second ping, about 2002
+            ch.writeInbound("PONG");
+            advance(ch, 1600); // third ping about 3003, missed about 3504: one in a row
+            assertTrue(ch.isActive());
+            advance(ch, 1000); // fourth ping about 4004, missed about 4505: two in a row
+            assertFalse(ch.isActive());
+        }
+
+        @Test
+        void aLatePongFiresNoEventAndIsConsumed() {
+            EmbeddedChannel ch = channelWith(pinging(1000).pongTimeout(500, MILLISECONDS));
+            advance(ch, 1002);
+            advance(ch, 600);
+            ch.writeInbound("PONG");
+            assertTrue(events.ofType(PongReceivedEvent.class).isEmpty());
+            assertNull(ch.readInbound());
+        }
+
+        @Test
+        void anUnaskedPongFiresNoEvent() {
+            EmbeddedChannel ch = channelWith(pinging(1000));
+            ch.writeInbound("PONG");
+            assertTrue(events.all().isEmpty());
+        }
+
+        @Test
+        void sendsNoSecondPingWhileAPongIsAwaited() {
+            EmbeddedChannel ch = channelWith(pinging(1000).pongTimeout(3000, MILLISECONDS));
+            advance(ch, 1002);
+            advance(ch, 2990);
+            assertEquals(List.of("PING"), drainOutbound(ch));
+            advance(ch, 12); // the pong timed out, and the interval is long over
+            assertEquals(List.of("PING"), drainOutbound(ch), "a new ping at once");
+        }
+
+        @Test
+        void jitterMovesEachIntervalByItsOwnDraw() {
+            // Draws 0.0 and 0.75 with 10% jitter: intervals of 900 ms then 1050 ms.
+            ScriptedRandom random = new ScriptedRandom(0.0, 0.75, 0.5);
+            EmbeddedChannel ch = channelWith(pinging(1000).pingIntervalJitter(0.1).random(random));
+            advance(ch, 899);
+            assertNull(ch.readOutbound());
+            advance(ch, 3);
+            assertEquals("PING", ch.readOutbound());
+            ch.writeInbound("PONG");
+            advance(ch, 1047);
+            assertNull(ch.readOutbound());
+            advance(ch, 5);
+            assertEquals("PING", ch.readOutbound());
+            assertEquals(3, random.used(), "one draw per interval");
+        }
+
+        @Test
+        void jitterSpreadsTheFirstPingsOfConnectionsOpenedTogether() {
+            HeartbeatHandler.Factory factory = pinging(1000).pingIntervalJitter(0.1).random(new Random(7)).build();
+            Set<Long> firstPingMillis = new HashSet<>();
+            for (int i = 0; i < 100; i++) {
+                EmbeddedChannel ch = frozenChannel(factory.newHandler());
+                long start = ch.eventLoop().ticker().nanoTime();
+                advanceUntilWritten(ch);
+                long elapsed = MILLISECONDS.convert(ch.eventLoop().ticker().nanoTime() - start, NANOSECONDS);
+                assertTrue(elapsed >= 900 && elapsed <= 1102, "first ping after " + elapsed + " ms");
+                firstPingMillis.add(elapsed);
+            }
+            assertTrue(firstPingMillis.size() >= 50, "100 connections pinged in only " + firstPingMillis.size()
+                    + " distinct milliseconds");
+        }
+
+        @Test
+        void aFailingPingFactoryIsReportedAndTriedAgainNextInterval() {
+            AtomicInteger calls = new AtomicInteger();
+            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder().sendPings(1000, MILLISECONDS, c -> {
+                if (calls.incrementAndGet() == 1) {
+                    throw new IllegalStateException("no ping today");
+                }
+                return "PING";
+            }, "PONG"::equals));
+            advance(ch, 1002);
+            assertThrows(IllegalStateException.class, ch::checkException);
+            assertNull(ch.readOutbound());
+            advance(ch, 1002);
+            assertEquals("PING", ch.readOutbound());
+            assertTrue(ch.isActive());
+        }
+
+        @Test
+        void aPingFactoryReturningNullIsReported() {
+            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder()
+                    .sendPings(1000, MILLISECONDS, c -> null, "PONG"::equals));
+            advance(ch, 1002);
+            NullPointerException e = assertThrows(NullPointerException.class, ch::checkException);
+            assertTrue(e.getMessage().contains("ping factory"), e.getMessage());
+            assertTrue(ch.isActive());
+        }
+
+        @Test
+        void aThrowingMatcherIsReportedAndTheMessagePassesOn() {
+            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder().sendPings(1000, MILLISECONDS, c -> "PING",
+                    msg -> {
+                        throw new IllegalArgumentException("cannot tell");
+                    }));
+            assertThrows(IllegalArgumentException.class, () -> ch.writeInbound("data"));
+            assertEquals("data", ch.readInbound());
+        }
+
+        @Test
+        void closingCancelsTheTimers() {
+            EmbeddedChannel ch = channelWith(pinging(1000));
+            advance(ch, 1002); // a pong is awaited
+            assertEquals(1, pendingTimers(ch));
+            ch.close();
+            assertEquals(0, pendingTimers(ch));
+        }
+
+        @Test
+        void removingTheHandlerCancelsTheTimers() {
+            EmbeddedChannel ch = channelWith(pinging(1000));
+            assertEquals(1, pendingTimers(ch));
+            ch.pipeline().remove(HeartbeatHandler.class);
+            assertEquals(0, pendingTimers(ch));
+            advance(ch, 5000);
+            assertNull(ch.readOutbound());
+        }
+
+        @Test
+        void recordsPingsPongsMissesAndRoundTripsInMetrics() {
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            EmbeddedChannel ch = channelWith(pinging(1000).pongTimeout(500, MILLISECONDS).maxMissedPongs(1)
+                    .metrics(registry));
+            assertEquals("PING", advanceUntilWritten(ch));
+            advance(ch, 40);
+            ch.writeInbound("PONG");
+            advance(ch, 1000);
+            advance(ch, 503);
+            assertFalse(ch.isActive());
+            assertEquals(2.0, registry.get("wheelbeat.heartbeat.pings.sent").counter().count());
+            assertEquals(1.0, registry.get("wheelbeat.heartbeat.pongs.missed").counter().count());
+            Timer rtt = registry.get("wheelbeat.heartbeat.rtt").timer();
+            assertEquals(1, rtt.count());
+            assertEquals(40.0, rtt.totalTime(MILLISECONDS));
+            assertEquals(1.0, registry.get("wheelbeat.connection.closed").tag("reason", "heartbeat_timeout")
+                    .counter().count());
+        }
+    }
+
+    @Nested
+    class Answering {
+
+        @Test
+        void answersAPingWithThePongMadeFromItAndConsumesThePing() {
+            EmbeddedChannel ch = channelWith(answering());
+            ch.writeInbound("PING 7");
+            assertEquals("PONG 7", ch.readOutbound());
+            assertNull(ch.readInbound());
+        }
+
+        @Test
+        void releasesThePingAfterThePongFactoryHasReadIt() {
+            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder().answerPings(msg -> isText(msg, "PING"),
+                    (c, ping) -> "PONG for " + ((ByteBuf) ping).toString(StandardCharsets.US_ASCII)));
+            ByteBuf ping = text("PING");
+            ch.writeInbound(ping);
+            assertEquals("PONG for PING", ch.readOutbound());
+            assertEquals(0, ping.refCnt());
+        }
+
+        @Test
+        void pingsAtTheMinimumIntervalAreAllAnswered() {
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            EmbeddedChannel ch = channelWith(answering().minPingInterval(1000, MILLISECONDS).metrics(registry));
+            for (int i = 0; i < 10; i++) {
+                ch.writeInbound("PING");
+                advance(ch, 1000);
+            }
+            assertEquals(10, drainOutbound(ch).size());
+            assertTrue(ch.isActive());
+            assertEquals(0.0, registry.get("wheelbeat.heartbeat.ping.strikes").counter().count());
+        }
+
+        @Test
+        void anEarlyPingIsAStrikeAndStillAnswered() {
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            EmbeddedChannel ch = channelWith(answering().minPingInterval(1000, MILLISECONDS).metrics(registry));
+            ch.writeInbound("PING 1");
+            advance(ch, 999);
+            ch.writeInbound("PING 2");
+            assertEquals(List.of("PONG 1", "PONG 2"), drainOutbound(ch));
+            assertEquals(1.0, registry.get("wheelbeat.heartbeat.ping.strikes").counter().count());
+            assertTrue(ch.isActive());
+        }
+
+        @Test
+        void aPingFloodIsAnsweredUntilTheLastStrikeThenClosedWithTooManyPingsEvent() {
+            EmbeddedChannel ch = channelWith(answering().minPingInterval(1000, MILLISECONDS).maxPingStrikes(3));
+            ch.writeInbound("PING 1", "PING 2", "PING 3", "PING 4", "PING 5", "PING 6");
+            assertFalse(ch.isActive());
+            assertEquals(List.of("PONG 1", "PONG 2", "PONG 3"), drainOutbound(ch));
+            assertEquals(1, events.all().size());
+            assertEquals(3, events.ofType(TooManyPingsEvent.class).get(0).strikes());
+            assertTrue(events.activeAt(0), "the event comes before the close");
+        }
+
+        @Test
+        void releasesThePingsOfAFloodItNoLongerAnswers() {
+            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder()
+                    .answerPings(msg -> isText(msg, "PING"), (c, ping) -> "PONG")
+                    .minPingInterval(1000, MILLISECONDS).maxPingStrikes(1));
+            List<ByteBuf> flood = List.of(text("PING"), text("PING"), text("PING"), text("PING"));
+            ch.writeInbound(flood.toArray());
+            assertFalse(ch.isActive());
+            assertTrue(flood.stream().allMatch(ping -> ping.refCnt() == 0));
+        }
+
+        @Test
+        void writesTheGoodbyeBeforeClosingForTooManyPings() {
+            EmbeddedChannel ch = channelWith(answering().minPingInterval(1000, MILLISECONDS).maxPingStrikes(1)
+                    .goodbye(c -> "GOAWAY too_many_pings"));
+            ch.writeInbound("PING 1", "PING 2");
+            assertEquals(List.of("PONG 1", "GOAWAY too_many_pings"), drainOutbound(ch));
+            assertFalse(ch.isActive());
+        }
+
+        @Test
+        void aPingInTimeClearsTheStrikes() {
+            EmbeddedChannel ch = channelWith(answering().minPingInterval(1000, MILLISECONDS).maxPingStrikes(3));
+            ch.writeInbound("PING", "PING", "PING"); // two strikes
+            advance(ch, 1000);
+            ch.writeInbound("PING", "PING", "PING"); // in time, then two strikes again
+            assertTrue(ch.isActive());
+            ch.writeInbound("PING"); // the third in a row
+            assertFalse(ch.isActive());
+        }
+
+        @Test
+        void withoutAMinimumIntervalAFloodIsAnsweredAndNeverClosed() {
+            EmbeddedChannel ch = channelWith(answering());
+            for (int i = 0; i < 1000; i++) {
+                ch.writeInbound("PING");
+            }
+            assertEquals(1000, drainOutbound(ch).size());
+            assertTrue(ch.isActive());
+        }
+
+        @Test
+        void aPongFactoryReturningNullIsReportedAndTheConnectionStaysOpen() {
+            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder().answerPings("PING"::equals, (c, p) -> null));
+            assertThrows(NullPointerException.class, () -> ch.writeInbound("PING"));
+            assertNull(ch.readOutbound());
+            assertTrue(ch.isActive());
+        }
+
+        @Test
+        void countsAnswersStrikesAndClosesInMetrics() {
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            EmbeddedChannel ch = channelWith(answering().minPingInterval(1000, MILLISECONDS).maxPingStrikes(2)
+                    .metrics(registry));
+            ch.writeInbound("PING", "PING", "PING");
+            assertEquals(2.0, registry.get("wheelbeat.heartbeat.pings.answered").counter().count());
+            assertEquals(2.0, registry.get("wheelbeat.heartbeat.ping.strikes").counter().count());
+            assertEquals(1.0, registry.get("wheelbeat.connection.closed").tag("reason", "too_many_pings")
+                    .counter().count());
+        }
+
+        @Test
+        void oneHandlerCanPingAndAnswer() {
+            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder()
+                    .sendPings(1000, MILLISECONDS, c -> "PING", "PONG"::equals)
+                    .answerPings("PING"::equals, (c, ping) -> "PONG"));
+            ch.writeInbound("PING");
+            assertEquals("PONG", ch.readOutbound());
+            advance(ch, 999);
+            assertNull(ch.readOutbound(), "the pong was a write: the interval runs from it");
+            advance(ch, 3);
+            assertEquals("PING", ch.readOutbound());
+        }
+    }
+
+    @Nested
+    class Settings {
+
+        @Test
+        void rejectsNonPositiveIntervalsAndTimeouts() {
+            HeartbeatHandler.Builder builder = HeartbeatHandler.builder();
+            assertThrows(IllegalArgumentException.class, () -> builder.sendPings(0, MILLISECONDS, c -> "", x -> true));
+            assertThrows(IllegalArgumentException.class, () -> builder.sendPings(-1, MILLISECONDS, c -> "", x -> true));
+            assertThrows(IllegalArgumentException.class, () -> builder.pongTimeout(0, MILLISECONDS));
+            assertThrows(IllegalArgumentException.class, () -> builder.minPingInterval(-5, MILLISECONDS));
+        }
+
+        @Test
+        void rejectsNonPositiveCounts() {
+            HeartbeatHandler.Builder builder = HeartbeatHandler.builder();
+            assertThrows(IllegalArgumentException.class, () -> builder.maxMissedPongs(0));
+            assertThrows(IllegalArgumentException.class, () -> builder.maxPingStrikes(-1));
+        }
+
+        @Test
+        void rejectsJitterOutsideZeroToOne() {
+            HeartbeatHandler.Builder builder = HeartbeatHandler.builder();
+            assertThrows(IllegalArgumentException.class, () -> builder.pingIntervalJitter(-0.1));
+            assertThrows(IllegalArgumentException.class, () -> builder.pingIntervalJitter(1.5));
+            assertThrows(IllegalArgumentException.class, () -> builder.pingIntervalJitter(Double.NaN));
+        }
+
+        @Test
+        void rejectsNullFactoriesMatchersAndUnits() {
+            HeartbeatHandler.Builder builder = HeartbeatHandler.builder();
+            assertThrows(NullPointerException.class, () -> builder.sendPings(1, MILLISECONDS, null, x -> true));
+            assertThrows(NullPointerException.class, () -> builder.sendPings(1, MILLISECONDS, c -> "", null));
+            assertThrows(NullPointerException.class, () -> builder.sendPings(1, null, c -> "", x -> true));
+            assertThrows(NullPointerException.class, () -> builder.answerPings(null, (c, p) -> ""));
+            assertThrows(NullPointerException.class, () -> builder.answerPings(x -> true, null));
+            assertThrows(NullPointerException.class, () -> builder.goodbye(null));
+            assertThrows(NullPointerException.class, () -> builder.wheels(null));
+            assertThrows(NullPointerException.class, () -> builder.random(null));
+            assertThrows(NullPointerException.class, () -> builder.metrics(null));
+        }
+
+        @Test
+        void refusesToBuildWithoutARole() {
+            assertThrows(IllegalStateException.class, () -> HeartbeatHandler.builder().build());
+        }
+
+        @Test
+        void refusesPingOptionsWithoutSendPings() {
+            assertThrows(IllegalStateException.class,
+                    () -> answering().pongTimeout(1, MILLISECONDS).build());
+        }
+
+        @Test
+        void refusesEnforcementWithoutAnswerPings() {
+            assertThrows(IllegalStateException.class,
+                    () -> pinging(1000).minPingInterval(1, MILLISECONDS).build());
+        }
+
+        @Test
+        void refusesStrikesOrGoodbyeWithoutAMinimumPingInterval() {
+            assertThrows(IllegalStateException.class, () -> answering().maxPingStrikes(2).build());
+            assertThrows(IllegalStateException.class, () -> answering().goodbye(c -> "bye").build());
+        }
+
+        @Test
+        void pongTimeoutDefaultsToThePingInterval() {
+            EmbeddedChannel ch = channelWith(pinging(1000).maxMissedPongs(1));
+            advance(ch, 1002);
+            advance(ch, 997);
+            assertTrue(ch.isActive());
+            advance(ch, 4);
+            assertFalse(ch.isActive());
+        }
+    }
+}
