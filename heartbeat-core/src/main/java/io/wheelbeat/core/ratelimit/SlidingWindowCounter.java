@@ -6,8 +6,14 @@ import java.time.Duration;
  * The sliding-window counter. A key's state packs three fields into the 63 low bits of a long:
  * the index of the window last written (modulo 2^indexBits), the count of the window before it,
  * and the count of that window. Each count needs only the bits of {@code permits}, so with
- * permits below 2^20 the index keeps at least 23 bits: it would take 8 million windows of
- * inactivity for an index to alias, and an idle key is evicted two windows after its last use.
+ * permits below 2^20 the index keeps at least 23 bits.
+ *
+ * <p>The index is read as a signed distance from the caller's window: threads read the clock
+ * before they compare-and-set, so a thread may find a state written by one that read a later
+ * clock, one window ahead of its own. Such a request counts in that later window, as if made at
+ * its start (stricter, never more lenient), instead of taking the state for an old one and
+ * wiping its counts. A distance of half the index range (4 million windows) would alias; an idle
+ * key is evicted two windows after its last use, long before.
  */
 final class SlidingWindowCounter extends RateLimit {
 
@@ -40,13 +46,19 @@ final class SlidingWindowCounter extends RateLimit {
     @Override
     long next(long state, long requested, long now) {
         long window = now / periodNanos;
-        long windowStart = window * periodNanos;
         long lag = lag(state, window);
+        if (lag < 0) {
+            // Written by a thread that read a later clock: count in its window, from the start.
+            window -= lag;
+            lag = 0;
+        }
+        long windowStart = window * periodNanos;
+        long elapsed = Math.max(0, now - windowStart);
         long current = lag == 0 ? state & countMask : 0;
         long previous = lag == 0 ? (state >>> countBits) & countMask : lag == 1 ? state & countMask : 0;
         long room = permits - current - requested;
         // previous x (W - elapsed) / W + current + requested <= permits, without division.
-        if (room >= 0 && previous * (periodNanos - (now - windowStart)) <= room * periodNanos) {
+        if (room >= 0 && previous * (periodNanos - elapsed) <= room * periodNanos) {
             return ((window & indexMask) << (2 * countBits)) | (previous << countBits) | (current + requested);
         }
         long admitAt;
@@ -65,7 +77,8 @@ final class SlidingWindowCounter extends RateLimit {
     long idleAt(long state, long now) {
         long window = now / periodNanos;
         long lag = lag(state, window);
-        // The counts weigh nothing from the start of the second window after the one written.
+        // The counts weigh nothing from the start of the second window after the one written
+        // (a state from a later window than the caller's is not idle).
         return lag >= 2 ? now : (window - lag + 2) * periodNanos;
     }
 
@@ -74,9 +87,13 @@ final class SlidingWindowCounter extends RateLimit {
         return idleAt(state, now) - now;
     }
 
-    /** How many windows ago {@code state} was written, modulo the index's range. */
+    /**
+     * How many windows before {@code window} the state was written: negative if after it, read
+     * modulo the index's range as a signed distance.
+     */
     private long lag(long state, long window) {
-        return (window - (state >>> (2 * countBits))) & indexMask;
+        long distance = (window - (state >>> (2 * countBits))) & indexMask;
+        return distance > (indexMask >>> 1) ? distance - indexMask - 1 : distance;
     }
 
     @Override

@@ -4,6 +4,7 @@ import static io.wheelbeat.core.ratelimit.VirtualWheel.SECOND;
 import static io.wheelbeat.core.ratelimit.VirtualWheel.takeAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -111,6 +112,19 @@ class SlidingWindowCounterTest {
     }
 
     @Test
+    void requestReadingAnEarlierClockThanTheStateCountsInTheStatesWindow() {
+        // Threads read the clock before their compare-and-set: one may meet a state written by a
+        // thread that read a later clock, in the next window. It must not take it for an old one.
+        RateLimit limit = RateLimit.slidingWindow(10, Duration.ofSeconds(1));
+        long full = limit.next(0, 10, W + 5);
+        assertTrue(limit.next(full, 1, W - 5) < 0, "refused: the later window is full");
+        assertTrue(limit.idleAt(full, W - 5) > W - 5, "not idle");
+        long oneTaken = limit.next(0, 1, W + 5);
+        long twoTaken = limit.next(oneTaken, 1, W - 5);
+        assertEquals(8, takeAllAt(limit, twoTaken, W + 5));
+    }
+
+    @Test
     void keysAreLimitedIndependently() {
         assertEquals(10, takeAll(limiter, "a"));
         assertEquals(10, takeAll(limiter, "b"));
@@ -133,6 +147,15 @@ class SlidingWindowCounterTest {
         long permits = RateLimit.MAX_WINDOW_PERMITS;
         // One more fits once the full hour before weighs permits - 1: 1/permits into the next hour.
         assertEquals(hour + (hour + permits - 1) / permits, big.tryAcquire("k"));
+    }
+
+    /** Takes single permits from {@code state} at {@code now} until refused; returns the count. */
+    private static int takeAllAt(RateLimit limit, long state, long now) {
+        int admitted = 0;
+        for (long next; (next = limit.next(state, 1, now)) >= 0; state = next) {
+            admitted++;
+        }
+        return admitted;
     }
 
     @Test

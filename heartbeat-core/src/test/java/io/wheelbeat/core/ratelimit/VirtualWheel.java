@@ -49,6 +49,11 @@ final class VirtualWheel {
         ticker.advance(delta, TimeUnit.NANOSECONDS);
     }
 
+    /** Returns virtual time: nanoseconds since creation. Any thread. */
+    long now() {
+        return ticker.nanoTime() - start;
+    }
+
     int pendingTimers() {
         return wheel.pendingTimers();
     }
