@@ -85,6 +85,41 @@ class KeyedRateLimiterTest {
     }
 
     @Test
+    void acquiringAKnownKeyAllocatesNothingWhetherAdmittedOrRefused() {
+        for (RateLimit limit : List.of(RateLimit.slidingWindow(100_000, Duration.ofSeconds(1)),
+                RateLimit.tokenBucket(100_000, Duration.ofSeconds(1)))) {
+            KeyedRateLimiter<String> limiter = time.limiter(limit);
+            String key = "10.0.0.1";
+            Runnable tenThousand = () -> {
+                for (int i = 0; i < 10_000; i++) {
+                    limiter.tryAcquire(key);
+                }
+            };
+            assertEquals(0, steadyBytesAllocatedBy(tenThousand), limit + ", admitted");
+            takeAll(limiter, key);
+            assertEquals(0, steadyBytesAllocatedBy(tenThousand), limit + ", refused");
+        }
+    }
+
+    /**
+     * Bytes the current thread allocates running {@code work}, at the least of five runs: the
+     * first runs also pay for class loading, VarHandle linkage and JIT tier changes, once.
+     */
+    private static long steadyBytesAllocatedBy(Runnable work) {
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long least = Long.MAX_VALUE;
+        for (int run = 0; run < 5; run++) {
+            long baseline = threads.getCurrentThreadAllocatedBytes();
+            long overhead = threads.getCurrentThreadAllocatedBytes() - baseline;
+            long before = threads.getCurrentThreadAllocatedBytes();
+            work.run();
+            least = Math.min(least, threads.getCurrentThreadAllocatedBytes() - before - overhead);
+        }
+        return least;
+    }
+
+    @Test
     void steadyBucketKeyIsCheckedAtMostOncePerPeriod() {
         KeyedRateLimiter<String> limiter = time.limiter(RateLimit.tokenBucket(1000, Duration.ofSeconds(1), 1));
         long scheduled = time.wheel.wheel().scheduledCount();
