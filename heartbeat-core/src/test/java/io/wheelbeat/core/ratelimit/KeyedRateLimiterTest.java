@@ -39,11 +39,7 @@ class KeyedRateLimiterTest {
         assertEquals(1000, time.pendingTimers());
 
         // Two windows after the window of the last use, the counts weigh nothing.
-        time.at(2 * SECOND - MILLI);
-        assertEquals(1000, limiter.activeKeys());
-        time.at(2 * SECOND + TICK_SLACK);
-        assertEquals(0, limiter.activeKeys());
-        assertEquals(0, time.pendingTimers());
+        assertAllForgottenAt(2 * SECOND, limiter, 1000);
     }
 
     @Test
@@ -52,11 +48,7 @@ class KeyedRateLimiterTest {
         for (int key = 0; key < 1000; key++) {
             assertEquals(10, takeAll(limiter, key));
         }
-        time.at(SECOND - MILLI);
-        assertEquals(1000, limiter.activeKeys());
-        time.at(SECOND + TICK_SLACK);
-        assertEquals(0, limiter.activeKeys());
-        assertEquals(0, time.pendingTimers());
+        assertAllForgottenAt(SECOND, limiter, 1000);
     }
 
     @Test
@@ -183,9 +175,7 @@ class KeyedRateLimiterTest {
     @Test
     void evictLeastRecentForgetsTheOldestUnusedKey() {
         KeyedRateLimiter<String> limiter = evictingLimiter(3);
-        for (String key : List.of("a", "b", "c")) {
-            assertEquals(KeyedRateLimiter.ADMITTED, limiter.tryAcquire(key));
-        }
+        admitEach(limiter, "a", "b", "c");
         assertEquals(KeyedRateLimiter.ADMITTED, limiter.tryAcquire("d"));
         assertEquals(3, limiter.activeKeys());
         // b and c are still limited; a was forgotten and starts afresh.
@@ -197,9 +187,7 @@ class KeyedRateLimiterTest {
     @Test
     void evictLeastRecentGivesAKeyUsedSinceASecondChance() {
         KeyedRateLimiter<String> limiter = evictingLimiter(3);
-        for (String key : List.of("a", "b", "c")) {
-            assertEquals(KeyedRateLimiter.ADMITTED, limiter.tryAcquire(key));
-        }
+        admitEach(limiter, "a", "b", "c");
         limiter.tryAcquire("a"); // refused, but used: a is now more recent than b
         assertEquals(KeyedRateLimiter.ADMITTED, limiter.tryAcquire("d"));
         assertTrue(limiter.tryAcquire("a") > 0);
@@ -300,6 +288,22 @@ class KeyedRateLimiterTest {
             assertEquals(0, timer.pendingTimers());
         } finally {
             timer.stop();
+        }
+    }
+
+    /** All {@code keys} are still tracked just before {@code idleAt}; then none, nor their timers. */
+    private void assertAllForgottenAt(long idleAt, KeyedRateLimiter<?> limiter, int keys) {
+        time.at(idleAt - MILLI);
+        assertEquals(keys, limiter.activeKeys());
+        assertEquals(keys, time.pendingTimers());
+        time.at(idleAt + TICK_SLACK);
+        assertEquals(0, limiter.activeKeys());
+        assertEquals(0, time.pendingTimers());
+    }
+
+    private static void admitEach(KeyedRateLimiter<String> limiter, String... keys) {
+        for (String key : keys) {
+            assertEquals(KeyedRateLimiter.ADMITTED, limiter.tryAcquire(key), key);
         }
     }
 
