@@ -1,0 +1,70 @@
+package io.wheelbeat.core.ratelimit;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.Objects;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Micrometer meters of one {@link KeyedRateLimiter}, tagged {@code limiter=<name>} and never by
+ * key:
+ * <ul>
+ *   <li>{@code wheelbeat.ratelimit.admitted} (counter, requests): requests admitted;</li>
+ *   <li>{@code wheelbeat.ratelimit.rejected} (counter, requests), tagged {@code reason=rate}
+ *       (over the key's limit) or {@code reason=key_limit} (a new key that could not be
+ *       tracked);</li>
+ *   <li>{@code wheelbeat.ratelimit.keys} (gauge, keys): keys tracked now;</li>
+ *   <li>{@code wheelbeat.ratelimit.evicted} (counter, keys), tagged {@code cause=idle} (forgotten
+ *       once idle) or {@code cause=room} (forgotten early to make room for a new key).</li>
+ * </ul>
+ *
+ * <p>Thread-safe. Counts are read from the limiter as snapshots.
+ */
+public final class KeyedRateLimiterMetrics implements MeterBinder {
+
+    private final KeyedRateLimiter<?> limiter;
+    private final Tags tags;
+
+    /** Meters tagged with the limiter's name only. */
+    public KeyedRateLimiterMetrics(KeyedRateLimiter<?> limiter) {
+        this(limiter, Tags.empty());
+    }
+
+    /** Meters tagged with the limiter's name and {@code extraTags} (low cardinality only). */
+    public KeyedRateLimiterMetrics(KeyedRateLimiter<?> limiter, Tags extraTags) {
+        this.limiter = Objects.requireNonNull(limiter, "limiter");
+        this.tags = Objects.requireNonNull(extraTags, "extraTags").and("limiter", limiter.name());
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        counter(registry, "wheelbeat.ratelimit.admitted", Tags.empty(), "requests",
+                "Requests admitted", KeyedRateLimiter::admittedCount);
+        counter(registry, "wheelbeat.ratelimit.rejected", Tags.of("reason", "rate"), "requests",
+                "Requests refused: over the key's limit", KeyedRateLimiter::rejectedCount);
+        counter(registry, "wheelbeat.ratelimit.rejected", Tags.of("reason", "key_limit"), "requests",
+                "Requests refused: a new key could not be tracked", KeyedRateLimiter::keyLimitRejectedCount);
+        counter(registry, "wheelbeat.ratelimit.evicted", Tags.of("cause", "idle"), "keys",
+                "Keys forgotten once idle", KeyedRateLimiter::evictedIdleCount);
+        counter(registry, "wheelbeat.ratelimit.evicted", Tags.of("cause", "room"), "keys",
+                "Keys forgotten early to make room for a new key", KeyedRateLimiter::evictedForRoomCount);
+        Gauge.builder("wheelbeat.ratelimit.keys", limiter, KeyedRateLimiter::activeKeys)
+                .description("Keys tracked")
+                .baseUnit("keys")
+                .tags(tags)
+                .strongReference(true)
+                .register(registry);
+    }
+
+    private void counter(MeterRegistry registry, String name, Tags extra, String unit, String description,
+                         ToDoubleFunction<KeyedRateLimiter<?>> count) {
+        FunctionCounter.builder(name, limiter, count)
+                .description(description)
+                .baseUnit(unit)
+                .tags(tags.and(extra))
+                .register(registry);
+    }
+}

@@ -1,0 +1,189 @@
+package io.wheelbeat.netty.ratelimit;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler.Sharable;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
+import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.netty.ratelimit.RateLimitExceededEvent.Limited;
+import java.util.Objects;
+
+/**
+ * Applies a {@link KeyedRateLimiter} to the connections or the messages of a channel.
+ *
+ * <h2>Two uses</h2>
+ * <ul>
+ *   <li>{@link #forConnections}: put first in the accepted channels' pipeline (the server's
+ *       {@code childHandler}). Each new connection takes one permit of its remote IP address; a
+ *       connection over the limit is closed at once, and the handlers after this one never see
+ *       it become active. An admitted connection removes the handler from its pipeline, so it
+ *       costs nothing per message.</li>
+ *   <li>{@link #forMessages}: put after the frame decoder. Each message takes one permit of its
+ *       key (by default the remote IP; or the key a {@link KeyExtractor} finds in the message).
+ *       A message over the limit is dropped (released), handed to an {@link OverLimitCallback}
+ *       (to answer "slow down"), or the connection is closed, as built.</li>
+ * </ul>
+ * Each refusal first fires a {@link RateLimitExceededEvent} down the pipeline.
+ *
+ * <h2>Sharing</h2>
+ * The handler holds no per-channel state: build one per server with one limiter and add the same
+ * instance to every channel, so that all connections from one address share its limit. The
+ * limiter is thread-safe; give it a wheel the server already drives, for instance
+ * {@code EventLoopWheels.shared().wheelFor(bossGroup.next())} (see {@link EventLoopWheels}), and
+ * its windows live on the same wheel as the idle deadlines.
+ *
+ * <p>Admitting a message allocates nothing; a refusal allocates its event.
+ */
+@Sharable
+public final class RateLimitHandler extends ChannelInboundHandlerAdapter {
+
+    /** Takes the keys {@link #keys} finds; erased to Object, see {@link #forMessages}. */
+    private final KeyedRateLimiter<Object> limiter;
+    private final KeyExtractor<?> keys;
+    private final Limited limited;
+    private final OverLimitAction action;
+    private final OverLimitCallback callback;
+
+    private RateLimitHandler(KeyedRateLimiter<Object> limiter, KeyExtractor<?> keys, Limited limited,
+                             OverLimitAction action, OverLimitCallback callback) {
+        this.limiter = Objects.requireNonNull(limiter, "limiter");
+        this.keys = Objects.requireNonNull(keys, "keys");
+        this.limited = limited;
+        this.action = action;
+        this.callback = callback;
+    }
+
+    /**
+     * A connection-rate limit keyed by the remote IP ({@link KeyExtractor#remoteIp()}): over the
+     * limit, the new connection is closed at once. A channel without a remote address is not
+     * limited.
+     *
+     * @throws NullPointerException if {@code limiter} is null
+     */
+    public static RateLimitHandler forConnections(KeyedRateLimiter<Object> limiter) {
+        return new RateLimitHandler(limiter, KeyExtractor.remoteIp(), Limited.CONNECTION, OverLimitAction.CLOSE, null);
+    }
+
+    /**
+     * A message-rate limit keyed by the remote IP ({@link KeyExtractor#remoteIp()}).
+     *
+     * @throws NullPointerException if {@code limiter} is null
+     */
+    public static MessageLimitBuilder forMessages(KeyedRateLimiter<Object> limiter) {
+        return forMessages(limiter, KeyExtractor.remoteIp());
+    }
+
+    /**
+     * A message-rate limit keyed by {@code keys}: a user id in the message, say.
+     *
+     * @throws NullPointerException if an argument is null
+     */
+    @SuppressWarnings("unchecked") // keys yields a K (or null) and the limiter takes a K: the erasure is safe
+    public static <K> MessageLimitBuilder forMessages(KeyedRateLimiter<K> limiter, KeyExtractor<? extends K> keys) {
+        return new MessageLimitBuilder((KeyedRateLimiter<Object>) Objects.requireNonNull(limiter, "limiter"),
+                Objects.requireNonNull(keys, "keys"));
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        if (limited != Limited.CONNECTION) {
+            ctx.fireChannelActive();
+            return;
+        }
+        long result = tryAcquire(ctx.channel(), null);
+        if (result == KeyedRateLimiter.ADMITTED) {
+            ctx.pipeline().remove(this);
+            ctx.fireChannelActive();
+            return;
+        }
+        ctx.fireUserEventTriggered(new RateLimitExceededEvent(limiter.name(), limited, action, result));
+        ctx.close();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        if (limited != Limited.MESSAGE) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        if (action == OverLimitAction.CLOSE && !ctx.channel().isOpen()) {
+            // Closed for the limit; a decoder may still hand over the rest of its batch.
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        long result;
+        try {
+            result = tryAcquire(ctx.channel(), msg);
+        } catch (RuntimeException | Error e) {
+            ReferenceCountUtil.release(msg);
+            throw e;
+        }
+        if (result == KeyedRateLimiter.ADMITTED) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        RateLimitExceededEvent event = new RateLimitExceededEvent(limiter.name(), limited, action, result);
+        if (action == OverLimitAction.CALLBACK) {
+            ctx.fireUserEventTriggered(event);
+            callback.onOverLimit(ctx, msg, event);
+            return;
+        }
+        ReferenceCountUtil.release(msg);
+        ctx.fireUserEventTriggered(event);
+        if (action == OverLimitAction.CLOSE) {
+            ctx.close();
+        }
+    }
+
+    /** Counts a connection ({@code msg == null}) or a message; a null key is not counted. */
+    private long tryAcquire(Channel channel, Object msg) {
+        Object key = keys.keyOf(channel, msg);
+        return key == null ? KeyedRateLimiter.ADMITTED : limiter.tryAcquire(key);
+    }
+
+    @Override
+    public String toString() {
+        return "RateLimitHandler(" + limited + ", " + limiter.name() + ", " + action + ")";
+    }
+
+    /** Settings of a message-rate {@link RateLimitHandler}: by default, drop. Not thread-safe. */
+    public static final class MessageLimitBuilder {
+        private final KeyedRateLimiter<Object> limiter;
+        private final KeyExtractor<?> keys;
+        private OverLimitAction action = OverLimitAction.DROP;
+        private OverLimitCallback callback;
+
+        private MessageLimitBuilder(KeyedRateLimiter<Object> limiter, KeyExtractor<?> keys) {
+            this.limiter = limiter;
+            this.keys = keys;
+        }
+
+        /** Over the limit, release the message and read on. The default. */
+        public MessageLimitBuilder dropWhenOver() {
+            return action(OverLimitAction.DROP, null);
+        }
+
+        /** Over the limit, release the message and close the connection. */
+        public MessageLimitBuilder closeWhenOver() {
+            return action(OverLimitAction.CLOSE, null);
+        }
+
+        /** Over the limit, hand the message to {@code callback}, which then owns it. */
+        public MessageLimitBuilder whenOver(OverLimitCallback callback) {
+            return action(OverLimitAction.CALLBACK, Objects.requireNonNull(callback, "callback"));
+        }
+
+        /** Builds the handler; one instance may serve every channel. */
+        public RateLimitHandler build() {
+            return new RateLimitHandler(limiter, keys, Limited.MESSAGE, action, callback);
+        }
+
+        private MessageLimitBuilder action(OverLimitAction action, OverLimitCallback callback) {
+            this.action = action;
+            this.callback = callback;
+            return this;
+        }
+    }
+}
