@@ -10,8 +10,10 @@ import java.time.Duration;
  * {@link AttemptScheduled} or by {@link GaveUp}), {@link Healthy}, {@link Disconnected}, and
  * {@link AttemptScheduled} for the next attempt.
  *
- * <p>An {@code attempt} number counts the attempts of the current run, from 1: it goes back to 1
- * once a connection has proven {@link Healthy}.
+ * <p>An {@code attempt} number counts the attempts of the current run of failures, from 1. A run
+ * begins at {@link ReconnectingClient#start()}, or when a connection that had proven
+ * {@link Healthy} is lost: the lost connection is that run's attempt 1, so the first reconnect is
+ * attempt 2.
  *
  * <p>Events are immutable; they are delivered on the client's event loop.
  */

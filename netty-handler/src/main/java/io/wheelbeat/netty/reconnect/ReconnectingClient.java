@@ -246,7 +246,8 @@ public final class ReconnectingClient {
         log.debug("{}: attempt {}", this, attemptNumber);
         emit(new Connecting(attemptNumber, remote));
         if (closed) {
-            return; // the listener closed the client, and shutdown() returned the permit
+            releasePermit(); // the listener closed the client before the attempt began
+            return;
         }
         // Read after the event, so that the event never comes later than the start it announces.
         backoff.attemptStarted(wheel.ticker().nanoTime());
@@ -255,6 +256,9 @@ public final class ReconnectingClient {
         connectTimer = wheel.schedule(onTimer, connectTimeoutNanos, TimeUnit.NANOSECONDS);
         // Last: a future already done (a failed registration, say) runs the listener at once.
         future.addListener(onConnectDone);
+        if (closed) {
+            abandonAttempt(); // closed by a handler while the channel was being set up
+        }
     }
 
     private void waitForPermit() {
@@ -274,9 +278,7 @@ public final class ReconnectingClient {
             connect();
         } else if (timerId == connectTimer) {
             connectTimer = TimerWheel.NO_TIMER;
-            ChannelFuture timedOut = attempt;
-            endAttempt();
-            timedOut.channel().close();
+            abandonAttempt();
             attemptFailed(new ConnectTimeoutException("connection attempt timed out after "
                     + TimeUnit.NANOSECONDS.toMillis(connectTimeoutNanos) + " ms: " + remote));
         } else if (timerId == healthyTimer) {
@@ -298,6 +300,15 @@ public final class ReconnectingClient {
             connected(future.channel());
         } else {
             attemptFailed(future.cause());
+        }
+    }
+
+    /** Gives up the running attempt, if any: its outcome, when it comes, is ignored. */
+    private void abandonAttempt() {
+        ChannelFuture running = attempt;
+        if (running != null) {
+            endAttempt();
+            running.channel().close();
         }
     }
 
@@ -418,11 +429,7 @@ public final class ReconnectingClient {
         retryTimer = TimerWheel.NO_TIMER;
         wheel.cancel(healthyTimer);
         healthyTimer = TimerWheel.NO_TIMER;
-        ChannelFuture running = attempt;
-        if (running != null) {
-            endAttempt();
-            running.channel().close();
-        }
+        abandonAttempt();
         notBackingOff();
         firstConnection.completeExceptionally(new IllegalStateException("closed before connecting"));
         Channel ch = channel;
@@ -476,7 +483,10 @@ public final class ReconnectingClient {
             bootstrap.validate();
         }
 
-        /** The retry delays; {@link BackoffPolicy#grpc()} by default. */
+        /**
+         * The retry delays and the limit on attempts; {@link BackoffPolicy#grpc()} (forever) by
+         * default. A lost healthy connection counts as the first attempt of the run that follows.
+         */
         public Builder backoff(BackoffPolicy policy) {
             this.backoff = Objects.requireNonNull(policy, "policy");
             return this;

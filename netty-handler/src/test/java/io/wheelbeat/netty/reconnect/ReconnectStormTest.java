@@ -22,7 +22,6 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -74,14 +73,14 @@ class ReconnectStormTest {
                 clients.add(client);
                 client.start();
             }
-            await(() -> healthy.get() == CLIENTS, "all clients connected and healthy");
+            Await.until(() -> healthy.get() == CLIENTS, 60, "all clients connected and healthy");
 
             attemptTimes.clear();
             long stoppedAt = System.nanoTime();
             server.stop();
             Thread.sleep(1_000);
             server.restart();
-            await(() -> healthy.get() == 2 * CLIENTS, "all clients back and healthy");
+            Await.until(() -> healthy.get() == 2 * CLIENTS, 60, "all clients back and healthy");
             long backAfter = System.nanoTime() - stoppedAt;
 
             long[] times = attemptTimes.stream().mapToLong(Long::longValue).sorted().toArray();
@@ -99,7 +98,7 @@ class ReconnectStormTest {
                 Channel channel = client.channel();
                 assertTrue(channel != null && channel.isActive(), client + " is back");
             }
-            await(() -> server.openConnections() == CLIENTS, "the server holds one connection per client");
+            Await.until(() -> server.openConnections() == CLIENTS, 60, "the server holds one connection per client");
             assertTrue(times.length >= CLIENTS, "every client attempted: " + times.length);
             assertTrue(busiest <= MOST_IN_ONE_WINDOW * times.length,
                     busiest + " of " + times.length + " attempts in one 10 ms window");
@@ -130,15 +129,5 @@ class ReconnectStormTest {
             most = Math.max(most, end - start);
         }
         return most;
-    }
-
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within 60 s: " + what);
-            }
-            Thread.sleep(10);
-        }
     }
 }

@@ -41,7 +41,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -114,15 +113,6 @@ class ReconnectingClientTest {
         }
     }
 
-    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within 20 s: " + what);
-            }
-            Thread.sleep(5);
-        }
-    }
 
     private static List<Long> delaysNanos(List<AttemptScheduled> scheduled) {
         List<Long> delays = new ArrayList<>();
@@ -322,7 +312,7 @@ class ReconnectingClientTest {
         assertInstanceOf(ConnectTimeoutException.class, ((AttemptScheduled) failed.event()).cause());
         assertNotBefore(attempt.nanos() + 100 * MS, failed.nanos(), "the timeout");
         events.await(Connecting.class, 2);
-        awaitTrue(() -> resolver.lookups() == 2, "the second attempt looks the name up again");
+        Await.until(() -> resolver.lookups() == 2, 20, "the second attempt looks the name up again");
     }
 
     @Test
@@ -377,7 +367,7 @@ class ReconnectingClientTest {
         assertEquals(0, pendingTimers(client));
         events.await(Disconnected.class, 1);
         assertTrue(events.events(AttemptScheduled.class).isEmpty());
-        awaitTrue(() -> server.openConnections() == 0, "the server sees the connection closed");
+        Await.until(() -> server.openConnections() == 0, 20, "the server sees the connection closed");
     }
 
     @Test
@@ -389,13 +379,34 @@ class ReconnectingClientTest {
                         bootstrap(new Quiet()).resolver(resolver), "svc.test", unusedPort())
                 .backoff(FAST).group(group).listener(events).build());
         client.start();
-        awaitTrue(() -> resolver.heldLookups() == 1, "the attempt is resolving");
+        Await.until(() -> resolver.heldLookups() == 1, 20, "the attempt is resolving");
         assertEquals(1, group.attemptsInProgress());
 
         client.close().get(10, TimeUnit.SECONDS);
         assertEquals(0, group.attemptsInProgress());
         assertEquals(0, pendingTimers(client), "the connect timeout is cancelled too");
         assertTrue(events.events(AttemptScheduled.class).isEmpty());
+    }
+
+    @Test
+    void closeFromTheListenerAsAnAttemptBeginsReturnsThePermit() throws Exception {
+        ReconnectGroup group = new ReconnectGroup(1);
+        ReconnectingClient[] self = new ReconnectingClient[1];
+        ReconnectingClient client = remember(clientTo(unusedPort(), new Quiet()).group(group)
+                .listener(event -> {
+                    events.onEvent(event);
+                    if (event instanceof Connecting) {
+                        self[0].close();
+                    }
+                })
+                .build());
+        self[0] = client;
+        client.start();
+        events.await(Connecting.class, 1);
+        client.close().get(10, TimeUnit.SECONDS);
+        assertEquals(0, group.attemptsInProgress());
+        assertEquals(0, pendingTimers(client));
+        assertEquals(1, events.all().size(), "nothing after the attempt that was closed: " + events.all());
     }
 
     @Test

@@ -126,10 +126,15 @@ final class TestServer implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
-        if (serverChannel != null) {
-            stop();
+    public void close() {
+        try {
+            if (serverChannel != null) {
+                stop();
+            }
+            group.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while closing the server", e);
         }
-        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
     }
 }
