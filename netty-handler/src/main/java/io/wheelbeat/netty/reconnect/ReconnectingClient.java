@@ -246,8 +246,7 @@ public final class ReconnectingClient {
         log.debug("{}: attempt {}", this, attemptNumber);
         emit(new Connecting(attemptNumber, remote));
         if (closed) {
-            releasePermit(); // the listener closed the client before the attempt began
-            return;
+            return; // the listener closed the client, and shutdown() returned the permit
         }
         // Read after the event, so that the event never comes later than the start it announces.
         backoff.attemptStarted(wheel.ticker().nanoTime());
@@ -430,13 +429,16 @@ public final class ReconnectingClient {
         wheel.cancel(healthyTimer);
         healthyTimer = TimerWheel.NO_TIMER;
         abandonAttempt();
+        releasePermit(); // taken by an attempt whose Connecting listener closed the client
         notBackingOff();
         firstConnection.completeExceptionally(new IllegalStateException("closed before connecting"));
         Channel ch = channel;
         if (ch == null) {
             closeFuture.complete(null);
         } else {
-            ch.close().addListener(f -> closeFuture.complete(null));
+            ch.close();
+            // After onChannelClosed, which was added first: Disconnected comes before completion.
+            ch.closeFuture().addListener(f -> closeFuture.complete(null));
         }
     }
 

@@ -14,6 +14,7 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -236,6 +237,20 @@ class ReconnectingClientTest {
         events.await(AttemptScheduled.class, scheduledBefore + 1);
         assertEquals(new AttemptScheduled(2, Duration.ofMillis(50), null),
                 events.events(AttemptScheduled.class).get(scheduledBefore));
+    }
+
+    @Test
+    void pongFiredByAHandlerFromTheUsersInitializerReachesTheClient() throws Exception {
+        TestServer server = server(Mode.ECHO);
+        ChannelInitializer<Channel> usersInitializer = new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                ch.pipeline().addLast(new PingPong(), new Quiet()); // as a heartbeat handler and an app handler
+            }
+        };
+        ReconnectingClient client = remember(clientTo(server.port(), usersInitializer).healthyOnlyOnPong().build());
+        Channel channel = client.start().get(20, TimeUnit.SECONDS);
+        assertEquals(new Healthy(channel, true), events.await(Healthy.class, 1).event());
     }
 
     @Test
