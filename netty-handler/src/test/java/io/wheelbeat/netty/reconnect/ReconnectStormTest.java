@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Timeout;
  * server stopped. Full jitter spreads the first retries over 2 s and the group caps attempts in
  * flight; the measured spread is printed. A starved event loop fires its overdue timers together,
  * so the bound leaves room for stalls of a couple of hundred milliseconds (the machine this was
- * written on ran at a load average of 12 on 2 cores and measured 3 to 4%). Waits are generous;
+ * written on ran at a load average of 12 to 15 on 2 cores and measured 1.6 to 4.4%). Waits are generous;
  * nothing here is judged on speed.
  */
 @Timeout(180)
