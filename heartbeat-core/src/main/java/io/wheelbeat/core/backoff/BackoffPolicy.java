@@ -1,0 +1,281 @@
+package io.wheelbeat.core.backoff;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.random.RandomGenerator;
+
+/**
+ * How long to wait before retrying after a run of failures: exponential growth up to a cap, an
+ * optional jitter, and an optional limit on the number of attempts.
+ *
+ * <h2>Delays</h2>
+ * After {@code failures} consecutive failed attempts (1 for the first retry), the exponential
+ * ceiling is {@code c = min(max, initial x multiplier^(failures - 1))}, rounded to the nanosecond.
+ * The jitter then picks the delay, with {@code u} one draw of
+ * {@link RandomGenerator#nextDouble()} in {@code [0, 1)}. The first four are the definitions of
+ * the AWS Architecture Blog article "Exponential Backoff And Jitter"; the fifth is gRPC's:
+ * <ul>
+ *   <li><b>none</b>: {@code c};</li>
+ *   <li><b>full</b>: {@code u x c}, in {@code [0, c]};</li>
+ *   <li><b>equal</b>: {@code c/2 + u x c/2}, in {@code [c/2, c]};</li>
+ *   <li><b>decorrelated</b>: {@code min(max, initial + u x (p x multiplier - initial))} where
+ *       {@code p} is the previous delay, or {@code initial} before the first; it ignores
+ *       {@code failures}. The article uses a multiplier of 3.</li>
+ *   <li><b>proportional</b> ({@code +/-f}): {@code c x (1 + f x (2u - 1))}, in
+ *       {@code [c(1-f), c(1+f)]}; the cap applies before the jitter, as gRPC's connection backoff
+ *       specifies, so a delay may exceed {@code max} by up to {@code f x max}.</li>
+ * </ul>
+ * Bounds are closed because delays are rounded to the nanosecond. A jittered delay draws exactly one {@code nextDouble()}; an unjittered one draws nothing. So
+ * {@link #delayNanos} is a pure function of its arguments and the random source's state, and a
+ * seeded source gives a reproducible sequence.
+ *
+ * <h2>Attempts</h2>
+ * {@link #maxAttempts()} counts every attempt of a run, the first one included: with
+ * {@code maxAttempts(3)}, an attempt and two retries. {@link #FOREVER} (the default) never gives
+ * up. {@link BackoffSchedule} tracks a run for one connection.
+ *
+ * <p>Immutable and thread-safe; the random source passed in is used on the calling thread only.
+ */
+public final class BackoffPolicy {
+
+    /** {@link #maxAttempts()} of a policy that never gives up. */
+    public static final int FOREVER = Integer.MAX_VALUE;
+
+    private static final BackoffPolicy GRPC = exponential(Duration.ofSeconds(1), Duration.ofSeconds(120))
+            .multiplier(1.6)
+            .proportionalJitter(0.2)
+            .build();
+
+    private enum Jitter { NONE, FULL, EQUAL, DECORRELATED, PROPORTIONAL }
+
+    private final long initialNanos;
+    private final long maxNanos;
+    private final double multiplier;
+    private final Jitter jitter;
+    private final double jitterFraction;
+    private final int maxAttempts;
+
+    private BackoffPolicy(Builder b) {
+        this.initialNanos = b.initialNanos;
+        this.maxNanos = b.maxNanos;
+        this.multiplier = b.multiplier;
+        this.jitter = b.jitter;
+        this.jitterFraction = b.jitterFraction;
+        this.maxAttempts = b.maxAttempts;
+    }
+
+    /**
+     * Starts a policy whose delays grow from {@code initial} up to {@code max}; by default with a
+     * multiplier of 2, no jitter, and no limit on attempts.
+     *
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code initial} is not positive, {@code max} is less
+     *     than {@code initial}, or either exceeds {@code Long.MAX_VALUE} nanoseconds (292 years)
+     */
+    public static Builder exponential(Duration initial, Duration max) {
+        return new Builder(nanos("initial", initial), nanos("max", max));
+    }
+
+    /**
+     * gRPC's documented connection backoff: initial 1 s, multiplier 1.6, jitter +/-0.2 (the
+     * proportional jitter), max 120 s, retrying forever.
+     */
+    public static BackoffPolicy grpc() {
+        return GRPC;
+    }
+
+    /**
+     * Returns the delay before the next attempt after {@code failures} consecutive failed
+     * attempts.
+     *
+     * @param failures consecutive failed attempts so far, at least 1
+     * @param previousDelayNanos the delay this method returned for the previous retry of the
+     *     run, or 0 before the first retry; only the decorrelated jitter reads it
+     * @param random the source of the jitter; one {@code nextDouble()} is drawn when jittered
+     * @return the delay in nanoseconds, never negative
+     * @throws IllegalArgumentException if {@code failures < 1} or {@code previousDelayNanos < 0}
+     * @throws NullPointerException if {@code random} is null
+     */
+    public long delayNanos(int failures, long previousDelayNanos, RandomGenerator random) {
+        if (failures < 1) {
+            throw new IllegalArgumentException("failures must be at least 1: " + failures);
+        }
+        if (previousDelayNanos < 0) {
+            throw new IllegalArgumentException("previousDelayNanos must not be negative: " + previousDelayNanos);
+        }
+        Objects.requireNonNull(random, "random");
+        switch (jitter) {
+            case NONE:
+                return ceilingNanos(failures);
+            case FULL:
+                return Math.round(random.nextDouble() * ceilingNanos(failures));
+            case EQUAL: {
+                double half = ceilingNanos(failures) / 2.0;
+                return Math.round(half + random.nextDouble() * half);
+            }
+            case DECORRELATED: {
+                double upper = Math.max(initialNanos, previousDelayNanos) * multiplier;
+                return Math.min(maxNanos, Math.round(initialNanos + random.nextDouble() * (upper - initialNanos)));
+            }
+            case PROPORTIONAL:
+                // Math.round saturates at Long.MAX_VALUE, so a huge cap cannot overflow.
+                return Math.round(ceilingNanos(failures) * (1 + jitterFraction * (2 * random.nextDouble() - 1)));
+            default:
+                throw new AssertionError(jitter);
+        }
+    }
+
+    /** The exponential ceiling {@code min(max, initial x multiplier^(failures - 1))}. */
+    private long ceilingNanos(int failures) {
+        double ceiling = initialNanos * Math.pow(multiplier, failures - 1);
+        return ceiling >= maxNanos ? maxNanos : Math.round(ceiling);
+    }
+
+    /**
+     * Returns whether a run that has had {@code failures} consecutive failed attempts may make
+     * another attempt: {@code failures < maxAttempts()}.
+     */
+    public boolean retryAllowed(int failures) {
+        return failures < maxAttempts;
+    }
+
+    /** Returns the most attempts a run makes, the first included, or {@link #FOREVER}. */
+    public int maxAttempts() {
+        return maxAttempts;
+    }
+
+    /** Returns the delay of the first retry before jitter. */
+    public Duration initialDelay() {
+        return Duration.ofNanos(initialNanos);
+    }
+
+    /** Returns the cap on the delay before jitter. */
+    public Duration maxDelay() {
+        return Duration.ofNanos(maxNanos);
+    }
+
+    /** Returns the factor by which the delay grows per failure. */
+    public double multiplier() {
+        return multiplier;
+    }
+
+    @Override
+    public String toString() {
+        String jitterText = jitter == Jitter.PROPORTIONAL
+                ? "jitter +/-" + jitterFraction
+                : jitter.name().toLowerCase(java.util.Locale.ROOT) + " jitter";
+        return "BackoffPolicy(" + Duration.ofNanos(initialNanos) + " x" + multiplier + " up to "
+                + Duration.ofNanos(maxNanos) + ", " + jitterText + ", "
+                + (maxAttempts == FOREVER ? "forever" : "at most " + maxAttempts + " attempts") + ")";
+    }
+
+    private static long nanos(String name, Duration duration) {
+        Objects.requireNonNull(duration, name);
+        try {
+            return duration.toNanos();
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException(name + " is too long (over 292 years): " + duration, e);
+        }
+    }
+
+    /** Settings of a {@link BackoffPolicy}. Not thread-safe. */
+    public static final class Builder {
+        private final long initialNanos;
+        private final long maxNanos;
+        private double multiplier = 2.0;
+        private Jitter jitter = Jitter.NONE;
+        private double jitterFraction;
+        private int maxAttempts = FOREVER;
+
+        private Builder(long initialNanos, long maxNanos) {
+            if (initialNanos <= 0) {
+                throw new IllegalArgumentException("initial must be positive: " + Duration.ofNanos(initialNanos));
+            }
+            if (maxNanos < initialNanos) {
+                throw new IllegalArgumentException("max (" + Duration.ofNanos(maxNanos)
+                        + ") must not be less than initial (" + Duration.ofNanos(initialNanos) + ")");
+            }
+            this.initialNanos = initialNanos;
+            this.maxNanos = maxNanos;
+        }
+
+        /**
+         * The factor by which the delay grows per failure; 2 by default.
+         *
+         * @throws IllegalArgumentException if less than 1 or not finite
+         */
+        public Builder multiplier(double multiplier) {
+            if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
+                throw new IllegalArgumentException("multiplier must be finite and at least 1: " + multiplier);
+            }
+            this.multiplier = multiplier;
+            return this;
+        }
+
+        /** No jitter (the default): every client waits exactly the ceiling. */
+        public Builder noJitter() {
+            return jitter(Jitter.NONE, 0);
+        }
+
+        /** AWS "full jitter": uniform between zero and the ceiling. */
+        public Builder fullJitter() {
+            return jitter(Jitter.FULL, 0);
+        }
+
+        /** AWS "equal jitter": half the ceiling plus uniform between zero and the other half. */
+        public Builder equalJitter() {
+            return jitter(Jitter.EQUAL, 0);
+        }
+
+        /**
+         * AWS "decorrelated jitter": uniform between the initial delay and the previous delay
+         * times the multiplier, capped.
+         */
+        public Builder decorrelatedJitter() {
+            return jitter(Jitter.DECORRELATED, 0);
+        }
+
+        /**
+         * gRPC's jitter: the ceiling times a uniform factor between {@code 1 - fraction} and
+         * {@code 1 + fraction}.
+         *
+         * @throws IllegalArgumentException if {@code fraction} is not in {@code [0, 1]}
+         */
+        public Builder proportionalJitter(double fraction) {
+            if (!(fraction >= 0 && fraction <= 1)) {
+                throw new IllegalArgumentException("jitter fraction must be in [0, 1]: " + fraction);
+            }
+            return jitter(Jitter.PROPORTIONAL, fraction);
+        }
+
+        private Builder jitter(Jitter jitter, double fraction) {
+            this.jitter = jitter;
+            this.jitterFraction = fraction;
+            return this;
+        }
+
+        /**
+         * Gives up after {@code attempts} attempts in a run, the first one included.
+         *
+         * @throws IllegalArgumentException if less than 1
+         */
+        public Builder maxAttempts(int attempts) {
+            if (attempts < 1) {
+                throw new IllegalArgumentException("maxAttempts must be at least 1: " + attempts);
+            }
+            this.maxAttempts = attempts;
+            return this;
+        }
+
+        /** Never gives up (the default). */
+        public Builder forever() {
+            this.maxAttempts = FOREVER;
+            return this;
+        }
+
+        /** Builds the policy. */
+        public BackoffPolicy build() {
+            return new BackoffPolicy(this);
+        }
+    }
+}

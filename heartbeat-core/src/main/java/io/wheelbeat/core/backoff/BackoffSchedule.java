@@ -1,0 +1,104 @@
+package io.wheelbeat.core.backoff;
+
+import java.util.Objects;
+import java.util.random.RandomGenerator;
+
+/**
+ * The retry schedule of one connection: counts the consecutive failed attempts of the current
+ * run and turns the {@link BackoffPolicy}'s delays into deadlines. It reads no clock; callers
+ * pass ticker readings in, so it runs the same in virtual time.
+ *
+ * <h2>Rules</h2>
+ * <ul>
+ *   <li>The next attempt is due the policy's delay after the <em>start</em> of the attempt that
+ *       failed (as gRPC's connection backoff measures it): an attempt that took longer than the
+ *       delay to fail is followed at once.</li>
+ *   <li>{@link #reset()} ends the run once a connection has proven healthy. A later failure
+ *       starts a new run and is measured from the moment of that failure, so that a connection
+ *       that was healthy for an hour still waits its (jittered) first delay rather than
+ *       reconnecting at once.</li>
+ *   <li>When the policy's {@link BackoffPolicy#maxAttempts()} is used up,
+ *       {@link #attemptFailed} answers {@code false}: give up.</li>
+ * </ul>
+ *
+ * <p>Not thread-safe: one instance per connection, used on one thread (its event loop).
+ */
+public final class BackoffSchedule {
+
+    private final BackoffPolicy policy;
+    private final RandomGenerator random;
+    private int failures;
+    private long lastDelayNanos;
+    private boolean attemptOpen;
+    private long attemptStartNanos;
+    private long nextAttemptNanos;
+
+    /**
+     * A schedule that draws its jitter from {@code random}, which it uses on the caller's thread.
+     *
+     * @throws NullPointerException if an argument is null
+     */
+    public BackoffSchedule(BackoffPolicy policy, RandomGenerator random) {
+        this.policy = Objects.requireNonNull(policy, "policy");
+        this.random = Objects.requireNonNull(random, "random");
+    }
+
+    /** Records that an attempt starts at {@code nowNanos}, a ticker reading. */
+    public void attemptStarted(long nowNanos) {
+        attemptOpen = true;
+        attemptStartNanos = nowNanos;
+    }
+
+    /**
+     * Records that the current attempt (or the connection it made) failed at {@code nowNanos},
+     * and computes when the next attempt is due.
+     *
+     * @return {@code true} if another attempt is allowed, due at {@link #nextAttemptNanos()};
+     *     {@code false} if the policy gives up
+     */
+    public boolean attemptFailed(long nowNanos) {
+        long base = attemptOpen ? attemptStartNanos : nowNanos;
+        attemptOpen = false;
+        if (failures < Integer.MAX_VALUE) {
+            failures++;
+        }
+        if (!policy.retryAllowed(failures)) {
+            return false;
+        }
+        lastDelayNanos = policy.delayNanos(failures, lastDelayNanos, random);
+        long deadline = base + lastDelayNanos;
+        // Saturate: a delay of centuries must not wrap round to the past.
+        nextAttemptNanos = deadline < base ? Long.MAX_VALUE : deadline;
+        return true;
+    }
+
+    /**
+     * The connection has proven healthy: ends the run. The failure count and the previous delay
+     * go back to zero, and the next failure is measured from when it happens.
+     */
+    public void reset() {
+        failures = 0;
+        lastDelayNanos = 0;
+        attemptOpen = false;
+    }
+
+    /** Returns the consecutive failed attempts of the current run; 0 after {@link #reset()}. */
+    public int failures() {
+        return failures;
+    }
+
+    /** Returns the delay chosen by the last {@link #attemptFailed} that allowed a retry; 0 after {@link #reset()}. */
+    public long lastDelayNanos() {
+        return lastDelayNanos;
+    }
+
+    /** Returns the deadline computed by the last {@link #attemptFailed} that allowed a retry. */
+    public long nextAttemptNanos() {
+        return nextAttemptNanos;
+    }
+
+    /** Returns the policy. */
+    public BackoffPolicy policy() {
+        return policy;
+    }
+}

@@ -1,0 +1,569 @@
+package io.wheelbeat.netty.reconnect;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ConnectTimeoutException;
+import io.netty.channel.EventLoop;
+import io.wheelbeat.core.ExecutorDrivenWheel;
+import io.wheelbeat.core.TimerCallback;
+import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.core.backoff.BackoffPolicy;
+import io.wheelbeat.core.backoff.BackoffSchedule;
+import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
+import io.wheelbeat.netty.reconnect.ReconnectEvent.AttemptScheduled;
+import io.wheelbeat.netty.reconnect.ReconnectEvent.Connected;
+import io.wheelbeat.netty.reconnect.ReconnectEvent.Connecting;
+import io.wheelbeat.netty.reconnect.ReconnectEvent.Disconnected;
+import io.wheelbeat.netty.reconnect.ReconnectEvent.GaveUp;
+import io.wheelbeat.netty.reconnect.ReconnectEvent.Healthy;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A client connection that reconnects by itself: it connects through a Netty {@link Bootstrap}
+ * and, whenever the connection is lost or an attempt fails, tries again after the
+ * {@link BackoffPolicy}'s delay. Every delay and timeout is a timer on the shared wheel of the
+ * client's event loop ({@link EventLoopWheels#shared()}): no thread, no sleep.
+ *
+ * <h2>Behaviour</h2>
+ * <ul>
+ *   <li><b>One event loop.</b> The client takes one loop from the bootstrap's group and makes
+ *       every connection on it; its state, timers and listener calls stay on that loop.</li>
+ *   <li><b>Each attempt</b> resolves the address again (give a host name and port, or an
+ *       unresolved {@link InetSocketAddress}, and the bootstrap's resolver runs per attempt) and
+ *       has its own {@linkplain Builder#connectTimeout connect timeout}, resolving included.
+ *       The bootstrap's {@code CONNECT_TIMEOUT_MILLIS} is not used.</li>
+ *   <li><b>Backoff</b> is measured from the start of the failed attempt. It resets only when a
+ *       connection proves healthy: the first heartbeat pong ({@link PongReceivedEvent} with
+ *       {@code first()}) or staying connected for {@linkplain Builder#healthyAfter a set time}.
+ *       A connection lost before that counts as a failed attempt, so a server that accepts and
+ *       then drops connections meets a growing backoff, not a tight loop. After a healthy
+ *       connection is lost, the first retry waits the policy's first (jittered) delay from the
+ *       moment of the loss, so that many clients losing one server do not return in one tick.</li>
+ *   <li><b>Storm protection:</b> clients sharing a {@link ReconnectGroup} have at most its number
+ *       of attempts in progress at once; the others wait on the wheel.</li>
+ *   <li><b>Closing</b> ({@link #close()}) cancels a pending attempt, closes the connection and
+ *       stops for good. A connection closed by anyone else is a lost connection.</li>
+ * </ul>
+ * The client watches pongs with a handler it appends to each connection's pipeline, after the
+ * bootstrap's handler: handlers between the heartbeat handler and the end of the pipeline must
+ * pass user events on (Netty's adapters do).
+ *
+ * <p>Thread-safe: {@link #start()}, {@link #close()} and the getters may be called from any
+ * thread; the listener and the futures' dependent actions run on the client's event loop.
+ */
+public final class ReconnectingClient {
+
+    private static final Logger log = LoggerFactory.getLogger(ReconnectingClient.class);
+
+    private final Bootstrap connector;
+    private final EventLoop loop;
+    private final ExecutorDrivenWheel wheel;
+    private final SocketAddress remote;
+    private final BackoffSchedule backoff;
+    private final RandomGenerator random;
+    private final long connectTimeoutNanos;
+    /** 0: only a pong proves health. */
+    private final long healthyAfterNanos;
+    private final ReconnectGroup group;
+    private final ReconnectListener listener;
+    private final ReconnectMetrics metrics;
+
+    private final TimerCallback onTimer = this::onTimer;
+    private final ChannelFutureListener onConnectDone = this::connectDone;
+    private final ChannelFutureListener onChannelClosed = this::channelClosed;
+    private final AtomicBoolean started = new AtomicBoolean();
+    private final CompletableFuture<Channel> firstConnection = new CompletableFuture<>();
+    private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
+    private volatile boolean closed;
+    private volatile Channel channel;
+    private volatile long currentBackoffNanos;
+
+    // Confined to the event loop.
+    private ChannelFuture attempt;
+    private boolean permitHeld;
+    private int attemptNumber;
+    private long retryTimer = TimerWheel.NO_TIMER;
+    private long connectTimer = TimerWheel.NO_TIMER;
+    private long healthyTimer = TimerWheel.NO_TIMER;
+    private int permitRefusals;
+    private long lastPermitWaitNanos;
+    private boolean healthy;
+    private volatile boolean gaveUp;
+
+    private ReconnectingClient(Builder b, RandomGenerator random) {
+        this.loop = b.bootstrap.config().group().next();
+        this.wheel = EventLoopWheels.shared().wheelFor(loop);
+        this.remote = b.remote;
+        this.random = random;
+        this.backoff = new BackoffSchedule(b.backoff, random);
+        this.connectTimeoutNanos = b.connectTimeoutNanos;
+        this.healthyAfterNanos = b.healthyAfterNanos;
+        this.group = b.group;
+        this.listener = b.listener;
+        this.metrics = b.metrics;
+        ChannelHandler userHandler = b.bootstrap.config().handler();
+        ChannelHandler watcher = new HealthWatcher();
+        this.connector = b.bootstrap.clone(loop)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 0)
+                .handler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        // The user's handler first, so that the watcher sees what it fires.
+                        ch.pipeline().addLast(userHandler).addLast(watcher);
+                    }
+                });
+    }
+
+    /**
+     * Starts a client that connects to {@code host:port}, resolving the name on every attempt.
+     *
+     * @param bootstrap a configured bootstrap (group, channel, handler); it is copied, not changed
+     * @throws NullPointerException if {@code bootstrap} or {@code host} is null
+     * @throws IllegalArgumentException if {@code port} is out of range
+     * @throws IllegalStateException if the bootstrap lacks a group, a channel or a handler
+     */
+    public static Builder builder(Bootstrap bootstrap, String host, int port) {
+        Objects.requireNonNull(host, "host");
+        return builder(bootstrap, InetSocketAddress.createUnresolved(host, port));
+    }
+
+    /**
+     * Starts a client that connects to {@code remote}. An unresolved {@link InetSocketAddress} is
+     * resolved by the bootstrap's resolver on every attempt; a resolved one is used as it is.
+     *
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalStateException if the bootstrap lacks a group, a channel or a handler
+     */
+    public static Builder builder(Bootstrap bootstrap, SocketAddress remote) {
+        return new Builder(bootstrap, remote);
+    }
+
+    /**
+     * Starts connecting; reconnects from then on until {@link #close()} or until the policy gives
+     * up.
+     *
+     * @return completes with the first connection, or exceptionally if the client gives up
+     *     ({@link ConnectException}) or is closed ({@link IllegalStateException}) first
+     * @throws IllegalStateException if already started or closed
+     * @throws RejectedExecutionException if the event loop is shut down
+     */
+    public CompletableFuture<Channel> start() {
+        if (closed) {
+            throw new IllegalStateException("closed");
+        }
+        if (!started.compareAndSet(false, true)) {
+            throw new IllegalStateException("already started");
+        }
+        loop.execute(this::connect);
+        return firstConnection;
+    }
+
+    /**
+     * Stops for good: cancels a pending or running attempt and closes the connection. Idempotent.
+     *
+     * @return completes once the connection is closed and no timer of this client is pending
+     */
+    public CompletableFuture<Void> close() {
+        closed = true;
+        if (loop.inEventLoop()) {
+            shutdown();
+        } else {
+            try {
+                loop.execute(this::shutdown);
+            } catch (RejectedExecutionException e) {
+                // The loop is gone, and its channels and timers with it.
+                firstConnection.completeExceptionally(new IllegalStateException("closed before connecting"));
+                closeFuture.complete(null);
+            }
+        }
+        return closeFuture;
+    }
+
+    /** Returns the current connection, or {@code null} while there is none. */
+    public Channel channel() {
+        return channel;
+    }
+
+    /** Returns whether {@link #close()} was called. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** Returns the event loop that carries every connection, timer and event of this client. */
+    public EventLoop eventLoop() {
+        return loop;
+    }
+
+    /** Returns the address connected to, as given. */
+    public SocketAddress remoteAddress() {
+        return remote;
+    }
+
+    /** The current backoff, read by {@link ReconnectMetrics}' gauge from any thread. */
+    long currentBackoffNanos() {
+        return currentBackoffNanos;
+    }
+
+    // ---------------------------------------------------------------- on the event loop
+
+    private void connect() {
+        if (closed) {
+            return;
+        }
+        if (group != null) {
+            if (!group.tryAcquire()) {
+                waitForPermit();
+                return;
+            }
+            permitHeld = true;
+            permitRefusals = 0;
+            lastPermitWaitNanos = 0;
+        }
+        attemptNumber = (int) Math.min(Integer.MAX_VALUE, backoff.failures() + 1L);
+        if (metrics != null) {
+            metrics.attemptStarted();
+        }
+        log.debug("{}: attempt {}", this, attemptNumber);
+        emit(new Connecting(attemptNumber, remote));
+        if (closed) {
+            return; // the listener closed the client, and shutdown() returned the permit
+        }
+        // Read after the event, so that the event never comes later than the start it announces.
+        backoff.attemptStarted(wheel.ticker().nanoTime());
+        ChannelFuture future = connector.connect(remote);
+        attempt = future;
+        connectTimer = wheel.schedule(onTimer, connectTimeoutNanos, TimeUnit.NANOSECONDS);
+        // Last: a future already done (a failed registration, say) runs the listener at once.
+        future.addListener(onConnectDone);
+        if (closed) {
+            abandonAttempt(); // closed by a handler while the channel was being set up
+        }
+    }
+
+    private void waitForPermit() {
+        if (permitRefusals < Integer.MAX_VALUE) {
+            permitRefusals++;
+        }
+        lastPermitWaitNanos = group.permitWait().delayNanos(permitRefusals, lastPermitWaitNanos, random);
+        if (metrics != null) {
+            metrics.attemptDeferred();
+        }
+        retryTimer = wheel.schedule(onTimer, lastPermitWaitNanos, TimeUnit.NANOSECONDS);
+    }
+
+    private void onTimer(long timerId) {
+        if (timerId == retryTimer) {
+            retryTimer = TimerWheel.NO_TIMER;
+            connect();
+        } else if (timerId == connectTimer) {
+            connectTimer = TimerWheel.NO_TIMER;
+            abandonAttempt();
+            attemptFailed(new ConnectTimeoutException("connection attempt timed out after "
+                    + TimeUnit.NANOSECONDS.toMillis(connectTimeoutNanos) + " ms: " + remote));
+        } else if (timerId == healthyTimer) {
+            healthyTimer = TimerWheel.NO_TIMER;
+            provedHealthy(false);
+        }
+    }
+
+    private void connectDone(ChannelFuture future) {
+        if (future != attempt) {
+            // Abandoned on timeout or close: whatever it became is not ours.
+            if (future.isSuccess()) {
+                future.channel().close();
+            }
+            return;
+        }
+        endAttempt();
+        if (future.isSuccess()) {
+            connected(future.channel());
+        } else {
+            attemptFailed(future.cause());
+        }
+    }
+
+    /** Gives up the running attempt, if any: its outcome, when it comes, is ignored. */
+    private void abandonAttempt() {
+        ChannelFuture running = attempt;
+        if (running != null) {
+            endAttempt();
+            running.channel().close();
+        }
+    }
+
+    /** The running attempt is over: stops its timeout and returns its permit. */
+    private void endAttempt() {
+        attempt = null;
+        wheel.cancel(connectTimer);
+        connectTimer = TimerWheel.NO_TIMER;
+        releasePermit();
+    }
+
+    private void releasePermit() {
+        if (permitHeld) {
+            permitHeld = false;
+            group.release();
+        }
+    }
+
+    private void attemptFailed(Throwable cause) {
+        if (metrics != null) {
+            metrics.attemptFailed();
+        }
+        log.debug("{}: attempt {} failed", this, attemptNumber, cause);
+        scheduleRetry(cause);
+    }
+
+    private void connected(Channel ch) {
+        if (metrics != null) {
+            metrics.attemptSucceeded();
+        }
+        if (closed) {
+            ch.close();
+            return;
+        }
+        log.debug("{}: connected on attempt {}: {}", this, attemptNumber, ch);
+        channel = ch;
+        healthy = false;
+        emit(new Connected(ch, attemptNumber));
+        firstConnection.complete(ch);
+        if (healthyAfterNanos > 0 && !closed) {
+            // Armed after the event, so that the event never comes later than the uptime's start.
+            healthyTimer = wheel.schedule(onTimer, healthyAfterNanos, TimeUnit.NANOSECONDS);
+        }
+        // Added last: on a channel already closed it runs at once, and Disconnected follows Connected.
+        ch.closeFuture().addListener(onChannelClosed);
+    }
+
+    private void provedHealthy(boolean byPong) {
+        Channel ch = channel;
+        if (healthy || ch == null) {
+            return;
+        }
+        healthy = true;
+        wheel.cancel(healthyTimer);
+        healthyTimer = TimerWheel.NO_TIMER;
+        backoff.reset();
+        notBackingOff();
+        log.debug("{}: healthy ({})", this, byPong ? "first pong" : "connected long enough");
+        emit(new Healthy(ch, byPong));
+    }
+
+    private void channelClosed(ChannelFuture closeFuture) {
+        Channel ch = closeFuture.channel();
+        if (ch != channel) {
+            return;
+        }
+        channel = null;
+        wheel.cancel(healthyTimer);
+        healthyTimer = TimerWheel.NO_TIMER;
+        boolean wasHealthy = healthy;
+        healthy = false;
+        log.debug("{}: disconnected ({})", this, wasHealthy ? "was healthy" : "never proved healthy");
+        emit(new Disconnected(ch, wasHealthy));
+        scheduleRetry(null);
+    }
+
+    private void scheduleRetry(Throwable cause) {
+        if (closed) {
+            return;
+        }
+        if (!backoff.attemptFailed(wheel.ticker().nanoTime())) {
+            giveUp(cause);
+            return;
+        }
+        long delay = backoff.lastDelayNanos();
+        currentBackoffNanos = delay;
+        if (metrics != null) {
+            metrics.backingOff(this);
+        }
+        retryTimer = wheel.scheduleAt(onTimer, backoff.nextAttemptNanos());
+        int next = (int) Math.min(Integer.MAX_VALUE, backoff.failures() + 1L);
+        emit(new AttemptScheduled(next, Duration.ofNanos(delay), cause));
+    }
+
+    private void giveUp(Throwable cause) {
+        gaveUp = true;
+        notBackingOff();
+        if (metrics != null) {
+            metrics.gaveUp();
+        }
+        int attempts = backoff.failures();
+        log.warn("{}: gave up after {} attempts", this, attempts, cause);
+        emit(new GaveUp(attempts, cause));
+        ConnectException failure = new ConnectException("gave up connecting to " + remote + " after " + attempts + " attempts");
+        failure.initCause(cause);
+        firstConnection.completeExceptionally(failure);
+    }
+
+    private void notBackingOff() {
+        currentBackoffNanos = 0;
+        if (metrics != null) {
+            metrics.notBackingOff(this);
+        }
+    }
+
+    private void shutdown() {
+        wheel.cancel(retryTimer);
+        retryTimer = TimerWheel.NO_TIMER;
+        wheel.cancel(healthyTimer);
+        healthyTimer = TimerWheel.NO_TIMER;
+        abandonAttempt();
+        releasePermit(); // taken by an attempt whose Connecting listener closed the client
+        notBackingOff();
+        firstConnection.completeExceptionally(new IllegalStateException("closed before connecting"));
+        Channel ch = channel;
+        if (ch == null) {
+            closeFuture.complete(null);
+        } else {
+            ch.close();
+            // After onChannelClosed, which was added first: Disconnected comes before completion.
+            ch.closeFuture().addListener(f -> closeFuture.complete(null));
+        }
+    }
+
+    private void emit(ReconnectEvent event) {
+        try {
+            listener.onEvent(event);
+        } catch (Throwable t) {
+            log.warn("{}: reconnect listener threw on {}; the client goes on", this, event, t);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ReconnectingClient(" + remote + (closed ? ", closed" : gaveUp ? ", gave up" : "") + ")";
+    }
+
+    /** Turns the first pong of the current connection into proof of health. */
+    @ChannelHandler.Sharable
+    private final class HealthWatcher extends ChannelInboundHandlerAdapter {
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            if (evt instanceof PongReceivedEvent pong && pong.first() && ctx.channel() == channel) {
+                provedHealthy(true);
+            }
+            ctx.fireUserEventTriggered(evt);
+        }
+    }
+
+    /** Settings of a {@link ReconnectingClient}. Not thread-safe. */
+    public static final class Builder {
+        private final Bootstrap bootstrap;
+        private final SocketAddress remote;
+        private BackoffPolicy backoff = BackoffPolicy.grpc();
+        private long connectTimeoutNanos = TimeUnit.SECONDS.toNanos(20);
+        private long healthyAfterNanos = TimeUnit.SECONDS.toNanos(10);
+        private ReconnectGroup group;
+        private ReconnectListener listener = event -> { };
+        private ReconnectMetrics metrics;
+        private RandomGenerator random;
+
+        private Builder(Bootstrap bootstrap, SocketAddress remote) {
+            this.bootstrap = Objects.requireNonNull(bootstrap, "bootstrap");
+            this.remote = Objects.requireNonNull(remote, "remote");
+            bootstrap.validate();
+        }
+
+        /**
+         * The retry delays and the limit on attempts; {@link BackoffPolicy#grpc()} (forever) by
+         * default. A lost healthy connection counts as the first attempt of the run that follows.
+         */
+        public Builder backoff(BackoffPolicy policy) {
+            this.backoff = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /**
+         * How long one attempt (resolving and connecting) may take; 20 s by default, gRPC's
+         * minimum connect timeout.
+         *
+         * @throws IllegalArgumentException if not positive or longer than 292 years
+         */
+        public Builder connectTimeout(Duration timeout) {
+            this.connectTimeoutNanos = positiveNanos("connectTimeout", timeout);
+            return this;
+        }
+
+        /**
+         * How long a connection must stay up to prove healthy when no heartbeat pong has proven
+         * it sooner; 10 s by default.
+         *
+         * @throws IllegalArgumentException if not positive or longer than 292 years
+         */
+        public Builder healthyAfter(Duration uptime) {
+            this.healthyAfterNanos = positiveNanos("healthyAfter", uptime);
+            return this;
+        }
+
+        /** Only the first heartbeat pong proves a connection healthy, however long it stays up. */
+        public Builder healthyOnlyOnPong() {
+            this.healthyAfterNanos = 0;
+            return this;
+        }
+
+        /** Shares a limit on concurrent attempts with the other clients of {@code group}. */
+        public Builder group(ReconnectGroup group) {
+            this.group = Objects.requireNonNull(group, "group");
+            return this;
+        }
+
+        /** Receives the client's events; none by default. */
+        public Builder listener(ReconnectListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /** Counts this client in {@code metrics}; no metrics by default. */
+        public Builder metrics(ReconnectMetrics metrics) {
+            this.metrics = Objects.requireNonNull(metrics, "metrics");
+            return this;
+        }
+
+        /**
+         * The source of jitter, used on the client's event loop only; give each client its own.
+         * A new {@link SplittableRandom} by default; a seeded one makes the delays reproducible.
+         */
+        public Builder random(RandomGenerator random) {
+            this.random = Objects.requireNonNull(random, "random");
+            return this;
+        }
+
+        /** Builds the client; nothing connects until {@link ReconnectingClient#start()}. */
+        public ReconnectingClient build() {
+            return new ReconnectingClient(this, random != null ? random : new SplittableRandom());
+        }
+
+        private static long positiveNanos(String name, Duration duration) {
+            Objects.requireNonNull(duration, name);
+            if (duration.isNegative() || duration.isZero()) {
+                throw new IllegalArgumentException(name + " must be positive: " + duration);
+            }
+            try {
+                return duration.toNanos();
+            } catch (ArithmeticException e) {
+                throw new IllegalArgumentException(name + " is too long (over 292 years): " + duration, e);
+            }
+        }
+    }
+}
