@@ -111,10 +111,22 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
     private boolean firstReaderIdleEvent = true;
     private boolean firstWriterIdleEvent = true;
     private boolean firstAllIdleEvent = true;
-    /** Per kind, the deadline its pending timer was armed for, or {@link #NOT_ARMED}. */
-    private long readerDeadline = NOT_ARMED;
-    private long writerDeadline = NOT_ARMED;
-    private long allDeadline = NOT_ARMED;
+
+    // Netty's three idle tasks, kept as data: when each would next run ({@link #NOT_ARMED}: not
+    // scheduled) and the order it was scheduled in, which breaks ties between equal times.
+    private long readerCheckAt = NOT_ARMED;
+    private long writerCheckAt = NOT_ARMED;
+    private long allCheckAt = NOT_ARMED;
+    private int readerOrder;
+    private int writerOrder;
+    private int allOrder;
+    private int scheduledChecks;
+    /** Set while checks run, so that traffic caused by an idle event does not run them again. */
+    private boolean runningChecks;
+    // Where each kind's timer is armed: the next check that can fire an event ({@link #wakeFor}).
+    private long readerWakeAt = NOT_ARMED;
+    private long writerWakeAt = NOT_ARMED;
+    private long allWakeAt = NOT_ARMED;
 
     // What observeOutput compares against, as Netty keeps it.
     private long lastChangeCheckTimeStamp;
@@ -232,19 +244,21 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
         }
         state = ST_INITIALIZED;
         initOutputChanged();
-        lastReadTime = lastWriteTime = ticker.nanoTime();
+        long now = ticker.nanoTime();
+        lastReadTime = lastWriteTime = now;
         deadlines = sharedTimer != null
                 ? new IdleDeadlines.OnSharedTimer(this, sharedTimer, ctx.executor())
                 : new IdleDeadlines.OnLoopWheel(this, wheels.wheelFor(ctx.executor()).wheel());
         if (readerIdleTimeNanos > 0) {
-            arm(IdleDeadlines.READER, plus(lastReadTime, readerIdleTimeNanos));
+            scheduleCheck(IdleDeadlines.READER, plus(now, readerIdleTimeNanos));
         }
         if (writerIdleTimeNanos > 0) {
-            arm(IdleDeadlines.WRITER, plus(lastWriteTime, writerIdleTimeNanos));
+            scheduleCheck(IdleDeadlines.WRITER, plus(now, writerIdleTimeNanos));
         }
         if (allIdleTimeNanos > 0) {
-            arm(IdleDeadlines.ALL, plus(lastWriteTime, allIdleTimeNanos));
+            scheduleCheck(IdleDeadlines.ALL, plus(now, allIdleTimeNanos));
         }
+        rearmWakes();
     }
 
     private void destroy() {
@@ -252,7 +266,8 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
         if (deadlines != null) {
             deadlines.disarmAll();
         }
-        readerDeadline = writerDeadline = allDeadline = NOT_ARMED;
+        readerCheckAt = writerCheckAt = allCheckAt = NOT_ARMED;
+        readerWakeAt = writerWakeAt = allWakeAt = NOT_ARMED;
     }
 
     // ---------------------------------------------------------------- traffic
@@ -260,6 +275,10 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
         if (readerIdleTimeNanos > 0 || allIdleTimeNanos > 0) {
+            if (!reading) {
+                // A batch starts: checks that fell due before it see the state before it.
+                runDueChecks(ticker.nanoTime());
+            }
             reading = true;
             firstReaderIdleEvent = firstAllIdleEvent = true;
         }
@@ -269,7 +288,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
         if ((readerIdleTimeNanos > 0 || allIdleTimeNanos > 0) && reading) {
-            readObserved();
+            readObserved(false);
         }
         ctx.fireChannelReadComplete();
     }
@@ -277,11 +296,22 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
         if (writerIdleTimeNanos > 0 || allIdleTimeNanos > 0) {
+            if (observeOutput) {
+                runDueChecks(ticker.nanoTime()); // they must see the outbound buffer before this write
+            }
             ctx.write(msg, promise.unvoid()).addListener(writeListener);
         } else {
             // Only reads are watched: a void promise may stay void.
             ctx.write(msg, promise);
         }
+    }
+
+    @Override
+    public void flush(ChannelHandlerContext ctx) throws Exception {
+        if (observeOutput && (writerIdleTimeNanos > 0 || allIdleTimeNanos > 0)) {
+            runDueChecks(ticker.nanoTime()); // they must see the outbound buffer before this flush
+        }
+        ctx.flush();
     }
 
     /**
@@ -295,8 +325,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
                 ctx.executor().execute(this::resetReadTimeout);
                 return;
             }
-            firstReaderIdleEvent = firstAllIdleEvent = true;
-            readObserved();
+            readObserved(true);
         }
     }
 
@@ -319,143 +348,130 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
         writeObserved();
     }
 
-    private void readObserved() {
-        lastReadTime = ticker.nanoTime();
+    /** A read batch completed ({@code resetFirst}: or the read timeout was reset). */
+    private void readObserved(boolean resetFirst) {
+        long now = ticker.nanoTime();
+        runDueChecks(now);
+        lastReadTime = now;
         reading = false;
-        if (rearmsNow()) {
-            rearmAfterTraffic(IdleDeadlines.READER, lastReadTime, readerIdleTimeNanos);
-            rearmAfterTraffic(IdleDeadlines.ALL, Math.max(lastReadTime, lastWriteTime), allIdleTimeNanos);
+        if (resetFirst) {
+            firstReaderIdleEvent = firstAllIdleEvent = true;
         }
-    }
-
-    private void writeObserved() {
-        lastWriteTime = ticker.nanoTime();
-        firstWriterIdleEvent = firstAllIdleEvent = true;
-        if (rearmsNow()) {
-            rearmAfterTraffic(IdleDeadlines.WRITER, lastWriteTime, writerIdleTimeNanos);
-            rearmAfterTraffic(IdleDeadlines.ALL, Math.max(lastReadTime, lastWriteTime), allIdleTimeNanos);
-        }
+        rearmWakes();
     }
 
     /**
-     * Whether traffic moves the deadlines now. A write listener may run on the channel's loop
-     * when the handler was added with another executor: it then only stamps the time, and the
-     * timer re-arms for what is left when it fires.
+     * A write completed, or the write timeout was reset. A write listener may run on the
+     * channel's loop when the handler was added with another executor: it then only stamps the
+     * time, as Netty does, and the checks catch up when they run.
      */
-    private boolean rearmsNow() {
-        return state == ST_INITIALIZED && deadlines.rearmsOnTraffic() && ctx.executor().inEventLoop();
+    private void writeObserved() {
+        long now = ticker.nanoTime();
+        boolean onExecutor = onExecutor();
+        if (onExecutor) {
+            runDueChecks(now);
+        }
+        lastWriteTime = now;
+        firstWriterIdleEvent = firstAllIdleEvent = true;
+        if (onExecutor) {
+            rearmWakes();
+        }
     }
 
-    private void rearmAfterTraffic(int kind, long lastTraffic, long idleTimeNanos) {
-        if (idleTimeNanos > 0) {
-            arm(kind, plus(lastTraffic, idleTimeNanos));
-        }
+    private boolean onExecutor() {
+        return ctx != null && ctx.executor().inEventLoop();
     }
 
     private boolean offExecutor() {
         return ctx != null && !ctx.executor().inEventLoop();
     }
 
-    // ---------------------------------------------------------------- expiry
+    // ---------------------------------------------------------------- checks (Netty's idle tasks)
 
-    /**
-     * Called on the handler's executor when the timer of {@code expiredKind} fires. Runs the
-     * check of every kind due by now, in deadline order (ties: reader, writer, all), as Netty's
-     * scheduler would run its separate tasks: the wheel fires a whole tick at once.
-     */
-    final void deadlineExpired(int expiredKind) {
-        int spent = 1 << expiredKind; // kinds whose timer has fired: due whatever the time says
-        long now = ticker.nanoTime();
-        while (state == ST_INITIALIZED && ctx.channel().isOpen()) {
-            int kind = earliestDue(spent, now);
-            if (kind < 0) {
-                return;
-            }
-            long due = deadlineOf(kind);
-            if ((spent & (1 << kind)) != 0) {
-                spent &= ~(1 << kind);
-            } else {
-                deadlines.disarm(kind);
-            }
-            setDeadline(kind, NOT_ARMED);
-            switch (kind) {
-                case IdleDeadlines.READER -> checkReader(now, due);
-                case IdleDeadlines.WRITER -> checkWriter(now, due);
-                default -> checkAll(now, due);
-            }
-        }
-        // Closed or destroyed: as Netty's tasks do, a fired timer is simply not re-armed.
-        for (int kind = IdleDeadlines.READER; kind <= IdleDeadlines.ALL; kind++) {
-            if ((spent & (1 << kind)) != 0) {
-                setDeadline(kind, NOT_ARMED);
-            }
-        }
-    }
-
-    /** The kind with the earliest deadline among those spent or due by {@code now}, or -1. */
-    private int earliestDue(int spent, long now) {
-        int earliest = -1;
-        long earliestDeadline = 0;
-        for (int kind = IdleDeadlines.READER; kind <= IdleDeadlines.ALL; kind++) {
-            long deadline = deadlineOf(kind);
-            boolean due = (spent & (1 << kind)) != 0 || (deadline != NOT_ARMED && deadline - now <= 0);
-            if (due && (earliest < 0 || deadline - earliestDeadline < 0)) {
-                earliest = kind;
-                earliestDeadline = deadline;
-            }
-        }
-        return earliest;
-    }
-
-    private void checkReader(long now, long due) {
-        if (!reading && now - lastReadTime < readerIdleTimeNanos) {
-            // Read since the timer was armed (only when traffic does not re-arm).
-            arm(IdleDeadlines.READER, plus(lastReadTime, readerIdleTimeNanos));
+    /** Called on the handler's executor when the timer of {@code kind} fires. */
+    final void deadlineExpired(int kind) {
+        if (state != ST_INITIALIZED) {
             return;
         }
-        arm(IdleDeadlines.READER, plus(repeatFrom(now, due), readerIdleTimeNanos));
-        if (reading) {
-            return;
-        }
-        boolean first = firstReaderIdleEvent;
-        firstReaderIdleEvent = false;
-        fireIdle(IdleState.READER_IDLE, first, false);
-    }
-
-    private void checkWriter(long now, long due) {
-        if (now - lastWriteTime < writerIdleTimeNanos) {
-            arm(IdleDeadlines.WRITER, plus(lastWriteTime, writerIdleTimeNanos));
-            return;
-        }
-        arm(IdleDeadlines.WRITER, plus(repeatFrom(now, due), writerIdleTimeNanos));
-        boolean first = firstWriterIdleEvent;
-        firstWriterIdleEvent = false;
-        fireIdle(IdleState.WRITER_IDLE, first, true);
-    }
-
-    private void checkAll(long now, long due) {
-        long lastTraffic = Math.max(lastReadTime, lastWriteTime);
-        if (!reading && now - lastTraffic < allIdleTimeNanos) {
-            arm(IdleDeadlines.ALL, plus(lastTraffic, allIdleTimeNanos));
-            return;
-        }
-        arm(IdleDeadlines.ALL, plus(repeatFrom(now, due), allIdleTimeNanos));
-        if (reading) {
-            return;
-        }
-        boolean first = firstAllIdleEvent;
-        firstAllIdleEvent = false;
-        fireIdle(IdleState.ALL_IDLE, first, true);
+        runDueChecks(ticker.nanoTime());
+        setWakeAt(kind, NOT_ARMED); // its timer is spent: re-arm it whatever it was aimed at
+        rearmWakes();
     }
 
     /**
-     * Where the next period starts after a deadline passed: Netty counts from when its task ran.
-     * A timer late by less than the wheel's granularity counts from its due time instead, so that
-     * the rounding to ticks does not add up over repeated events; a loop that ran later than that
-     * counts from now, as Netty does.
+     * Runs every check that Netty's scheduler would have run by {@code now}, in its order: by
+     * time, then by the order they were scheduled in. Traffic runs them before it changes any
+     * state, so a check sees what Netty's task would have seen at its time.
      */
-    private long repeatFrom(long now, long due) {
-        return now - due < deadlines.quantumNanos() ? due : now;
+    private void runDueChecks(long now) {
+        if (runningChecks || state != ST_INITIALIZED) {
+            return; // an idle event's own traffic: the running loop goes on after the event
+        }
+        runningChecks = true;
+        try {
+            int kind;
+            while (state == ST_INITIALIZED && (kind = nextDueCheck(now)) >= 0) {
+                long due = checkAt(kind);
+                if (!ctx.channel().isOpen()) {
+                    setCheckAt(kind, NOT_ARMED); // as Netty's task: a closed channel stops it
+                    continue;
+                }
+                // A check the timer was aimed at and found late by a tick or more: the loop ran
+                // late, and Netty's task would have run now. Other checks (not aimed at, since
+                // they cannot fire) ran on time.
+                boolean late = wakeAt(kind) == due && now - due >= deadlines.quantumNanos();
+                runCheck(kind, late ? now : due);
+            }
+        } finally {
+            runningChecks = false;
+        }
+    }
+
+    /** The kind whose check is due by {@code now} and comes first, or -1. */
+    private int nextDueCheck(long now) {
+        int next = -1;
+        for (int kind = IdleDeadlines.READER; kind <= IdleDeadlines.ALL; kind++) {
+            long at = checkAt(kind);
+            if (at == NOT_ARMED || at - now > 0) {
+                continue;
+            }
+            if (next < 0 || at - checkAt(next) < 0 || (at == checkAt(next) && orderOf(kind) - orderOf(next) < 0)) {
+                next = kind;
+            }
+        }
+        return next;
+    }
+
+    /** Netty's idle task of {@code kind}, run at {@code ranAt}. */
+    private void runCheck(int kind, long ranAt) {
+        long idleTime = idleTimeOf(kind);
+        boolean busyReading = kind != IdleDeadlines.WRITER && reading;
+        long last = kind == IdleDeadlines.READER ? lastReadTime
+                : kind == IdleDeadlines.WRITER ? lastWriteTime : Math.max(lastReadTime, lastWriteTime);
+        if (!busyReading && ranAt - last < idleTime) {
+            scheduleCheck(kind, plus(last, idleTime)); // traffic since: wait for what is left
+            return;
+        }
+        scheduleCheck(kind, plus(ranAt, idleTime));
+        if (busyReading) {
+            return;
+        }
+        boolean first;
+        IdleState idleState;
+        if (kind == IdleDeadlines.READER) {
+            first = firstReaderIdleEvent;
+            firstReaderIdleEvent = false;
+            idleState = IdleState.READER_IDLE;
+        } else if (kind == IdleDeadlines.WRITER) {
+            first = firstWriterIdleEvent;
+            firstWriterIdleEvent = false;
+            idleState = IdleState.WRITER_IDLE;
+        } else {
+            first = firstAllIdleEvent;
+            firstAllIdleEvent = false;
+            idleState = IdleState.ALL_IDLE;
+        }
+        fireIdle(idleState, first, kind != IdleDeadlines.READER);
     }
 
     private void fireIdle(IdleState idleState, boolean first, boolean suppressedByOutput) {
@@ -473,34 +489,94 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
         }
     }
 
-    private void arm(int kind, long deadline) {
-        if (deadlineOf(kind) == deadline) {
-            return;
-        }
-        setDeadline(kind, deadline);
-        if (deadline == NOT_ARMED) {
-            deadlines.disarm(kind); // beyond the clock's range: it would never fire
-        } else {
-            deadlines.arm(kind, deadline);
-        }
-    }
-
-    private long deadlineOf(int kind) {
-        return kind == IdleDeadlines.READER ? readerDeadline
-                : kind == IdleDeadlines.WRITER ? writerDeadline : allDeadline;
-    }
-
-    private void setDeadline(int kind, long deadline) {
+    private void scheduleCheck(int kind, long at) {
+        setCheckAt(kind, at);
+        int order = ++scheduledChecks;
         if (kind == IdleDeadlines.READER) {
-            readerDeadline = deadline;
+            readerOrder = order;
         } else if (kind == IdleDeadlines.WRITER) {
-            writerDeadline = deadline;
+            writerOrder = order;
         } else {
-            allDeadline = deadline;
+            allOrder = order;
         }
     }
 
-    /** {@code time + duration} for a positive duration, saturating instead of overflowing. */
+    /** Aims each kind's timer at {@link #wakeFor} its check, moving only those that changed. */
+    private void rearmWakes() {
+        for (int kind = IdleDeadlines.READER; kind <= IdleDeadlines.ALL && state == ST_INITIALIZED; kind++) {
+            long wake = wakeFor(kind);
+            if (wake != wakeAt(kind)) {
+                setWakeAt(kind, wake);
+                if (wake == NOT_ARMED) {
+                    deadlines.disarm(kind);
+                } else {
+                    deadlines.arm(kind, wake);
+                }
+            }
+        }
+    }
+
+    /**
+     * When the timer of {@code kind} must fire: at the first check that can fire an event. With
+     * cheap re-arming, that is the check itself if it finds the channel idle, else the moment it
+     * would wait for (the last traffic plus the idle time), so checks that cannot fire cost no
+     * wake-up and a connection that keeps talking never wakes its timers. Otherwise every check.
+     */
+    private long wakeFor(int kind) {
+        long at = checkAt(kind);
+        if (at == NOT_ARMED || !deadlines.rearmsOnTraffic()) {
+            return at;
+        }
+        long last = kind == IdleDeadlines.READER ? lastReadTime
+                : kind == IdleDeadlines.WRITER ? lastWriteTime : Math.max(lastReadTime, lastWriteTime);
+        long idleAt = plus(last, idleTimeOf(kind));
+        return idleAt - at > 0 ? idleAt : at;
+    }
+
+    private long idleTimeOf(int kind) {
+        return kind == IdleDeadlines.READER ? readerIdleTimeNanos
+                : kind == IdleDeadlines.WRITER ? writerIdleTimeNanos : allIdleTimeNanos;
+    }
+
+    private long checkAt(int kind) {
+        return kind == IdleDeadlines.READER ? readerCheckAt
+                : kind == IdleDeadlines.WRITER ? writerCheckAt : allCheckAt;
+    }
+
+    private void setCheckAt(int kind, long at) {
+        if (kind == IdleDeadlines.READER) {
+            readerCheckAt = at;
+        } else if (kind == IdleDeadlines.WRITER) {
+            writerCheckAt = at;
+        } else {
+            allCheckAt = at;
+        }
+    }
+
+    private int orderOf(int kind) {
+        return kind == IdleDeadlines.READER ? readerOrder
+                : kind == IdleDeadlines.WRITER ? writerOrder : allOrder;
+    }
+
+    private long wakeAt(int kind) {
+        return kind == IdleDeadlines.READER ? readerWakeAt
+                : kind == IdleDeadlines.WRITER ? writerWakeAt : allWakeAt;
+    }
+
+    private void setWakeAt(int kind, long at) {
+        if (kind == IdleDeadlines.READER) {
+            readerWakeAt = at;
+        } else if (kind == IdleDeadlines.WRITER) {
+            writerWakeAt = at;
+        } else {
+            allWakeAt = at;
+        }
+    }
+
+    /**
+     * {@code time + duration} for a positive duration; a sum beyond the clock's range becomes
+     * {@link #NOT_ARMED}: such a check would never run.
+     */
     private static long plus(long time, long duration) {
         long sum = time + duration;
         return sum < time ? NOT_ARMED : sum;
