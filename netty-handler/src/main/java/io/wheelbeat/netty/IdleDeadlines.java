@@ -13,8 +13,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The three timers (reader, writer, all) of one {@link WheelIdleStateHandler}, on whatever drives
- * them. Each kind has at most one pending timer; when it expires the handler is told, on the
- * handler's executor, through {@link WheelIdleStateHandler#deadlineExpired(int)}.
+ * them. Each kind has at most one pending timer, which wakes the handler to run its checks; when
+ * it expires the handler is told, on the handler's executor, through
+ * {@link WheelIdleStateHandler#deadlineExpired(int)}.
  *
  * <p>Every method is for the handler's executor thread only.
  */
@@ -37,14 +38,14 @@ abstract class IdleDeadlines {
     abstract void disarm(int kind);
 
     /**
-     * How late a timer may fire only because of the timer's granularity: lateness below this is
-     * not the loop running late, so repeated deadlines are counted from the due time.
+     * How late a timer may fire only because of the timer's granularity: a check found later
+     * than that means the loop itself ran late.
      */
     abstract long quantumNanos();
 
     /**
-     * Whether moving a deadline is cheap enough to do on every read batch and write completion.
-     * When not, traffic only stamps times and an expired timer re-arms for what is left.
+     * Whether moving a timer is cheap enough to do on every read batch and write completion.
+     * When not, traffic only stamps times and the timer wakes for every check, as Netty's does.
      */
     abstract boolean rearmsOnTraffic();
 

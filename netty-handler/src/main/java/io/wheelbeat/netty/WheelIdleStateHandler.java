@@ -59,20 +59,25 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  *
  * <h2>Timing</h2>
- * Events fire on the wheel's tick, at most one tick (1.05 ms with the shared wheels) after the
- * instant Netty's handler would fire them, and never before. Deadlines of one handler that fall
- * due in the same tick run in deadline order, as Netty's separate tasks would. Repeated events
- * are counted from the due time, so the tick's rounding does not accumulate. In tests with
+ * The handler keeps Netty's three idle tasks as data (when each would run next, and the order
+ * they were scheduled in) and runs them in Netty's order; the wheel only wakes it for the checks
+ * that can fire an event. The events are therefore Netty's, in Netty's order, each fired at most
+ * one wheel tick (1.05 ms with the shared wheels) after the instant Netty's handler would fire
+ * it, and never before. Traffic arriving within that tick runs the overdue checks first, so it
+ * never hides an event that Netty would have fired. When the loop itself runs late by a tick or
+ * more, the next period counts from when the check ran, as with Netty's task. In tests with
  * {@code EmbeddedChannel}, {@code freezeTime()}, {@code advanceTimeBy(...)} and
  * {@code runScheduledPendingTasks()} drive it as they drive Netty's handler; advance one tick
  * past the idle time for the event to fire.
  *
  * <h2>Cost</h2>
- * Traffic moves a deadline on the wheel (O(1), no allocation; one field write when it stays in
- * its slot) at most once per read batch and once per write completion; {@code channelRead} only
- * sets a flag. A connection that keeps talking never wakes its timers. With
- * {@link Builder#timer(WheelScheduler) a shared timer}, traffic only stamps times (as in Netty)
- * and every expiry hops to the channel's event loop: slower, and a timeout handle per expiry.
+ * Traffic moves a timer on the wheel (O(1), no allocation; one field write when it stays in its
+ * slot) at most once per read batch and once per write completion, and a read batch reads the
+ * clock twice (Netty's handler: once); further {@code channelRead}s of a batch only set a flag.
+ * A connection that keeps talking never wakes its timers. With
+ * {@link Builder#timer(WheelScheduler) a shared timer}, traffic only stamps times (as in Netty),
+ * the timer wakes for every check, and every wake-up hops to the channel's event loop: slower,
+ * and a timeout handle per check.
  *
  * <h2>Thread rules</h2>
  * One instance per channel. Every method runs on the handler's executor, except
@@ -85,7 +90,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
     private static final long MIN_TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final byte ST_INITIALIZED = 1;
     private static final byte ST_DESTROYED = 2;
-    /** The deadline of a kind with no pending timer; also what a saturated deadline becomes. */
+    /** A check or timer not scheduled; also what a time beyond the clock's range becomes. */
     private static final long NOT_ARMED = Long.MAX_VALUE;
 
     private final boolean observeOutput;
@@ -727,9 +732,10 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
         /**
          * Puts the timers of every channel on one thread-safe timer, such as a
          * {@link io.wheelbeat.core.WheelTimer}, instead of the channel's event-loop wheel. Each
-         * expiry then hops to the channel's event loop ({@code ctx.executor().execute}) and each
-         * arm allocates a timeout handle, so traffic only stamps times and deadlines are fixed up
-         * when they fire: slower than the per-loop wheels, for when one timer thread is wanted.
+         * wake-up then hops to the channel's event loop ({@code ctx.executor().execute}) and each
+         * arm allocates a timeout handle, so traffic only stamps times and the timer wakes for
+         * every check, as Netty's does: slower than the per-loop wheels, for when one timer
+         * thread is wanted.
          *
          * @throws NullPointerException if {@code timer} is null
          * @throws IllegalStateException if {@link #wheels} was chosen

@@ -15,10 +15,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.core.WheelTimer;
 import java.util.List;
@@ -338,6 +340,48 @@ class WheelIdleStateHandlerTest {
     }
 
     @Test
+    void trafficWithinTheTickAfterADeadlineFiresTheEventFirst() {
+        start(new WheelIdleStateHandler(10 * TICK - 300, 0, 0, NANOSECONDS));
+        advanceTo(10 * TICK - 100); // past the deadline, before the tick that fires it
+        assertEquals(List.of(), recorder.events());
+        readBatch();
+        assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT), recorder.events());
+        assertEquals(10 * TICK - 100, firedAt(0));
+    }
+
+    @Test
+    void checksDueAtTheSameInstantRunInTheOrderNettyScheduledThem() {
+        // Writer and all idle times are equal. After the write at 31 ms, Netty's all task (due at
+        // 33 ms) re-arms for 41 ms before its writer task (due at 40 ms) does, so from then on the
+        // all check runs first at their common times: 41 and 61 ms (at 51 ms both see the
+        // outbound buffer change: the first its new message, the second its flush progress).
+        List<IdleStateEvent> expected = List.of(FIRST_WRITER_IDLE_STATE_EVENT, FIRST_ALL_IDLE_STATE_EVENT,
+                WRITER_IDLE_STATE_EVENT, ALL_IDLE_STATE_EVENT, WRITER_IDLE_STATE_EVENT,
+                FIRST_ALL_IDLE_STATE_EVENT, FIRST_WRITER_IDLE_STATE_EVENT,
+                ALL_IDLE_STATE_EVENT, WRITER_IDLE_STATE_EVENT);
+        assertEquals(expected, tieScenario(new IdleStateHandler(true, 0, 10, 10, MILLISECONDS)), "Netty");
+        assertEquals(expected, tieScenario(new WheelIdleStateHandler(true, 0, 10, 10, MILLISECONDS)));
+    }
+
+    private static List<IdleStateEvent> tieScenario(ChannelHandler handler) {
+        SlowDrainChannel channel = new SlowDrainChannel();
+        channel.freezeTime();
+        long t0 = VirtualTime.now(channel);
+        IdleEventRecorder events = new IdleEventRecorder();
+        channel.pipeline().addLast(handler, events);
+        VirtualTime.advanceTo(channel, t0 + MILLISECONDS.toNanos(3));
+        channel.writeInbound("in");
+        VirtualTime.advanceTo(channel, t0 + MILLISECONDS.toNanos(31));
+        channel.writeAndFlush(Unpooled.buffer().writeZero(10));
+        VirtualTime.advanceTo(channel, t0 + MILLISECONDS.toNanos(45));
+        channel.drainBudget(10);
+        channel.writeAndFlush(Unpooled.buffer().writeZero(1000));
+        VirtualTime.advanceTo(channel, t0 + MILLISECONDS.toNanos(61) + TICK);
+        channel.finishAndReleaseAll();
+        return events.events();
+    }
+
+    @Test
     void firesNettysSingletonEvents() {
         start(new WheelIdleStateHandler(R, R, R, NANOSECONDS));
         advanceTo(2 * R + TICK);
@@ -439,6 +483,19 @@ class WheelIdleStateHandlerTest {
     }
 
     // ---------------------------------------------------------------- cost
+
+    @Test
+    void connectionThatKeepsTalkingNeverWakesItsTimers() {
+        start(new WheelIdleStateHandler(R, W, A, NANOSECONDS));
+        for (int i = 1; i <= 100; i++) {
+            advanceTo(i * W / 2);
+            readBatch();
+            ch.writeAndFlush("out");
+        }
+        ch.outboundMessages().clear();
+        assertEquals(0, wheel().expiredCount());
+        assertEquals(List.of(), recorder.events());
+    }
 
     @Test
     void trafficMovesTheTimersInsteadOfAddingNewOnes() {
