@@ -451,8 +451,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
     private void runCheck(int kind, long ranAt) {
         long idleTime = idleTimeOf(kind);
         boolean busyReading = kind != IdleDeadlines.WRITER && reading;
-        long last = kind == IdleDeadlines.READER ? lastReadTime
-                : kind == IdleDeadlines.WRITER ? lastWriteTime : Math.max(lastReadTime, lastWriteTime);
+        long last = lastTrafficOf(kind);
         if (!busyReading && ranAt - last < idleTime) {
             scheduleCheck(kind, plus(last, idleTime)); // traffic since: wait for what is left
             return;
@@ -532,10 +531,15 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
         if (at == NOT_ARMED || !deadlines.rearmsOnTraffic()) {
             return at;
         }
-        long last = kind == IdleDeadlines.READER ? lastReadTime
-                : kind == IdleDeadlines.WRITER ? lastWriteTime : Math.max(lastReadTime, lastWriteTime);
+        long last = lastTrafficOf(kind);
         long idleAt = plus(last, idleTimeOf(kind));
         return idleAt - at > 0 ? idleAt : at;
+    }
+
+    /** The last traffic the check of {@code kind} counts from: reads, writes, or either. */
+    private long lastTrafficOf(int kind) {
+        return kind == IdleDeadlines.READER ? lastReadTime
+                : kind == IdleDeadlines.WRITER ? lastWriteTime : Math.max(lastReadTime, lastWriteTime);
     }
 
     private long idleTimeOf(int kind) {

@@ -76,7 +76,11 @@ class WheelIdleStateHandlerThreadsTest {
         }
     }
 
-    /** Starts a server whose child channels get {@code idleHandler} (on {@code executor} if not null). */
+    /**
+     * Starts a server whose child channels get {@code idleHandler} (on {@code executor} if not
+     * null: deprecated in Netty 4.2, still supported, so the handler must work there).
+     */
+    @SuppressWarnings("deprecation")
     private LocalAddress server(Supplier<ChannelHandler> idleHandler, EventExecutorGroup executor,
                                 BlockingQueue<Channel> children) throws InterruptedException {
         LocalAddress address = new LocalAddress(WheelIdleStateHandlerThreadsTest.class);
@@ -87,6 +91,7 @@ class WheelIdleStateHandlerThreadsTest {
                         ch.pipeline().addLast(executor, "idle", idleHandler.get());
                         ch.pipeline().addLast(executor, "recorder", new ArrivalRecorder());
                         children.add(ch);
+                        opened.add(ch);
                     }
                 }).bind(address).sync().channel());
         return address;
