@@ -1,6 +1,7 @@
 package io.wheelbeat.netty;
 
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.NANOSECONDS;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
@@ -34,5 +35,28 @@ public final class VirtualTime {
     /** The number of timers pending on the shared wheel of {@code ch}'s event loop. */
     public static int pendingTimers(Channel ch) {
         return EventLoopWheels.shared().wheelFor(ch.eventLoop()).wheel().pendingTimers();
+    }
+
+    /** Returns the channel's clock reading. */
+    public static long now(EmbeddedChannel ch) {
+        return ch.eventLoop().ticker().nanoTime();
+    }
+
+    /**
+     * Moves virtual time forward to {@code nanoTime}, stopping at every scheduled task on the way
+     * and running it at its own deadline, so each task sees the time it was scheduled for.
+     */
+    public static void advanceTo(EmbeddedChannel ch, long nanoTime) {
+        for (int steps = 0; steps < 10_000_000; steps++) {
+            long next = ch.runScheduledPendingTasks(); // delay to the next task, or -1 if none
+            long left = nanoTime - now(ch);
+            if (next < 0 || next > left) {
+                ch.advanceTimeBy(Math.max(0, left), NANOSECONDS);
+                ch.runScheduledPendingTasks();
+                return;
+            }
+            ch.advanceTimeBy(next, NANOSECONDS);
+        }
+        throw new AssertionError("scheduled tasks keep falling due at the same instant");
     }
 }

@@ -1,0 +1,226 @@
+package io.wheelbeat.netty;
+
+import io.netty.util.concurrent.EventExecutor;
+import io.wheelbeat.core.TimerCallback;
+import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.core.WheelScheduler;
+import io.wheelbeat.core.WheelTimeout;
+import io.wheelbeat.core.WheelTimerTask;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The three timers (reader, writer, all) of one {@link WheelIdleStateHandler}, on whatever drives
+ * them. Each kind has at most one pending timer, which wakes the handler to run its checks; when
+ * it expires the handler is told, on the handler's executor, through
+ * {@link WheelIdleStateHandler#deadlineExpired(int)}.
+ *
+ * <p>Every method is for the handler's executor thread only.
+ */
+abstract class IdleDeadlines {
+
+    static final int READER = 0;
+    static final int WRITER = 1;
+    static final int ALL = 2;
+
+    final WheelIdleStateHandler handler;
+
+    IdleDeadlines(WheelIdleStateHandler handler) {
+        this.handler = handler;
+    }
+
+    /** Makes the timer of {@code kind} fire at {@code deadlineNanos}, replacing its pending one. */
+    abstract void arm(int kind, long deadlineNanos);
+
+    /** Cancels the pending timer of {@code kind}, if any. */
+    abstract void disarm(int kind);
+
+    /**
+     * How late a timer may fire only because of the timer's granularity: a check found later
+     * than that means the loop itself ran late.
+     */
+    abstract long quantumNanos();
+
+    /**
+     * Whether moving a timer is cheap enough to do on every read batch and write completion.
+     * When not, traffic only stamps times and the timer wakes for every check, as Netty's does.
+     */
+    abstract boolean rearmsOnTraffic();
+
+    final void disarmAll() {
+        disarm(READER);
+        disarm(WRITER);
+        disarm(ALL);
+    }
+
+    /**
+     * On the per-event-loop wheel, through its owner-thread long-id API: arming is a reschedule
+     * (one field write when the deadline stays in its slot), nothing allocates, and this one
+     * object is the callback of all three timers, told apart by id.
+     */
+    static final class OnLoopWheel extends IdleDeadlines implements TimerCallback {
+        private final TimerWheel wheel;
+        private long readerTimer = TimerWheel.NO_TIMER;
+        private long writerTimer = TimerWheel.NO_TIMER;
+        private long allTimer = TimerWheel.NO_TIMER;
+
+        /** {@code wheel} must be owned by the handler's executor. */
+        OnLoopWheel(WheelIdleStateHandler handler, TimerWheel wheel) {
+            super(handler);
+            this.wheel = wheel;
+        }
+
+        @Override
+        void arm(int kind, long deadlineNanos) {
+            long timer = timer(kind);
+            if (timer == TimerWheel.NO_TIMER || !wheel.rescheduleAt(timer, deadlineNanos)) {
+                setTimer(kind, wheel.scheduleAt(this, deadlineNanos));
+            }
+        }
+
+        @Override
+        void disarm(int kind) {
+            long timer = timer(kind);
+            if (timer != TimerWheel.NO_TIMER) {
+                wheel.cancel(timer);
+                setTimer(kind, TimerWheel.NO_TIMER);
+            }
+        }
+
+        @Override
+        long quantumNanos() {
+            return wheel.tickNanos();
+        }
+
+        @Override
+        boolean rearmsOnTraffic() {
+            return true;
+        }
+
+        @Override
+        public void onTimeout(long timerId) {
+            int kind;
+            if (timerId == readerTimer) {
+                kind = READER;
+            } else if (timerId == writerTimer) {
+                kind = WRITER;
+            } else if (timerId == allTimer) {
+                kind = ALL;
+            } else {
+                return; // not ours any more: ids are never reused, so nothing else can match
+            }
+            setTimer(kind, TimerWheel.NO_TIMER);
+            handler.deadlineExpired(kind);
+        }
+
+        private long timer(int kind) {
+            return kind == READER ? readerTimer : kind == WRITER ? writerTimer : allTimer;
+        }
+
+        private void setTimer(int kind, long timer) {
+            if (kind == READER) {
+                readerTimer = timer;
+            } else if (kind == WRITER) {
+                writerTimer = timer;
+            } else {
+                allTimer = timer;
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "idle deadlines of " + handler;
+        }
+    }
+
+    /**
+     * On a scheduler shared across event loops (a {@link io.wheelbeat.core.WheelTimer}): each arm
+     * allocates a timeout handle and each expiry hops to the handler's executor, so traffic never
+     * re-arms; it only stamps times, as Netty's own handler does.
+     */
+    static final class OnSharedTimer extends IdleDeadlines {
+        private static final Logger log = LoggerFactory.getLogger(OnSharedTimer.class);
+
+        private final WheelScheduler timer;
+        private final EventExecutor executor;
+        private final Hop reader = new Hop(READER);
+        private final Hop writer = new Hop(WRITER);
+        private final Hop all = new Hop(ALL);
+
+        OnSharedTimer(WheelIdleStateHandler handler, WheelScheduler timer, EventExecutor executor) {
+            super(handler);
+            this.timer = timer;
+            this.executor = executor;
+        }
+
+        @Override
+        void arm(int kind, long deadlineNanos) {
+            Hop hop = hop(kind);
+            if (hop.timeout != null) {
+                hop.timeout.cancel();
+            }
+            // Deadlines are readings of the executor's ticker plus a positive duration, so this
+            // difference cannot overflow; the shared timer measures the delay on its own clock.
+            long delay = deadlineNanos - executor.ticker().nanoTime();
+            hop.timeout = timer.newTimeout(hop, delay, TimeUnit.NANOSECONDS);
+        }
+
+        @Override
+        void disarm(int kind) {
+            Hop hop = hop(kind);
+            if (hop.timeout != null) {
+                hop.timeout.cancel();
+                hop.timeout = null;
+            }
+        }
+
+        @Override
+        long quantumNanos() {
+            return 0;
+        }
+
+        @Override
+        boolean rearmsOnTraffic() {
+            return false;
+        }
+
+        private Hop hop(int kind) {
+            return kind == READER ? reader : kind == WRITER ? writer : all;
+        }
+
+        /** The task of one kind's timeouts: runs on the timer's thread, hands over to the executor. */
+        private final class Hop implements WheelTimerTask {
+            private final int kind;
+            /** The timeout this kind waits for; executor thread only. */
+            private WheelTimeout timeout;
+
+            Hop(int kind) {
+                this.kind = kind;
+            }
+
+            @Override
+            public void run(WheelTimeout expired) {
+                try {
+                    executor.execute(() -> expiredOnExecutor(expired));
+                } catch (RejectedExecutionException e) {
+                    log.debug("{} is shut down; idle deadline of {} dropped", executor, handler, e);
+                }
+            }
+
+            private void expiredOnExecutor(WheelTimeout expired) {
+                // A timeout re-armed or cancelled after it expired on the timer's thread is stale.
+                if (timeout == expired) {
+                    timeout = null;
+                    handler.deadlineExpired(kind);
+                }
+            }
+
+            @Override
+            public String toString() {
+                return "idle deadline " + kind + " of " + handler;
+            }
+        }
+    }
+}

@@ -1,0 +1,778 @@
+package io.wheelbeat.netty;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.timeout.IdleState;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.Ticker;
+import io.wheelbeat.core.WheelScheduler;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A drop-in replacement for Netty's {@link IdleStateHandler} whose timers live on the shared
+ * timing wheel of the channel's event loop ({@link EventLoopWheels#shared()}) instead of the
+ * loop's priority queue: it fires the same {@link IdleStateEvent} singletons, with the same
+ * first/non-first semantics, so existing {@code userEventTriggered} code works unchanged.
+ *
+ * <h2>Swapping it in</h2>
+ * <pre>{@code
+ * // was: pipeline.addLast("idle", new IdleStateHandler(60, 30, 0));
+ * import io.wheelbeat.netty.WheelIdleStateHandler;
+ * pipeline.addLast("idle", new WheelIdleStateHandler(60, 30, 0));
+ * // userEventTriggered(ctx, evt) { if (evt instanceof IdleStateEvent e) ... } stays as it is
+ * }</pre>
+ * The three constructors are Netty's: {@code (int, int, int)} in seconds,
+ * {@code (long, long, long, TimeUnit)} and {@code (boolean observeOutput, long, long, long,
+ * TimeUnit)}; zero or less disables a check, and positive values are floored at 1 ms.
+ * {@link #builder()} adds the options Netty lacks (a meter registry, other wheels, a shared
+ * timer). It is not a subclass of {@code IdleStateHandler}: code that looks the handler up by that
+ * class ({@code pipeline.get(IdleStateHandler.class)}) must look up this one.
+ *
+ * <h2>Semantics (Netty's, reproduced)</h2>
+ * <ul>
+ *   <li>A read counts when its batch completes ({@code channelReadComplete}); while a batch is in
+ *       progress ({@code channelRead} seen, not yet complete) the reader is busy. A read makes the
+ *       next reader-idle and all-idle events "first" again.</li>
+ *   <li>A write counts when it completes (its promise is done, whether it succeeded or failed), as
+ *       Netty stamps it from a write listener; a write sitting unflushed in the outbound buffer
+ *       does not count. A completed write makes the next writer-idle and all-idle events first.
+ *       Void promises are replaced by real ones (Netty's {@code unvoid()}) when writer or all
+ *       idleness is watched.</li>
+ *   <li>An idle period fires one event flagged first, then repeats it unflagged every period
+ *       until traffic resets it. With {@code observeOutput}, a non-first writer-idle or all-idle
+ *       event is skipped while the outbound buffer makes progress (its current message, pending
+ *       bytes or flush progress changed, or a write completed since the last check), so a slow
+ *       consumer that is still draining does not count as idle.</li>
+ *   <li>Nothing fires once the channel is closed; timers stop when the channel goes inactive or
+ *       the handler is removed, whichever comes first, and a handler never starts again after
+ *       that (Netty's state machine). Like Netty's, the handler is not {@code @Sharable}.</li>
+ *   <li>{@link #channelIdle} and {@link #newIdleStateEvent} may be overridden; an exception from
+ *       them goes to {@code exceptionCaught}.</li>
+ * </ul>
+ *
+ * <h2>Timing</h2>
+ * The handler keeps Netty's three idle tasks as data (when each would run next, and the order
+ * they were scheduled in) and runs them in Netty's order; the wheel only wakes it for the checks
+ * that can fire an event. The events are therefore Netty's, in Netty's order, each fired at most
+ * one wheel tick (1.05 ms with the shared wheels) after the instant Netty's handler would fire
+ * it, and never before. Traffic arriving within that tick runs the overdue checks first, so it
+ * never hides an event that Netty would have fired. When the loop itself runs late by a tick or
+ * more, the next period counts from when the check ran, as with Netty's task. In tests with
+ * {@code EmbeddedChannel}, {@code freezeTime()}, {@code advanceTimeBy(...)} and
+ * {@code runScheduledPendingTasks()} drive it as they drive Netty's handler; advance one tick
+ * past the idle time for the event to fire.
+ *
+ * <h2>Cost</h2>
+ * Traffic moves a timer on the wheel (O(1), no allocation; one field write when it stays in its
+ * slot) at most once per read batch and once per write completion, and a read batch reads the
+ * clock twice (Netty's handler: once); further {@code channelRead}s of a batch only set a flag.
+ * A connection that keeps talking never wakes its timers. With
+ * {@link Builder#timer(WheelScheduler) a shared timer}, traffic only stamps times (as in Netty),
+ * the timer wakes for every check, and every wake-up hops to the channel's event loop: slower,
+ * and a timeout handle per check.
+ *
+ * <h2>Thread rules</h2>
+ * One instance per channel. Every method runs on the handler's executor, except
+ * {@link #resetReadTimeout()} and {@link #resetWriteTimeout()}, which may be called from any
+ * thread (off the executor they are handed to it). Construction and the builder are
+ * single-threaded.
+ */
+public class WheelIdleStateHandler extends ChannelDuplexHandler {
+
+    private static final long MIN_TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final byte ST_INITIALIZED = 1;
+    private static final byte ST_DESTROYED = 2;
+    /** A check or timer not scheduled; also what a time beyond the clock's range becomes. */
+    private static final long NOT_ARMED = Long.MAX_VALUE;
+
+    private final boolean observeOutput;
+    private final long readerIdleTimeNanos;
+    private final long writerIdleTimeNanos;
+    private final long allIdleTimeNanos;
+    /** Where the timers go: per-event-loop wheels, or (when non-null) {@link #sharedTimer}. */
+    private final EventLoopWheels wheels;
+    private final WheelScheduler sharedTimer;
+    /** Null when no meter registry was given. */
+    private final IdleEventCounters counters;
+    /** One listener for every write, as Netty does, so that writes allocate no listener. */
+    private final ChannelFutureListener writeListener = this::writeCompleted;
+
+    private ChannelHandlerContext ctx;
+    private Ticker ticker = Ticker.systemTicker();
+    private IdleDeadlines deadlines;
+    private byte state;
+
+    private boolean reading;
+    private long lastReadTime;
+    private long lastWriteTime;
+    private boolean firstReaderIdleEvent = true;
+    private boolean firstWriterIdleEvent = true;
+    private boolean firstAllIdleEvent = true;
+
+    // Netty's three idle tasks, kept as data: when each would next run ({@link #NOT_ARMED}: not
+    // scheduled) and the order it was scheduled in, which breaks ties between equal times.
+    private long readerCheckAt = NOT_ARMED;
+    private long writerCheckAt = NOT_ARMED;
+    private long allCheckAt = NOT_ARMED;
+    private int readerOrder;
+    private int writerOrder;
+    private int allOrder;
+    private int scheduledChecks;
+    /** Set while checks run, so that traffic caused by an idle event does not run them again. */
+    private boolean runningChecks;
+    // Where each kind's timer is armed: the next check that can fire an event ({@link #wakeFor}).
+    private long readerWakeAt = NOT_ARMED;
+    private long writerWakeAt = NOT_ARMED;
+    private long allWakeAt = NOT_ARMED;
+
+    // What observeOutput compares against, as Netty keeps it.
+    private long lastChangeCheckTimeStamp;
+    private int lastMessageHashCode;
+    private long lastPendingWriteBytes;
+    private long lastFlushProgress;
+
+    /**
+     * Netty's {@code IdleStateHandler(int, int, int)}: idle times in seconds, zero or less
+     * disables a check.
+     */
+    public WheelIdleStateHandler(int readerIdleTimeSeconds, int writerIdleTimeSeconds, int allIdleTimeSeconds) {
+        this(readerIdleTimeSeconds, writerIdleTimeSeconds, allIdleTimeSeconds, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Netty's {@code IdleStateHandler(long, long, long, TimeUnit)}: zero or less disables a check;
+     * positive values are floored at 1 ms.
+     *
+     * @throws NullPointerException if {@code unit} is null
+     */
+    public WheelIdleStateHandler(long readerIdleTime, long writerIdleTime, long allIdleTime, TimeUnit unit) {
+        this(false, readerIdleTime, writerIdleTime, allIdleTime, unit);
+    }
+
+    /**
+     * Netty's {@code IdleStateHandler(boolean, long, long, long, TimeUnit)}.
+     *
+     * @param observeOutput whether progress of the outbound buffer (a slow consumer still
+     *     draining) keeps the writer from being idle; see the class comment
+     * @throws NullPointerException if {@code unit} is null
+     */
+    public WheelIdleStateHandler(boolean observeOutput, long readerIdleTime, long writerIdleTime,
+                                 long allIdleTime, TimeUnit unit) {
+        this(builder().observeOutput(observeOutput)
+                .readerIdleTime(readerIdleTime, unit)
+                .writerIdleTime(writerIdleTime, unit)
+                .allIdleTime(allIdleTime, unit));
+    }
+
+    /** A handler with the builder's settings; for subclasses that need the builder's options. */
+    protected WheelIdleStateHandler(Builder builder) {
+        this.observeOutput = builder.observeOutput;
+        this.readerIdleTimeNanos = builder.readerIdleTimeNanos;
+        this.writerIdleTimeNanos = builder.writerIdleTimeNanos;
+        this.allIdleTimeNanos = builder.allIdleTimeNanos;
+        this.wheels = builder.wheels;
+        this.sharedTimer = builder.sharedTimer;
+        this.counters = builder.counters;
+    }
+
+    /** Returns a builder: every check disabled, no output observation, the shared wheels, no metrics. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Returns the reader idle time in milliseconds (0: disabled). */
+    public long getReaderIdleTimeInMillis() {
+        return TimeUnit.NANOSECONDS.toMillis(readerIdleTimeNanos);
+    }
+
+    /** Returns the writer idle time in milliseconds (0: disabled). */
+    public long getWriterIdleTimeInMillis() {
+        return TimeUnit.NANOSECONDS.toMillis(writerIdleTimeNanos);
+    }
+
+    /** Returns the all idle time in milliseconds (0: disabled). */
+    public long getAllIdleTimeInMillis() {
+        return TimeUnit.NANOSECONDS.toMillis(allIdleTimeNanos);
+    }
+
+    // ---------------------------------------------------------------- lifecycle
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
+        this.ctx = ctx;
+        this.ticker = ctx.executor().ticker();
+        Channel channel = ctx.channel();
+        if (channel.isActive() && channel.isRegistered()) {
+            // channelActive() has fired already and will not reach this handler.
+            initialize();
+        }
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) throws Exception {
+        destroy();
+    }
+
+    @Override
+    public void channelRegistered(ChannelHandlerContext ctx) throws Exception {
+        if (ctx.channel().isActive()) {
+            initialize();
+        }
+        super.channelRegistered(ctx);
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        initialize();
+        super.channelActive(ctx);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        destroy();
+        super.channelInactive(ctx);
+    }
+
+    private void initialize() {
+        // Starts at most once, and never after destroy(): a handler removed or made inactive
+        // before it started must not start later (Netty issue 143).
+        if (state != 0) {
+            return;
+        }
+        state = ST_INITIALIZED;
+        initOutputChanged();
+        long now = ticker.nanoTime();
+        lastReadTime = lastWriteTime = now;
+        deadlines = sharedTimer != null
+                ? new IdleDeadlines.OnSharedTimer(this, sharedTimer, ctx.executor())
+                : new IdleDeadlines.OnLoopWheel(this, wheels.wheelFor(ctx.executor()).wheel());
+        if (readerIdleTimeNanos > 0) {
+            scheduleCheck(IdleDeadlines.READER, plus(now, readerIdleTimeNanos));
+        }
+        if (writerIdleTimeNanos > 0) {
+            scheduleCheck(IdleDeadlines.WRITER, plus(now, writerIdleTimeNanos));
+        }
+        if (allIdleTimeNanos > 0) {
+            scheduleCheck(IdleDeadlines.ALL, plus(now, allIdleTimeNanos));
+        }
+        rearmWakes();
+    }
+
+    private void destroy() {
+        state = ST_DESTROYED;
+        if (deadlines != null) {
+            deadlines.disarmAll();
+        }
+        readerCheckAt = writerCheckAt = allCheckAt = NOT_ARMED;
+        readerWakeAt = writerWakeAt = allWakeAt = NOT_ARMED;
+    }
+
+    // ---------------------------------------------------------------- traffic
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        if (readerIdleTimeNanos > 0 || allIdleTimeNanos > 0) {
+            if (!reading) {
+                // A batch starts: checks that fell due before it see the state before it.
+                runDueChecks(ticker.nanoTime());
+            }
+            reading = true;
+            firstReaderIdleEvent = firstAllIdleEvent = true;
+        }
+        ctx.fireChannelRead(msg);
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        if ((readerIdleTimeNanos > 0 || allIdleTimeNanos > 0) && reading) {
+            readObserved(false);
+        }
+        ctx.fireChannelReadComplete();
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+        if (writerIdleTimeNanos > 0 || allIdleTimeNanos > 0) {
+            if (observeOutput) {
+                runDueChecks(ticker.nanoTime()); // they must see the outbound buffer before this write
+            }
+            ctx.write(msg, promise.unvoid()).addListener(writeListener);
+        } else {
+            // Only reads are watched: a void promise may stay void.
+            ctx.write(msg, promise);
+        }
+    }
+
+    @Override
+    public void flush(ChannelHandlerContext ctx) throws Exception {
+        if (observeOutput && (writerIdleTimeNanos > 0 || allIdleTimeNanos > 0)) {
+            runDueChecks(ticker.nanoTime()); // they must see the outbound buffer before this flush
+        }
+        ctx.flush();
+    }
+
+    /**
+     * Counts a read now: Netty's {@code resetReadTimeout()}. The next reader-idle and all-idle
+     * events are first again. May be called from any thread; off the handler's executor it is
+     * handed to the executor.
+     */
+    public void resetReadTimeout() {
+        if (readerIdleTimeNanos > 0 || allIdleTimeNanos > 0) {
+            if (offExecutor()) {
+                ctx.executor().execute(this::resetReadTimeout);
+                return;
+            }
+            readObserved(true);
+        }
+    }
+
+    /**
+     * Counts a write now: Netty's {@code resetWriteTimeout()}. The next writer-idle and all-idle
+     * events are first again. May be called from any thread; off the handler's executor it is
+     * handed to the executor.
+     */
+    public void resetWriteTimeout() {
+        if (writerIdleTimeNanos > 0 || allIdleTimeNanos > 0) {
+            if (offExecutor()) {
+                ctx.executor().execute(this::resetWriteTimeout);
+                return;
+            }
+            writeObserved();
+        }
+    }
+
+    private void writeCompleted(ChannelFuture future) {
+        writeObserved();
+    }
+
+    /** A read batch completed ({@code resetFirst}: or the read timeout was reset). */
+    private void readObserved(boolean resetFirst) {
+        long now = ticker.nanoTime();
+        runDueChecks(now);
+        lastReadTime = now;
+        reading = false;
+        if (resetFirst) {
+            firstReaderIdleEvent = firstAllIdleEvent = true;
+        }
+        rearmWakes();
+    }
+
+    /**
+     * A write completed, or the write timeout was reset. A write listener may run on the
+     * channel's loop when the handler was added with another executor: it then only stamps the
+     * time, as Netty does, and the checks catch up when they run.
+     */
+    private void writeObserved() {
+        long now = ticker.nanoTime();
+        boolean onExecutor = onExecutor();
+        if (onExecutor) {
+            runDueChecks(now);
+        }
+        lastWriteTime = now;
+        firstWriterIdleEvent = firstAllIdleEvent = true;
+        if (onExecutor) {
+            rearmWakes();
+        }
+    }
+
+    private boolean onExecutor() {
+        return ctx != null && ctx.executor().inEventLoop();
+    }
+
+    private boolean offExecutor() {
+        return ctx != null && !ctx.executor().inEventLoop();
+    }
+
+    // ---------------------------------------------------------------- checks (Netty's idle tasks)
+
+    /** Called on the handler's executor when the timer of {@code kind} fires. */
+    final void deadlineExpired(int kind) {
+        if (state != ST_INITIALIZED) {
+            return;
+        }
+        runDueChecks(ticker.nanoTime());
+        setWakeAt(kind, NOT_ARMED); // its timer is spent: re-arm it whatever it was aimed at
+        rearmWakes();
+    }
+
+    /**
+     * Runs every check that Netty's scheduler would have run by {@code now}, in its order: by
+     * time, then by the order they were scheduled in. Traffic runs them before it changes any
+     * state, so a check sees what Netty's task would have seen at its time.
+     */
+    private void runDueChecks(long now) {
+        if (runningChecks || state != ST_INITIALIZED) {
+            return; // an idle event's own traffic: the running loop goes on after the event
+        }
+        runningChecks = true;
+        try {
+            int kind;
+            while (state == ST_INITIALIZED && (kind = nextDueCheck(now)) >= 0) {
+                long due = checkAt(kind);
+                if (!ctx.channel().isOpen()) {
+                    setCheckAt(kind, NOT_ARMED); // as Netty's task: a closed channel stops it
+                    continue;
+                }
+                // A check the timer was aimed at and found late by a tick or more: the loop ran
+                // late, and Netty's task would have run now. Other checks (not aimed at, since
+                // they cannot fire) ran on time.
+                boolean late = wakeAt(kind) == due && now - due >= deadlines.quantumNanos();
+                runCheck(kind, late ? now : due);
+            }
+        } finally {
+            runningChecks = false;
+        }
+    }
+
+    /** The kind whose check is due by {@code now} and comes first, or -1. */
+    private int nextDueCheck(long now) {
+        int next = -1;
+        for (int kind = IdleDeadlines.READER; kind <= IdleDeadlines.ALL; kind++) {
+            long at = checkAt(kind);
+            if (at == NOT_ARMED || at - now > 0) {
+                continue;
+            }
+            if (next < 0 || at - checkAt(next) < 0 || (at == checkAt(next) && orderOf(kind) - orderOf(next) < 0)) {
+                next = kind;
+            }
+        }
+        return next;
+    }
+
+    /** Netty's idle task of {@code kind}, run at {@code ranAt}. */
+    private void runCheck(int kind, long ranAt) {
+        long idleTime = idleTimeOf(kind);
+        boolean busyReading = kind != IdleDeadlines.WRITER && reading;
+        long last = lastTrafficOf(kind);
+        if (!busyReading && ranAt - last < idleTime) {
+            scheduleCheck(kind, plus(last, idleTime)); // traffic since: wait for what is left
+            return;
+        }
+        scheduleCheck(kind, plus(ranAt, idleTime));
+        if (busyReading) {
+            return;
+        }
+        boolean first;
+        IdleState idleState;
+        if (kind == IdleDeadlines.READER) {
+            first = firstReaderIdleEvent;
+            firstReaderIdleEvent = false;
+            idleState = IdleState.READER_IDLE;
+        } else if (kind == IdleDeadlines.WRITER) {
+            first = firstWriterIdleEvent;
+            firstWriterIdleEvent = false;
+            idleState = IdleState.WRITER_IDLE;
+        } else {
+            first = firstAllIdleEvent;
+            firstAllIdleEvent = false;
+            idleState = IdleState.ALL_IDLE;
+        }
+        fireIdle(idleState, first, kind != IdleDeadlines.READER);
+    }
+
+    private void fireIdle(IdleState idleState, boolean first, boolean suppressedByOutput) {
+        try {
+            if (suppressedByOutput && hasOutputChanged(first)) {
+                return;
+            }
+            IdleStateEvent event = newIdleStateEvent(idleState, first);
+            if (counters != null) {
+                counters.increment(idleState);
+            }
+            channelIdle(ctx, event);
+        } catch (Throwable t) {
+            ctx.fireExceptionCaught(t);
+        }
+    }
+
+    private void scheduleCheck(int kind, long at) {
+        setCheckAt(kind, at);
+        int order = ++scheduledChecks;
+        if (kind == IdleDeadlines.READER) {
+            readerOrder = order;
+        } else if (kind == IdleDeadlines.WRITER) {
+            writerOrder = order;
+        } else {
+            allOrder = order;
+        }
+    }
+
+    /** Aims each kind's timer at {@link #wakeFor} its check, moving only those that changed. */
+    private void rearmWakes() {
+        for (int kind = IdleDeadlines.READER; kind <= IdleDeadlines.ALL && state == ST_INITIALIZED; kind++) {
+            long wake = wakeFor(kind);
+            if (wake != wakeAt(kind)) {
+                setWakeAt(kind, wake);
+                if (wake == NOT_ARMED) {
+                    deadlines.disarm(kind);
+                } else {
+                    deadlines.arm(kind, wake);
+                }
+            }
+        }
+    }
+
+    /**
+     * When the timer of {@code kind} must fire: at the first check that can fire an event. With
+     * cheap re-arming, that is the check itself if it finds the channel idle, else the moment it
+     * would wait for (the last traffic plus the idle time), so checks that cannot fire cost no
+     * wake-up and a connection that keeps talking never wakes its timers. Otherwise every check.
+     */
+    private long wakeFor(int kind) {
+        long at = checkAt(kind);
+        if (at == NOT_ARMED || !deadlines.rearmsOnTraffic()) {
+            return at;
+        }
+        long last = lastTrafficOf(kind);
+        long idleAt = plus(last, idleTimeOf(kind));
+        return idleAt - at > 0 ? idleAt : at;
+    }
+
+    /** The last traffic the check of {@code kind} counts from: reads, writes, or either. */
+    private long lastTrafficOf(int kind) {
+        return kind == IdleDeadlines.READER ? lastReadTime
+                : kind == IdleDeadlines.WRITER ? lastWriteTime : Math.max(lastReadTime, lastWriteTime);
+    }
+
+    private long idleTimeOf(int kind) {
+        return kind == IdleDeadlines.READER ? readerIdleTimeNanos
+                : kind == IdleDeadlines.WRITER ? writerIdleTimeNanos : allIdleTimeNanos;
+    }
+
+    private long checkAt(int kind) {
+        return kind == IdleDeadlines.READER ? readerCheckAt
+                : kind == IdleDeadlines.WRITER ? writerCheckAt : allCheckAt;
+    }
+
+    private void setCheckAt(int kind, long at) {
+        if (kind == IdleDeadlines.READER) {
+            readerCheckAt = at;
+        } else if (kind == IdleDeadlines.WRITER) {
+            writerCheckAt = at;
+        } else {
+            allCheckAt = at;
+        }
+    }
+
+    private int orderOf(int kind) {
+        return kind == IdleDeadlines.READER ? readerOrder
+                : kind == IdleDeadlines.WRITER ? writerOrder : allOrder;
+    }
+
+    private long wakeAt(int kind) {
+        return kind == IdleDeadlines.READER ? readerWakeAt
+                : kind == IdleDeadlines.WRITER ? writerWakeAt : allWakeAt;
+    }
+
+    private void setWakeAt(int kind, long at) {
+        if (kind == IdleDeadlines.READER) {
+            readerWakeAt = at;
+        } else if (kind == IdleDeadlines.WRITER) {
+            writerWakeAt = at;
+        } else {
+            allWakeAt = at;
+        }
+    }
+
+    /**
+     * {@code time + duration} for a positive duration; a sum beyond the clock's range becomes
+     * {@link #NOT_ARMED}: such a check would never run.
+     */
+    private static long plus(long time, long duration) {
+        long sum = time + duration;
+        return sum < time ? NOT_ARMED : sum;
+    }
+
+    // ---------------------------------------------------------------- extension points
+
+    /**
+     * Called when an idle state event should be fired; fires it through the pipeline
+     * ({@code ctx.fireUserEventTriggered(evt)}). As in Netty's handler.
+     */
+    protected void channelIdle(ChannelHandlerContext ctx, IdleStateEvent evt) throws Exception {
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    /**
+     * Returns the event for {@code state}: by default Netty's singletons
+     * ({@link IdleStateEvent#FIRST_READER_IDLE_STATE_EVENT} and the five others).
+     */
+    protected IdleStateEvent newIdleStateEvent(IdleState state, boolean first) {
+        return switch (state) {
+            case ALL_IDLE -> first ? IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT : IdleStateEvent.ALL_IDLE_STATE_EVENT;
+            case READER_IDLE -> first ? IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT : IdleStateEvent.READER_IDLE_STATE_EVENT;
+            case WRITER_IDLE -> first ? IdleStateEvent.FIRST_WRITER_IDLE_STATE_EVENT : IdleStateEvent.WRITER_IDLE_STATE_EVENT;
+        };
+    }
+
+    // ---------------------------------------------------------------- observeOutput
+
+    private void initOutputChanged() {
+        if (observeOutput) {
+            ChannelOutboundBuffer buf = ctx.channel().unsafe().outboundBuffer();
+            if (buf != null) {
+                lastMessageHashCode = System.identityHashCode(buf.current());
+                lastPendingWriteBytes = buf.totalPendingWriteBytes();
+                lastFlushProgress = buf.currentProgress();
+            }
+        }
+    }
+
+    /**
+     * Whether the outbound buffer changed since the last call (Netty issue 6150): a completed
+     * write, another message at the head, other pending bytes, or flush progress. A first call
+     * only records; it never reports a change, so first events are never skipped.
+     */
+    private boolean hasOutputChanged(boolean first) {
+        if (!observeOutput) {
+            return false;
+        }
+        if (lastChangeCheckTimeStamp != lastWriteTime) {
+            // Writes complete: a change at the message level, assumed at the byte level too.
+            lastChangeCheckTimeStamp = lastWriteTime;
+            if (!first) {
+                return true;
+            }
+        }
+        ChannelOutboundBuffer buf = ctx.channel().unsafe().outboundBuffer();
+        if (buf == null) {
+            return false;
+        }
+        int messageHashCode = System.identityHashCode(buf.current());
+        long pendingWriteBytes = buf.totalPendingWriteBytes();
+        if (messageHashCode != lastMessageHashCode || pendingWriteBytes != lastPendingWriteBytes) {
+            lastMessageHashCode = messageHashCode;
+            lastPendingWriteBytes = pendingWriteBytes;
+            if (!first) {
+                return true;
+            }
+        }
+        long flushProgress = buf.currentProgress();
+        if (flushProgress != lastFlushProgress) {
+            lastFlushProgress = flushProgress;
+            return !first;
+        }
+        return false;
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "(reader " + readerIdleTimeNanos + " ns, writer "
+                + writerIdleTimeNanos + " ns, all " + allIdleTimeNanos + " ns"
+                + (ctx == null ? "" : ", " + ctx.channel()) + ")";
+    }
+
+    /**
+     * Settings of a {@link WheelIdleStateHandler}. Every check starts disabled. Not thread-safe;
+     * {@link #build()} may be called many times (say once per channel) and the handlers share the
+     * meters looked up once here.
+     */
+    public static final class Builder {
+        private boolean observeOutput;
+        private long readerIdleTimeNanos;
+        private long writerIdleTimeNanos;
+        private long allIdleTimeNanos;
+        private EventLoopWheels wheels = EventLoopWheels.shared();
+        private boolean wheelsChosen;
+        private WheelScheduler sharedTimer;
+        private IdleEventCounters counters;
+
+        private Builder() {
+        }
+
+        /**
+         * Reader idle time: zero or less disables the check; positive values are floored at 1 ms.
+         *
+         * @throws NullPointerException if {@code unit} is null
+         */
+        public Builder readerIdleTime(long time, TimeUnit unit) {
+            this.readerIdleTimeNanos = idleNanos(time, unit);
+            return this;
+        }
+
+        /** Writer idle time, as {@link #readerIdleTime}. */
+        public Builder writerIdleTime(long time, TimeUnit unit) {
+            this.writerIdleTimeNanos = idleNanos(time, unit);
+            return this;
+        }
+
+        /** All idle time (neither read nor write), as {@link #readerIdleTime}. */
+        public Builder allIdleTime(long time, TimeUnit unit) {
+            this.allIdleTimeNanos = idleNanos(time, unit);
+            return this;
+        }
+
+        /** Whether a draining outbound buffer keeps the writer from being idle; off by default. */
+        public Builder observeOutput(boolean observeOutput) {
+            this.observeOutput = observeOutput;
+            return this;
+        }
+
+        /**
+         * Puts the timers on these per-event-loop wheels instead of {@link EventLoopWheels#shared()}
+         * (say, wheels with another tick).
+         *
+         * @throws NullPointerException if {@code wheels} is null
+         * @throws IllegalStateException if {@link #timer} was chosen
+         */
+        public Builder wheels(EventLoopWheels wheels) {
+            Objects.requireNonNull(wheels, "wheels");
+            if (sharedTimer != null) {
+                throw new IllegalStateException("choose either wheels(...) or timer(...), not both");
+            }
+            this.wheels = wheels;
+            this.wheelsChosen = true;
+            return this;
+        }
+
+        /**
+         * Puts the timers of every channel on one thread-safe timer, such as a
+         * {@link io.wheelbeat.core.WheelTimer}, instead of the channel's event-loop wheel. Each
+         * wake-up then hops to the channel's event loop ({@code ctx.executor().execute}) and each
+         * arm allocates a timeout handle, so traffic only stamps times and the timer wakes for
+         * every check, as Netty's does: slower than the per-loop wheels, for when one timer
+         * thread is wanted.
+         *
+         * @throws NullPointerException if {@code timer} is null
+         * @throws IllegalStateException if {@link #wheels} was chosen
+         */
+        public Builder timer(WheelScheduler timer) {
+            Objects.requireNonNull(timer, "timer");
+            if (wheelsChosen) {
+                throw new IllegalStateException("choose either wheels(...) or timer(...), not both");
+            }
+            this.sharedTimer = timer;
+            return this;
+        }
+
+        /**
+         * Counts idle events in {@code registry}: counter {@code wheelbeat.idle.events}, tag
+         * {@code state} = {@code reader}, {@code writer} or {@code all}. Without a registry there
+         * are no metrics and no cost.
+         *
+         * @throws NullPointerException if {@code registry} is null
+         */
+        public Builder meterRegistry(MeterRegistry registry) {
+            this.counters = new IdleEventCounters(Objects.requireNonNull(registry, "registry"));
+            return this;
+        }
+
+        /** Builds a handler for one channel. */
+        public WheelIdleStateHandler build() {
+            return new WheelIdleStateHandler(this);
+        }
+
+        private static long idleNanos(long time, TimeUnit unit) {
+            Objects.requireNonNull(unit, "unit");
+            return time <= 0 ? 0 : Math.max(unit.toNanos(time), MIN_TIMEOUT_NANOS);
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package io.wheelbeat.netty;
+
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.channel.embedded.EmbeddedChannel;
+import org.junit.jupiter.api.Test;
+
+/** Binding the per-loop wheels' meters, one {@code wheel=loop-N} tag per wheel. */
+class EventLoopWheelsMetricsTest {
+
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final EventLoopWheels wheels = new EventLoopWheels(1, MILLISECONDS, 64);
+
+    private EmbeddedChannel channelWithIdleHandler() {
+        EmbeddedChannel ch = new EmbeddedChannel();
+        ch.freezeTime();
+        ch.pipeline().addLast(WheelIdleStateHandler.builder().readerIdleTime(10, MILLISECONDS)
+                .allIdleTime(20, MILLISECONDS).wheels(wheels).build());
+        return ch;
+    }
+
+    @Test
+    void eachNewWheelGetsItsOwnLoopTag() {
+        new EventLoopWheelsMetrics(wheels).bindTo(registry);
+        EmbeddedChannel first = channelWithIdleHandler();
+        EmbeddedChannel second = channelWithIdleHandler();
+        first.close();
+        assertEquals(0, registry.get("wheelbeat.timer.pending").tag("wheel", "loop-0").gauge().value());
+        assertEquals(2, registry.get("wheelbeat.timer.pending").tag("wheel", "loop-1").gauge().value());
+        assertEquals(2, registry.get("wheelbeat.timer.cancelled").tag("wheel", "loop-0").functionCounter().count());
+        second.finishAndReleaseAll();
+    }
+
+    @Test
+    void timerLatenessIsRecordedAsTimersFire() {
+        new EventLoopWheelsMetrics(wheels).bindTo(registry);
+        EmbeddedChannel ch = channelWithIdleHandler();
+        VirtualTime.advanceTo(ch, VirtualTime.now(ch) + MILLISECONDS.toNanos(25));
+        long fired = (long) registry.get("wheelbeat.timer.expired").tag("wheel", "loop-0").functionCounter().count();
+        assertEquals(fired, registry.get("wheelbeat.timer.lateness").tag("wheel", "loop-0").timer().count());
+        // The reader's timer at 10 ms; at 20 ms the reader and all checks share a tick, so the
+        // first timer to fire runs both and the other is moved on.
+        assertEquals(2, fired);
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void wheelsMadeBeforeBindingAreNotBound() {
+        EmbeddedChannel early = channelWithIdleHandler();
+        new EventLoopWheelsMetrics(wheels).bindTo(registry);
+        EmbeddedChannel late = channelWithIdleHandler();
+        assertEquals(1, registry.find("wheelbeat.timer.pending").gauges().size());
+        early.finishAndReleaseAll();
+        late.finishAndReleaseAll();
+    }
+
+    @Test
+    void nullArgumentsAreRejected() {
+        assertThrows(NullPointerException.class, () -> new EventLoopWheelsMetrics(null));
+        assertThrows(NullPointerException.class, () -> new EventLoopWheelsMetrics(wheels).bindTo(null));
+    }
+}

@@ -1,0 +1,31 @@
+package io.wheelbeat.netty;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.embedded.EmbeddedChannel;
+
+/**
+ * An {@code EmbeddedChannel} whose pretend socket takes at most {@link #drainBudget} bytes per
+ * flush: flushed messages stay in the outbound buffer, partly written, as with a slow consumer.
+ * Their promises complete only when their last byte is taken. Messages must be {@link ByteBuf}s.
+ */
+class SlowDrainChannel extends EmbeddedChannel {
+
+    private long drainBudget = Long.MAX_VALUE;
+
+    /** Bytes the next flushes take, each; {@code Long.MAX_VALUE} drains everything flushed. */
+    void drainBudget(long bytes) {
+        this.drainBudget = bytes;
+    }
+
+    @Override
+    protected void doWrite(ChannelOutboundBuffer in) {
+        long left = drainBudget;
+        Object msg;
+        while (left > 0 && (msg = in.current()) != null) {
+            int taken = (int) Math.min(((ByteBuf) msg).readableBytes(), left);
+            in.removeBytes(taken);
+            left -= taken;
+        }
+    }
+}

@@ -1,0 +1,225 @@
+package io.wheelbeat.netty;
+
+import static io.netty.handler.timeout.IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPipelineException;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.wheelbeat.core.TimerWheel;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Whatever the order of lifecycle events, the handler starts at most once, never after it was
+ * stopped, and leaves no timer on the wheel: pending counts go back to zero.
+ */
+class WheelIdleStateHandlerLifecycleTest {
+
+
+    private static TimerWheel wheelOf(EmbeddedChannel ch) {
+        return EventLoopWheels.shared().wheelFor(ch.eventLoop()).wheel();
+    }
+
+    private static WheelIdleStateHandler allThree() {
+        return new WheelIdleStateHandler(100, 70, 130, MILLISECONDS);
+    }
+
+    private static EmbeddedChannel frozenChannel() {
+        EmbeddedChannel ch = new EmbeddedChannel();
+        ch.freezeTime();
+        return ch;
+    }
+
+    @Test
+    void addedToAnActiveChannelItStartsAtOnce() {
+        EmbeddedChannel ch = frozenChannel();
+        ch.pipeline().addLast(allThree());
+        assertEquals(3, wheelOf(ch).pendingTimers());
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void closingTheChannelCancelsEveryTimer() {
+        EmbeddedChannel ch = frozenChannel();
+        ch.pipeline().addLast(allThree());
+        ch.close();
+        assertEquals(0, wheelOf(ch).pendingTimers());
+    }
+
+    @Test
+    void removingTheHandlerCancelsEveryTimerAndStopsEvents() {
+        EmbeddedChannel ch = frozenChannel();
+        WheelIdleStateHandler handler = allThree();
+        IdleEventRecorder recorder = new IdleEventRecorder();
+        ch.pipeline().addLast(handler, recorder);
+        ch.pipeline().remove(handler);
+        assertEquals(0, wheelOf(ch).pendingTimers());
+        VirtualTime.advanceTo(ch, VirtualTime.now(ch) + SECONDS.toNanos(1));
+        assertEquals(List.of(), recorder.events());
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void registeredAndActiveBothArrivingStartItOnce() throws Exception {
+        EmbeddedChannel ch = new EmbeddedChannel(false, false);
+        ch.pipeline().addLast(allThree());
+        ch.register(); // fires channelRegistered on an active channel, then channelActive
+        TimerWheel wheel = wheelOf(ch);
+        assertEquals(3, wheel.pendingTimers());
+        assertEquals(3, wheel.scheduledCount());
+        ch.finishAndReleaseAll();
+        assertEquals(0, wheel.pendingTimers());
+    }
+
+    @Test
+    void removedBeforeTheChannelIsRegisteredItLeavesNothing() throws Exception {
+        EmbeddedChannel ch = new EmbeddedChannel(false, false);
+        WheelIdleStateHandler handler = allThree();
+        IdleEventRecorder recorder = new IdleEventRecorder();
+        ch.pipeline().addLast(handler, recorder);
+        ch.pipeline().remove(handler);
+        ch.register();
+        ch.freezeTime();
+        assertEquals(0, wheelOf(ch).pendingTimers());
+        VirtualTime.advanceTo(ch, VirtualTime.now(ch) + SECONDS.toNanos(1));
+        assertEquals(List.of(), recorder.events());
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void closedBeforeRegisteredItNeverStarts() {
+        EventLoopWheels wheels = new EventLoopWheels(1, MILLISECONDS, 64);
+        AtomicInteger wheelsMade = new AtomicInteger();
+        wheels.onNewWheel((loop, wheel) -> wheelsMade.incrementAndGet());
+        EmbeddedChannel ch = new EmbeddedChannel(false, false);
+        ch.pipeline().addLast(WheelIdleStateHandler.builder().readerIdleTime(100, MILLISECONDS)
+                .wheels(wheels).build());
+        ch.unsafe().closeForcibly(); // as Bootstrap does when a channel fails before registering
+        assertThrows(Exception.class, ch::register); // a closed channel cannot be registered
+        assertFalse(ch.isRegistered());
+        assertEquals(0, wheelsMade.get()); // no timer was ever scheduled anywhere
+    }
+
+    /** Registered but inactive until the test says so, as a channel that is still connecting. */
+    private static final class ConnectingChannel extends EmbeddedChannel {
+        private boolean connected;
+
+        ConnectingChannel() {
+            super(false, false);
+        }
+
+        void connect() {
+            connected = true;
+            pipeline().fireChannelActive();
+        }
+
+        @Override
+        public boolean isActive() {
+            return connected && super.isActive();
+        }
+    }
+
+    @Test
+    void addedToAChannelNotYetActiveItStartsWhenActive() throws Exception {
+        ConnectingChannel ch = new ConnectingChannel();
+        ch.pipeline().addLast(allThree());
+        ch.register();
+        assertEquals(0, wheelOf(ch).pendingTimers());
+        ch.connect();
+        assertEquals(3, wheelOf(ch).pendingTimers());
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void removedBeforeTheChannelIsActiveItNeverStarts() throws Exception {
+        ConnectingChannel ch = new ConnectingChannel();
+        WheelIdleStateHandler handler = allThree();
+        ch.pipeline().addLast(handler);
+        ch.register();
+        ch.pipeline().remove(handler);
+        ch.connect();
+        assertEquals(0, wheelOf(ch).scheduledCount());
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void inactiveBeforeActiveItNeverStarts() throws Exception {
+        // Netty issue 143: once stopped, a later channelActive must not start the timers.
+        ConnectingChannel ch = new ConnectingChannel();
+        ch.pipeline().addLast(allThree());
+        ch.register();
+        ch.pipeline().fireChannelInactive();
+        ch.connect();
+        assertEquals(0, wheelOf(ch).scheduledCount());
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void addingTheSameInstanceTwiceIsRejectedAsForNettysHandler() {
+        assertRejectedTwice(new IdleStateHandler(1, 1, 1));
+        assertRejectedTwice(allThree());
+    }
+
+    private static void assertRejectedTwice(ChannelHandler handler) {
+        EmbeddedChannel first = frozenChannel();
+        first.pipeline().addLast(handler);
+        EmbeddedChannel second = frozenChannel();
+        assertThrows(ChannelPipelineException.class, () -> second.pipeline().addLast(handler));
+        first.pipeline().remove(handler);
+        assertThrows(ChannelPipelineException.class, () -> first.pipeline().addLast(handler));
+        assertEquals(0, wheelOf(first).pendingTimers());
+        assertEquals(0, wheelOf(second).pendingTimers());
+        first.finishAndReleaseAll();
+        second.finishAndReleaseAll();
+    }
+
+    @Test
+    void removedFromItsOwnIdleEventItLeavesNothing() {
+        assertStoppingOnTheFirstEventLeavesNothing(ctx -> ctx.pipeline().remove(ctx.handler()));
+    }
+
+    @Test
+    void closedFromItsOwnIdleEventItLeavesNothing() {
+        assertStoppingOnTheFirstEventLeavesNothing(ChannelHandlerContext::close);
+    }
+
+    /** All three checks fall due together; the first event stops the handler. */
+    private static void assertStoppingOnTheFirstEventLeavesNothing(Consumer<ChannelHandlerContext> stop) {
+        EmbeddedChannel ch = frozenChannel();
+        IdleEventRecorder recorder = new IdleEventRecorder();
+        ch.pipeline().addLast(new WheelIdleStateHandler(100, 100, 100, MILLISECONDS) {
+            @Override
+            protected void channelIdle(ChannelHandlerContext ctx, IdleStateEvent evt) throws Exception {
+                super.channelIdle(ctx, evt);
+                stop.accept(ctx);
+            }
+        }, recorder);
+        VirtualTime.advanceTo(ch, VirtualTime.now(ch) + MILLISECONDS.toNanos(500));
+        assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT), recorder.events());
+        assertEquals(0, wheelOf(ch).pendingTimers());
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void closingAfterTrafficCancelsTheMovedTimers() {
+        EmbeddedChannel ch = frozenChannel();
+        ch.pipeline().addLast(allThree());
+        TimerWheel wheel = wheelOf(ch);
+        ch.advanceTimeBy(10, MILLISECONDS);
+        ch.writeInbound("in");
+        ch.writeAndFlush("out");
+        ch.close();
+        assertEquals(0, wheel.pendingTimers());
+        assertEquals(3, wheel.scheduledCount());
+    }
+}

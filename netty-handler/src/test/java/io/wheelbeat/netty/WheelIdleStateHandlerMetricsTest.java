@@ -1,0 +1,106 @@
+package io.wheelbeat.netty;
+
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Metrics;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** The idle event counter: {@code wheelbeat.idle.events}, tagged by state only. */
+class WheelIdleStateHandlerMetricsTest {
+
+    private static final long TICK = 1L << 20;
+
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+    private static void runFor(EmbeddedChannel ch, long nanos) {
+        VirtualTime.advanceTo(ch, VirtualTime.now(ch) + nanos);
+    }
+
+    private static EmbeddedChannel frozen(EmbeddedChannel ch) {
+        ch.freezeTime();
+        return ch;
+    }
+
+    private double count(String state) {
+        return registry.get(IdleEventCounters.NAME).tag("state", state).counter().count();
+    }
+
+    @Test
+    void countsEachIdleEventUnderItsState() {
+        EmbeddedChannel ch = frozen(new EmbeddedChannel());
+        ch.pipeline().addLast(WheelIdleStateHandler.builder().meterRegistry(registry)
+                .readerIdleTime(10, MILLISECONDS).writerIdleTime(20, MILLISECONDS)
+                .allIdleTime(40, MILLISECONDS).build());
+        runFor(ch, MILLISECONDS.toNanos(40) + TICK);
+        assertEquals(4, count("reader"));
+        assertEquals(2, count("writer"));
+        assertEquals(1, count("all"));
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void theOnlyTagIsTheStateWithThreeValues() {
+        EmbeddedChannel ch = frozen(new EmbeddedChannel());
+        ch.pipeline().addLast(WheelIdleStateHandler.builder().meterRegistry(registry)
+                .readerIdleTime(10, MILLISECONDS).build());
+        runFor(ch, MILLISECONDS.toNanos(30));
+        List<Meter> meters = List.copyOf(registry.find(IdleEventCounters.NAME).meters());
+        Set<List<Tag>> tags = meters.stream().map(m -> m.getId().getTags()).collect(Collectors.toSet());
+        assertEquals(Set.of(List.of(Tag.of("state", "reader")), List.of(Tag.of("state", "writer")),
+                List.of(Tag.of("state", "all"))), tags);
+        assertEquals("events", meters.get(0).getId().getBaseUnit());
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void eventsSkippedForOutputProgressAreNotCounted() {
+        SlowDrainChannel ch = new SlowDrainChannel();
+        ch.freezeTime();
+        IdleEventRecorder recorder = new IdleEventRecorder();
+        ch.pipeline().addLast(WheelIdleStateHandler.builder().meterRegistry(registry).observeOutput(true)
+                .writerIdleTime(10, MILLISECONDS).build(), recorder);
+        ch.drainBudget(1);
+        ch.writeAndFlush(Unpooled.buffer().writeZero(100));
+        for (int period = 1; period <= 5; period++) {
+            runFor(ch, MILLISECONDS.toNanos(10));
+            ch.flush(); // a byte more leaves each period: progress
+        }
+        assertEquals(1, recorder.fired.size());
+        assertEquals(1, count("writer"));
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void handlersBuiltFromOneBuilderAddToTheSameCounters() {
+        WheelIdleStateHandler.Builder builder = WheelIdleStateHandler.builder().meterRegistry(registry)
+                .readerIdleTime(10, MILLISECONDS);
+        EmbeddedChannel first = frozen(new EmbeddedChannel());
+        EmbeddedChannel second = frozen(new EmbeddedChannel());
+        first.pipeline().addLast(builder.build());
+        second.pipeline().addLast(builder.build());
+        runFor(first, MILLISECONDS.toNanos(10) + TICK);
+        runFor(second, MILLISECONDS.toNanos(20) + TICK);
+        assertEquals(3, count("reader"));
+        first.finishAndReleaseAll();
+        second.finishAndReleaseAll();
+    }
+
+    @Test
+    void withoutARegistryNothingIsRegisteredAnywhere() {
+        EmbeddedChannel ch = frozen(new EmbeddedChannel());
+        ch.pipeline().addLast(new WheelIdleStateHandler(10, 10, 10, MILLISECONDS));
+        runFor(ch, MILLISECONDS.toNanos(50));
+        assertTrue(Metrics.globalRegistry.find(IdleEventCounters.NAME).meters().isEmpty());
+        ch.finishAndReleaseAll();
+    }
+}
