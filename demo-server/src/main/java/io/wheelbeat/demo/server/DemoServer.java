@@ -1,0 +1,236 @@
+package io.wheelbeat.demo.server;
+
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.netty4.NettyAllocatorMetrics;
+import io.micrometer.core.instrument.binder.netty4.NettyEventExecutorMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.wheelbeat.core.TimerWheelMetrics;
+import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
+import io.wheelbeat.core.ratelimit.KeyedRateLimiterMetrics;
+import io.wheelbeat.core.ratelimit.RateLimit;
+import io.wheelbeat.demo.MetricsEndpoint;
+import io.wheelbeat.demo.Transport;
+import io.wheelbeat.demo.protocol.Frame;
+import io.wheelbeat.netty.EventLoopWheels;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import sun.misc.Signal;
+
+/**
+ * The demo echo server: every wheelbeat feature in one pipeline, a Prometheus endpoint, and a
+ * graceful shutdown on SIGTERM (stop accepting, GOODBYE to every connection, close, exit 0).
+ */
+@Command(name = "demo-server", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Echo server on wheelbeat: idle detection, heartbeats, deadlines and rate limits.")
+public final class DemoServer implements Runnable {
+
+    private static final Logger log = LoggerFactory.getLogger(DemoServer.class);
+
+    @Option(names = "--bind", description = "Address to listen on (default: ${DEFAULT-VALUE}).")
+    String bind = "127.0.0.1";
+
+    @Option(names = "--port", description = "Port to listen on; 0 picks one (default: ${DEFAULT-VALUE}).")
+    int port = 7000;
+
+    @Option(names = "--metrics-port", description = "Port of the Prometheus endpoint /metrics on the bind address; "
+            + "-1 turns it off (default: ${DEFAULT-VALUE}).")
+    int metricsPort = 9100;
+
+    @Option(names = "--threads", description = "Event loop threads; 0 for Netty's default (default: ${DEFAULT-VALUE}).")
+    int threads = 0;
+
+    @Option(names = "--reader-idle-ms", description = "Close a connection that sends nothing for this long "
+            + "(default: ${DEFAULT-VALUE}).")
+    long readerIdleMillis = 30_000;
+
+    @Option(names = "--first-message-timeout-ms", description = "Close a connection whose first frame takes longer "
+            + "(default: ${DEFAULT-VALUE}).")
+    long firstMessageMillis = 10_000;
+
+    @Option(names = "--max-age-ms", description = "Maximum connection age, +/-10% jitter; GOODBYE at the limit "
+            + "(default: ${DEFAULT-VALUE}).")
+    long maxAgeMillis = 600_000;
+
+    @Option(names = "--max-age-grace-ms", description = "Time after the GOODBYE before a forced close "
+            + "(default: ${DEFAULT-VALUE}).")
+    long maxAgeGraceMillis = 5_000;
+
+    @Option(names = "--min-ping-interval-ms", description = "Pings sooner than this after the last one are strikes "
+            + "(default: ${DEFAULT-VALUE}).")
+    long minPingIntervalMillis = 500;
+
+    @Option(names = "--max-ping-strikes", description = "Strikes in a row that close a connection "
+            + "(default: ${DEFAULT-VALUE}).")
+    int maxPingStrikes = 3;
+
+    @Option(names = "--max-frame-bytes", description = "Largest frame payload accepted (default: ${DEFAULT-VALUE}).")
+    int maxFrameBytes = 64 * 1024;
+
+    @Option(names = "--connections-per-address", description = "New connections allowed per source address "
+            + "per second (default: ${DEFAULT-VALUE}).")
+    long connectionsPerAddressPerSecond = 500;
+
+    @Option(names = "--messages-per-connection", description = "DATA frames allowed per connection per second; "
+            + "more are dropped (default: ${DEFAULT-VALUE}).")
+    long messagesPerConnectionPerSecond = 1_000;
+
+    /** Starts the server from the command line and runs until SIGTERM or SIGINT. */
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new DemoServer()).execute(args));
+    }
+
+    @Override
+    public void run() {
+        try (Running server = start()) {
+            CountDownLatch stop = new CountDownLatch(1);
+            Signal.handle(new Signal("TERM"), signal -> stop.countDown());
+            Signal.handle(new Signal("INT"), signal -> stop.countDown());
+            log.info("listening on {} ({}); metrics at {}", server.address(), server.transport,
+                    server.metrics == null ? "off" : "http://" + bind + ":" + server.metrics.address().getPort() + "/metrics");
+            stop.await();
+            log.info("shutting down");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Binds the server and returns it running; closing it shuts down gracefully. */
+    public Running start() {
+        validate();
+        return new Running(this);
+    }
+
+    private void validate() {
+        requirePositive(readerIdleMillis, "--reader-idle-ms");
+        requirePositive(firstMessageMillis, "--first-message-timeout-ms");
+        requirePositive(maxAgeMillis, "--max-age-ms");
+        requirePositive(minPingIntervalMillis, "--min-ping-interval-ms");
+        requirePositive(maxPingStrikes, "--max-ping-strikes");
+        requirePositive(connectionsPerAddressPerSecond, "--connections-per-address");
+        requirePositive(messagesPerConnectionPerSecond, "--messages-per-connection");
+        if (maxAgeGraceMillis < 0) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--max-age-grace-ms must not be negative");
+        }
+        if (maxFrameBytes < 8) {
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                    "--max-frame-bytes must be at least 8 (a PING payload)");
+        }
+    }
+
+    private void requirePositive(long value, String option) {
+        if (value <= 0) {
+            throw new CommandLine.ParameterException(new CommandLine(this), option + " must be positive: " + value);
+        }
+    }
+
+    /** A bound server. {@link #close()} shuts it down gracefully. */
+    public static final class Running implements AutoCloseable {
+        final Transport transport = Transport.best();
+        final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        final MetricsEndpoint metrics;
+        private final EventLoopGroup boss = transport.newGroup(1);
+        private final EventLoopGroup workers;
+        /** This server's wheels, one per event loop, shared by all its handlers and limiters. */
+        private final EventLoopWheels wheels = new EventLoopWheels(1, TimeUnit.MILLISECONDS, 4096);
+        private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+        private final KeyedRateLimiter<Object> connectionLimiter;
+        private final KeyedRateLimiter<Object> messageLimiter;
+        private final Channel serverChannel;
+
+        private Running(DemoServer options) {
+            workers = transport.newGroup(options.threads);
+            bindMetrics();
+            // The limiters' eviction checks ride on the boss loop's wheel: no extra thread.
+            var limiterWheel = wheels.wheelFor(boss.next());
+            connectionLimiter = KeyedRateLimiter.builder(
+                            RateLimit.slidingWindow(options.connectionsPerAddressPerSecond, Duration.ofSeconds(1)),
+                            limiterWheel)
+                    .name("connections-per-address").maxKeys(100_000).build();
+            messageLimiter = KeyedRateLimiter.builder(
+                            RateLimit.tokenBucket(options.messagesPerConnectionPerSecond, Duration.ofSeconds(1)),
+                            limiterWheel)
+                    .name("messages-per-connection").maxKeys(1_000_000).build();
+            new KeyedRateLimiterMetrics(connectionLimiter).bindTo(registry);
+            new KeyedRateLimiterMetrics(messageLimiter).bindTo(registry);
+            try {
+                serverChannel = new ServerBootstrap()
+                        .group(boss, workers)
+                        .channel(transport.serverChannel())
+                        .option(ChannelOption.SO_BACKLOG, 4096)
+                        .childOption(ChannelOption.TCP_NODELAY, true)
+                        .childHandler(new ServerPipeline(options, wheels, registry, connections,
+                                connectionLimiter, messageLimiter))
+                        .bind(options.bind, options.port).syncUninterruptibly().channel();
+                metrics = options.metricsPort < 0 ? null
+                        : new MetricsEndpoint(registry, new InetSocketAddress(options.bind, options.metricsPort));
+            } catch (Exception e) {
+                shutDownLoops();
+                throw new IllegalStateException("cannot start the server: " + e, e);
+            }
+        }
+
+        private void bindMetrics() {
+            AtomicInteger wheelNumber = new AtomicInteger();
+            wheels.onNewWheel((loop, wheel) -> new TimerWheelMetrics(wheel,
+                    Tags.of("wheel", "loop-" + wheelNumber.incrementAndGet())).bindTo(registry));
+            new NettyEventExecutorMetrics(workers).bindTo(registry);
+            new NettyAllocatorMetrics(PooledByteBufAllocator.DEFAULT).bindTo(registry);
+            new JvmMemoryMetrics().bindTo(registry);
+            new JvmGcMetrics().bindTo(registry);
+        }
+
+        /** Returns the address the server listens on. */
+        public InetSocketAddress address() {
+            return (InetSocketAddress) serverChannel.localAddress();
+        }
+
+        /** Returns the port of the metrics endpoint, or -1 when it is off. */
+        public int metricsPort() {
+            return metrics == null ? -1 : metrics.address().getPort();
+        }
+
+        /** Returns the number of open connections. */
+        public int connections() {
+            return connections.size();
+        }
+
+        /** Stops accepting, says GOODBYE to every connection, closes them and stops the loops. */
+        @Override
+        public void close() {
+            serverChannel.close().syncUninterruptibly();
+            connections.writeAndFlush(Frame.goodbye("server shutting down"))
+                    .awaitUninterruptibly(5, TimeUnit.SECONDS);
+            connections.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+            if (metrics != null) {
+                metrics.close();
+            }
+            connectionLimiter.close();
+            messageLimiter.close();
+            shutDownLoops();
+        }
+
+        private void shutDownLoops() {
+            workers.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
+            boss.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+}

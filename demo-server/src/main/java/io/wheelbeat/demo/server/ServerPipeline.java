@@ -1,0 +1,85 @@
+package io.wheelbeat.demo.server;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.group.ChannelGroup;
+import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
+import io.wheelbeat.demo.protocol.Frame;
+import io.wheelbeat.demo.protocol.FrameDecoder;
+import io.wheelbeat.demo.protocol.FrameEncoder;
+import io.wheelbeat.demo.protocol.FrameType;
+import io.wheelbeat.netty.ConnectionDeadlineHandler;
+import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.netty.WheelIdleStateHandler;
+import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
+import io.wheelbeat.netty.ratelimit.RateLimitHandler;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The server pipeline, in order: connection-rate limit per source address, frame codec,
+ * first-message timeout and maximum age, reader-idle detection, heartbeat answering with
+ * ping-flood enforcement, message-rate limit per connection, echo, and the close-reason tail.
+ */
+final class ServerPipeline extends ChannelInitializer<Channel> {
+
+    private final DemoServer options;
+    private final EventLoopWheels wheels;
+    private final ChannelGroup connections;
+    private final ConnectionDeadlineHandler.Factory deadlines;
+    private final HeartbeatHandler.Factory heartbeats;
+    private final RateLimitHandler messageRate;
+    private final KeyedRateLimiter<Object> connectionLimiter;
+    private final MeterRegistry registry;
+    private final CloseReasons closeReasons;
+
+    ServerPipeline(DemoServer options, EventLoopWheels wheels, MeterRegistry registry, ChannelGroup connections,
+                   KeyedRateLimiter<Object> connectionLimiter, KeyedRateLimiter<Object> messageLimiter) {
+        this.options = options;
+        this.wheels = wheels;
+        this.registry = registry;
+        this.connections = connections;
+        this.connectionLimiter = connectionLimiter;
+        this.deadlines = ConnectionDeadlineHandler.builder()
+                .wheels(wheels)
+                .firstMessageTimeout(options.firstMessageMillis, TimeUnit.MILLISECONDS)
+                .maxConnectionAge(options.maxAgeMillis, TimeUnit.MILLISECONDS)
+                .maxConnectionAgeGrace(Math.max(1, options.maxAgeGraceMillis), TimeUnit.MILLISECONDS)
+                .metrics(registry)
+                .build();
+        this.heartbeats = HeartbeatHandler.builder()
+                .wheels(wheels)
+                .answerPings(msg -> msg instanceof Frame frame && frame.is(FrameType.PING),
+                        (channel, ping) -> new Frame(FrameType.PONG, ((Frame) ping).content().retain()))
+                .minPingInterval(options.minPingIntervalMillis, TimeUnit.MILLISECONDS)
+                .maxPingStrikes(options.maxPingStrikes)
+                .goodbye(channel -> Frame.goodbye("too many pings"))
+                .metrics(registry)
+                .build();
+        // Keyed by the channel itself: one window per connection, forgotten when it goes quiet.
+        this.messageRate = RateLimitHandler.forMessages(messageLimiter,
+                (channel, msg) -> msg instanceof Frame frame && frame.is(FrameType.DATA) ? channel : null)
+                .dropWhenOver().build();
+        this.closeReasons = new CloseReasons(registry);
+    }
+
+    @Override
+    protected void initChannel(Channel channel) {
+        connections.add(channel);
+        ChannelPipeline pipeline = channel.pipeline();
+        pipeline.addLast("connection-rate", RateLimitHandler.forConnections(connectionLimiter));
+        pipeline.addLast("frame-decoder", new FrameDecoder(options.maxFrameBytes));
+        pipeline.addLast("frame-encoder", FrameEncoder.INSTANCE);
+        pipeline.addLast("deadlines", deadlines.newHandler());
+        pipeline.addLast("reader-idle", WheelIdleStateHandler.builder()
+                .wheels(wheels)
+                .readerIdleTime(options.readerIdleMillis, TimeUnit.MILLISECONDS)
+                .meterRegistry(registry)
+                .build());
+        pipeline.addLast("heartbeat", heartbeats.newHandler());
+        pipeline.addLast("message-rate", messageRate);
+        pipeline.addLast("echo", EchoHandler.INSTANCE);
+        pipeline.addLast("close-reasons", closeReasons);
+    }
+}
