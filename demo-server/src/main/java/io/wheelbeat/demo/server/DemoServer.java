@@ -32,7 +32,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 import sun.misc.Signal;
 
 /**
@@ -42,6 +44,9 @@ import sun.misc.Signal;
 @Command(name = "demo-server", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Echo server on wheelbeat: idle detection, heartbeats, deadlines and rate limits.")
 public final class DemoServer implements Runnable {
+
+    @Spec
+    CommandSpec spec;
 
     private static final Logger log = LoggerFactory.getLogger(DemoServer.class);
 
@@ -66,7 +71,7 @@ public final class DemoServer implements Runnable {
             + "(default: ${DEFAULT-VALUE}).")
     long firstMessageMillis = 10_000;
 
-    @Option(names = "--max-age-ms", description = "Maximum connection age, +/-10% jitter; GOODBYE at the limit "
+    @Option(names = "--max-age-ms", description = "Maximum connection age, +/-10%% jitter; GOODBYE at the limit "
             + "(default: ${DEFAULT-VALUE}).")
     long maxAgeMillis = 600_000;
 
@@ -120,6 +125,12 @@ public final class DemoServer implements Runnable {
     }
 
     private void validate() {
+        if (port < 0 || port > 65535) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--port must be 0..65535: " + port);
+        }
+        if (metricsPort < -1 || metricsPort > 65535) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--metrics-port must be -1..65535: " + metricsPort);
+        }
         requirePositive(readerIdleMillis, "--reader-idle-ms");
         requirePositive(firstMessageMillis, "--first-message-timeout-ms");
         requirePositive(maxAgeMillis, "--max-age-ms");
@@ -128,17 +139,17 @@ public final class DemoServer implements Runnable {
         requirePositive(connectionsPerAddressPerSecond, "--connections-per-address");
         requirePositive(messagesPerConnectionPerSecond, "--messages-per-connection");
         if (maxAgeGraceMillis < 0) {
-            throw new CommandLine.ParameterException(new CommandLine(this), "--max-age-grace-ms must not be negative");
+            throw new CommandLine.ParameterException(spec.commandLine(), "--max-age-grace-ms must not be negative");
         }
         if (maxFrameBytes < 8) {
-            throw new CommandLine.ParameterException(new CommandLine(this),
+            throw new CommandLine.ParameterException(spec.commandLine(),
                     "--max-frame-bytes must be at least 8 (a PING payload)");
         }
     }
 
     private void requirePositive(long value, String option) {
         if (value <= 0) {
-            throw new CommandLine.ParameterException(new CommandLine(this), option + " must be positive: " + value);
+            throw new CommandLine.ParameterException(spec.commandLine(), option + " must be positive: " + value);
         }
     }
 
