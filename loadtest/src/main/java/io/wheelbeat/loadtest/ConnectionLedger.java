@@ -41,6 +41,11 @@ final class ConnectionLedger {
         lastArrival[index] = Math.max(1, nowNanos);
     }
 
+    /** Whether a message of connection {@code index} has reached the server. */
+    boolean heard(int index) {
+        return lastArrival[index] != NEVER;
+    }
+
     /** The idle handler reported connection {@code index} reader-idle at {@code nowNanos}. */
     void idle(int index, long nowNanos) {
         if (firstIdle[index] == NEVER) {

@@ -228,12 +228,16 @@ final class HeartbeatDriver implements LoadClient {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         closing = true;
         resumeOpening();
         opener.interrupt();
-        opener.join(TimeUnit.SECONDS.toMillis(10));
-        group.shutdownGracefully(0, 5, TimeUnit.SECONDS).await(2, TimeUnit.MINUTES);
+        try {
+            opener.join(TimeUnit.SECONDS.toMillis(10));
+            group.shutdownGracefully(0, 5, TimeUnit.SECONDS).await(2, TimeUnit.MINUTES);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** The client pipeline: the server sends nothing; a connection that breaks just closes. */

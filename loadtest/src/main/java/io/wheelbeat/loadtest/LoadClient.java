@@ -27,9 +27,12 @@ interface LoadClient extends AutoCloseable {
     /** The client side's totals so far. */
     ClientStats stats() throws Exception;
 
-    /** Closes every connection and stops the client side. */
+    /**
+     * Closes every connection and stops the client side. An interrupt while waiting for that is
+     * kept on the thread, not thrown.
+     */
     @Override
-    void close() throws Exception;
+    void close();
 
     /**
      * @param heartbeatsSent heartbeats sent (hellos not included)

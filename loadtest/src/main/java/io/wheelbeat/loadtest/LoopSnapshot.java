@@ -9,7 +9,8 @@ package io.wheelbeat.loadtest;
  *     wheel makes one each time it re-aims its single driving task
  * @param channelsActive server channels that became active
  * @param channelsClosed server channels that became inactive
- * @param messages heartbeat messages that reached the server pipeline
+ * @param messages {@code channelRead} calls of the server pipelines (the local transport, like
+ *     TCP, may coalesce small buffers that queue up together into one read)
  * @param readBatches read batches ({@code channelReadComplete}) that reached the idle handler:
  *     each is one chance for it to push a deadline back, i.e. one re-arm
  * @param firstIdleEvents first reader-idle events of an idle period

@@ -150,15 +150,20 @@ final class RemoteLoadClient implements LoadClient {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         try {
             send(TcpClientProcess.EXIT);
         } catch (IOException e) {
             // already gone
         }
-        if (!process.waitFor(2, TimeUnit.MINUTES)) {
-            log.warn("the TCP client process did not exit; killing it");
+        try {
+            if (!process.waitFor(2, TimeUnit.MINUTES)) {
+                log.warn("the TCP client process did not exit; killing it");
+                process.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
             process.destroyForcibly();
+            Thread.currentThread().interrupt();
         }
     }
 }

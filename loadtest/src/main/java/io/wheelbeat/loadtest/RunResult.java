@@ -82,7 +82,8 @@ record RunResult(String tier, String transport, String connectionKind, String ha
     }
 
     /**
-     * @param messages heartbeats and hellos that reached the server pipeline
+     * @param messages reads of the server pipeline ({@code channelRead} calls): hellos and
+     *     heartbeats, fewer than sent where the transport coalesced buffers queued together
      * @param heartbeatsSent heartbeats the clients sent
      * @param maxSenderLagMs how far behind schedule a heartbeat sender fell at worst
      */

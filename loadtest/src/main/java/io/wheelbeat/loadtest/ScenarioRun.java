@@ -64,9 +64,13 @@ final class ScenarioRun {
             Channel server = transport.bind(serverLoops, new ServerInitializer(kind, s.readerIdleNanos(), ledger));
             try (LoadClient client = s.tier() == Tier.LOCAL
                     ? new HeartbeatDriver(s, server.localAddress())
-                    : RemoteLoadClient.launch(s, (InetSocketAddress) server.localAddress());
-                 Progress ignored = new Progress(label, kind, client, serverLoops, s.progressNanos())) {
-                return measure(n, transport, plan, ledger, serverLoops, jvm, client);
+                    : RemoteLoadClient.launch(s, (InetSocketAddress) server.localAddress())) {
+                Progress progress = new Progress(label, kind, client, serverLoops, s.progressNanos());
+                try {
+                    return measure(n, transport, plan, ledger, serverLoops, jvm, client);
+                } finally {
+                    progress.close();
+                }
             }
         } finally {
             serverLoops.shutdownGracefully(0, 5, TimeUnit.SECONDS).await(2, TimeUnit.MINUTES);
