@@ -53,9 +53,9 @@ final class ScenarioRun {
         int n = s.connections();
         Transport transport = Transport.of(s.tier());
         SilencePlan plan = s.plan();
-        log.info("[{}] {}: {} connections, heartbeat {} +/- {}%{}, reader idle {}, {}% go silent over {}",
-                label, s.tier().description(), n, DurationConverter.human(s.heartbeatNanos()),
-                Math.round(s.jitter() * 100), s.burst() ? " (synchronised bursts)" : "",
+        log.info("[{}] {}: {} connections, heartbeat {}, reader idle {}, {}% go silent over {}",
+                label, s.tier().description(), n, DurationConverter.human(s.heartbeatNanos())
+                        + (s.burst() ? " in synchronised bursts" : " +/- " + Math.round(s.jitter() * 100) + "%"),
                 DurationConverter.human(s.readerIdleNanos()), Math.round(s.silentFraction() * 100),
                 DurationConverter.human(s.silenceSpreadNanos()));
         ConnectionLedger ledger = new ConnectionLedger(n);
