@@ -89,11 +89,11 @@ final class JvmStats implements NotificationListener, AutoCloseable {
     }
 
     /**
-     * Heap in use after two full collections: the live set. Two, because objects with finalizers
-     * or reference processing can survive the first.
+     * Heap in use after a full collection: the live set. One collection only: it stops the whole
+     * JVM, clients and server alike, and a stop longer than the reader-idle limit minus the
+     * longest heartbeat gap would make talking connections idle for real.
      */
     static long usedHeapAfterFullGc() {
-        System.gc();
         System.gc();
         return usedHeap();
     }

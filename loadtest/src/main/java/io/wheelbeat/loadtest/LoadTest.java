@@ -48,7 +48,7 @@ public final class LoadTest implements Callable<Integer> {
 
     /** The defaults of a full run and of a quick one. */
     private enum Preset {
-        FULL(500_000, 4_000, 5_000, 15_000, 2_000, 4, 5_000),
+        FULL(500_000, 5_000, 5_000, 20_000, 2_000, 3, 5_000),
         QUICK(20_000, 1_000, 2_000, 5_000, 1_000, 2, 2_000);
 
         final int connections;
@@ -113,11 +113,11 @@ public final class LoadTest implements Callable<Integer> {
     int maxPendingConnects = 1000;
 
     @Option(names = "--heartbeat", paramLabel = "DURATION", converter = DurationConverter.class,
-            description = "Mean heartbeat interval (default: 4s, --quick 1s).")
+            description = "Mean heartbeat interval (default: 5s, --quick 1s).")
     Long heartbeat;
 
     @Option(names = "--jitter", paramLabel = "FRACTION", description = "Each interval is heartbeat x (1 +/- jitter), uniform (default: ${DEFAULT-VALUE}).")
-    double jitter = 0.25;
+    double jitter = 0.2;
 
     @Option(names = "--burst", description = "Synchronised bursts: every connection sends at the same moments, no jitter.")
     boolean burst;
@@ -130,7 +130,7 @@ public final class LoadTest implements Callable<Integer> {
     Long silenceSpread;
 
     @Option(names = "--reader-idle", paramLabel = "DURATION", converter = DurationConverter.class,
-            description = "Reader-idle limit of the idle handler (default: 15s, --quick 5s).")
+            description = "Reader-idle limit of the idle handler (default: 20s, --quick 5s).")
     Long readerIdle;
 
     @Option(names = "--tolerance", paramLabel = "DURATION", converter = DurationConverter.class,
@@ -138,7 +138,7 @@ public final class LoadTest implements Callable<Integer> {
     Long tolerance;
 
     @Option(names = "--heap-checkpoints", paramLabel = "N",
-            description = "Full-GC heap readings during the ramp, besides the one after it (default: 4, --quick 2).")
+            description = "Full-GC heap readings during the ramp, besides the one after it (default: 3, --quick 2).")
     Integer heapCheckpoints;
 
     @Option(names = "--server-threads", paramLabel = "N", description = "Server event loops (default: cores).")

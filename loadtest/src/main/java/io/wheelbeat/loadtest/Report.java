@@ -166,7 +166,7 @@ final class Report {
             md.append("![").append(chart).append("](").append(chart).append(")\n\n");
         }
         md.append("## What the numbers count\n\n");
-        md.append("- **Heap per connection**: live heap after two full GCs with every connection open and "
+        md.append("- **Heap per connection**: live heap after a full GC with every connection open and "
                 + "heartbeating, minus the live heap before the first connect, over the connections opened. ")
                 .append(settings.tier() == Tier.LOCAL ? "Local tier: both ends of each connection are in this JVM. "
                         : "TCP tier: the server process's heap only. ")
