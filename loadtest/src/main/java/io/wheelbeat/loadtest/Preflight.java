@@ -17,10 +17,10 @@ import java.util.concurrent.TimeUnit;
 final class Preflight {
 
     /**
-     * A generous estimate of the heap one local connection pair needs with an idle handler:
-     * measured at about 2.6 KB (see docs/loadtest.md), plus head-room for the collector.
+     * An estimate of the heap one connection needs with an idle handler: a local pair measured
+     * about 3.5 KB live (docs/loadtest.md), plus head-room for the collector.
      */
-    static final long HEAP_BYTES_PER_CONNECTION = 4_000;
+    static final long HEAP_BYTES_PER_CONNECTION = 5_000;
     /** Heap the run needs besides its connections. */
     static final long HEAP_BYTES_FIXED = 256L << 20;
     /** File descriptors a JVM keeps open besides its sockets (jars, epoll, pipes), generously. */

@@ -23,7 +23,10 @@ final class SendCalendar implements Runnable {
     /**
      * One byte, shared: the server reads only the hello, so a heartbeat costs the client no
      * buffer of its own, and the server no release into another thread's pool (which the local
-     * transport would otherwise charge to the server loop on every heartbeat).
+     * transport would otherwise charge to the server loop on every heartbeat). The local
+     * transport hands the very object over and only reads it, so the local tier sends it as it
+     * is and allocates nothing per heartbeat; a socket write moves the reader index, so the TCP
+     * tier sends a duplicate.
      */
     private static final ByteBuf HEARTBEAT = Unpooled.unreleasableBuffer(
             Unpooled.directBuffer(1, 1).writeByte('h').asReadOnly());
@@ -35,6 +38,7 @@ final class SendCalendar implements Runnable {
     private final long heartbeatNanos;
     private final double jitter;
     private final boolean burst;
+    private final boolean shareHeartbeat;
     private final long burstEpochNanos;
     private final int mask;
     private final int[][] buckets;
@@ -51,6 +55,7 @@ final class SendCalendar implements Runnable {
         this.heartbeatNanos = settings.heartbeatNanos();
         this.jitter = settings.jitter();
         this.burst = settings.burst();
+        this.shareHeartbeat = settings.tier() == Tier.LOCAL;
         this.burstEpochNanos = burstEpochNanos;
         // Twice the longest gap, so a loop that falls behind still files connections ahead of itself.
         long stepsAhead = settings.maxHeartbeatGapNanos() / STEP_NANOS + 2;
@@ -104,7 +109,7 @@ final class SendCalendar implements Runnable {
             if (channel == null || !channel.isActive() || driver.hasGoneSilent(index, now, silenceStart)) {
                 continue; // dropped for good
             }
-            channel.writeAndFlush(HEARTBEAT.duplicate(), channel.voidPromise());
+            channel.writeAndFlush(shareHeartbeat ? HEARTBEAT : HEARTBEAT.duplicate(), channel.voidPromise());
             sent++;
             file(index, nextSendNanos(now));
         }
