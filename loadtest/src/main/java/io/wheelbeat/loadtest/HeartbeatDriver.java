@@ -173,6 +173,9 @@ final class HeartbeatDriver implements LoadClient {
             for (int i = 0; i < connections && !closing; i++) {
                 if (pauseRequested) {
                     start += holdWhilePaused();
+                    if (closing) {
+                        break;
+                    }
                 }
                 long wait = start + (long) (i * nanosPerConnect) - System.nanoTime();
                 if (wait > 0) {
@@ -225,6 +228,16 @@ final class HeartbeatDriver implements LoadClient {
                     channel.voidPromise());
             calendars.get(channel.eventLoop()).addNew(index);
         });
+    }
+
+    @Override
+    public void closeConnections() {
+        closing = true;
+        for (Channel channel : channels) {
+            if (channel != null) {
+                channel.close();
+            }
+        }
     }
 
     @Override

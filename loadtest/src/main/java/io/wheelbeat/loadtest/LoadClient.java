@@ -24,6 +24,9 @@ interface LoadClient extends AutoCloseable {
     /** From now on, the planned connections go silent at their planned times. */
     void beginSilence() throws Exception;
 
+    /** Starts closing every connection from the client side; returns without waiting. */
+    void closeConnections() throws Exception;
+
     /** The client side's totals so far. */
     ClientStats stats() throws Exception;
 

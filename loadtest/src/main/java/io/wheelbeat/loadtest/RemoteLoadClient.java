@@ -143,6 +143,11 @@ final class RemoteLoadClient implements LoadClient {
     }
 
     @Override
+    public void closeConnections() throws IOException {
+        send(TcpClientProcess.CLOSE);
+    }
+
+    @Override
     public ClientStats stats() throws IOException {
         send(TcpClientProcess.STATS);
         String[] a = await("STATS");

@@ -60,21 +60,44 @@ final class ScenarioRun {
                 DurationConverter.human(s.silenceSpreadNanos()));
         ConnectionLedger ledger = new ConnectionLedger(n);
         InstrumentedEventLoopGroup serverLoops = transport.newServerGroup(s.serverThreads());
+        LoadClient client = null;
         try (JvmStats jvm = new JvmStats()) {
             Channel server = transport.bind(serverLoops, new ServerInitializer(kind, s.readerIdleNanos(), ledger));
-            try (LoadClient client = s.tier() == Tier.LOCAL
+            client = s.tier() == Tier.LOCAL
                     ? new HeartbeatDriver(s, server.localAddress())
-                    : RemoteLoadClient.launch(s, (InetSocketAddress) server.localAddress())) {
-                Progress progress = new Progress(label, kind, client, serverLoops, s.progressNanos());
-                try {
-                    return measure(n, transport, plan, ledger, serverLoops, jvm, client);
-                } finally {
-                    progress.close();
-                }
+                    : RemoteLoadClient.launch(s, (InetSocketAddress) server.localAddress());
+            Progress progress = new Progress(label, kind, client, serverLoops, s.progressNanos());
+            try {
+                return measure(n, transport, plan, ledger, serverLoops, jvm, client);
+            } finally {
+                progress.close();
+                client.closeConnections();
+                awaitServerChannelsClosed(serverLoops);
             }
         } finally {
             serverLoops.shutdownGracefully(0, 5, TimeUnit.SECONDS).await(2, TimeUnit.MINUTES);
+            if (client != null) {
+                client.close();
+            }
         }
+    }
+
+    /**
+     * Waits until the server has seen every connection close. A local channel's close is passed
+     * to its peer on the peer's event loop, and back, so both groups must run until both ends
+     * are closed; shutting either down first makes Netty log a rejected task per connection.
+     */
+    private void awaitServerChannelsClosed(InstrumentedEventLoopGroup loops) throws Exception {
+        long deadline = Clock.nanoTime() + TimeUnit.SECONDS.toNanos(LOOP_ANSWER_SECONDS);
+        while (Clock.nanoTime() < deadline) {
+            LoopSnapshot s = loops.snapshot(false, LOOP_ANSWER_SECONDS, TimeUnit.SECONDS);
+            if (s.channelsClosed() >= s.channelsActive()) {
+                return;
+            }
+            Thread.sleep(20);
+        }
+        log.warn("[{}] the server still had open connections after {} s; shutting down anyway", label,
+                LOOP_ANSWER_SECONDS);
     }
 
     private RunResult measure(int n, Transport transport, SilencePlan plan, ConnectionLedger ledger,

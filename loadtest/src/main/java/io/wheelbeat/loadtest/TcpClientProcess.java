@@ -23,6 +23,7 @@ final class TcpClientProcess {
     static final String RESUME = "RESUME";
     static final String SILENCE = "SILENCE";
     static final String STATS = "STATS";
+    static final String CLOSE = "CLOSE";
     static final String EXIT = "EXIT";
 
     private static final long STATUS_EVERY_MILLIS = 200;
@@ -60,6 +61,9 @@ final class TcpClientProcess {
                         LoadClient.ClientStats s = driver.stats();
                         out.println("@STATS " + s.heartbeatsSent() + " " + s.maxSenderLagNanos() + " "
                                 + JvmStats.processCpuNanos());
+                        break;
+                    case CLOSE:
+                        driver.closeConnections();
                         break;
                     case EXIT:
                         return 0;
