@@ -32,12 +32,12 @@ import picocli.CommandLine.Option;
                     + "open-file limit caps it (one socket per connection in each process).",
             ""},
         footer = {"",
-            "Examples:",
-            "  java -jar loadtest.jar                               500k local, wheel + baseline",
-            "  java -jar loadtest.jar --idle-handler wheel,netty    side by side, + baseline",
-            "  java -jar loadtest.jar --quick --idle-handler netty  20k connections, ~30 s",
-            "  java -jar loadtest.jar --transport tcp               TCP, as many as files allow",
-            "  java -jar loadtest.jar --scaling --idle-handler wheel,netty   10k to 500k"})
+            "Examples (java -jar loadtest.jar ...):",
+            "  (no options)                        500k local: wheel, then no handler",
+            "  --idle-handler wheel,netty          side by side, then no handler",
+            "  --quick --idle-handler netty        20k connections, about 30 s",
+            "  --transport tcp                     TCP: as many as the file limit allows",
+            "  --scaling --idle-handler wheel,netty  10k, 50k, 100k, 250k, 500k"})
 public final class LoadTest implements Callable<Integer> {
 
     private static final Logger log = LoggerFactory.getLogger(LoadTest.class);
