@@ -1,0 +1,121 @@
+package io.wheelbeat.loadtest;
+
+import com.sun.management.GarbageCollectionNotificationInfo;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.util.ArrayList;
+import java.util.List;
+import javax.management.ListenerNotFoundException;
+import javax.management.Notification;
+import javax.management.NotificationEmitter;
+import javax.management.NotificationListener;
+import javax.management.openmbean.CompositeData;
+
+/**
+ * The JVM's view of a run: heap after a full collection, garbage-collection pauses and process
+ * CPU time. Pauses come from the collectors' notifications, one per collection; collections the
+ * load test itself asked for (to read the heap) are counted apart, so that the pauses reported
+ * are the scenario's own. Concurrent collector phases are not pauses and are left out.
+ *
+ * <p>Thread-safe.
+ */
+final class JvmStats implements NotificationListener, AutoCloseable {
+
+    private static final MemoryMXBean MEMORY = ManagementFactory.getMemoryMXBean();
+    private static final String EXPLICIT_CAUSE = "System.gc()";
+
+    private final List<NotificationEmitter> emitters = new ArrayList<>();
+    private final List<String> collectors = new ArrayList<>();
+    private long collections;
+    private long pauseMillisTotal;
+    private long pauseMillisMax;
+    private long explicitCollections;
+    private long explicitPauseMillis;
+
+    /** Starts listening to every garbage collector of this JVM. */
+    JvmStats() {
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            collectors.add(gc.getName());
+            if (gc instanceof NotificationEmitter) {
+                NotificationEmitter emitter = (NotificationEmitter) gc;
+                emitter.addNotificationListener(this, null, null);
+                emitters.add(emitter);
+            }
+        }
+    }
+
+    @Override
+    public void handleNotification(Notification notification, Object handback) {
+        if (!GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(notification.getType())) {
+            return;
+        }
+        GarbageCollectionNotificationInfo info =
+                GarbageCollectionNotificationInfo.from((CompositeData) notification.getUserData());
+        if (info.getGcName().contains("Concurrent") || info.getGcName().contains("Cycles")) {
+            return;
+        }
+        long millis = info.getGcInfo().getDuration();
+        synchronized (this) {
+            if (EXPLICIT_CAUSE.equals(info.getGcCause())) {
+                explicitCollections++;
+                explicitPauseMillis += millis;
+            } else {
+                collections++;
+                pauseMillisTotal += millis;
+                pauseMillisMax = Math.max(pauseMillisMax, millis);
+            }
+        }
+    }
+
+    /** The collections since this object was made. */
+    synchronized GcTotals totals() {
+        return new GcTotals(collections, pauseMillisTotal, pauseMillisMax, explicitCollections, explicitPauseMillis);
+    }
+
+    List<String> collectorNames() {
+        return List.copyOf(collectors);
+    }
+
+    /** Process CPU time so far, all threads, in nanoseconds. */
+    static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+    }
+
+    /** Heap in use right now, garbage included. */
+    static long usedHeap() {
+        return MEMORY.getHeapMemoryUsage().getUsed();
+    }
+
+    /**
+     * Heap in use after a full collection: the live set. One collection only: it stops the whole
+     * JVM, clients and server alike, and a stop longer than the reader-idle limit minus the
+     * longest heartbeat gap would make talking connections idle for real.
+     */
+    static long usedHeapAfterFullGc() {
+        System.gc();
+        return usedHeap();
+    }
+
+    /** Largest heap this JVM may use, in bytes. */
+    static long maxHeap() {
+        return Runtime.getRuntime().maxMemory();
+    }
+
+    @Override
+    public void close() {
+        for (NotificationEmitter emitter : emitters) {
+            try {
+                emitter.removeNotificationListener(this);
+            } catch (ListenerNotFoundException e) {
+                // already gone: nothing to undo
+            }
+        }
+    }
+
+    /** Collection counts and pauses since this object was made, in milliseconds as reported. */
+    record GcTotals(long collections, long pauseMillisTotal, long pauseMillisMax,
+                    long explicitCollections, long explicitPauseMillis) {
+    }
+}

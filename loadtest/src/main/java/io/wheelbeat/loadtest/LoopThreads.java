@@ -1,0 +1,45 @@
+package io.wheelbeat.loadtest;
+
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A thread factory for event loops that remembers its threads, so that the CPU time of one side
+ * (server loops, client loops) can be told apart from the rest of the process.
+ */
+final class LoopThreads extends DefaultThreadFactory {
+
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
+    private final List<Thread> threads = new ArrayList<>();
+
+    LoopThreads(String prefix) {
+        super(prefix, true);
+    }
+
+    @Override
+    protected Thread newThread(Runnable r, String name) {
+        Thread thread = super.newThread(r, name);
+        synchronized (threads) {
+            threads.add(thread);
+        }
+        return thread;
+    }
+
+    /** CPU time used so far by the live threads of this factory, in nanoseconds. */
+    long cpuNanos() {
+        long total = 0;
+        synchronized (threads) {
+            for (Thread thread : threads) {
+                long cpu = THREADS.getThreadCpuTime(thread.getId());
+                if (cpu > 0) {
+                    total += cpu;
+                }
+            }
+        }
+        return total;
+    }
+}

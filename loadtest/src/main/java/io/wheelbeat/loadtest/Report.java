@@ -1,0 +1,261 @@
+package io.wheelbeat.loadtest;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * The session's report: {@code report.json} (every number), {@code report.md} (the side-by-side
+ * tables, the charts, and what each number counts) and the PNG charts, in the report directory.
+ */
+final class Report {
+
+    static final String JSON_FILE = "report.json";
+    static final String MARKDOWN_FILE = "report.md";
+
+    private final Settings settings;
+    private final List<RunResult> runs;
+    private final List<IdleMachinery> idleMachinery;
+
+    Report(Settings settings, List<RunResult> runs) {
+        this.settings = settings;
+        this.runs = List.copyOf(runs);
+        this.idleMachinery = idleMachinery(runs);
+    }
+
+    static ObjectMapper json() {
+        return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    }
+
+    static void writeRun(RunResult run, Path file) throws IOException {
+        Files.createDirectories(file.toAbsolutePath().getParent());
+        json().writeValue(file.toFile(), run);
+    }
+
+    /**
+     * What the idle machinery itself costs at one size: a handler's run minus the baseline run
+     * without a handler, same scenario, same number of connections.
+     *
+     * @param bytesPerConnection heap per connection, handler minus baseline
+     * @param serverLoopNanosPerMessage server-loop CPU per message, handler minus baseline
+     */
+    record IdleMachinery(String handler, int connections, double bytesPerConnection,
+                         double serverLoopNanosPerMessage) {
+    }
+
+    /** The report as written to {@code report.json}. */
+    record SessionReport(String generatedAt, String tier, String connectionKind, Map<String, Object> scenario,
+                         String command, boolean clean, List<RunResult> runs, List<IdleMachinery> idleMachinery) {
+    }
+
+    /** Whether every connection opened and no idle event was missed or false, in every run. */
+    boolean clean() {
+        return runs.stream().allMatch(Report::clean);
+    }
+
+    static boolean clean(RunResult r) {
+        return r.failed() == 0 && r.idle().neverHeard() == 0
+                && (!r.idle().applicable() || (r.idle().missed() == 0 && r.idle().falseIdle() == 0));
+    }
+
+    void write() throws IOException {
+        Path dir = settings.reportDir();
+        Files.createDirectories(dir);
+        SessionReport report = new SessionReport(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(),
+                settings.tier().id(), settings.tier().description(), scenario(), command(), clean(), runs,
+                idleMachinery);
+        json().writeValue(dir.resolve(JSON_FILE).toFile(), report);
+        List<String> charts = new Charts(runs, idleMachinery).write(dir);
+        Files.writeString(dir.resolve(MARKDOWN_FILE), markdown(report, charts), StandardCharsets.UTF_8);
+    }
+
+    private static List<IdleMachinery> idleMachinery(List<RunResult> runs) {
+        List<IdleMachinery> result = new ArrayList<>();
+        for (RunResult run : runs) {
+            if (!run.idle().applicable()) {
+                continue;
+            }
+            baselineOf(runs, run).ifPresent(base -> result.add(new IdleMachinery(run.handler(),
+                    run.connectionsRequested(), run.heap().bytesPerConnection() - base.heap().bytesPerConnection(),
+                    run.cpu().serverLoopNanosPerMessage() - base.cpu().serverLoopNanosPerMessage())));
+        }
+        return result;
+    }
+
+    /** The run without an idle handler at the same size as {@code run}, if the session has one. */
+    static Optional<RunResult> baselineOf(List<RunResult> runs, RunResult run) {
+        return runs.stream()
+                .filter(r -> !r.idle().applicable() && r.connectionsRequested() == run.connectionsRequested())
+                .findFirst();
+    }
+
+    private Map<String, Object> scenario() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("tier", settings.tier().id());
+        m.put("connections", settings.sizes());
+        m.put("handlers", settings.handlers().stream().map(IdleHandlerKind::id).toList());
+        m.put("openRatePerSecond", settings.openRate());
+        m.put("maxPendingConnects", settings.maxPendingConnects());
+        m.put("heartbeatMs", settings.heartbeatNanos() / 1e6);
+        m.put("jitter", settings.jitter());
+        m.put("burst", settings.burst());
+        m.put("silentFraction", settings.silentFraction());
+        m.put("silenceSpreadMs", settings.silenceSpreadNanos() / 1e6);
+        m.put("readerIdleMs", settings.readerIdleNanos() / 1e6);
+        m.put("toleranceMs", settings.toleranceNanos() / 1e6);
+        m.put("heapCheckpoints", settings.heapCheckpoints());
+        m.put("serverThreads", settings.serverThreads());
+        m.put("clientThreads", settings.clientThreads());
+        m.put("seed", settings.seed());
+        return m;
+    }
+
+    /** A command line that repeats this session. */
+    private String command() {
+        List<String> args = new ArrayList<>(List.of("java", "-jar", "loadtest/target/loadtest.jar"));
+        List<String> perRun = settings.forRun(settings.handler(), settings.connections()).toArgs();
+        args.addAll(perRun);
+        int kinds = args.indexOf("--idle-handler");
+        args.set(kinds + 1, String.join(",", settings.handlers().stream().map(IdleHandlerKind::id).toList()));
+        if (settings.sizes().size() > 1) {
+            int n = args.indexOf("--connections");
+            args.set(n, "--scaling-sizes");
+            args.set(n + 1, String.join(",", settings.sizes().stream().map(String::valueOf).toList()));
+        }
+        settings.jvmOptions().forEach(o -> args.add("--jvm-opt=" + o));
+        return String.join(" ", args);
+    }
+
+    // ------------------------------------------------------------------ Markdown
+
+    private String markdown(SessionReport report, List<String> charts) {
+        StringBuilder md = new StringBuilder();
+        md.append("# wheelbeat load test: ").append(settings.tier().id()).append(" tier\n\n");
+        md.append("Connections here are **").append(settings.tier().description()).append("**.\n\n");
+        md.append("Generated ").append(report.generatedAt()).append(". Every run ").append(report.clean()
+                ? "opened every connection and had no missed and no false idle events."
+                : "did **not** come out clean: see the failed, missed and false rows.").append("\n\n");
+        md.append("Repeat with:\n\n    ").append(report.command()).append("\n\n");
+        md.append("## Scenario\n\n| setting | value |\n|---|---|\n");
+        report.scenario().forEach((k, v) -> md.append("| ").append(k).append(" | ").append(v).append(" |\n"));
+        RunResult first = runs.get(0);
+        md.append("| machine | ").append(first.machine().cores()).append(" cores, ").append(first.machine().jvm())
+                .append(", max heap ").append(first.machine().maxHeapBytes() >> 20).append(" MiB per run |\n\n");
+        for (int size : settings.sizes()) {
+            List<RunResult> group = runs.stream().filter(r -> r.connectionsRequested() == size).toList();
+            md.append("## ").append(String.format(Locale.ROOT, "%,d", size)).append(" connections\n\n");
+            table(md, group);
+        }
+        if (settings.sizes().size() > 1) {
+            scaling(md);
+        }
+        md.append("## Charts\n\n");
+        for (String chart : charts) {
+            md.append("![").append(chart).append("](").append(chart).append(")\n\n");
+        }
+        md.append("## What the numbers count\n\n");
+        md.append("- **Heap per connection**: live heap after a full GC with every connection open and "
+                + "heartbeating, minus the live heap before the first connect, over the connections opened. ")
+                .append(settings.tier() == Tier.LOCAL ? "Local tier: both ends of each connection are in this JVM. "
+                        : "TCP tier: the server process's heap only. ")
+                .append("The bookkeeping of the load test itself (16 bytes per connection) is allocated before the "
+                        + "first reading and not counted.\n");
+        md.append("- **Idle machinery**: a handler's run minus the run without an idle handler (same scenario, "
+                + "same size, separate JVMs).\n");
+        md.append("- **Lateness**: fire time of the first reader-idle event minus the true deadline, which is "
+                + "the connection's last message arrival at the server (stamped by a probe in front of the idle "
+                + "handler, on the same clock) plus the reader-idle limit.\n");
+        md.append("- **Missed**: a silenced connection not reported by deadline + tolerance. **False**: an idle "
+                + "event before the true deadline, or on a connection the plan kept talking.\n");
+        md.append("- **Timers**, wheel: ").append(TimerAccounting.WHEEL_NOTE).append(".\n");
+        md.append("- **Timers**, Netty: ").append(TimerAccounting.NETTY_NOTE).append(".\n");
+        md.append("- **GC**: collections during the run reported by the JVM, not counting the load test's own "
+                + "heap-reading full GCs (listed apart).\n");
+        md.append("- **CPU**: thread CPU time of the server event loops; process CPU time of the run's JVM.\n");
+        return md.toString();
+    }
+
+    private void table(StringBuilder md, List<RunResult> group) {
+        md.append("| |");
+        group.forEach(r -> md.append(' ').append(r.handler()).append(" |"));
+        md.append("\n|---|");
+        group.forEach(r -> md.append("---:|"));
+        md.append('\n');
+        row(md, group, "connections requested / opened / failed",
+                r -> f("%,d / %,d / %,d", r.connectionsRequested(), r.opened(), r.failed()));
+        row(md, group, "open rate (connections/s)", r -> f("%,.0f", r.openRatePerSecond()));
+        row(md, group, "heap per connection (bytes, after full GC)", r -> f("%,.0f", r.heap().bytesPerConnection()));
+        row(md, group, "idle machinery per connection (bytes, minus none)", r -> machinery(r)
+                .map(m -> f("%,.0f", m.bytesPerConnection())).orElse("-"));
+        row(md, group, "timer schedules / s", r -> f("%,.0f", r.timers().schedulesPerSecond()));
+        row(md, group, "timer cancels / s", r -> f("%,.0f", r.timers().cancelsPerSecond()));
+        row(md, group, "timer re-arms / s (read batches)", r -> f("%,.0f", r.timers().reArmsPerSecond()));
+        row(md, group, "timer expirations / s", r -> f("%,.0f", r.timers().expirationsPerSecond()));
+        row(md, group, "server-loop scheduled tasks / s", r -> f("%,.0f", r.timers().loopScheduledTasksPerSecond()));
+        row(md, group, "messages at the server / s", r -> f("%,.0f", r.traffic().messagesPerSecond()));
+        row(md, group, "silenced / detected on time", r -> idle(r, i -> f("%,d / %,d", i.plannedSilent(), i.detectedOnTime())));
+        row(md, group, "**missed idle events**", r -> idle(r, i -> f("%,d", i.missed())));
+        row(md, group, "**false idle events**", r -> idle(r, i -> f("%,d", i.falseIdle())));
+        row(md, group, "lateness p50 / p99 / p99.9 / max (ms)", r -> idle(r, i -> f("%.3f / %.3f / %.3f / %.3f",
+                i.lateness().p50Ms(), i.lateness().p99Ms(), i.lateness().p999Ms(), i.lateness().maxMs())));
+        row(md, group, "GC collections / total pause / longest (ms)",
+                r -> f("%,d / %,.0f / %,.0f", r.gc().collections(), r.gc().totalPauseMs(), r.gc().maxPauseMs()));
+        row(md, group, "heap-reading full GCs (count / ms)",
+                r -> f("%,d / %,.0f", r.gc().heapReadingCollections(), r.gc().heapReadingPauseMs()));
+        row(md, group, "CPU: process / server loops / clients (s)", r -> f("%.1f / %.1f / %.1f",
+                r.cpu().processSeconds(), r.cpu().serverLoopSeconds(), r.cpu().clientSeconds()));
+        row(md, group, "server-loop CPU per message (ns)", r -> f("%,.0f", r.cpu().serverLoopNanosPerMessage()));
+        row(md, group, "idle machinery CPU per message (ns, minus none)", r -> machinery(r)
+                .map(m -> f("%,.0f", m.serverLoopNanosPerMessage())).orElse("-"));
+        row(md, group, "worst heartbeat sender lag (ms)", r -> f("%,.0f", r.traffic().maxSenderLagMs()));
+        row(md, group, "window (s)", r -> f("%.1f", r.windowSeconds()));
+        md.append('\n');
+    }
+
+    private void scaling(StringBuilder md) {
+        md.append("## Scaling\n\n| connections | handler | heap/conn (B) | idle machinery (B/conn) | "
+                + "server CPU/msg (ns) | idle machinery CPU/msg (ns) | timer ops/s (sched+cancel+re-arm) |\n"
+                + "|---:|---|---:|---:|---:|---:|---:|\n");
+        for (RunResult r : runs) {
+            Optional<IdleMachinery> m = machinery(r);
+            md.append(f("| %,d | %s | %,.0f | %s | %,.0f | %s | %,.0f |\n", r.connectionsRequested(), r.handler(),
+                    r.heap().bytesPerConnection(), m.map(x -> f("%,.0f", x.bytesPerConnection())).orElse("-"),
+                    r.cpu().serverLoopNanosPerMessage(),
+                    m.map(x -> f("%,.0f", x.serverLoopNanosPerMessage())).orElse("-"),
+                    r.timers().schedulesPerSecond() + r.timers().cancelsPerSecond() + r.timers().reArmsPerSecond()));
+        }
+        md.append('\n');
+    }
+
+    private Optional<IdleMachinery> machinery(RunResult r) {
+        return idleMachinery.stream()
+                .filter(m -> m.handler().equals(r.handler()) && m.connections() == r.connectionsRequested())
+                .findFirst();
+    }
+
+    private static String idle(RunResult r, Function<RunResult.Idle, String> value) {
+        return r.idle().applicable() ? value.apply(r.idle()) : "n/a";
+    }
+
+    private static void row(StringBuilder md, List<RunResult> group, String name, Function<RunResult, String> cell) {
+        md.append("| ").append(name).append(" |");
+        group.forEach(r -> md.append(' ').append(cell.apply(r)).append(" |"));
+        md.append('\n');
+    }
+
+    private static String f(String format, Object... args) {
+        return String.format(Locale.ROOT, format, args);
+    }
+}

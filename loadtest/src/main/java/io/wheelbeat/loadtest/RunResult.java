@@ -1,0 +1,116 @@
+package io.wheelbeat.loadtest;
+
+import java.util.List;
+
+/**
+ * Everything one run measured: one idle handler, one number of connections, one JVM. Written as
+ * JSON by the run's JVM and read back by the session that started it. Times are in the units
+ * their names say.
+ *
+ * @param tier {@code local} or {@code tcp}
+ * @param transport {@code local}, {@code epoll} or {@code nio}
+ * @param connectionKind what one connection is in this tier, in words
+ * @param handler {@code wheel}, {@code netty} or {@code none}
+ * @param connectionsRequested connections the run was asked to open
+ * @param opened connects that succeeded
+ * @param failed connects that failed
+ * @param serverChannels channels the server saw become active
+ * @param rampSeconds from the first connect to the last finished one, heap checkpoints excluded
+ * @param openRatePerSecond opened / rampSeconds
+ * @param windowSeconds the measured window: first connect to the end of idle detection
+ */
+record RunResult(String tier, String transport, String connectionKind, String handler,
+                 int connectionsRequested, int opened, int failed, long serverChannels,
+                 double rampSeconds, double openRatePerSecond, double windowSeconds,
+                 Heap heap, Timers timers, Idle idle, Traffic traffic, Gc gc, Cpu cpu, Machine machine) {
+
+    /**
+     * Heap after full collections, this JVM's: in the local tier both ends of every connection,
+     * in the TCP tier the server's side only.
+     *
+     * @param beforeBytes live heap before the first connect (server bound, bookkeeping allocated)
+     * @param afterBytes live heap with every connection open and heartbeating
+     * @param bytesPerConnection (after - before) / opened
+     * @param checkpoints bytes per connection at points of the ramp, the last after it
+     */
+    record Heap(long beforeBytes, long afterBytes, double bytesPerConnection, List<HeapPoint> checkpoints) {
+    }
+
+    /** Heap per connection read after a full GC with {@code connections} open. */
+    record HeapPoint(int connections, double bytesPerConnection) {
+    }
+
+    /**
+     * Timer operations in the window, and what each number counts for this handler.
+     *
+     * @param source where the numbers come from
+     * @param schedules timers started
+     * @param cancels timers stopped before they fired
+     * @param reArms read batches that reached the idle handler, each a chance to push a deadline
+     *     back: the same count for every handler, whatever each does with it
+     * @param expirations timers that ran out (wheel: fired; Netty: its task ran, whether to re-arm
+     *     for the time left or to fire an idle event)
+     * @param loopScheduledTasks tasks scheduled on the server event loops, all causes
+     * @param pendingAtEnd timers pending at the end, where known (-1 if not)
+     * @param note how to read these numbers
+     */
+    record Timers(String source, long schedules, long cancels, long reArms, long expirations,
+                  long loopScheduledTasks, long pendingAtEnd,
+                  double schedulesPerSecond, double cancelsPerSecond, double reArmsPerSecond,
+                  double expirationsPerSecond, double loopScheduledTasksPerSecond, String note) {
+    }
+
+    /**
+     * Idle detection against the truth (see {@link IdleVerdict}).
+     *
+     * @param applicable false for the run without an idle handler
+     * @param repeatEvents idle events after the first of an idle period
+     */
+    record Idle(boolean applicable, int plannedSilent, int neverHeard, int detectedOnTime, int missed,
+                int missedNotReported, int missedLate, long falseIdle, int falsePremature,
+                int falseWhileTalking, long unidentified, long badHellos, long firstEvents, long repeatEvents,
+                double toleranceMs, Lateness lateness) {
+    }
+
+    /**
+     * Idle-detection lateness: fire time minus true deadline.
+     *
+     * @param histogram the HdrHistogram (nanoseconds), compressed and base64-encoded
+     */
+    record Lateness(long count, double p50Ms, double p99Ms, double p999Ms, double maxMs, double meanMs,
+                    String histogram) {
+    }
+
+    /**
+     * @param messages reads of the server pipeline ({@code channelRead} calls): hellos and
+     *     heartbeats, fewer than sent where the transport coalesced buffers queued together
+     * @param heartbeatsSent heartbeats the clients sent
+     * @param maxSenderLagMs how far behind schedule a heartbeat sender fell at worst
+     */
+    record Traffic(long messages, long readBatches, double messagesPerSecond, long heartbeatsSent,
+                   double maxSenderLagMs) {
+    }
+
+    /**
+     * Collections during the run, the load test's own heap-reading full GCs apart.
+     */
+    record Gc(List<String> collectors, long collections, double totalPauseMs, double maxPauseMs,
+              long heapReadingCollections, double heapReadingPauseMs) {
+    }
+
+    /**
+     * CPU time in the window.
+     *
+     * @param processSeconds this JVM, every thread
+     * @param serverLoopSeconds the server event loops
+     * @param clientSeconds the client event loops (local) or the client process (tcp)
+     * @param serverLoopNanosPerMessage server loop CPU per message that reached the server
+     */
+    record Cpu(double processSeconds, double serverLoopSeconds, double clientSeconds,
+               double serverLoopNanosPerMessage) {
+    }
+
+    /** Where it ran. */
+    record Machine(int cores, long maxHeapBytes, String jvm, List<String> jvmArguments, long openFileLimit) {
+    }
+}
