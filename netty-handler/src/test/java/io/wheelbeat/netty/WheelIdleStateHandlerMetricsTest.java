@@ -38,7 +38,7 @@ class WheelIdleStateHandlerMetricsTest {
     @Test
     void countsEachIdleEventUnderItsState() {
         EmbeddedChannel ch = frozen(new EmbeddedChannel());
-        ch.pipeline().addLast(WheelIdleStateHandler.builder().meterRegistry(registry)
+        ch.pipeline().addLast(WheelIdleStateHandler.builder().metrics(registry)
                 .readerIdleTime(10, MILLISECONDS).writerIdleTime(20, MILLISECONDS)
                 .allIdleTime(40, MILLISECONDS).build());
         runFor(ch, MILLISECONDS.toNanos(40) + TICK);
@@ -51,7 +51,7 @@ class WheelIdleStateHandlerMetricsTest {
     @Test
     void theOnlyTagIsTheStateWithThreeValues() {
         EmbeddedChannel ch = frozen(new EmbeddedChannel());
-        ch.pipeline().addLast(WheelIdleStateHandler.builder().meterRegistry(registry)
+        ch.pipeline().addLast(WheelIdleStateHandler.builder().metrics(registry)
                 .readerIdleTime(10, MILLISECONDS).build());
         runFor(ch, MILLISECONDS.toNanos(30));
         List<Meter> meters = List.copyOf(registry.find(IdleEventCounters.NAME).meters());
@@ -67,7 +67,7 @@ class WheelIdleStateHandlerMetricsTest {
         SlowDrainChannel ch = new SlowDrainChannel();
         ch.freezeTime();
         IdleEventRecorder recorder = new IdleEventRecorder();
-        ch.pipeline().addLast(WheelIdleStateHandler.builder().meterRegistry(registry).observeOutput(true)
+        ch.pipeline().addLast(WheelIdleStateHandler.builder().metrics(registry).observeOutput(true)
                 .writerIdleTime(10, MILLISECONDS).build(), recorder);
         ch.drainBudget(1);
         ch.writeAndFlush(Unpooled.buffer().writeZero(100));
@@ -82,7 +82,7 @@ class WheelIdleStateHandlerMetricsTest {
 
     @Test
     void handlersBuiltFromOneBuilderAddToTheSameCounters() {
-        WheelIdleStateHandler.Builder builder = WheelIdleStateHandler.builder().meterRegistry(registry)
+        WheelIdleStateHandler.Builder builder = WheelIdleStateHandler.builder().metrics(registry)
                 .readerIdleTime(10, MILLISECONDS);
         EmbeddedChannel first = frozen(new EmbeddedChannel());
         EmbeddedChannel second = frozen(new EmbeddedChannel());
