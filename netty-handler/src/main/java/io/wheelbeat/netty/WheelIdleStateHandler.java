@@ -1,8 +1,6 @@
 package io.wheelbeat.netty;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -13,6 +11,7 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.Ticker;
 import io.wheelbeat.core.WheelScheduler;
+import io.wheelbeat.netty.internal.ActiveChannelLifecycle;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
@@ -85,11 +84,9 @@ import java.util.concurrent.TimeUnit;
  * thread (off the executor they are handed to it). Construction and the builder are
  * single-threaded.
  */
-public class WheelIdleStateHandler extends ChannelDuplexHandler {
+public class WheelIdleStateHandler extends ActiveChannelLifecycle {
 
     private static final long MIN_TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-    private static final byte ST_INITIALIZED = 1;
-    private static final byte ST_DESTROYED = 2;
     /** A check or timer not scheduled; also what a time beyond the clock's range becomes. */
     private static final long NOT_ARMED = Long.MAX_VALUE;
 
@@ -108,7 +105,6 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
     private ChannelHandlerContext ctx;
     private Ticker ticker = Ticker.systemTicker();
     private IdleDeadlines deadlines;
-    private byte state;
 
     private boolean reading;
     private long lastReadTime;
@@ -205,49 +201,11 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
 
     // ---------------------------------------------------------------- lifecycle
 
+    /** Starts the checks: the channel is active and the handler in place. */
     @Override
-    public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
+    protected final void onStart(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         this.ticker = ctx.executor().ticker();
-        Channel channel = ctx.channel();
-        if (channel.isActive() && channel.isRegistered()) {
-            // channelActive() has fired already and will not reach this handler.
-            initialize();
-        }
-    }
-
-    @Override
-    public void handlerRemoved(ChannelHandlerContext ctx) throws Exception {
-        destroy();
-    }
-
-    @Override
-    public void channelRegistered(ChannelHandlerContext ctx) throws Exception {
-        if (ctx.channel().isActive()) {
-            initialize();
-        }
-        super.channelRegistered(ctx);
-    }
-
-    @Override
-    public void channelActive(ChannelHandlerContext ctx) throws Exception {
-        initialize();
-        super.channelActive(ctx);
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-        destroy();
-        super.channelInactive(ctx);
-    }
-
-    private void initialize() {
-        // Starts at most once, and never after destroy(): a handler removed or made inactive
-        // before it started must not start later (Netty issue 143).
-        if (state != 0) {
-            return;
-        }
-        state = ST_INITIALIZED;
         initOutputChanged();
         long now = ticker.nanoTime();
         lastReadTime = lastWriteTime = now;
@@ -266,11 +224,10 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
         rearmWakes();
     }
 
-    private void destroy() {
-        state = ST_DESTROYED;
-        if (deadlines != null) {
-            deadlines.disarmAll();
-        }
+    /** Stops the checks for good: the channel went inactive or the handler was removed. */
+    @Override
+    protected final void onStop() {
+        deadlines.disarmAll();
         readerCheckAt = writerCheckAt = allCheckAt = NOT_ARMED;
         readerWakeAt = writerWakeAt = allWakeAt = NOT_ARMED;
     }
@@ -395,7 +352,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
 
     /** Called on the handler's executor when the timer of {@code kind} fires. */
     final void deadlineExpired(int kind) {
-        if (state != ST_INITIALIZED) {
+        if (!running()) {
             return;
         }
         runDueChecks(ticker.nanoTime());
@@ -409,13 +366,13 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
      * state, so a check sees what Netty's task would have seen at its time.
      */
     private void runDueChecks(long now) {
-        if (runningChecks || state != ST_INITIALIZED) {
+        if (runningChecks || !running()) {
             return; // an idle event's own traffic: the running loop goes on after the event
         }
         runningChecks = true;
         try {
             int kind;
-            while (state == ST_INITIALIZED && (kind = nextDueCheck(now)) >= 0) {
+            while (running() && (kind = nextDueCheck(now)) >= 0) {
                 long due = checkAt(kind);
                 if (!ctx.channel().isOpen()) {
                     setCheckAt(kind, NOT_ARMED); // as Netty's task: a closed channel stops it
@@ -507,7 +464,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
 
     /** Aims each kind's timer at {@link #wakeFor} its check, moving only those that changed. */
     private void rearmWakes() {
-        for (int kind = IdleDeadlines.READER; kind <= IdleDeadlines.ALL && state == ST_INITIALIZED; kind++) {
+        for (int kind = IdleDeadlines.READER; kind <= IdleDeadlines.ALL && running(); kind++) {
             long wake = wakeFor(kind);
             if (wake != wakeAt(kind)) {
                 setWakeAt(kind, wake);
@@ -760,7 +717,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
          *
          * @throws NullPointerException if {@code registry} is null
          */
-        public Builder meterRegistry(MeterRegistry registry) {
+        public Builder metrics(MeterRegistry registry) {
             this.counters = new IdleEventCounters(Objects.requireNonNull(registry, "registry"));
             return this;
         }

@@ -4,13 +4,14 @@ import static java.util.concurrent.TimeUnit.MICROSECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.netty.channel.ChannelDuplexHandler;
-import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.lang.management.ManagementFactory;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,13 +40,6 @@ class WheelIdleStateHandlerAllocationTest {
         public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
             promise.setSuccess();
         }
-    }
-
-    private static EmbeddedChannel channel(ChannelHandler... handlers) {
-        EmbeddedChannel ch = new EmbeddedChannel();
-        ch.freezeTime();
-        ch.pipeline().addLast(handlers);
-        return ch;
     }
 
     /** Bytes allocated by this thread per read batch (a read and its completion), time moving on. */
@@ -79,11 +73,16 @@ class WheelIdleStateHandlerAllocationTest {
         }
     }
 
+    @BeforeEach
+    void allocationCounterAvailable() {
+        assumeTrue(THREADS.isThreadAllocatedMemorySupported() && THREADS.isThreadAllocatedMemoryEnabled());
+    }
+
     @Test
     void readBatchesAllocateNothing() {
-        EmbeddedChannel ch = channel(new WheelIdleStateHandler(1, 1, 1, SECONDS), new Sink());
+        EmbeddedChannel ch = VirtualTime.frozenChannel(new WheelIdleStateHandler(1, 1, 1, SECONDS), new Sink());
         double withHandler = bytesPerReadBatch(ch);
-        double without = bytesPerReadBatch(channel(new Sink()));
+        double without = bytesPerReadBatch(VirtualTime.frozenChannel(new Sink()));
         assertTrue(withHandler - without < 1, withHandler + " bytes per read batch, " + without + " without the handler");
         assertEquals(3, EventLoopWheels.shared().wheelFor(ch.eventLoop()).wheel().pendingTimers());
         ch.finishAndReleaseAll();
@@ -92,9 +91,9 @@ class WheelIdleStateHandlerAllocationTest {
     @Test
     void writesAllocateNothingBeyondTheirPromise() {
         // The promise (DefaultChannelPromise) is the caller's, with or without the handler.
-        EmbeddedChannel ch = channel(new Sink(), new WheelIdleStateHandler(1, 1, 1, SECONDS));
+        EmbeddedChannel ch = VirtualTime.frozenChannel(new Sink(), new WheelIdleStateHandler(1, 1, 1, SECONDS));
         double withHandler = bytesPerWrite(ch);
-        double without = bytesPerWrite(channel(new Sink()));
+        double without = bytesPerWrite(VirtualTime.frozenChannel(new Sink()));
         assertTrue(withHandler - without < 1, withHandler + " bytes per write, " + without + " without the handler");
         ch.finishAndReleaseAll();
     }

@@ -37,8 +37,9 @@ import org.junit.jupiter.api.Test;
 class WheelIdleStateHandlerDifferentialTest {
 
     private static final long TICK = 1L << 20; // the shared wheels' tick
-    private static final int SCRIPTS = 1200;
-    private static final long FIRST_SEED = 20_250_611L;
+    /** How many scripts, and the seed of the first; override to explore: -Dwheelbeat.idle.scripts=30000. */
+    private static final int SCRIPTS = Integer.getInteger("wheelbeat.idle.scripts", 1200);
+    private static final long FIRST_SEED = Long.getLong("wheelbeat.idle.seed", 20_250_611L);
 
     /** One step of a script. */
     private record Step(Kind kind, long arg) {
@@ -95,6 +96,7 @@ class WheelIdleStateHandlerDifferentialTest {
         }
         // The scripts must exercise something: thousands of events, not a silent pass.
         assertTrue(events > 20 * SCRIPTS, "only " + events + " events in " + SCRIPTS + " scripts");
+        System.out.printf("differential: %d scripts from seed %d, %d events, all as Netty's%n", SCRIPTS, FIRST_SEED, events);
     }
 
     /**

@@ -34,15 +34,9 @@ class WheelIdleStateHandlerLifecycleTest {
         return new WheelIdleStateHandler(100, 70, 130, MILLISECONDS);
     }
 
-    private static EmbeddedChannel frozenChannel() {
-        EmbeddedChannel ch = new EmbeddedChannel();
-        ch.freezeTime();
-        return ch;
-    }
-
     @Test
     void addedToAnActiveChannelItStartsAtOnce() {
-        EmbeddedChannel ch = frozenChannel();
+        EmbeddedChannel ch = VirtualTime.frozenChannel();
         ch.pipeline().addLast(allThree());
         assertEquals(3, wheelOf(ch).pendingTimers());
         ch.finishAndReleaseAll();
@@ -50,7 +44,7 @@ class WheelIdleStateHandlerLifecycleTest {
 
     @Test
     void closingTheChannelCancelsEveryTimer() {
-        EmbeddedChannel ch = frozenChannel();
+        EmbeddedChannel ch = VirtualTime.frozenChannel();
         ch.pipeline().addLast(allThree());
         ch.close();
         assertEquals(0, wheelOf(ch).pendingTimers());
@@ -58,7 +52,7 @@ class WheelIdleStateHandlerLifecycleTest {
 
     @Test
     void removingTheHandlerCancelsEveryTimerAndStopsEvents() {
-        EmbeddedChannel ch = frozenChannel();
+        EmbeddedChannel ch = VirtualTime.frozenChannel();
         WheelIdleStateHandler handler = allThree();
         IdleEventRecorder recorder = new IdleEventRecorder();
         ch.pipeline().addLast(handler, recorder);
@@ -171,9 +165,9 @@ class WheelIdleStateHandlerLifecycleTest {
     }
 
     private static void assertRejectedTwice(ChannelHandler handler) {
-        EmbeddedChannel first = frozenChannel();
+        EmbeddedChannel first = VirtualTime.frozenChannel();
         first.pipeline().addLast(handler);
-        EmbeddedChannel second = frozenChannel();
+        EmbeddedChannel second = VirtualTime.frozenChannel();
         assertThrows(ChannelPipelineException.class, () -> second.pipeline().addLast(handler));
         first.pipeline().remove(handler);
         assertThrows(ChannelPipelineException.class, () -> first.pipeline().addLast(handler));
@@ -195,7 +189,7 @@ class WheelIdleStateHandlerLifecycleTest {
 
     /** All three checks fall due together; the first event stops the handler. */
     private static void assertStoppingOnTheFirstEventLeavesNothing(Consumer<ChannelHandlerContext> stop) {
-        EmbeddedChannel ch = frozenChannel();
+        EmbeddedChannel ch = VirtualTime.frozenChannel();
         IdleEventRecorder recorder = new IdleEventRecorder();
         ch.pipeline().addLast(new WheelIdleStateHandler(100, 100, 100, MILLISECONDS) {
             @Override
@@ -212,7 +206,7 @@ class WheelIdleStateHandlerLifecycleTest {
 
     @Test
     void closingAfterTrafficCancelsTheMovedTimers() {
-        EmbeddedChannel ch = frozenChannel();
+        EmbeddedChannel ch = VirtualTime.frozenChannel();
         ch.pipeline().addLast(allThree());
         TimerWheel wheel = wheelOf(ch);
         ch.advanceTimeBy(10, MILLISECONDS);

@@ -26,19 +26,14 @@ class WheelIdleStateHandlerMetricsTest {
         VirtualTime.advanceTo(ch, VirtualTime.now(ch) + nanos);
     }
 
-    private static EmbeddedChannel frozen(EmbeddedChannel ch) {
-        ch.freezeTime();
-        return ch;
-    }
-
     private double count(String state) {
         return registry.get(IdleEventCounters.NAME).tag("state", state).counter().count();
     }
 
     @Test
     void countsEachIdleEventUnderItsState() {
-        EmbeddedChannel ch = frozen(new EmbeddedChannel());
-        ch.pipeline().addLast(WheelIdleStateHandler.builder().meterRegistry(registry)
+        EmbeddedChannel ch = VirtualTime.frozenChannel();
+        ch.pipeline().addLast(WheelIdleStateHandler.builder().metrics(registry)
                 .readerIdleTime(10, MILLISECONDS).writerIdleTime(20, MILLISECONDS)
                 .allIdleTime(40, MILLISECONDS).build());
         runFor(ch, MILLISECONDS.toNanos(40) + TICK);
@@ -50,8 +45,8 @@ class WheelIdleStateHandlerMetricsTest {
 
     @Test
     void theOnlyTagIsTheStateWithThreeValues() {
-        EmbeddedChannel ch = frozen(new EmbeddedChannel());
-        ch.pipeline().addLast(WheelIdleStateHandler.builder().meterRegistry(registry)
+        EmbeddedChannel ch = VirtualTime.frozenChannel();
+        ch.pipeline().addLast(WheelIdleStateHandler.builder().metrics(registry)
                 .readerIdleTime(10, MILLISECONDS).build());
         runFor(ch, MILLISECONDS.toNanos(30));
         List<Meter> meters = List.copyOf(registry.find(IdleEventCounters.NAME).meters());
@@ -67,7 +62,7 @@ class WheelIdleStateHandlerMetricsTest {
         SlowDrainChannel ch = new SlowDrainChannel();
         ch.freezeTime();
         IdleEventRecorder recorder = new IdleEventRecorder();
-        ch.pipeline().addLast(WheelIdleStateHandler.builder().meterRegistry(registry).observeOutput(true)
+        ch.pipeline().addLast(WheelIdleStateHandler.builder().metrics(registry).observeOutput(true)
                 .writerIdleTime(10, MILLISECONDS).build(), recorder);
         ch.drainBudget(1);
         ch.writeAndFlush(Unpooled.buffer().writeZero(100));
@@ -82,10 +77,10 @@ class WheelIdleStateHandlerMetricsTest {
 
     @Test
     void handlersBuiltFromOneBuilderAddToTheSameCounters() {
-        WheelIdleStateHandler.Builder builder = WheelIdleStateHandler.builder().meterRegistry(registry)
+        WheelIdleStateHandler.Builder builder = WheelIdleStateHandler.builder().metrics(registry)
                 .readerIdleTime(10, MILLISECONDS);
-        EmbeddedChannel first = frozen(new EmbeddedChannel());
-        EmbeddedChannel second = frozen(new EmbeddedChannel());
+        EmbeddedChannel first = VirtualTime.frozenChannel();
+        EmbeddedChannel second = VirtualTime.frozenChannel();
         first.pipeline().addLast(builder.build());
         second.pipeline().addLast(builder.build());
         runFor(first, MILLISECONDS.toNanos(10) + TICK);
@@ -97,7 +92,7 @@ class WheelIdleStateHandlerMetricsTest {
 
     @Test
     void withoutARegistryNothingIsRegisteredAnywhere() {
-        EmbeddedChannel ch = frozen(new EmbeddedChannel());
+        EmbeddedChannel ch = VirtualTime.frozenChannel();
         ch.pipeline().addLast(new WheelIdleStateHandler(10, 10, 10, MILLISECONDS));
         runFor(ch, MILLISECONDS.toNanos(50));
         assertTrue(Metrics.globalRegistry.find(IdleEventCounters.NAME).meters().isEmpty());

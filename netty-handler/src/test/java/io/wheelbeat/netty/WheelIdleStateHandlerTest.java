@@ -302,7 +302,7 @@ class WheelIdleStateHandlerTest {
     void builderRejectsNullOptions() {
         assertThrows(NullPointerException.class, () -> WheelIdleStateHandler.builder().wheels(null));
         assertThrows(NullPointerException.class, () -> WheelIdleStateHandler.builder().timer(null));
-        assertThrows(NullPointerException.class, () -> WheelIdleStateHandler.builder().meterRegistry(null));
+        assertThrows(NullPointerException.class, () -> WheelIdleStateHandler.builder().metrics(null));
     }
 
     @Test
