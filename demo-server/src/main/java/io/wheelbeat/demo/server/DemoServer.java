@@ -1,6 +1,5 @@
 package io.wheelbeat.demo.server;
 
-import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.netty4.NettyAllocatorMetrics;
@@ -15,7 +14,6 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
-import io.wheelbeat.core.TimerWheelMetrics;
 import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
 import io.wheelbeat.core.ratelimit.KeyedRateLimiterMetrics;
 import io.wheelbeat.core.ratelimit.RateLimit;
@@ -23,11 +21,11 @@ import io.wheelbeat.demo.MetricsEndpoint;
 import io.wheelbeat.demo.Transport;
 import io.wheelbeat.demo.protocol.Frame;
 import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.netty.EventLoopWheelsMetrics;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -200,9 +198,7 @@ public final class DemoServer implements Runnable {
         }
 
         private void bindMetrics() {
-            AtomicInteger wheelNumber = new AtomicInteger();
-            wheels.onNewWheel((loop, wheel) -> new TimerWheelMetrics(wheel,
-                    Tags.of("wheel", "loop-" + wheelNumber.incrementAndGet())).bindTo(registry));
+            new EventLoopWheelsMetrics(wheels).bindTo(registry);
             new NettyEventExecutorMetrics(workers).bindTo(registry);
             new NettyAllocatorMetrics(PooledByteBufAllocator.DEFAULT).bindTo(registry);
             new JvmMemoryMetrics().bindTo(registry);

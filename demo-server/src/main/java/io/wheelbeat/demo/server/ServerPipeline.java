@@ -75,7 +75,7 @@ final class ServerPipeline extends ChannelInitializer<Channel> {
         pipeline.addLast("reader-idle", WheelIdleStateHandler.builder()
                 .wheels(wheels)
                 .readerIdleTime(options.readerIdleMillis, TimeUnit.MILLISECONDS)
-                .meterRegistry(registry)
+                .metrics(registry)
                 .build());
         pipeline.addLast("heartbeat", heartbeats.newHandler());
         pipeline.addLast("message-rate", messageRate);
