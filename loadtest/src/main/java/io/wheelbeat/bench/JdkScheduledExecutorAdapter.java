@@ -1,0 +1,56 @@
+package io.wheelbeat.bench;
+
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The JDK's {@link ScheduledThreadPoolExecutor} with one thread. Cancelled tasks are removed from
+ * its queue at once ({@code setRemoveOnCancelPolicy(true)}), so that N pending means N in the
+ * queue, as for every other contender; without it each re-arm would leave a dead task behind
+ * until its deadline.
+ */
+final class JdkScheduledExecutorAdapter extends TimerAdapter {
+
+    private final ScheduledThreadPoolExecutor executor;
+    private final ScheduledFuture<?>[] futures;
+    private final Runnable task = this::onFired;
+
+    JdkScheduledExecutorAdapter(int capacity) {
+        super(capacity);
+        this.executor = new ScheduledThreadPoolExecutor(1, WorkerThreads.factory("jdk-stpe"));
+        executor.setRemoveOnCancelPolicy(true);
+        this.futures = new ScheduledFuture<?>[capacity];
+    }
+
+    @Override
+    void schedule(int i, long delayNanos) {
+        futures[i] = executor.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    void cancel(int i) {
+        futures[i].cancel(false);
+    }
+
+    @Override
+    void rearm(int i, long delayNanos) {
+        futures[i].cancel(false);
+        futures[i] = executor.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    int poll() {
+        return 0;
+    }
+
+    @Override
+    boolean threaded() {
+        return true;
+    }
+
+    @Override
+    public void close() {
+        executor.shutdownNow();
+    }
+}

@@ -1,0 +1,71 @@
+package io.wheelbeat.bench;
+
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * Workload 1, re-arm: with {@code pending} timers pending, push one of them (in a fixed random
+ * order) to fire {@code delayMs} from now: cancel then schedule again, or the contender's own
+ * re-arm (ours: {@code reschedule}). Every operation reads the clock once, inside the contender's
+ * API (or, for Agrona, whose API takes a deadline, in the adapter). The delays are one shorter and
+ * one longer than a wheel turn (4.29 s).
+ *
+ * <p>Owner-thread contenders are polled every {@value Workloads#POLL_EVERY} operations, as their
+ * event loop would drive them, and that cost is in their score; threaded contenders' own threads
+ * are charged by {@link ThreadCpuProfiler}. A timer that fires before it is re-armed is scheduled
+ * anew.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+public class RearmBenchmark {
+
+    @Param({"ours", "ours-wheeltimer", "netty-hwt", "netty-eventloop", "jdk-stpe", "agrona", "kafka"})
+    public String contender;
+
+    @Param({"1024", "65536", "524288", "1048576"})
+    public int pending;
+
+    @Param({"1000", "30000"})
+    public long delayMs;
+
+    private TimerAdapter timers;
+    private int[] order;
+    private long delayNanos;
+    private int cursor;
+    private int sincePoll;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        timers = Contender.of(contender).create(pending, false);
+        order = Workloads.randomOrder(pending);
+        delayNanos = TimeUnit.MILLISECONDS.toNanos(delayMs);
+        Workloads.scheduleSpread(timers, order, delayNanos);
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        timers.close();
+    }
+
+    @Benchmark
+    public void rearm() {
+        timers.rearm(order[cursor], delayNanos);
+        if (++cursor == pending) {
+            cursor = 0;
+        }
+        if (++sincePoll == Workloads.POLL_EVERY) {
+            sincePoll = 0;
+            timers.poll();
+        }
+    }
+}

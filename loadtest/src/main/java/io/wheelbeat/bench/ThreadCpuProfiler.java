@@ -1,0 +1,92 @@
+package io.wheelbeat.bench;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+import org.openjdk.jmh.infra.BenchmarkParams;
+import org.openjdk.jmh.infra.IterationParams;
+import org.openjdk.jmh.profile.InternalProfiler;
+import org.openjdk.jmh.results.AggregationPolicy;
+import org.openjdk.jmh.results.IterationResult;
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.results.ScalarResult;
+
+/**
+ * A JMH profiler that charges thread CPU time per operation, read from {@link ThreadMXBean}
+ * around every iteration:
+ * <ul>
+ *   <li>{@value #WORKER_CPU}: the timers' own threads (named through {@link WorkerThreads}),
+ *       the cost a threaded timer adds beside the caller's time;</li>
+ *   <li>{@value #CALLER_CPU}: JMH's benchmark threads, the caller's CPU, which unlike the score
+ *       leaves out time spent waiting (for a threaded timer to fire) or descheduled.</li>
+ * </ul>
+ * A thread that starts during an iteration is charged from zero; one that ends during it is
+ * not charged.
+ */
+public final class ThreadCpuProfiler implements InternalProfiler {
+
+    /** Label of the timers' own threads' CPU per operation. */
+    public static final String WORKER_CPU = "worker.cpu";
+    /** Label of the benchmark threads' CPU per operation. */
+    public static final String CALLER_CPU = "caller.cpu";
+
+    private static final Predicate<String> WORKER = WorkerThreads::isWorker;
+    private static final Predicate<String> CALLER = name -> name.contains("jmh-worker");
+
+    private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    private Map<Long, Long> workerStart = Map.of();
+    private Map<Long, Long> callerStart = Map.of();
+
+    /** Required by JMH, which instantiates profilers by class name. */
+    public ThreadCpuProfiler() {
+        if (!threads.isThreadCpuTimeSupported()) {
+            throw new IllegalStateException("this JVM cannot measure thread CPU time");
+        }
+        threads.setThreadCpuTimeEnabled(true);
+    }
+
+    @Override
+    public String getDescription() {
+        return "CPU time per operation of the timers' own threads and of the benchmark threads";
+    }
+
+    @Override
+    public void beforeIteration(BenchmarkParams benchmarkParams, IterationParams iterationParams) {
+        workerStart = cpuTimes(WORKER);
+        callerStart = cpuTimes(CALLER);
+    }
+
+    @Override
+    public List<? extends Result<?>> afterIteration(BenchmarkParams benchmarkParams,
+            IterationParams iterationParams, IterationResult result) {
+        long ops = Math.max(1, result.getMetadata().getAllOps());
+        return List.of(
+                new ScalarResult(WORKER_CPU, spent(workerStart, WORKER) / (double) ops, "ns/op", AggregationPolicy.AVG),
+                new ScalarResult(CALLER_CPU, spent(callerStart, CALLER) / (double) ops, "ns/op", AggregationPolicy.AVG));
+    }
+
+    private long spent(Map<Long, Long> start, Predicate<String> which) {
+        long total = 0;
+        for (Map.Entry<Long, Long> now : cpuTimes(which).entrySet()) {
+            total += now.getValue() - start.getOrDefault(now.getKey(), 0L);
+        }
+        return total;
+    }
+
+    private Map<Long, Long> cpuTimes(Predicate<String> which) {
+        Map<Long, Long> times = new HashMap<>();
+        for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+            if (info != null && which.test(info.getThreadName())) {
+                long cpu = threads.getThreadCpuTime(info.getThreadId());
+                if (cpu >= 0) {
+                    times.put(info.getThreadId(), cpu);
+                }
+            }
+        }
+        return times;
+    }
+}
