@@ -27,7 +27,7 @@ import org.openjdk.jmh.annotations.TearDown;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class BurstBenchmark {
 
-    static final int TIMERS = 65536;
+    static final int TIMERS = 32768;
     static final long REAL_TIME_DEADLINE_MS = 50;
 
     @Param({"ours", "netty-eventloop", "agrona", "ours-wheeltimer", "netty-hwt", "jdk-stpe", "kafka"})

@@ -51,6 +51,7 @@ final class JdkScheduledExecutorAdapter extends TimerAdapter {
 
     @Override
     public void close() {
+        WorkerThreads.retire();
         executor.shutdownNow();
     }
 }

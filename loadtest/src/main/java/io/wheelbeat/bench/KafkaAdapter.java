@@ -62,6 +62,7 @@ final class KafkaAdapter extends TimerAdapter {
 
     @Override
     public void close() {
+        WorkerThreads.retire();
         try {
             timer.close();
         } catch (Exception e) {

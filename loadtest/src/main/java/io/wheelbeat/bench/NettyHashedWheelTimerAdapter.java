@@ -47,6 +47,7 @@ final class NettyHashedWheelTimerAdapter extends TimerAdapter {
 
     @Override
     public void close() {
+        WorkerThreads.retire();
         timer.stop();
     }
 }

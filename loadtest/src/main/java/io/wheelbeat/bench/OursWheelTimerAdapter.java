@@ -49,6 +49,7 @@ final class OursWheelTimerAdapter extends TimerAdapter {
 
     @Override
     public void close() {
+        WorkerThreads.retire();
         timer.stop();
     }
 }

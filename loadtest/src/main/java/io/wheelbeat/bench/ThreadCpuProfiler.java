@@ -1,12 +1,9 @@
 package io.wheelbeat.bench;
 
 import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Predicate;
 import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.infra.IterationParams;
 import org.openjdk.jmh.profile.InternalProfiler;
@@ -24,8 +21,8 @@ import org.openjdk.jmh.results.ScalarResult;
  *   <li>{@value #CALLER_CPU}: JMH's benchmark threads, the caller's CPU, which unlike the score
  *       leaves out time spent waiting (for a threaded timer to fire) or descheduled.</li>
  * </ul>
- * A thread that starts during an iteration is charged from zero; one that ends during it is
- * not charged.
+ * A thread that starts during an iteration is charged from zero; one that a contender stops is
+ * charged up to the moment it recorded itself ({@link WorkerThreads#retire()}).
  */
 public final class ThreadCpuProfiler implements InternalProfiler {
 
@@ -34,15 +31,12 @@ public final class ThreadCpuProfiler implements InternalProfiler {
     /** Label of the benchmark threads' CPU per operation. */
     public static final String CALLER_CPU = "caller.cpu";
 
-    private static final Predicate<String> WORKER = WorkerThreads::isWorker;
-    private static final Predicate<String> CALLER = name -> name.contains("jmh-worker");
-
-    private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     private Map<Long, Long> workerStart = Map.of();
     private Map<Long, Long> callerStart = Map.of();
 
     /** Required by JMH, which instantiates profilers by class name. */
     public ThreadCpuProfiler() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         if (!threads.isThreadCpuTimeSupported()) {
             throw new IllegalStateException("this JVM cannot measure thread CPU time");
         }
@@ -56,8 +50,8 @@ public final class ThreadCpuProfiler implements InternalProfiler {
 
     @Override
     public void beforeIteration(BenchmarkParams benchmarkParams, IterationParams iterationParams) {
-        workerStart = cpuTimes(WORKER);
-        callerStart = cpuTimes(CALLER);
+        workerStart = WorkerThreads.cpuTimes(true);
+        callerStart = WorkerThreads.cpuTimes(false);
     }
 
     @Override
@@ -65,28 +59,15 @@ public final class ThreadCpuProfiler implements InternalProfiler {
             IterationParams iterationParams, IterationResult result) {
         long ops = Math.max(1, result.getMetadata().getAllOps());
         return List.of(
-                new ScalarResult(WORKER_CPU, spent(workerStart, WORKER) / (double) ops, "ns/op", AggregationPolicy.AVG),
-                new ScalarResult(CALLER_CPU, spent(callerStart, CALLER) / (double) ops, "ns/op", AggregationPolicy.AVG));
+                new ScalarResult(WORKER_CPU, spent(workerStart, true) / (double) ops, "ns/op", AggregationPolicy.AVG),
+                new ScalarResult(CALLER_CPU, spent(callerStart, false) / (double) ops, "ns/op", AggregationPolicy.AVG));
     }
 
-    private long spent(Map<Long, Long> start, Predicate<String> which) {
+    private static long spent(Map<Long, Long> start, boolean workers) {
         long total = 0;
-        for (Map.Entry<Long, Long> now : cpuTimes(which).entrySet()) {
+        for (Map.Entry<Long, Long> now : WorkerThreads.cpuTimes(workers).entrySet()) {
             total += now.getValue() - start.getOrDefault(now.getKey(), 0L);
         }
         return total;
-    }
-
-    private Map<Long, Long> cpuTimes(Predicate<String> which) {
-        Map<Long, Long> times = new HashMap<>();
-        for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
-            if (info != null && which.test(info.getThreadName())) {
-                long cpu = threads.getThreadCpuTime(info.getThreadId());
-                if (cpu >= 0) {
-                    times.put(info.getThreadId(), cpu);
-                }
-            }
-        }
-        return times;
     }
 }
