@@ -61,17 +61,25 @@ public final class BenchmarkSuite implements Callable<Integer> {
     Path out = Path.of("reports", "bench");
 
     @Option(names = "--only", paramLabel = "REGEX",
-            description = "Run only the steps whose name matches (steps: rearm, rearm-ours-sizes, schedule-cancel, "
+            description = "Run only the steps whose name matches (steps: rearm, rearm-ours-sizes, rearm-creation-order, "
+                    + "rearm-breakdown, schedule-cancel, "
                     + "expire-owner, expire-threaded, idle-advance, burst, handler, overflow, memory).")
     Pattern only;
 
     @Option(names = "--list", description = "Print the plan and exit.")
     boolean list;
 
-    /** One JMH run of the plan: a benchmark method and the parameter values to cross. */
-    record Step(String name, String benchmark, Map<String, List<String>> params) {
+    /**
+     * One JMH run of the plan: benchmark methods ({@code Class.method}, or {@code Class.*} for
+     * {@code methods} of them) and the parameter values to cross.
+     */
+    record Step(String name, String benchmark, int methods, Map<String, List<String>> params) {
+        Step(String name, String benchmark, Map<String, List<String>> params) {
+            this(name, benchmark, 1, params);
+        }
+
         int combinations() {
-            return params.values().stream().mapToInt(List::size).reduce(1, (a, b) -> a * b);
+            return methods * params.values().stream().mapToInt(List::size).reduce(1, (a, b) -> a * b);
         }
     }
 
@@ -83,14 +91,19 @@ public final class BenchmarkSuite implements Callable<Integer> {
     static List<Step> plan(boolean quick, boolean wheelHandler) {
         List<String> rearmSizes = quick ? List.of("1024", "524288") : List.of("1024", "65536", "524288", "1048576");
         List<Step> steps = new ArrayList<>();
+        List<String> delays = List.of("1000", "30000");
         steps.add(new Step("rearm", "RearmBenchmark.rearm",
-                params("contender", ALL, "pending", rearmSizes, "delayMs", List.of("1000", "30000"))));
+                params("contender", ALL, "pending", rearmSizes, "delayMs", delays, "order", List.of("random"))));
         if (quick) {
             // The 1M / 1k target concerns ours only: the other sizes of ours still run in a quick run.
             steps.add(new Step("rearm-ours-sizes", "RearmBenchmark.rearm",
                     params("contender", List.of(Contender.OURS.id), "pending", List.of("65536", "1048576"),
-                            "delayMs", List.of("1000", "30000"))));
+                            "delayMs", delays, "order", List.of("random"))));
         }
+        steps.add(new Step("rearm-creation-order", "RearmBenchmark.rearm",
+                params("contender", ALL, "pending", List.of("524288"), "delayMs", delays, "order", List.of("creation"))));
+        steps.add(new Step("rearm-breakdown", "RearmBreakdownBenchmark.*", 4,
+                params("pending", List.of("1024", "524288"))));
         steps.add(new Step("schedule-cancel", "ScheduleCancelBenchmark.scheduleThenCancel",
                 params("contender", ALL, "pending", quick ? List.of("524288") : List.of("1024", "524288"))));
         steps.add(new Step("expire-owner", "ExpiryBenchmark.expire",
@@ -172,7 +185,7 @@ public final class BenchmarkSuite implements Callable<Integer> {
 
     private Collection<RunResult> run(Step step) throws RunnerException {
         ChainedOptionsBuilder options = new OptionsBuilder()
-                .include("^" + Pattern.quote("io.wheelbeat.bench." + step.benchmark()) + "$")
+                .include("^io\\.wheelbeat\\.bench\\." + step.benchmark().replace(".", "\\.").replace("\\.*", "\\..*") + "$")
                 .jvmArgsAppend(FORK_JVM_ARGS.toArray(String[]::new))
                 .addProfiler(GCProfiler.class)
                 .addProfiler(ThreadCpuProfiler.class)

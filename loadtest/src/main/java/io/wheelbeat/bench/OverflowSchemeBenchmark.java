@@ -137,8 +137,9 @@ public class OverflowSchemeBenchmark {
             order = Workloads.randomOrder(TIMERS);
             delayNanos = TimeUnit.MILLISECONDS.toNanos(delayMs);
             long now = wheel.clock.nanoTime();
-            for (int k = 0; k < TIMERS; k++) {
-                wheel.ids[order[k]] = wheel.scheduleAt(now + delayNanos / TIMERS * (k + 1));
+            long[] delays = Workloads.steadyStateDelays(order, delayNanos);
+            for (int i = 0; i < TIMERS; i++) {
+                wheel.ids[i] = wheel.scheduleAt(now + delays[i]);
             }
         }
     }

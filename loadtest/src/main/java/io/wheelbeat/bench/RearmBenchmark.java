@@ -13,9 +13,12 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * Workload 1, re-arm: with {@code pending} timers pending, push one of them (in a fixed random
- * order) to fire {@code delayMs} from now: cancel then schedule again, or the contender's own
- * re-arm (ours: {@code reschedule}). Every operation reads the clock once, inside the contender's
+ * Workload 1, re-arm: with {@code pending} timers pending, push one of them to fire
+ * {@code delayMs} from now: cancel then schedule again, or the contender's own re-arm (ours:
+ * {@code reschedule}). Timers are created in index order and touched in {@code order}:
+ * {@code random} (a fixed random permutation: connections become active in no particular order,
+ * so each re-arm reaches memory far from the last) or {@code creation} (index order, the
+ * cache-friendly best case). Every operation reads the clock once, inside the contender's
  * API (or, for Agrona, whose API takes a deadline, in the adapter). The delays are one shorter and
  * one longer than a wheel turn (4.29 s).
  *
@@ -38,8 +41,11 @@ public class RearmBenchmark {
     @Param({"1000", "30000"})
     public long delayMs;
 
+    @Param({"random", "creation"})
+    public String order;
+
     private TimerAdapter timers;
-    private int[] order;
+    private int[] sequence;
     private long delayNanos;
     private int cursor;
     private int sincePoll;
@@ -47,9 +53,9 @@ public class RearmBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         timers = Contender.of(contender).create(pending, false);
-        order = Workloads.randomOrder(pending);
+        sequence = Workloads.order(order, pending);
         delayNanos = TimeUnit.MILLISECONDS.toNanos(delayMs);
-        Workloads.scheduleSpread(timers, order, delayNanos);
+        Workloads.scheduleSpread(timers, sequence, delayNanos);
     }
 
     @TearDown(Level.Trial)
@@ -59,7 +65,7 @@ public class RearmBenchmark {
 
     @Benchmark
     public void rearm() {
-        timers.rearm(order[cursor], delayNanos);
+        timers.rearm(sequence[cursor], delayNanos);
         if (++cursor == pending) {
             cursor = 0;
         }

@@ -43,8 +43,8 @@ public class ScheduleCancelBenchmark {
         delayNanos = TimeUnit.MILLISECONDS.toNanos(delayMs);
         int[] order = Workloads.randomOrder(pending);
         long turn = TimerAdapter.TICK_NANOS * TimerAdapter.WHEEL_TICKS;
-        for (int k = 0; k < pending; k++) {
-            timers.schedule(order[k], BACKGROUND_NANOS + turn / pending * k);
+        for (int i = 0; i < pending; i++) {
+            timers.schedule(i, BACKGROUND_NANOS + turn / pending * order[i]);
         }
     }
 

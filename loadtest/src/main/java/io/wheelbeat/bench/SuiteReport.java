@@ -22,6 +22,7 @@ import java.util.stream.Collectors;
 final class SuiteReport {
 
     static final String REARM = "RearmBenchmark.rearm";
+    static final String BREAKDOWN = "RearmBreakdownBenchmark.";
     static final String SCHEDULE_CANCEL = "ScheduleCancelBenchmark.scheduleThenCancel";
     static final String EXPIRE = "ExpiryBenchmark.expire";
     static final String IDLE_ADVANCE = "IdleAdvanceBenchmark.idleAdvance";
@@ -61,6 +62,7 @@ final class SuiteReport {
 
         targets(md, rows, memory);
         workload(md, "1. Re-arm (cancel + schedule, ours: reschedule)", REARM, rows);
+        breakdown(md, rows);
         workload(md, "2. Schedule then cancel a fresh timer", SCHEDULE_CANCEL, rows);
         workload(md, "3. Expiry throughput: 524,288 timers spread over spreadTicks, per timer (schedule + fire)",
                 EXPIRE, rows);
@@ -76,29 +78,9 @@ final class SuiteReport {
 
     private static void targets(StringBuilder md, List<ResultRow> rows, List<MemoryFootprint.Measurement> memory) {
         md.append("## Targets\n\n| target | measured | verdict |\n|---|---|---|\n");
-        for (String delay : delays(rows)) {
-            String when = "512k pending, T = " + delay + " ms";
-            Optional<ResultRow> ours = find(rows, REARM, OURS, TARGET_PENDING, delay);
-            if (ours.isEmpty()) {
-                continue;
-            }
-            ResultRow o = ours.get();
-            md.append(line("re-arm ≤ 20 ns on the owner thread (" + when + ")",
-                    "wall " + ns(o.score()) + ", CPU " + ns(o.cpu()), verdict(o.score() <= 20, o.cpu() <= 20)));
-            md.append(line("re-arm allocates 0 B (" + when + ")", bytes(o.allocBytes()) + " B/op",
-                    verdict(o.allocBytes() < ZERO_ALLOCATION)));
-            ratioTarget(md, rows, o, Contender.NETTY_HWT.id, "≥ 5x faster than HashedWheelTimer", 1 / 5.0, when);
-            ratioTarget(md, rows, o, Contender.NETTY_EVENTLOOP.id, "≥ 3x faster than event-loop scheduling", 1 / 3.0, when);
-            ratioTarget(md, rows, o, Contender.AGRONA.id, "within 1.3x of Agrona's wheel", 1.3, when);
-            Optional<ResultRow> small = find(rows, REARM, OURS, "1024", delay);
-            Optional<ResultRow> large = find(rows, REARM, OURS, "1048576", delay);
-            if (small.isPresent() && large.isPresent()) {
-                double wall = large.get().score() / small.get().score();
-                double cpu = large.get().cpu() / small.get().cpu();
-                md.append(line("re-arm at 1M pending ≤ 1.5x the cost at 1k (T = " + delay + " ms)",
-                        "wall " + ratio(wall) + " (" + ns(large.get().score()) + " / " + ns(small.get().score())
-                                + "), CPU " + ratio(cpu),
-                        verdict(wall <= 1.5, cpu <= 1.5)));
+        for (String order : List.of("random", "creation")) {
+            for (String delay : delays(rows)) {
+                rearmTargets(md, rows, order, delay);
             }
         }
         for (MemoryFootprint.Measurement m : memory) {
@@ -125,9 +107,35 @@ final class SuiteReport {
         md.append("\n");
     }
 
+    private static void rearmTargets(StringBuilder md, List<ResultRow> rows, String order, String delay) {
+        String when = "512k pending, T = " + delay + " ms, " + order + " order";
+        Optional<ResultRow> ours = find(rows, REARM, OURS, TARGET_PENDING, delay, order);
+        if (ours.isEmpty()) {
+            return;
+        }
+        ResultRow o = ours.get();
+        md.append(line("re-arm ≤ 20 ns on the owner thread (" + when + ")",
+                "wall " + ns(o.score()) + ", CPU " + ns(o.cpu()), verdict(o.score() <= 20, o.cpu() <= 20)));
+        md.append(line("re-arm allocates 0 B (" + when + ")", bytes(o.allocBytes()) + " B/op",
+                verdict(o.allocBytes() < ZERO_ALLOCATION)));
+        ratioTarget(md, rows, o, Contender.NETTY_HWT.id, "≥ 5x faster than HashedWheelTimer", 1 / 5.0, when);
+        ratioTarget(md, rows, o, Contender.NETTY_EVENTLOOP.id, "≥ 3x faster than event-loop scheduling", 1 / 3.0, when);
+        ratioTarget(md, rows, o, Contender.AGRONA.id, "within 1.3x of Agrona's wheel", 1.3, when);
+        Optional<ResultRow> small = find(rows, REARM, OURS, "1024", delay, order);
+        Optional<ResultRow> large = find(rows, REARM, OURS, "1048576", delay, order);
+        if (small.isPresent() && large.isPresent()) {
+            double wall = large.get().score() / small.get().score();
+            double cpu = large.get().cpu() / small.get().cpu();
+            md.append(line("re-arm at 1M pending ≤ 1.5x the cost at 1k (T = " + delay + " ms, " + order + " order)",
+                    "wall " + ratio(wall) + " (" + ns(large.get().score()) + " / " + ns(small.get().score())
+                            + "), CPU " + ratio(cpu),
+                    verdict(wall <= 1.5, cpu <= 1.5)));
+        }
+    }
+
     private static void ratioTarget(StringBuilder md, List<ResultRow> rows, ResultRow ours, String peer,
             String what, double limit, String when) {
-        find(rows, REARM, peer, TARGET_PENDING, ours.param("delayMs")).ifPresent(p -> {
+        find(rows, REARM, peer, TARGET_PENDING, ours.param("delayMs"), ours.param("order")).ifPresent(p -> {
             double cpu = ours.cpu() / p.cpu();
             double wall = ours.score() / (p.score() + nanToZero(p.workerCpu()));
             md.append(line("re-arm " + what + " (" + when + ")",
@@ -179,6 +187,23 @@ final class SuiteReport {
                         .append(" | ").append(threadsafe.map(o -> ratio(o.cpu() / r.cpu())).orElse("–"))
                         .append(" |\n");
                 first = false;
+            }
+        }
+        md.append("\n");
+    }
+
+    private static void breakdown(StringBuilder md, List<ResultRow> rows) {
+        List<ResultRow> mine = rows.stream().filter(r -> r.benchmark().startsWith(BREAKDOWN)).toList();
+        if (mine.isEmpty()) {
+            return;
+        }
+        md.append("### 1b. What our re-arm's cost is made of (ours only, T = 1 s)\n\n");
+        md.append("| pending | part | wall ns/op | CPU ns/op | B/op |\n|---|---|---:|---:|---:|\n");
+        for (Map.Entry<String, List<ResultRow>> group : groups(mine, "delayMs").entrySet()) {
+            for (ResultRow r : group.getValue()) {
+                md.append("| ").append(r.param("pending")).append(" | ")
+                        .append(r.benchmark().substring(BREAKDOWN.length())).append(" | ").append(ns(r.score()))
+                        .append(" | ").append(cpu(r)).append(" | ").append(bytes(r.allocBytes())).append(" |\n");
             }
         }
         md.append("\n");
@@ -299,10 +324,10 @@ final class SuiteReport {
     }
 
     private static Optional<ResultRow> find(List<ResultRow> rows, String benchmark, String contender,
-            String pending, String delayMs) {
+            String pending, String delayMs, String order) {
         return rows.stream().filter(r -> r.benchmark().equals(benchmark)
                 && r.param("contender").equals(contender) && r.param("pending").equals(pending)
-                && Objects.equals(r.param("delayMs"), delayMs)).findFirst();
+                && Objects.equals(r.param("delayMs"), delayMs) && r.param("order").equals(order)).findFirst();
     }
 
     private static String line(String target, String measured, String verdict) {

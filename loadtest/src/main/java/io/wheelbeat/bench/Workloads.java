@@ -17,9 +17,24 @@ final class Workloads {
     }
 
     /**
+     * The order in which timers are touched: {@code random} ({@link #randomOrder}) or
+     * {@code creation} (0 to n - 1).
+     *
+     * @throws IllegalArgumentException for another name
+     */
+    static int[] order(String name, int n) {
+        return switch (name) {
+            case "random" -> randomOrder(n);
+            case "creation" -> java.util.stream.IntStream.range(0, n).toArray();
+            default -> throw new IllegalArgumentException("unknown order '" + name + "'; known: random, creation");
+        };
+    }
+
+    /**
      * A random permutation of 0 to n - 1, the same on every run: the order in which timers are
      * touched. Connections become active in no particular order, so no contender gets the cache
-     * friendliness of touching its timers in the order they were created.
+     * friendliness of touching its timers in the order they were created (timers are created in
+     * index order, see {@link #scheduleSpread}).
      */
     static int[] randomOrder(int n) {
         int[] order = new int[n];
@@ -37,14 +52,27 @@ final class Workloads {
     }
 
     /**
-     * Schedules timers {@code 0..n-1} as they stand when each is re-armed every {@code delayNanos}
-     * in {@code order}: the k-th in order is due after (k + 1) / n of the delay, so deadlines are
+     * The delay of each timer {@code i} when timers are re-armed every {@code delayNanos} in
+     * {@code order}: the k-th in order is due after (k + 1) / n of the delay, so deadlines are
      * spread evenly, as in a steady state, not piled into the few ticks the set-up takes.
      */
-    static void scheduleSpread(TimerAdapter timers, int[] order, long delayNanos) {
+    static long[] steadyStateDelays(int[] order, long delayNanos) {
         int n = order.length;
+        long[] delays = new long[n];
         for (int k = 0; k < n; k++) {
-            timers.schedule(order[k], Math.max(1, delayNanos / n * (k + 1)));
+            delays[order[k]] = Math.max(1, delayNanos / n * (k + 1));
+        }
+        return delays;
+    }
+
+    /**
+     * Schedules timers {@code 0..n-1} in index order (so a contender's storage follows the index,
+     * and {@code order} reaches it at random) with {@link #steadyStateDelays}.
+     */
+    static void scheduleSpread(TimerAdapter timers, int[] order, long delayNanos) {
+        long[] delays = steadyStateDelays(order, delayNanos);
+        for (int i = 0; i < delays.length; i++) {
+            timers.schedule(i, delays[i]);
         }
     }
 
