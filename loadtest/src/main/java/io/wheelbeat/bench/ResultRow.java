@@ -16,9 +16,10 @@ import org.openjdk.jmh.results.RunResult;
  * @param allocBytes bytes allocated per operation, all threads ({@code gc.alloc.rate.norm}), or NaN
  * @param callerCpu CPU ns per operation of the benchmark thread, or NaN
  * @param workerCpu CPU ns per operation of the timer's own threads, or NaN
+ * @param processCpu CPU ns per operation of the whole JVM (GC threads included), or NaN
  */
 record ResultRow(String benchmark, Map<String, String> params, double score, double error,
-        double allocBytes, double callerCpu, double workerCpu) {
+        double allocBytes, double callerCpu, double workerCpu, double processCpu) {
 
     static ResultRow of(RunResult result) {
         String full = result.getParams().getBenchmark();
@@ -31,7 +32,8 @@ record ResultRow(String benchmark, Map<String, String> params, double score, dou
         Map<String, Result> secondary = result.getSecondaryResults();
         return new ResultRow(benchmark, params, result.getPrimaryResult().getScore(),
                 result.getPrimaryResult().getScoreError(), secondary(secondary, "gc.alloc.rate.norm"),
-                secondary(secondary, ThreadCpuProfiler.CALLER_CPU), secondary(secondary, ThreadCpuProfiler.WORKER_CPU));
+                secondary(secondary, ThreadCpuProfiler.CALLER_CPU), secondary(secondary, ThreadCpuProfiler.WORKER_CPU),
+                secondary(secondary, ThreadCpuProfiler.PROCESS_CPU));
     }
 
     private static double secondary(Map<String, Result> secondary, String label) {

@@ -56,7 +56,8 @@ final class SuiteReport {
         md.append("- JMH: ").append(info.iterations()).append("\n");
         md.append("- Load average (1 min) at start / end: ").append(info.load()).append("\n\n");
         md.append("How to read: `CPU ns/op` is the benchmark thread's CPU plus, for timers with threads of "
-                + "their own, those threads' CPU (shown as caller + timer threads). `ours ÷ this` is ours "
+                + "their own, those threads' CPU (shown as caller + timer threads); `JVM CPU ns/op` is the whole process's, which adds the garbage "
+                + "collector's threads (the cost of allocation) and some noise (JIT, JMH). `ours ÷ this` is ours "
                 + "(TimerWheel on the owner thread) divided by the row's contender, on CPU per operation: "
                 + "below 1 ours is cheaper (0.20 = 5x cheaper). `wall ns/op` is JMH's score.\n\n");
 
@@ -170,8 +171,9 @@ final class SuiteReport {
             return;
         }
         md.append("## ").append(title).append("\n\n");
-        md.append("| parameters | contender | wall ns/op | CPU ns/op | B/op | ours ÷ this | ours-wheeltimer ÷ this |\n");
-        md.append("|---|---|---:|---:|---:|---:|---:|\n");
+        md.append("| parameters | contender | wall ns/op | CPU ns/op | JVM CPU ns/op | B/op | ours ÷ this "
+                + "| ours-wheeltimer ÷ this |\n");
+        md.append("|---|---|---:|---:|---:|---:|---:|---:|\n");
         for (Map.Entry<String, List<ResultRow>> group : groups(mine, "contender").entrySet()) {
             List<ResultRow> members = new ArrayList<>(group.getValue());
             members.sort(Comparator.comparingInt(r -> Contender.of(r.param("contender")).ordinal()));
@@ -182,7 +184,7 @@ final class SuiteReport {
             for (ResultRow r : members) {
                 md.append("| ").append(first ? group.getKey() : "").append(" | ").append(r.param("contender"))
                         .append(" | ").append(ns(r.score())).append(" | ").append(cpu(r))
-                        .append(" | ").append(bytes(r.allocBytes()))
+                        .append(" | ").append(ns(r.processCpu())).append(" | ").append(bytes(r.allocBytes()))
                         .append(" | ").append(ours.map(o -> ratio(o.cpu() / r.cpu())).orElse("–"))
                         .append(" | ").append(threadsafe.map(o -> ratio(o.cpu() / r.cpu())).orElse("–"))
                         .append(" |\n");

@@ -19,7 +19,10 @@ import org.openjdk.jmh.results.ScalarResult;
  *   <li>{@value #WORKER_CPU}: the timers' own threads (named through {@link WorkerThreads}),
  *       the cost a threaded timer adds beside the caller's time;</li>
  *   <li>{@value #CALLER_CPU}: JMH's benchmark threads, the caller's CPU, which unlike the score
- *       leaves out time spent waiting (for a threaded timer to fire) or descheduled.</li>
+ *       leaves out time spent waiting (for a threaded timer to fire) or descheduled;</li>
+ *   <li>{@value #PROCESS_CPU}: the whole JVM, which adds what neither of those sees, above all the
+ *       garbage collector's threads (the cost of what a contender allocates), and some noise
+ *       (JIT compiler, JMH's own threads).</li>
  * </ul>
  * A thread that starts during an iteration is charged from zero; one that a contender stops is
  * charged up to the moment it recorded itself ({@link WorkerThreads#retire()}).
@@ -30,7 +33,12 @@ public final class ThreadCpuProfiler implements InternalProfiler {
     public static final String WORKER_CPU = "worker.cpu";
     /** Label of the benchmark threads' CPU per operation. */
     public static final String CALLER_CPU = "caller.cpu";
+    /** Label of the whole JVM's CPU per operation. */
+    public static final String PROCESS_CPU = "process.cpu";
 
+    private final com.sun.management.OperatingSystemMXBean os =
+            (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    private long processStart;
     private Map<Long, Long> workerStart = Map.of();
     private Map<Long, Long> callerStart = Map.of();
 
@@ -45,13 +53,14 @@ public final class ThreadCpuProfiler implements InternalProfiler {
 
     @Override
     public String getDescription() {
-        return "CPU time per operation of the timers' own threads and of the benchmark threads";
+        return "CPU time per operation of the timers' own threads, of the benchmark threads and of the JVM";
     }
 
     @Override
     public void beforeIteration(BenchmarkParams benchmarkParams, IterationParams iterationParams) {
         workerStart = WorkerThreads.cpuTimes(true);
         callerStart = WorkerThreads.cpuTimes(false);
+        processStart = os.getProcessCpuTime();
     }
 
     @Override
@@ -60,7 +69,9 @@ public final class ThreadCpuProfiler implements InternalProfiler {
         long ops = Math.max(1, result.getMetadata().getAllOps());
         return List.of(
                 new ScalarResult(WORKER_CPU, spent(workerStart, true) / (double) ops, "ns/op", AggregationPolicy.AVG),
-                new ScalarResult(CALLER_CPU, spent(callerStart, false) / (double) ops, "ns/op", AggregationPolicy.AVG));
+                new ScalarResult(CALLER_CPU, spent(callerStart, false) / (double) ops, "ns/op", AggregationPolicy.AVG),
+                new ScalarResult(PROCESS_CPU, (os.getProcessCpuTime() - processStart) / (double) ops, "ns/op",
+                        AggregationPolicy.AVG));
     }
 
     private static long spent(Map<Long, Long> start, boolean workers) {

@@ -16,7 +16,7 @@ class SuiteReportTest {
     private static ResultRow rearm(String contender, String pending, double score, double caller, double worker,
             double alloc) {
         return new ResultRow(SuiteReport.REARM, Map.of("contender", contender, "pending", pending, "delayMs", "1000", "order", "random"),
-                score, Double.NaN, alloc, caller, worker);
+                score, Double.NaN, alloc, caller, worker, Double.NaN);
     }
 
     @Test
@@ -26,7 +26,7 @@ class SuiteReportTest {
 
         String md = SuiteReport.render(rows, List.of(), INFO);
 
-        assertTrue(md.contains("| netty-hwt | 60.0 | 100 (60.0 + 40.0) | 64.0 | 0.10 |"), md);
+        assertTrue(md.contains("| netty-hwt | 60.0 | 100 (60.0 + 40.0) | – | 64.0 | 0.10 |"), md);
         assertTrue(md.contains("re-arm ≥ 5x faster than HashedWheelTimer (512k pending, T = 1000 ms, random order) | ours ÷ netty-hwt: CPU 0.10"), md);
     }
 
@@ -66,7 +66,7 @@ class SuiteReportTest {
 
     @Test
     void theHandlerTargetIsNotRunUntilTheWheelHandlerIsMeasured() {
-        ResultRow netty = new ResultRow(SuiteReport.HANDLER, Map.of("handler", "netty"), 40, Double.NaN, 0, 40, 0);
+        ResultRow netty = new ResultRow(SuiteReport.HANDLER, Map.of("handler", "netty"), 40, Double.NaN, 0, 40, 0, 40);
 
         String md = SuiteReport.render(List.of(netty), List.of(), INFO);
 
