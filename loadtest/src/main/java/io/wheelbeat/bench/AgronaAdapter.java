@@ -15,7 +15,7 @@ import org.agrona.DeadlineTimerWheel;
  * wheel's layout (place to handle index), the cheapest such bookkeeping, updated with one store
  * per schedule. Re-arm is cancel plus schedule: Agrona has no move.
  */
-final class AgronaAdapter extends TimerAdapter {
+final class AgronaAdapter extends OwnerThreadAdapter {
 
     private static final long NONE = -1L;
 
@@ -58,12 +58,6 @@ final class AgronaAdapter extends TimerAdapter {
     }
 
     @Override
-    void rearm(int i, long delayNanos) {
-        cancel(i);
-        schedule(i, delayNanos);
-    }
-
-    @Override
     int poll() {
         // Agrona's poll handles one tick per call: call it until the wheel has caught up with now.
         long now = clock.nanoTime();
@@ -77,11 +71,6 @@ final class AgronaAdapter extends TimerAdapter {
     @Override
     void advanceTime(long nanos) {
         advance(clock, nanos);
-    }
-
-    @Override
-    boolean threaded() {
-        return false;
     }
 
     @Override

@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
  * queue, as for every other contender; without it each re-arm would leave a dead task behind
  * until its deadline.
  */
-final class JdkScheduledExecutorAdapter extends TimerAdapter {
+final class JdkScheduledExecutorAdapter extends ThreadedAdapter {
 
     private final ScheduledThreadPoolExecutor executor;
     private final ScheduledFuture<?>[] futures;
@@ -34,24 +34,7 @@ final class JdkScheduledExecutorAdapter extends TimerAdapter {
     }
 
     @Override
-    void rearm(int i, long delayNanos) {
-        futures[i].cancel(false);
-        futures[i] = executor.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
-    }
-
-    @Override
-    int poll() {
-        return 0;
-    }
-
-    @Override
-    boolean threaded() {
-        return true;
-    }
-
-    @Override
-    public void close() {
-        WorkerThreads.retire();
+    void stopThreads() {
         executor.shutdownNow();
     }
 }

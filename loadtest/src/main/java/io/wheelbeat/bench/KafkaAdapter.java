@@ -15,7 +15,7 @@ import org.apache.kafka.server.util.timer.TimerTask;
  * it is cancelled. The adapter keeps one task per handle and reuses it whenever the delay is the
  * same (always, in the re-arm workload): it allocates only what Kafka itself allocates per add.
  */
-final class KafkaAdapter extends TimerAdapter {
+final class KafkaAdapter extends ThreadedAdapter {
 
     private final SystemTimerReaper timer;
     private final Task[] tasks;
@@ -45,24 +45,7 @@ final class KafkaAdapter extends TimerAdapter {
     }
 
     @Override
-    void rearm(int i, long delayNanos) {
-        cancel(i);
-        schedule(i, delayNanos);
-    }
-
-    @Override
-    int poll() {
-        return 0;
-    }
-
-    @Override
-    boolean threaded() {
-        return true;
-    }
-
-    @Override
-    public void close() {
-        WorkerThreads.retire();
+    void stopThreads() {
         try {
             timer.close();
         } catch (Exception e) {

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
  * the loop's binary-heap priority queue), with no thread hop to measure instead. Due tasks run when
  * {@link #poll()} calls {@code runScheduledPendingTasks()}, as a loop runs them between I/O.
  */
-final class NettyEventLoopAdapter extends TimerAdapter {
+final class NettyEventLoopAdapter extends OwnerThreadAdapter {
 
     private final EmbeddedChannel channel;
     private final EventLoop loop;
@@ -43,12 +43,6 @@ final class NettyEventLoopAdapter extends TimerAdapter {
     }
 
     @Override
-    void rearm(int i, long delayNanos) {
-        futures[i].cancel(false);
-        futures[i] = loop.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
-    }
-
-    @Override
     int poll() {
         long before = fired();
         channel.runScheduledPendingTasks();
@@ -58,11 +52,6 @@ final class NettyEventLoopAdapter extends TimerAdapter {
     @Override
     void advanceTime(long nanos) {
         channel.advanceTimeBy(nanos, TimeUnit.NANOSECONDS);
-    }
-
-    @Override
-    boolean threaded() {
-        return false;
     }
 
     @Override

@@ -6,7 +6,7 @@ import io.netty.util.TimerTask;
 import java.util.concurrent.TimeUnit;
 
 /** Netty's {@link HashedWheelTimer} with our tick and span: 2^20 ns x 4096 ticks, unbounded. */
-final class NettyHashedWheelTimerAdapter extends TimerAdapter {
+final class NettyHashedWheelTimerAdapter extends ThreadedAdapter {
 
     private final HashedWheelTimer timer;
     private final Timeout[] timeouts;
@@ -30,24 +30,7 @@ final class NettyHashedWheelTimerAdapter extends TimerAdapter {
     }
 
     @Override
-    void rearm(int i, long delayNanos) {
-        timeouts[i].cancel();
-        timeouts[i] = timer.newTimeout(task, delayNanos, TimeUnit.NANOSECONDS);
-    }
-
-    @Override
-    int poll() {
-        return 0;
-    }
-
-    @Override
-    boolean threaded() {
-        return true;
-    }
-
-    @Override
-    public void close() {
-        WorkerThreads.retire();
+    void stopThreads() {
         timer.stop();
     }
 }

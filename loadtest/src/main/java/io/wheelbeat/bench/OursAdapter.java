@@ -6,7 +6,7 @@ import io.wheelbeat.core.TimerWheel;
 import java.util.concurrent.TimeUnit;
 
 /** Ours on the owner thread: {@link TimerWheel}'s long-id API; re-arm is {@code reschedule}. */
-final class OursAdapter extends TimerAdapter {
+final class OursAdapter extends OwnerThreadAdapter {
 
     private final Ticker clock;
     private final TimerWheel wheel;
@@ -46,15 +46,5 @@ final class OursAdapter extends TimerAdapter {
     @Override
     void advanceTime(long nanos) {
         advance(clock, nanos);
-    }
-
-    @Override
-    boolean threaded() {
-        return false;
-    }
-
-    @Override
-    public void close() {
-        // Nothing to release: no thread.
     }
 }

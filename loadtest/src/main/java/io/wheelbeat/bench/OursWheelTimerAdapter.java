@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
  * Ours through the thread-safe {@link WheelTimer}, called from the benchmark thread (not the
  * timer's own): every operation is handed to the timer thread through its lock-free queue.
  */
-final class OursWheelTimerAdapter extends TimerAdapter {
+final class OursWheelTimerAdapter extends ThreadedAdapter {
 
     private final WheelTimer timer;
     private final WheelTimeout[] timeouts;
@@ -32,24 +32,7 @@ final class OursWheelTimerAdapter extends TimerAdapter {
     }
 
     @Override
-    void rearm(int i, long delayNanos) {
-        timeouts[i].cancel();
-        timeouts[i] = timer.newTimeout(task, delayNanos, TimeUnit.NANOSECONDS);
-    }
-
-    @Override
-    int poll() {
-        return 0;
-    }
-
-    @Override
-    boolean threaded() {
-        return true;
-    }
-
-    @Override
-    public void close() {
-        WorkerThreads.retire();
+    void stopThreads() {
         timer.stop();
     }
 }

@@ -43,10 +43,14 @@ abstract class TimerAdapter implements AutoCloseable {
     abstract void cancel(int i);
 
     /**
-     * Re-arms timer {@code i} to fire {@code delayNanos} from now: cancel then schedule again, or
-     * the contender's own re-arm where it has one. A timer that already fired is scheduled anew.
+     * Re-arms timer {@code i} to fire {@code delayNanos} from now: cancel then schedule again
+     * (what the peers offer), unless the contender has a re-arm of its own. A timer that already
+     * fired is scheduled anew.
      */
-    abstract void rearm(int i, long delayNanos);
+    void rearm(int i, long delayNanos) {
+        cancel(i);
+        schedule(i, delayNanos);
+    }
 
     /** Fires the timers due now on the calling thread; threaded contenders return 0 at once. */
     abstract int poll();
