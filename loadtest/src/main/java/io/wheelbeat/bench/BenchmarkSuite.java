@@ -91,7 +91,7 @@ public final class BenchmarkSuite implements Callable<Integer> {
     static List<Step> plan(boolean quick, boolean wheelHandler) {
         List<String> rearmSizes = quick ? List.of("1024", "524288") : List.of("1024", "65536", "524288", "1048576");
         List<Step> steps = new ArrayList<>();
-        List<String> delays = List.of("1000", "30000");
+        List<String> delays = List.of("2000", "30000");
         steps.add(new Step("rearm", "RearmBenchmark.rearm",
                 params("contender", ALL, "pending", rearmSizes, "delayMs", delays, "order", List.of("random"))));
         if (quick) {

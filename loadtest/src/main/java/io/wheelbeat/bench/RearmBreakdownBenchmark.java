@@ -36,7 +36,7 @@ public class RearmBreakdownBenchmark {
     @Param({"1024", "524288"})
     public int pending;
 
-    @Param({"1000"})
+    @Param({"2000"})
     public long delayMs;
 
     private TimerWheel wheel;

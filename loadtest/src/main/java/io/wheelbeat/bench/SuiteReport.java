@@ -171,9 +171,10 @@ final class SuiteReport {
             return;
         }
         md.append("## ").append(title).append("\n\n");
+        boolean counted = mine.stream().anyMatch(r -> !Double.isNaN(r.firedTimers()));
         md.append("| parameters | contender | wall ns/op | CPU ns/op | JVM CPU ns/op | B/op | ours ÷ this "
-                + "| ours-wheeltimer ÷ this |\n");
-        md.append("|---|---|---:|---:|---:|---:|---:|---:|\n");
+                + "| ours-wheeltimer ÷ this |").append(counted ? " fired / iteration |\n" : "\n");
+        md.append("|---|---|---:|---:|---:|---:|---:|---:|").append(counted ? "---:|\n" : "\n");
         for (Map.Entry<String, List<ResultRow>> group : groups(mine, "contender").entrySet()) {
             List<ResultRow> members = new ArrayList<>(group.getValue());
             members.sort(Comparator.comparingInt(r -> Contender.of(r.param("contender")).ordinal()));
@@ -187,7 +188,7 @@ final class SuiteReport {
                         .append(" | ").append(ns(r.processCpu())).append(" | ").append(bytes(r.allocBytes()))
                         .append(" | ").append(ours.map(o -> ratio(o.cpu() / r.cpu())).orElse("–"))
                         .append(" | ").append(threadsafe.map(o -> ratio(o.cpu() / r.cpu())).orElse("–"))
-                        .append(" |\n");
+                        .append(counted ? " | " + count(r.firedTimers()) : "").append(" |\n");
                 first = false;
             }
         }
@@ -199,7 +200,7 @@ final class SuiteReport {
         if (mine.isEmpty()) {
             return;
         }
-        md.append("### 1b. What our re-arm's cost is made of (ours only, T = 1 s)\n\n");
+        md.append("### 1b. What our re-arm's cost is made of (ours only, T = 2 s)\n\n");
         md.append("| pending | part | wall ns/op | CPU ns/op | B/op |\n|---|---|---:|---:|---:|\n");
         for (Map.Entry<String, List<ResultRow>> group : groups(mine, "delayMs").entrySet()) {
             for (ResultRow r : group.getValue()) {
@@ -363,6 +364,10 @@ final class SuiteReport {
             return String.format(Locale.ROOT, "%,.0f", v);
         }
         return String.format(Locale.ROOT, v >= 100 ? "%.0f" : v >= 10 ? "%.1f" : "%.2f", v);
+    }
+
+    static String count(double v) {
+        return Double.isNaN(v) ? "–" : String.format(Locale.ROOT, "%,.0f", v);
     }
 
     static String bytes(double v) {
