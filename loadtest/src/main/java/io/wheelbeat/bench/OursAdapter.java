@@ -1,0 +1,50 @@
+package io.wheelbeat.bench;
+
+import io.wheelbeat.core.Ticker;
+import io.wheelbeat.core.TimerCallback;
+import io.wheelbeat.core.TimerWheel;
+import java.util.concurrent.TimeUnit;
+
+/** Ours on the owner thread: {@link TimerWheel}'s long-id API; re-arm is {@code reschedule}. */
+final class OursAdapter extends OwnerThreadAdapter {
+
+    private final Ticker clock;
+    private final TimerWheel wheel;
+    private final long[] ids;
+    private final TimerCallback callback = id -> onFired();
+
+    OursAdapter(int capacity, boolean virtualTime) {
+        super(capacity);
+        this.clock = clock(virtualTime);
+        // Default settings (2^20 ns tick, 4096 slots, arrays grown on demand): what a user gets.
+        this.wheel = TimerWheel.builder().ticker(clock).build();
+        this.ids = new long[capacity];
+    }
+
+    @Override
+    void schedule(int i, long delayNanos) {
+        ids[i] = wheel.schedule(callback, delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    void cancel(int i) {
+        wheel.cancel(ids[i]);
+    }
+
+    @Override
+    void rearm(int i, long delayNanos) {
+        if (!wheel.reschedule(ids[i], delayNanos, TimeUnit.NANOSECONDS)) {
+            ids[i] = wheel.schedule(callback, delayNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    @Override
+    int poll() {
+        return wheel.advance(clock.nanoTime());
+    }
+
+    @Override
+    void advanceTime(long nanos) {
+        advance(clock, nanos);
+    }
+}

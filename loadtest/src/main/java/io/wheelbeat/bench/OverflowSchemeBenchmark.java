@@ -1,0 +1,203 @@
+package io.wheelbeat.bench;
+
+import io.wheelbeat.core.ManualTicker;
+import io.wheelbeat.core.Ticker;
+import io.wheelbeat.core.TimerCallback;
+import io.wheelbeat.core.TimerWheel;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+
+/**
+ * Design record: our rounds-based {@link TimerWheel} against a hierarchical wheel
+ * ({@link HierarchicalWheelPrototype}, benchmark-only), same tick and array layout, on the two
+ * cases where the overflow scheme matters, {@value #TIMERS} timers:
+ * <ul>
+ *   <li>{@code rearm}: re-arm at now + {@code delayMs} (30 s, beyond one 4.29 s turn of ours), in
+ *       a fixed random order, clock read once per operation, both polled every
+ *       {@value Workloads#POLL_EVERY} operations on the system clock;</li>
+ *   <li>{@code expireBeyondTurn}: timers due 30 s to 30 s + {@code spreadMs} ahead (one turn of
+ *       ours or many turns mixed in each slot) are scheduled and all fire, on virtual time; score
+ *       per timer.</li>
+ * </ul>
+ * {@code scheme}: {@code rounds} (ours), {@code hierarchical} (with the same-slot shortcut ours
+ * has too), {@code hierarchical-noshortcut} (every move unlinks and links).
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+public class OverflowSchemeBenchmark {
+
+    static final int TIMERS = 524288;
+    private static final long FAR_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+    @Param({"rounds", "hierarchical", "hierarchical-noshortcut"})
+    public String scheme;
+
+    private int cursor;
+    private int sincePoll;
+
+    /** The two schemes behind the same four calls; ids as each wheel issues them. */
+    private abstract static class Scheme {
+        final Ticker clock;
+        final long[] ids = new long[TIMERS];
+        long fired;
+
+        Scheme(Ticker clock) {
+            this.clock = clock;
+        }
+
+        abstract long scheduleAt(long deadlineNanos);
+
+        abstract boolean rescheduleAt(long id, long deadlineNanos);
+
+        abstract void advance(long nowNanos);
+    }
+
+    private static final class Rounds extends Scheme {
+        private final TimerWheel wheel;
+        private final TimerCallback callback = id -> fired++;
+
+        Rounds(Ticker clock) {
+            super(clock);
+            wheel = TimerWheel.builder().ticker(clock).build();
+        }
+
+        @Override
+        long scheduleAt(long deadlineNanos) {
+            return wheel.scheduleAt(callback, deadlineNanos);
+        }
+
+        @Override
+        boolean rescheduleAt(long id, long deadlineNanos) {
+            return wheel.rescheduleAt(id, deadlineNanos);
+        }
+
+        @Override
+        void advance(long nowNanos) {
+            wheel.advance(nowNanos);
+        }
+    }
+
+    private static final class Hierarchical extends Scheme {
+        private final HierarchicalWheelPrototype wheel;
+
+        Hierarchical(Ticker clock, boolean shortcut) {
+            super(clock);
+            wheel = new HierarchicalWheelPrototype(clock.nanoTime(), shortcut, id -> fired++);
+        }
+
+        @Override
+        long scheduleAt(long deadlineNanos) {
+            return wheel.scheduleAt(deadlineNanos);
+        }
+
+        @Override
+        boolean rescheduleAt(long id, long deadlineNanos) {
+            return wheel.rescheduleAt(id, deadlineNanos);
+        }
+
+        @Override
+        void advance(long nowNanos) {
+            wheel.advance(nowNanos);
+        }
+    }
+
+    static Scheme create(String scheme, Ticker clock) {
+        return switch (scheme) {
+            case "rounds" -> new Rounds(clock);
+            case "hierarchical" -> new Hierarchical(clock, true);
+            case "hierarchical-noshortcut" -> new Hierarchical(clock, false);
+            default -> throw new IllegalArgumentException("unknown scheme '" + scheme
+                    + "'; known: rounds, hierarchical, hierarchical-noshortcut");
+        };
+    }
+
+    /** State of {@code rearm}: {@value #TIMERS} timers on the system clock. */
+    @State(Scope.Thread)
+    public static class RealTime {
+        @Param({"30000"})
+        public long delayMs;
+
+        Scheme wheel;
+        int[] order;
+        long delayNanos;
+
+        @Setup(Level.Trial)
+        public void setUp(OverflowSchemeBenchmark params) {
+            wheel = create(params.scheme, Ticker.system());
+            order = Workloads.randomOrder(TIMERS);
+            delayNanos = TimeUnit.MILLISECONDS.toNanos(delayMs);
+            long now = wheel.clock.nanoTime();
+            long[] delays = Workloads.steadyStateDelays(order, delayNanos);
+            for (int i = 0; i < TIMERS; i++) {
+                wheel.ids[i] = wheel.scheduleAt(now + delays[i]);
+            }
+        }
+    }
+
+    /** State of {@code expireBeyondTurn}: a wheel on virtual time and the timers' delays. */
+    @State(Scope.Thread)
+    public static class VirtualTime {
+        @Param({"4000", "60000"})
+        public long spreadMs;
+
+        Scheme wheel;
+        ManualTicker clock;
+        long[] delays;
+        long spreadNanos;
+
+        @Setup(Level.Trial)
+        public void setUp(OverflowSchemeBenchmark params) {
+            clock = new ManualTicker(1L << 40);
+            wheel = create(params.scheme, clock);
+            spreadNanos = TimeUnit.MILLISECONDS.toNanos(spreadMs);
+            int[] order = Workloads.randomOrder(TIMERS);
+            delays = new long[TIMERS];
+            for (int i = 0; i < TIMERS; i++) {
+                delays[i] = FAR_NANOS + spreadNanos / TIMERS * order[i];
+            }
+        }
+    }
+
+    @Benchmark
+    public void rearm(RealTime state) {
+        Scheme w = state.wheel;
+        int i = state.order[cursor];
+        long deadline = w.clock.nanoTime() + state.delayNanos;
+        if (!w.rescheduleAt(w.ids[i], deadline)) {
+            w.ids[i] = w.scheduleAt(deadline);
+        }
+        if (++cursor == TIMERS) {
+            cursor = 0;
+        }
+        if (++sincePoll == Workloads.POLL_EVERY) {
+            sincePoll = 0;
+            w.advance(w.clock.nanoTime());
+        }
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(TIMERS)
+    public void expireBeyondTurn(VirtualTime state) {
+        Scheme w = state.wheel;
+        long target = w.fired + TIMERS;
+        long now = state.clock.nanoTime();
+        for (int i = 0; i < TIMERS; i++) {
+            w.scheduleAt(now + state.delays[i]);
+        }
+        long end = state.clock.advance(FAR_NANOS + state.spreadNanos + 2 * TimerAdapter.TICK_NANOS, TimeUnit.NANOSECONDS);
+        w.advance(end);
+        if (w.fired != target) {
+            throw new IllegalStateException(w.fired + " timers fired, expected " + target);
+        }
+    }
+}

@@ -1,0 +1,108 @@
+package io.wheelbeat.bench;
+
+import io.wheelbeat.core.TimerCallback;
+import io.wheelbeat.core.TimerWheel;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+
+/**
+ * What limits our re-arm (ours only, no peer): the parts of {@code RearmBenchmark}'s operation
+ * measured apart, with {@code pending} timers due within {@code delayMs}.
+ * <ul>
+ *   <li>{@code clockRead}: one {@code System.nanoTime()}, which every re-arm pays once;</li>
+ *   <li>{@code touchRandomTimer}: {@code isPending} of a timer in the same random order, the
+ *       memory floor of reaching a random timer's cells (id, generation, link);</li>
+ *   <li>{@code rearmInCreationOrder}: the full re-arm, timers touched in the order they were
+ *       created (so their cells in memory order) instead of at random;</li>
+ *   <li>{@code rearmAtClockPerBatch}: the full re-arm in random order through {@code rescheduleAt},
+ *       the clock read once per {@value #BATCH} re-arms (as a handler does once per read batch).</li>
+ * </ul>
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+public class RearmBreakdownBenchmark {
+
+    static final int BATCH = 64;
+
+    @Param({"1024", "524288"})
+    public int pending;
+
+    @Param({"2000"})
+    public long delayMs;
+
+    private TimerWheel wheel;
+    private long[] ids;
+    private int[] order;
+    private long delayNanos;
+    private int cursor;
+    private int sincePoll;
+    private long now;
+    private final TimerCallback callback = id -> { };
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        wheel = TimerWheel.builder().build();
+        ids = new long[pending];
+        order = Workloads.randomOrder(pending);
+        delayNanos = TimeUnit.MILLISECONDS.toNanos(delayMs);
+        long[] delays = Workloads.steadyStateDelays(order, delayNanos);
+        for (int i = 0; i < pending; i++) {
+            ids[i] = wheel.schedule(callback, delays[i], TimeUnit.NANOSECONDS);
+        }
+    }
+
+    @Benchmark
+    public long clockRead() {
+        return System.nanoTime();
+    }
+
+    @Benchmark
+    public boolean touchRandomTimer() {
+        boolean pendingTimer = wheel.isPending(ids[order[cursor]]);
+        next();
+        return pendingTimer;
+    }
+
+    @Benchmark
+    public void rearmInCreationOrder() {
+        rearm(cursor, delayNanos);
+        next();
+    }
+
+    @Benchmark
+    public void rearmAtClockPerBatch() {
+        if ((cursor & (BATCH - 1)) == 0) {
+            now = System.nanoTime();
+        }
+        int i = order[cursor];
+        if (!wheel.rescheduleAt(ids[i], now + delayNanos)) {
+            ids[i] = wheel.scheduleAt(callback, now + delayNanos);
+        }
+        next();
+    }
+
+    private void rearm(int i, long delay) {
+        if (!wheel.reschedule(ids[i], delay, TimeUnit.NANOSECONDS)) {
+            ids[i] = wheel.schedule(callback, delay, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private void next() {
+        if (++cursor == pending) {
+            cursor = 0;
+        }
+        if (++sincePoll == Workloads.POLL_EVERY) {
+            sincePoll = 0;
+            wheel.advance(System.nanoTime());
+        }
+    }
+}
