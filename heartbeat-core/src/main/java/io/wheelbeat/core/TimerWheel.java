@@ -45,6 +45,13 @@ import org.slf4j.LoggerFactory;
  * fire; rounds never move a timer that is not due. The JMH comparison is in
  * {@code docs/benchmarks.md}.
  *
+ * <h2>Lazy re-arm</h2>
+ * Moving a timer later (what traffic does to an idle deadline) only writes its new deadline: the
+ * timer stays in its slot, which comes due no later than the new deadline, and is moved to the
+ * right slot only if it is still pending when that slot is walked. Cell, deadline and links sit
+ * together in one array, so a re-arm touches one cache line, not the four of a linked move. A
+ * timer moved earlier than its slot's next visit is relinked at once.
+ *
  * <h2>Thread rules</h2>
  * Not thread-safe. Every method must be called on one owner thread, including callbacks, which
  * run on the thread that calls {@link #advance(long)}. The statistics getters may be read from
@@ -52,9 +59,10 @@ import org.slf4j.LoggerFactory;
  * to let an existing single-threaded executor drive a wheel use {@link ExecutorDrivenWheel}.
  *
  * <h2>Layout</h2>
- * Timers live in parallel arrays indexed by int (deadline, links, generation, callback: 24 bytes
- * per timer with compressed references). Each slot is a circular doubly linked list with a
- * sentinel cell, so unlinking never needs to know the slot.
+ * A timer is a cell of three longs in one array (deadline; next and previous links; generation
+ * and slot) plus its callback reference: 28 bytes per timer with compressed references. Each slot
+ * is a circular doubly linked list with a sentinel cell, so unlinking never needs to know the
+ * slot.
  */
 public final class TimerWheel {
 
@@ -62,11 +70,19 @@ public final class TimerWheel {
     public static final long NO_TIMER = 0L;
 
     private static final Logger log = LoggerFactory.getLogger(TimerWheel.class);
-    /** Marks a free cell in {@link #prev}. */
+    /** Longs per cell in {@link #cells}: deadline, links, meta. */
+    private static final int STRIDE = 3;
+    private static final int DEADLINE = 0;
+    /** Next cell in the high half, previous cell in the low half. */
+    private static final int LINKS = 1;
+    /** Generation in the high half, slot (or FREE) in the low half. */
+    private static final int META = 2;
+    /** The slot of a free cell. */
     private static final int FREE = -1;
-    /** Ends the free list in {@link #next}. */
+    /** Ends the free list. */
     private static final int NIL = -1;
-    private static final int MAX_CELLS = Integer.MAX_VALUE - 8;
+    private static final long LOW = 0xFFFF_FFFFL;
+    private static final int MAX_CELLS = (Integer.MAX_VALUE - 8) / STRIDE;
     private static final long NO_TICK = Long.MAX_VALUE;
 
     private final Ticker ticker;
@@ -85,11 +101,11 @@ public final class TimerWheel {
     /** One bit per slot: set while the slot holds a timer. */
     private final long[] occupied;
 
-    /** Per cell: deadline in nanoseconds since {@link #originNanos}. */
-    private long[] deadlines;
-    private int[] next;
-    private int[] prev;
-    private int[] generations;
+    /**
+     * {@link #STRIDE} longs per cell: the deadline in nanoseconds since {@link #originNanos}, the
+     * links, and the generation with the slot the cell sits in. Sentinels use only their links.
+     */
+    private long[] cells;
     private TimerCallback[] callbacks;
 
     private int freeHead = NIL;
@@ -130,15 +146,11 @@ public final class TimerWheel {
         this.slotEarliest = new long[slotCount];
         Arrays.fill(slotEarliest, NO_TICK);
         this.occupied = new long[Math.max(1, slotCount >>> 6)];
-        int cells = (int) Math.min(MAX_CELLS, (long) firstTimerCell + b.initialCapacity);
-        this.deadlines = new long[cells];
-        this.next = new int[cells];
-        this.prev = new int[cells];
-        this.generations = new int[cells];
-        this.callbacks = new TimerCallback[cells];
+        int capacity = (int) Math.min(MAX_CELLS, (long) firstTimerCell + b.initialCapacity);
+        this.cells = new long[capacity * STRIDE];
+        this.callbacks = new TimerCallback[capacity];
         for (int sentinel = 0; sentinel <= expiring; sentinel++) {
-            next[sentinel] = sentinel;
-            prev[sentinel] = sentinel;
+            setLinks(sentinel, sentinel, sentinel);
         }
         this.highWater = firstTimerCell;
     }
@@ -236,7 +248,7 @@ public final class TimerWheel {
      */
     public long deadlineNanos(long timerId) {
         int cell = pendingCell(timerId);
-        return cell < 0 ? Long.MIN_VALUE : absolute(deadlines[cell]);
+        return cell < 0 ? Long.MIN_VALUE : absolute(cells[cell * STRIDE + DEADLINE]);
     }
 
     // ---------------------------------------------------------------- driving
@@ -366,7 +378,7 @@ public final class TimerWheel {
     /** Passes every pending timer's callback to {@code action}. */
     void forEachPending(Consumer<? super TimerCallback> action) {
         for (int cell = firstTimerCell; cell < highWater; cell++) {
-            if (prev[cell] != FREE) {
+            if (slotOf(cell) != FREE) {
                 action.accept(callbacks[cell]);
             }
         }
@@ -386,37 +398,55 @@ public final class TimerWheel {
 
     private long link(TimerCallback callback, long deadline) {
         int cell = allocate();
-        deadlines[cell] = deadline;
+        cells[cell * STRIDE + DEADLINE] = deadline;
         callbacks[cell] = callback;
         place(cell, dueTick(deadline));
         pending++;
         scheduledCount++;
-        return ((long) generations[cell] << 32) | cell;
+        return ((long) generationOf(cell) << 32) | cell;
     }
 
     private void move(int cell, long deadline) {
-        long oldTick = tickOf(deadlines[cell]);
         long tick = dueTick(deadline);
-        deadlines[cell] = deadline;
-        if (oldTick > currentTick && ((oldTick ^ tick) & slotMask) == 0) {
-            // Still in the slot it sits in (a later or earlier turn of it): nothing to relink.
-            noteTick((int) tick & slotMask, tick);
-            return;
+        cells[cell * STRIDE + DEADLINE] = deadline;
+        int slot = slotOf(cell);
+        if (slot != expiring) {
+            if (tick >= nextVisit(slot)) {
+                // Lazy: the slot is walked no later than the new deadline; the walk moves it on.
+                return;
+            }
+            if (((tick ^ slot) & slotMask) == 0) {
+                // An earlier turn of the slot it sits in: nothing to relink.
+                noteTick(slot, tick);
+                return;
+            }
         }
         unlink(cell);
         place(cell, tick);
     }
 
+    /** The first tick, from the next one on, at which {@code slot} will be walked. */
+    private long nextVisit(int slot) {
+        long from = Math.max(currentTick + 1, slotEarliest[slot]);
+        return from + ((slot - from) & slotMask);
+    }
+
     /** Links {@code cell} at the tail of the slot of {@code tick}. */
     private void place(int cell, long tick) {
         int slot = (int) tick & slotMask;
-        int last = prev[slot];
-        next[last] = cell;
-        prev[cell] = last;
-        next[cell] = slot;
-        prev[slot] = cell;
+        appendTo(slot, cell);
         occupied[slot >>> 6] |= 1L << slot;
         noteTick(slot, tick);
+    }
+
+    /** Links {@code cell} at the tail of the list of {@code sentinel} and records where it is. */
+    private void appendTo(int sentinel, int cell) {
+        int last = prevOf(sentinel);
+        setNext(last, cell);
+        setLinks(cell, sentinel, last);
+        setPrev(sentinel, cell);
+        int meta = cell * STRIDE + META;
+        cells[meta] = (cells[meta] & ~LOW) | sentinel;
     }
 
     private void noteTick(int slot, long tick) {
@@ -430,10 +460,11 @@ public final class TimerWheel {
     }
 
     private void unlink(int cell) {
-        int p = prev[cell];
-        int n = next[cell];
-        next[p] = n;
-        prev[n] = p;
+        long links = cells[cell * STRIDE + LINKS];
+        int n = (int) (links >>> 32);
+        int p = (int) links;
+        setNext(p, n);
+        setPrev(n, p);
         if (p == n && p < slotCount) {
             // p is a slot sentinel whose list is now empty.
             occupied[p >>> 6] &= ~(1L << p);
@@ -441,34 +472,36 @@ public final class TimerWheel {
         }
     }
 
-    /** Moves the due timers of {@code slot} to the expiring list, then fires them one by one. */
+    /**
+     * Walks {@code slot} at {@code tick}: moves the due timers to the expiring list, moves timers
+     * re-armed for another slot to it, then fires the due ones one by one.
+     */
     private int expireSlot(int slot, long tick, long now) {
         long earliest = NO_TICK;
-        int cell = next[slot];
+        int cell = nextOf(slot);
         while (cell != slot) {
-            int following = next[cell];
-            long due = tickOf(deadlines[cell]);
+            int following = nextOf(cell);
+            long due = tickOf(cells[cell * STRIDE + DEADLINE]);
             if (due <= tick) {
                 unlink(cell);
-                int last = prev[expiring];
-                next[last] = cell;
-                prev[cell] = last;
-                next[cell] = expiring;
-                prev[expiring] = cell;
+                appendTo(expiring, cell);
+            } else if (((due ^ slot) & slotMask) != 0) {
+                unlink(cell);
+                place(cell, due);
             } else if (due < earliest) {
                 earliest = due;
             }
             cell = following;
         }
-        if (next[slot] != slot) {
+        if (nextOf(slot) != slot) {
             slotEarliest[slot] = earliest;
         }
         // Callbacks may cancel or move timers still on the expiring list: take one at a time.
         int fired = 0;
-        while ((cell = next[expiring]) != expiring) {
+        while ((cell = nextOf(expiring)) != expiring) {
             unlink(cell);
-            long id = ((long) generations[cell] << 32) | cell;
-            long lateness = now - deadlines[cell];
+            long id = ((long) generationOf(cell) << 32) | cell;
+            long lateness = now - cells[cell * STRIDE + DEADLINE];
             TimerCallback callback = callbacks[cell];
             release(cell);
             expiredCount++;
@@ -542,10 +575,10 @@ public final class TimerWheel {
     private int allocate() {
         int cell = freeHead;
         if (cell != NIL) {
-            freeHead = next[cell];
+            freeHead = nextOf(cell);
             return cell;
         }
-        if (highWater == deadlines.length) {
+        if (highWater == callbacks.length) {
             grow();
         }
         return highWater++;
@@ -553,24 +586,22 @@ public final class TimerWheel {
 
     private void release(int cell) {
         callbacks[cell] = null;
-        generations[cell]++;
-        prev[cell] = FREE;
-        next[cell] = freeHead;
+        int meta = cell * STRIDE + META;
+        // Bump the generation, so that ids issued for this cell go stale, and mark it free.
+        cells[meta] = (((cells[meta] >>> 32) + 1) << 32) | (FREE & LOW);
+        setNext(cell, freeHead);
         freeHead = cell;
         pending--;
     }
 
     private void grow() {
-        int length = deadlines.length;
+        int length = callbacks.length;
         if (length >= MAX_CELLS) {
             throw new RejectedExecutionException("too many pending timers: " + pending
                     + " pending, the wheel cannot hold more");
         }
         int grown = (int) Math.min(MAX_CELLS, Math.max(16L, 2L * length));
-        deadlines = Arrays.copyOf(deadlines, grown);
-        next = Arrays.copyOf(next, grown);
-        prev = Arrays.copyOf(prev, grown);
-        generations = Arrays.copyOf(generations, grown);
+        cells = Arrays.copyOf(cells, grown * STRIDE);
         callbacks = Arrays.copyOf(callbacks, grown);
     }
 
@@ -579,10 +610,41 @@ public final class TimerWheel {
         if (cell < firstTimerCell || cell >= highWater) {
             return -1;
         }
-        if (generations[cell] != (int) (timerId >>> 32) || prev[cell] == FREE) {
+        long meta = cells[cell * STRIDE + META];
+        if ((int) (meta >>> 32) != (int) (timerId >>> 32) || (int) meta == FREE) {
             return -1;
         }
         return cell;
+    }
+
+    private int nextOf(int cell) {
+        return (int) (cells[cell * STRIDE + LINKS] >>> 32);
+    }
+
+    private int prevOf(int cell) {
+        return (int) cells[cell * STRIDE + LINKS];
+    }
+
+    private void setNext(int cell, int next) {
+        int links = cell * STRIDE + LINKS;
+        cells[links] = ((long) next << 32) | (cells[links] & LOW);
+    }
+
+    private void setPrev(int cell, int prev) {
+        int links = cell * STRIDE + LINKS;
+        cells[links] = (cells[links] & ~LOW) | (prev & LOW);
+    }
+
+    private void setLinks(int cell, int next, int prev) {
+        cells[cell * STRIDE + LINKS] = ((long) next << 32) | (prev & LOW);
+    }
+
+    private int slotOf(int cell) {
+        return (int) cells[cell * STRIDE + META];
+    }
+
+    private int generationOf(int cell) {
+        return (int) (cells[cell * STRIDE + META] >>> 32);
     }
 
     /** The relative deadline {@code delayNanos} from now; non-positive delays mean now. */
