@@ -20,6 +20,8 @@ import org.openjdk.jmh.annotations.State;
  *   <li>{@code clockRead}: one {@code System.nanoTime()}, which every re-arm pays once;</li>
  *   <li>{@code touchRandomTimer}: {@code isPending} of a timer in the same random order, the
  *       memory floor of reaching a random timer's cells (id, generation, link);</li>
+ *   <li>{@code rearmInRandomOrder}: the full re-arm ({@code reschedule}, one clock read each) in
+ *       the same random order, as {@code RearmBenchmark} does through its adapter;</li>
  *   <li>{@code rearmInCreationOrder}: the full re-arm, timers touched in the order they were
  *       created (so their cells in memory order) instead of at random;</li>
  *   <li>{@code rearmAtClockPerBatch}: the full re-arm in random order through {@code rescheduleAt},
@@ -70,6 +72,12 @@ public class RearmBreakdownBenchmark {
         boolean pendingTimer = wheel.isPending(ids[order[cursor]]);
         next();
         return pendingTimer;
+    }
+
+    @Benchmark
+    public void rearmInRandomOrder() {
+        rearm(order[cursor], delayNanos);
+        next();
     }
 
     @Benchmark
