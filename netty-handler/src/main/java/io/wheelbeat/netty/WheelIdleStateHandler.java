@@ -90,15 +90,7 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
     /** A check or timer not scheduled; also what a time beyond the clock's range becomes. */
     private static final long NOT_ARMED = Long.MAX_VALUE;
 
-    private final boolean observeOutput;
-    private final long readerIdleTimeNanos;
-    private final long writerIdleTimeNanos;
-    private final long allIdleTimeNanos;
-    /** Where the timers go: per-event-loop wheels, or (when non-null) {@link #sharedTimer}. */
-    private final EventLoopWheels wheels;
-    private final WheelScheduler sharedTimer;
-    /** Null when no meter registry was given. */
-    private final IdleEventCounters counters;
+    private final Settings settings;
     /** One listener for every write, as Netty does, so that writes allocate no listener. */
     private final ChannelFutureListener writeListener = this::writeCompleted;
 
@@ -162,21 +154,17 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
      */
     public WheelIdleStateHandler(boolean observeOutput, long readerIdleTime, long writerIdleTime,
                                  long allIdleTime, TimeUnit unit) {
-        this(builder().observeOutput(observeOutput)
-                .readerIdleTime(readerIdleTime, unit)
-                .writerIdleTime(writerIdleTime, unit)
-                .allIdleTime(allIdleTime, unit));
+        this(Settings.interned(observeOutput, idleNanos(readerIdleTime, unit), idleNanos(writerIdleTime, unit),
+                idleNanos(allIdleTime, unit)));
     }
 
     /** A handler with the builder's settings; for subclasses that need the builder's options. */
     protected WheelIdleStateHandler(Builder builder) {
-        this.observeOutput = builder.observeOutput;
-        this.readerIdleTimeNanos = builder.readerIdleTimeNanos;
-        this.writerIdleTimeNanos = builder.writerIdleTimeNanos;
-        this.allIdleTimeNanos = builder.allIdleTimeNanos;
-        this.wheels = builder.wheels;
-        this.sharedTimer = builder.sharedTimer;
-        this.counters = builder.counters;
+        this(builder.settings());
+    }
+
+    private WheelIdleStateHandler(Settings settings) {
+        this.settings = settings;
     }
 
     /** Returns a builder: every check disabled, no output observation, the shared wheels, no metrics. */
@@ -186,17 +174,17 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
 
     /** Returns the reader idle time in milliseconds (0: disabled). */
     public long getReaderIdleTimeInMillis() {
-        return TimeUnit.NANOSECONDS.toMillis(readerIdleTimeNanos);
+        return TimeUnit.NANOSECONDS.toMillis(settings.readerIdleTimeNanos);
     }
 
     /** Returns the writer idle time in milliseconds (0: disabled). */
     public long getWriterIdleTimeInMillis() {
-        return TimeUnit.NANOSECONDS.toMillis(writerIdleTimeNanos);
+        return TimeUnit.NANOSECONDS.toMillis(settings.writerIdleTimeNanos);
     }
 
     /** Returns the all idle time in milliseconds (0: disabled). */
     public long getAllIdleTimeInMillis() {
-        return TimeUnit.NANOSECONDS.toMillis(allIdleTimeNanos);
+        return TimeUnit.NANOSECONDS.toMillis(settings.allIdleTimeNanos);
     }
 
     // ---------------------------------------------------------------- lifecycle
@@ -209,17 +197,17 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
         initOutputChanged();
         long now = ticker.nanoTime();
         lastReadTime = lastWriteTime = now;
-        deadlines = sharedTimer != null
-                ? new IdleDeadlines.OnSharedTimer(this, sharedTimer, ctx.executor())
-                : new IdleDeadlines.OnLoopWheel(this, wheels.wheelFor(ctx.executor()).wheel());
-        if (readerIdleTimeNanos > 0) {
-            scheduleCheck(IdleDeadlines.READER, plus(now, readerIdleTimeNanos));
+        deadlines = settings.sharedTimer != null
+                ? new IdleDeadlines.OnSharedTimer(this, settings.sharedTimer, ctx.executor())
+                : new IdleDeadlines.OnLoopWheel(this, settings.wheels.wheelFor(ctx.executor()).wheel());
+        if (settings.readerIdleTimeNanos > 0) {
+            scheduleCheck(IdleDeadlines.READER, plus(now, settings.readerIdleTimeNanos));
         }
-        if (writerIdleTimeNanos > 0) {
-            scheduleCheck(IdleDeadlines.WRITER, plus(now, writerIdleTimeNanos));
+        if (settings.writerIdleTimeNanos > 0) {
+            scheduleCheck(IdleDeadlines.WRITER, plus(now, settings.writerIdleTimeNanos));
         }
-        if (allIdleTimeNanos > 0) {
-            scheduleCheck(IdleDeadlines.ALL, plus(now, allIdleTimeNanos));
+        if (settings.allIdleTimeNanos > 0) {
+            scheduleCheck(IdleDeadlines.ALL, plus(now, settings.allIdleTimeNanos));
         }
         rearmWakes();
     }
@@ -236,7 +224,7 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (readerIdleTimeNanos > 0 || allIdleTimeNanos > 0) {
+        if (settings.watchesReads) {
             if (!reading) {
                 // A batch starts: checks that fell due before it see the state before it.
                 runDueChecks(ticker.nanoTime());
@@ -249,7 +237,7 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
-        if ((readerIdleTimeNanos > 0 || allIdleTimeNanos > 0) && reading) {
+        if (settings.watchesReads && reading) {
             readObserved(false);
         }
         ctx.fireChannelReadComplete();
@@ -257,8 +245,8 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
-        if (writerIdleTimeNanos > 0 || allIdleTimeNanos > 0) {
-            if (observeOutput) {
+        if (settings.watchesWrites) {
+            if (settings.observeOutput) {
                 runDueChecks(ticker.nanoTime()); // they must see the outbound buffer before this write
             }
             ctx.write(msg, promise.unvoid()).addListener(writeListener);
@@ -270,7 +258,7 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
 
     @Override
     public void flush(ChannelHandlerContext ctx) throws Exception {
-        if (observeOutput && (writerIdleTimeNanos > 0 || allIdleTimeNanos > 0)) {
+        if (settings.observeOutput && settings.watchesWrites) {
             runDueChecks(ticker.nanoTime()); // they must see the outbound buffer before this flush
         }
         ctx.flush();
@@ -282,7 +270,7 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
      * handed to the executor.
      */
     public void resetReadTimeout() {
-        if (readerIdleTimeNanos > 0 || allIdleTimeNanos > 0) {
+        if (settings.watchesReads) {
             if (offExecutor()) {
                 ctx.executor().execute(this::resetReadTimeout);
                 return;
@@ -297,7 +285,7 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
      * handed to the executor.
      */
     public void resetWriteTimeout() {
-        if (writerIdleTimeNanos > 0 || allIdleTimeNanos > 0) {
+        if (settings.watchesWrites) {
             if (offExecutor()) {
                 ctx.executor().execute(this::resetWriteTimeout);
                 return;
@@ -441,8 +429,8 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
                 return;
             }
             IdleStateEvent event = newIdleStateEvent(idleState, first);
-            if (counters != null) {
-                counters.increment(idleState);
+            if (settings.counters != null) {
+                settings.counters.increment(idleState);
             }
             channelIdle(ctx, event);
         } catch (Throwable t) {
@@ -500,8 +488,8 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
     }
 
     private long idleTimeOf(int kind) {
-        return kind == IdleDeadlines.READER ? readerIdleTimeNanos
-                : kind == IdleDeadlines.WRITER ? writerIdleTimeNanos : allIdleTimeNanos;
+        return kind == IdleDeadlines.READER ? settings.readerIdleTimeNanos
+                : kind == IdleDeadlines.WRITER ? settings.writerIdleTimeNanos : settings.allIdleTimeNanos;
     }
 
     private long checkAt(int kind) {
@@ -548,6 +536,12 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
         return sum < time ? NOT_ARMED : sum;
     }
 
+    /** An idle time in nanoseconds: zero or less disables the check; positive values are floored at 1 ms. */
+    private static long idleNanos(long time, TimeUnit unit) {
+        Objects.requireNonNull(unit, "unit");
+        return time <= 0 ? 0 : Math.max(unit.toNanos(time), MIN_TIMEOUT_NANOS);
+    }
+
     // ---------------------------------------------------------------- extension points
 
     /**
@@ -573,7 +567,7 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
     // ---------------------------------------------------------------- observeOutput
 
     private void initOutputChanged() {
-        if (observeOutput) {
+        if (settings.observeOutput) {
             ChannelOutboundBuffer buf = ctx.channel().unsafe().outboundBuffer();
             if (buf != null) {
                 lastMessageHashCode = System.identityHashCode(buf.current());
@@ -589,7 +583,7 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
      * only records; it never reports a change, so first events are never skipped.
      */
     private boolean hasOutputChanged(boolean first) {
-        if (!observeOutput) {
+        if (!settings.observeOutput) {
             return false;
         }
         if (lastChangeCheckTimeStamp != lastWriteTime) {
@@ -622,15 +616,76 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
 
     @Override
     public String toString() {
-        return getClass().getSimpleName() + "(reader " + readerIdleTimeNanos + " ns, writer "
-                + writerIdleTimeNanos + " ns, all " + allIdleTimeNanos + " ns"
+        return getClass().getSimpleName() + "(reader " + settings.readerIdleTimeNanos + " ns, writer "
+                + settings.writerIdleTimeNanos + " ns, all " + settings.allIdleTimeNanos + " ns"
                 + (ctx == null ? "" : ", " + ctx.channel()) + ")";
+    }
+
+    /**
+     * A handler's configuration: immutable, so one instance serves every handler configured
+     * alike (one per builder, or one per distinct set of constructor arguments), and a handler
+     * keeps one reference instead of the values.
+     */
+    private static final class Settings {
+        /**
+         * Recent settings of the Netty-shaped constructors, by their values. Racy on purpose: a
+         * reader sees null, an older or a newer entry, each fully built (every field is final),
+         * and a miss only costs a new instance.
+         */
+        private static final Settings[] INTERNED = new Settings[16];
+
+        final boolean observeOutput;
+        final long readerIdleTimeNanos;
+        final long writerIdleTimeNanos;
+        final long allIdleTimeNanos;
+        /** Reader or all idleness is watched: reads count. */
+        final boolean watchesReads;
+        /** Writer or all idleness is watched: writes count. */
+        final boolean watchesWrites;
+        /** Where the timers go: per-event-loop wheels, or (when non-null) {@link #sharedTimer}. */
+        final EventLoopWheels wheels;
+        final WheelScheduler sharedTimer;
+        /** Null when no meter registry was given. */
+        final IdleEventCounters counters;
+
+        Settings(boolean observeOutput, long readerIdleTimeNanos, long writerIdleTimeNanos, long allIdleTimeNanos,
+                 EventLoopWheels wheels, WheelScheduler sharedTimer, IdleEventCounters counters) {
+            this.observeOutput = observeOutput;
+            this.readerIdleTimeNanos = readerIdleTimeNanos;
+            this.writerIdleTimeNanos = writerIdleTimeNanos;
+            this.allIdleTimeNanos = allIdleTimeNanos;
+            this.watchesReads = readerIdleTimeNanos > 0 || allIdleTimeNanos > 0;
+            this.watchesWrites = writerIdleTimeNanos > 0 || allIdleTimeNanos > 0;
+            this.wheels = wheels;
+            this.sharedTimer = sharedTimer;
+            this.counters = counters;
+        }
+
+        /** Settings with the shared wheels and no metrics, as the Netty-shaped constructors give. */
+        static Settings interned(boolean observeOutput, long readerIdleTimeNanos, long writerIdleTimeNanos,
+                                 long allIdleTimeNanos) {
+            int hash = Boolean.hashCode(observeOutput) + 31 * (Long.hashCode(readerIdleTimeNanos)
+                    + 31 * (Long.hashCode(writerIdleTimeNanos) + 31 * Long.hashCode(allIdleTimeNanos)));
+            int index = (hash ^ hash >>> 16) & (INTERNED.length - 1);
+            Settings cached = INTERNED[index];
+            if (cached != null && cached.observeOutput == observeOutput
+                    && cached.readerIdleTimeNanos == readerIdleTimeNanos
+                    && cached.writerIdleTimeNanos == writerIdleTimeNanos
+                    && cached.allIdleTimeNanos == allIdleTimeNanos) {
+                return cached;
+            }
+            Settings settings = new Settings(observeOutput, readerIdleTimeNanos, writerIdleTimeNanos, allIdleTimeNanos,
+                    EventLoopWheels.shared(), null, null);
+            INTERNED[index] = settings;
+            return settings;
+        }
     }
 
     /**
      * Settings of a {@link WheelIdleStateHandler}. Every check starts disabled. Not thread-safe;
      * {@link #build()} may be called many times (say once per channel) and the handlers share the
-     * meters looked up once here.
+     * settings and meters looked up once here; changing the builder afterwards does not change
+     * the handlers already built.
      */
     public static final class Builder {
         private boolean observeOutput;
@@ -641,6 +696,8 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
         private boolean wheelsChosen;
         private WheelScheduler sharedTimer;
         private IdleEventCounters counters;
+        /** What the last {@link #build()} used, until a setter changes something; null: none yet. */
+        private Settings settings;
 
         private Builder() {
         }
@@ -652,24 +709,28 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
          */
         public Builder readerIdleTime(long time, TimeUnit unit) {
             this.readerIdleTimeNanos = idleNanos(time, unit);
+            settings = null;
             return this;
         }
 
         /** Writer idle time, as {@link #readerIdleTime}. */
         public Builder writerIdleTime(long time, TimeUnit unit) {
             this.writerIdleTimeNanos = idleNanos(time, unit);
+            settings = null;
             return this;
         }
 
         /** All idle time (neither read nor write), as {@link #readerIdleTime}. */
         public Builder allIdleTime(long time, TimeUnit unit) {
             this.allIdleTimeNanos = idleNanos(time, unit);
+            settings = null;
             return this;
         }
 
         /** Whether a draining outbound buffer keeps the writer from being idle; off by default. */
         public Builder observeOutput(boolean observeOutput) {
             this.observeOutput = observeOutput;
+            settings = null;
             return this;
         }
 
@@ -687,6 +748,7 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
             }
             this.wheels = wheels;
             this.wheelsChosen = true;
+            settings = null;
             return this;
         }
 
@@ -707,6 +769,7 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
                 throw new IllegalStateException("choose either wheels(...) or timer(...), not both");
             }
             this.sharedTimer = timer;
+            settings = null;
             return this;
         }
 
@@ -719,6 +782,7 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
          */
         public Builder metrics(MeterRegistry registry) {
             this.counters = new IdleEventCounters(Objects.requireNonNull(registry, "registry"));
+            settings = null;
             return this;
         }
 
@@ -727,9 +791,12 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
             return new WheelIdleStateHandler(this);
         }
 
-        private static long idleNanos(long time, TimeUnit unit) {
-            Objects.requireNonNull(unit, "unit");
-            return time <= 0 ? 0 : Math.max(unit.toNanos(time), MIN_TIMEOUT_NANOS);
+        private Settings settings() {
+            if (settings == null) {
+                settings = new Settings(observeOutput, readerIdleTimeNanos, writerIdleTimeNanos, allIdleTimeNanos,
+                        wheels, sharedTimer, counters);
+            }
+            return settings;
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.wheelbeat.netty;
 
 import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.channel.ChannelHandler;
@@ -41,5 +42,24 @@ class WheelIdleStateHandlerFootprintTest {
     void aReaderWriterAllIdleHandlerRetainsLessHeapThanNettys() {
         assertSmallerThanNettys("reader 20 s, writer 10 s, all 30 s", () -> new WheelIdleStateHandler(20, 10, 30, SECONDS),
                 () -> new IdleStateHandler(20, 10, 30, SECONDS));
+    }
+
+    private static boolean ownsSettings(WheelIdleStateHandler handler, WheelIdleStateHandler other) {
+        return RetainedHeap.of(handler, other).bytesByClass().containsKey("WheelIdleStateHandler$Settings");
+    }
+
+    @Test
+    void handlersConstructedAlikeShareTheirSettings() {
+        WheelIdleStateHandler handler = new WheelIdleStateHandler(20, 0, 0, SECONDS);
+        assertFalse(ownsSettings(handler, new WheelIdleStateHandler(20, 0, 0, SECONDS)));
+        assertTrue(ownsSettings(handler, new WheelIdleStateHandler(21, 0, 0, SECONDS)));
+    }
+
+    @Test
+    void handlersOfOneBuilderShareTheirSettings() {
+        WheelIdleStateHandler.Builder builder = WheelIdleStateHandler.builder().readerIdleTime(20, SECONDS);
+        WheelIdleStateHandler handler = builder.build();
+        assertFalse(ownsSettings(handler, builder.build()));
+        assertTrue(ownsSettings(handler, builder.observeOutput(true).build()));
     }
 }
