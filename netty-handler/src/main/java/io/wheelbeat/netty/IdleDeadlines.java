@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * The three timers (reader, writer, all) of one {@link WheelIdleStateHandler}, on whatever drives
  * them. Each kind has at most one pending timer, which wakes the handler to run its checks; when
  * it expires the handler is told, on the handler's executor, through
- * {@link WheelIdleStateHandler#deadlineExpired(int)}.
+ * {@link WheelIdleStateHandler#deadlineExpired(int)}. One per started handler.
  *
  * <p>Every method is for the handler's executor thread only.
  */
@@ -49,22 +49,15 @@ abstract class IdleDeadlines {
      */
     abstract boolean rearmsOnTraffic();
 
-    final void disarmAll() {
-        disarm(READER);
-        disarm(WRITER);
-        disarm(ALL);
-    }
-
     /**
      * On the per-event-loop wheel, through its owner-thread long-id API: arming is a reschedule
      * (one field write when the deadline stays in its slot), nothing allocates, and this one
-     * object is the callback of all three timers, told apart by id.
+     * object is the callback of all three timers, told apart by id. The ids live with the checks'
+     * state in the handler ({@link WheelIdleStateHandler#timer}), so that only the kinds watched
+     * take room.
      */
     static final class OnLoopWheel extends IdleDeadlines implements TimerCallback {
         private final TimerWheel wheel;
-        private long readerTimer = TimerWheel.NO_TIMER;
-        private long writerTimer = TimerWheel.NO_TIMER;
-        private long allTimer = TimerWheel.NO_TIMER;
 
         /** {@code wheel} must be owned by the handler's executor. */
         OnLoopWheel(WheelIdleStateHandler handler, TimerWheel wheel) {
@@ -74,18 +67,18 @@ abstract class IdleDeadlines {
 
         @Override
         void arm(int kind, long deadlineNanos) {
-            long timer = timer(kind);
+            long timer = handler.timer(kind);
             if (timer == TimerWheel.NO_TIMER || !wheel.rescheduleAt(timer, deadlineNanos)) {
-                setTimer(kind, wheel.scheduleAt(this, deadlineNanos));
+                handler.setTimer(kind, wheel.scheduleAt(this, deadlineNanos));
             }
         }
 
         @Override
         void disarm(int kind) {
-            long timer = timer(kind);
+            long timer = handler.timer(kind);
             if (timer != TimerWheel.NO_TIMER) {
                 wheel.cancel(timer);
-                setTimer(kind, TimerWheel.NO_TIMER);
+                handler.setTimer(kind, TimerWheel.NO_TIMER);
             }
         }
 
@@ -101,32 +94,7 @@ abstract class IdleDeadlines {
 
         @Override
         public void onTimeout(long timerId) {
-            int kind;
-            if (timerId == readerTimer) {
-                kind = READER;
-            } else if (timerId == writerTimer) {
-                kind = WRITER;
-            } else if (timerId == allTimer) {
-                kind = ALL;
-            } else {
-                return; // not ours any more: ids are never reused, so nothing else can match
-            }
-            setTimer(kind, TimerWheel.NO_TIMER);
-            handler.deadlineExpired(kind);
-        }
-
-        private long timer(int kind) {
-            return kind == READER ? readerTimer : kind == WRITER ? writerTimer : allTimer;
-        }
-
-        private void setTimer(int kind, long timer) {
-            if (kind == READER) {
-                readerTimer = timer;
-            } else if (kind == WRITER) {
-                writerTimer = timer;
-            } else {
-                allTimer = timer;
-            }
+            handler.timerExpired(timerId);
         }
 
         @Override

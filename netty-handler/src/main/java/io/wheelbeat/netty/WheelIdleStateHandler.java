@@ -10,6 +10,7 @@ import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.Ticker;
+import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.core.WheelScheduler;
 import io.wheelbeat.netty.internal.ActiveChannelLifecycle;
 import java.util.Objects;
@@ -78,6 +79,12 @@ import java.util.concurrent.TimeUnit;
  * the timer wakes for every check, and every wake-up hops to the channel's event loop: slower,
  * and a timeout handle per check.
  *
+ * <p>Memory: handlers configured alike share one immutable settings object (per builder, or per
+ * set of constructor arguments), a handler keeps the state of the writer and all checks only
+ * when it watches one of them, and its timers are cells of the loop's wheel rather than task
+ * objects. A started reader-idle handler is two small objects, less than half of what Netty's
+ * handler and its scheduled task take.
+ *
  * <h2>Thread rules</h2>
  * One instance per channel. Every method runs on the handler's executor, except
  * {@link #resetReadTimeout()} and {@link #resetWriteTimeout()}, which may be called from any
@@ -90,42 +97,31 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
     /** A check or timer not scheduled; also what a time beyond the clock's range becomes. */
     private static final long NOT_ARMED = Long.MAX_VALUE;
 
+    // Heap per connection (WheelIdleStateHandlerFootprintTest): the settings are shared, and the
+    // state of the writer and all checks exists only when one of them is watched, so a started
+    // reader-idle handler is this object and its IdleDeadlines.
     private final Settings settings;
-    /** One listener for every write, as Netty does, so that writes allocate no listener. */
-    private final ChannelFutureListener writeListener = this::writeCompleted;
+    /** The writer and all checks and the writes they count; null unless one of them is watched. */
+    private final WriteChecks writes;
 
     private ChannelHandlerContext ctx;
     private Ticker ticker = Ticker.systemTicker();
     private IdleDeadlines deadlines;
 
     private boolean reading;
-    private long lastReadTime;
-    private long lastWriteTime;
     private boolean firstReaderIdleEvent = true;
     private boolean firstWriterIdleEvent = true;
     private boolean firstAllIdleEvent = true;
-
-    // Netty's three idle tasks, kept as data: when each would next run ({@link #NOT_ARMED}: not
-    // scheduled) and the order it was scheduled in, which breaks ties between equal times.
-    private long readerCheckAt = NOT_ARMED;
-    private long writerCheckAt = NOT_ARMED;
-    private long allCheckAt = NOT_ARMED;
-    private int readerOrder;
-    private int writerOrder;
-    private int allOrder;
-    private int scheduledChecks;
     /** Set while checks run, so that traffic caused by an idle event does not run them again. */
     private boolean runningChecks;
-    // Where each kind's timer is armed: the next check that can fire an event ({@link #wakeFor}).
-    private long readerWakeAt = NOT_ARMED;
-    private long writerWakeAt = NOT_ARMED;
-    private long allWakeAt = NOT_ARMED;
+    private long lastReadTime;
 
-    // What observeOutput compares against, as Netty keeps it.
-    private long lastChangeCheckTimeStamp;
-    private int lastMessageHashCode;
-    private long lastPendingWriteBytes;
-    private long lastFlushProgress;
+    // Netty's reader idle task, kept as data: when it would next run ({@link #NOT_ARMED}: not
+    // scheduled), where its timer is armed (the next check that can fire an event, {@link #wakeFor})
+    // and that timer's id on the loop wheel. WriteChecks keeps the same for the writer and all tasks.
+    private long readerCheckAt = NOT_ARMED;
+    private long readerWakeAt = NOT_ARMED;
+    private long readerTimer = TimerWheel.NO_TIMER;
 
     /**
      * Netty's {@code IdleStateHandler(int, int, int)}: idle times in seconds, zero or less
@@ -165,6 +161,8 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
 
     private WheelIdleStateHandler(Settings settings) {
         this.settings = settings;
+        this.writes = !settings.watchesWrites ? null
+                : settings.observeOutput ? new ObservedWriteChecks(this) : new WriteChecks(this);
     }
 
     /** Returns a builder: every check disabled, no output observation, the shared wheels, no metrics. */
@@ -194,9 +192,12 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
     protected final void onStart(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         this.ticker = ctx.executor().ticker();
-        initOutputChanged();
         long now = ticker.nanoTime();
-        lastReadTime = lastWriteTime = now;
+        lastReadTime = now;
+        if (writes != null) {
+            writes.initOutputChanged(ctx);
+            writes.lastWriteTime = now;
+        }
         deadlines = settings.sharedTimer != null
                 ? new IdleDeadlines.OnSharedTimer(this, settings.sharedTimer, ctx.executor())
                 : new IdleDeadlines.OnLoopWheel(this, settings.wheels.wheelFor(ctx.executor()).wheel());
@@ -215,9 +216,11 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
     /** Stops the checks for good: the channel went inactive or the handler was removed. */
     @Override
     protected final void onStop() {
-        deadlines.disarmAll();
-        readerCheckAt = writerCheckAt = allCheckAt = NOT_ARMED;
-        readerWakeAt = writerWakeAt = allWakeAt = NOT_ARMED;
+        for (int kind = IdleDeadlines.READER; kind <= lastKind(); kind++) {
+            deadlines.disarm(kind);
+            setCheckAt(kind, NOT_ARMED);
+            setWakeAt(kind, NOT_ARMED);
+        }
     }
 
     // ---------------------------------------------------------------- traffic
@@ -245,11 +248,11 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
-        if (settings.watchesWrites) {
+        if (writes != null) {
             if (settings.observeOutput) {
                 runDueChecks(ticker.nanoTime()); // they must see the outbound buffer before this write
             }
-            ctx.write(msg, promise.unvoid()).addListener(writeListener);
+            ctx.write(msg, promise.unvoid()).addListener(writes);
         } else {
             // Only reads are watched: a void promise may stay void.
             ctx.write(msg, promise);
@@ -258,7 +261,7 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
 
     @Override
     public void flush(ChannelHandlerContext ctx) throws Exception {
-        if (settings.observeOutput && settings.watchesWrites) {
+        if (writes != null && settings.observeOutput) {
             runDueChecks(ticker.nanoTime()); // they must see the outbound buffer before this flush
         }
         ctx.flush();
@@ -285,17 +288,13 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
      * handed to the executor.
      */
     public void resetWriteTimeout() {
-        if (settings.watchesWrites) {
+        if (writes != null) {
             if (offExecutor()) {
                 ctx.executor().execute(this::resetWriteTimeout);
                 return;
             }
             writeObserved();
         }
-    }
-
-    private void writeCompleted(ChannelFuture future) {
-        writeObserved();
     }
 
     /** A read batch completed ({@code resetFirst}: or the read timeout was reset). */
@@ -321,7 +320,7 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
         if (onExecutor) {
             runDueChecks(now);
         }
-        lastWriteTime = now;
+        writes.lastWriteTime = now;
         firstWriterIdleEvent = firstAllIdleEvent = true;
         if (onExecutor) {
             rearmWakes();
@@ -346,6 +345,18 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
         runDueChecks(ticker.nanoTime());
         setWakeAt(kind, NOT_ARMED); // its timer is spent: re-arm it whatever it was aimed at
         rearmWakes();
+    }
+
+    /** Called on the handler's executor when the loop-wheel timer {@code timerId} fires. */
+    final void timerExpired(long timerId) {
+        for (int kind = IdleDeadlines.READER; kind <= lastKind(); kind++) {
+            if (timer(kind) == timerId) {
+                setTimer(kind, TimerWheel.NO_TIMER);
+                deadlineExpired(kind);
+                return;
+            }
+        }
+        // Not ours any more: ids are never reused, so nothing else can match.
     }
 
     /**
@@ -380,12 +391,13 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
     /** The kind whose check is due by {@code now} and comes first, or -1. */
     private int nextDueCheck(long now) {
         int next = -1;
-        for (int kind = IdleDeadlines.READER; kind <= IdleDeadlines.ALL; kind++) {
+        for (int kind = IdleDeadlines.READER; kind <= lastKind(); kind++) {
             long at = checkAt(kind);
             if (at == NOT_ARMED || at - now > 0) {
                 continue;
             }
-            if (next < 0 || at - checkAt(next) < 0 || (at == checkAt(next) && orderOf(kind) - orderOf(next) < 0)) {
+            // A tie needs two watched kinds, one of them writer or all: writes is there.
+            if (next < 0 || at - checkAt(next) < 0 || (at == checkAt(next) && writes.scheduledBefore(kind, next))) {
                 next = kind;
             }
         }
@@ -425,7 +437,7 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
 
     private void fireIdle(IdleState idleState, boolean first, boolean suppressedByOutput) {
         try {
-            if (suppressedByOutput && hasOutputChanged(first)) {
+            if (suppressedByOutput && writes.hasOutputChanged(ctx, first)) {
                 return;
             }
             IdleStateEvent event = newIdleStateEvent(idleState, first);
@@ -440,19 +452,14 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
 
     private void scheduleCheck(int kind, long at) {
         setCheckAt(kind, at);
-        int order = ++scheduledChecks;
-        if (kind == IdleDeadlines.READER) {
-            readerOrder = order;
-        } else if (kind == IdleDeadlines.WRITER) {
-            writerOrder = order;
-        } else {
-            allOrder = order;
+        if (writes != null) {
+            writes.scheduled(kind);
         }
     }
 
     /** Aims each kind's timer at {@link #wakeFor} its check, moving only those that changed. */
     private void rearmWakes() {
-        for (int kind = IdleDeadlines.READER; kind <= IdleDeadlines.ALL && running(); kind++) {
+        for (int kind = IdleDeadlines.READER; kind <= lastKind() && running(); kind++) {
             long wake = wakeFor(kind);
             if (wake != wakeAt(kind)) {
                 setWakeAt(kind, wake);
@@ -481,10 +488,18 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
         return idleAt - at > 0 ? idleAt : at;
     }
 
+    /**
+     * The last kind that can have a check: the writer and all kinds only have state when one of
+     * them is watched.
+     */
+    private int lastKind() {
+        return writes == null ? IdleDeadlines.READER : IdleDeadlines.ALL;
+    }
+
     /** The last traffic the check of {@code kind} counts from: reads, writes, or either. */
     private long lastTrafficOf(int kind) {
         return kind == IdleDeadlines.READER ? lastReadTime
-                : kind == IdleDeadlines.WRITER ? lastWriteTime : Math.max(lastReadTime, lastWriteTime);
+                : kind == IdleDeadlines.WRITER ? writes.lastWriteTime : Math.max(lastReadTime, writes.lastWriteTime);
     }
 
     private long idleTimeOf(int kind) {
@@ -494,36 +509,47 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
 
     private long checkAt(int kind) {
         return kind == IdleDeadlines.READER ? readerCheckAt
-                : kind == IdleDeadlines.WRITER ? writerCheckAt : allCheckAt;
+                : kind == IdleDeadlines.WRITER ? writes.writerCheckAt : writes.allCheckAt;
     }
 
     private void setCheckAt(int kind, long at) {
         if (kind == IdleDeadlines.READER) {
             readerCheckAt = at;
         } else if (kind == IdleDeadlines.WRITER) {
-            writerCheckAt = at;
+            writes.writerCheckAt = at;
         } else {
-            allCheckAt = at;
+            writes.allCheckAt = at;
         }
-    }
-
-    private int orderOf(int kind) {
-        return kind == IdleDeadlines.READER ? readerOrder
-                : kind == IdleDeadlines.WRITER ? writerOrder : allOrder;
     }
 
     private long wakeAt(int kind) {
         return kind == IdleDeadlines.READER ? readerWakeAt
-                : kind == IdleDeadlines.WRITER ? writerWakeAt : allWakeAt;
+                : kind == IdleDeadlines.WRITER ? writes.writerWakeAt : writes.allWakeAt;
     }
 
     private void setWakeAt(int kind, long at) {
         if (kind == IdleDeadlines.READER) {
             readerWakeAt = at;
         } else if (kind == IdleDeadlines.WRITER) {
-            writerWakeAt = at;
+            writes.writerWakeAt = at;
         } else {
-            allWakeAt = at;
+            writes.allWakeAt = at;
+        }
+    }
+
+    /** The loop-wheel timer of {@code kind}, or {@link TimerWheel#NO_TIMER}; for {@link IdleDeadlines.OnLoopWheel}. */
+    final long timer(int kind) {
+        return kind == IdleDeadlines.READER ? readerTimer
+                : kind == IdleDeadlines.WRITER ? writes.writerTimer : writes.allTimer;
+    }
+
+    final void setTimer(int kind, long timer) {
+        if (kind == IdleDeadlines.READER) {
+            readerTimer = timer;
+        } else if (kind == IdleDeadlines.WRITER) {
+            writes.writerTimer = timer;
+        } else {
+            writes.allTimer = timer;
         }
     }
 
@@ -564,10 +590,98 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
         };
     }
 
-    // ---------------------------------------------------------------- observeOutput
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "(reader " + settings.readerIdleTimeNanos + " ns, writer "
+                + settings.writerIdleTimeNanos + " ns, all " + settings.allIdleTimeNanos + " ns"
+                + (ctx == null ? "" : ", " + ctx.channel()) + ")";
+    }
 
-    private void initOutputChanged() {
-        if (settings.observeOutput) {
+    // ---------------------------------------------------------------- per-handler parts
+
+    /**
+     * The state of the writer and all checks (as the reader's in the handler) and the write
+     * traffic they count from, kept only by a handler that watches one of them. It is also the
+     * listener of every write, one for all of them as in Netty, so that writes allocate no
+     * listener.
+     */
+    private static class WriteChecks implements ChannelFutureListener {
+        /** Reader first, then writer, then all: the order {@link #onStart} schedules them in. */
+        private static final byte START_ORDER = IdleDeadlines.READER << 2 * IdleDeadlines.READER
+                | IdleDeadlines.WRITER << 2 * IdleDeadlines.WRITER | IdleDeadlines.ALL << 2 * IdleDeadlines.ALL;
+        private static final int LAST_PLACE = 2;
+
+        private final WheelIdleStateHandler handler;
+        long lastWriteTime;
+        long writerCheckAt = NOT_ARMED;
+        long writerWakeAt = NOT_ARMED;
+        long writerTimer = TimerWheel.NO_TIMER;
+        long allCheckAt = NOT_ARMED;
+        long allWakeAt = NOT_ARMED;
+        long allTimer = TimerWheel.NO_TIMER;
+        /**
+         * Each kind's place (two bits at {@code 2 * kind}; 0: longest ago) in the order the
+         * checks were last scheduled, which breaks ties between equal times as Netty's scheduler
+         * does. Places, not a counter, so that it never wraps.
+         */
+        private byte scheduleOrder = START_ORDER;
+
+        WriteChecks(WheelIdleStateHandler handler) {
+            this.handler = handler;
+        }
+
+        /** A write completed. */
+        @Override
+        public void operationComplete(ChannelFuture future) {
+            handler.writeObserved();
+        }
+
+        /** The check of {@code kind} was scheduled: it moves to the last place. */
+        final void scheduled(int kind) {
+            int was = place(kind);
+            int order = 0;
+            for (int k = IdleDeadlines.READER; k <= IdleDeadlines.ALL; k++) {
+                int place = k == kind ? LAST_PLACE : place(k) > was ? place(k) - 1 : place(k);
+                order |= place << 2 * k;
+            }
+            scheduleOrder = (byte) order;
+        }
+
+        /** Whether the check of {@code kind} was last scheduled before that of {@code other}. */
+        final boolean scheduledBefore(int kind, int other) {
+            return place(kind) < place(other);
+        }
+
+        private int place(int kind) {
+            return scheduleOrder >>> 2 * kind & 3;
+        }
+
+        /** Records the outbound buffer as it is when the handler starts, with observeOutput. */
+        void initOutputChanged(ChannelHandlerContext ctx) {
+        }
+
+        /**
+         * Whether a non-first writer or all event is skipped because the outbound buffer made
+         * progress; never without observeOutput.
+         */
+        boolean hasOutputChanged(ChannelHandlerContext ctx, boolean first) {
+            return false;
+        }
+    }
+
+    /** The writer and all checks with observeOutput: what it compares against, as Netty keeps it. */
+    private static final class ObservedWriteChecks extends WriteChecks {
+        private long lastChangeCheckTimeStamp;
+        private int lastMessageHashCode;
+        private long lastPendingWriteBytes;
+        private long lastFlushProgress;
+
+        ObservedWriteChecks(WheelIdleStateHandler handler) {
+            super(handler);
+        }
+
+        @Override
+        void initOutputChanged(ChannelHandlerContext ctx) {
             ChannelOutboundBuffer buf = ctx.channel().unsafe().outboundBuffer();
             if (buf != null) {
                 lastMessageHashCode = System.identityHashCode(buf.current());
@@ -575,50 +689,41 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
                 lastFlushProgress = buf.currentProgress();
             }
         }
-    }
 
-    /**
-     * Whether the outbound buffer changed since the last call (Netty issue 6150): a completed
-     * write, another message at the head, other pending bytes, or flush progress. A first call
-     * only records; it never reports a change, so first events are never skipped.
-     */
-    private boolean hasOutputChanged(boolean first) {
-        if (!settings.observeOutput) {
+        /**
+         * Whether the outbound buffer changed since the last call (Netty issue 6150): a completed
+         * write, another message at the head, other pending bytes, or flush progress. A first call
+         * only records; it never reports a change, so first events are never skipped.
+         */
+        @Override
+        boolean hasOutputChanged(ChannelHandlerContext ctx, boolean first) {
+            if (lastChangeCheckTimeStamp != lastWriteTime) {
+                // Writes complete: a change at the message level, assumed at the byte level too.
+                lastChangeCheckTimeStamp = lastWriteTime;
+                if (!first) {
+                    return true;
+                }
+            }
+            ChannelOutboundBuffer buf = ctx.channel().unsafe().outboundBuffer();
+            if (buf == null) {
+                return false;
+            }
+            int messageHashCode = System.identityHashCode(buf.current());
+            long pendingWriteBytes = buf.totalPendingWriteBytes();
+            if (messageHashCode != lastMessageHashCode || pendingWriteBytes != lastPendingWriteBytes) {
+                lastMessageHashCode = messageHashCode;
+                lastPendingWriteBytes = pendingWriteBytes;
+                if (!first) {
+                    return true;
+                }
+            }
+            long flushProgress = buf.currentProgress();
+            if (flushProgress != lastFlushProgress) {
+                lastFlushProgress = flushProgress;
+                return !first;
+            }
             return false;
         }
-        if (lastChangeCheckTimeStamp != lastWriteTime) {
-            // Writes complete: a change at the message level, assumed at the byte level too.
-            lastChangeCheckTimeStamp = lastWriteTime;
-            if (!first) {
-                return true;
-            }
-        }
-        ChannelOutboundBuffer buf = ctx.channel().unsafe().outboundBuffer();
-        if (buf == null) {
-            return false;
-        }
-        int messageHashCode = System.identityHashCode(buf.current());
-        long pendingWriteBytes = buf.totalPendingWriteBytes();
-        if (messageHashCode != lastMessageHashCode || pendingWriteBytes != lastPendingWriteBytes) {
-            lastMessageHashCode = messageHashCode;
-            lastPendingWriteBytes = pendingWriteBytes;
-            if (!first) {
-                return true;
-            }
-        }
-        long flushProgress = buf.currentProgress();
-        if (flushProgress != lastFlushProgress) {
-            lastFlushProgress = flushProgress;
-            return !first;
-        }
-        return false;
-    }
-
-    @Override
-    public String toString() {
-        return getClass().getSimpleName() + "(reader " + settings.readerIdleTimeNanos + " ns, writer "
-                + settings.writerIdleTimeNanos + " ns, all " + settings.allIdleTimeNanos + " ns"
-                + (ctx == null ? "" : ", " + ctx.channel()) + ")";
     }
 
     /**

@@ -39,6 +39,12 @@ class WheelIdleStateHandlerFootprintTest {
     }
 
     @Test
+    void aReaderIdleHandlerRetainsLessHeapThanNettys() {
+        assertSmallerThanNettys("reader 20 s", () -> new WheelIdleStateHandler(20, 0, 0, SECONDS),
+                () -> new IdleStateHandler(20, 0, 0, SECONDS));
+    }
+
+    @Test
     void aReaderWriterAllIdleHandlerRetainsLessHeapThanNettys() {
         assertSmallerThanNettys("reader 20 s, writer 10 s, all 30 s", () -> new WheelIdleStateHandler(20, 10, 30, SECONDS),
                 () -> new IdleStateHandler(20, 10, 30, SECONDS));
