@@ -106,16 +106,18 @@ abstract class IdleDeadlines {
     /**
      * On a scheduler shared across event loops (a {@link io.wheelbeat.core.WheelTimer}): each arm
      * allocates a timeout handle and each expiry hops to the handler's executor, so traffic never
-     * re-arms; it only stamps times, as Netty's own handler does.
+     * re-arms; it only stamps times, as Netty's own handler does. This one object is the task of
+     * all three kinds' timeouts, told apart by handle.
      */
-    static final class OnSharedTimer extends IdleDeadlines {
+    static final class OnSharedTimer extends IdleDeadlines implements WheelTimerTask {
         private static final Logger log = LoggerFactory.getLogger(OnSharedTimer.class);
 
         private final WheelScheduler timer;
         private final EventExecutor executor;
-        private final Hop reader = new Hop(READER);
-        private final Hop writer = new Hop(WRITER);
-        private final Hop all = new Hop(ALL);
+        // The timeout each kind waits for, or null; executor thread only.
+        private WheelTimeout readerTimeout;
+        private WheelTimeout writerTimeout;
+        private WheelTimeout allTimeout;
 
         OnSharedTimer(WheelIdleStateHandler handler, WheelScheduler timer, EventExecutor executor) {
             super(handler);
@@ -125,22 +127,19 @@ abstract class IdleDeadlines {
 
         @Override
         void arm(int kind, long deadlineNanos) {
-            Hop hop = hop(kind);
-            if (hop.timeout != null) {
-                hop.timeout.cancel();
-            }
+            disarm(kind);
             // Deadlines are readings of the executor's ticker plus a positive duration, so this
             // difference cannot overflow; the shared timer measures the delay on its own clock.
             long delay = deadlineNanos - executor.ticker().nanoTime();
-            hop.timeout = timer.newTimeout(hop, delay, TimeUnit.NANOSECONDS);
+            setTimeout(kind, timer.newTimeout(this, delay, TimeUnit.NANOSECONDS));
         }
 
         @Override
         void disarm(int kind) {
-            Hop hop = hop(kind);
-            if (hop.timeout != null) {
-                hop.timeout.cancel();
-                hop.timeout = null;
+            WheelTimeout timeout = timeout(kind);
+            if (timeout != null) {
+                timeout.cancel();
+                setTimeout(kind, null);
             }
         }
 
@@ -154,41 +153,44 @@ abstract class IdleDeadlines {
             return false;
         }
 
-        private Hop hop(int kind) {
-            return kind == READER ? reader : kind == WRITER ? writer : all;
+        /** Runs on the timer's thread: hands over to the executor. */
+        @Override
+        public void run(WheelTimeout expired) {
+            try {
+                executor.execute(() -> expiredOnExecutor(expired));
+            } catch (RejectedExecutionException e) {
+                log.debug("{} is shut down; idle deadline of {} dropped", executor, handler, e);
+            }
         }
 
-        /** The task of one kind's timeouts: runs on the timer's thread, hands over to the executor. */
-        private final class Hop implements WheelTimerTask {
-            private final int kind;
-            /** The timeout this kind waits for; executor thread only. */
-            private WheelTimeout timeout;
-
-            Hop(int kind) {
-                this.kind = kind;
-            }
-
-            @Override
-            public void run(WheelTimeout expired) {
-                try {
-                    executor.execute(() -> expiredOnExecutor(expired));
-                } catch (RejectedExecutionException e) {
-                    log.debug("{} is shut down; idle deadline of {} dropped", executor, handler, e);
-                }
-            }
-
-            private void expiredOnExecutor(WheelTimeout expired) {
+        private void expiredOnExecutor(WheelTimeout expired) {
+            for (int kind = READER; kind <= ALL; kind++) {
                 // A timeout re-armed or cancelled after it expired on the timer's thread is stale.
-                if (timeout == expired) {
-                    timeout = null;
+                if (timeout(kind) == expired) {
+                    setTimeout(kind, null);
                     handler.deadlineExpired(kind);
+                    return;
                 }
             }
+        }
 
-            @Override
-            public String toString() {
-                return "idle deadline " + kind + " of " + handler;
+        private WheelTimeout timeout(int kind) {
+            return kind == READER ? readerTimeout : kind == WRITER ? writerTimeout : allTimeout;
+        }
+
+        private void setTimeout(int kind, WheelTimeout timeout) {
+            if (kind == READER) {
+                readerTimeout = timeout;
+            } else if (kind == WRITER) {
+                writerTimeout = timeout;
+            } else {
+                allTimeout = timeout;
             }
+        }
+
+        @Override
+        public String toString() {
+            return "idle deadlines of " + handler;
         }
     }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.wheelbeat.core.WheelTimer;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
@@ -48,6 +49,22 @@ class WheelIdleStateHandlerFootprintTest {
     void aReaderWriterAllIdleHandlerRetainsLessHeapThanNettys() {
         assertSmallerThanNettys("reader 20 s, writer 10 s, all 30 s", () -> new WheelIdleStateHandler(20, 10, 30, SECONDS),
                 () -> new IdleStateHandler(20, 10, 30, SECONDS));
+    }
+
+    @Test
+    void aHandlerOnASharedTimerRetainsLessHeapThanNettys() {
+        WheelTimer timer = WheelTimer.builder().build();
+        try {
+            WheelIdleStateHandler.Builder builder = WheelIdleStateHandler.builder().timer(timer)
+                    .readerIdleTime(20, SECONDS);
+            assertSmallerThanNettys("reader 20 s, shared timer", builder::build,
+                    () -> new IdleStateHandler(20, 0, 0, SECONDS));
+            builder.writerIdleTime(10, SECONDS).allIdleTime(30, SECONDS);
+            assertSmallerThanNettys("reader 20 s, writer 10 s, all 30 s, shared timer", builder::build,
+                    () -> new IdleStateHandler(20, 10, 30, SECONDS));
+        } finally {
+            timer.stop();
+        }
     }
 
     private static boolean ownsSettings(WheelIdleStateHandler handler, WheelIdleStateHandler other) {
