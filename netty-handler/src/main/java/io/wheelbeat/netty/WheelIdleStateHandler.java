@@ -99,7 +99,8 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
 
     // Heap per connection (WheelIdleStateHandlerFootprintTest): the settings are shared, and the
     // state of the writer and all checks exists only when one of them is watched, so a started
-    // reader-idle handler is this object and its IdleDeadlines.
+    // reader-idle handler is this object and its IdleDeadlines. The first flags of all three kinds
+    // stay here: they fit in this object's alignment padding.
     private final Settings settings;
     /** The writer and all checks and the writes they count; null unless one of them is watched. */
     private final WriteChecks writes;
