@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * The three timers (reader, writer, all) of one {@link WheelIdleStateHandler}, on whatever drives
  * them. Each kind has at most one pending timer, which wakes the handler to run its checks; when
  * it expires the handler is told, on the handler's executor, through
- * {@link WheelIdleStateHandler#deadlineExpired(int)}.
+ * {@link WheelIdleStateHandler#deadlineExpired(int)}. One per started handler.
  *
  * <p>Every method is for the handler's executor thread only.
  */
@@ -49,22 +49,15 @@ abstract class IdleDeadlines {
      */
     abstract boolean rearmsOnTraffic();
 
-    final void disarmAll() {
-        disarm(READER);
-        disarm(WRITER);
-        disarm(ALL);
-    }
-
     /**
      * On the per-event-loop wheel, through its owner-thread long-id API: arming is a reschedule
      * (one field write when the deadline stays in its slot), nothing allocates, and this one
-     * object is the callback of all three timers, told apart by id.
+     * object is the callback of all three timers, told apart by id. The ids live with the checks'
+     * state in the handler ({@link WheelIdleStateHandler#timer}), so that only the kinds watched
+     * take room.
      */
     static final class OnLoopWheel extends IdleDeadlines implements TimerCallback {
         private final TimerWheel wheel;
-        private long readerTimer = TimerWheel.NO_TIMER;
-        private long writerTimer = TimerWheel.NO_TIMER;
-        private long allTimer = TimerWheel.NO_TIMER;
 
         /** {@code wheel} must be owned by the handler's executor. */
         OnLoopWheel(WheelIdleStateHandler handler, TimerWheel wheel) {
@@ -74,18 +67,18 @@ abstract class IdleDeadlines {
 
         @Override
         void arm(int kind, long deadlineNanos) {
-            long timer = timer(kind);
+            long timer = handler.timer(kind);
             if (timer == TimerWheel.NO_TIMER || !wheel.rescheduleAt(timer, deadlineNanos)) {
-                setTimer(kind, wheel.scheduleAt(this, deadlineNanos));
+                handler.setTimer(kind, wheel.scheduleAt(this, deadlineNanos));
             }
         }
 
         @Override
         void disarm(int kind) {
-            long timer = timer(kind);
+            long timer = handler.timer(kind);
             if (timer != TimerWheel.NO_TIMER) {
                 wheel.cancel(timer);
-                setTimer(kind, TimerWheel.NO_TIMER);
+                handler.setTimer(kind, TimerWheel.NO_TIMER);
             }
         }
 
@@ -101,32 +94,7 @@ abstract class IdleDeadlines {
 
         @Override
         public void onTimeout(long timerId) {
-            int kind;
-            if (timerId == readerTimer) {
-                kind = READER;
-            } else if (timerId == writerTimer) {
-                kind = WRITER;
-            } else if (timerId == allTimer) {
-                kind = ALL;
-            } else {
-                return; // not ours any more: ids are never reused, so nothing else can match
-            }
-            setTimer(kind, TimerWheel.NO_TIMER);
-            handler.deadlineExpired(kind);
-        }
-
-        private long timer(int kind) {
-            return kind == READER ? readerTimer : kind == WRITER ? writerTimer : allTimer;
-        }
-
-        private void setTimer(int kind, long timer) {
-            if (kind == READER) {
-                readerTimer = timer;
-            } else if (kind == WRITER) {
-                writerTimer = timer;
-            } else {
-                allTimer = timer;
-            }
+            handler.timerExpired(timerId);
         }
 
         @Override
@@ -138,16 +106,18 @@ abstract class IdleDeadlines {
     /**
      * On a scheduler shared across event loops (a {@link io.wheelbeat.core.WheelTimer}): each arm
      * allocates a timeout handle and each expiry hops to the handler's executor, so traffic never
-     * re-arms; it only stamps times, as Netty's own handler does.
+     * re-arms; it only stamps times, as Netty's own handler does. This one object is the task of
+     * all three kinds' timeouts, told apart by handle.
      */
-    static final class OnSharedTimer extends IdleDeadlines {
+    static final class OnSharedTimer extends IdleDeadlines implements WheelTimerTask {
         private static final Logger log = LoggerFactory.getLogger(OnSharedTimer.class);
 
         private final WheelScheduler timer;
         private final EventExecutor executor;
-        private final Hop reader = new Hop(READER);
-        private final Hop writer = new Hop(WRITER);
-        private final Hop all = new Hop(ALL);
+        // The timeout each kind waits for, or null; executor thread only.
+        private WheelTimeout readerTimeout;
+        private WheelTimeout writerTimeout;
+        private WheelTimeout allTimeout;
 
         OnSharedTimer(WheelIdleStateHandler handler, WheelScheduler timer, EventExecutor executor) {
             super(handler);
@@ -157,22 +127,19 @@ abstract class IdleDeadlines {
 
         @Override
         void arm(int kind, long deadlineNanos) {
-            Hop hop = hop(kind);
-            if (hop.timeout != null) {
-                hop.timeout.cancel();
-            }
+            disarm(kind);
             // Deadlines are readings of the executor's ticker plus a positive duration, so this
             // difference cannot overflow; the shared timer measures the delay on its own clock.
             long delay = deadlineNanos - executor.ticker().nanoTime();
-            hop.timeout = timer.newTimeout(hop, delay, TimeUnit.NANOSECONDS);
+            setTimeout(kind, timer.newTimeout(this, delay, TimeUnit.NANOSECONDS));
         }
 
         @Override
         void disarm(int kind) {
-            Hop hop = hop(kind);
-            if (hop.timeout != null) {
-                hop.timeout.cancel();
-                hop.timeout = null;
+            WheelTimeout timeout = timeout(kind);
+            if (timeout != null) {
+                timeout.cancel();
+                setTimeout(kind, null);
             }
         }
 
@@ -186,41 +153,44 @@ abstract class IdleDeadlines {
             return false;
         }
 
-        private Hop hop(int kind) {
-            return kind == READER ? reader : kind == WRITER ? writer : all;
+        /** Runs on the timer's thread: hands over to the executor. */
+        @Override
+        public void run(WheelTimeout expired) {
+            try {
+                executor.execute(() -> expiredOnExecutor(expired));
+            } catch (RejectedExecutionException e) {
+                log.debug("{} is shut down; idle deadline of {} dropped", executor, handler, e);
+            }
         }
 
-        /** The task of one kind's timeouts: runs on the timer's thread, hands over to the executor. */
-        private final class Hop implements WheelTimerTask {
-            private final int kind;
-            /** The timeout this kind waits for; executor thread only. */
-            private WheelTimeout timeout;
-
-            Hop(int kind) {
-                this.kind = kind;
-            }
-
-            @Override
-            public void run(WheelTimeout expired) {
-                try {
-                    executor.execute(() -> expiredOnExecutor(expired));
-                } catch (RejectedExecutionException e) {
-                    log.debug("{} is shut down; idle deadline of {} dropped", executor, handler, e);
-                }
-            }
-
-            private void expiredOnExecutor(WheelTimeout expired) {
+        private void expiredOnExecutor(WheelTimeout expired) {
+            for (int kind = READER; kind <= ALL; kind++) {
                 // A timeout re-armed or cancelled after it expired on the timer's thread is stale.
-                if (timeout == expired) {
-                    timeout = null;
+                if (timeout(kind) == expired) {
+                    setTimeout(kind, null);
                     handler.deadlineExpired(kind);
+                    return;
                 }
             }
+        }
 
-            @Override
-            public String toString() {
-                return "idle deadline " + kind + " of " + handler;
+        private WheelTimeout timeout(int kind) {
+            return kind == READER ? readerTimeout : kind == WRITER ? writerTimeout : allTimeout;
+        }
+
+        private void setTimeout(int kind, WheelTimeout timeout) {
+            if (kind == READER) {
+                readerTimeout = timeout;
+            } else if (kind == WRITER) {
+                writerTimeout = timeout;
+            } else {
+                allTimeout = timeout;
             }
+        }
+
+        @Override
+        public String toString() {
+            return "idle deadlines of " + handler;
         }
     }
 }

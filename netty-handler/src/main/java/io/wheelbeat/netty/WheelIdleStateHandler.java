@@ -10,6 +10,7 @@ import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.Ticker;
+import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.core.WheelScheduler;
 import io.wheelbeat.netty.internal.ActiveChannelLifecycle;
 import java.util.Objects;
@@ -78,6 +79,12 @@ import java.util.concurrent.TimeUnit;
  * the timer wakes for every check, and every wake-up hops to the channel's event loop: slower,
  * and a timeout handle per check.
  *
+ * <p>Memory: handlers configured alike share one immutable settings object (per builder, or per
+ * set of constructor arguments), a handler keeps the state of the writer and all checks only
+ * when it watches one of them, and its timers are cells of the loop's wheel rather than task
+ * objects. A started reader-idle handler is two small objects, less than half of what Netty's
+ * handler and its scheduled task take.
+ *
  * <h2>Thread rules</h2>
  * One instance per channel. Every method runs on the handler's executor, except
  * {@link #resetReadTimeout()} and {@link #resetWriteTimeout()}, which may be called from any
@@ -90,50 +97,32 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
     /** A check or timer not scheduled; also what a time beyond the clock's range becomes. */
     private static final long NOT_ARMED = Long.MAX_VALUE;
 
-    private final boolean observeOutput;
-    private final long readerIdleTimeNanos;
-    private final long writerIdleTimeNanos;
-    private final long allIdleTimeNanos;
-    /** Where the timers go: per-event-loop wheels, or (when non-null) {@link #sharedTimer}. */
-    private final EventLoopWheels wheels;
-    private final WheelScheduler sharedTimer;
-    /** Null when no meter registry was given. */
-    private final IdleEventCounters counters;
-    /** One listener for every write, as Netty does, so that writes allocate no listener. */
-    private final ChannelFutureListener writeListener = this::writeCompleted;
+    // Heap per connection (WheelIdleStateHandlerFootprintTest): the settings are shared, and the
+    // state of the writer and all checks exists only when one of them is watched, so a started
+    // reader-idle handler is this object and its IdleDeadlines. The first flags of all three kinds
+    // stay here: they fit in this object's alignment padding.
+    private final Settings settings;
+    /** The writer and all checks and the writes they count; null unless one of them is watched. */
+    private final WriteChecks writes;
 
     private ChannelHandlerContext ctx;
     private Ticker ticker = Ticker.systemTicker();
     private IdleDeadlines deadlines;
 
     private boolean reading;
-    private long lastReadTime;
-    private long lastWriteTime;
     private boolean firstReaderIdleEvent = true;
     private boolean firstWriterIdleEvent = true;
     private boolean firstAllIdleEvent = true;
-
-    // Netty's three idle tasks, kept as data: when each would next run ({@link #NOT_ARMED}: not
-    // scheduled) and the order it was scheduled in, which breaks ties between equal times.
-    private long readerCheckAt = NOT_ARMED;
-    private long writerCheckAt = NOT_ARMED;
-    private long allCheckAt = NOT_ARMED;
-    private int readerOrder;
-    private int writerOrder;
-    private int allOrder;
-    private int scheduledChecks;
     /** Set while checks run, so that traffic caused by an idle event does not run them again. */
     private boolean runningChecks;
-    // Where each kind's timer is armed: the next check that can fire an event ({@link #wakeFor}).
-    private long readerWakeAt = NOT_ARMED;
-    private long writerWakeAt = NOT_ARMED;
-    private long allWakeAt = NOT_ARMED;
+    private long lastReadTime;
 
-    // What observeOutput compares against, as Netty keeps it.
-    private long lastChangeCheckTimeStamp;
-    private int lastMessageHashCode;
-    private long lastPendingWriteBytes;
-    private long lastFlushProgress;
+    // Netty's reader idle task, kept as data: when it would next run ({@link #NOT_ARMED}: not
+    // scheduled), where its timer is armed (the next check that can fire an event, {@link #wakeFor})
+    // and that timer's id on the loop wheel. WriteChecks keeps the same for the writer and all tasks.
+    private long readerCheckAt = NOT_ARMED;
+    private long readerWakeAt = NOT_ARMED;
+    private long readerTimer = TimerWheel.NO_TIMER;
 
     /**
      * Netty's {@code IdleStateHandler(int, int, int)}: idle times in seconds, zero or less
@@ -162,21 +151,19 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
      */
     public WheelIdleStateHandler(boolean observeOutput, long readerIdleTime, long writerIdleTime,
                                  long allIdleTime, TimeUnit unit) {
-        this(builder().observeOutput(observeOutput)
-                .readerIdleTime(readerIdleTime, unit)
-                .writerIdleTime(writerIdleTime, unit)
-                .allIdleTime(allIdleTime, unit));
+        this(Settings.interned(observeOutput, idleNanos(readerIdleTime, unit), idleNanos(writerIdleTime, unit),
+                idleNanos(allIdleTime, unit)));
     }
 
     /** A handler with the builder's settings; for subclasses that need the builder's options. */
     protected WheelIdleStateHandler(Builder builder) {
-        this.observeOutput = builder.observeOutput;
-        this.readerIdleTimeNanos = builder.readerIdleTimeNanos;
-        this.writerIdleTimeNanos = builder.writerIdleTimeNanos;
-        this.allIdleTimeNanos = builder.allIdleTimeNanos;
-        this.wheels = builder.wheels;
-        this.sharedTimer = builder.sharedTimer;
-        this.counters = builder.counters;
+        this(builder.settings());
+    }
+
+    private WheelIdleStateHandler(Settings settings) {
+        this.settings = settings;
+        this.writes = !settings.watchesWrites ? null
+                : settings.observeOutput ? new ObservedWriteChecks(this) : new WriteChecks(this);
     }
 
     /** Returns a builder: every check disabled, no output observation, the shared wheels, no metrics. */
@@ -186,17 +173,17 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
 
     /** Returns the reader idle time in milliseconds (0: disabled). */
     public long getReaderIdleTimeInMillis() {
-        return TimeUnit.NANOSECONDS.toMillis(readerIdleTimeNanos);
+        return TimeUnit.NANOSECONDS.toMillis(settings.readerIdleTimeNanos);
     }
 
     /** Returns the writer idle time in milliseconds (0: disabled). */
     public long getWriterIdleTimeInMillis() {
-        return TimeUnit.NANOSECONDS.toMillis(writerIdleTimeNanos);
+        return TimeUnit.NANOSECONDS.toMillis(settings.writerIdleTimeNanos);
     }
 
     /** Returns the all idle time in milliseconds (0: disabled). */
     public long getAllIdleTimeInMillis() {
-        return TimeUnit.NANOSECONDS.toMillis(allIdleTimeNanos);
+        return TimeUnit.NANOSECONDS.toMillis(settings.allIdleTimeNanos);
     }
 
     // ---------------------------------------------------------------- lifecycle
@@ -206,20 +193,23 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
     protected final void onStart(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         this.ticker = ctx.executor().ticker();
-        initOutputChanged();
         long now = ticker.nanoTime();
-        lastReadTime = lastWriteTime = now;
-        deadlines = sharedTimer != null
-                ? new IdleDeadlines.OnSharedTimer(this, sharedTimer, ctx.executor())
-                : new IdleDeadlines.OnLoopWheel(this, wheels.wheelFor(ctx.executor()).wheel());
-        if (readerIdleTimeNanos > 0) {
-            scheduleCheck(IdleDeadlines.READER, plus(now, readerIdleTimeNanos));
+        lastReadTime = now;
+        if (writes != null) {
+            writes.initOutputChanged(ctx);
+            writes.lastWriteTime = now;
         }
-        if (writerIdleTimeNanos > 0) {
-            scheduleCheck(IdleDeadlines.WRITER, plus(now, writerIdleTimeNanos));
+        deadlines = settings.sharedTimer != null
+                ? new IdleDeadlines.OnSharedTimer(this, settings.sharedTimer, ctx.executor())
+                : new IdleDeadlines.OnLoopWheel(this, settings.wheels.wheelFor(ctx.executor()).wheel());
+        if (settings.readerIdleTimeNanos > 0) {
+            scheduleCheck(IdleDeadlines.READER, plus(now, settings.readerIdleTimeNanos));
         }
-        if (allIdleTimeNanos > 0) {
-            scheduleCheck(IdleDeadlines.ALL, plus(now, allIdleTimeNanos));
+        if (settings.writerIdleTimeNanos > 0) {
+            scheduleCheck(IdleDeadlines.WRITER, plus(now, settings.writerIdleTimeNanos));
+        }
+        if (settings.allIdleTimeNanos > 0) {
+            scheduleCheck(IdleDeadlines.ALL, plus(now, settings.allIdleTimeNanos));
         }
         rearmWakes();
     }
@@ -227,16 +217,18 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
     /** Stops the checks for good: the channel went inactive or the handler was removed. */
     @Override
     protected final void onStop() {
-        deadlines.disarmAll();
-        readerCheckAt = writerCheckAt = allCheckAt = NOT_ARMED;
-        readerWakeAt = writerWakeAt = allWakeAt = NOT_ARMED;
+        for (int kind = IdleDeadlines.READER; kind <= lastKind(); kind++) {
+            deadlines.disarm(kind);
+            setCheckAt(kind, NOT_ARMED);
+            setWakeAt(kind, NOT_ARMED);
+        }
     }
 
     // ---------------------------------------------------------------- traffic
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (readerIdleTimeNanos > 0 || allIdleTimeNanos > 0) {
+        if (settings.watchesReads) {
             if (!reading) {
                 // A batch starts: checks that fell due before it see the state before it.
                 runDueChecks(ticker.nanoTime());
@@ -249,7 +241,7 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
-        if ((readerIdleTimeNanos > 0 || allIdleTimeNanos > 0) && reading) {
+        if (settings.watchesReads && reading) {
             readObserved(false);
         }
         ctx.fireChannelReadComplete();
@@ -257,11 +249,11 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
-        if (writerIdleTimeNanos > 0 || allIdleTimeNanos > 0) {
-            if (observeOutput) {
+        if (writes != null) {
+            if (settings.observeOutput) {
                 runDueChecks(ticker.nanoTime()); // they must see the outbound buffer before this write
             }
-            ctx.write(msg, promise.unvoid()).addListener(writeListener);
+            ctx.write(msg, promise.unvoid()).addListener(writes);
         } else {
             // Only reads are watched: a void promise may stay void.
             ctx.write(msg, promise);
@@ -270,7 +262,7 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
 
     @Override
     public void flush(ChannelHandlerContext ctx) throws Exception {
-        if (observeOutput && (writerIdleTimeNanos > 0 || allIdleTimeNanos > 0)) {
+        if (writes != null && settings.observeOutput) {
             runDueChecks(ticker.nanoTime()); // they must see the outbound buffer before this flush
         }
         ctx.flush();
@@ -282,7 +274,7 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
      * handed to the executor.
      */
     public void resetReadTimeout() {
-        if (readerIdleTimeNanos > 0 || allIdleTimeNanos > 0) {
+        if (settings.watchesReads) {
             if (offExecutor()) {
                 ctx.executor().execute(this::resetReadTimeout);
                 return;
@@ -297,17 +289,13 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
      * handed to the executor.
      */
     public void resetWriteTimeout() {
-        if (writerIdleTimeNanos > 0 || allIdleTimeNanos > 0) {
+        if (writes != null) {
             if (offExecutor()) {
                 ctx.executor().execute(this::resetWriteTimeout);
                 return;
             }
             writeObserved();
         }
-    }
-
-    private void writeCompleted(ChannelFuture future) {
-        writeObserved();
     }
 
     /** A read batch completed ({@code resetFirst}: or the read timeout was reset). */
@@ -333,7 +321,7 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
         if (onExecutor) {
             runDueChecks(now);
         }
-        lastWriteTime = now;
+        writes.lastWriteTime = now;
         firstWriterIdleEvent = firstAllIdleEvent = true;
         if (onExecutor) {
             rearmWakes();
@@ -358,6 +346,18 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
         runDueChecks(ticker.nanoTime());
         setWakeAt(kind, NOT_ARMED); // its timer is spent: re-arm it whatever it was aimed at
         rearmWakes();
+    }
+
+    /** Called on the handler's executor when the loop-wheel timer {@code timerId} fires. */
+    final void timerExpired(long timerId) {
+        for (int kind = IdleDeadlines.READER; kind <= lastKind(); kind++) {
+            if (timer(kind) == timerId) {
+                setTimer(kind, TimerWheel.NO_TIMER);
+                deadlineExpired(kind);
+                return;
+            }
+        }
+        // Not ours any more: ids are never reused, so nothing else can match.
     }
 
     /**
@@ -392,12 +392,13 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
     /** The kind whose check is due by {@code now} and comes first, or -1. */
     private int nextDueCheck(long now) {
         int next = -1;
-        for (int kind = IdleDeadlines.READER; kind <= IdleDeadlines.ALL; kind++) {
+        for (int kind = IdleDeadlines.READER; kind <= lastKind(); kind++) {
             long at = checkAt(kind);
             if (at == NOT_ARMED || at - now > 0) {
                 continue;
             }
-            if (next < 0 || at - checkAt(next) < 0 || (at == checkAt(next) && orderOf(kind) - orderOf(next) < 0)) {
+            // A tie needs two watched kinds, one of them writer or all: writes is there.
+            if (next < 0 || at - checkAt(next) < 0 || (at == checkAt(next) && writes.scheduledBefore(kind, next))) {
                 next = kind;
             }
         }
@@ -437,12 +438,12 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
 
     private void fireIdle(IdleState idleState, boolean first, boolean suppressedByOutput) {
         try {
-            if (suppressedByOutput && hasOutputChanged(first)) {
+            if (suppressedByOutput && writes.hasOutputChanged(ctx, first)) {
                 return;
             }
             IdleStateEvent event = newIdleStateEvent(idleState, first);
-            if (counters != null) {
-                counters.increment(idleState);
+            if (settings.counters != null) {
+                settings.counters.increment(idleState);
             }
             channelIdle(ctx, event);
         } catch (Throwable t) {
@@ -452,19 +453,14 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
 
     private void scheduleCheck(int kind, long at) {
         setCheckAt(kind, at);
-        int order = ++scheduledChecks;
-        if (kind == IdleDeadlines.READER) {
-            readerOrder = order;
-        } else if (kind == IdleDeadlines.WRITER) {
-            writerOrder = order;
-        } else {
-            allOrder = order;
+        if (writes != null) {
+            writes.scheduled(kind);
         }
     }
 
     /** Aims each kind's timer at {@link #wakeFor} its check, moving only those that changed. */
     private void rearmWakes() {
-        for (int kind = IdleDeadlines.READER; kind <= IdleDeadlines.ALL && running(); kind++) {
+        for (int kind = IdleDeadlines.READER; kind <= lastKind() && running(); kind++) {
             long wake = wakeFor(kind);
             if (wake != wakeAt(kind)) {
                 setWakeAt(kind, wake);
@@ -493,49 +489,68 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
         return idleAt - at > 0 ? idleAt : at;
     }
 
+    /**
+     * The last kind that can have a check: the writer and all kinds only have state when one of
+     * them is watched.
+     */
+    private int lastKind() {
+        return writes == null ? IdleDeadlines.READER : IdleDeadlines.ALL;
+    }
+
     /** The last traffic the check of {@code kind} counts from: reads, writes, or either. */
     private long lastTrafficOf(int kind) {
         return kind == IdleDeadlines.READER ? lastReadTime
-                : kind == IdleDeadlines.WRITER ? lastWriteTime : Math.max(lastReadTime, lastWriteTime);
+                : kind == IdleDeadlines.WRITER ? writes.lastWriteTime : Math.max(lastReadTime, writes.lastWriteTime);
     }
 
     private long idleTimeOf(int kind) {
-        return kind == IdleDeadlines.READER ? readerIdleTimeNanos
-                : kind == IdleDeadlines.WRITER ? writerIdleTimeNanos : allIdleTimeNanos;
+        return kind == IdleDeadlines.READER ? settings.readerIdleTimeNanos
+                : kind == IdleDeadlines.WRITER ? settings.writerIdleTimeNanos : settings.allIdleTimeNanos;
     }
 
     private long checkAt(int kind) {
         return kind == IdleDeadlines.READER ? readerCheckAt
-                : kind == IdleDeadlines.WRITER ? writerCheckAt : allCheckAt;
+                : kind == IdleDeadlines.WRITER ? writes.writerCheckAt : writes.allCheckAt;
     }
 
     private void setCheckAt(int kind, long at) {
         if (kind == IdleDeadlines.READER) {
             readerCheckAt = at;
         } else if (kind == IdleDeadlines.WRITER) {
-            writerCheckAt = at;
+            writes.writerCheckAt = at;
         } else {
-            allCheckAt = at;
+            writes.allCheckAt = at;
         }
-    }
-
-    private int orderOf(int kind) {
-        return kind == IdleDeadlines.READER ? readerOrder
-                : kind == IdleDeadlines.WRITER ? writerOrder : allOrder;
     }
 
     private long wakeAt(int kind) {
         return kind == IdleDeadlines.READER ? readerWakeAt
-                : kind == IdleDeadlines.WRITER ? writerWakeAt : allWakeAt;
+                : kind == IdleDeadlines.WRITER ? writes.writerWakeAt : writes.allWakeAt;
     }
 
     private void setWakeAt(int kind, long at) {
         if (kind == IdleDeadlines.READER) {
             readerWakeAt = at;
         } else if (kind == IdleDeadlines.WRITER) {
-            writerWakeAt = at;
+            writes.writerWakeAt = at;
         } else {
-            allWakeAt = at;
+            writes.allWakeAt = at;
+        }
+    }
+
+    /** The loop-wheel timer of {@code kind}, or {@link TimerWheel#NO_TIMER}; for {@link IdleDeadlines.OnLoopWheel}. */
+    final long timer(int kind) {
+        return kind == IdleDeadlines.READER ? readerTimer
+                : kind == IdleDeadlines.WRITER ? writes.writerTimer : writes.allTimer;
+    }
+
+    final void setTimer(int kind, long timer) {
+        if (kind == IdleDeadlines.READER) {
+            readerTimer = timer;
+        } else if (kind == IdleDeadlines.WRITER) {
+            writes.writerTimer = timer;
+        } else {
+            writes.allTimer = timer;
         }
     }
 
@@ -546,6 +561,12 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
     private static long plus(long time, long duration) {
         long sum = time + duration;
         return sum < time ? NOT_ARMED : sum;
+    }
+
+    /** An idle time in nanoseconds: zero or less disables the check; positive values are floored at 1 ms. */
+    private static long idleNanos(long time, TimeUnit unit) {
+        Objects.requireNonNull(unit, "unit");
+        return time <= 0 ? 0 : Math.max(unit.toNanos(time), MIN_TIMEOUT_NANOS);
     }
 
     // ---------------------------------------------------------------- extension points
@@ -570,10 +591,98 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
         };
     }
 
-    // ---------------------------------------------------------------- observeOutput
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "(reader " + settings.readerIdleTimeNanos + " ns, writer "
+                + settings.writerIdleTimeNanos + " ns, all " + settings.allIdleTimeNanos + " ns"
+                + (ctx == null ? "" : ", " + ctx.channel()) + ")";
+    }
 
-    private void initOutputChanged() {
-        if (observeOutput) {
+    // ---------------------------------------------------------------- per-handler parts
+
+    /**
+     * The state of the writer and all checks (as the reader's in the handler) and the write
+     * traffic they count from, kept only by a handler that watches one of them. It is also the
+     * listener of every write, one for all of them as in Netty, so that writes allocate no
+     * listener.
+     */
+    private static class WriteChecks implements ChannelFutureListener {
+        /** Reader first, then writer, then all: the order {@link #onStart} schedules them in. */
+        private static final byte START_ORDER = IdleDeadlines.READER << 2 * IdleDeadlines.READER
+                | IdleDeadlines.WRITER << 2 * IdleDeadlines.WRITER | IdleDeadlines.ALL << 2 * IdleDeadlines.ALL;
+        private static final int LAST_PLACE = 2;
+
+        private final WheelIdleStateHandler handler;
+        long lastWriteTime;
+        long writerCheckAt = NOT_ARMED;
+        long writerWakeAt = NOT_ARMED;
+        long writerTimer = TimerWheel.NO_TIMER;
+        long allCheckAt = NOT_ARMED;
+        long allWakeAt = NOT_ARMED;
+        long allTimer = TimerWheel.NO_TIMER;
+        /**
+         * Each kind's place (two bits at {@code 2 * kind}; 0: longest ago) in the order the
+         * checks were last scheduled, which breaks ties between equal times as Netty's scheduler
+         * does. Places, not a counter, so that it never wraps.
+         */
+        private byte scheduleOrder = START_ORDER;
+
+        WriteChecks(WheelIdleStateHandler handler) {
+            this.handler = handler;
+        }
+
+        /** A write completed. */
+        @Override
+        public void operationComplete(ChannelFuture future) {
+            handler.writeObserved();
+        }
+
+        /** The check of {@code kind} was scheduled: it moves to the last place. */
+        final void scheduled(int kind) {
+            int was = place(kind);
+            int order = 0;
+            for (int k = IdleDeadlines.READER; k <= IdleDeadlines.ALL; k++) {
+                int place = k == kind ? LAST_PLACE : place(k) > was ? place(k) - 1 : place(k);
+                order |= place << 2 * k;
+            }
+            scheduleOrder = (byte) order;
+        }
+
+        /** Whether the check of {@code kind} was last scheduled before that of {@code other}. */
+        final boolean scheduledBefore(int kind, int other) {
+            return place(kind) < place(other);
+        }
+
+        private int place(int kind) {
+            return scheduleOrder >>> 2 * kind & 3;
+        }
+
+        /** Records the outbound buffer as it is when the handler starts, with observeOutput. */
+        void initOutputChanged(ChannelHandlerContext ctx) {
+        }
+
+        /**
+         * Whether a non-first writer or all event is skipped because the outbound buffer made
+         * progress; never without observeOutput.
+         */
+        boolean hasOutputChanged(ChannelHandlerContext ctx, boolean first) {
+            return false;
+        }
+    }
+
+    /** The writer and all checks with observeOutput: what it compares against, as Netty keeps it. */
+    private static final class ObservedWriteChecks extends WriteChecks {
+        private long lastChangeCheckTimeStamp;
+        private int lastMessageHashCode;
+        private long lastPendingWriteBytes;
+        private long lastFlushProgress;
+
+        ObservedWriteChecks(WheelIdleStateHandler handler) {
+            super(handler);
+        }
+
+        @Override
+        void initOutputChanged(ChannelHandlerContext ctx) {
             ChannelOutboundBuffer buf = ctx.channel().unsafe().outboundBuffer();
             if (buf != null) {
                 lastMessageHashCode = System.identityHashCode(buf.current());
@@ -581,56 +690,108 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
                 lastFlushProgress = buf.currentProgress();
             }
         }
+
+        /**
+         * Whether the outbound buffer changed since the last call (Netty issue 6150): a completed
+         * write, another message at the head, other pending bytes, or flush progress. A first call
+         * only records; it never reports a change, so first events are never skipped.
+         */
+        @Override
+        boolean hasOutputChanged(ChannelHandlerContext ctx, boolean first) {
+            if (lastChangeCheckTimeStamp != lastWriteTime) {
+                // Writes complete: a change at the message level, assumed at the byte level too.
+                lastChangeCheckTimeStamp = lastWriteTime;
+                if (!first) {
+                    return true;
+                }
+            }
+            ChannelOutboundBuffer buf = ctx.channel().unsafe().outboundBuffer();
+            if (buf == null) {
+                return false;
+            }
+            int messageHashCode = System.identityHashCode(buf.current());
+            long pendingWriteBytes = buf.totalPendingWriteBytes();
+            if (messageHashCode != lastMessageHashCode || pendingWriteBytes != lastPendingWriteBytes) {
+                lastMessageHashCode = messageHashCode;
+                lastPendingWriteBytes = pendingWriteBytes;
+                if (!first) {
+                    return true;
+                }
+            }
+            long flushProgress = buf.currentProgress();
+            if (flushProgress != lastFlushProgress) {
+                lastFlushProgress = flushProgress;
+                return !first;
+            }
+            return false;
+        }
     }
 
     /**
-     * Whether the outbound buffer changed since the last call (Netty issue 6150): a completed
-     * write, another message at the head, other pending bytes, or flush progress. A first call
-     * only records; it never reports a change, so first events are never skipped.
+     * A handler's configuration: immutable, so one instance serves every handler configured
+     * alike (one per builder, or one per distinct set of constructor arguments), and a handler
+     * keeps one reference instead of the values.
      */
-    private boolean hasOutputChanged(boolean first) {
-        if (!observeOutput) {
-            return false;
-        }
-        if (lastChangeCheckTimeStamp != lastWriteTime) {
-            // Writes complete: a change at the message level, assumed at the byte level too.
-            lastChangeCheckTimeStamp = lastWriteTime;
-            if (!first) {
-                return true;
-            }
-        }
-        ChannelOutboundBuffer buf = ctx.channel().unsafe().outboundBuffer();
-        if (buf == null) {
-            return false;
-        }
-        int messageHashCode = System.identityHashCode(buf.current());
-        long pendingWriteBytes = buf.totalPendingWriteBytes();
-        if (messageHashCode != lastMessageHashCode || pendingWriteBytes != lastPendingWriteBytes) {
-            lastMessageHashCode = messageHashCode;
-            lastPendingWriteBytes = pendingWriteBytes;
-            if (!first) {
-                return true;
-            }
-        }
-        long flushProgress = buf.currentProgress();
-        if (flushProgress != lastFlushProgress) {
-            lastFlushProgress = flushProgress;
-            return !first;
-        }
-        return false;
-    }
+    private static final class Settings {
+        /**
+         * Recent settings of the Netty-shaped constructors, by their values. Racy on purpose: a
+         * reader sees null, an older or a newer entry, each fully built (every field is final),
+         * and a miss only costs a new instance.
+         */
+        private static final Settings[] INTERNED = new Settings[16];
 
-    @Override
-    public String toString() {
-        return getClass().getSimpleName() + "(reader " + readerIdleTimeNanos + " ns, writer "
-                + writerIdleTimeNanos + " ns, all " + allIdleTimeNanos + " ns"
-                + (ctx == null ? "" : ", " + ctx.channel()) + ")";
+        final boolean observeOutput;
+        final long readerIdleTimeNanos;
+        final long writerIdleTimeNanos;
+        final long allIdleTimeNanos;
+        /** Reader or all idleness is watched: reads count. */
+        final boolean watchesReads;
+        /** Writer or all idleness is watched: writes count. */
+        final boolean watchesWrites;
+        /** Where the timers go: per-event-loop wheels, or (when non-null) {@link #sharedTimer}. */
+        final EventLoopWheels wheels;
+        final WheelScheduler sharedTimer;
+        /** Null when no meter registry was given. */
+        final IdleEventCounters counters;
+
+        Settings(boolean observeOutput, long readerIdleTimeNanos, long writerIdleTimeNanos, long allIdleTimeNanos,
+                 EventLoopWheels wheels, WheelScheduler sharedTimer, IdleEventCounters counters) {
+            this.observeOutput = observeOutput;
+            this.readerIdleTimeNanos = readerIdleTimeNanos;
+            this.writerIdleTimeNanos = writerIdleTimeNanos;
+            this.allIdleTimeNanos = allIdleTimeNanos;
+            this.watchesReads = readerIdleTimeNanos > 0 || allIdleTimeNanos > 0;
+            this.watchesWrites = writerIdleTimeNanos > 0 || allIdleTimeNanos > 0;
+            this.wheels = wheels;
+            this.sharedTimer = sharedTimer;
+            this.counters = counters;
+        }
+
+        /** Settings with the shared wheels and no metrics, as the Netty-shaped constructors give. */
+        static Settings interned(boolean observeOutput, long readerIdleTimeNanos, long writerIdleTimeNanos,
+                                 long allIdleTimeNanos) {
+            int hash = Boolean.hashCode(observeOutput) + 31 * (Long.hashCode(readerIdleTimeNanos)
+                    + 31 * (Long.hashCode(writerIdleTimeNanos) + 31 * Long.hashCode(allIdleTimeNanos)));
+            int index = (hash ^ hash >>> 16) & (INTERNED.length - 1);
+            Settings cached = INTERNED[index];
+            if (cached != null && cached.observeOutput == observeOutput
+                    && cached.readerIdleTimeNanos == readerIdleTimeNanos
+                    && cached.writerIdleTimeNanos == writerIdleTimeNanos
+                    && cached.allIdleTimeNanos == allIdleTimeNanos) {
+                return cached;
+            }
+            Settings settings = new Settings(observeOutput, readerIdleTimeNanos, writerIdleTimeNanos, allIdleTimeNanos,
+                    EventLoopWheels.shared(), null, null);
+            INTERNED[index] = settings;
+            return settings;
+        }
     }
 
     /**
      * Settings of a {@link WheelIdleStateHandler}. Every check starts disabled. Not thread-safe;
      * {@link #build()} may be called many times (say once per channel) and the handlers share the
-     * meters looked up once here.
+     * settings and meters looked up once here; changing the builder afterwards does not change
+     * the handlers already built.
      */
     public static final class Builder {
         private boolean observeOutput;
@@ -641,6 +802,8 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
         private boolean wheelsChosen;
         private WheelScheduler sharedTimer;
         private IdleEventCounters counters;
+        /** What the last {@link #build()} used, until a setter changes something; null: none yet. */
+        private Settings settings;
 
         private Builder() {
         }
@@ -652,24 +815,28 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
          */
         public Builder readerIdleTime(long time, TimeUnit unit) {
             this.readerIdleTimeNanos = idleNanos(time, unit);
+            settings = null;
             return this;
         }
 
         /** Writer idle time, as {@link #readerIdleTime}. */
         public Builder writerIdleTime(long time, TimeUnit unit) {
             this.writerIdleTimeNanos = idleNanos(time, unit);
+            settings = null;
             return this;
         }
 
         /** All idle time (neither read nor write), as {@link #readerIdleTime}. */
         public Builder allIdleTime(long time, TimeUnit unit) {
             this.allIdleTimeNanos = idleNanos(time, unit);
+            settings = null;
             return this;
         }
 
         /** Whether a draining outbound buffer keeps the writer from being idle; off by default. */
         public Builder observeOutput(boolean observeOutput) {
             this.observeOutput = observeOutput;
+            settings = null;
             return this;
         }
 
@@ -687,6 +854,7 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
             }
             this.wheels = wheels;
             this.wheelsChosen = true;
+            settings = null;
             return this;
         }
 
@@ -707,6 +875,7 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
                 throw new IllegalStateException("choose either wheels(...) or timer(...), not both");
             }
             this.sharedTimer = timer;
+            settings = null;
             return this;
         }
 
@@ -719,6 +888,7 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
          */
         public Builder metrics(MeterRegistry registry) {
             this.counters = new IdleEventCounters(Objects.requireNonNull(registry, "registry"));
+            settings = null;
             return this;
         }
 
@@ -727,9 +897,12 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
             return new WheelIdleStateHandler(this);
         }
 
-        private static long idleNanos(long time, TimeUnit unit) {
-            Objects.requireNonNull(unit, "unit");
-            return time <= 0 ? 0 : Math.max(unit.toNanos(time), MIN_TIMEOUT_NANOS);
+        private Settings settings() {
+            if (settings == null) {
+                settings = new Settings(observeOutput, readerIdleTimeNanos, writerIdleTimeNanos, allIdleTimeNanos,
+                        wheels, sharedTimer, counters);
+            }
+            return settings;
         }
     }
 }

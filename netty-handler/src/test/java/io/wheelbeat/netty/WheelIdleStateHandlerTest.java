@@ -23,6 +23,7 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.core.WheelTimer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -265,6 +266,35 @@ class WheelIdleStateHandlerTest {
         assertEquals(60_000, handler.getReaderIdleTimeInMillis());
         assertEquals(30_000, handler.getWriterIdleTimeInMillis());
         assertEquals(90_000, handler.getAllIdleTimeInMillis());
+    }
+
+    @Test
+    void eachConstructedHandlerKeepsItsOwnIdleTimesWhateverWasConstructedBefore() {
+        // Constructors share settings objects by value: many distinct ones, some colliding.
+        List<WheelIdleStateHandler> handlers = new ArrayList<>();
+        for (int i = 1; i <= 100; i++) {
+            handlers.add(new WheelIdleStateHandler(i, 2 * i, 3 * i, MILLISECONDS));
+        }
+        for (int i = 1; i <= 100; i++) {
+            WheelIdleStateHandler handler = handlers.get(i - 1);
+            assertEquals(List.of((long) i, 2L * i, 3L * i), List.of(handler.getReaderIdleTimeInMillis(),
+                    handler.getWriterIdleTimeInMillis(), handler.getAllIdleTimeInMillis()));
+        }
+    }
+
+    @Test
+    void changingABuilderDoesNotChangeTheHandlersItBuilt() {
+        WheelIdleStateHandler.Builder builder = WheelIdleStateHandler.builder().readerIdleTime(R, NANOSECONDS);
+        WheelIdleStateHandler built = builder.build();
+        builder.readerIdleTime(2 * R, NANOSECONDS).writerIdleTime(W, NANOSECONDS);
+        WheelIdleStateHandler rebuilt = builder.build();
+        assertEquals(List.of(NANOSECONDS.toMillis(R), 0L), List.of(built.getReaderIdleTimeInMillis(),
+                built.getWriterIdleTimeInMillis()));
+        assertEquals(List.of(NANOSECONDS.toMillis(2 * R), NANOSECONDS.toMillis(W)),
+                List.of(rebuilt.getReaderIdleTimeInMillis(), rebuilt.getWriterIdleTimeInMillis()));
+        start(built);
+        advanceTo(R + TICK);
+        assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT), recorder.events());
     }
 
     @Test

@@ -1,0 +1,88 @@
+package io.wheelbeat.netty;
+
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.wheelbeat.core.WheelTimer;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The heap one connection's idle machinery costs, started on a channel, against Netty's
+ * {@link IdleStateHandler} with the same settings (its scheduled tasks included), as counted by
+ * {@link RetainedHeap}: exact byte counts on this JVM, not timings. The shared wheel's own cost
+ * per timer (its arrays, about 24 B) is not in these figures.
+ */
+class WheelIdleStateHandlerFootprintTest {
+
+    private static RetainedHeap.Footprint startedFootprint(Supplier<ChannelHandler> handlers) {
+        ChannelHandler measured = handlers.get();
+        ChannelHandler elsewhere = handlers.get();
+        EmbeddedChannel ch = VirtualTime.frozenChannel(measured);
+        EmbeddedChannel other = VirtualTime.frozenChannel(elsewhere);
+        RetainedHeap.Footprint footprint = RetainedHeap.of(measured, elsewhere);
+        ch.finishAndReleaseAll();
+        other.finishAndReleaseAll();
+        return footprint;
+    }
+
+    private static void assertSmallerThanNettys(String settings, Supplier<ChannelHandler> ours,
+                                                Supplier<ChannelHandler> nettys) {
+        RetainedHeap.Footprint wheel = startedFootprint(ours);
+        RetainedHeap.Footprint netty = startedFootprint(nettys);
+        System.out.println("footprint " + settings + ": WheelIdleStateHandler " + wheel
+                + "; IdleStateHandler " + netty);
+        assertTrue(wheel.bytes() < netty.bytes(), settings + ": ours " + wheel + ", Netty's " + netty);
+    }
+
+    @Test
+    void aReaderIdleHandlerRetainsLessHeapThanNettys() {
+        assertSmallerThanNettys("reader 20 s", () -> new WheelIdleStateHandler(20, 0, 0, SECONDS),
+                () -> new IdleStateHandler(20, 0, 0, SECONDS));
+    }
+
+    @Test
+    void aReaderWriterAllIdleHandlerRetainsLessHeapThanNettys() {
+        assertSmallerThanNettys("reader 20 s, writer 10 s, all 30 s", () -> new WheelIdleStateHandler(20, 10, 30, SECONDS),
+                () -> new IdleStateHandler(20, 10, 30, SECONDS));
+    }
+
+    @Test
+    void aHandlerOnASharedTimerRetainsLessHeapThanNettys() {
+        WheelTimer timer = WheelTimer.builder().build();
+        try {
+            WheelIdleStateHandler.Builder builder = WheelIdleStateHandler.builder().timer(timer)
+                    .readerIdleTime(20, SECONDS);
+            assertSmallerThanNettys("reader 20 s, shared timer", builder::build,
+                    () -> new IdleStateHandler(20, 0, 0, SECONDS));
+            builder.writerIdleTime(10, SECONDS).allIdleTime(30, SECONDS);
+            assertSmallerThanNettys("reader 20 s, writer 10 s, all 30 s, shared timer", builder::build,
+                    () -> new IdleStateHandler(20, 10, 30, SECONDS));
+        } finally {
+            timer.stop();
+        }
+    }
+
+    private static boolean ownsSettings(WheelIdleStateHandler handler, WheelIdleStateHandler other) {
+        return RetainedHeap.of(handler, other).bytesByClass().containsKey("WheelIdleStateHandler$Settings");
+    }
+
+    @Test
+    void handlersConstructedAlikeShareTheirSettings() {
+        WheelIdleStateHandler handler = new WheelIdleStateHandler(20, 0, 0, SECONDS);
+        assertFalse(ownsSettings(handler, new WheelIdleStateHandler(20, 0, 0, SECONDS)));
+        assertTrue(ownsSettings(handler, new WheelIdleStateHandler(21, 0, 0, SECONDS)));
+    }
+
+    @Test
+    void handlersOfOneBuilderShareTheirSettings() {
+        WheelIdleStateHandler.Builder builder = WheelIdleStateHandler.builder().readerIdleTime(20, SECONDS);
+        WheelIdleStateHandler handler = builder.build();
+        assertFalse(ownsSettings(handler, builder.build()));
+        assertTrue(ownsSettings(handler, builder.observeOutput(true).build()));
+    }
+}
