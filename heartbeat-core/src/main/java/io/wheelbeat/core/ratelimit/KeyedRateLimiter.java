@@ -384,7 +384,7 @@ public final class KeyedRateLimiter<K> {
         /**
          * The most keys tracked at once. Each costs about 160 bytes of heap: its entry, its map
          * node and its eviction timer's handle (136 bytes measured with 200,000 keys), and its
-         * cell in the wheel (24 bytes).
+         * cell in the wheel (28 bytes).
          *
          * @throws IllegalArgumentException if below 1
          */
