@@ -13,17 +13,26 @@ import java.util.concurrent.TimeUnit;
  * tasks run only when the test calls {@link #runDue()}, and scheduled tasks run once the
  * {@link ManualTicker} has reached their time. Records every delay it was asked to wait.
  */
-final class VirtualExecutor implements WheelExecutor {
+public final class VirtualExecutor implements WheelExecutor {
 
     /** A scheduled task and when it is due. */
     private record Scheduled(long dueNanos, Runnable task, CompletableFuture<Void> future) {
     }
 
-    final ManualTicker ticker = new ManualTicker(1_000_000_000L);
+    final ManualTicker ticker;
     final List<Long> scheduledDelays = new ArrayList<>();
     private final Thread owner = Thread.currentThread();
     private final Queue<Runnable> immediate = new ArrayDeque<>();
     private final List<Scheduled> scheduled = new ArrayList<>();
+
+    VirtualExecutor() {
+        this(new ManualTicker(1_000_000_000L));
+    }
+
+    /** An executor whose scheduled tasks fall due on {@code ticker}. */
+    public VirtualExecutor(ManualTicker ticker) {
+        this.ticker = ticker;
+    }
 
     @Override
     public boolean inOwnerThread() {
@@ -55,8 +64,8 @@ final class VirtualExecutor implements WheelExecutor {
         runDue();
     }
 
-    /** Runs immediate tasks and scheduled tasks that are due, until none is left. */
-    void runDue() {
+    /** Runs immediate tasks and scheduled tasks that are due, until none is left. Owner thread. */
+    public void runDue() {
         while (true) {
             Runnable next;
             synchronized (this) {

@@ -3,10 +3,11 @@ package io.wheelbeat.core.ratelimit;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.ManualTicker;
 import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.core.VirtualExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * An {@link ExecutorDrivenWheel} in virtual time, driven by a {@link ManualWheelExecutor} owned by
+ * An {@link ExecutorDrivenWheel} in virtual time, driven by a {@link VirtualExecutor} owned by
  * the thread that creates it. Time is read as nanoseconds since creation, which is also the
  * origin of every limiter built on it (so windows start at multiples of their length).
  */
@@ -18,7 +19,7 @@ final class VirtualWheel {
     static final long TICK_SLACK = 2 * MILLI;
 
     final ManualTicker ticker = new ManualTicker(7_000_000_123L);
-    final ManualWheelExecutor executor = new ManualWheelExecutor(ticker);
+    final VirtualExecutor executor = new VirtualExecutor(ticker);
     final ExecutorDrivenWheel wheel;
     private final long start = ticker.nanoTime();
 
