@@ -49,7 +49,7 @@ abstract class HandoverScheduler implements WheelScheduler {
         if (!accepting()) {
             throw new IllegalStateException("cannot schedule: " + this + " has been stopped");
         }
-        long deadline = deadlineAfter(wheel.ticker().nanoTime(), unit.toNanos(delay));
+        long deadline = TimerWheel.deadlineAfter(wheel.ticker().nanoTime(), unit.toNanos(delay));
         TimeoutHandle timeout = new TimeoutHandle(this, task, deadline);
         if (inOwnerThread()) {
             timeout.placed(wheel.scheduleAt(timeout, deadline));
@@ -125,13 +125,5 @@ abstract class HandoverScheduler implements WheelScheduler {
         if (!drainRequested.get() && drainRequested.compareAndSet(false, true)) {
             wakeOwnerToDrain();
         }
-    }
-
-    static long deadlineAfter(long now, long delayNanos) {
-        if (delayNanos <= 0) {
-            return now;
-        }
-        long deadline = now + delayNanos;
-        return deadline < now ? Long.MAX_VALUE : deadline;
     }
 }

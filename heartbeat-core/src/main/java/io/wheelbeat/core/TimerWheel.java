@@ -649,12 +649,16 @@ public final class TimerWheel {
 
     /** The relative deadline {@code delayNanos} from now; non-positive delays mean now. */
     private long deadlineAfter(long delayNanos) {
-        long now = relative(ticker.nanoTime());
+        return deadlineAfter(relative(ticker.nanoTime()), delayNanos);
+    }
+
+    /** {@code now + delayNanos}, saturating at {@code Long.MAX_VALUE}; non-positive delays mean now. */
+    static long deadlineAfter(long now, long delayNanos) {
         if (delayNanos <= 0) {
             return now;
         }
         long deadline = now + delayNanos;
-        return deadline < 0 ? Long.MAX_VALUE : deadline;
+        return deadline < now ? Long.MAX_VALUE : deadline;
     }
 
     /** Converts a ticker reading to nanoseconds since the origin, saturating, never negative. */
