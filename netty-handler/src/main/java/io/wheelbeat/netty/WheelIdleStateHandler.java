@@ -157,7 +157,7 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
 
     /** A handler with the builder's settings; for subclasses that need the builder's options. */
     protected WheelIdleStateHandler(Builder builder) {
-        this(builder.settings());
+        this(builder.settings);
     }
 
     private WheelIdleStateHandler(Settings settings) {
@@ -788,10 +788,11 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
     }
 
     /**
-     * Settings of a {@link WheelIdleStateHandler}. Every check starts disabled. Not thread-safe;
-     * {@link #build()} may be called many times (say once per channel) and the handlers share the
-     * settings and meters looked up once here; changing the builder afterwards does not change
-     * the handlers already built.
+     * Settings of a {@link WheelIdleStateHandler}. Every check starts disabled. The setters are
+     * not thread-safe; {@link #build()} only reads, so once the builder is configured (and safely
+     * published) it may be called many times from any thread, say once per channel in a
+     * {@code ChannelInitializer}, and the handlers share the settings and meters looked up once
+     * here. Changing the builder afterwards does not change the handlers already built.
      */
     public static final class Builder {
         private boolean observeOutput;
@@ -803,9 +804,11 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
         private WheelScheduler sharedTimer;
         private IdleEventCounters counters;
         /** What the last {@link #build()} used, until a setter changes something; null: none yet. */
+        /** Rebuilt by every setter, so that {@link #build()} only reads. */
         private Settings settings;
 
         private Builder() {
+            settings = newSettings();
         }
 
         /**
@@ -815,28 +818,28 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
          */
         public Builder readerIdleTime(long time, TimeUnit unit) {
             this.readerIdleTimeNanos = idleNanos(time, unit);
-            settings = null;
+            settings = newSettings();
             return this;
         }
 
         /** Writer idle time, as {@link #readerIdleTime}. */
         public Builder writerIdleTime(long time, TimeUnit unit) {
             this.writerIdleTimeNanos = idleNanos(time, unit);
-            settings = null;
+            settings = newSettings();
             return this;
         }
 
         /** All idle time (neither read nor write), as {@link #readerIdleTime}. */
         public Builder allIdleTime(long time, TimeUnit unit) {
             this.allIdleTimeNanos = idleNanos(time, unit);
-            settings = null;
+            settings = newSettings();
             return this;
         }
 
         /** Whether a draining outbound buffer keeps the writer from being idle; off by default. */
         public Builder observeOutput(boolean observeOutput) {
             this.observeOutput = observeOutput;
-            settings = null;
+            settings = newSettings();
             return this;
         }
 
@@ -854,7 +857,7 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
             }
             this.wheels = wheels;
             this.wheelsChosen = true;
-            settings = null;
+            settings = newSettings();
             return this;
         }
 
@@ -875,7 +878,7 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
                 throw new IllegalStateException("choose either wheels(...) or timer(...), not both");
             }
             this.sharedTimer = timer;
-            settings = null;
+            settings = newSettings();
             return this;
         }
 
@@ -888,7 +891,7 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
          */
         public Builder metrics(MeterRegistry registry) {
             this.counters = new IdleEventCounters(Objects.requireNonNull(registry, "registry"));
-            settings = null;
+            settings = newSettings();
             return this;
         }
 
@@ -897,12 +900,9 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
             return new WheelIdleStateHandler(this);
         }
 
-        private Settings settings() {
-            if (settings == null) {
-                settings = new Settings(observeOutput, readerIdleTimeNanos, writerIdleTimeNanos, allIdleTimeNanos,
-                        wheels, sharedTimer, counters);
-            }
-            return settings;
+        private Settings newSettings() {
+            return new Settings(observeOutput, readerIdleTimeNanos, writerIdleTimeNanos, allIdleTimeNanos,
+                    wheels, sharedTimer, counters);
         }
     }
 }

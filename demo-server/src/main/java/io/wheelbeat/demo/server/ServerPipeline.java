@@ -25,20 +25,18 @@ import java.util.concurrent.TimeUnit;
 final class ServerPipeline extends ChannelInitializer<Channel> {
 
     private final DemoServer options;
-    private final EventLoopWheels wheels;
     private final ChannelGroup connections;
     private final ConnectionDeadlineHandler.Factory deadlines;
     private final HeartbeatHandler.Factory heartbeats;
     private final RateLimitHandler messageRate;
+    /** Configured once; build() only reads, so every event loop may call it. */
+    private final WheelIdleStateHandler.Builder readerIdle;
     private final KeyedRateLimiter<Object> connectionLimiter;
-    private final MeterRegistry registry;
     private final CloseReasons closeReasons;
 
     ServerPipeline(DemoServer options, EventLoopWheels wheels, MeterRegistry registry, ChannelGroup connections,
                    KeyedRateLimiter<Object> connectionLimiter, KeyedRateLimiter<Object> messageLimiter) {
         this.options = options;
-        this.wheels = wheels;
-        this.registry = registry;
         this.connections = connections;
         this.connectionLimiter = connectionLimiter;
         this.deadlines = ConnectionDeadlineHandler.builder()
@@ -61,6 +59,10 @@ final class ServerPipeline extends ChannelInitializer<Channel> {
         this.messageRate = RateLimitHandler.forMessages(messageLimiter,
                 (channel, msg) -> msg instanceof Frame frame && frame.is(FrameType.DATA) ? channel : null)
                 .dropWhenOver().build();
+        this.readerIdle = WheelIdleStateHandler.builder()
+                .wheels(wheels)
+                .readerIdleTime(options.readerIdleMillis, TimeUnit.MILLISECONDS)
+                .metrics(registry);
         this.closeReasons = new CloseReasons(registry);
     }
 
@@ -72,11 +74,7 @@ final class ServerPipeline extends ChannelInitializer<Channel> {
         pipeline.addLast("frame-decoder", new FrameDecoder(options.maxFrameBytes));
         pipeline.addLast("frame-encoder", FrameEncoder.INSTANCE);
         pipeline.addLast("deadlines", deadlines.newHandler());
-        pipeline.addLast("reader-idle", WheelIdleStateHandler.builder()
-                .wheels(wheels)
-                .readerIdleTime(options.readerIdleMillis, TimeUnit.MILLISECONDS)
-                .metrics(registry)
-                .build());
+        pipeline.addLast("reader-idle", readerIdle.build());
         pipeline.addLast("heartbeat", heartbeats.newHandler());
         pipeline.addLast("message-rate", messageRate);
         pipeline.addLast("echo", EchoHandler.INSTANCE);
