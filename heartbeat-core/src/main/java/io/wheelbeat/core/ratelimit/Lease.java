@@ -75,6 +75,7 @@ final class Lease implements LeaseStore.Reply {
     /** The lease count after the last grant, and when: the base of the rate estimate. */
     private long baseCount;
     private long baseAt;
+    private long lastAsk;
 
     Lease(Object storeKey, Leases leases, long now) {
         this.storeKey = storeKey;
@@ -156,11 +157,13 @@ final class Lease implements LeaseStore.Reply {
         long back = (long) GIVE_BACK.getAndSet(this, 0L);
         long lease = (long) GRANT.getVolatile(this);
         long left = validAt(lease, now >>> UNIT_SHIFT) ? lease & MAX_COUNT : 0;
-        // The rate since the last grant, over at least one horizon, asked for one horizon ahead.
+        // One horizon at the rate since the last grant, growing at most twofold per exchange
+        // (slow start: a key seen once reserves little).
         long spent = Math.max(0, baseCount - left) + wanted;
         long horizon = leases.horizonNanos;
-        long ask = Math.min(leases.maxLease, Math.max(wanted,
-                -Math.floorDiv(-spent * horizon, Math.max(now - baseAt, horizon))));
+        long atRate = -Math.floorDiv(-spent * horizon, Math.max(now - baseAt, horizon / 16));
+        long ask = Math.min(leases.maxLease, Math.max(wanted, Math.min(atRate, 2 * Math.max(1, lastAsk))));
+        lastAsk = ask;
         sentAt = now;
         charged = charge;
         leases.send(this, charge, ask, back);
