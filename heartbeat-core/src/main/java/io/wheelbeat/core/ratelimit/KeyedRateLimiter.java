@@ -47,6 +47,25 @@ import org.slf4j.LoggerFactory;
  * by the {@link KeyLimitPolicy}. If the scheduler refuses the eviction timer of a new key (its
  * maximum of pending timers), the key is refused with {@link #KEY_LIMIT_REACHED} too.
  *
+ * <h2>Cluster mode</h2>
+ * Built with {@link Builder#sharedThrough(LeaseStore)}, the limit holds across every process that
+ * shares the store (module {@code ratelimit-redis}: Redis), with the same result contract. Each
+ * process draws leases, permits of a key granted by the store ahead of use, and spends them
+ * locally by one compare-and-set: a known key with a lease costs no round trip and no
+ * allocation. A lease is sized to the key's rate over the next 100 ms (growing at most twofold
+ * per exchange, never above half of this process's share), refilled in the background when half
+ * spent, and one exchange per key is out at a time. A sliding window's lease ends with its
+ * window; a token bucket's after 100 ms, and the unspent rest goes back to the bucket. When no
+ * lease covers a request, up to {@link Builder#maxUnconfirmed(long) maxUnconfirmed} permits are
+ * admitted on credit and charged to the store with the next exchange; otherwise the request is
+ * refused with the store's retry-after (or one round trip while the answer is out).
+ * <p><b>Bound on over-admission</b>, with {@code N} processes and {@code D = maxUnconfirmed}: a
+ * sliding window admits at most {@code permits + N x D} per window of the store's clock; a token
+ * bucket at most {@code burst + permits x (t + 100 ms) / period + N x D} in any span {@code t}
+ * (the 100 ms: a lease drawn before the span may be spent in it). While the store fails, or for
+ * a key it cannot hold, requests no lease covers are decided by the {@link StoreFailurePolicy}
+ * and counted; a probe on the wheel every 500 ms notices when the store answers again.
+ *
  * <h2>Thread rules</h2>
  * Thread-safe: any thread may call {@link #tryAcquire}, including the scheduler's own. Eviction
  * checks run on the scheduler's thread. The limiter never stops its scheduler, which may be
