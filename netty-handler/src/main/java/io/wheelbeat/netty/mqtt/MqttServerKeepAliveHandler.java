@@ -22,9 +22,9 @@ import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
 import io.wheelbeat.netty.internal.ActiveChannelTimerHandler;
 import io.wheelbeat.netty.internal.ConfigChecks;
 import io.wheelbeat.netty.internal.ConnectionMeters;
-import io.wheelbeat.netty.internal.HandlerBuilder;
 import io.wheelbeat.netty.internal.HeartbeatMeters;
 import io.wheelbeat.netty.internal.PingEnforcement;
+import io.wheelbeat.netty.internal.PingLimitBuilder;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -328,12 +328,13 @@ public final class MqttServerKeepAliveHandler extends ActiveChannelTimerHandler 
         private final Counter protocolErrorCloses;
         private final Counter outOfRangeCloses;
 
-        private Factory(Builder b, EventLoopWheels wheels, MeterRegistry registry) {
+        private Factory(Builder b, EventLoopWheels wheels, long minPingNanos, PingEnforcement enforcement,
+                        MeterRegistry registry) {
             this.connectTimeoutNanos = b.connectTimeoutNanos;
             this.minKeepAlive = b.minKeepAlive;
             this.maxKeepAlive = b.maxKeepAlive;
-            this.minPingNanos = b.minPingNanos;
-            this.enforcement = b.minPingNanos > 0 ? new PingEnforcement(b.maxPingStrikes, registry) : null;
+            this.minPingNanos = minPingNanos;
+            this.enforcement = enforcement;
             this.wheels = wheels;
             boolean metered = registry != null;
             this.pingsAnswered = metered ? HeartbeatMeters.pingsAnswered(registry) : null;
@@ -362,13 +363,10 @@ public final class MqttServerKeepAliveHandler extends ActiveChannelTimerHandler 
      * ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value out
      * of range); {@link #build()} checks that they fit together. Not thread-safe.
      */
-    public static final class Builder extends HandlerBuilder<Builder> {
+    public static final class Builder extends PingLimitBuilder<Builder> {
         private long connectTimeoutNanos = TimeUnit.SECONDS.toNanos(10);
         private int minKeepAlive = 1;
         private int maxKeepAlive = MAX_KEEP_ALIVE;
-        private long minPingNanos;
-        private int maxPingStrikes = 3;
-        private boolean strikesSet;
 
         private Builder() {
         }
@@ -406,28 +404,6 @@ public final class MqttServerKeepAliveHandler extends ActiveChannelTimerHandler 
         }
 
         /**
-         * Enforces a minimum time between a client's PINGREQs: a sooner one is a strike. Set it
-         * well below the smallest keep-alive you allow. Not enforced by default.
-         *
-         * @throws IllegalArgumentException if {@code interval} is not positive
-         */
-        public Builder minPingInterval(long interval, TimeUnit unit) {
-            this.minPingNanos = ConfigChecks.positiveNanos("minPingInterval", interval, unit);
-            return this;
-        }
-
-        /**
-         * The strike that closes the connection: 3 by default. Needs {@link #minPingInterval}.
-         *
-         * @throws IllegalArgumentException if {@code strikes} is not positive
-         */
-        public Builder maxPingStrikes(int strikes) {
-            this.maxPingStrikes = ConfigChecks.positive("maxPingStrikes", strikes);
-            this.strikesSet = true;
-            return this;
-        }
-
-        /**
          * Returns the factory of handlers with these settings.
          *
          * @throws IllegalStateException if the minimum keep-alive exceeds the maximum, or
@@ -438,10 +414,7 @@ public final class MqttServerKeepAliveHandler extends ActiveChannelTimerHandler 
                 throw new IllegalStateException("minKeepAlive " + minKeepAlive + " s exceeds maxKeepAlive "
                         + maxKeepAlive + " s");
             }
-            if (strikesSet && minPingNanos == 0) {
-                throw new IllegalStateException("maxPingStrikes needs minPingInterval");
-            }
-            return new Factory(this, chosenWheels(), chosenRegistry());
+            return new Factory(this, chosenWheels(), chosenMinPingNanos(), chosenEnforcement(), chosenRegistry());
         }
 
         private static int keepAliveSeconds(String name, int seconds) {
