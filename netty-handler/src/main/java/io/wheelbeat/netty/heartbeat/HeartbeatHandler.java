@@ -13,7 +13,9 @@ import io.wheelbeat.netty.internal.ActiveChannelTimerHandler;
 import io.wheelbeat.netty.internal.ConfigChecks;
 import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.wheelbeat.netty.internal.HandlerBuilder;
+import io.wheelbeat.netty.internal.HeartbeatMeters;
 import io.wheelbeat.netty.internal.Jitter;
+import io.wheelbeat.netty.internal.PingEnforcement;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -121,13 +123,12 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
     private int missedPongs;
 
     // Answering role.
-    private boolean pingSeen;
-    private long lastTimelyPingNanos;
-    private int strikes;
+    private final PingEnforcement.Strikes strikes;
 
     private HeartbeatHandler(Factory settings) {
         super(settings.wheels);
         this.settings = settings;
+        this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
     }
 
     /** Returns a builder; at least one role must be set. */
@@ -334,12 +335,12 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
             ReferenceCountUtil.release(ping);
             return;
         }
-        if (settings.minPingNanos > 0 && earlyPing(ctx.executor().ticker().nanoTime())) {
-            strikes++;
-            ConnectionMeters.count(settings.strikes);
-            if (strikes >= settings.maxPingStrikes) {
+        if (settings.enforcement != null) {
+            int struckOut = settings.enforcement.tooManyPings(strikes, ctx.executor().ticker().nanoTime(),
+                    settings.minPingNanos);
+            if (struckOut > 0) {
                 ReferenceCountUtil.release(ping);
-                tooManyPings(ctx);
+                tooManyPings(ctx, struckOut);
                 return;
             }
         }
@@ -355,21 +356,10 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
         }
     }
 
-    /** Returns whether a ping at {@code now} is a strike; a ping in time clears the strikes. */
-    private boolean earlyPing(long now) {
-        if (pingSeen && now - lastTimelyPingNanos < settings.minPingNanos) {
-            return true;
-        }
-        pingSeen = true;
-        lastTimelyPingNanos = now;
-        strikes = 0;
-        return false;
-    }
-
-    private void tooManyPings(ChannelHandlerContext ctx) {
-        ConnectionMeters.count(settings.tooManyPingsCloses);
-        log.debug("{}: {} pings sooner than {} ns apart, closing", ctx.channel(), strikes, settings.minPingNanos);
-        ctx.fireUserEventTriggered(new TooManyPingsEvent(strikes));
+    private void tooManyPings(ChannelHandlerContext ctx, int strikesInARow) {
+        log.debug("{}: {} pings sooner than {} ns apart, closing", ctx.channel(), strikesInARow,
+                settings.minPingNanos);
+        ctx.fireUserEventTriggered(new TooManyPingsEvent(strikesInARow));
         if (settings.goodbyeFactory != null && ctx.channel().isActive()) {
             Object goodbye = make(ctx, settings.goodbyeFactory, ctx.channel(), null, "goodbye factory");
             if (goodbye != null) {
@@ -448,7 +438,7 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
         private final Predicate<Object> isPing;
         private final BiFunction<Channel, Object, ?> pongFactory;
         private final long minPingNanos;
-        private final int maxPingStrikes;
+        private final PingEnforcement enforcement;
         private final BiFunction<Channel, Object, ?> goodbyeFactory;
         private final EventLoopWheels wheels;
         private final RandomGenerator random;
@@ -458,8 +448,6 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
         private final Timer roundTrip;
         private final Counter heartbeatCloses;
         private final Counter pingsAnswered;
-        private final Counter strikes;
-        private final Counter tooManyPingsCloses;
 
         private Factory(Builder b, EventLoopWheels wheels, RandomGenerator random, MeterRegistry registry) {
             this.pingFactory = b.pingFactory;
@@ -472,7 +460,7 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
             this.isPing = b.isPing;
             this.pongFactory = b.pongFactory;
             this.minPingNanos = b.minPingNanos;
-            this.maxPingStrikes = b.maxPingStrikes;
+            this.enforcement = b.minPingNanos > 0 ? new PingEnforcement(b.maxPingStrikes, registry) : null;
             this.goodbyeFactory = b.goodbyeFactory;
             this.wheels = wheels;
             this.random = random;
@@ -489,13 +477,7 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
                     .description("Time from sending a heartbeat ping to receiving its pong")
                     .register(registry) : null;
             this.heartbeatCloses = pinging ? ConnectionMeters.closed(registry, "heartbeat_timeout") : null;
-            this.pingsAnswered = answering ? ConnectionMeters.counter(registry, "wheelbeat.heartbeat.pings.answered",
-                    "Heartbeat pings answered with a pong", "pings") : null;
-            this.strikes = answering && minPingNanos > 0 ? ConnectionMeters.counter(registry,
-                    "wheelbeat.heartbeat.ping.strikes", "Pings sooner than the minimum ping interval", "pings")
-                    : null;
-            this.tooManyPingsCloses = answering && minPingNanos > 0
-                    ? ConnectionMeters.closed(registry, "too_many_pings") : null;
+            this.pingsAnswered = answering ? HeartbeatMeters.pingsAnswered(registry) : null;
         }
 
         /** Returns a new handler for one channel. */
