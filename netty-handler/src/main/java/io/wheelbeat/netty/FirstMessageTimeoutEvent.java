@@ -2,8 +2,9 @@ package io.wheelbeat.netty;
 
 /**
  * Fired through the pipeline ({@code userEventTriggered}) by {@link ConnectionDeadlineHandler}
- * when the peer sent nothing within the first-message limit after the channel became active.
- * The handler closes the channel right after firing it.
+ * when the peer sent nothing within the first-message limit after the channel became active, and
+ * by {@link io.wheelbeat.netty.mqtt.MqttServerKeepAliveHandler} when an MQTT client sent no
+ * CONNECT within the connect timeout. The handler closes the channel right after firing it.
  *
  * <p>Immutable and thread-safe.
  */

@@ -38,9 +38,11 @@ final class ClientPipeline extends ChannelInitializer<Channel> {
         this.stats = stats;
         this.dataIntervalMillis = options.dataIntervalMillis;
         this.heartbeats = HeartbeatHandler.builder()
+                // The PONG echoes the PING's 8-byte payload: the ping id tells which ping it answers.
                 .sendPings(options.pingIntervalMillis, TimeUnit.MILLISECONDS,
-                        channel -> Frame.ping(System.nanoTime()),
-                        msg -> msg instanceof Frame frame && frame.is(FrameType.PONG))
+                        (channel, pingId) -> Frame.ping(pingId),
+                        msg -> msg instanceof Frame frame && frame.is(FrameType.PONG),
+                        msg -> ((Frame) msg).pingId())
                 .pongTimeout(options.pongTimeoutMillis, TimeUnit.MILLISECONDS)
                 .maxMissedPongs(options.maxMissedPongs)
                 .pingIntervalJitter(0.1)
@@ -106,7 +108,12 @@ final class ClientPipeline extends ChannelInitializer<Channel> {
             try {
                 if (msg instanceof Frame frame && frame.is(FrameType.GOODBYE)) {
                     stats.recordGoodbye();
-                    log.debug("{}: server says goodbye: {}", ctx.channel(), frame.text());
+                    String reason = frame.text();
+                    log.debug("{}: server says goodbye: {}", ctx.channel(), reason);
+                    if (Frame.TOO_MANY_PINGS.equals(reason)) {
+                        // As gRPC clients do on GOAWAY too_many_pings: ping half as often from now on.
+                        ctx.pipeline().get(HeartbeatHandler.class).peerSaysTooManyPings();
+                    }
                 } else if (msg instanceof Frame frame && frame.is(FrameType.DATA)) {
                     stats.recordEcho();
                 }

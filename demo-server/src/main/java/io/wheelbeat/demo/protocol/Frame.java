@@ -20,9 +20,12 @@ public final class Frame extends DefaultByteBufHolder {
         this.type = Objects.requireNonNull(type, "type");
     }
 
-    /** A PING carrying {@code timestampNanos}. */
-    public static Frame ping(long timestampNanos) {
-        return new Frame(FrameType.PING, Unpooled.buffer(8).writeLong(timestampNanos));
+    /** The GOODBYE reason of a server closing a connection that pinged too often. */
+    public static final String TOO_MANY_PINGS = "too many pings";
+
+    /** A PING carrying {@code pingId}, which its PONG echoes. */
+    public static Frame ping(long pingId) {
+        return new Frame(FrameType.PING, Unpooled.buffer(8).writeLong(pingId));
     }
 
     /** A GOODBYE carrying {@code reason}. */
@@ -45,8 +48,8 @@ public final class Frame extends DefaultByteBufHolder {
         return type == expected;
     }
 
-    /** Returns the PING/PONG timestamp payload, or -1 if the payload is not 8 bytes. */
-    public long timestamp() {
+    /** Returns the PING/PONG ping id payload, or -1 if the payload is not 8 bytes. */
+    public long pingId() {
         ByteBuf payload = content();
         return payload.readableBytes() == 8 ? payload.getLong(payload.readerIndex()) : -1;
     }

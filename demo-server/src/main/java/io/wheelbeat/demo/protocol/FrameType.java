@@ -2,7 +2,7 @@ package io.wheelbeat.demo.protocol;
 
 /** The four frame types of the demo wire protocol, with their codes on the wire. */
 public enum FrameType {
-    /** A heartbeat; the payload is the sender's 8-byte timestamp, echoed in the PONG. */
+    /** A heartbeat; the payload is the sender's 8-byte ping id, echoed in the PONG. */
     PING(1),
     /** The answer to a PING, carrying the PING's payload. */
     PONG(2),

@@ -52,7 +52,7 @@ final class ServerPipeline extends ChannelInitializer<Channel> {
                         (channel, ping) -> new Frame(FrameType.PONG, ((Frame) ping).content().retain()))
                 .minPingInterval(options.minPingIntervalMillis, TimeUnit.MILLISECONDS)
                 .maxPingStrikes(options.maxPingStrikes)
-                .goodbye(channel -> Frame.goodbye("too many pings"))
+                .goodbye(channel -> Frame.goodbye(Frame.TOO_MANY_PINGS))
                 .metrics(registry)
                 .build();
         // Keyed by the channel itself: one window per connection, forgotten when it goes quiet.

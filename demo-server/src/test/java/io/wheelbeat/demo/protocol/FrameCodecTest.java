@@ -26,7 +26,7 @@ class FrameCodecTest {
         assertTrue(channel.writeInbound(wire));
         Frame frame = channel.readInbound();
         assertEquals(FrameType.PING, frame.type());
-        assertEquals(42, frame.timestamp());
+        assertEquals(42, frame.pingId());
         frame.release();
     }
 

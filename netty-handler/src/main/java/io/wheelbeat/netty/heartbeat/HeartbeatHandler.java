@@ -13,12 +13,17 @@ import io.wheelbeat.netty.internal.ActiveChannelTimerHandler;
 import io.wheelbeat.netty.internal.ConfigChecks;
 import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.wheelbeat.netty.internal.HandlerBuilder;
+import io.wheelbeat.netty.internal.HeartbeatMeters;
 import io.wheelbeat.netty.internal.Jitter;
+import io.wheelbeat.netty.internal.PingEnforcement;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.ToLongFunction;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,13 +34,36 @@ import org.slf4j.LoggerFactory;
  * <h2>Pinging (client) role: {@link Builder#sendPings}</h2>
  * When nothing has been written for the ping interval (each interval optionally moved by a random
  * jitter, drawn per connection and per interval), writes a ping made by the ping factory and
- * expects a pong, recognised by the pong matcher, within the pong timeout. One ping is
- * outstanding at a time. A pong in time fires {@link PongReceivedEvent} with the round-trip time
- * (flagged {@code first} for the connection's first pong) and clears the count of missed pongs.
- * After {@link Builder#maxMissedPongs} pongs in a row fail to come in time, fires
- * {@link HeartbeatFailedEvent} and closes the channel. A pong that comes late (after its timeout)
- * or unasked is dropped without an event. Writes count when flushed; the ping and pongs this
- * handler writes count too.
+ * expects its pong within the pong timeout. One ping is outstanding at a time. Writes count when
+ * flushed; the pings and pongs this handler writes count too.
+ *
+ * <h3>Which ping a pong answers</h3>
+ * Every ping has an id: 1 for the connection's first ping, then 2, 3, ... A pong answers exactly
+ * one ping, told in one of two ways:
+ * <ul>
+ *   <li><b>Echoed id</b> ({@link Builder#sendPings(long, TimeUnit, PingFactory, Predicate, ToLongFunction)}):
+ *       the ping factory puts the id in the ping and the peer echoes it (a WebSocket pong echoes
+ *       the ping's application data, an HTTP/2 PING ACK its 8 opaque bytes); the pong id function
+ *       reads it back.</li>
+ *   <li><b>Order</b> ({@link Builder#sendPings(long, TimeUnit, Function, Predicate)}): for pongs
+ *       that carry nothing (MQTT's PINGRESP), the n-th pong answers the n-th ping. This assumes
+ *       the peer answers every ping, in order, as MQTT requires; a peer that skips one answer is
+ *       one behind from then on, its pongs all late, and it is closed as below.</li>
+ * </ul>
+ * A pong that answers the outstanding ping before that ping's timeout is in time: it fires
+ * {@link PongReceivedEvent} with the round-trip time of that ping (flagged {@code first} for the
+ * connection's first pong in time) and clears the count of missed pongs. Any other pong (one that
+ * answers an earlier ping, whose timeout has passed, or no ping at all) is late: it is consumed and
+ * counted, fires no event and clears nothing. After {@link Builder#maxMissedPongs} pings in a row
+ * get no pong in time, fires {@link HeartbeatFailedEvent} and closes the channel. The next ping
+ * goes out when a ping times out (if the interval has passed), so with a pong timeout of at least
+ * the interval a peer that answers every ping late is closed {@code maxMissedPongs} pong timeouts
+ * after the first ping.
+ *
+ * <h3>"Too many pings"</h3>
+ * A peer that says this side pings too often (gRPC's GOAWAY {@code too_many_pings}, the demo
+ * protocol's GOODBYE) is answered with {@link #peerSaysTooManyPings()}: as gRPC clients do, the
+ * ping interval doubles, for this connection and every later one of the same {@link Factory}.
  *
  * <h2>Answering (server) role: {@link Builder#answerPings}</h2>
  * Answers each ping, recognised by the ping matcher, with the pong the pong factory makes from
@@ -59,7 +87,9 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Metrics</h2>
  * With {@link Builder#metrics(MeterRegistry)}: pinging role {@code wheelbeat.heartbeat.pings.sent},
- * {@code wheelbeat.heartbeat.pongs.missed}, timer {@code wheelbeat.heartbeat.rtt},
+ * {@code wheelbeat.heartbeat.pongs.missed} (pings without a pong in time),
+ * {@code wheelbeat.heartbeat.pongs.late} (pongs consumed without an event), timer
+ * {@code wheelbeat.heartbeat.rtt} (pongs in time only),
  * {@code wheelbeat.connection.closed} tag {@code reason=heartbeat_timeout}; answering role
  * {@code wheelbeat.heartbeat.pings.answered}, {@code wheelbeat.heartbeat.ping.strikes},
  * {@code wheelbeat.connection.closed} tag {@code reason=too_many_pings}.
@@ -82,18 +112,23 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
     private long lastWriteNanos;
     private boolean wroteSinceFlush;
     private boolean awaitingPong;
+    /** The id of the last ping sent (0 before the first): ids count the pings sent. */
+    private long lastPingId;
+    /** Pongs matched by order: how many pongs have come (never more than pings sent). */
+    private long pongsCounted;
     private long pingSentNanos;
+    /** The factory's base interval this connection last drew from. */
+    private long baseIntervalNanos;
     private boolean pongSeen;
     private int missedPongs;
 
     // Answering role.
-    private boolean pingSeen;
-    private long lastTimelyPingNanos;
-    private int strikes;
+    private final PingEnforcement.Strikes strikes;
 
     private HeartbeatHandler(Factory settings) {
         super(settings.wheels);
         this.settings = settings;
+        this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
     }
 
     /** Returns a builder; at least one role must be set. */
@@ -104,8 +139,9 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
         if (settings.pingFactory != null && matches(ctx, settings.isPong, msg)) {
+            long answered = answeredPing(ctx, msg);
             ReferenceCountUtil.release(msg);
-            onPong(ctx);
+            onPong(ctx, answered);
         } else if (settings.pongFactory != null && matches(ctx, settings.isPing, msg)) {
             onPing(ctx, msg);
         } else {
@@ -171,12 +207,14 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
             return;
         }
         ChannelHandlerContext ctx = ctx();
-        Object ping = make(ctx, settings.pingFactory, ctx.channel(), null, "ping factory");
+        long pingId = lastPingId + 1;
+        Object ping = newPing(ctx, settings.pingFactory, pingId);
         if (ping == null) {
             intervalNanos = nextInterval();
             idleTimer = schedule(intervalNanos);
             return;
         }
+        lastPingId = pingId;
         awaitingPong = true;
         pingSentNanos = now;
         intervalNanos = nextInterval();
@@ -186,8 +224,24 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
         send(ctx, ping);
     }
 
-    private void onPong(ChannelHandlerContext ctx) {
-        if (!awaitingPong) {
+    /** Returns the id of the ping {@code pong} answers, or {@link #NO_PING}. */
+    private long answeredPing(ChannelHandlerContext ctx, Object pong) {
+        ToLongFunction<Object> pongId = settings.pongId;
+        if (pongId == null) {
+            // By order; a pong beyond the pings sent answers none and does not count.
+            return pongsCounted < lastPingId ? ++pongsCounted : NO_PING;
+        }
+        try {
+            return pongId.applyAsLong(pong);
+        } catch (RuntimeException e) {
+            ctx.fireExceptionCaught(e);
+            return NO_PING;
+        }
+    }
+
+    private void onPong(ChannelHandlerContext ctx, long answeredPingId) {
+        if (!awaitingPong || answeredPingId != lastPingId) {
+            ConnectionMeters.count(settings.pongsLate);
             return;
         }
         long now = now();
@@ -220,7 +274,51 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
     }
 
     private long nextInterval() {
-        return Jitter.apply(settings.intervalNanos, settings.jitter, settings.random);
+        baseIntervalNanos = settings.intervalNanos.get();
+        return Jitter.apply(baseIntervalNanos, settings.jitter, settings.random);
+    }
+
+    /** Runs the user's ping factory; if it throws or returns null, reports it and returns null. */
+    private static Object newPing(ChannelHandlerContext ctx, PingFactory factory, long pingId) {
+        Object ping;
+        try {
+            ping = factory.newPing(ctx.channel(), pingId);
+        } catch (RuntimeException e) {
+            ctx.fireExceptionCaught(e);
+            return null;
+        }
+        if (ping == null) {
+            ctx.fireExceptionCaught(new NullPointerException("ping factory returned null"));
+        }
+        return ping;
+    }
+
+    /**
+     * The peer says this side pings too often (gRPC's GOAWAY {@code too_many_pings}, say): doubles
+     * the ping interval of this handler's {@link Factory}, as gRPC clients do, from the interval
+     * under way on this connection and from their next interval on the factory's other connections. The doubling
+     * starts from the interval this connection last used, and only once per value: when many
+     * connections of one factory are told at once, the interval doubles once, not once per
+     * connection. Saturates at {@code Long.MAX_VALUE} nanoseconds; the pong timeout stays as set.
+     *
+     * <p>Protocol handlers call it when their peer's "too many pings" arrives (the demo client on
+     * the GOODBYE reason {@code too many pings}). Event loop only; does nothing without the
+     * pinging role or before the handler has started.
+     */
+    public void peerSaysTooManyPings() {
+        long base = baseIntervalNanos;
+        if (base == 0) {
+            return;
+        }
+        long doubled = base > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : base * 2;
+        if (settings.intervalNanos.compareAndSet(base, doubled)) {
+            log.info("{}: the peer says we ping too often; ping interval now {} ms", ctx().channel(),
+                    TimeUnit.NANOSECONDS.toMillis(doubled));
+        }
+        if (running()) {
+            // The interval under way grows too; the idle timer, when it fires early, re-arms for the rest.
+            intervalNanos = nextInterval();
+        }
     }
 
     private void markWrite() {
@@ -237,12 +335,12 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
             ReferenceCountUtil.release(ping);
             return;
         }
-        if (settings.minPingNanos > 0 && earlyPing(ctx.executor().ticker().nanoTime())) {
-            strikes++;
-            ConnectionMeters.count(settings.strikes);
-            if (strikes >= settings.maxPingStrikes) {
+        if (settings.enforcement != null) {
+            int struckOut = settings.enforcement.tooManyPings(strikes, ctx.executor().ticker().nanoTime(),
+                    settings.minPingNanos);
+            if (struckOut > 0) {
                 ReferenceCountUtil.release(ping);
-                tooManyPings(ctx);
+                tooManyPings(ctx, struckOut);
                 return;
             }
         }
@@ -258,21 +356,10 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
         }
     }
 
-    /** Returns whether a ping at {@code now} is a strike; a ping in time clears the strikes. */
-    private boolean earlyPing(long now) {
-        if (pingSeen && now - lastTimelyPingNanos < settings.minPingNanos) {
-            return true;
-        }
-        pingSeen = true;
-        lastTimelyPingNanos = now;
-        strikes = 0;
-        return false;
-    }
-
-    private void tooManyPings(ChannelHandlerContext ctx) {
-        ConnectionMeters.count(settings.tooManyPingsCloses);
-        log.debug("{}: {} pings sooner than {} ns apart, closing", ctx.channel(), strikes, settings.minPingNanos);
-        ctx.fireUserEventTriggered(new TooManyPingsEvent(strikes));
+    private void tooManyPings(ChannelHandlerContext ctx, int strikesInARow) {
+        log.debug("{}: {} pings sooner than {} ns apart, closing", ctx.channel(), strikesInARow,
+                settings.minPingNanos);
+        ctx.fireUserEventTriggered(new TooManyPingsEvent(strikesInARow));
         if (settings.goodbyeFactory != null && ctx.channel().isActive()) {
             Object goodbye = make(ctx, settings.goodbyeFactory, ctx.channel(), null, "goodbye factory");
             if (goodbye != null) {
@@ -316,44 +403,64 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
         return made;
     }
 
+    /** A pong id that answers no ping: ping ids start at 1. */
+    public static final long NO_PING = 0;
+
     /**
-     * Immutable settings that make one {@link HeartbeatHandler} per channel.
+     * Makes a ping that carries its id, for peers that echo it in their pong (see
+     * {@link HeartbeatHandler}). Called on the channel's event loop.
+     */
+    @FunctionalInterface
+    public interface PingFactory {
+        /**
+         * Returns the ping numbered {@code pingId} (1, 2, ... per connection), or throws (or
+         * returns null) to skip this interval's ping.
+         */
+        Object newPing(Channel channel, long pingId);
+    }
+
+    /**
+     * Settings that make one {@link HeartbeatHandler} per channel; immutable except for the ping
+     * interval, which {@link HeartbeatHandler#peerSaysTooManyPings()} may double.
      *
      * <p>Thread-safe: {@link #newHandler()} may be called from any event loop.
      */
     public static final class Factory {
-        private final BiFunction<Channel, Object, ?> pingFactory;
+        private final PingFactory pingFactory;
         private final Predicate<Object> isPong;
-        private final long intervalNanos;
+        /** Null: pongs answer pings by order. */
+        private final ToLongFunction<Object> pongId;
+        /** The base ping interval, before jitter; doubled on "too many pings". */
+        private final AtomicLong intervalNanos;
         private final long pongTimeoutNanos;
         private final int maxMissedPongs;
         private final double jitter;
         private final Predicate<Object> isPing;
         private final BiFunction<Channel, Object, ?> pongFactory;
         private final long minPingNanos;
-        private final int maxPingStrikes;
+        private final PingEnforcement enforcement;
         private final BiFunction<Channel, Object, ?> goodbyeFactory;
         private final EventLoopWheels wheels;
         private final RandomGenerator random;
         private final Counter pingsSent;
         private final Counter pongsMissed;
+        private final Counter pongsLate;
         private final Timer roundTrip;
         private final Counter heartbeatCloses;
         private final Counter pingsAnswered;
-        private final Counter strikes;
-        private final Counter tooManyPingsCloses;
 
         private Factory(Builder b, EventLoopWheels wheels, RandomGenerator random, MeterRegistry registry) {
             this.pingFactory = b.pingFactory;
             this.isPong = b.isPong;
-            this.intervalNanos = b.intervalNanos;
+            this.pongId = b.pongId;
+            this.intervalNanos = new AtomicLong(b.intervalNanos);
             this.pongTimeoutNanos = b.pongTimeoutNanos > 0 ? b.pongTimeoutNanos : b.intervalNanos;
             this.maxMissedPongs = b.maxMissedPongs;
             this.jitter = b.jitter;
             this.isPing = b.isPing;
             this.pongFactory = b.pongFactory;
             this.minPingNanos = b.minPingNanos;
-            this.maxPingStrikes = b.maxPingStrikes;
+            this.enforcement = b.minPingNanos > 0 ? new PingEnforcement(b.maxPingStrikes, registry) : null;
             this.goodbyeFactory = b.goodbyeFactory;
             this.wheels = wheels;
             this.random = random;
@@ -363,22 +470,28 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
                     "Heartbeat pings sent", "pings") : null;
             this.pongsMissed = pinging ? ConnectionMeters.counter(registry, "wheelbeat.heartbeat.pongs.missed",
                     "Heartbeat pongs that did not come within the pong timeout", "pongs") : null;
+            this.pongsLate = pinging ? ConnectionMeters.counter(registry, "wheelbeat.heartbeat.pongs.late",
+                    "Heartbeat pongs that answered no ping awaiting them: after its timeout, or unasked",
+                    "pongs") : null;
             this.roundTrip = pinging ? Timer.builder("wheelbeat.heartbeat.rtt")
                     .description("Time from sending a heartbeat ping to receiving its pong")
                     .register(registry) : null;
             this.heartbeatCloses = pinging ? ConnectionMeters.closed(registry, "heartbeat_timeout") : null;
-            this.pingsAnswered = answering ? ConnectionMeters.counter(registry, "wheelbeat.heartbeat.pings.answered",
-                    "Heartbeat pings answered with a pong", "pings") : null;
-            this.strikes = answering && minPingNanos > 0 ? ConnectionMeters.counter(registry,
-                    "wheelbeat.heartbeat.ping.strikes", "Pings sooner than the minimum ping interval", "pings")
-                    : null;
-            this.tooManyPingsCloses = answering && minPingNanos > 0
-                    ? ConnectionMeters.closed(registry, "too_many_pings") : null;
+            this.pingsAnswered = answering ? HeartbeatMeters.pingsAnswered(registry) : null;
         }
 
         /** Returns a new handler for one channel. */
         public HeartbeatHandler newHandler() {
             return new HeartbeatHandler(this);
+        }
+
+        /**
+         * Returns the current base ping interval (before jitter), or zero without the pinging
+         * role: as configured, doubled once per {@link HeartbeatHandler#peerSaysTooManyPings()}
+         * that took effect.
+         */
+        public Duration pingInterval() {
+            return Duration.ofNanos(intervalNanos.get());
         }
     }
 
@@ -388,8 +501,9 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
      * of range); {@link #build()} checks that they fit together. Not thread-safe.
      */
     public static final class Builder extends HandlerBuilder<Builder> {
-        private BiFunction<Channel, Object, ?> pingFactory;
+        private PingFactory pingFactory;
         private Predicate<Object> isPong;
+        private ToLongFunction<Object> pongId;
         private long intervalNanos;
         private long pongTimeoutNanos;
         private int maxMissedPongs = 3;
@@ -406,18 +520,40 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
         }
 
         /**
-         * Enables the pinging role: after {@code interval} without a write, writes
-         * {@code pingFactory.apply(channel)} and expects a message for which {@code isPong} is true.
+         * Enables the pinging role for pongs that carry no identity (MQTT's PINGRESP): after
+         * {@code interval} without a write, writes {@code pingFactory.apply(channel)}; a message
+         * for which {@code isPong} is true is a pong, and pongs answer pings in order (the n-th
+         * pong the n-th ping).
          *
          * @throws IllegalArgumentException if {@code interval} is not positive
          */
         public Builder sendPings(long interval, TimeUnit unit, Function<? super Channel, ?> pingFactory,
                                  Predicate<Object> isPong) {
-            long nanos = ConfigChecks.positiveNanos("ping interval", interval, unit);
             Objects.requireNonNull(pingFactory, "pingFactory");
+            return pinging(interval, unit, (channel, pingId) -> pingFactory.apply(channel), isPong, null);
+        }
+
+        /**
+         * Enables the pinging role for pongs that echo their ping's id (WebSocket, HTTP/2 PING,
+         * the demo protocol): after {@code interval} without a write, writes
+         * {@code pingFactory.newPing(channel, id)}; a message for which {@code isPong} is true is
+         * a pong, and {@code pongId} reads the id it echoes (called only on pongs; return
+         * {@link HeartbeatHandler#NO_PING} for a pong that carries no id of ours).
+         *
+         * @throws IllegalArgumentException if {@code interval} is not positive
+         */
+        public Builder sendPings(long interval, TimeUnit unit, PingFactory pingFactory, Predicate<Object> isPong,
+                                 ToLongFunction<Object> pongId) {
+            return pinging(interval, unit, pingFactory, isPong, Objects.requireNonNull(pongId, "pongId"));
+        }
+
+        private Builder pinging(long interval, TimeUnit unit, PingFactory pingFactory, Predicate<Object> isPong,
+                                ToLongFunction<Object> pongId) {
+            long nanos = ConfigChecks.positiveNanos("ping interval", interval, unit);
+            this.pingFactory = Objects.requireNonNull(pingFactory, "pingFactory");
             this.isPong = Objects.requireNonNull(isPong, "isPong");
+            this.pongId = pongId;
             this.intervalNanos = nanos;
-            this.pingFactory = (channel, unused) -> pingFactory.apply(channel);
             return this;
         }
 

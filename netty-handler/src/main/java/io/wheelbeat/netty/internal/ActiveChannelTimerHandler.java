@@ -47,7 +47,7 @@ public abstract class ActiveChannelTimerHandler extends ActiveChannelLifecycle {
 
     /** A reading of the event loop's ticker (virtual time under {@code EmbeddedChannel}). */
     protected final long now() {
-        return wheel.wheel().ticker().nanoTime();
+        return wheel.ticker().nanoTime();
     }
 
     /** Schedules a timer of this handler {@code delayNanos} from now. Running only. */

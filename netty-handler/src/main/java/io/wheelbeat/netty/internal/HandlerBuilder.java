@@ -62,8 +62,9 @@ public abstract class HandlerBuilder<B extends HandlerBuilder<B>> {
         return registry;
     }
 
+    /** This builder, as its concrete type. */
     @SuppressWarnings("unchecked")
-    private B self() {
+    protected final B self() {
         return (B) this;
     }
 }

@@ -18,6 +18,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.wheelbeat.netty.ScriptedRandom;
 import io.wheelbeat.netty.UserEvents;
+import io.wheelbeat.netty.VirtualTime;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -57,6 +58,35 @@ class HeartbeatHandlerTest {
     /** Pings "PING" every {@code intervalMillis} and takes "PONG" as the pong. */
     private static HeartbeatHandler.Builder pinging(long intervalMillis) {
         return HeartbeatHandler.builder().sendPings(intervalMillis, MILLISECONDS, ch -> "PING", "PONG"::equals);
+    }
+
+    /** Pings "PING id" every {@code intervalMillis} and takes "PONG id" as the pong of ping {@code id}. */
+    private static HeartbeatHandler.Builder echoing(long intervalMillis) {
+        return HeartbeatHandler.builder().sendPings(intervalMillis, MILLISECONDS, (ch, id) -> "PING " + id,
+                msg -> msg instanceof String s && s.startsWith("PONG"), msg -> Long.parseLong(((String) msg).substring(5)));
+    }
+
+    /**
+     * Plays a peer that answers every ping {@code delayMillis} after it, echoing "PING x" as
+     * "PONG x", for {@code millis} of virtual time; returns the pings it saw.
+     */
+    private static List<Object> answerEveryPingAfter(EmbeddedChannel ch, long delayMillis, long millis) {
+        List<Object> pings = new ArrayList<>();
+        java.util.ArrayDeque<long[]> due = new java.util.ArrayDeque<>(); // {answer at ms, ping index}
+        for (long t = 0; t < millis; t++) {
+            advance(ch, 1);
+            for (Object ping; (ping = ch.readOutbound()) != null; ) {
+                pings.add(ping);
+                due.add(new long[] {t + delayMillis, pings.size() - 1});
+            }
+            while (!due.isEmpty() && due.peek()[0] <= t) {
+                String ping = (String) pings.get((int) due.poll()[1]);
+                if (ch.isActive()) {
+                    ch.writeInbound("PONG" + ping.substring(4));
+                }
+            }
+        }
+        return pings;
     }
 
     /** Answers every message starting with "PING" with "PONG" and what followed. */
@@ -175,11 +205,12 @@ class HeartbeatHandlerTest {
 
         @Test
         void aPongInTimeClearsTheMissedCount() {
-            EmbeddedChannel ch = channelWith(pinging(1000).pongTimeout(500, MILLISECONDS).maxMissedPongs(2));
+            EmbeddedChannel ch = channelWith(echoing(1000).pongTimeout(500, MILLISECONDS).maxMissedPongs(2));
             advance(ch, 1002); // first ping, about 1001
             advance(ch, 500); // missed, about 1502
             advance(ch, 500); // second ping, about 2002
-            ch.writeInbound("PONG");
+            assertEquals(List.of("PING 1", "PING 2"), drainOutbound(ch));
+            ch.writeInbound("PONG 2");
             advance(ch, 1600); // third ping about 3003, missed about 3504: one in a row
             assertTrue(ch.isActive());
             advance(ch, 1000); // fourth ping about 4004, missed about 4505: two in a row
@@ -194,6 +225,153 @@ class HeartbeatHandlerTest {
             ch.writeInbound("PONG");
             assertTrue(events.ofType(PongReceivedEvent.class).isEmpty());
             assertNull(ch.readInbound());
+        }
+
+        @Test
+        void aPeerWhosePongsAreAlwaysLateIsClosedAfterMaxMissedPongsAndReportsNoPong() {
+            // The peer: ping every 1 s, pong timeout 1 s, 3 misses allowed, every pong 1.2 s late.
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            EmbeddedChannel ch = channelWith(echoing(1000).pongTimeout(1000, MILLISECONDS).maxMissedPongs(3)
+                    .metrics(registry));
+            long start = VirtualTime.now(ch);
+            long[] closedAt = {0};
+            ch.closeFuture().addListener(f -> closedAt[0] = VirtualTime.now(ch));
+            List<Object> pings = answerEveryPingAfter(ch, 1200, 20_000);
+            assertFalse(ch.isActive());
+            assertEquals(List.of("PING 1", "PING 2", "PING 3"), pings);
+            assertTrue(events.ofType(PongReceivedEvent.class).isEmpty(), "no pong reported: " + events.all());
+            assertEquals(3, events.ofType(HeartbeatFailedEvent.class).get(0).missedPongs());
+            long closedAfterMillis = (closedAt[0] - start) / 1_000_000;
+            // First ping at 1 s, then 3 pong timeouts of 1 s: closed at 4 s, each step late by at most a wheel tick.
+            assertTrue(closedAfterMillis >= 4000 && closedAfterMillis <= 4008, "closed after " + closedAfterMillis + " ms");
+            assertEquals(2.0, registry.get("wheelbeat.heartbeat.pongs.late").counter().count(),
+                    "the pongs of pings 1 and 2 came, late; ping 3's would come after the close");
+        }
+
+        @Test
+        void aPeerWhosePongsAreAlwaysLateIsClosedAlsoWhenPongsAnswerByOrder() {
+            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder()
+                    .sendPings(1000, MILLISECONDS, c -> "PING", msg -> msg instanceof String s && s.startsWith("PONG"))
+                    .pongTimeout(1000, MILLISECONDS).maxMissedPongs(3));
+            List<Object> pings = answerEveryPingAfter(ch, 1200, 20_000);
+            assertFalse(ch.isActive());
+            assertEquals(3, pings.size());
+            assertTrue(events.ofType(PongReceivedEvent.class).isEmpty(), "no pong reported: " + events.all());
+            assertEquals(1, events.ofType(HeartbeatFailedEvent.class).size());
+        }
+
+        @Test
+        void aLatePongIsDroppedAndThePongInTimeReportsTheRoundTripOfItsOwnPing() {
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            EmbeddedChannel ch = channelWith(echoing(1000).pongTimeout(500, MILLISECONDS).metrics(registry));
+            assertEquals("PING 1", advanceUntilWritten(ch));
+            advance(ch, 502); // ping 1 times out
+            assertEquals("PING 2", advanceUntilWritten(ch));
+            long ping2At = VirtualTime.now(ch);
+            advance(ch, 100);
+            ch.writeInbound("PONG 1"); // late: answers ping 1
+            assertTrue(events.ofType(PongReceivedEvent.class).isEmpty());
+            advance(ch, 200);
+            ch.writeInbound("PONG 2");
+            PongReceivedEvent pong = events.ofType(PongReceivedEvent.class).get(0);
+            assertEquals(VirtualTime.now(ch) - ping2At, pong.roundTripNanos());
+            assertTrue(pong.first(), "the first pong in time is the first");
+            assertEquals(1.0, registry.get("wheelbeat.heartbeat.pongs.late").counter().count());
+            assertEquals(1, registry.get("wheelbeat.heartbeat.rtt").timer().count());
+        }
+
+        @Test
+        void aLatePongDoesNotClearTheMissedCount() {
+            EmbeddedChannel ch = channelWith(echoing(1000).pongTimeout(500, MILLISECONDS).maxMissedPongs(2));
+            assertEquals("PING 1", advanceUntilWritten(ch));
+            advance(ch, 502); // missed 1
+            ch.writeInbound("PONG 1");
+            assertEquals("PING 2", advanceUntilWritten(ch));
+            advance(ch, 502); // missed 2 in a row: the late pong did not count
+            assertFalse(ch.isActive());
+        }
+
+        @Test
+        void aPongEchoingAnIdOfNoPingIsLate() {
+            EmbeddedChannel ch = channelWith(echoing(1000));
+            assertEquals("PING 1", advanceUntilWritten(ch));
+            ch.writeInbound("PONG 2", "PONG 0", "PONG -1");
+            assertTrue(events.all().isEmpty());
+            ch.writeInbound("PONG 1");
+            assertEquals(1, events.ofType(PongReceivedEvent.class).size());
+        }
+
+        @Test
+        void aThrowingPongIdFunctionIsReportedAndThePongIsLate() {
+            EmbeddedChannel ch = channelWith(echoing(1000));
+            assertEquals("PING 1", advanceUntilWritten(ch));
+            assertThrows(NumberFormatException.class, () -> ch.writeInbound("PONG x"));
+            assertNull(ch.readInbound(), "a pong is consumed even when its id cannot be read");
+            assertTrue(events.all().isEmpty());
+        }
+
+        @Test
+        void pingIdsCountThePingsSentAndSkipNoNumberWhenTheFactoryFails() {
+            AtomicInteger calls = new AtomicInteger();
+            List<Long> ids = new ArrayList<>();
+            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder().sendPings(1000, MILLISECONDS, (c, id) -> {
+                ids.add(id);
+                if (calls.incrementAndGet() == 2) {
+                    throw new IllegalStateException("not this time");
+                }
+                return "PING " + id;
+            }, "PONG"::equals, msg -> HeartbeatHandler.NO_PING));
+            advance(ch, 1002); // ping 1, pong timeout at 2 s
+            advance(ch, 1000); // ping 2 fails
+            assertThrows(IllegalStateException.class, ch::checkException);
+            advance(ch, 1002);
+            assertEquals(List.of("PING 1", "PING 2"), drainOutbound(ch));
+            assertEquals(List.of(1L, 2L, 2L), ids);
+        }
+
+        @Test
+        void byOrderAnUnaskedPongDoesNotMakeTheNextPongLate() {
+            EmbeddedChannel ch = channelWith(pinging(1000));
+            ch.writeInbound("PONG"); // before any ping: answers none
+            assertEquals("PING", advanceUntilWritten(ch));
+            ch.writeInbound("PONG");
+            assertEquals(1, events.ofType(PongReceivedEvent.class).size());
+        }
+
+        @Test
+        void byOrderAPeerThatSkipsAnAnswerIsOneBehindAndClosed() {
+            EmbeddedChannel ch = channelWith(pinging(1000).pongTimeout(500, MILLISECONDS).maxMissedPongs(2));
+            assertEquals("PING", advanceUntilWritten(ch));
+            advance(ch, 502); // no answer to ping 1
+            assertEquals("PING", advanceUntilWritten(ch));
+            ch.writeInbound("PONG"); // taken as ping 1's answer: late
+            advance(ch, 502);
+            assertFalse(ch.isActive());
+            assertTrue(events.ofType(PongReceivedEvent.class).isEmpty());
+        }
+
+        @Test
+        void toldTooManyPingsTheIntervalDoublesForThisAndLaterConnections() {
+            HeartbeatHandler.Factory factory = echoing(1000).build();
+            EmbeddedChannel ch = frozenChannel(factory.newHandler());
+            EmbeddedChannel other = frozenChannel(factory.newHandler());
+            assertEquals("PING 1", advanceUntilWritten(ch));
+            advanceUntilWritten(other);
+            ch.pipeline().get(HeartbeatHandler.class).peerSaysTooManyPings();
+            other.pipeline().get(HeartbeatHandler.class).peerSaysTooManyPings();
+            assertEquals(java.time.Duration.ofSeconds(2), factory.pingInterval(), "doubled once, not once per connection");
+            ch.writeInbound("PONG 1");
+            advance(ch, 1999);
+            assertNull(ch.readOutbound(), "the next interval is 2 s");
+            advance(ch, 4);
+            assertEquals("PING 2", ch.readOutbound());
+            EmbeddedChannel later = frozenChannel(factory.newHandler());
+            advance(later, 1999);
+            assertNull(later.readOutbound());
+            advance(later, 4);
+            assertEquals("PING 1", later.readOutbound());
+            later.pipeline().get(HeartbeatHandler.class).peerSaysTooManyPings();
+            assertEquals(java.time.Duration.ofSeconds(4), factory.pingInterval());
         }
 
         @Test

@@ -38,6 +38,12 @@ import org.junit.jupiter.api.Test;
 class HeartbeatLoopbackTest {
 
     private static final long WAIT_SECONDS = 30;
+    private static final HeartbeatHandler.Factory PINGING = HeartbeatHandler.builder()
+            .sendPings(200, MILLISECONDS, ch -> "PING\n", "PONG"::equals)
+            .pongTimeout(500, MILLISECONDS)
+            .maxMissedPongs(3)
+            .pingIntervalJitter(0.1)
+            .build();
 
     private final EventLoopGroup serverGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final EventLoopGroup clientGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
@@ -58,7 +64,7 @@ class HeartbeatLoopbackTest {
     void aClientWhosePingsAreAnsweredStaysConnected() throws Exception {
         HeartbeatHandler.Factory answering = HeartbeatHandler.builder()
                 .answerPings("PING"::equals, (ch, ping) -> "PONG\n").build();
-        Channel client = connect(startServer(answering::newHandler));
+        Channel client = connect(startServer(answering::newHandler), PINGING);
 
         assertTrue(tenPongs.await(WAIT_SECONDS, SECONDS), "ten pongs did not come in " + WAIT_SECONDS + " s");
         assertTrue(client.isActive(), "closed after " + clientEvents);
@@ -72,13 +78,52 @@ class HeartbeatLoopbackTest {
     }
 
     @Test
+    void aPeerWhosePongsAreAlwaysLateIsClosedAfterMaxMissedPongsAndReportsNoPong() throws Exception {
+        // Every pong 1.2 pong timeouts after its ping: each one lands while the next ping is awaited.
+        long intervalMillis = 200;
+        List<Long> pingsMadeAt = new CopyOnWriteArrayList<>();
+        Channel client = connect(startServer(() -> new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                pingsSeenByServer.incrementAndGet();
+                String pong = "PONG" + ((String) msg).substring(4) + "\n";
+                ctx.executor().schedule(() -> ctx.writeAndFlush(pong), intervalMillis * 6 / 5, MILLISECONDS);
+            }
+        }), HeartbeatHandler.builder()
+                .sendPings(intervalMillis, MILLISECONDS, (ch, id) -> {
+                    pingsMadeAt.add(System.nanoTime());
+                    return "PING " + id + "\n";
+                }, msg -> ((String) msg).startsWith("PONG"), msg -> Long.parseLong(((String) msg).substring(5)))
+                .pongTimeout(intervalMillis, MILLISECONDS)
+                .maxMissedPongs(3)
+                .build());
+
+        assertTrue(client.closeFuture().await(WAIT_SECONDS, SECONDS), "still open after " + WAIT_SECONDS + " s");
+        long closedAt = System.nanoTime();
+        assertTrue(clientEvents.stream().noneMatch(PongReceivedEvent.class::isInstance), "reported " + clientEvents);
+        HeartbeatFailedEvent failed = clientEvents.stream().filter(HeartbeatFailedEvent.class::isInstance)
+                .map(HeartbeatFailedEvent.class::cast).findFirst().orElseThrow();
+        assertEquals(3, failed.missedPongs());
+        assertEquals(3, pingsMadeAt.size(), "one ping per missed pong");
+        // Three pong timeouts after the first ping, never sooner.
+        long closedAfterFirstPing = closedAt - pingsMadeAt.get(0);
+        assertTrue(closedAfterFirstPing >= MILLISECONDS.toNanos(3 * intervalMillis),
+                "closed " + closedAfterFirstPing / 1_000_000 + " ms after the first ping");
+        for (Channel child : serverChildren) {
+            assertTrue(child.closeFuture().await(WAIT_SECONDS, SECONDS), "server side never saw the close");
+        }
+        assertEquals(3, pingsSeenByServer.get());
+        assertEquals(0, pendingTimersAfterInactive(client));
+    }
+
+    @Test
     void aClientWhosePingsAreSwallowedIsClosedAfterThreeMissedPongs() throws Exception {
         Channel client = connect(startServer(() -> new ChannelInboundHandlerAdapter() {
             @Override
             public void channelRead(ChannelHandlerContext ctx, Object msg) {
                 pingsSeenByServer.incrementAndGet();
             }
-        }));
+        }), PINGING);
 
         assertTrue(client.closeFuture().await(WAIT_SECONDS, SECONDS), "still open after " + WAIT_SECONDS + " s");
         HeartbeatFailedEvent failed = clientEvents.stream().filter(HeartbeatFailedEvent.class::isInstance)
@@ -107,13 +152,7 @@ class HeartbeatLoopbackTest {
         return (InetSocketAddress) server.localAddress();
     }
 
-    private Channel connect(InetSocketAddress server) throws InterruptedException {
-        HeartbeatHandler.Factory pinging = HeartbeatHandler.builder()
-                .sendPings(200, MILLISECONDS, ch -> "PING\n", "PONG"::equals)
-                .pongTimeout(500, MILLISECONDS)
-                .maxMissedPongs(3)
-                .pingIntervalJitter(0.1)
-                .build();
+    private Channel connect(InetSocketAddress server, HeartbeatHandler.Factory pinging) throws InterruptedException {
         return new Bootstrap().group(clientGroup).channel(NioSocketChannel.class)
                 .handler(new ChannelInitializer<>() {
                     @Override

@@ -1,0 +1,427 @@
+package io.wheelbeat.netty.mqtt;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.mqtt.MqttConnAckMessage;
+import io.netty.handler.codec.mqtt.MqttConnAckVariableHeader;
+import io.netty.handler.codec.mqtt.MqttConnectMessage;
+import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
+import io.netty.handler.codec.mqtt.MqttMessage;
+import io.netty.handler.codec.mqtt.MqttMessageBuilders;
+import io.netty.handler.codec.mqtt.MqttMessageType;
+import io.netty.handler.codec.mqtt.MqttProperties;
+import io.netty.handler.codec.mqtt.MqttReasonCodes;
+import io.netty.handler.codec.mqtt.MqttVersion;
+import io.netty.util.ReferenceCountUtil;
+import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.netty.FirstMessageTimeoutEvent;
+import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
+import io.wheelbeat.netty.internal.ActiveChannelTimerHandler;
+import io.wheelbeat.netty.internal.ConfigChecks;
+import io.wheelbeat.netty.internal.ConnectionMeters;
+import io.wheelbeat.netty.internal.HeartbeatMeters;
+import io.wheelbeat.netty.internal.PingEnforcement;
+import io.wheelbeat.netty.internal.PingLimitBuilder;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The server side of MQTT's keep-alive (MQTT 3.1, 3.1.1 and 5), on the event loop's shared wheel.
+ *
+ * <h2>Rules</h2>
+ * <ul>
+ *   <li><b>CONNECT first.</b> A connection that sends no CONNECT within the connect timeout
+ *       (10 s by default) is closed after {@link FirstMessageTimeoutEvent}. A first packet that
+ *       is not CONNECT (a PINGREQ, say), and a second CONNECT, are protocol errors [MQTT-3.1.0-1,
+ *       -2]: the connection is closed (an MQTT 5 client that had connected is sent DISCONNECT
+ *       "Protocol Error" first) and the packet is not passed on.</li>
+ *   <li><b>Allowed keep-alive.</b> With {@link Builder#minKeepAlive} / {@link Builder#maxKeepAlive}
+ *       (0, "no keep-alive", counts as above any maximum), a CONNECT asking for a keep-alive
+ *       outside the range is refused for MQTT 3.x: CONNACK "identifier rejected" (the only
+ *       refusal code 3.1.1 has; mosquitto answers the same) and close, the CONNECT not passed on.
+ *       An MQTT 5 client is accepted with the nearest allowed value instead: the handler adds it
+ *       as the Server Keep Alive property to the application's accepting CONNACK, and the client
+ *       must use it [MQTT-3.2.2-21].</li>
+ *   <li><b>1.5 times the keep-alive.</b> From CONNECT on, when the client has sent no packet for
+ *       one and a half times the keep-alive in force [MQTT-3.1.2-24], fires
+ *       {@link MqttKeepAliveTimeoutEvent} and closes the connection (MQTT 5: after DISCONNECT
+ *       "Keep Alive timeout"). A keep-alive of 0 sets no deadline. If the application's CONNACK
+ *       carries a Server Keep Alive of its own, that value is the one in force. Packets count
+ *       when their read batch completes, so the close never comes before the deadline, and at
+ *       most one wheel tick after it.</li>
+ *   <li><b>PINGREQ</b> after CONNECT is answered with PINGRESP (flushed once per read batch, so a
+ *       flood costs one flush per batch) and consumed. With {@link Builder#minPingInterval}, the
+ *       rule of {@code HeartbeatHandler}'s answering role applies: the
+ *       {@link Builder#maxPingStrikes}-th PINGREQ in a row that comes sooner than the minimum
+ *       after the last one in time fires {@link TooManyPingsEvent} and closes the connection
+ *       (MQTT 5: after DISCONNECT "Message rate too high").</li>
+ * </ul>
+ * Every other packet passes through untouched, as do packets the decoder failed on (they are
+ * the application's to answer) and anything that is not an {@code MqttMessage}.
+ *
+ * <h2>Pipeline</h2>
+ * Right after Netty's codec, before the application:
+ * {@code MqttDecoder, MqttEncoder.INSTANCE, keepAlive.newHandler(), broker}. The application
+ * still answers CONNECT with its CONNACK; this handler only adds the Server Keep Alive to it.
+ *
+ * <h2>Metrics</h2>
+ * With {@link Builder#metrics(MeterRegistry)}: {@code wheelbeat.heartbeat.pings.answered},
+ * {@code wheelbeat.heartbeat.ping.strikes} (with a minimum ping interval) and
+ * {@code wheelbeat.connection.closed} tagged {@code reason} = {@code reader_idle} (keep-alive
+ * expired), {@code first_message_timeout} (no CONNECT), {@code protocol_error},
+ * {@code keepalive_out_of_range} or {@code too_many_pings}.
+ *
+ * <p>Usage: build a {@link Factory} once, then add {@link Factory#newHandler()} to each channel's
+ * pipeline. A handler serves one channel ({@code @Sharable} it is not); all its methods run on
+ * that channel's event loop.
+ */
+public final class MqttServerKeepAliveHandler extends ActiveChannelTimerHandler {
+
+    private static final Logger log = LoggerFactory.getLogger(MqttServerKeepAliveHandler.class);
+    private static final int MQTT_5 = MqttVersion.MQTT_5.protocolLevel();
+    /** The largest keep-alive MQTT can express: 18 h 12 min 15 s. */
+    private static final int MAX_KEEP_ALIVE = 65_535;
+
+    private final Factory settings;
+    private final PingEnforcement.Strikes strikes;
+    private long connectTimer = TimerWheel.NO_TIMER;
+    private long idleTimer = TimerWheel.NO_TIMER;
+    private boolean connected;
+    private boolean connAckSeen;
+    private int version;
+    private int requestedKeepAlive;
+    /** The keep-alive in force, in seconds; 0 for none. */
+    private int keepAliveSeconds;
+    private long lastReadNanos;
+    private boolean readInBatch;
+    private boolean answerPending;
+
+    private MqttServerKeepAliveHandler(Factory settings) {
+        super(settings.wheels);
+        this.settings = settings;
+        this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
+    }
+
+    /** Returns a builder with the defaults: a 10 s connect timeout, any keep-alive allowed. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        if (!running() || !(msg instanceof MqttMessage packet) || packet.decoderResult().isFailure()) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        readInBatch = true;
+        MqttMessageType type = packet.fixedHeader().messageType();
+        if (!connected) {
+            if (type == MqttMessageType.CONNECT) {
+                onConnect(ctx, (MqttConnectMessage) packet);
+            } else {
+                protocolError(ctx, packet, type + " before CONNECT");
+            }
+        } else if (type == MqttMessageType.PINGREQ) {
+            onPingRequest(ctx);
+        } else if (type == MqttMessageType.CONNECT) {
+            protocolError(ctx, packet, "a second CONNECT");
+        } else {
+            ctx.fireChannelRead(msg);
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        if (readInBatch) {
+            readInBatch = false;
+            lastReadNanos = now();
+        }
+        if (answerPending) {
+            answerPending = false;
+            ctx.flush();
+        }
+        ctx.fireChannelReadComplete();
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+        if (!connAckSeen && msg instanceof MqttConnAckMessage connAck && connected) {
+            connAckSeen = true;
+            msg = onConnAck(connAck);
+        }
+        ctx.write(msg, promise);
+    }
+
+    @Override
+    protected void onStart(long nowNanos) {
+        connectTimer = schedule(settings.connectTimeoutNanos);
+    }
+
+    @Override
+    protected void onStop() {
+        connectTimer = cancel(connectTimer);
+        idleTimer = cancel(idleTimer);
+    }
+
+    @Override
+    protected void onTimer(long timerId) {
+        if (timerId == connectTimer) {
+            connectTimer = TimerWheel.NO_TIMER;
+            ConnectionMeters.count(settings.connectTimeoutCloses);
+            log.debug("{}: no CONNECT within {} ns, closing", ctx().channel(), settings.connectTimeoutNanos);
+            ctx().fireUserEventTriggered(new FirstMessageTimeoutEvent(settings.connectTimeoutNanos));
+            ctx().close();
+        } else if (timerId == idleTimer) {
+            idleTimer = TimerWheel.NO_TIMER;
+            onIdleTimer();
+        }
+    }
+
+    // ---------------------------------------------------------------- CONNECT and CONNACK
+
+    private void onConnect(ChannelHandlerContext ctx, MqttConnectMessage connect) {
+        connectTimer = cancel(connectTimer);
+        connected = true;
+        version = connect.variableHeader().version();
+        requestedKeepAlive = connect.variableHeader().keepAliveTimeSeconds();
+        int allowed = settings.allowedKeepAlive(requestedKeepAlive);
+        if (allowed != requestedKeepAlive && version < MQTT_5) {
+            ReferenceCountUtil.release(connect);
+            ConnectionMeters.count(settings.outOfRangeCloses);
+            log.debug("{}: keep-alive {} s outside [{}, {}], refusing", ctx.channel(), requestedKeepAlive,
+                    settings.minKeepAlive, settings.maxKeepAlive);
+            MqttConnAckMessage refusal = MqttMessageBuilders.connAck()
+                    .returnCode(MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED).build();
+            connAckSeen = true;
+            ctx.writeAndFlush(refusal, ctx.voidPromise());
+            ctx.close();
+            return;
+        }
+        lastReadNanos = now();
+        keepAlive(allowed);
+        ctx.fireChannelRead(connect);
+    }
+
+    /** Returns the CONNACK to send: with the Server Keep Alive if the client's value was replaced. */
+    private MqttConnAckMessage onConnAck(MqttConnAckMessage connAck) {
+        MqttConnAckVariableHeader header = connAck.variableHeader();
+        if (version < MQTT_5 || header.connectReturnCode() != MqttConnectReturnCode.CONNECTION_ACCEPTED) {
+            return connAck;
+        }
+        MqttProperties.MqttProperty<?> serverKeepAlive = header.properties()
+                .getProperty(MqttProperties.SERVER_KEEP_ALIVE);
+        if (serverKeepAlive != null) {
+            keepAlive((Integer) serverKeepAlive.value()); // the application decided
+            return connAck;
+        }
+        if (keepAliveSeconds == requestedKeepAlive) {
+            return connAck;
+        }
+        MqttProperties properties = new MqttProperties();
+        for (MqttProperties.MqttProperty<?> property : header.properties().listAll()) {
+            properties.add(property);
+        }
+        properties.add(new MqttProperties.IntegerProperty(MqttProperties.SERVER_KEEP_ALIVE, keepAliveSeconds));
+        return new MqttConnAckMessage(connAck.fixedHeader(),
+                new MqttConnAckVariableHeader(header.connectReturnCode(), header.isSessionPresent(), properties));
+    }
+
+    // ---------------------------------------------------------------- the 1.5x deadline
+
+    /** Puts {@code seconds} in force, the deadline running from the last read. */
+    private void keepAlive(int seconds) {
+        keepAliveSeconds = seconds;
+        idleTimer = cancel(idleTimer);
+        if (seconds > 0) {
+            idleTimer = schedule(Math.max(0, deadlineNanos() - (now() - lastReadNanos)));
+        }
+    }
+
+    private long deadlineNanos() {
+        return keepAliveSeconds * 1_500_000_000L;
+    }
+
+    /** Closes if the client was silent for the whole deadline, else waits for the rest of it. */
+    private void onIdleTimer() {
+        long now = now();
+        if (readInBatch) { // the batch began before this timer ran: it counts as a read now
+            readInBatch = false;
+            lastReadNanos = now;
+        }
+        long left = deadlineNanos() - (now - lastReadNanos);
+        if (left > 0) {
+            idleTimer = schedule(left);
+            return;
+        }
+        ChannelHandlerContext ctx = ctx();
+        ConnectionMeters.count(settings.keepAliveCloses);
+        log.debug("{}: nothing read for 1.5 x {} s, closing", ctx.channel(), keepAliveSeconds);
+        ctx.fireUserEventTriggered(new MqttKeepAliveTimeoutEvent(keepAliveSeconds));
+        disconnect(ctx, MqttReasonCodes.Disconnect.KEEP_ALIVE_TIMEOUT);
+    }
+
+    // ---------------------------------------------------------------- PINGREQ
+
+    private void onPingRequest(ChannelHandlerContext ctx) {
+        if (!ctx.channel().isActive()) {
+            return; // closing already: the rest of a read batch gets neither answers nor strikes
+        }
+        if (settings.enforcement != null) {
+            int struckOut = settings.enforcement.tooManyPings(strikes, now(), settings.minPingNanos);
+            if (struckOut > 0) {
+                log.debug("{}: {} PINGREQs sooner than {} ns apart, closing", ctx.channel(), struckOut,
+                        settings.minPingNanos);
+                ctx.fireUserEventTriggered(new TooManyPingsEvent(struckOut));
+                disconnect(ctx, MqttReasonCodes.Disconnect.MESSAGE_RATE_TOO_HIGH);
+                return;
+            }
+        }
+        ConnectionMeters.count(settings.pingsAnswered);
+        answerPending = true;
+        ctx.write(MqttMessage.PINGRESP, ctx.voidPromise());
+    }
+
+    // ---------------------------------------------------------------- closing
+
+    private void protocolError(ChannelHandlerContext ctx, MqttMessage packet, String what) {
+        ReferenceCountUtil.release(packet);
+        if (!ctx.channel().isActive()) {
+            return;
+        }
+        ConnectionMeters.count(settings.protocolErrorCloses);
+        log.debug("{}: {}, closing", ctx.channel(), what);
+        disconnect(ctx, MqttReasonCodes.Disconnect.PROTOCOL_ERROR);
+    }
+
+    /** Closes the connection, telling an MQTT 5 client why first [MQTT-4.13.2-1]. */
+    private void disconnect(ChannelHandlerContext ctx, MqttReasonCodes.Disconnect reason) {
+        if (version >= MQTT_5 && ctx.channel().isActive()) {
+            // Not waiting for the write: a client that does not read must not hold the channel open.
+            ctx.writeAndFlush(MqttMessageBuilders.disconnect().reasonCode(reason.byteValue()).build(),
+                    ctx.voidPromise());
+        } else if (answerPending) {
+            ctx.flush();
+        }
+        answerPending = false;
+        ctx.close();
+    }
+
+    /**
+     * Immutable settings that make one {@link MqttServerKeepAliveHandler} per channel.
+     *
+     * <p>Thread-safe: {@link #newHandler()} may be called from any event loop.
+     */
+    public static final class Factory {
+        private final long connectTimeoutNanos;
+        private final int minKeepAlive;
+        private final int maxKeepAlive;
+        private final long minPingNanos;
+        private final PingEnforcement enforcement;
+        private final EventLoopWheels wheels;
+        private final Counter pingsAnswered;
+        private final Counter keepAliveCloses;
+        private final Counter connectTimeoutCloses;
+        private final Counter protocolErrorCloses;
+        private final Counter outOfRangeCloses;
+
+        private Factory(Builder b, EventLoopWheels wheels, long minPingNanos, PingEnforcement enforcement,
+                        MeterRegistry registry) {
+            this.connectTimeoutNanos = b.connectTimeoutNanos;
+            this.minKeepAlive = b.minKeepAlive;
+            this.maxKeepAlive = b.maxKeepAlive;
+            this.minPingNanos = minPingNanos;
+            this.enforcement = enforcement;
+            this.wheels = wheels;
+            boolean metered = registry != null;
+            this.pingsAnswered = metered ? HeartbeatMeters.pingsAnswered(registry) : null;
+            this.keepAliveCloses = metered ? ConnectionMeters.closed(registry, "reader_idle") : null;
+            this.connectTimeoutCloses = metered ? ConnectionMeters.closed(registry, "first_message_timeout") : null;
+            this.protocolErrorCloses = metered ? ConnectionMeters.closed(registry, "protocol_error") : null;
+            this.outOfRangeCloses = metered ? ConnectionMeters.closed(registry, "keepalive_out_of_range") : null;
+        }
+
+        /** The allowed keep-alive nearest to {@code requested}: {@code requested} itself when allowed. */
+        private int allowedKeepAlive(int requested) {
+            if (requested == 0) {
+                return maxKeepAlive < MAX_KEEP_ALIVE ? maxKeepAlive : 0;
+            }
+            return Math.min(Math.max(requested, minKeepAlive), maxKeepAlive);
+        }
+
+        /** Returns a new handler for one channel. */
+        public MqttServerKeepAliveHandler newHandler() {
+            return new MqttServerKeepAliveHandler(this);
+        }
+    }
+
+    /**
+     * Settings of a {@link MqttServerKeepAliveHandler}. Every setter checks its arguments at once
+     * ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value out
+     * of range); {@link #build()} checks that they fit together. Not thread-safe.
+     */
+    public static final class Builder extends PingLimitBuilder<Builder> {
+        private long connectTimeoutNanos = TimeUnit.SECONDS.toNanos(10);
+        private int minKeepAlive = 1;
+        private int maxKeepAlive = MAX_KEEP_ALIVE;
+
+        private Builder() {
+        }
+
+        /**
+         * How long a new connection may take to send CONNECT; 10 s by default.
+         *
+         * @throws IllegalArgumentException if {@code timeout} is not positive
+         */
+        public Builder connectTimeout(long timeout, TimeUnit unit) {
+            this.connectTimeoutNanos = ConfigChecks.positiveNanos("connectTimeout", timeout, unit);
+            return this;
+        }
+
+        /**
+         * The smallest non-zero keep-alive a client may ask for, in seconds (1, any, by default):
+         * shorter ones mean more PINGREQs than the server wants to answer.
+         *
+         * @throws IllegalArgumentException unless {@code 1 <= seconds <= 65535}
+         */
+        public Builder minKeepAlive(int seconds) {
+            this.minKeepAlive = keepAliveSeconds("minKeepAlive", seconds);
+            return this;
+        }
+
+        /**
+         * The largest keep-alive a client may ask for, in seconds; a client asking for 0 (none)
+         * is above it. Not limited by default.
+         *
+         * @throws IllegalArgumentException unless {@code 1 <= seconds <= 65535}
+         */
+        public Builder maxKeepAlive(int seconds) {
+            this.maxKeepAlive = keepAliveSeconds("maxKeepAlive", seconds);
+            return this;
+        }
+
+        /**
+         * Returns the factory of handlers with these settings.
+         *
+         * @throws IllegalStateException if the minimum keep-alive exceeds the maximum, or
+         *     {@link #maxPingStrikes} is set without {@link #minPingInterval}
+         */
+        public Factory build() {
+            if (minKeepAlive > maxKeepAlive) {
+                throw new IllegalStateException("minKeepAlive " + minKeepAlive + " s exceeds maxKeepAlive "
+                        + maxKeepAlive + " s");
+            }
+            return new Factory(this, chosenWheels(), chosenMinPingNanos(), chosenEnforcement(), chosenRegistry());
+        }
+
+        private static int keepAliveSeconds(String name, int seconds) {
+            if (seconds < 1 || seconds > MAX_KEEP_ALIVE) {
+                throw new IllegalArgumentException(name + " must be 1 to " + MAX_KEEP_ALIVE + " s: " + seconds);
+            }
+            return seconds;
+        }
+    }
+}

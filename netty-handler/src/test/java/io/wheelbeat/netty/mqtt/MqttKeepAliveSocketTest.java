@@ -1,0 +1,292 @@
+package io.wheelbeat.netty.mqtt;
+
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
+import io.netty.handler.codec.mqtt.MqttDecoder;
+import io.netty.handler.codec.mqtt.MqttEncoder;
+import io.netty.handler.codec.mqtt.MqttMessage;
+import io.netty.handler.codec.mqtt.MqttMessageBuilders;
+import io.netty.handler.codec.mqtt.MqttMessageType;
+import io.netty.util.ReferenceCountUtil;
+import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.eclipse.paho.client.mqttv3.MqttClient;
+import org.eclipse.paho.client.mqttv3.MqttConnectOptions;
+import org.eclipse.paho.client.mqttv3.persist.MemoryPersistence;
+import org.eclipse.paho.mqttv5.client.MqttConnectionOptions;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link MqttServerKeepAliveHandler} over real TCP on 127.0.0.1, against Eclipse Paho (MQTT 3.1.1
+ * and 5) and raw sockets that speak MQTT byte by byte. Time bounds are generous waits, never the
+ * verdict, except where the protocol gives a floor: a silent client cannot be closed before 1.5
+ * times its keep-alive has passed since it sent CONNECT, whatever the machine's speed.
+ */
+class MqttKeepAliveSocketTest {
+
+    private static final int WAIT_MILLIS = 20_000;
+    private static final byte[] PINGREQ = {(byte) 0xC0, 0};
+    private static final byte[] PINGRESP = {(byte) 0xD0, 0};
+
+    private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final List<Object> serverEvents = new CopyOnWriteArrayList<>();
+    private final List<AutoCloseable> clients = new CopyOnWriteArrayList<>();
+    private volatile int serverKeepAliveToldToPaho5;
+
+    @AfterEach
+    void shutDown() throws Exception {
+        for (AutoCloseable client : clients) {
+            client.close();
+        }
+        group.shutdownGracefully(0, 1, SECONDS).sync();
+    }
+
+    /** A minimal broker: accepts every CONNECT, closes on DISCONNECT, drops everything else. */
+    private int startServer(MqttServerKeepAliveHandler.Builder keepAlive) throws InterruptedException {
+        MqttServerKeepAliveHandler.Factory handlers = keepAlive.metrics(registry).build();
+        Channel server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(new MqttDecoder(), MqttEncoder.INSTANCE, handlers.newHandler(),
+                                new Broker());
+                    }
+                }).bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+        return ((InetSocketAddress) server.localAddress()).getPort();
+    }
+
+    private final class Broker extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            MqttMessageType type = ((MqttMessage) msg).fixedHeader().messageType();
+            ReferenceCountUtil.release(msg);
+            if (type == MqttMessageType.CONNECT) {
+                ctx.writeAndFlush(MqttMessageBuilders.connAck()
+                        .returnCode(MqttConnectReturnCode.CONNECTION_ACCEPTED).build());
+            } else if (type == MqttMessageType.DISCONNECT) {
+                ctx.close();
+            }
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            serverEvents.add(evt);
+        }
+    }
+
+    private double closed(String reason) {
+        return registry.get("wheelbeat.connection.closed").tag("reason", reason).counter().count();
+    }
+
+    private double pingsAnswered() {
+        return registry.get("wheelbeat.heartbeat.pings.answered").counter().count();
+    }
+
+    private MqttClient paho3(int port, int keepAliveSeconds) throws Exception {
+        MqttClient client = new MqttClient("tcp://127.0.0.1:" + port, "paho3-" + System.nanoTime(),
+                new MemoryPersistence());
+        MqttConnectOptions options = new MqttConnectOptions();
+        options.setKeepAliveInterval(keepAliveSeconds);
+        options.setCleanSession(true);
+        options.setAutomaticReconnect(false);
+        client.connect(options);
+        clients.add(() -> {
+            if (client.isConnected()) {
+                client.disconnectForcibly(0, 1000);
+            }
+            client.close();
+        });
+        return client;
+    }
+
+    private org.eclipse.paho.mqttv5.client.MqttClient paho5(int port, int keepAliveSeconds) throws Exception {
+        org.eclipse.paho.mqttv5.client.MqttClient client = new org.eclipse.paho.mqttv5.client.MqttClient(
+                "tcp://127.0.0.1:" + port, "paho5-" + System.nanoTime(),
+                new org.eclipse.paho.mqttv5.client.persist.MemoryPersistence());
+        MqttConnectionOptions options = new MqttConnectionOptions();
+        options.setKeepAliveInterval(keepAliveSeconds);
+        options.setCleanStart(true);
+        options.setAutomaticReconnect(false);
+        Integer serverKeepAlive = client.connectWithResult(options).getResponseProperties().getServerKeepAlive();
+        serverKeepAliveToldToPaho5 = serverKeepAlive == null ? -1 : serverKeepAlive;
+        clients.add(() -> {
+            if (client.isConnected()) {
+                client.disconnectForcibly(0, 1000, false);
+            }
+            client.close();
+        });
+        return client;
+    }
+
+    /** A raw socket; closed after the test. */
+    private Socket rawSocket(int port) throws IOException {
+        Socket socket = new Socket("127.0.0.1", port);
+        socket.setSoTimeout(WAIT_MILLIS);
+        clients.add(socket);
+        return socket;
+    }
+
+    /** An MQTT 3.1.1 CONNECT with a clean session and {@code keepAliveSeconds}. */
+    private static byte[] connect(int keepAliveSeconds) {
+        byte[] id = "raw".getBytes(StandardCharsets.US_ASCII);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.write(0x10);
+        out.write(10 + 2 + id.length);
+        out.writeBytes(new byte[] {0, 4, 'M', 'Q', 'T', 'T', 4, 0x02});
+        out.write(keepAliveSeconds >> 8);
+        out.write(keepAliveSeconds & 0xFF);
+        out.write(0);
+        out.write(id.length);
+        out.writeBytes(id);
+        return out.toByteArray();
+    }
+
+    private static byte[] readExactly(InputStream in, int n) throws IOException {
+        byte[] bytes = in.readNBytes(n);
+        assertEquals(n, bytes.length, "the server closed early");
+        return bytes;
+    }
+
+    /** Reads until the server closes the connection; returns the bytes read meanwhile. */
+    private static byte[] readToEnd(Socket socket) throws IOException {
+        return socket.getInputStream().readAllBytes();
+    }
+
+    @Test
+    void pahoClientsAreKeptAliveForManyKeepAlivePeriods() throws Exception {
+        MqttClient v311 = paho3(startServer(MqttServerKeepAliveHandler.builder()), 1);
+        // Asks for 1 s; the server's minimum is 2 s, which it tells the client as Server Keep Alive.
+        // (Paho 5 schedules its first PINGREQ by its own value even when told a shorter one, so a
+        // lower server value would be a test of Paho's bug rather than of this handler.)
+        org.eclipse.paho.mqttv5.client.MqttClient v5 = paho5(
+                startServer(MqttServerKeepAliveHandler.builder().minKeepAlive(2)), 1);
+
+        Thread.sleep(6_000); // six periods of the 1 s keep-alive, three of the 2 s one
+
+        assertTrue(v311.isConnected(), "MQTT 3.1.1 client; server events " + serverEvents);
+        assertTrue(v5.isConnected(), "MQTT 5 client; server events " + serverEvents);
+        assertEquals(2, serverKeepAliveToldToPaho5);
+        assertTrue(serverEvents.isEmpty(), serverEvents.toString());
+        assertTrue(pingsAnswered() >= 6, "PINGREQs answered: " + pingsAnswered());
+        assertEquals(0, closed("reader_idle"));
+    }
+
+    @Test
+    void aClientThatFallsSilentAfterConnectIsClosedAtOneAndAHalfTimesItsKeepAliveNeverBefore() throws Exception {
+        int port = startServer(MqttServerKeepAliveHandler.builder());
+        Socket silent = rawSocket(port);
+        long sent = System.nanoTime();
+        silent.getOutputStream().write(connect(1));
+        assertArrayEquals(new byte[] {0x20, 2, 0, 0}, readExactly(silent.getInputStream(), 4));
+
+        assertEquals(0, readToEnd(silent).length, "nothing after CONNACK, then the close");
+        long closedAfterMillis = (System.nanoTime() - sent) / 1_000_000;
+
+        assertTrue(closedAfterMillis >= 1_500, "closed after " + closedAfterMillis + " ms");
+        assertEquals(1, closed("reader_idle"));
+        assertTrue(serverEvents.stream().anyMatch(e -> e instanceof MqttKeepAliveTimeoutEvent k
+                && k.keepAliveSeconds() == 1), serverEvents.toString());
+    }
+
+    @Test
+    void aPingreqFloodIsAnsweredInFullWithoutEnforcement() throws Exception {
+        int port = startServer(MqttServerKeepAliveHandler.builder());
+        Socket flooder = rawSocket(port);
+        int pings = 50_000;
+        byte[] flood = new byte[pings * 2];
+        for (int i = 0; i < flood.length; i += 2) {
+            System.arraycopy(PINGREQ, 0, flood, i, 2);
+        }
+        flooder.getOutputStream().write(connect(30));
+        readExactly(flooder.getInputStream(), 4);
+        Thread writer = new Thread(() -> {
+            try {
+                flooder.getOutputStream().write(flood);
+            } catch (IOException e) {
+                throw new RuntimeException(e);
+            }
+        });
+        writer.start();
+        byte[] answers = readExactly(flooder.getInputStream(), pings * 2);
+        writer.join();
+        for (int i = 0; i < answers.length; i += 2) {
+            assertEquals(PINGRESP[0], answers[i]);
+            assertEquals(PINGRESP[1], answers[i + 1]);
+        }
+        assertEquals(pings, pingsAnswered());
+    }
+
+    @Test
+    void aPingreqFloodIsClosedForTooManyPingsWhileAWellBehavedClientStays() throws Exception {
+        int port = startServer(MqttServerKeepAliveHandler.builder().minPingInterval(500, MILLISECONDS));
+        MqttClient wellBehaved = paho3(port, 1);
+        Socket flooder = rawSocket(port);
+        flooder.getOutputStream().write(connect(30));
+        readExactly(flooder.getInputStream(), 4);
+        byte[] flood = new byte[2 * 1000];
+        for (int i = 0; i < flood.length; i += 2) {
+            System.arraycopy(PINGREQ, 0, flood, i, 2);
+        }
+        try {
+            flooder.getOutputStream().write(flood);
+        } catch (IOException closedMeanwhile) {
+            // the server may close before the whole flood is written
+        }
+
+        byte[] answered = readToEnd(flooder);
+        assertTrue(answered.length <= 2 * 3, "at most the pings before the third strike: " + answered.length);
+        assertEquals(1, closed("too_many_pings"));
+        assertTrue(serverEvents.stream().anyMatch(TooManyPingsEvent.class::isInstance));
+        Thread.sleep(2_000); // two of the well-behaved client's keep-alive periods
+        assertTrue(wellBehaved.isConnected());
+    }
+
+    @Test
+    void badInputClosesOnlyThatConnectionWithTheProtocolsError() throws Exception {
+        int port = startServer(MqttServerKeepAliveHandler.builder().minKeepAlive(5).maxKeepAlive(300));
+        MqttClient bystander = paho3(port, 5);
+
+        Socket tooLong = rawSocket(port);
+        tooLong.getOutputStream().write(connect(301));
+        assertArrayEquals(new byte[] {0x20, 2, 0, 2}, readToEnd(tooLong), "CONNACK identifier rejected, then close");
+
+        Socket tooShort = rawSocket(port);
+        tooShort.getOutputStream().write(connect(1));
+        assertArrayEquals(new byte[] {0x20, 2, 0, 2}, readToEnd(tooShort));
+
+        Socket pingFirst = rawSocket(port);
+        pingFirst.getOutputStream().write(PINGREQ);
+        assertEquals(0, readToEnd(pingFirst).length, "closed without an answer");
+
+        assertEquals(2, closed("keepalive_out_of_range"));
+        assertEquals(1, closed("protocol_error"));
+        assertTrue(bystander.isConnected());
+        MqttClient newcomer = paho3(port, 5);
+        assertTrue(newcomer.isConnected(), "the server still takes connections");
+    }
+}
