@@ -1,5 +1,6 @@
 package io.wheelbeat.ratelimit.redis;
 
+import static io.wheelbeat.core.Allocations.steadyBytesAllocatedBy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -54,20 +55,5 @@ class HotPathTest {
             assertTrue(tripsAfter - trips <= 2, "round trips " + (tripsAfter - trips));
             limiter.close();
         }
-    }
-
-    /** Bytes the current thread allocates running {@code work}, at the least of five runs. */
-    private static long steadyBytesAllocatedBy(Runnable work) {
-        com.sun.management.ThreadMXBean threads =
-                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
-        long least = Long.MAX_VALUE;
-        for (int run = 0; run < 5; run++) {
-            long baseline = threads.getCurrentThreadAllocatedBytes();
-            long overhead = threads.getCurrentThreadAllocatedBytes() - baseline;
-            long before = threads.getCurrentThreadAllocatedBytes();
-            work.run();
-            least = Math.min(least, threads.getCurrentThreadAllocatedBytes() - before - overhead);
-        }
-        return least;
     }
 }
