@@ -1,6 +1,7 @@
 package io.wheelbeat.netty;
 
 import io.netty.util.concurrent.EventExecutor;
+import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.TimerCallback;
 import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.core.WheelScheduler;
@@ -57,10 +58,10 @@ abstract class IdleDeadlines {
      * take room.
      */
     static final class OnLoopWheel extends IdleDeadlines implements TimerCallback {
-        private final TimerWheel wheel;
+        private final ExecutorDrivenWheel wheel;
 
         /** {@code wheel} must be owned by the handler's executor. */
-        OnLoopWheel(WheelIdleStateHandler handler, TimerWheel wheel) {
+        OnLoopWheel(WheelIdleStateHandler handler, ExecutorDrivenWheel wheel) {
             super(handler);
             this.wheel = wheel;
         }
@@ -84,7 +85,7 @@ abstract class IdleDeadlines {
 
         @Override
         long quantumNanos() {
-            return wheel.tickNanos();
+            return wheel.wheel().tickNanos();
         }
 
         @Override

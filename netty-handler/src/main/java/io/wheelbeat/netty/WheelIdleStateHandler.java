@@ -201,7 +201,7 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
         }
         deadlines = settings.sharedTimer != null
                 ? new IdleDeadlines.OnSharedTimer(this, settings.sharedTimer, ctx.executor())
-                : new IdleDeadlines.OnLoopWheel(this, settings.wheels.wheelFor(ctx.executor()).wheel());
+                : new IdleDeadlines.OnLoopWheel(this, settings.wheels.wheelFor(ctx.executor()));
         if (settings.readerIdleTimeNanos > 0) {
             scheduleCheck(IdleDeadlines.READER, plus(now, settings.readerIdleTimeNanos));
         }
