@@ -22,6 +22,7 @@ import io.wheelbeat.demo.Transport;
 import io.wheelbeat.demo.protocol.Frame;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.EventLoopWheelsMetrics;
+import io.wheelbeat.ratelimit.redis.RedisLeaseStore;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -96,6 +97,14 @@ public final class DemoServer implements Runnable {
             + "more are dropped (default: ${DEFAULT-VALUE}).")
     long messagesPerConnectionPerSecond = 1_000;
 
+    @Option(names = "--redis", paramLabel = "URI", description = "Share the per-address connection limit with every "
+            + "server using this Redis (redis://host:port); off by default.")
+    String redis;
+
+    @Option(names = "--cluster-size", description = "With --redis: how many servers share the limit; each falls back "
+            + "to its share of it while Redis is down (default: ${DEFAULT-VALUE}).")
+    int clusterSize = 1;
+
     /** Starts the server from the command line and runs until SIGTERM or SIGINT. */
     public static void main(String[] args) {
         System.exit(new CommandLine(new DemoServer()).execute(args));
@@ -136,6 +145,7 @@ public final class DemoServer implements Runnable {
         requirePositive(maxPingStrikes, "--max-ping-strikes");
         requirePositive(connectionsPerAddressPerSecond, "--connections-per-address");
         requirePositive(messagesPerConnectionPerSecond, "--messages-per-connection");
+        requirePositive(clusterSize, "--cluster-size");
         if (maxAgeGraceMillis < 0) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--max-age-grace-ms must not be negative");
         }
@@ -161,6 +171,8 @@ public final class DemoServer implements Runnable {
         /** This server's wheels, one per event loop, shared by all its handlers and limiters. */
         private final EventLoopWheels wheels = new EventLoopWheels(1, TimeUnit.MILLISECONDS, 4096);
         private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+        /** The limit shared with other servers through Redis (--redis), or null. */
+        private final RedisLeaseStore sharedLimits;
         private final KeyedRateLimiter<Object> connectionLimiter;
         private final KeyedRateLimiter<Object> messageLimiter;
         private final Channel serverChannel;
@@ -170,10 +182,15 @@ public final class DemoServer implements Runnable {
             bindMetrics();
             // The limiters' eviction checks ride on the boss loop's wheel: no extra thread.
             var limiterWheel = wheels.wheelFor(boss.next());
-            connectionLimiter = KeyedRateLimiter.builder(
+            KeyedRateLimiter.Builder perAddress = KeyedRateLimiter.builder(
                             RateLimit.slidingWindow(options.connectionsPerAddressPerSecond, Duration.ofSeconds(1)),
                             limiterWheel)
-                    .name("connections-per-address").maxKeys(100_000).build();
+                    .name("connections-per-address").maxKeys(100_000);
+            sharedLimits = options.redis == null ? null : connectToRedis(options.redis);
+            if (sharedLimits != null) {
+                perAddress.sharedThrough(sharedLimits).processes(options.clusterSize);
+            }
+            connectionLimiter = perAddress.build();
             messageLimiter = KeyedRateLimiter.builder(
                             RateLimit.tokenBucket(options.messagesPerConnectionPerSecond, Duration.ofSeconds(1)),
                             limiterWheel)
@@ -193,7 +210,19 @@ public final class DemoServer implements Runnable {
                         : new MetricsEndpoint(registry, new InetSocketAddress(options.bind, options.metricsPort));
             } catch (Exception e) {
                 shutDownLoops();
+                if (sharedLimits != null) {
+                    sharedLimits.close();
+                }
                 throw new IllegalStateException("cannot start the server: " + e, e);
+            }
+        }
+
+        private RedisLeaseStore connectToRedis(String uri) {
+            try {
+                return RedisLeaseStore.builder(uri).build();
+            } catch (RuntimeException e) {
+                shutDownLoops();
+                throw new IllegalStateException("--redis: " + e.getMessage(), e);
             }
         }
 
@@ -232,6 +261,9 @@ public final class DemoServer implements Runnable {
             }
             connectionLimiter.close();
             messageLimiter.close();
+            if (sharedLimits != null) {
+                sharedLimits.close();
+            }
             shutDownLoops();
         }
 
