@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.binder.netty4.NettyEventExecutorMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.AdaptiveByteBufAllocator;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import io.netty.channel.Channel;
@@ -190,8 +191,11 @@ public final class DemoServer implements Runnable {
         /** This server's wheels, one per event loop, shared by all its handlers and limiters. */
         private final EventLoopWheels wheels = new EventLoopWheels(1, TimeUnit.MILLISECONDS, 4096);
         private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
-        /** The allocator every channel uses, so that its meters watch the memory really used. */
-        private final ByteBufAllocator allocator = ByteBufAllocator.DEFAULT;
+        /**
+         * The allocator every channel of this server uses, and the one its meters watch: Netty
+         * 4.2's default kind (adaptive), one per server so that they count this server's memory.
+         */
+        private final ByteBufAllocator allocator = new AdaptiveByteBufAllocator();
         private final ClosePacer closePacer;
         private final long lameDuckMillis;
         private final KeyedRateLimiter<Object> connectionLimiter;
