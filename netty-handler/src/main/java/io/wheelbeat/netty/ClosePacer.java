@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
+import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.TimerCallback;
@@ -50,6 +51,8 @@ import org.slf4j.LoggerFactory;
 public final class ClosePacer {
 
     private static final Logger log = LoggerFactory.getLogger(ClosePacer.class);
+    /** Set on a channel once a paced close has been asked for it. */
+    private static final AttributeKey<Boolean> CLOSE_ASKED = AttributeKey.valueOf(ClosePacer.class, "closeAsked");
 
     private final CloseSlots slots;
     private final EventLoopWheels wheels;
@@ -84,16 +87,26 @@ public final class ClosePacer {
 
     /**
      * Closes {@code channel} at its slot of the rate, first writing and flushing {@code goodbye}
-     * if it is not null. The goodbye is released if the channel closes before its slot.
+     * if it is not null. The goodbye is released if the channel closes before its slot. A channel
+     * gets one paced close: asking again (a repeated idle event while it waits, say) changes
+     * nothing.
+     *
+     * @return {@code true} if this call asked for the channel's close, {@code false} if a paced
+     *     close had been asked for it already (the goodbye is then released)
      */
-    public void close(Channel channel, Object goodbye) {
+    public boolean close(Channel channel, Object goodbye) {
         Objects.requireNonNull(channel, "channel");
+        if (channel.attr(CLOSE_ASKED).setIfAbsent(Boolean.TRUE) != null) {
+            ReferenceCountUtil.release(goodbye);
+            return false;
+        }
         EventLoop loop = channel.eventLoop();
         if (loop.inEventLoop()) {
             closePaced(channel, goodbye);
         } else {
             loop.execute(() -> closePaced(channel, goodbye));
         }
+        return true;
     }
 
     /**

@@ -127,6 +127,24 @@ class ClosePacerTest {
     }
 
     @Test
+    void aChannelGetsOnePacedCloseHoweverOftenItIsAsked() {
+        ClosePacer pacer = ClosePacer.builder(10, Duration.ofMillis(100)).build();
+        EmbeddedChannel busy = newChannel();
+        EmbeddedChannel repeated = newChannel();
+        EmbeddedChannel next = newChannel();
+        ByteBuf secondGoodbye = Unpooled.copiedBuffer(new byte[] {4});
+        assertTrue(pacer.close(busy, null)); // slot 0
+        assertTrue(pacer.close(repeated, "bye")); // slot 10 ms
+        assertFalse(pacer.close(repeated, secondGoodbye), "asked again while it waits");
+        assertEquals(0, secondGoodbye.refCnt());
+        pacer.close(next, null); // slot 20 ms: the repeat took no slot
+        advance(25);
+        assertEquals(List.of(0L, 10L, 20L), closedAtMillis.stream().map(t -> t / 10 * 10).toList());
+        assertEquals("bye", repeated.readOutbound());
+        assertNull(repeated.readOutbound());
+    }
+
+    @Test
     void closesLaterThanTheBacklogWaitOnlyForIt() {
         ClosePacer pacer = ClosePacer.builder(10, Duration.ofMillis(100)).build();
         List<EmbeddedChannel> some = newChannels(3);

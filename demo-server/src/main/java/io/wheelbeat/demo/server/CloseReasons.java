@@ -59,10 +59,10 @@ final class CloseReasons extends ChannelInboundHandlerAdapter {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt instanceof IdleStateEvent idle && idle.state() == IdleState.READER_IDLE) {
-            if (ctx.channel().isActive()) {
+            // Counted once: the idle event repeats while the connection waits for its slot.
+            if (ctx.channel().isActive() && idleClosePacer.close(ctx.channel(), Frame.goodbye(reasonOf(readerIdle)))) {
                 readerIdle.increment();
                 log.info("closing {}: reader idle", ctx.channel());
-                idleClosePacer.close(ctx.channel(), Frame.goodbye(reasonOf(readerIdle)));
             }
         } else if (evt instanceof MaxConnectionAgeEvent age) {
             log.info("{} reached its maximum age of {} ms; saying goodbye", ctx.channel(), age.ageNanos() / 1_000_000);
