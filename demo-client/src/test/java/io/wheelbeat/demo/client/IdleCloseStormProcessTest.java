@@ -80,7 +80,7 @@ class IdleCloseStormProcessTest {
             assertEquals(CONNECTIONS, closed.get(), "every connection was closed");
             long[] times = Arrays.copyOf(closedAt, CONNECTIONS);
             Arrays.sort(times);
-            int busiest = busiestWindow(times, TimeUnit.MILLISECONDS.toNanos(100));
+            int busiest = Spread.busiestWindow(times, TimeUnit.MILLISECONDS.toNanos(100));
             double spanSeconds = (times[CONNECTIONS - 1] - times[0]) / 1e9;
             double readerIdleCloses = server.metric("wheelbeat_connection_closed_connections_total",
                     "reason=\"reader_idle\"");
@@ -104,18 +104,6 @@ class IdleCloseStormProcessTest {
         for (Channel channel : channels) {
             channel.writeAndFlush(Unpooled.wrappedBuffer(DATA_FRAME), channel.voidPromise());
         }
-    }
-
-    /** The most sorted timestamps in any window of {@code windowNanos}. */
-    private static int busiestWindow(long[] sorted, long windowNanos) {
-        int most = 0;
-        for (int start = 0, end = 0; start < sorted.length; start++) {
-            while (end < sorted.length && sorted[end] - sorted[start] < windowNanos) {
-                end++;
-            }
-            most = Math.max(most, end - start);
-        }
-        return most;
     }
 
     /** Discards what the server sends and records when each connection closes. */

@@ -80,7 +80,7 @@ class LameDuckReconnectTest {
             await(() -> reconnectAttempts.size() >= CLIENTS, "a first reconnect attempt from each client");
 
             long[] times = reconnectAttempts.stream().mapToLong(t -> t - stoppedAt).sorted().toArray();
-            int busiest = busiestWindow(times, TimeUnit.MILLISECONDS.toNanos(10));
+            int busiest = Spread.busiestWindow(times, TimeUnit.MILLISECONDS.toNanos(10));
             double middleSpan = (times[(int) (times.length * 0.95)] - times[(int) (times.length * 0.05)]) / 1e9;
             String summary = stats.summary();
             System.out.printf("lame duck: %d clients, window %d ms, the stop took %.2f s; first reconnects from %.2f s "
@@ -135,14 +135,4 @@ class LameDuckReconnectTest {
         }
     }
 
-    private static int busiestWindow(long[] sorted, long windowNanos) {
-        int most = 0;
-        for (int start = 0, end = 0; start < sorted.length; start++) {
-            while (end < sorted.length && sorted[end] - sorted[start] < windowNanos) {
-                end++;
-            }
-            most = Math.max(most, end - start);
-        }
-        return most;
-    }
 }
