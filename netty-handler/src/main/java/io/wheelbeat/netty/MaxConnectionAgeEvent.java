@@ -5,7 +5,8 @@ package io.wheelbeat.netty;
  * when the connection reaches its maximum age: the moment for the protocol to send its goodbye
  * (an HTTP/2 GOAWAY, say) and stop taking new work. The handler closes the channel
  * {@link #graceNanos()} later, unless it closes earlier; with no grace it closes right after
- * firing this event.
+ * firing this event. {@link io.wheelbeat.netty.http2.Http2KeepAliveHandler} fires it too, as it
+ * begins its graceful shutdown; its grace is {@code Long.MAX_VALUE} when unlimited.
  *
  * <p>Immutable and thread-safe.
  */

@@ -5,7 +5,7 @@
  * it enforces the keep-alive each client announces in CONNECT (closing a client silent for 1.5
  * times it), answers PINGREQ, bounds the keep-alive clients may ask for, and closes connections
  * that never send CONNECT or send something else first. Use
- * {@code MqttClientKeepAliveHandler} in an MQTT client: it sends PINGREQ when the client has sent
+ * {@link io.wheelbeat.netty.mqtt.MqttClientKeepAliveHandler} in an MQTT client: it sends PINGREQ when the client has sent
  * nothing for its keep-alive and closes when PINGRESP does not come.
  *
  * <p>Both emit the events and meters of {@link io.wheelbeat.netty.heartbeat.HeartbeatHandler}

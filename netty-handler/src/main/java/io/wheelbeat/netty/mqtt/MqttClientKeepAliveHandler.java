@@ -1,0 +1,164 @@
+package io.wheelbeat.netty.mqtt;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.mqtt.MqttConnAckMessage;
+import io.netty.handler.codec.mqtt.MqttConnectMessage;
+import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
+import io.netty.handler.codec.mqtt.MqttMessage;
+import io.netty.handler.codec.mqtt.MqttMessageType;
+import io.netty.handler.codec.mqtt.MqttProperties;
+import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
+import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
+import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
+import io.wheelbeat.netty.internal.ConfigChecks;
+import io.wheelbeat.netty.internal.HandlerBuilder;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.random.RandomGenerator;
+
+/**
+ * The client side of MQTT's keep-alive (MQTT 3.1, 3.1.1 and 5): sends PINGREQ when the client has
+ * sent nothing for its keep-alive and closes the connection when the PINGRESP does not come, with
+ * {@link HeartbeatHandler}'s engine on the event loop's shared wheel.
+ *
+ * <h2>Rules</h2>
+ * The keep-alive is the one the application's CONNECT announces, or, for MQTT 5, the Server Keep
+ * Alive of the server's CONNACK, which the client must use instead [MQTT-3.2.2-21]. Pinging
+ * starts when the server accepts the connection (never before CONNECT: a PINGREQ first would be a
+ * protocol error) and only for a keep-alive above 0. From then on it is
+ * {@code HeartbeatHandler}'s pinging role, which this handler adds to the pipeline right after
+ * itself: a PINGREQ when nothing was written (flushed) for the keep-alive; its PINGRESP
+ * (PINGRESPs answer PINGREQs in order) expected within the PINGRESP timeout (the keep-alive by
+ * default), firing {@link PongReceivedEvent} with the round-trip time; when it does not come in
+ * time, {@link HeartbeatFailedEvent} and the connection is closed [MQTT-3.1.2-24's "reasonable
+ * amount of time"]. PINGRESPs are consumed; every other message passes through.
+ *
+ * <h2>Pipeline</h2>
+ * {@code MqttDecoder, MqttEncoder.INSTANCE, keepAlive.newHandler(), client}: the application's
+ * writes must pass through it (they postpone the next PINGREQ).
+ *
+ * <h2>Metrics</h2>
+ * With {@link Builder#metrics(MeterRegistry)}: {@code HeartbeatHandler}'s pinging meters,
+ * {@code wheelbeat.heartbeat.pings.sent}, {@code .pongs.missed}, {@code .pongs.late}, timer
+ * {@code .rtt} and {@code wheelbeat.connection.closed{reason=heartbeat_timeout}}.
+ *
+ * <p>Usage: build a {@link Factory} once, then add {@link Factory#newHandler()} to each channel's
+ * pipeline. A handler serves one channel ({@code @Sharable} it is not); all its methods run on
+ * that channel's event loop.
+ */
+public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
+
+    private final Factory settings;
+    /** The keep-alive of the CONNECT written, -1 before it. */
+    private int connectKeepAlive = -1;
+    private boolean pinging;
+
+    private MqttClientKeepAliveHandler(Factory settings) {
+        this.settings = settings;
+    }
+
+    /** Returns a builder with the defaults: a PINGRESP timeout equal to the keep-alive. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+        if (msg instanceof MqttConnectMessage connect) {
+            connectKeepAlive = connect.variableHeader().keepAliveTimeSeconds();
+        }
+        ctx.write(msg, promise);
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        if (!pinging && connectKeepAlive >= 0 && msg instanceof MqttConnAckMessage connAck
+                && connAck.variableHeader().connectReturnCode() == MqttConnectReturnCode.CONNECTION_ACCEPTED) {
+            pinging = true;
+            MqttProperties.MqttProperty<?> serverKeepAlive = connAck.variableHeader().properties()
+                    .getProperty(MqttProperties.SERVER_KEEP_ALIVE);
+            int keepAlive = serverKeepAlive != null ? (Integer) serverKeepAlive.value() : connectKeepAlive;
+            if (keepAlive > 0) {
+                ctx.pipeline().addAfter(ctx.name(), null, settings.heartbeats(keepAlive).newHandler());
+            }
+        }
+        ctx.fireChannelRead(msg);
+    }
+
+    static boolean isPingResp(Object msg) {
+        return msg instanceof MqttMessage m && m.fixedHeader() != null
+                && m.fixedHeader().messageType() == MqttMessageType.PINGRESP;
+    }
+
+    /**
+     * Immutable settings that make one {@link MqttClientKeepAliveHandler} per channel.
+     *
+     * <p>Thread-safe: {@link #newHandler()} may be called from any event loop.
+     */
+    public static final class Factory {
+        private final long pingRespTimeoutNanos;
+        private final EventLoopWheels wheels;
+        private final RandomGenerator random;
+        private final MeterRegistry registry;
+        /** One heartbeat factory per keep-alive in use: few values, and meters registered once. */
+        private final Map<Integer, HeartbeatHandler.Factory> heartbeats = new ConcurrentHashMap<>();
+
+        private Factory(long pingRespTimeoutNanos, EventLoopWheels wheels, RandomGenerator random,
+                        MeterRegistry registry) {
+            this.pingRespTimeoutNanos = pingRespTimeoutNanos;
+            this.wheels = wheels;
+            this.random = random;
+            this.registry = registry;
+        }
+
+        private HeartbeatHandler.Factory heartbeats(int keepAliveSeconds) {
+            return heartbeats.computeIfAbsent(keepAliveSeconds, seconds -> {
+                HeartbeatHandler.Builder builder = HeartbeatHandler.builder()
+                        .sendPings(seconds, TimeUnit.SECONDS, channel -> MqttMessage.PINGREQ,
+                                MqttClientKeepAliveHandler::isPingResp)
+                        .pongTimeout(pingRespTimeoutNanos > 0 ? pingRespTimeoutNanos : TimeUnit.SECONDS.toNanos(seconds),
+                                TimeUnit.NANOSECONDS)
+                        .maxMissedPongs(1).wheels(wheels).random(random);
+                return (registry == null ? builder : builder.metrics(registry)).build();
+            });
+        }
+
+        /** Returns a new handler for one channel. */
+        public MqttClientKeepAliveHandler newHandler() {
+            return new MqttClientKeepAliveHandler(this);
+        }
+    }
+
+    /**
+     * Settings of a {@link MqttClientKeepAliveHandler}. Every setter checks its arguments at once
+     * ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value out
+     * of range). Not thread-safe.
+     */
+    public static final class Builder extends HandlerBuilder<Builder> {
+        private long pingRespTimeoutNanos;
+
+        private Builder() {
+        }
+
+        /**
+         * How long a PINGRESP may take after its PINGREQ before the connection is closed; the
+         * keep-alive by default.
+         *
+         * @throws IllegalArgumentException if {@code timeout} is not positive
+         */
+        public Builder pingRespTimeout(long timeout, TimeUnit unit) {
+            this.pingRespTimeoutNanos = ConfigChecks.positiveNanos("pingRespTimeout", timeout, unit);
+            return this;
+        }
+
+        /** Returns the factory of handlers with these settings. */
+        public Factory build() {
+            return new Factory(pingRespTimeoutNanos, chosenWheels(), chosenRandom(), chosenRegistry());
+        }
+    }
+}

@@ -1,0 +1,308 @@
+package io.wheelbeat.netty.http2;
+
+import static io.wheelbeat.netty.VirtualTime.advanceTo;
+import static io.wheelbeat.netty.VirtualTime.now;
+import static io.wheelbeat.netty.VirtualTime.pendingTimers;
+import static io.wheelbeat.netty.http2.Http2Wire.GOAWAY;
+import static io.wheelbeat.netty.http2.Http2Wire.PING;
+import static java.util.concurrent.TimeUnit.MINUTES;
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
+import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.codec.http2.Http2FrameStream;
+import io.netty.handler.codec.http2.Http2HeadersFrame;
+import io.netty.util.ReferenceCountUtil;
+import io.wheelbeat.netty.MaxConnectionAgeEvent;
+import io.wheelbeat.netty.UserEvents;
+import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
+import io.wheelbeat.netty.http2.Http2Wire.Frame;
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+/** The HTTP/2 rules in virtual time, with Netty's real server codec and a peer written by hand. */
+class Http2KeepAliveHandlerTest {
+
+    private static final long TICK = 1L << 20;
+    private static final int MAX_STREAM_ID = Integer.MAX_VALUE;
+
+    private final UserEvents events = new UserEvents();
+    private final Requests requests = new Requests();
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private EmbeddedChannel ch;
+    private long start;
+
+    /** The application: remembers the open requests and answers one when told. */
+    private static final class Requests extends ChannelInboundHandlerAdapter {
+        private final Deque<Http2FrameStream> open = new ArrayDeque<>();
+        private ChannelHandlerContext ctx;
+
+        @Override
+        public void handlerAdded(ChannelHandlerContext ctx) {
+            this.ctx = ctx;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof Http2HeadersFrame headers) {
+                open.add(headers.stream());
+            }
+            ReferenceCountUtil.release(msg);
+        }
+
+        /** Ends the oldest open request with a response (HEADERS, then DATA with END_STREAM). */
+        void respond() {
+            Http2FrameStream stream = open.remove();
+            ctx.write(new DefaultHttp2HeadersFrame(new DefaultHttp2Headers().status("200")).stream(stream));
+            ctx.writeAndFlush(new DefaultHttp2DataFrame(Unpooled.wrappedBuffer(new byte[] {1}), true).stream(stream));
+        }
+    }
+
+    private void start(Http2KeepAliveHandler.Builder builder) {
+        ch = new EmbeddedChannel();
+        ch.freezeTime();
+        ch.pipeline().addLast(Http2FrameCodecBuilder.forServer().build(),
+                builder.metrics(registry).build().newHandler(), requests, events);
+        start = now(ch);
+        send(Http2Wire.clientPreface());
+        sent(); // the server's SETTINGS and its ACK of ours
+    }
+
+    private void send(byte[]... bytes) {
+        ch.writeInbound(Http2Wire.buf(bytes));
+    }
+
+    /** The frames the server wrote since the last call. */
+    private List<Frame> sent() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteBuf buf;
+        while ((buf = ch.readOutbound()) != null) {
+            byte[] bytes = new byte[buf.readableBytes()];
+            buf.readBytes(bytes);
+            buf.release();
+            out.writeBytes(bytes);
+        }
+        return Http2Wire.parse(out.toByteArray());
+    }
+
+    private List<Frame> sent(int type) {
+        return sent().stream().filter(f -> f.type() == type).toList();
+    }
+
+    private double closed(String reason) {
+        return registry.get("wheelbeat.connection.closed").tag("reason", reason).counter().count();
+    }
+
+    private static Http2KeepAliveHandler.Builder enforcing() {
+        return Http2KeepAliveHandler.builder().minPingInterval(10, SECONDS);
+    }
+
+    @Nested
+    class PingEnforcement {
+
+        @Test
+        void theThirdStrikeInARowGetsGoAwayEnhanceYourCalmTooManyPingsAndACloseAtOnce() {
+            start(enforcing().permitKeepAliveWithoutCalls(true));
+            send(Http2Wire.ping(1, false), Http2Wire.ping(2, false), Http2Wire.ping(3, false));
+            assertTrue(ch.isActive(), "one ping in time, two strikes");
+            assertEquals(3, sent(PING).size(), "each acknowledged by the codec");
+            send(Http2Wire.ping(4, false));
+            assertFalse(ch.isActive());
+            Frame goAway = sent(GOAWAY).get(0);
+            assertEquals(Http2Wire.ENHANCE_YOUR_CALM, goAway.goAwayErrorCode());
+            assertEquals("too_many_pings", goAway.goAwayDebugData());
+            assertEquals(3, events.ofType(TooManyPingsEvent.class).get(0).strikes());
+            assertEquals(1, closed("too_many_pings"));
+        }
+
+        @Test
+        void pingsAtTheMinimumIntervalAreFine() {
+            start(enforcing().permitKeepAliveWithoutCalls(true));
+            for (int i = 0; i < 10; i++) {
+                advanceTo(ch, start + SECONDS.toNanos(10L * i));
+                send(Http2Wire.ping(i, false));
+            }
+            assertTrue(ch.isActive());
+            assertEquals(10, sent(PING).size());
+        }
+
+        @Test
+        void withoutCallsAPeerMayPingOnlyOnceInTwoHoursUnlessPermitted() {
+            start(enforcing());
+            for (int minute = 0; minute < 3; minute++) {
+                advanceTo(ch, start + MINUTES.toNanos(minute));
+                send(Http2Wire.ping(minute, false));
+            }
+            assertTrue(ch.isActive(), "one in time, two strikes");
+            advanceTo(ch, start + MINUTES.toNanos(3));
+            send(Http2Wire.ping(3, false));
+            assertFalse(ch.isActive());
+        }
+
+        @Test
+        void whileAStreamIsOpenTheMinimumIntervalApplies() {
+            start(enforcing());
+            send(Http2Wire.get(1));
+            for (int minute = 0; minute < 5; minute++) {
+                advanceTo(ch, start + MINUTES.toNanos(minute));
+                send(Http2Wire.ping(minute, false));
+            }
+            assertTrue(ch.isActive());
+        }
+
+        @Test
+        void dataTheServerWritesForgivesThePingsSoFar() {
+            start(enforcing().permitKeepAliveWithoutCalls(true));
+            for (int request = 0; request < 5; request++) {
+                int streamId = 1 + 2 * request;
+                send(Http2Wire.get(streamId), Http2Wire.ping(streamId, false), Http2Wire.ping(streamId, false));
+                requests.respond();
+            }
+            assertTrue(ch.isActive(), "two quick pings per response, never three strikes in a row");
+        }
+    }
+
+    @Nested
+    class MaxIdle {
+
+        @Test
+        void aConnectionWithoutStreamsIsDrainedWithTwoGoAwaysAndClosed() {
+            start(Http2KeepAliveHandler.builder().maxConnectionIdle(30, SECONDS));
+            advanceTo(ch, start + SECONDS.toNanos(30) - 1);
+            assertEquals(List.of(), sent());
+            advanceTo(ch, start + SECONDS.toNanos(30) + TICK);
+            assertEquals(SECONDS.toNanos(30), events.ofType(MaxConnectionIdleEvent.class).get(0).idleNanos());
+            List<Frame> drain = sent();
+            assertEquals(GOAWAY, drain.get(0).type());
+            assertEquals(MAX_STREAM_ID, drain.get(0).goAwayLastStreamId());
+            assertEquals(Http2Wire.NO_ERROR, drain.get(0).goAwayErrorCode());
+            assertEquals("max_idle", drain.get(0).goAwayDebugData());
+            assertEquals(PING, drain.get(1).type());
+            assertTrue(ch.isActive(), "waits for the peer to see the GOAWAY");
+
+            send(Http2Wire.ping(drain.get(1).pingContent(), true));
+            Frame second = sent(GOAWAY).get(0);
+            assertEquals(0, second.goAwayLastStreamId());
+            assertFalse(ch.isActive());
+            assertEquals(1, closed("max_connection_idle"));
+            assertEquals(0, pendingTimers(ch));
+        }
+
+        @Test
+        void idleTimeCountsFromWhenTheLastStreamEnds() {
+            start(Http2KeepAliveHandler.builder().maxConnectionIdle(30, SECONDS));
+            advanceTo(ch, start + SECONDS.toNanos(20));
+            send(Http2Wire.get(1));
+            advanceTo(ch, start + SECONDS.toNanos(100));
+            assertTrue(events.ofType(MaxConnectionIdleEvent.class).isEmpty(), "a stream is open");
+            requests.respond();
+            advanceTo(ch, start + SECONDS.toNanos(130) - 1);
+            assertTrue(events.ofType(MaxConnectionIdleEvent.class).isEmpty());
+            advanceTo(ch, start + SECONDS.toNanos(130) + TICK);
+            assertEquals(1, events.ofType(MaxConnectionIdleEvent.class).size());
+        }
+
+        @Test
+        void withoutThePingAcknowledgedTheSecondGoAwayGoesAfterTenSeconds() {
+            start(Http2KeepAliveHandler.builder().maxConnectionIdle(1, SECONDS));
+            advanceTo(ch, start + SECONDS.toNanos(1) + TICK);
+            assertEquals(2, sent().size());
+            advanceTo(ch, start + SECONDS.toNanos(11));
+            assertTrue(ch.isActive());
+            advanceTo(ch, start + SECONDS.toNanos(11) + 2 * TICK);
+            assertEquals(0, sent(GOAWAY).get(0).goAwayLastStreamId());
+            assertFalse(ch.isActive());
+        }
+    }
+
+    @Nested
+    class MaxAge {
+
+        @Test
+        void streamsInFlightFinishAndTheLastStreamIdNamesThem() {
+            start(Http2KeepAliveHandler.builder().maxConnectionAge(60, SECONDS).maxConnectionAgeJitter(0));
+            send(Http2Wire.get(1), Http2Wire.get(3));
+            advanceTo(ch, start + SECONDS.toNanos(60) - 1);
+            assertEquals(List.of(), sent());
+            advanceTo(ch, start + SECONDS.toNanos(60) + TICK);
+            MaxConnectionAgeEvent age = events.ofType(MaxConnectionAgeEvent.class).get(0);
+            assertEquals(SECONDS.toNanos(60), age.ageNanos());
+            assertEquals(Long.MAX_VALUE, age.graceNanos());
+            List<Frame> drain = sent();
+            assertEquals("max_age", drain.get(0).goAwayDebugData());
+            assertEquals(MAX_STREAM_ID, drain.get(0).goAwayLastStreamId());
+
+            send(Http2Wire.ping(drain.get(1).pingContent(), true));
+            assertEquals(3, sent(GOAWAY).get(0).goAwayLastStreamId());
+            requests.respond();
+            assertTrue(ch.isActive(), "stream 3 still open");
+            requests.respond();
+            assertFalse(ch.isActive());
+            assertEquals(1, closed("max_connection_age"));
+        }
+
+        @Test
+        void afterTheGraceTheConnectionClosesWithStreamsStillOpen() {
+            start(Http2KeepAliveHandler.builder().maxConnectionAge(60, SECONDS).maxConnectionAgeJitter(0)
+                    .maxConnectionAgeGrace(5, SECONDS));
+            send(Http2Wire.get(1));
+            advanceTo(ch, start + SECONDS.toNanos(60) + TICK);
+            send(Http2Wire.ping(Http2KeepAliveHandler.DRAIN_PING, true));
+            advanceTo(ch, start + SECONDS.toNanos(65) - 1);
+            assertTrue(ch.isActive());
+            advanceTo(ch, start + SECONDS.toNanos(65) + 2 * TICK);
+            assertFalse(ch.isActive());
+            assertEquals(0, pendingTimers(ch));
+        }
+
+        @Test
+        void eachConnectionsAgeIsMovedByTheJitter() {
+            start(Http2KeepAliveHandler.builder().maxConnectionAge(100, SECONDS)
+                    .random(new io.wheelbeat.netty.ScriptedRandom(0.0)));
+            advanceTo(ch, start + SECONDS.toNanos(90) + TICK);
+            assertEquals(SECONDS.toNanos(90), events.ofType(MaxConnectionAgeEvent.class).get(0).ageNanos());
+        }
+    }
+
+    @Test
+    void withoutAFrameCodecBeforeItTheHandlerFailsAtStartSayingSo() {
+        EmbeddedChannel bare = new EmbeddedChannel();
+        List<Throwable> failures = new java.util.ArrayList<>();
+        bare.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+            @Override
+            public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                failures.add(cause);
+            }
+        });
+        bare.pipeline().addFirst(Http2KeepAliveHandler.builder().maxConnectionIdle(1, SECONDS).build().newHandler());
+        assertTrue(failures.get(0).getCause().getMessage().contains("needs Netty's Http2FrameCodec"),
+                failures.toString());
+    }
+
+    @Test
+    void settingsAreCheckedWhenConfigured() {
+        assertThrows(IllegalStateException.class, () -> Http2KeepAliveHandler.builder().build());
+        assertThrows(IllegalStateException.class, () -> Http2KeepAliveHandler.builder()
+                .maxConnectionIdle(1, SECONDS).permitKeepAliveWithoutCalls(true).build());
+        assertThrows(IllegalStateException.class, () -> Http2KeepAliveHandler.builder()
+                .maxConnectionIdle(1, SECONDS).maxConnectionAgeGrace(1, SECONDS).build());
+        assertThrows(IllegalArgumentException.class, () -> Http2KeepAliveHandler.builder()
+                .maxConnectionAge(0, SECONDS));
+    }
+}
