@@ -48,7 +48,7 @@ class DemoServerClusterTest {
         List<RawClient> open = new ArrayList<>();
         try (RedisProcess redis = new RedisProcess()) {
             for (int i = 0; i < SERVERS; i++) {
-                servers.add(start("--port", "0", "--metrics-port", "-1", "--threads", "1",
+                servers.add(start("--port", "0", "--metrics-port", "-1", "--threads", "1", "--lame-duck-ms", "0",
                         "--connections-per-address", Integer.toString(LIMIT),
                         "--redis", redis.uri(), "--cluster-size", Integer.toString(SERVERS)));
             }
