@@ -25,6 +25,7 @@ import io.wheelbeat.demo.protocol.Frame;
 import io.wheelbeat.netty.ClosePacer;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.EventLoopWheelsMetrics;
+import io.wheelbeat.ratelimit.redis.RedisLeaseStore;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -116,6 +117,14 @@ public final class DemoServer implements Runnable {
             + "which each GOODBYE tells its client to spread its reconnect over (default: ${DEFAULT-VALUE}).")
     long lameDuckMillis = 5_000;
 
+    @Option(names = "--redis", paramLabel = "URI", description = "Share the per-address connection limit with every "
+            + "server using this Redis (redis://host:port); off by default.")
+    String redis;
+
+    @Option(names = "--cluster-size", description = "With --redis: how many servers share the limit; each falls back "
+            + "to its share of it while Redis is down (default: ${DEFAULT-VALUE}).")
+    int clusterSize = 1;
+
     /** Starts the server from the command line and runs until SIGTERM or SIGINT. */
     public static void main(String[] args) {
         System.exit(new CommandLine(new DemoServer()).execute(args));
@@ -156,6 +165,7 @@ public final class DemoServer implements Runnable {
         requirePositive(maxPingStrikes, "--max-ping-strikes");
         requirePositive(connectionsPerAddressPerSecond, "--connections-per-address");
         requirePositive(messagesPerConnectionPerSecond, "--messages-per-connection");
+        requirePositive(clusterSize, "--cluster-size");
         requirePositive(slowConsumerMillis, "--slow-consumer-timeout-ms");
         requirePositive(closesPer100Millis, "--close-rate-per-100ms");
         if (maxPendingBytes <= 64 * 1024) {
@@ -198,6 +208,8 @@ public final class DemoServer implements Runnable {
         private final ByteBufAllocator allocator = new AdaptiveByteBufAllocator();
         private final ClosePacer closePacer;
         private final long lameDuckMillis;
+        /** The limit shared with other servers through Redis (--redis), or null. */
+        private final RedisLeaseStore sharedLimits;
         private final KeyedRateLimiter<Object> connectionLimiter;
         private final KeyedRateLimiter<Object> messageLimiter;
         private final Channel serverChannel;
@@ -210,10 +222,15 @@ public final class DemoServer implements Runnable {
                     .wheels(wheels).metrics(registry).build();
             // The limiters' eviction checks ride on the boss loop's wheel: no extra thread.
             var limiterWheel = wheels.wheelFor(boss.next());
-            connectionLimiter = KeyedRateLimiter.builder(
+            KeyedRateLimiter.Builder perAddress = KeyedRateLimiter.builder(
                             RateLimit.slidingWindow(options.connectionsPerAddressPerSecond, Duration.ofSeconds(1)),
                             limiterWheel)
-                    .name("connections-per-address").maxKeys(100_000).build();
+                    .name("connections-per-address").maxKeys(100_000);
+            sharedLimits = options.redis == null ? null : connectToRedis(options.redis);
+            if (sharedLimits != null) {
+                perAddress.sharedThrough(sharedLimits).processes(options.clusterSize);
+            }
+            connectionLimiter = perAddress.build();
             messageLimiter = KeyedRateLimiter.builder(
                             RateLimit.tokenBucket(options.messagesPerConnectionPerSecond, Duration.ofSeconds(1)),
                             limiterWheel)
@@ -236,7 +253,19 @@ public final class DemoServer implements Runnable {
                         : new MetricsEndpoint(registry, new InetSocketAddress(options.bind, options.metricsPort));
             } catch (Exception e) {
                 shutDownLoops();
+                if (sharedLimits != null) {
+                    sharedLimits.close();
+                }
                 throw new IllegalStateException("cannot start the server: " + e, e);
+            }
+        }
+
+        private RedisLeaseStore connectToRedis(String uri) {
+            try {
+                return RedisLeaseStore.builder(uri).build();
+            } catch (RuntimeException e) {
+                shutDownLoops();
+                throw new IllegalStateException("--redis: " + e.getMessage(), e);
             }
         }
 
@@ -287,6 +316,9 @@ public final class DemoServer implements Runnable {
             }
             connectionLimiter.close();
             messageLimiter.close();
+            if (sharedLimits != null) {
+                sharedLimits.close();
+            }
             shutDownLoops();
         }
 
