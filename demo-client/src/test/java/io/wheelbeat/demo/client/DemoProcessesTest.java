@@ -95,7 +95,8 @@ class DemoProcessesTest {
     }
 
     private Process startServer(int port) throws IOException {
-        return start(DemoServer.class, "--port", String.valueOf(port), "--metrics-port", "-1", "--threads", "2");
+        return start(DemoServer.class, "--port", String.valueOf(port), "--metrics-port", "-1", "--threads", "2",
+                "--lame-duck-ms", "1000");
     }
 
     private static Process start(Class<?> main, String... args) throws IOException {
