@@ -6,6 +6,8 @@ import io.wheelbeat.core.TimerCallback;
 import io.wheelbeat.core.TimerWheel;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.LongConsumer;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -89,36 +91,13 @@ public class OverflowSchemeBenchmark {
         }
     }
 
-    private static final class Rounds extends Scheme {
-        private final RoundsWheelPrototype wheel;
+    /** A benchmark-only prototype, built around the callback that counts its expiries. */
+    private static final class Prototype extends Scheme {
+        private final PrototypeWheel wheel;
 
-        Rounds(Ticker clock, int slots) {
+        Prototype(Ticker clock, Function<LongConsumer, PrototypeWheel> build) {
             super(clock);
-            wheel = new RoundsWheelPrototype(clock.nanoTime(), slots, id -> fired++);
-        }
-
-        @Override
-        long scheduleAt(long deadlineNanos) {
-            return wheel.scheduleAt(deadlineNanos);
-        }
-
-        @Override
-        boolean rescheduleAt(long id, long deadlineNanos) {
-            return wheel.rescheduleAt(id, deadlineNanos);
-        }
-
-        @Override
-        void advance(long nowNanos) {
-            wheel.advance(nowNanos);
-        }
-    }
-
-    private static final class Hierarchical extends Scheme {
-        private final HierarchicalWheelPrototype wheel;
-
-        Hierarchical(Ticker clock, boolean shortcut) {
-            super(clock);
-            wheel = new HierarchicalWheelPrototype(clock.nanoTime(), shortcut, id -> fired++);
+            wheel = build.apply(id -> fired++);
         }
 
         @Override
@@ -140,10 +119,14 @@ public class OverflowSchemeBenchmark {
     static Scheme create(String scheme, Ticker clock) {
         return switch (scheme) {
             case "ours" -> new Ours(clock);
-            case "rounds" -> new Rounds(clock, TimerAdapter.WHEEL_TICKS);
-            case "rounds-65536" -> new Rounds(clock, 65536);
-            case "hierarchical" -> new Hierarchical(clock, true);
-            case "hierarchical-noshortcut" -> new Hierarchical(clock, false);
+            case "rounds" -> new Prototype(clock,
+                    onExpiry -> new RoundsWheelPrototype(clock.nanoTime(), TimerAdapter.WHEEL_TICKS, onExpiry));
+            case "rounds-65536" -> new Prototype(clock,
+                    onExpiry -> new RoundsWheelPrototype(clock.nanoTime(), 65536, onExpiry));
+            case "hierarchical" -> new Prototype(clock,
+                    onExpiry -> new HierarchicalWheelPrototype(clock.nanoTime(), true, onExpiry));
+            case "hierarchical-noshortcut" -> new Prototype(clock,
+                    onExpiry -> new HierarchicalWheelPrototype(clock.nanoTime(), false, onExpiry));
             default -> throw new IllegalArgumentException("unknown scheme '" + scheme
                     + "'; known: ours, rounds, rounds-65536, hierarchical, hierarchical-noshortcut");
         };

@@ -20,10 +20,8 @@ import java.util.function.LongConsumer;
  * <p>Left out: callbacks (expiry reports the id to one {@link LongConsumer}), limits, metrics,
  * wake-up hooks. Owner thread only.
  */
-final class RoundsWheelPrototype {
+final class RoundsWheelPrototype implements PrototypeWheel {
 
-    private static final int TICK_SHIFT = 20;
-    private static final long TICK_NANOS = 1L << TICK_SHIFT;
     private static final int STRIDE = 3;
     private static final int DEADLINE = 0;
     private static final int LINKS = 1;
@@ -64,7 +62,8 @@ final class RoundsWheelPrototype {
         this.highWater = firstTimerCell;
     }
 
-    long scheduleAt(long deadlineNanos) {
+    @Override
+    public long scheduleAt(long deadlineNanos) {
         int cell = allocate();
         long deadline = relative(deadlineNanos);
         cells[cell * STRIDE + DEADLINE] = deadline;
@@ -72,7 +71,8 @@ final class RoundsWheelPrototype {
         return ((long) generationOf(cell) << 32) | cell;
     }
 
-    boolean rescheduleAt(long id, long deadlineNanos) {
+    @Override
+    public boolean rescheduleAt(long id, long deadlineNanos) {
         int cell = pendingCell(id);
         if (cell < 0) {
             return false;
@@ -96,7 +96,8 @@ final class RoundsWheelPrototype {
     }
 
     /** Fires, in tick order, every timer due at or before the tick of {@code nowNanos}. */
-    int advance(long nowNanos) {
+    @Override
+    public int advance(long nowNanos) {
         long targetTick = relative(nowNanos) >>> TICK_SHIFT;
         if (targetTick <= currentTick) {
             return 0;
@@ -155,7 +156,7 @@ final class RoundsWheelPrototype {
         int cell = nextOf(slot);
         while (cell != slot) {
             int following = nextOf(cell);
-            long due = tickOf(cells[cell * STRIDE + DEADLINE]);
+            long due = PrototypeWheel.tickOf(cells[cell * STRIDE + DEADLINE]);
             if (due <= tick) {
                 unlink(cell);
                 appendTo(expiring, cell);
@@ -285,11 +286,7 @@ final class RoundsWheelPrototype {
         return Math.max(0, nanos - originNanos);
     }
 
-    private static long tickOf(long deadline) {
-        return (deadline >>> TICK_SHIFT) + ((deadline & (TICK_NANOS - 1)) == 0 ? 0 : 1);
-    }
-
     private long dueTick(long deadline) {
-        return Math.max(tickOf(deadline), currentTick + 1);
+        return Math.max(PrototypeWheel.tickOf(deadline), currentTick + 1);
     }
 }
