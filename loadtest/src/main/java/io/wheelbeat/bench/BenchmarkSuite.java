@@ -60,7 +60,7 @@ public final class BenchmarkSuite implements Callable<Integer> {
     Path out = Path.of("reports", "bench");
 
     @Option(names = "--only", paramLabel = "REGEX",
-            description = "Run only the steps whose name matches (steps: rearm, rearm-ours-sizes, rearm-creation-order, "
+            description = "Run only the steps whose name matches (steps: rearm, rearm-ours-sizes, rearm-fixed-orders, "
                     + "rearm-breakdown, schedule-cancel, "
                     + "expire-owner, expire-threaded, idle-advance, burst, handler, ratelimit, overflow, memory).")
     Pattern only;
@@ -99,8 +99,9 @@ public final class BenchmarkSuite implements Callable<Integer> {
                     params("contender", List.of(Contender.OURS.id), "pending", List.of("65536", "1048576"),
                             "delayMs", delays, "order", List.of("random"))));
         }
-        steps.add(new Step("rearm-creation-order", "RearmBenchmark.rearm",
-                params("contender", ALL, "pending", List.of("524288"), "delayMs", delays, "order", List.of("creation"))));
+        steps.add(new Step("rearm-fixed-orders", "RearmBenchmark.rearm",
+                params("contender", ALL, "pending", List.of("524288"), "delayMs", delays,
+                        "order", List.of("fixed-permutation", "creation"))));
         steps.add(new Step("rearm-breakdown", "RearmBreakdownBenchmark.*", 4,
                 params("pending", List.of("1024", "524288"))));
         steps.add(new Step("schedule-cancel", "ScheduleCancelBenchmark.scheduleThenCancel",

@@ -2,6 +2,7 @@ package io.wheelbeat.bench;
 
 import io.wheelbeat.core.TimerCallback;
 import io.wheelbeat.core.TimerWheel;
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -18,13 +19,13 @@ import org.openjdk.jmh.annotations.State;
  * measured apart, with {@code pending} timers due within {@code delayMs}.
  * <ul>
  *   <li>{@code clockRead}: one {@code System.nanoTime()}, which every re-arm pays once;</li>
- *   <li>{@code touchRandomTimer}: {@code isPending} of a timer in the same random order, the
+ *   <li>{@code touchRandomTimer}: {@code isPending} of a timer drawn at random, the
  *       memory floor of reaching a random timer's cells (id, generation, link);</li>
- *   <li>{@code rearmInRandomOrder}: the full re-arm ({@code rescheduleAt} after one clock read each) in
- *       the same random order, as {@code RearmBenchmark} does through its adapter;</li>
+ *   <li>{@code rearmInRandomOrder}: the full re-arm ({@code rescheduleAt} after one clock read each) of a
+ *       timer drawn at random, as {@code RearmBenchmark} does through its adapter;</li>
  *   <li>{@code rearmInCreationOrder}: the full re-arm, timers touched in the order they were
  *       created (so their cells in memory order) instead of at random;</li>
- *   <li>{@code rearmAtClockPerBatch}: the full re-arm in random order through {@code rescheduleAt},
+ *   <li>{@code rearmAtClockPerBatch}: the full re-arm of a timer drawn at random,
  *       the clock read once per {@value #BATCH} re-arms (as a handler does once per read batch).</li>
  * </ul>
  */
@@ -43,8 +44,8 @@ public class RearmBreakdownBenchmark {
 
     private TimerWheel wheel;
     private long[] ids;
-    private int[] order;
     private long delayNanos;
+    private final SplittableRandom random = new SplittableRandom(Workloads.SEED);
     private int cursor;
     private int sincePoll;
     private long now;
@@ -54,9 +55,8 @@ public class RearmBreakdownBenchmark {
     public void setUp() {
         wheel = TimerWheel.builder().build();
         ids = new long[pending];
-        order = Workloads.randomOrder(pending);
         delayNanos = TimeUnit.MILLISECONDS.toNanos(delayMs);
-        long[] delays = Workloads.steadyStateDelays(order, delayNanos);
+        long[] delays = Workloads.steadyStateDelays(Workloads.randomOrder(pending), delayNanos);
         for (int i = 0; i < pending; i++) {
             ids[i] = wheel.scheduleAt(callback, System.nanoTime() + delays[i]);
         }
@@ -69,14 +69,14 @@ public class RearmBreakdownBenchmark {
 
     @Benchmark
     public boolean touchRandomTimer() {
-        boolean pendingTimer = wheel.isPending(ids[order[cursor]]);
+        boolean pendingTimer = wheel.isPending(ids[random.nextInt(pending)]);
         next();
         return pendingTimer;
     }
 
     @Benchmark
     public void rearmInRandomOrder() {
-        rearm(order[cursor], delayNanos);
+        rearm(random.nextInt(pending), delayNanos);
         next();
     }
 
@@ -91,7 +91,7 @@ public class RearmBreakdownBenchmark {
         if ((cursor & (BATCH - 1)) == 0) {
             now = System.nanoTime();
         }
-        int i = order[cursor];
+        int i = random.nextInt(pending);
         if (!wheel.rescheduleAt(ids[i], now + delayNanos)) {
             ids[i] = wheel.scheduleAt(callback, now + delayNanos);
         }

@@ -17,16 +17,17 @@ final class Workloads {
     }
 
     /**
-     * The order in which timers are touched: {@code random} ({@link #randomOrder}) or
-     * {@code creation} (0 to n - 1).
+     * A fixed order in which timers are touched, pass after pass: {@code fixed-permutation}
+     * ({@link #randomOrder}) or {@code creation} (0 to n - 1).
      *
      * @throws IllegalArgumentException for another name
      */
     static int[] order(String name, int n) {
         return switch (name) {
-            case "random" -> randomOrder(n);
+            case "fixed-permutation" -> randomOrder(n);
             case "creation" -> java.util.stream.IntStream.range(0, n).toArray();
-            default -> throw new IllegalArgumentException("unknown order '" + name + "'; known: random, creation");
+            default -> throw new IllegalArgumentException("unknown fixed order '" + name
+                    + "'; known: fixed-permutation, creation");
         };
     }
 
