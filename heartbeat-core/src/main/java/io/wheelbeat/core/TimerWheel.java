@@ -86,8 +86,6 @@ public final class TimerWheel {
 
     private static final int INDEX_BITS = 24;
     private static final int INDEX_MASK = (1 << INDEX_BITS) - 1;
-    /** Ends the free list; never a cell. */
-    private static final int NIL = INDEX_MASK;
     private static final long NEXT_BITS = (long) INDEX_MASK << 8;
     private static final int PAGE_SHIFT = 12;
     private static final int PAGE_CELLS = 1 << PAGE_SHIFT;
@@ -131,7 +129,13 @@ public final class TimerWheel {
     private TimerCallback[][] callbacks = new TimerCallback[0][];
     private int capacity;
     private int highWater;
-    private int freeHead = NIL;
+    /** One bit per cell below {@link #highWater}, set while the cell is free. */
+    private long[] freeCells = new long[0];
+    /** One bit per word of {@link #freeCells}, set while that word has a free cell. */
+    private long[] freeWords = new long[0];
+    /** The word of {@link #freeWords} that allocation looks at first. */
+    private int freeCursor;
+    private int freeCount;
     private int pending;
 
     /**
@@ -744,11 +748,27 @@ public final class TimerWheel {
 
     // ---------------------------------------------------------------- cells
 
+    /**
+     * Takes the free cell at the lowest address from a cursor on (or a new one): allocating in
+     * address order lets the memory system stream the cells a burst of schedules writes, where a
+     * free list would hand them out in the scattered order they were freed.
+     */
     private int allocate() {
-        int cell = freeHead;
-        if (cell != NIL) {
-            freeHead = nextOf(cell);
-            return cell;
+        if (freeCount > 0) {
+            int summaryWord = freeCursor;
+            long summary;
+            while ((summary = freeWords[summaryWord]) == 0) {
+                summaryWord = summaryWord + 1 == freeWords.length ? 0 : summaryWord + 1;
+            }
+            freeCursor = summaryWord;
+            int word = (summaryWord << 6) | Long.numberOfTrailingZeros(summary);
+            long bits = freeCells[word];
+            long lowest = bits & -bits;
+            if ((freeCells[word] = bits ^ lowest) == 0) {
+                freeWords[summaryWord] = summary & (summary - 1);
+            }
+            freeCount--;
+            return (word << 6) | Long.numberOfTrailingZeros(lowest);
         }
         if (highWater == capacity) {
             if (capacity >= INDEX_MASK) {
@@ -760,11 +780,14 @@ public final class TimerWheel {
         return highWater++;
     }
 
-    /** Frees a cell: bumps its generation (now even: free) and pushes it on the free list. */
+    /** Frees a cell: bumps its generation (now even: free) and marks it free. */
     private void release(int cell) {
         callbacks[cell >>> PAGE_SHIFT][cell & PAGE_MASK] = null;
-        setWord1(cell, ((long) (generationOf(cell) + 1) << 32) | ((long) freeHead << 8));
-        freeHead = cell;
+        setWord1(cell, (long) (generationOf(cell) + 1) << 32);
+        int word = cell >>> 6;
+        freeCells[word] |= 1L << cell;
+        freeWords[word >>> 6] |= 1L << word;
+        freeCount++;
         pending--;
     }
 
@@ -775,6 +798,8 @@ public final class TimerWheel {
             return;
         }
         int had = words.length;
+        freeCells = Arrays.copyOf(freeCells, pages << (PAGE_SHIFT - 6));
+        freeWords = Arrays.copyOf(freeWords, Math.max(1, pages << (PAGE_SHIFT - 12)));
         words = Arrays.copyOf(words, pages);
         previousLows = Arrays.copyOf(previousLows, pages);
         callbacks = Arrays.copyOf(callbacks, pages);

@@ -26,7 +26,8 @@ import org.openjdk.jol.info.GraphLayout;
  * contender needs per timer (a timeout object, a Kafka task) is. Deadlines are spread at random
  * over 1 s to 31 s, all callbacks share one object.
  *
- * <p>Method: heap used after full GCs, before and after building the structure, in a JVM of its
+ * <p>Method: heap used after full GCs, before and after building the structure (after building and
+ * dropping a small one, so that class initialization is not counted), in a JVM of its
  * own running the Serial collector, whose used-after-full-GC is the exact live size (G1 would add
  * region slack). {@link #main} measures one contender and prints one line; the suite runs it once
  * per contender and size. For the contenders that are a single self-contained object (ours,
@@ -75,6 +76,9 @@ public final class MemoryFootprint {
     }
 
     static Measurement measure(String contender, int n) throws Exception {
+        // A small one first, so that one-time class initialization (a logging framework's, say)
+        // is not counted as memory per timer.
+        build(contender, delays(16)).close.run();
         long[] delays = delays(n);
         long before = usedAfterGc();
         Structure structure = build(contender, delays);
