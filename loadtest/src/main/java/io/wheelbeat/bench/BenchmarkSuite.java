@@ -62,7 +62,7 @@ public final class BenchmarkSuite implements Callable<Integer> {
     @Option(names = "--only", paramLabel = "REGEX",
             description = "Run only the steps whose name matches (steps: rearm, rearm-ours-sizes, rearm-fixed-orders, "
                     + "rearm-breakdown, schedule-cancel, "
-                    + "expire-owner, expire-threaded, idle-advance, burst, handler, ratelimit, overflow, memory).")
+                    + "expire-owner, expire-threaded, idle-advance, burst, burst-punctual, handler, ratelimit, overflow, memory).")
     Pattern only;
 
     @Option(names = "--list", description = "Print the plan and exit.")
@@ -113,6 +113,8 @@ public final class BenchmarkSuite implements Callable<Integer> {
                 params("contender", THREADED, "spreadTicks", List.of("64"))));
         steps.add(new Step("idle-advance", "IdleAdvanceBenchmark.idleAdvance", params("contender", OWNER_THREAD)));
         steps.add(new Step("burst", "BurstBenchmark.burst", params("contender", ALL)));
+        steps.add(new Step("burst-punctual", "PunctualBurstBenchmark.*", 2,
+                params("contender", List.of(Contender.OURS.id, Contender.NETTY_EVENTLOOP.id))));
         steps.add(new Step("handler", "HandlerReadBatchBenchmark.readBatch",
                 params("handler", List.of("netty", "wheel"))));
         steps.add(new Step("ratelimit", "SharedRateLimitBenchmark.tryAcquire",

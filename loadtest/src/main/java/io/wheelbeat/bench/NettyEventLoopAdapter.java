@@ -50,6 +50,11 @@ final class NettyEventLoopAdapter extends OwnerThreadAdapter {
     }
 
     @Override
+    long untilNextDeadline() {
+        return channel.runScheduledPendingTasks(); // runs what is due, then tells the delay or -1
+    }
+
+    @Override
     void advanceTime(long nanos) {
         channel.advanceTimeBy(nanos, TimeUnit.NANOSECONDS);
     }

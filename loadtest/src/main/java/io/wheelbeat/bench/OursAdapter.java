@@ -48,6 +48,11 @@ final class OursAdapter extends OwnerThreadAdapter {
     }
 
     @Override
+    long untilNextDeadline() {
+        return wheel.pendingTimers() == 0 ? -1 : Math.max(0, wheel.nextDeadlineNanos() - clock.nanoTime());
+    }
+
+    @Override
     void advanceTime(long nanos) {
         advance(clock, nanos);
     }

@@ -27,6 +27,7 @@ final class SuiteReport {
     static final String EXPIRE = "ExpiryBenchmark.expire";
     static final String IDLE_ADVANCE = "IdleAdvanceBenchmark.idleAdvance";
     static final String BURST = "BurstBenchmark.burst";
+    static final String PUNCTUAL = "PunctualBurstBenchmark.burst";
     static final String HANDLER = "HandlerReadBatchBenchmark.readBatch";
     static final String OVERFLOW_REARM = "OverflowSchemeBenchmark.rearm";
     static final String OVERFLOW_EXPIRE = "OverflowSchemeBenchmark.expireBeyondTurn";
@@ -69,6 +70,7 @@ final class SuiteReport {
                 EXPIRE, rows);
         workload(md, "3b. Idle advance across a gap, 65,536 far timers pending, per advance", IDLE_ADVANCE, rows);
         workload(md, "4. Burst: 32,768 timers due in the same tick, per timer (schedule + fire)", BURST, rows);
+        punctual(md, rows);
         handler(md, rows);
         memory(md, memory);
         overflow(md, rows);
@@ -207,6 +209,27 @@ final class SuiteReport {
                 md.append("| ").append(r.param("pending")).append(" | ")
                         .append(r.benchmark().substring(BREAKDOWN.length())).append(" | ").append(ns(r.score()))
                         .append(" | ").append(cpu(r)).append(" | ").append(bytes(r.allocBytes())).append(" |\n");
+            }
+        }
+        md.append("\n");
+    }
+
+    private static void punctual(StringBuilder md, List<ResultRow> rows) {
+        List<ResultRow> mine = rows.stream().filter(r -> r.benchmark().startsWith(PUNCTUAL)).toList();
+        if (mine.isEmpty()) {
+            return;
+        }
+        md.append("## 4b. Burst polled at each deadline: timers with distinct deadlines in one tick, the driver waking "
+                + "for each next deadline, per timer (schedule + its poll)\n\n");
+        md.append("| timers | contender | wall ns/op | CPU ns/op | B/op | ours ÷ this |\n|---|---|---:|---:|---:|---:|\n");
+        for (String size : List.of("1k", "32k")) {
+            List<ResultRow> group = mine.stream().filter(r -> r.benchmark().endsWith(size)).toList();
+            Optional<ResultRow> ours = group.stream().filter(r -> r.param("contender").equals(OURS)).findFirst();
+            for (ResultRow r : group) {
+                md.append("| ").append(size).append(" | ").append(r.param("contender")).append(" | ")
+                        .append(ns(r.score())).append(" | ").append(cpu(r)).append(" | ")
+                        .append(bytes(r.allocBytes())).append(" | ")
+                        .append(ours.map(o -> ratio(o.cpu() / r.cpu())).orElse("–")).append(" |\n");
             }
         }
         md.append("\n");
