@@ -64,8 +64,8 @@ import org.slf4j.LoggerFactory;
  * A timer is a cell of two longs (the deadline; the generation, the next link and the high bits of
  * the previous link), a {@code char} (the rest of the previous link) and its callback reference:
  * 22 bytes with compressed references. Cells live in pages of 4096, allocated as the wheel grows,
- * never copied. Free cells are chained through their next link; the generation's parity says
- * whether a cell holds a pending timer.
+ * never copied. A bitmap (one bit per cell) marks free cells, which are reused lowest address
+ * first; the generation's parity says whether a cell holds a pending timer.
  *
  * <h2>Thread rules</h2>
  * Not thread-safe: one owner thread calls every method, and callbacks run on it, inside
