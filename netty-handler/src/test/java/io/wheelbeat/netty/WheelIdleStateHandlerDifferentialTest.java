@@ -11,10 +11,18 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.Ticker;
+import io.wheelbeat.core.ExecutorDrivenWheel;
+import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.core.WheelExecutor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -41,6 +49,7 @@ class WheelIdleStateHandlerDifferentialTest {
     private static final int SCRIPTS = Integer.getInteger("wheelbeat.idle.scripts", 500);
     private static final long FIRST_SEED = Long.getLong("wheelbeat.idle.seed", 20_251_122L);
     private static final int MIN_PERIODS = 60;
+    private static final int ORIGIN_SCRIPTS = SCRIPTS / 5;
 
     /** How the event loop runs its scheduled tasks: at their deadlines, or on a fixed step. */
     private enum Loop {
@@ -87,6 +96,11 @@ class WheelIdleStateHandlerDifferentialTest {
 
     private record Script(long seed, Loop loop, boolean observeOutput, long readerNanos, long writerNanos,
                           long allNanos, List<Step> steps) {
+        /** Virtual time the script spans: its pauses and stalls. */
+        long duration() {
+            return steps.stream().filter(s -> s.kind == Kind.PAUSE || s.kind == Kind.STALL).mapToLong(Step::arg).sum();
+        }
+
         @Override
         public String toString() {
             return "seed " + seed + ", loop " + loop + ": observeOutput=" + observeOutput + " reader=" + readerNanos
@@ -117,6 +131,143 @@ class WheelIdleStateHandlerDifferentialTest {
         compareScripts(Loop.EVERY_5_MILLISECONDS, FIRST_SEED + 2L * SCRIPTS);
     }
 
+    /**
+     * The handler's clock arithmetic holds wherever the clock starts: near {@code Long.MAX_VALUE},
+     * wrapping to negative readings in the middle of each script, at {@code Long.MIN_VALUE}, and
+     * crossing zero. Netty's scheduler cannot run tasks there (it saturates deadlines that are
+     * negative), so these runs put the handler's timers on a wheel used as a shared timer and
+     * driven in the same virtual time ({@link ManualLoop}); the events must still be Netty's, as
+     * Netty's handler fires them on a clock that starts near zero.
+     */
+    @Test
+    void firesNettysEventsWhereverTheClockStartsAndAcrossItsWrap() {
+        int events = 0;
+        for (int i = 0; i < ORIGIN_SCRIPTS; i++) {
+            Script script = randomScript(FIRST_SEED + 3L * SCRIPTS + i, Loop.PUNCTUAL);
+            List<Event> netty = run(script, new IdleStateHandler(script.observeOutput, script.readerNanos,
+                    script.writerNanos, script.allNanos, NANOSECONDS));
+            long half = script.duration() / 2;
+            for (long origin : new long[] {Long.MAX_VALUE - half, Long.MIN_VALUE, -half}) {
+                ManualLoop loop = new ManualLoop(origin);
+                ExecutorDrivenWheel timer = new ExecutorDrivenWheel(loop, TimerWheel.builder().ticker(loop::nanoTime));
+                SlowDrainChannel ch = loop.drive(new SlowDrainChannel(loop));
+                List<Event> wheel = run(script, ch, loop, WheelIdleStateHandler.builder().timer(timer)
+                        .observeOutput(script.observeOutput).readerIdleTime(script.readerNanos, NANOSECONDS)
+                        .writerIdleTime(script.writerNanos, NANOSECONDS).allIdleTime(script.allNanos, NANOSECONDS)
+                        .build());
+                assertEquals(0, timer.pendingTimers(), () -> "timers left after close, origin " + origin + ": " + script);
+                compare(script, netty, wheel);
+            }
+            events += netty.size();
+        }
+        assertTrue(events > 100 * ORIGIN_SCRIPTS, events + " events in " + ORIGIN_SCRIPTS + " scripts");
+    }
+
+    /**
+     * A loop clock that reads {@code origin} first and moves only when told, and the executor that
+     * drives a wheel on it: scheduled tasks run punctually, then the channel's pending tasks (the
+     * expiries the wheel handed over to it), compared by difference as the clock may wrap.
+     */
+    private static final class ManualLoop implements Ticker, WheelExecutor, LoopTime {
+        private record Scheduled(long due, Runnable task, CompletableFuture<Void> done) {
+        }
+
+        private final long origin;
+        private final List<Scheduled> scheduled = new ArrayList<>();
+        private long now;
+        private EmbeddedChannel channel;
+
+        ManualLoop(long origin) {
+            this.origin = origin;
+            this.now = origin;
+        }
+
+        /** Also runs the pending tasks of {@code ch}, whose loop reads this clock. */
+        <C extends EmbeddedChannel> C drive(C ch) {
+            this.channel = ch;
+            return ch;
+        }
+
+        @Override
+        public long initialNanoTime() {
+            return origin;
+        }
+
+        @Override
+        public long nanoTime() {
+            return now;
+        }
+
+        @Override
+        public void sleep(long delay, TimeUnit unit) {
+            throw new UnsupportedOperationException("virtual time");
+        }
+
+        @Override
+        public long now() {
+            return now;
+        }
+
+        @Override
+        public boolean inOwnerThread() {
+            return true;
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            schedule(task, 0);
+        }
+
+        @Override
+        public Future<?> schedule(Runnable task, long delayNanos) {
+            Scheduled s = new Scheduled(now + delayNanos, task, new CompletableFuture<>());
+            scheduled.add(s);
+            return s.done;
+        }
+
+        @Override
+        public void advanceTo(long nanoTime) {
+            Scheduled next;
+            while ((next = earliest()) != null && next.due - nanoTime <= 0) {
+                now = next.due - now > 0 ? next.due : now;
+                runDue();
+            }
+            now = nanoTime;
+            runDue();
+        }
+
+        @Override
+        public void stall(long nanos) {
+            now += nanos;
+            runDue();
+        }
+
+        private void runDue() {
+            Scheduled next;
+            for (int ran = 0; (next = earliest()) != null && next.due - now <= 0; ran++) {
+                if (ran == 1_000_000) {
+                    throw new AssertionError("tasks keep falling due at " + now);
+                }
+                scheduled.remove(next);
+                next.task.run();
+                next.done.complete(null);
+                channel.runPendingTasks();
+            }
+            channel.runPendingTasks();
+        }
+
+        private Scheduled earliest() {
+            scheduled.removeIf(s -> s.done.isDone());
+            Scheduled earliest = null;
+            for (Scheduled s : scheduled) {
+                if (earliest == null || s.due - earliest.due < 0) {
+                    earliest = s;
+                }
+            }
+            return earliest;
+        }
+    }
+
     private static void compareScripts(Loop loop, long firstSeed) {
         int events = 0;
         int repeated = 0;
@@ -124,8 +275,10 @@ class WheelIdleStateHandlerDifferentialTest {
             Script script = randomScript(firstSeed + i, loop);
             List<Event> netty = run(script, new IdleStateHandler(script.observeOutput, script.readerNanos,
                     script.writerNanos, script.allNanos, NANOSECONDS));
-            List<Event> wheel = run(script, new WheelIdleStateHandler(script.observeOutput, script.readerNanos,
-                    script.writerNanos, script.allNanos, NANOSECONDS));
+            SlowDrainChannel ch = new SlowDrainChannel();
+            List<Event> wheel = run(script, ch, embeddedTime(ch, loop), new WheelIdleStateHandler(
+                    script.observeOutput, script.readerNanos, script.writerNanos, script.allNanos, NANOSECONDS));
+            assertEquals(0, VirtualTime.pendingTimers(ch), () -> "timers left after close: " + script);
             compare(script, netty, wheel);
             events += netty.size();
             repeated += (int) netty.stream().filter(e -> !e.event().isFirst()).count();
@@ -166,24 +319,62 @@ class WheelIdleStateHandlerDifferentialTest {
         }
     }
 
+    /** The clock of the loop a script runs on, and how it runs its tasks. */
+    private interface LoopTime {
+        long now();
+
+        /** Moves time forward to {@code nanoTime}, running tasks as the loop runs them. */
+        void advanceTo(long nanoTime);
+
+        /** Moves time forward {@code nanos} while no task runs (a stalled loop). */
+        void stall(long nanos);
+    }
+
+    /** EmbeddedChannel's own clock, frozen, with tasks run punctually or on the loop's step. */
+    private static LoopTime embeddedTime(SlowDrainChannel ch, Loop loop) {
+        ch.freezeTime();
+        long origin = VirtualTime.now(ch);
+        return new LoopTime() {
+            @Override
+            public long now() {
+                return VirtualTime.now(ch);
+            }
+
+            @Override
+            public void advanceTo(long nanoTime) {
+                if (loop == Loop.PUNCTUAL) {
+                    VirtualTime.advanceTo(ch, nanoTime);
+                } else {
+                    VirtualTime.advanceOnStep(ch, origin, loop.stepNanos, nanoTime);
+                }
+            }
+
+            @Override
+            public void stall(long nanos) {
+                if (loop == Loop.PUNCTUAL) {
+                    VirtualTime.stall(ch, nanos);
+                } else {
+                    ch.advanceTimeBy(nanos, NANOSECONDS); // the next step runs what fell due
+                }
+            }
+        };
+    }
+
     private static List<Event> run(Script script, ChannelHandler handler) {
         SlowDrainChannel ch = new SlowDrainChannel();
-        ch.freezeTime();
-        long start = VirtualTime.now(ch);
+        return run(script, ch, embeddedTime(ch, script.loop), handler);
+    }
+
+    private static List<Event> run(Script script, SlowDrainChannel ch, LoopTime time, ChannelHandler handler) {
+        long start = time.now();
         HeadWriter head = new HeadWriter();
         IdleEventRecorder recorder = new IdleEventRecorder();
         ch.pipeline().addLast(head, handler, recorder);
         for (Step step : script.steps) {
             // Pipeline operations, not EmbeddedChannel's own, which would also run due tasks.
             switch (step.kind) {
-                case PAUSE -> advance(ch, script.loop, start, VirtualTime.now(ch) + step.arg);
-                case STALL -> {
-                    if (script.loop == Loop.PUNCTUAL) {
-                        VirtualTime.stall(ch, step.arg);
-                    } else {
-                        ch.advanceTimeBy(step.arg, NANOSECONDS); // the next step runs what fell due
-                    }
-                }
+                case PAUSE -> time.advanceTo(time.now() + step.arg);
+                case STALL -> time.stall(step.arg);
                 case READ_BATCH -> {
                     ch.pipeline().fireChannelRead("in");
                     ch.pipeline().fireChannelReadComplete();
@@ -213,18 +404,7 @@ class WheelIdleStateHandlerDifferentialTest {
         }
         assertEquals(List.of(), recorder.exceptions, script::toString);
         ch.finishAndReleaseAll();
-        if (handler instanceof WheelIdleStateHandler) {
-            assertEquals(0, VirtualTime.pendingTimers(ch), () -> "timers left after close: " + script);
-        }
         return recorder.fired.stream().map(f -> new Event(f.event(), f.nanoTime() - start)).toList();
-    }
-
-    private static void advance(SlowDrainChannel ch, Loop loop, long start, long to) {
-        if (loop == Loop.PUNCTUAL) {
-            VirtualTime.advanceTo(ch, to);
-        } else {
-            VirtualTime.advanceOnStep(ch, start, loop.stepNanos, to);
-        }
     }
 
     private static void resetRead(ChannelHandler handler) {
