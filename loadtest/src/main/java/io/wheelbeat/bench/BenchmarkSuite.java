@@ -62,7 +62,7 @@ public final class BenchmarkSuite implements Callable<Integer> {
     @Option(names = "--only", paramLabel = "REGEX",
             description = "Run only the steps whose name matches (steps: rearm, rearm-ours-sizes, rearm-creation-order, "
                     + "rearm-breakdown, schedule-cancel, "
-                    + "expire-owner, expire-threaded, idle-advance, burst, handler, overflow, memory).")
+                    + "expire-owner, expire-threaded, idle-advance, burst, handler, ratelimit, overflow, memory).")
     Pattern only;
 
     @Option(names = "--list", description = "Print the plan and exit.")
@@ -114,11 +114,12 @@ public final class BenchmarkSuite implements Callable<Integer> {
         steps.add(new Step("burst", "BurstBenchmark.burst", params("contender", ALL)));
         steps.add(new Step("handler", "HandlerReadBatchBenchmark.readBatch",
                 params("handler", List.of("netty", "wheel"))));
-        steps.add(new Step("overflow", "OverflowSchemeBenchmark.rearm",
-                params("scheme", List.of("rounds", "hierarchical", "hierarchical-noshortcut"))));
+        steps.add(new Step("ratelimit", "SharedRateLimitBenchmark.tryAcquire",
+                params("mode", List.of("local", "cluster", "naive", "bucket4j"))));
+        List<String> schemes = List.of("ours", "rounds", "rounds-65536", "hierarchical", "hierarchical-noshortcut");
+        steps.add(new Step("overflow", "OverflowSchemeBenchmark.rearm", params("scheme", schemes)));
         steps.add(new Step("overflow", "OverflowSchemeBenchmark.expireBeyondTurn",
-                params("scheme", List.of("rounds", "hierarchical", "hierarchical-noshortcut"),
-                        "spreadMs", List.of("4000", "60000"))));
+                params("scheme", schemes, "spreadMs", List.of("4000", "60000"))));
         return steps;
     }
 

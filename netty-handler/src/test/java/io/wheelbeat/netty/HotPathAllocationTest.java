@@ -15,12 +15,18 @@ import java.lang.management.ManagementFactory;
 import org.junit.jupiter.api.Test;
 
 /**
- * Reads, writes and flushes through the handlers allocate nothing: the same traffic through a
+ * Reads (late pongs included), writes and flushes through the handlers allocate nothing: the same traffic through a
  * pipeline with and without them allocates the same number of bytes on this thread.
  */
 class HotPathAllocationTest {
 
     private static final int OPERATIONS = 1_000_000;
+
+    /** A pong that answers no ping: the heartbeat handler consumes and counts it as late. */
+    private record Pong(long pingId) {
+    }
+
+    private static final Pong LATE_PONG = new Pong(HeartbeatHandler.NO_PING);
 
     /** Takes the writes and flushes at the head end, so that the channel's own queue never grows. */
     private static final class OutboundSink extends ChannelOutboundHandlerAdapter {
@@ -47,6 +53,7 @@ class HotPathAllocationTest {
         long before = THREADS.getCurrentThreadAllocatedBytes();
         for (int i = 0; i < OPERATIONS; i++) {
             ch.pipeline().fireChannelRead("data");
+            ch.pipeline().fireChannelRead(LATE_PONG);
             ch.pipeline().write("data", ch.voidPromise());
             ch.pipeline().flush();
         }
@@ -58,8 +65,9 @@ class HotPathAllocationTest {
         assumeTrue(THREADS.isThreadAllocatedMemorySupported() && THREADS.isThreadAllocatedMemoryEnabled());
         EmbeddedChannel bare = new EmbeddedChannel(new OutboundSink(), new InboundSink());
         EmbeddedChannel handled = new EmbeddedChannel(new OutboundSink(),
+                SlowConsumerHandler.builder().build().newHandler(),
                 HeartbeatHandler.builder()
-                        .sendPings(1, HOURS, c -> "PING", "PONG"::equals)
+                        .sendPings(1, HOURS, (c, id) -> "PING", msg -> msg instanceof Pong, msg -> ((Pong) msg).pingId())
                         .answerPings("PING"::equals, (c, ping) -> "PONG")
                         .minPingInterval(1, MILLISECONDS).build().newHandler(),
                 ConnectionDeadlineHandler.builder().firstMessageTimeout(1, HOURS).maxConnectionAge(1, HOURS).build()

@@ -16,13 +16,17 @@ import io.wheelbeat.demo.protocol.FrameType;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
+import io.wheelbeat.netty.reconnect.ReconnectingClient;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The client pipeline: frame codec, heartbeats (ping on writer idle, close after missed pongs),
- * an optional periodic DATA sender on the loop's wheel, and the stats tail.
+ * an optional periodic DATA sender on the loop's wheel, and the stats tail, which follows the
+ * server's GOODBYE: "too many pings" doubles the ping interval, and a reconnect window spreads
+ * the reconnect over it.
  */
 @ChannelHandler.Sharable
 final class ClientPipeline extends ChannelInitializer<Channel> {
@@ -108,11 +112,16 @@ final class ClientPipeline extends ChannelInitializer<Channel> {
             try {
                 if (msg instanceof Frame frame && frame.is(FrameType.GOODBYE)) {
                     stats.recordGoodbye();
-                    String reason = frame.text();
-                    log.debug("{}: server says goodbye: {}", ctx.channel(), reason);
+                    String reason = frame.goodbyeReason();
+                    long windowMillis = frame.reconnectWindowMillis();
+                    log.debug("{}: server says goodbye: {} (reconnect window {} ms)", ctx.channel(), reason, windowMillis);
                     if (Frame.TOO_MANY_PINGS.equals(reason)) {
                         // As gRPC clients do on GOAWAY too_many_pings: ping half as often from now on.
                         ctx.pipeline().get(HeartbeatHandler.class).peerSaysTooManyPings();
+                    }
+                    ReconnectingClient client = ReconnectingClient.of(ctx.channel());
+                    if (windowMillis > 0 && client != null) {
+                        client.spreadReconnectOver(Duration.ofMillis(windowMillis));
                     }
                 } else if (msg instanceof Frame frame && frame.is(FrameType.DATA)) {
                     stats.recordEcho();

@@ -6,6 +6,7 @@ import io.netty.channel.EventLoopGroup;
 import io.wheelbeat.core.backoff.BackoffPolicy;
 import io.wheelbeat.demo.Transport;
 import io.wheelbeat.netty.reconnect.ReconnectGroup;
+import io.wheelbeat.netty.reconnect.ReconnectListener;
 import io.wheelbeat.netty.reconnect.ReconnectingClient;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -28,6 +29,9 @@ import sun.misc.Signal;
 @Command(name = "demo-client", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Opens many heartbeating, auto-reconnecting connections to the demo server.")
 public final class DemoClient implements Runnable {
+
+    private static final BackoffPolicy BACKOFF = BackoffPolicy.exponential(Duration.ofMillis(200), Duration.ofSeconds(10))
+            .multiplier(1.6).equalJitter().build();
 
     @Spec
     CommandSpec spec;
@@ -87,21 +91,10 @@ public final class DemoClient implements Runnable {
         Signal.handle(new Signal("TERM"), signal -> stop.countDown());
         Signal.handle(new Signal("INT"), signal -> stop.countDown());
         try {
-            Bootstrap bootstrap = new Bootstrap()
-                    .group(loops)
-                    .channel(Transport.best().clientChannel())
-                    .option(ChannelOption.TCP_NODELAY, true)
-                    .handler(new ClientPipeline(this, stats));
+            Bootstrap bootstrap = bootstrap(loops, stats);
             ReconnectGroup group = new ReconnectGroup(maxConcurrentConnects);
-            BackoffPolicy backoff = BackoffPolicy.exponential(Duration.ofMillis(200), Duration.ofSeconds(10))
-                    .multiplier(1.6).equalJitter().build();
             for (int i = 0; i < connections; i++) {
-                ReconnectingClient client = ReconnectingClient.builder(bootstrap, host, port)
-                        .backoff(backoff)
-                        .connectTimeout(Duration.ofSeconds(10))
-                        .group(group)
-                        .listener(stats)
-                        .build();
+                ReconnectingClient client = reconnecting(bootstrap, group, stats).build();
                 clients.add(client);
                 client.start();
             }
@@ -125,6 +118,24 @@ public final class DemoClient implements Runnable {
             loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
             out.println(stats.summary());
         }
+    }
+
+    /** The bootstrap of every connection: the client pipeline on {@code loops}. */
+    Bootstrap bootstrap(EventLoopGroup loops, ClientStats stats) {
+        return new Bootstrap()
+                .group(loops)
+                .channel(Transport.best().clientChannel())
+                .option(ChannelOption.TCP_NODELAY, true)
+                .handler(new ClientPipeline(this, stats));
+    }
+
+    /** The reconnect settings of every connection: jittered backoff from 200 ms to 10 s, shared permits. */
+    ReconnectingClient.Builder reconnecting(Bootstrap bootstrap, ReconnectGroup group, ReconnectListener listener) {
+        return ReconnectingClient.builder(bootstrap, host, port)
+                .backoff(BACKOFF)
+                .connectTimeout(Duration.ofSeconds(10))
+                .group(group)
+                .listener(listener);
     }
 
     private void validate() {

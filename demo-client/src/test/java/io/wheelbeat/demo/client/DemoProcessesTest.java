@@ -4,15 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.wheelbeat.demo.server.DemoServer;
-import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
@@ -47,11 +41,11 @@ class DemoProcessesTest {
 
     @Test
     void clientHeartbeatsReconnectsAfterAServerRestartAndSeesAGracefulShutdown() throws Exception {
-        int port = freePort();
+        int port = JavaProcess.freePort();
         server = startServer(port);
         client = start(DemoClient.class, "--port", String.valueOf(port), "--connections", String.valueOf(CONNECTIONS),
                 "--ping-interval-ms", "600", "--status-interval-s", "1");
-        BlockingQueue<String> clientLines = lines(client);
+        BlockingQueue<String> clientLines = JavaProcess.lines(client);
 
         awaitStatus(clientLines, s -> s.connected == CONNECTIONS && s.pongs > 0, "all connected and heartbeating");
 
@@ -101,34 +95,12 @@ class DemoProcessesTest {
     }
 
     private Process startServer(int port) throws IOException {
-        return start(DemoServer.class, "--port", String.valueOf(port), "--metrics-port", "-1", "--threads", "2");
+        return start(DemoServer.class, "--port", String.valueOf(port), "--metrics-port", "-1", "--threads", "2",
+                "--lame-duck-ms", "1000");
     }
 
     private static Process start(Class<?> main, String... args) throws IOException {
-        String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-        List<String> command = new java.util.ArrayList<>(List.of(java, "-Xmx256m", "-cp",
-                System.getProperty("java.class.path"), main.getName()));
-        command.addAll(List.of(args));
-        return new ProcessBuilder(command).redirectErrorStream(true).start();
-    }
-
-    /** Streams a process's output lines into a queue, on a daemon thread. */
-    private static BlockingQueue<String> lines(Process process) {
-        BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = in.readLine()) != null) {
-                    lines.add(line);
-                }
-            } catch (IOException e) {
-                lines.add("output ended: " + e);
-            }
-        }, "process-output");
-        reader.setDaemon(true);
-        reader.start();
-        return lines;
+        return JavaProcess.start(main, List.of("-Xmx256m"), args);
     }
 
     private static List<String> drain(BlockingQueue<String> lines) throws InterruptedException {
@@ -138,9 +110,4 @@ class DemoProcessesTest {
         return rest;
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
-    }
 }

@@ -28,9 +28,27 @@ public final class Frame extends DefaultByteBufHolder {
         return new Frame(FrameType.PING, Unpooled.buffer(8).writeLong(pingId));
     }
 
-    /** A GOODBYE carrying {@code reason}. */
+    /** The most a GOODBYE's reconnect window can say: its 4 bytes, unsigned. */
+    public static final long MAX_RECONNECT_WINDOW_MILLIS = 0xFFFF_FFFFL;
+
+    /** A GOODBYE carrying {@code reason} and no reconnect window. */
     public static Frame goodbye(String reason) {
-        return new Frame(FrameType.GOODBYE, Unpooled.copiedBuffer(reason, StandardCharsets.UTF_8));
+        return goodbye(reason, 0);
+    }
+
+    /**
+     * A GOODBYE carrying {@code reason} that asks the peer to spread its reconnect uniformly over
+     * {@code reconnectWindowMillis} (0: no window): 4 bytes of window, then the reason.
+     *
+     * @throws IllegalArgumentException unless {@code 0 <= reconnectWindowMillis <= }{@link #MAX_RECONNECT_WINDOW_MILLIS}
+     */
+    public static Frame goodbye(String reason, long reconnectWindowMillis) {
+        if (reconnectWindowMillis < 0 || reconnectWindowMillis > MAX_RECONNECT_WINDOW_MILLIS) {
+            throw new IllegalArgumentException("reconnect window out of range: " + reconnectWindowMillis + " ms");
+        }
+        byte[] text = reason.getBytes(StandardCharsets.UTF_8);
+        return new Frame(FrameType.GOODBYE, Unpooled.buffer(4 + text.length)
+                .writeInt((int) reconnectWindowMillis).writeBytes(text));
     }
 
     /** A DATA frame carrying a copy of {@code text}. */
@@ -52,6 +70,19 @@ public final class Frame extends DefaultByteBufHolder {
     public long pingId() {
         ByteBuf payload = content();
         return payload.readableBytes() == 8 ? payload.getLong(payload.readerIndex()) : -1;
+    }
+
+    /** Returns a GOODBYE's reason, or "" if the payload is too short to hold one. */
+    public String goodbyeReason() {
+        ByteBuf payload = content();
+        return payload.readableBytes() < 4 ? ""
+                : payload.toString(payload.readerIndex() + 4, payload.readableBytes() - 4, StandardCharsets.UTF_8);
+    }
+
+    /** Returns a GOODBYE's reconnect window in milliseconds, or 0 if it has none. */
+    public long reconnectWindowMillis() {
+        ByteBuf payload = content();
+        return payload.readableBytes() < 4 ? 0 : payload.getUnsignedInt(payload.readerIndex());
     }
 
     /** Returns the payload as UTF-8 text. */

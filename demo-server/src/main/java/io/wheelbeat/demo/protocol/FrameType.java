@@ -8,7 +8,10 @@ public enum FrameType {
     PONG(2),
     /** Application data; the server echoes it. */
     DATA(3),
-    /** The sender is about to close; the payload is a UTF-8 reason. */
+    /**
+     * The sender is about to close; the payload is a 4-byte reconnect window in milliseconds
+     * (unsigned; 0 for none), then a UTF-8 reason.
+     */
     GOODBYE(4);
 
     private static final FrameType[] BY_CODE = {null, PING, PONG, DATA, GOODBYE};

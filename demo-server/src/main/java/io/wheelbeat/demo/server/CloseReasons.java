@@ -10,8 +10,10 @@ import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.wheelbeat.demo.protocol.Frame;
+import io.wheelbeat.netty.ClosePacer;
 import io.wheelbeat.netty.FirstMessageTimeoutEvent;
 import io.wheelbeat.netty.MaxConnectionAgeEvent;
+import io.wheelbeat.netty.SlowConsumerEvent;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
 import java.io.IOException;
 import org.slf4j.Logger;
@@ -21,7 +23,9 @@ import org.slf4j.LoggerFactory;
  * The tail of the server pipeline: turns every way a connection can go wrong into a close with a
  * logged and counted reason ({@code wheelbeat.connection.closed}, tag {@code reason}), so the
  * server stays up and serves everyone else. Closes that a wheelbeat handler already counts
- * (first-message timeout, too many pings, maximum age) are only logged here.
+ * (first-message timeout, too many pings, maximum age, slow consumer) are only logged here.
+ * Idle connections are closed through the {@link ClosePacer}, so that many falling idle at once
+ * (a network blip) are closed at its rate rather than in one burst; bad input is closed at once.
  */
 @ChannelHandler.Sharable
 final class CloseReasons extends ChannelInboundHandlerAdapter {
@@ -33,8 +37,10 @@ final class CloseReasons extends ChannelInboundHandlerAdapter {
     private final Counter oversizedFrame;
     private final Counter ioError;
     private final Counter internalError;
+    private final ClosePacer idleClosePacer;
 
-    CloseReasons(MeterRegistry registry) {
+    CloseReasons(MeterRegistry registry, ClosePacer idleClosePacer) {
+        this.idleClosePacer = idleClosePacer;
         readerIdle = closed(registry, "reader_idle");
         malformedFrame = closed(registry, "malformed_frame");
         oversizedFrame = closed(registry, "oversized_frame");
@@ -53,7 +59,11 @@ final class CloseReasons extends ChannelInboundHandlerAdapter {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt instanceof IdleStateEvent idle && idle.state() == IdleState.READER_IDLE) {
-            close(ctx, readerIdle, "reader idle");
+            // Counted once: the idle event repeats while the connection waits for its slot.
+            if (ctx.channel().isActive() && idleClosePacer.close(ctx.channel(), Frame.goodbye(reasonOf(readerIdle)))) {
+                readerIdle.increment();
+                log.info("closing {}: reader idle", ctx.channel());
+            }
         } else if (evt instanceof MaxConnectionAgeEvent age) {
             log.info("{} reached its maximum age of {} ms; saying goodbye", ctx.channel(), age.ageNanos() / 1_000_000);
             ctx.writeAndFlush(Frame.goodbye("max connection age"));
@@ -61,6 +71,8 @@ final class CloseReasons extends ChannelInboundHandlerAdapter {
             log.info("{} sent nothing in time; closed", ctx.channel());
         } else if (evt instanceof TooManyPingsEvent strikes) {
             log.info("{} pinged too often ({} strikes); closed", ctx.channel(), strikes.strikes());
+        } else if (evt instanceof SlowConsumerEvent slow) {
+            log.info("{} does not read fast enough ({}); closed", ctx.channel(), slow);
         }
         ctx.fireUserEventTriggered(evt);
     }
@@ -79,12 +91,16 @@ final class CloseReasons extends ChannelInboundHandlerAdapter {
         }
     }
 
+    private static String reasonOf(Counter closed) {
+        return closed.getId().getTag("reason");
+    }
+
     private static void close(ChannelHandlerContext ctx, Counter reason, String detail) {
         if (ctx.channel().isActive()) {
             reason.increment();
             log.info("closing {}: {}", ctx.channel(), detail);
             // Flushed, then closed at once: a peer that does not read cannot hold the close up.
-            ctx.writeAndFlush(Frame.goodbye(reason.getId().getTag("reason")));
+            ctx.writeAndFlush(Frame.goodbye(reasonOf(reason)));
             ctx.close();
         }
     }

@@ -7,7 +7,9 @@ import io.micrometer.core.instrument.binder.netty4.NettyEventExecutorMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.AdaptiveByteBufAllocator;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -20,8 +22,10 @@ import io.wheelbeat.core.ratelimit.RateLimit;
 import io.wheelbeat.demo.MetricsEndpoint;
 import io.wheelbeat.demo.Transport;
 import io.wheelbeat.demo.protocol.Frame;
+import io.wheelbeat.netty.ClosePacer;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.EventLoopWheelsMetrics;
+import io.wheelbeat.ratelimit.redis.RedisLeaseStore;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -37,7 +41,8 @@ import sun.misc.Signal;
 
 /**
  * The demo echo server: every wheelbeat feature in one pipeline, a Prometheus endpoint, and a
- * graceful shutdown on SIGTERM (stop accepting, GOODBYE to every connection, close, exit 0).
+ * graceful shutdown on SIGTERM (stop accepting, GOODBYEs spread over the lame-duck window, each
+ * telling its client to spread its reconnect over that window, then exit 0).
  */
 @Command(name = "demo-server", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Echo server on wheelbeat: idle detection, heartbeats, deadlines and rate limits.")
@@ -96,6 +101,30 @@ public final class DemoServer implements Runnable {
             + "more are dropped (default: ${DEFAULT-VALUE}).")
     long messagesPerConnectionPerSecond = 1_000;
 
+    @Option(names = "--max-pending-bytes", description = "Close a connection with more than this many outbound "
+            + "bytes pending (a slow consumer) (default: ${DEFAULT-VALUE}).")
+    long maxPendingBytes = 4L << 20;
+
+    @Option(names = "--slow-consumer-timeout-ms", description = "Close a connection that stays unwritable "
+            + "this long (default: ${DEFAULT-VALUE}).")
+    long slowConsumerMillis = 10_000;
+
+    @Option(names = "--close-rate-per-100ms", description = "Idle connections closed at most this many per "
+            + "100 ms; more wait their turn (default: ${DEFAULT-VALUE}).")
+    int closesPer100Millis = 100;
+
+    @Option(names = "--lame-duck-ms", description = "On SIGTERM, GOODBYEs (and closes) spread over this window, "
+            + "which each GOODBYE tells its client to spread its reconnect over (default: ${DEFAULT-VALUE}).")
+    long lameDuckMillis = 5_000;
+
+    @Option(names = "--redis", paramLabel = "URI", description = "Share the per-address connection limit with every "
+            + "server using this Redis (redis://host:port); off by default.")
+    String redis;
+
+    @Option(names = "--cluster-size", description = "With --redis: how many servers share the limit; each falls back "
+            + "to its share of it while Redis is down (default: ${DEFAULT-VALUE}).")
+    int clusterSize = 1;
+
     /** Starts the server from the command line and runs until SIGTERM or SIGINT. */
     public static void main(String[] args) {
         System.exit(new CommandLine(new DemoServer()).execute(args));
@@ -136,6 +165,17 @@ public final class DemoServer implements Runnable {
         requirePositive(maxPingStrikes, "--max-ping-strikes");
         requirePositive(connectionsPerAddressPerSecond, "--connections-per-address");
         requirePositive(messagesPerConnectionPerSecond, "--messages-per-connection");
+        requirePositive(clusterSize, "--cluster-size");
+        requirePositive(slowConsumerMillis, "--slow-consumer-timeout-ms");
+        requirePositive(closesPer100Millis, "--close-rate-per-100ms");
+        if (maxPendingBytes <= 64 * 1024) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--max-pending-bytes must be above the 64 KiB high water mark: " + maxPendingBytes);
+        }
+        if (lameDuckMillis < 0 || lameDuckMillis > Frame.MAX_RECONNECT_WINDOW_MILLIS) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--lame-duck-ms must be 0.." + Frame.MAX_RECONNECT_WINDOW_MILLIS + ": " + lameDuckMillis);
+        }
         if (maxAgeGraceMillis < 0) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--max-age-grace-ms must not be negative");
         }
@@ -161,19 +201,36 @@ public final class DemoServer implements Runnable {
         /** This server's wheels, one per event loop, shared by all its handlers and limiters. */
         private final EventLoopWheels wheels = new EventLoopWheels(1, TimeUnit.MILLISECONDS, 4096);
         private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+        /**
+         * The allocator every channel of this server uses, and the one its meters watch: Netty
+         * 4.2's default kind (adaptive), one per server so that they count this server's memory.
+         */
+        private final ByteBufAllocator allocator = new AdaptiveByteBufAllocator();
+        private final ClosePacer closePacer;
+        private final long lameDuckMillis;
+        /** The limit shared with other servers through Redis (--redis), or null. */
+        private final RedisLeaseStore sharedLimits;
         private final KeyedRateLimiter<Object> connectionLimiter;
         private final KeyedRateLimiter<Object> messageLimiter;
         private final Channel serverChannel;
 
         private Running(DemoServer options) {
             workers = transport.newGroup(options.threads);
+            lameDuckMillis = options.lameDuckMillis;
             bindMetrics();
+            closePacer = ClosePacer.builder(options.closesPer100Millis, Duration.ofMillis(100))
+                    .wheels(wheels).metrics(registry).build();
             // The limiters' eviction checks ride on the boss loop's wheel: no extra thread.
             var limiterWheel = wheels.wheelFor(boss.next());
-            connectionLimiter = KeyedRateLimiter.builder(
+            KeyedRateLimiter.Builder perAddress = KeyedRateLimiter.builder(
                             RateLimit.slidingWindow(options.connectionsPerAddressPerSecond, Duration.ofSeconds(1)),
                             limiterWheel)
-                    .name("connections-per-address").maxKeys(100_000).build();
+                    .name("connections-per-address").maxKeys(100_000);
+            sharedLimits = options.redis == null ? null : connectToRedis(options.redis);
+            if (sharedLimits != null) {
+                perAddress.sharedThrough(sharedLimits).processes(options.clusterSize);
+            }
+            connectionLimiter = perAddress.build();
             messageLimiter = KeyedRateLimiter.builder(
                             RateLimit.tokenBucket(options.messagesPerConnectionPerSecond, Duration.ofSeconds(1)),
                             limiterWheel)
@@ -185,22 +242,39 @@ public final class DemoServer implements Runnable {
                         .group(boss, workers)
                         .channel(transport.serverChannel())
                         .option(ChannelOption.SO_BACKLOG, 4096)
+                        .option(ChannelOption.SO_REUSEADDR, true)
+                        .option(ChannelOption.ALLOCATOR, allocator)
+                        .childOption(ChannelOption.ALLOCATOR, allocator)
                         .childOption(ChannelOption.TCP_NODELAY, true)
                         .childHandler(new ServerPipeline(options, wheels, registry, connections,
-                                connectionLimiter, messageLimiter))
+                                connectionLimiter, messageLimiter, closePacer))
                         .bind(options.bind, options.port).syncUninterruptibly().channel();
                 metrics = options.metricsPort < 0 ? null
                         : new MetricsEndpoint(registry, new InetSocketAddress(options.bind, options.metricsPort));
             } catch (Exception e) {
                 shutDownLoops();
+                if (sharedLimits != null) {
+                    sharedLimits.close();
+                }
                 throw new IllegalStateException("cannot start the server: " + e, e);
+            }
+        }
+
+        private RedisLeaseStore connectToRedis(String uri) {
+            try {
+                return RedisLeaseStore.builder(uri).build();
+            } catch (RuntimeException e) {
+                shutDownLoops();
+                throw new IllegalStateException("--redis: " + e.getMessage(), e);
             }
         }
 
         private void bindMetrics() {
             new EventLoopWheelsMetrics(wheels).bindTo(registry);
             new NettyEventExecutorMetrics(workers).bindTo(registry);
-            new NettyAllocatorMetrics(PooledByteBufAllocator.DEFAULT).bindTo(registry);
+            if (allocator instanceof ByteBufAllocatorMetricProvider measured) {
+                new NettyAllocatorMetrics(measured).bindTo(registry);
+            }
             new JvmMemoryMetrics().bindTo(registry);
             new JvmGcMetrics().bindTo(registry);
         }
@@ -224,14 +298,27 @@ public final class DemoServer implements Runnable {
         @Override
         public void close() {
             serverChannel.close().syncUninterruptibly();
-            connections.writeAndFlush(Frame.goodbye("server shutting down"))
-                    .awaitUninterruptibly(5, TimeUnit.SECONDS);
+            // Lame duck: one GOODBYE (and close) after another over the window, each asking its
+            // client to spread its reconnect over the window too, so nobody comes back in a herd.
+            Duration window = Duration.ofMillis(lameDuckMillis);
+            try {
+                closePacer.closeAllOver(connections, window,
+                                channel -> Frame.goodbye("server shutting down", lameDuckMillis))
+                        .get(lameDuckMillis + 5_000, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                log.warn("lame duck: not every connection closed in time; closing the rest", e);
+            }
             connections.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
             if (metrics != null) {
                 metrics.close();
             }
             connectionLimiter.close();
             messageLimiter.close();
+            if (sharedLimits != null) {
+                sharedLimits.close();
+            }
             shutDownLoops();
         }
 

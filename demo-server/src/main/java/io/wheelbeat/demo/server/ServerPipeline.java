@@ -10,21 +10,27 @@ import io.wheelbeat.demo.protocol.Frame;
 import io.wheelbeat.demo.protocol.FrameDecoder;
 import io.wheelbeat.demo.protocol.FrameEncoder;
 import io.wheelbeat.demo.protocol.FrameType;
+import io.wheelbeat.netty.ClosePacer;
 import io.wheelbeat.netty.ConnectionDeadlineHandler;
 import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.netty.SlowConsumerHandler;
 import io.wheelbeat.netty.WheelIdleStateHandler;
 import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
 import io.wheelbeat.netty.ratelimit.RateLimitHandler;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The server pipeline, in order: connection-rate limit per source address, frame codec,
+ * The server pipeline, in order: the slow-consumer guard (water marks, no reading while
+ * unwritable, a cap on pending bytes, an unwritable deadline), connection-rate limit per source
+ * address, frame codec,
  * first-message timeout and maximum age, reader-idle detection, heartbeat answering with
- * ping-flood enforcement, message-rate limit per connection, echo, and the close-reason tail.
+ * ping-flood enforcement, message-rate limit per connection, echo, and the close-reason tail
+ * (which closes idle connections through the close pacer).
  */
 final class ServerPipeline extends ChannelInitializer<Channel> {
 
     private final DemoServer options;
+    private final SlowConsumerHandler.Factory slowConsumers;
     private final ChannelGroup connections;
     private final ConnectionDeadlineHandler.Factory deadlines;
     private final HeartbeatHandler.Factory heartbeats;
@@ -35,8 +41,15 @@ final class ServerPipeline extends ChannelInitializer<Channel> {
     private final CloseReasons closeReasons;
 
     ServerPipeline(DemoServer options, EventLoopWheels wheels, MeterRegistry registry, ChannelGroup connections,
-                   KeyedRateLimiter<Object> connectionLimiter, KeyedRateLimiter<Object> messageLimiter) {
+                   KeyedRateLimiter<Object> connectionLimiter, KeyedRateLimiter<Object> messageLimiter,
+                   ClosePacer closePacer) {
         this.options = options;
+        this.slowConsumers = SlowConsumerHandler.builder()
+                .wheels(wheels)
+                .maxPendingBytes(options.maxPendingBytes)
+                .unwritableTimeout(options.slowConsumerMillis, TimeUnit.MILLISECONDS)
+                .metrics(registry)
+                .build();
         this.connections = connections;
         this.connectionLimiter = connectionLimiter;
         this.deadlines = ConnectionDeadlineHandler.builder()
@@ -63,13 +76,14 @@ final class ServerPipeline extends ChannelInitializer<Channel> {
                 .wheels(wheels)
                 .readerIdleTime(options.readerIdleMillis, TimeUnit.MILLISECONDS)
                 .metrics(registry);
-        this.closeReasons = new CloseReasons(registry);
+        this.closeReasons = new CloseReasons(registry, closePacer);
     }
 
     @Override
     protected void initChannel(Channel channel) {
         connections.add(channel);
         ChannelPipeline pipeline = channel.pipeline();
+        pipeline.addLast("slow-consumer", slowConsumers.newHandler());
         pipeline.addLast("connection-rate", RateLimitHandler.forConnections(connectionLimiter));
         pipeline.addLast("frame-decoder", new FrameDecoder(options.maxFrameBytes));
         pipeline.addLast("frame-encoder", FrameEncoder.INSTANCE);

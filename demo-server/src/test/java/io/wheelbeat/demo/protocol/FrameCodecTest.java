@@ -31,6 +31,33 @@ class FrameCodecTest {
     }
 
     @Test
+    void goodbyeCarriesItsReconnectWindowThenItsReason() {
+        EmbeddedChannel wide = new EmbeddedChannel(new FrameDecoder(64), FrameEncoder.INSTANCE);
+        assertTrue(wide.writeOutbound(Frame.goodbye("server shutting down", Frame.MAX_RECONNECT_WINDOW_MILLIS)));
+        ByteBuf wire = wide.readOutbound();
+        assertEquals(0xFFFF_FFFFL, wire.getUnsignedInt(FrameDecoder.HEADER_BYTES), "4 bytes of window first");
+        assertTrue(wide.writeInbound(wire));
+        Frame frame = wide.readInbound();
+        assertEquals("server shutting down", frame.goodbyeReason());
+        assertEquals(Frame.MAX_RECONNECT_WINDOW_MILLIS, frame.reconnectWindowMillis());
+        frame.release();
+        Frame plain = Frame.goodbye("bye");
+        assertEquals(0, plain.reconnectWindowMillis());
+        assertEquals("bye", plain.goodbyeReason());
+        plain.release();
+        assertThrows(IllegalArgumentException.class, () -> Frame.goodbye("x", -1));
+        assertThrows(IllegalArgumentException.class, () -> Frame.goodbye("x", Frame.MAX_RECONNECT_WINDOW_MILLIS + 1));
+    }
+
+    @Test
+    void aGoodbyeTooShortForAWindowHasNoWindowAndNoReason() {
+        Frame runt = new Frame(FrameType.GOODBYE, Unpooled.wrappedBuffer(new byte[] {1, 2}));
+        assertEquals(0, runt.reconnectWindowMillis());
+        assertEquals("", runt.goodbyeReason());
+        runt.release();
+    }
+
+    @Test
     void frameSplitAcrossReadsIsReassembled() {
         ByteBuf wire = Unpooled.buffer().writeByte(3).writeInt(5).writeBytes("hello".getBytes());
         assertFalse(channel.writeInbound(wire.readRetainedSlice(3)));

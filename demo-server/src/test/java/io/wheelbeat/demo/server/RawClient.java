@@ -16,8 +16,14 @@ final class RawClient implements AutoCloseable {
 
     /** A frame as read off the wire. */
     record WireFrame(int type, byte[] payload) {
-        String text() {
-            return new String(payload, StandardCharsets.UTF_8);
+        /** A GOODBYE's reason: the text after its 4-byte reconnect window. */
+        String goodbyeReason() {
+            return new String(payload, 4, payload.length - 4, StandardCharsets.UTF_8);
+        }
+
+        /** A GOODBYE's reconnect window, milliseconds. */
+        long reconnectWindowMillis() {
+            return ByteBuffer.wrap(payload).getInt() & 0xFFFF_FFFFL;
         }
     }
 
@@ -58,8 +64,8 @@ final class RawClient implements AutoCloseable {
     }
 
     /**
-     * Reads until the server closes the connection and returns the text of the last GOODBYE seen,
-     * or null if none came.
+     * Reads until the server closes the connection and returns the reason of the last GOODBYE
+     * seen, or null if none came.
      */
     String readUntilClosed() throws IOException {
         String goodbye = null;
@@ -67,7 +73,7 @@ final class RawClient implements AutoCloseable {
             while (true) {
                 WireFrame frame = read();
                 if (frame.type() == FrameType.GOODBYE.code()) {
-                    goodbye = frame.text();
+                    goodbye = frame.goodbyeReason();
                 }
             }
         } catch (EOFException | SocketException closed) {

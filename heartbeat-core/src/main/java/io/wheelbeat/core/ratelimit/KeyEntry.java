@@ -36,6 +36,8 @@ final class KeyEntry<K> implements WheelTimerTask {
     private volatile long state;
     /** Set when the key is used; cleared when the CLOCK hand passes it. */
     volatile boolean referenced;
+    /** The key's share of a limit kept in a {@link LeaseStore}; null when the limit is local. */
+    Lease lease;
     /** The pending eviction check; written by whoever arms it. */
     volatile WheelTimeout eviction;
     /** The CLOCK ring, guarded by the limiter's lock; {@code older == null} when not linked. */

@@ -47,6 +47,25 @@ import org.slf4j.LoggerFactory;
  * by the {@link KeyLimitPolicy}. If the scheduler refuses the eviction timer of a new key (its
  * maximum of pending timers), the key is refused with {@link #KEY_LIMIT_REACHED} too.
  *
+ * <h2>Cluster mode</h2>
+ * Built with {@link Builder#sharedThrough(LeaseStore)}, the limit holds across every process that
+ * shares the store (module {@code ratelimit-redis}: Redis), with the same result contract. Each
+ * process draws leases, permits of a key granted by the store ahead of use, and spends them
+ * locally by one compare-and-set: a known key with a lease costs no round trip and no
+ * allocation. A lease is sized to the key's rate over the next 100 ms (growing at most twofold
+ * per exchange, never above half of this process's share), refilled in the background when half
+ * spent, and one exchange per key is out at a time. A sliding window's lease ends with its
+ * window; a token bucket's after 100 ms, and the unspent rest goes back to the bucket. When no
+ * lease covers a request, up to {@link Builder#maxUnconfirmed(long) maxUnconfirmed} permits are
+ * admitted on credit and charged to the store with the next exchange; otherwise the request is
+ * refused with the store's retry-after (or one round trip while the answer is out).
+ * <p><b>Bound on over-admission</b>, with {@code N} processes and {@code D = maxUnconfirmed}: a
+ * sliding window admits at most {@code permits + N x D} per window of the store's clock; a token
+ * bucket at most {@code burst + permits x (t + 100 ms) / period + N x D} in any span {@code t}
+ * (the 100 ms: a lease drawn before the span may be spent in it). While the store fails, or for
+ * a key it cannot hold, requests no lease covers are decided by the {@link StoreFailurePolicy}
+ * and counted; a probe on the wheel every 500 ms notices when the store answers again.
+ *
  * <h2>Thread rules</h2>
  * Thread-safe: any thread may call {@link #tryAcquire}, including the scheduler's own. Eviction
  * checks run on the scheduler's thread. The limiter never stops its scheduler, which may be
@@ -66,6 +85,10 @@ public final class KeyedRateLimiter<K> {
 
     private final String name;
     private final RateLimit limit;
+    /** The limit the keys' own states count: the limit, or in cluster mode the fail-local share. */
+    private final RateLimit local;
+    /** The cluster mode, or null when the limit is this process's alone. */
+    private final Leases leases;
     private final WheelScheduler scheduler;
     private final Ticker ticker;
     private final long originNanos;
@@ -95,6 +118,8 @@ public final class KeyedRateLimiter<K> {
         this.maxKeys = builder.maxKeys;
         this.policy = builder.policy;
         this.entries = new ConcurrentHashMap<>(Math.min(maxKeys, 1 << 16));
+        this.leases = builder.store == null ? null : new Leases(this, builder);
+        this.local = leases == null ? limit : leases.share;
         ring.older = ring;
         ring.newer = ring;
     }
@@ -133,12 +158,16 @@ public final class KeyedRateLimiter<K> {
         long now = now();
         KeyEntry<K> entry = entries.get(key);
         if (entry != null) {
-            long result = entry.tryAcquire(limit, permits, now);
+            long result = decide(entry, permits, now);
             if (result != KeyEntry.GONE) {
                 return counted(entry, result);
             }
         }
         return acquireNewKey(key, permits, now);
+    }
+
+    private long decide(KeyEntry<K> entry, long permits, long now) {
+        return leases == null ? entry.tryAcquire(limit, permits, now) : leases.tryAcquire(entry, permits, now);
     }
 
     /** Returns the number of keys tracked now (a snapshot). */
@@ -161,6 +190,9 @@ public final class KeyedRateLimiter<K> {
      * throw {@link IllegalStateException}. The scheduler is left running. Idempotent.
      */
     public void close() {
+        if (leases != null) {
+            leases.close();
+        }
         lock.lock();
         try {
             closed = true;
@@ -202,9 +234,14 @@ public final class KeyedRateLimiter<K> {
         return evictedForRoom.sum();
     }
 
+    /** The cluster mode's counts, or null when the limit is local. */
+    Leases leases() {
+        return leases;
+    }
+
     // ---------------------------------------------------------------- internals
 
-    private long now() {
+    long now() {
         return Math.max(0, ticker.nanoTime() - originNanos);
     }
 
@@ -223,7 +260,7 @@ public final class KeyedRateLimiter<K> {
             }
             KeyEntry<K> entry = entries.get(key);
             if (entry != null) {
-                long result = entry.tryAcquire(limit, permits, now);
+                long result = decide(entry, permits, now);
                 if (result != KeyEntry.GONE) {
                     return counted(entry, result); // another thread added it meanwhile
                 }
@@ -234,20 +271,30 @@ public final class KeyedRateLimiter<K> {
                 return KEY_LIMIT_REACHED;
             }
             KeyEntry<K> fresh = new KeyEntry<>(key, this);
-            // A fresh key always admits: permits <= burst was checked. Not yet shared: no race.
-            long result = fresh.tryAcquire(limit, permits, now);
+            long result = ADMITTED;
+            long firstCheck;
+            if (leases == null) {
+                // A fresh key always admits: permits <= burst was checked. Not yet shared: no race.
+                result = fresh.tryAcquire(limit, permits, now);
+                firstCheck = limit.nextCheckDelay(fresh.state(), now);
+            } else {
+                fresh.lease = leases.newLease(key, now);
+                firstCheck = leases.horizonNanos;
+            }
             try {
-                fresh.eviction = scheduler.newTimeout(fresh, limit.nextCheckDelay(fresh.state(), now),
-                        TimeUnit.NANOSECONDS);
+                fresh.eviction = scheduler.newTimeout(fresh, firstCheck, TimeUnit.NANOSECONDS);
             } catch (RejectedExecutionException full) {
                 log.debug("{}: the scheduler refused the eviction timer of a new key; key refused", this, full);
                 keyLimitRejected.increment();
                 return KEY_LIMIT_REACHED;
             }
+            if (leases != null) {
+                result = leases.tryAcquire(fresh, permits, now); // may talk to the store: after the checks
+            }
             entries.put(key, fresh);
             linkNewest(fresh);
             keys++;
-            admitted.increment();
+            (result == ADMITTED ? admitted : rejected).increment(); // not touched: new keys sit at the back
             return result;
         } finally {
             lock.unlock();
@@ -262,8 +309,11 @@ public final class KeyedRateLimiter<K> {
         long now = now();
         long state;
         while ((state = entry.state()) != KeyEntry.DEAD) {
-            if (now < limit.idleAt(state, now)) {
-                rearm(entry, state, now);
+            long leaseBusy = leases == null ? 0 : entry.lease.busyFor(now);
+            boolean localBusy = now < local.idleAt(state, now);
+            if (leaseBusy > 0 || localBusy) {
+                long localDelay = localBusy ? local.nextCheckDelay(state, now) : Long.MAX_VALUE;
+                rearm(entry, Math.min(leaseBusy > 0 ? leaseBusy : Long.MAX_VALUE, localDelay));
                 return;
             }
             if (entry.kill(state)) {
@@ -274,10 +324,10 @@ public final class KeyedRateLimiter<K> {
         }
     }
 
-    private void rearm(KeyEntry<K> entry, long state, long now) {
+    private void rearm(KeyEntry<K> entry, long delay) {
         WheelTimeout next;
         try {
-            next = scheduler.newTimeout(entry, limit.nextCheckDelay(state, now), TimeUnit.NANOSECONDS);
+            next = scheduler.newTimeout(entry, delay, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException | IllegalStateException e) {
             // Unwatched, it would never leave: forget it now. It comes back with a full limit.
             log.warn("{}: cannot re-arm the eviction check of a key; forgetting it early", this, e);
@@ -357,11 +407,15 @@ public final class KeyedRateLimiter<K> {
      * keys, {@link KeyLimitPolicy#EVICT_LEAST_RECENT}. Not thread-safe.
      */
     public static final class Builder {
-        private final RateLimit limit;
-        private final WheelScheduler scheduler;
+        final RateLimit limit;
+        final WheelScheduler scheduler;
         private String name = "default";
         private int maxKeys = 100_000;
         private KeyLimitPolicy policy = KeyLimitPolicy.EVICT_LEAST_RECENT;
+        LeaseStore store;
+        StoreFailurePolicy failurePolicy = StoreFailurePolicy.FAIL_LOCAL;
+        int processes = 1;
+        long maxUnconfirmed = 1;
 
         private Builder(RateLimit limit, WheelScheduler scheduler) {
             this.limit = Objects.requireNonNull(limit, "limit");
@@ -399,6 +453,65 @@ public final class KeyedRateLimiter<K> {
         /** What to do with a new key when {@link #maxKeys(int)} keys are tracked. */
         public Builder whenFull(KeyLimitPolicy policy) {
             this.policy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /**
+         * Shares the limit with the limiters of other processes through {@code store} (cluster
+         * mode): each key's count lives in the store, and this process draws leases of permits
+         * from it and spends them locally. Every process must give a key the same limit and name.
+         * See the class documentation for the bound on over-admission.
+         *
+         * @throws IllegalArgumentException if the limit's burst exceeds 16,777,215 permits (a
+         *     lease's largest count)
+         */
+        public Builder sharedThrough(LeaseStore store) {
+            Objects.requireNonNull(store, "store");
+            if (limit.burst() > Lease.MAX_COUNT) {
+                throw new IllegalArgumentException("a shared limit takes at most " + Lease.MAX_COUNT
+                        + " permits at once: " + limit);
+            }
+            this.store = store;
+            return this;
+        }
+
+        /**
+         * Cluster mode: how to decide what no lease covers while the store fails, and keys the
+         * store cannot hold. Default {@link StoreFailurePolicy#FAIL_LOCAL}.
+         */
+        public Builder onStoreFailure(StoreFailurePolicy policy) {
+            this.failurePolicy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /**
+         * Cluster mode: how many processes share the limit (default 1). Each process's
+         * {@link StoreFailurePolicy#FAIL_LOCAL} share is the limit divided by it, rounded up, and
+         * no lease exceeds half of that share.
+         *
+         * @throws IllegalArgumentException if below 1
+         */
+        public Builder processes(int processes) {
+            if (processes < 1) {
+                throw new IllegalArgumentException("processes must be at least 1: " + processes);
+            }
+            this.processes = processes;
+            return this;
+        }
+
+        /**
+         * Cluster mode: the most permits of one key this process may admit ahead of the store's
+         * answer (default 1), so that a new key, or one whose lease ran out, is served while its
+         * lease is drawn. It is the bound on over-admission per process; 0 makes such requests
+         * wait for the store (refused with a retry-after of one round trip).
+         *
+         * @throws IllegalArgumentException if negative
+         */
+        public Builder maxUnconfirmed(long permits) {
+            if (permits < 0) {
+                throw new IllegalArgumentException("maxUnconfirmed must not be negative: " + permits);
+            }
+            this.maxUnconfirmed = permits;
             return this;
         }
 

@@ -1,11 +1,13 @@
 package io.wheelbeat.core.ratelimit;
 
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -19,6 +21,22 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@code wheelbeat.ratelimit.keys} (gauge, keys): keys tracked now;</li>
  *   <li>{@code wheelbeat.ratelimit.evicted} (counter, keys), tagged {@code cause=idle} (forgotten
  *       once idle) or {@code cause=room} (forgotten early to make room for a new key).</li>
+ * </ul>
+ * and in cluster mode ({@link KeyedRateLimiter.Builder#sharedThrough(LeaseStore)}):
+ * <ul>
+ *   <li>{@code wheelbeat.ratelimit.store.round.trips} (counter, requests): exchanges and probes
+ *       sent to the store;</li>
+ *   <li>{@code wheelbeat.ratelimit.store.draws} (counter, requests): exchanges that asked for a
+ *       lease;</li>
+ *   <li>{@code wheelbeat.ratelimit.store.leased} (counter, permits): permits granted in
+ *       leases;</li>
+ *   <li>{@code wheelbeat.ratelimit.store.fallbacks} (counter, requests), tagged
+ *       {@code cause=timeout}, {@code unavailable}, {@code error} (the store failing) or
+ *       {@code key} (a key the store cannot hold): decisions left to the
+ *       {@link StoreFailurePolicy};</li>
+ *   <li>{@code wheelbeat.ratelimit.store.latency} (function timer) and
+ *       {@code wheelbeat.ratelimit.store.latency.max} (gauge, seconds): the round trips answered,
+ *       failures included.</li>
  * </ul>
  *
  * <p>Thread-safe. Counts are read from the limiter as snapshots.
@@ -54,6 +72,34 @@ public final class KeyedRateLimiterMetrics implements MeterBinder {
         Gauge.builder("wheelbeat.ratelimit.keys", limiter, KeyedRateLimiter::activeKeys)
                 .description("Keys tracked")
                 .baseUnit("keys")
+                .tags(tags)
+                .strongReference(true)
+                .register(registry);
+        Leases leases = limiter.leases();
+        if (leases != null) {
+            bindStore(registry, leases);
+        }
+    }
+
+    private void bindStore(MeterRegistry registry, Leases leases) {
+        counter(registry, "wheelbeat.ratelimit.store.round.trips", Tags.empty(), "requests",
+                "Exchanges and probes sent to the lease store", l -> leases.roundTripCount());
+        counter(registry, "wheelbeat.ratelimit.store.draws", Tags.empty(), "requests",
+                "Exchanges that asked the lease store for a lease", l -> leases.drawCount());
+        counter(registry, "wheelbeat.ratelimit.store.leased", Tags.empty(), "permits",
+                "Permits granted in leases", l -> leases.permitsLeasedCount());
+        for (Leases.FallbackCause cause : Leases.FallbackCause.values()) {
+            counter(registry, "wheelbeat.ratelimit.store.fallbacks", Tags.of("cause", cause.tag()), "requests",
+                    "Decisions left to the store failure policy", l -> leases.fallbackCount(cause));
+        }
+        FunctionTimer.builder("wheelbeat.ratelimit.store.latency", leases, Leases::answeredCount,
+                        Leases::latencySeconds, TimeUnit.SECONDS)
+                .description("Round trips to the lease store, answered or failed")
+                .tags(tags)
+                .register(registry);
+        Gauge.builder("wheelbeat.ratelimit.store.latency.max", leases, Leases::maxLatencySeconds)
+                .description("The longest round trip to the lease store")
+                .baseUnit("seconds")
                 .tags(tags)
                 .strongReference(true)
                 .register(registry);

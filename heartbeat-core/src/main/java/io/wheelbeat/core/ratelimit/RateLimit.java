@@ -89,6 +89,24 @@ public abstract sealed class RateLimit permits SlidingWindowCounter, TokenBucket
     /** Returns the most permits one call may ask for: more could never be admitted. */
     public abstract long burst();
 
+    /** Returns which algorithm this limit is. */
+    public abstract Kind kind();
+
+    /** The two algorithms. */
+    public enum Kind {
+        /** {@link #slidingWindow(long, Duration)}. */
+        SLIDING_WINDOW,
+        /** {@link #tokenBucket(long, Duration, long)}. */
+        TOKEN_BUCKET
+    }
+
+    /**
+     * Returns the same kind of limit over the same period with {@code 1 / parts} of the permits
+     * (and of the burst), rounded up: one process's share when {@code parts} processes share
+     * this limit.
+     */
+    abstract RateLimit share(int parts);
+
     // ---------------------------------------------------------------- the algorithm, for KeyEntry
 
     /**

@@ -44,6 +44,16 @@ final class SlidingWindowCounter extends RateLimit {
     }
 
     @Override
+    public Kind kind() {
+        return Kind.SLIDING_WINDOW;
+    }
+
+    @Override
+    RateLimit share(int parts) {
+        return parts == 1 ? this : new SlidingWindowCounter(-Math.floorDiv(-permits, parts), period());
+    }
+
+    @Override
     long next(long state, long requested, long now) {
         long window = now / periodNanos;
         long lag = lag(state, window);

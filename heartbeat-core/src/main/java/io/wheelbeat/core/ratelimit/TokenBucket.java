@@ -42,6 +42,17 @@ final class TokenBucket extends RateLimit {
     }
 
     @Override
+    public Kind kind() {
+        return Kind.TOKEN_BUCKET;
+    }
+
+    @Override
+    RateLimit share(int parts) {
+        return parts == 1 ? this
+                : new TokenBucket(-Math.floorDiv(-permits, parts), period(), -Math.floorDiv(-burst, parts));
+    }
+
+    @Override
     long next(long arrival, long requested, long now) {
         long after = Math.max(arrival, now) + requested * intervalNanos;
         long admitAt = after - toleranceNanos;

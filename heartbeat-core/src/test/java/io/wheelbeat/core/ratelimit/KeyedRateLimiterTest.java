@@ -1,5 +1,6 @@
 package io.wheelbeat.core.ratelimit;
 
+import static io.wheelbeat.core.Allocations.steadyBytesAllocatedBy;
 import static io.wheelbeat.core.ratelimit.VirtualWheel.MILLI;
 import static io.wheelbeat.core.ratelimit.VirtualWheel.SECOND;
 import static io.wheelbeat.core.ratelimit.VirtualWheel.TICK_SLACK;
@@ -91,24 +92,6 @@ class KeyedRateLimiterTest {
             takeAll(limiter, key);
             assertEquals(0, steadyBytesAllocatedBy(tenThousand), limit + ", refused");
         }
-    }
-
-    /**
-     * Bytes the current thread allocates running {@code work}, at the least of five runs: the
-     * first runs also pay for class loading, VarHandle linkage and JIT tier changes, once.
-     */
-    private static long steadyBytesAllocatedBy(Runnable work) {
-        com.sun.management.ThreadMXBean threads =
-                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
-        long least = Long.MAX_VALUE;
-        for (int run = 0; run < 5; run++) {
-            long baseline = threads.getCurrentThreadAllocatedBytes();
-            long overhead = threads.getCurrentThreadAllocatedBytes() - baseline;
-            long before = threads.getCurrentThreadAllocatedBytes();
-            work.run();
-            least = Math.min(least, threads.getCurrentThreadAllocatedBytes() - before - overhead);
-        }
-        return least;
     }
 
     @Test

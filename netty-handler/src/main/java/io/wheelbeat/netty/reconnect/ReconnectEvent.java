@@ -57,8 +57,9 @@ public sealed interface ReconnectEvent {
      *
      * @param attempt the number the next attempt will have
      * @param delay the policy's delay, counted from the start of the failed attempt, or from
-     *     the disconnect if the connection had proven healthy; the attempt may start sooner
-     *     after this event, never before that point
+     *     the disconnect if the connection had proven healthy or the server asked to spread
+     *     reconnects ({@link ReconnectingClient#spreadReconnectOver}, whose draw it then is); the
+     *     attempt may start sooner after this event, never before that point
      * @param cause why the last attempt failed, or {@code null} when a connection was lost
      */
     record AttemptScheduled(int attempt, Duration delay, Throwable cause) implements ReconnectEvent { }

@@ -11,6 +11,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
+import io.netty.util.AttributeKey;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.TimerCallback;
 import io.wheelbeat.core.TimerWheel;
@@ -61,6 +62,10 @@ import org.slf4j.LoggerFactory;
  *       moment of the loss, so that many clients losing one server do not return in one tick.</li>
  *   <li><b>Storm protection:</b> clients sharing a {@link ReconnectGroup} have at most its number
  *       of attempts in progress at once; the others wait on the wheel.</li>
+ *   <li><b>Told to spread out:</b> a server going away can ask its clients to spread their
+ *       reconnects over a window (the demo protocol's GOODBYE carries one, as a lame-duck server
+ *       sends it): {@link #spreadReconnectOver(Duration)}, callable from the protocol's own
+ *       handlers through {@link #of(Channel)}.</li>
  *   <li><b>Closing</b> ({@link #close()}) cancels a pending attempt, closes the connection and
  *       stops for good. A connection closed by anyone else is a lost connection.</li>
  * </ul>
@@ -74,6 +79,8 @@ import org.slf4j.LoggerFactory;
 public final class ReconnectingClient {
 
     private static final Logger log = LoggerFactory.getLogger(ReconnectingClient.class);
+    private static final AttributeKey<ReconnectingClient> CLIENT =
+            AttributeKey.valueOf(ReconnectingClient.class, "client");
 
     private final Bootstrap connector;
     private final EventLoop loop;
@@ -97,6 +104,8 @@ public final class ReconnectingClient {
     private volatile boolean closed;
     private volatile Channel channel;
     private volatile long currentBackoffNanos;
+    /** The window to spread the next reconnect over after a loss; 0 for none. */
+    private volatile long spreadWindowNanos;
 
     // Confined to the event loop.
     private ChannelFuture attempt;
@@ -128,6 +137,7 @@ public final class ReconnectingClient {
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
+                        ch.attr(CLIENT).set(ReconnectingClient.this);
                         // The user's handler first, so that the watcher sees what it fires.
                         ch.pipeline().addLast(userHandler).addLast(watcher);
                     }
@@ -197,6 +207,37 @@ public final class ReconnectingClient {
             }
         }
         return closeFuture;
+    }
+
+    /**
+     * Returns the client that made {@code channel}, or {@code null} if no client made it: how a
+     * protocol handler in the connection's pipeline reaches its client.
+     */
+    public static ReconnectingClient of(Channel channel) {
+        return channel.hasAttr(CLIENT) ? channel.attr(CLIENT).get() : null;
+    }
+
+    /**
+     * The server asked to spread reconnects over {@code window} (it is going away, as a lame-duck
+     * server says in its goodbye): when the current connection is lost, the next attempt starts
+     * a uniform random delay in [0, window) after the loss instead of the backoff policy's delay,
+     * so that the server's clients come back spread over the window rather than together. Later
+     * retries follow the policy as before. Applies to the next loss only (of this connection, or
+     * of the next one if there is none now); a later call replaces an earlier one, and
+     * {@link Duration#ZERO} withdraws it. Thread-safe.
+     *
+     * @throws IllegalArgumentException if {@code window} is negative or longer than 292 years
+     */
+    public void spreadReconnectOver(Duration window) {
+        Objects.requireNonNull(window, "window");
+        if (window.isNegative()) {
+            throw new IllegalArgumentException("window must not be negative: " + window);
+        }
+        try {
+            spreadWindowNanos = window.toNanos();
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException("window is too long (over 292 years): " + window, e);
+        }
     }
 
     /** Returns the current connection, or {@code null} while there is none. */
@@ -381,7 +422,27 @@ public final class ReconnectingClient {
         healthy = false;
         log.debug("{}: disconnected ({})", this, wasHealthy ? "was healthy" : "never proved healthy");
         emit(new Disconnected(ch, wasHealthy));
-        scheduleRetry(null);
+        long window = spreadWindowNanos;
+        if (window > 0) {
+            spreadWindowNanos = 0;
+            scheduleRetryWithin(window);
+        } else {
+            scheduleRetry(null);
+        }
+    }
+
+    /** After a loss the server asked to spread: the next attempt at a uniform draw in the window. */
+    private void scheduleRetryWithin(long windowNanos) {
+        if (closed) {
+            return;
+        }
+        long now = wheel.ticker().nanoTime();
+        if (!backoff.attemptFailed(now)) {
+            giveUp(null);
+            return;
+        }
+        long delay = (long) (random.nextDouble() * windowNanos);
+        announceRetry(delay, now + delay, null);
     }
 
     private void scheduleRetry(Throwable cause) {
@@ -392,14 +453,17 @@ public final class ReconnectingClient {
             giveUp(cause);
             return;
         }
-        long delay = backoff.lastDelayNanos();
-        currentBackoffNanos = delay;
+        announceRetry(backoff.lastDelayNanos(), backoff.nextAttemptNanos(), cause);
+    }
+
+    private void announceRetry(long delayNanos, long deadlineNanos, Throwable cause) {
+        currentBackoffNanos = delayNanos;
         if (metrics != null) {
             metrics.backingOff(this);
         }
-        retryTimer = wheel.scheduleAt(onTimer, backoff.nextAttemptNanos());
+        retryTimer = wheel.scheduleAt(onTimer, deadlineNanos);
         int next = (int) Math.min(Integer.MAX_VALUE, backoff.failures() + 1L);
-        emit(new AttemptScheduled(next, Duration.ofNanos(delay), cause));
+        emit(new AttemptScheduled(next, Duration.ofNanos(delayNanos), cause));
     }
 
     private void giveUp(Throwable cause) {

@@ -375,6 +375,35 @@ class HeartbeatHandlerTest {
         }
 
         @Test
+        void connectionsOnManyThreadsToldTooManyPingsAtOnceDoubleTheIntervalOnce() throws Exception {
+            for (int round = 0; round < 50; round++) {
+                HeartbeatHandler.Factory factory = echoing(1000).build();
+                List<HeartbeatHandler> handlers = new ArrayList<>();
+                for (int i = 0; i < 4; i++) {
+                    handlers.add(frozenChannel(factory.newHandler()).pipeline().get(HeartbeatHandler.class));
+                }
+                java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(handlers.size());
+                List<Thread> threads = new ArrayList<>();
+                for (HeartbeatHandler handler : handlers) {
+                    Thread thread = new Thread(() -> {
+                        try {
+                            start.await();
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                        handler.peerSaysTooManyPings();
+                    });
+                    threads.add(thread);
+                    thread.start();
+                }
+                for (Thread thread : threads) {
+                    thread.join();
+                }
+                assertEquals(java.time.Duration.ofSeconds(2), factory.pingInterval(), "round " + round);
+            }
+        }
+
+        @Test
         void anUnaskedPongFiresNoEvent() {
             EmbeddedChannel ch = channelWith(pinging(1000));
             ch.writeInbound("PONG");

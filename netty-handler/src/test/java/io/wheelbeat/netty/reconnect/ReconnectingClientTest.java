@@ -182,6 +182,36 @@ class ReconnectingClientTest {
     }
 
     @Test
+    void toldToSpreadItsReconnectTheClientDrawsTheFirstRetryFromTheWindowThenFollowsThePolicy() throws Exception {
+        TestServer server = server(Mode.ECHO);
+        // nextDouble() is 0.5 for this generator: the draw is half the window. FAST draws no jitter.
+        ReconnectingClient client = remember(clientTo(server.port(), new PingPong()).healthyOnlyOnPong()
+                .random(() -> Long.MIN_VALUE).build());
+        Channel channel = client.start().get(20, TimeUnit.SECONDS);
+        events.await(Healthy.class, 1);
+        assertSame(client, ReconnectingClient.of(channel), "a handler of the connection finds its client");
+        client.spreadReconnectOver(Duration.ofMillis(600));
+        server.stop();
+        Entry lost = events.await(Disconnected.class, 1);
+        assertEquals(new AttemptScheduled(2, Duration.ofMillis(300), null), events.await(AttemptScheduled.class, 1).event());
+        assertNotBefore(lost.nanos() + 300 * MS, events.await(Connecting.class, 2).nanos(), "the spread retry");
+        AttemptScheduled next = (AttemptScheduled) events.await(AttemptScheduled.class, 2).event();
+        assertEquals(3, next.attempt());
+        assertEquals(Duration.ofMillis(100), next.delay(), "the next retry follows the policy: its second delay");
+    }
+
+    @Test
+    void aChannelNoClientMadeHasNoClient() {
+        assertNull(ReconnectingClient.of(new io.netty.channel.embedded.EmbeddedChannel()));
+    }
+
+    @Test
+    void rejectsANegativeSpreadWindow() {
+        ReconnectingClient client = clientTo(1, new Quiet()).build();
+        assertThrows(IllegalArgumentException.class, () -> client.spreadReconnectOver(Duration.ofMillis(-1)));
+    }
+
+    @Test
     void retriesWhileTheServerIsDownFollowThePolicy() throws Exception {
         TestServer server = server(Mode.ECHO);
         ReconnectingClient client = remember(clientTo(server.port(), new PingPong()).healthyOnlyOnPong().build());

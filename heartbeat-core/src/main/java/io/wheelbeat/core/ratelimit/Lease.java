@@ -1,0 +1,268 @@
+package io.wheelbeat.core.ratelimit;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * One key's share of a limit shared through a {@link LeaseStore}: the permits drawn from the
+ * store and not yet spent, the credit admitted ahead of the store's answer, and the one exchange
+ * with the store that may be out at a time.
+ *
+ * <p>The lease is one long, {@code (expiry << COUNT_BITS) | count}, spent by compare-and-set
+ * like a local key's state. The expiry is in units of 2^14 ns (16 us) since the limiter's
+ * origin, rounded down, modulo 2^40 and compared as a signed distance; the timer that watches
+ * the key clears a lapsed lease long before the distance could alias.
+ *
+ * <p>Exchanges are serialized by {@link #inFlight}: whoever sets it sends, the reply clears it,
+ * so the reply's bookkeeping fields need no other guard.
+ */
+final class Lease implements LeaseStore.Reply {
+
+    static final int COUNT_BITS = 24;
+    static final long MAX_COUNT = (1L << COUNT_BITS) - 1;
+    private static final int UNIT_SHIFT = 14;
+
+    private static final VarHandle GRANT;
+    private static final VarHandle IN_FLIGHT;
+    private static final VarHandle UNCONFIRMED;
+    private static final VarHandle UNCHARGED;
+    private static final VarHandle DEMAND;
+    private static final VarHandle GIVE_BACK;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            GRANT = lookup.findVarHandle(Lease.class, "grant", long.class);
+            IN_FLIGHT = lookup.findVarHandle(Lease.class, "inFlight", int.class);
+            UNCONFIRMED = lookup.findVarHandle(Lease.class, "unconfirmed", long.class);
+            UNCHARGED = lookup.findVarHandle(Lease.class, "uncharged", long.class);
+            DEMAND = lookup.findVarHandle(Lease.class, "demand", long.class);
+            GIVE_BACK = lookup.findVarHandle(Lease.class, "giveBack", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** The key in the store, or null when the store cannot hold it. */
+    final Object storeKey;
+    private final Leases leases;
+
+    @SuppressWarnings("unused") // accessed through GRANT
+    private volatile long grant;
+    /** When the lease falls to this count, the next exchange is started ahead of need. */
+    private volatile long lowWater;
+    @SuppressWarnings("unused") // accessed through IN_FLIGHT
+    private volatile int inFlight;
+    /** Credit admitted and not yet answered by the store (sent or not). */
+    @SuppressWarnings("unused") // accessed through UNCONFIRMED
+    private volatile long unconfirmed;
+    /** Credit admitted and not yet sent. */
+    @SuppressWarnings("unused") // accessed through UNCHARGED
+    private volatile long uncharged;
+    /** Permits taken on credit or refused for want of a lease since the last exchange was sent. */
+    @SuppressWarnings("unused") // accessed through DEMAND
+    private volatile long demand;
+    /** Unspent permits of a token-bucket lease to give back with the next exchange. */
+    @SuppressWarnings("unused") // accessed through GIVE_BACK
+    private volatile long giveBack;
+    /** Until then (limiter nanos) the store said the key is full; read only with {@link #refused}. */
+    private volatile long refusedUntil;
+    private volatile boolean refused;
+
+    // The exchange out: written by its sender, read by its reply (ordered by inFlight).
+    private long sentAt;
+    private long charged;
+    /** The lease count after the last grant, and when: the base of the rate estimate. */
+    private long baseCount;
+    private long baseAt;
+    private long lastAsk;
+
+    Lease(Object storeKey, Leases leases, long now) {
+        this.storeKey = storeKey;
+        this.leases = leases;
+        this.baseAt = now;
+    }
+
+    // ---------------------------------------------------------------- the hot path
+
+    /**
+     * Spends {@code permits} of a lease valid at {@code now}: true if taken. Starts the next
+     * exchange when the lease runs low.
+     */
+    boolean trySpend(long permits, long now) {
+        long nowUnits = now >>> UNIT_SHIFT;
+        for (;;) {
+            long lease = (long) GRANT.getVolatile(this);
+            long count = lease & MAX_COUNT;
+            if (count < permits || !validAt(lease, nowUnits)) {
+                return false;
+            }
+            if (GRANT.compareAndSet(this, lease, lease - permits)) {
+                if (count - permits <= lowWater && !refused) {
+                    sendIfIdle(now);
+                }
+                return true;
+            }
+        }
+    }
+
+    private static boolean validAt(long lease, long nowUnits) {
+        // Expiry minus now, as a signed 40-bit distance.
+        return ((((lease >>> COUNT_BITS) - nowUnits) << COUNT_BITS) >> COUNT_BITS) > 0;
+    }
+
+    // ---------------------------------------------------------------- the slow path
+
+    /** Returns the nanoseconds the store said to wait, or 0 if it did not or that has passed. */
+    long refusedFor(long now) {
+        if (!refused) {
+            return 0;
+        }
+        long wait = refusedUntil - now;
+        if (wait > 0) {
+            return wait;
+        }
+        refused = false;
+        return 0;
+    }
+
+    /** Admits {@code permits} ahead of the store's answer if the credit allows; true if taken. */
+    boolean takeCredit(long permits, long maxUnconfirmed) {
+        for (;;) {
+            long open = (long) UNCONFIRMED.getVolatile(this);
+            if (open + permits > maxUnconfirmed) {
+                DEMAND.getAndAdd(this, permits);
+                return false;
+            }
+            if (UNCONFIRMED.compareAndSet(this, open, open + permits)) {
+                // Confirmed counts first, so that a reply never subtracts more than was added.
+                UNCHARGED.getAndAdd(this, permits);
+                DEMAND.getAndAdd(this, permits);
+                return true;
+            }
+        }
+    }
+
+    /** Starts an exchange unless one is out; the reply starts the next if credit waits. */
+    void sendIfIdle(long now) {
+        if ((int) IN_FLIGHT.getVolatile(this) == 0 && IN_FLIGHT.compareAndSet(this, 0, 1)) {
+            send(now);
+        }
+    }
+
+    /** Sends an exchange. {@link #inFlight} held. */
+    private void send(long now) {
+        long charge = (long) UNCHARGED.getAndSet(this, 0L);
+        long wanted = (long) DEMAND.getAndSet(this, 0L);
+        long back = (long) GIVE_BACK.getAndSet(this, 0L);
+        long lease = (long) GRANT.getVolatile(this);
+        long left = validAt(lease, now >>> UNIT_SHIFT) ? lease & MAX_COUNT : 0;
+        // One horizon at the rate since the last grant, growing at most twofold per exchange
+        // (slow start: a key seen once reserves little).
+        long spent = Math.max(0, baseCount - left) + wanted;
+        long horizon = leases.horizonNanos;
+        long atRate = -Math.floorDiv(-spent * horizon, Math.max(now - baseAt, horizon / 16));
+        long ask = Math.min(leases.maxLease, Math.max(wanted, Math.min(atRate, 2 * Math.max(1, lastAsk))));
+        lastAsk = ask;
+        sentAt = now;
+        charged = charge;
+        leases.send(this, charge, ask, back);
+    }
+
+    // ---------------------------------------------------------------- replies, any thread
+
+    @Override
+    public void granted(long permits, long validNanos, long retryAfterNanos) {
+        long now = leases.now();
+        UNCONFIRMED.getAndAdd(this, -charged);
+        leases.answered(now - sentAt, permits);
+        long left = 0;
+        if (permits > 0) {
+            long expiryUnits = (sentAt + leases.lifetime(validNanos)) >>> UNIT_SHIFT;
+            long nowUnits = now >>> UNIT_SHIFT;
+            for (;;) {
+                long old = (long) GRANT.getVolatile(this);
+                long oldCount = old & MAX_COUNT;
+                boolean sameLease = (old >>> COUNT_BITS) == (expiryUnits & ((1L << 40) - 1));
+                left = Math.min(MAX_COUNT, (sameLease ? oldCount : 0) + permits);
+                if (GRANT.compareAndSet(this, old, (expiryUnits << COUNT_BITS) | left)) {
+                    if (!sameLease && oldCount > 0 && validAt(old, nowUnits)) {
+                        lapsed(oldCount);
+                    }
+                    break;
+                }
+            }
+            lowWater = left / 2;
+        } else if (retryAfterNanos > 0) {
+            refusedUntil = now + retryAfterNanos;
+            refused = true;
+        }
+        baseCount = left;
+        baseAt = now;
+        finish(now);
+    }
+
+    @Override
+    public void failed(LeaseStore.Failure cause) {
+        long now = leases.now();
+        UNCONFIRMED.getAndAdd(this, -charged);
+        leases.answered(now - sentAt, 0);
+        leases.failed(cause);
+        finish(now);
+    }
+
+    /** Ends the exchange, then sends credit admitted meanwhile. */
+    private void finish(long now) {
+        IN_FLIGHT.setVolatile(this, 0);
+        if ((long) UNCHARGED.getVolatile(this) > 0 && !leases.degraded()) {
+            sendIfIdle(now);
+        }
+    }
+
+    // ---------------------------------------------------------------- the key's timer
+
+    /**
+     * Returns how long this lease still matters at {@code now} (0 when the key may be forgotten),
+     * clearing a lapsed lease and sending what waits.
+     */
+    long busyFor(long now) {
+        if ((int) IN_FLIGHT.getVolatile(this) != 0) {
+            return leases.horizonNanos;
+        }
+        long nowUnits = now >>> UNIT_SHIFT;
+        long lease = (long) GRANT.getVolatile(this);
+        long count = lease & MAX_COUNT;
+        if (count > 0) {
+            if (validAt(lease, nowUnits)) {
+                long expiryUnits = lease >>> COUNT_BITS;
+                return Math.max(1, (((expiryUnits - nowUnits) << COUNT_BITS) >> COUNT_BITS) << UNIT_SHIFT);
+            }
+            if (GRANT.compareAndSet(this, lease, 0L)) {
+                lapsed(count);
+            }
+        }
+        if (((long) UNCHARGED.getVolatile(this) > 0 || (long) GIVE_BACK.getVolatile(this) > 0)
+                && !leases.degraded()) {
+            sendIfIdle(now);
+            return leases.horizonNanos;
+        }
+        long wait = refusedFor(now);
+        if (wait > 0) {
+            return wait;
+        }
+        return (long) UNCONFIRMED.getVolatile(this) > 0 ? leases.horizonNanos : 0;
+    }
+
+    /** Unspent permits of a lease that ended: a token bucket gets them back. */
+    private void lapsed(long count) {
+        if (leases.givesBack) {
+            GIVE_BACK.getAndAdd(this, count);
+        }
+    }
+
+    @Override
+    public String toString() {
+        long lease = (long) GRANT.getVolatile(this);
+        return "Lease(" + storeKey + ", " + (lease & MAX_COUNT) + " permits)";
+    }
+}

@@ -1,0 +1,245 @@
+package io.wheelbeat.netty;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import io.netty.util.AttributeKey;
+import io.netty.util.ReferenceCountUtil;
+import io.wheelbeat.core.ExecutorDrivenWheel;
+import io.wheelbeat.core.TimerCallback;
+import io.wheelbeat.netty.internal.ConnectionMeters;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Spreads disconnects over time, so that a storm of deadlines falling due at once (a network
+ * blip that silences 100,000 connections, say) does not turn into a burst of closes, goodbyes
+ * and, on the clients, reconnects. MQTT brokers do the same (HiveMQ closes at most 100 idle
+ * connections per 100 ms).
+ *
+ * <h2>At a rate: {@link #close(Channel, Object)}</h2>
+ * Each close takes the next free slot of the rate, shared by every channel and event loop that
+ * uses this pacer: with {@code n} closes per {@code period}, slots are {@code period / n} apart,
+ * so no period holds more than {@code n} closes, {@code n + 1} counting the wheel's tick of
+ * lateness. A close whose slot is now happens at once;
+ * a later slot is a timer on the channel's event-loop wheel ({@link EventLoopWheels}). At its
+ * slot the goodbye, if any, is written and flushed and the channel closed. A channel that closes
+ * meanwhile still spends its slot; its timer is cancelled and its goodbye released at once.
+ * A channel waiting for its slot stays open and keeps working; use the pacer for closes that may
+ * wait (idle, heartbeat failure), not for hostile input.
+ *
+ * <h2>Over a window: {@link #closeAllOver}</h2>
+ * A graceful stop (lame duck): closes a set of channels evenly over a window, each with its own
+ * goodbye, regardless of the rate.
+ *
+ * <p>With {@link Builder#metrics(MeterRegistry)}: gauge {@code wheelbeat.connection.closes.waiting}
+ * (closes waiting for their slot) and counter {@code wheelbeat.connection.closes.paced} (closes
+ * that had to wait).
+ *
+ * <p>Thread-safe: any thread may call any method; each channel's close runs on its event loop.
+ */
+public final class ClosePacer {
+
+    private static final Logger log = LoggerFactory.getLogger(ClosePacer.class);
+    /** Set on a channel once a paced close has been asked for it. */
+    private static final AttributeKey<Boolean> CLOSE_ASKED = AttributeKey.valueOf(ClosePacer.class, "closeAsked");
+
+    private final CloseSlots slots;
+    private final EventLoopWheels wheels;
+    private final AtomicInteger waiting = new AtomicInteger();
+    private final Counter paced;
+
+    private ClosePacer(Builder b) {
+        this.slots = new CloseSlots(b.slotNanos);
+        this.wheels = b.wheels;
+        if (b.registry != null) {
+            Gauge.builder("wheelbeat.connection.closes.waiting", waiting, AtomicInteger::get)
+                    .description("Closes waiting for their slot of the close rate")
+                    .baseUnit("connections").register(b.registry);
+            this.paced = ConnectionMeters.counter(b.registry, "wheelbeat.connection.closes.paced",
+                    "Closes that waited for a slot of the close rate", "connections");
+        } else {
+            this.paced = null;
+        }
+    }
+
+    /**
+     * Returns a builder of a pacer that closes at most {@code closes} connections per
+     * {@code period}, evenly spaced.
+     *
+     * @throws IllegalArgumentException if {@code closes} or {@code period} is not positive
+     * @throws ArithmeticException if {@code period} is over 292 years
+     * @throws NullPointerException if {@code period} is null
+     */
+    public static Builder builder(int closes, Duration period) {
+        return new Builder(closes, period);
+    }
+
+    /**
+     * Closes {@code channel} at its slot of the rate, first writing and flushing {@code goodbye}
+     * if it is not null. The goodbye is released if the channel closes before its slot. A channel
+     * gets one paced close: asking again (a repeated idle event while it waits, say) changes
+     * nothing.
+     *
+     * @return {@code true} if this call asked for the channel's close, {@code false} if a paced
+     *     close had been asked for it already (the goodbye is then released)
+     */
+    public boolean close(Channel channel, Object goodbye) {
+        Objects.requireNonNull(channel, "channel");
+        if (channel.attr(CLOSE_ASKED).setIfAbsent(Boolean.TRUE) != null) {
+            ReferenceCountUtil.release(goodbye);
+            return false;
+        }
+        EventLoop loop = channel.eventLoop();
+        if (loop.inEventLoop()) {
+            closePaced(channel, goodbye);
+        } else {
+            loop.execute(() -> closePaced(channel, goodbye));
+        }
+        return true;
+    }
+
+    /**
+     * Closes every channel of {@code channels} (a snapshot taken now), spread evenly over
+     * {@code window} from now in their iteration order, each after writing and flushing the
+     * goodbye {@code goodbye} makes for it (null for none) on its event loop.
+     *
+     * @return completes when every one of them is closed
+     * @throws IllegalArgumentException if {@code window} is negative
+     */
+    public CompletableFuture<Void> closeAllOver(Collection<? extends Channel> channels, Duration window,
+                                                Function<? super Channel, ?> goodbye) {
+        Objects.requireNonNull(goodbye, "goodbye");
+        if (window.isNegative()) {
+            throw new IllegalArgumentException("window must not be negative: " + window);
+        }
+        List<Channel> all = new ArrayList<>(channels);
+        long windowNanos = window.toNanos();
+        List<CompletableFuture<Void>> closed = new ArrayList<>(all.size());
+        for (int i = 0; i < all.size(); i++) {
+            Channel channel = all.get(i);
+            // Evenly spaced: the i-th of n at i/n of the window.
+            long offset = (long) (windowNanos * ((double) i / all.size()));
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            channel.closeFuture().addListener(f -> done.complete(null));
+            closed.add(done);
+            EventLoop loop = channel.eventLoop();
+            long start = wheels.wheelFor(loop).ticker().nanoTime();
+            loop.execute(() -> closeAt(channel, start + offset, null, goodbye, false));
+        }
+        return CompletableFuture.allOf(closed.toArray(CompletableFuture[]::new));
+    }
+
+    /** Returns the number of closes waiting for their slot now (a snapshot). */
+    public int waiting() {
+        return waiting.get();
+    }
+
+    /** On the channel's loop. */
+    private void closePaced(Channel channel, Object goodbye) {
+        ExecutorDrivenWheel wheel = wheels.wheelFor(channel.eventLoop());
+        long now = wheel.ticker().nanoTime();
+        long slot = slots.reserve(now);
+        if (slot - now <= 0) {
+            closeNow(channel, goodbye, null);
+        } else {
+            ConnectionMeters.count(paced);
+            waiting.incrementAndGet();
+            closeAt(channel, slot, goodbye, null, true);
+        }
+    }
+
+    /**
+     * On the channel's loop: a timer at {@code deadline} that writes the goodbye (given, or made
+     * then) and closes; {@code counted} if it is one of the {@link #waiting()} closes.
+     */
+    private void closeAt(Channel channel, long deadline, Object goodbye, Function<? super Channel, ?> goodbyeFactory,
+                         boolean counted) {
+        TimerCallback close = timerId -> {
+            if (counted) {
+                waiting.decrementAndGet();
+            }
+            closeNow(channel, goodbye, goodbyeFactory);
+        };
+        ExecutorDrivenWheel wheel = wheels.wheelFor(channel.eventLoop());
+        long timerId = wheel.scheduleAt(close, deadline);
+        // Closed meanwhile: nothing left to do at the slot; let go of the timer and the goodbye now.
+        channel.closeFuture().addListener(f -> {
+            if (wheel.cancel(timerId)) {
+                if (counted) {
+                    waiting.decrementAndGet();
+                }
+                ReferenceCountUtil.release(goodbye);
+            }
+        });
+    }
+
+    private static void closeNow(Channel channel, Object goodbye, Function<? super Channel, ?> goodbyeFactory) {
+        if (!channel.isActive()) {
+            ReferenceCountUtil.release(goodbye);
+            channel.close(); // registered but never active, or closing already
+            return;
+        }
+        Object message = goodbye;
+        if (goodbyeFactory != null) {
+            try {
+                message = goodbyeFactory.apply(channel);
+            } catch (RuntimeException e) {
+                log.warn("{}: the goodbye factory threw; closing without a goodbye", channel, e);
+            }
+        }
+        if (message != null) {
+            // Not waiting for the write: a peer that does not read must not hold the close up.
+            channel.writeAndFlush(message, channel.voidPromise());
+        }
+        channel.close();
+    }
+
+    @Override
+    public String toString() {
+        return "ClosePacer(" + slots + ", " + waiting.get() + " waiting)";
+    }
+
+    /** Settings of a {@link ClosePacer}. Not thread-safe. */
+    public static final class Builder {
+        private final long slotNanos;
+        private EventLoopWheels wheels = EventLoopWheels.shared();
+        private MeterRegistry registry;
+
+        private Builder(int closes, Duration period) {
+            Objects.requireNonNull(period, "period");
+            if (closes <= 0 || period.isNegative() || period.isZero()) {
+                throw new IllegalArgumentException("need positive closes and period: " + closes + " per " + period);
+            }
+            long periodNanos = period.toNanos();
+            this.slotNanos = -Math.floorDiv(-periodNanos, closes); // rounded up: never faster than asked
+        }
+
+        /** The wheels the waiting closes go on; {@link EventLoopWheels#shared()} by default. */
+        public Builder wheels(EventLoopWheels wheels) {
+            this.wheels = Objects.requireNonNull(wheels, "wheels");
+            return this;
+        }
+
+        /** Registers the pacer's meters in {@code registry}; none by default. */
+        public Builder metrics(MeterRegistry registry) {
+            this.registry = Objects.requireNonNull(registry, "registry");
+            return this;
+        }
+
+        /** Returns the pacer. */
+        public ClosePacer build() {
+            return new ClosePacer(this);
+        }
+    }
+}

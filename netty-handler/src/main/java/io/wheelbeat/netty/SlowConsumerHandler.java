@@ -1,0 +1,257 @@
+package io.wheelbeat.netty;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.channel.ChannelConfig;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.WriteBufferWaterMark;
+import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.netty.internal.ActiveChannelTimerHandler;
+import io.wheelbeat.netty.internal.ConfigChecks;
+import io.wheelbeat.netty.internal.ConnectionMeters;
+import io.wheelbeat.netty.internal.HandlerBuilder;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Guards a server against a peer that sends but does not read (a slow consumer), whose answers
+ * would otherwise pile up in the channel's outbound buffer until the process runs out of
+ * (direct) memory. Four rules, on the event loop's shared wheel:
+ * <ul>
+ *   <li><b>Water marks:</b> sets the channel's write-buffer water marks when it starts (Netty's
+ *       own defaults, 32 KiB low and 64 KiB high, unless set): the channel turns unwritable when
+ *       more than the high mark is pending, writable again below the low mark.</li>
+ *   <li><b>Back-pressure:</b> while the channel is unwritable, stops reading from it (turns
+ *       {@code autoRead} off) so that a peer cannot make it answer faster than it drains; reading
+ *       resumes when it is writable again. A read batch under way finishes first, so the pending
+ *       bytes can pass the high mark by about one read batch of answers.</li>
+ *   <li><b>Cap:</b> a write that leaves more than {@link Builder#maxPendingBytes} bytes pending
+ *       in the channel's outbound buffer (flushed or not) ends the connection; 4 MiB by
+ *       default. Bytes are counted as Netty counts them for writability: each message's size
+ *       plus a small per-message overhead (96 bytes by default).</li>
+ *   <li><b>Deadline:</b> a channel that stays unwritable longer than
+ *       {@link Builder#unwritableTimeout} is ended; 30 s by default. One timer per unwritable
+ *       spell, armed when the channel turns unwritable, cancelled when it turns writable.</li>
+ * </ul>
+ * Ending a connection fires {@link SlowConsumerEvent} and closes the channel at once, which
+ * releases everything still pending. Write nothing in answer to the event: the peer is not
+ * reading.
+ *
+ * <p>Place it at the head of the pipeline, nearest the socket, so that every write of the
+ * handlers after it passes through it; writes made by handlers between it and the socket are
+ * counted in the pending bytes but not checked until the next write through it.
+ *
+ * <p>With {@link Builder#metrics(MeterRegistry)}: {@code wheelbeat.connection.closed} with tag
+ * {@code reason=slow_consumer}, and {@code wheelbeat.slow.consumer.read.pauses} (times reading was
+ * paused because the channel was unwritable).
+ *
+ * <p>Usage: build a {@link Factory} once, then add {@link Factory#newHandler()} to each channel's
+ * pipeline. A handler serves one channel ({@code @Sharable} it is not); all its methods run on
+ * that channel's event loop. Writes allocate nothing and read one volatile counter.
+ */
+public final class SlowConsumerHandler extends ActiveChannelTimerHandler {
+
+    private static final Logger log = LoggerFactory.getLogger(SlowConsumerHandler.class);
+
+    private final Factory settings;
+    private long unwritableTimer = TimerWheel.NO_TIMER;
+    /** Whether this handler turned autoRead off, and so must turn it back on. */
+    private boolean readingPaused;
+    private boolean ended;
+
+    private SlowConsumerHandler(Factory settings) {
+        super(settings.wheels);
+        this.settings = settings;
+    }
+
+    /** Returns a builder with the defaults above. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+        ctx.write(msg, promise);
+        ChannelOutboundBuffer pending = ctx.channel().unsafe().outboundBuffer();
+        if (pending != null && pending.totalPendingWriteBytes() > settings.maxPendingBytes && running()) {
+            end(SlowConsumerEvent.Cause.PENDING_BYTES, pending.totalPendingWriteBytes());
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        if (running()) {
+            writabilityChanged(ctx.channel().isWritable());
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    protected void onStart(long nowNanos) {
+        ChannelConfig config = ctx().channel().config();
+        config.setWriteBufferWaterMark(settings.waterMark);
+        if (!ctx().channel().isWritable()) {
+            writabilityChanged(false);
+        }
+    }
+
+    @Override
+    protected void onStop() {
+        unwritableTimer = cancel(unwritableTimer);
+    }
+
+    @Override
+    protected void onTimer(long timerId) {
+        if (timerId == unwritableTimer) {
+            unwritableTimer = TimerWheel.NO_TIMER;
+            ChannelOutboundBuffer pending = ctx().channel().unsafe().outboundBuffer();
+            end(SlowConsumerEvent.Cause.UNWRITABLE_TOO_LONG, pending == null ? 0 : pending.totalPendingWriteBytes());
+        }
+    }
+
+    private void writabilityChanged(boolean writable) {
+        ChannelConfig config = ctx().channel().config();
+        if (!writable) {
+            if (settings.pauseReading && config.isAutoRead()) {
+                config.setAutoRead(false);
+                readingPaused = true;
+                ConnectionMeters.count(settings.readPauses);
+            }
+            if (unwritableTimer == TimerWheel.NO_TIMER) {
+                unwritableTimer = schedule(settings.unwritableTimeoutNanos);
+            }
+        } else {
+            unwritableTimer = cancel(unwritableTimer);
+            if (readingPaused) {
+                readingPaused = false;
+                config.setAutoRead(true); // also asks for a read
+            }
+        }
+    }
+
+    private void end(SlowConsumerEvent.Cause cause, long pendingBytes) {
+        if (ended) {
+            return; // the rest of a write batch after the close
+        }
+        ended = true;
+        ChannelHandlerContext ctx = ctx();
+        ConnectionMeters.count(settings.closes);
+        log.debug("{}: slow consumer ({}, {} bytes pending), closing", ctx.channel(), cause, pendingBytes);
+        ctx.fireUserEventTriggered(new SlowConsumerEvent(cause, pendingBytes));
+        ctx.close();
+    }
+
+    /**
+     * Immutable settings that make one {@link SlowConsumerHandler} per channel.
+     *
+     * <p>Thread-safe: {@link #newHandler()} may be called from any event loop.
+     */
+    public static final class Factory {
+        private final long maxPendingBytes;
+        private final long unwritableTimeoutNanos;
+        private final WriteBufferWaterMark waterMark;
+        private final boolean pauseReading;
+        private final EventLoopWheels wheels;
+        private final Counter closes;
+        private final Counter readPauses;
+
+        private Factory(Builder b, EventLoopWheels wheels, MeterRegistry registry) {
+            this.maxPendingBytes = b.maxPendingBytes;
+            this.unwritableTimeoutNanos = b.unwritableTimeoutNanos;
+            this.waterMark = new WriteBufferWaterMark(b.lowWaterMark, b.highWaterMark);
+            this.pauseReading = b.pauseReading;
+            this.wheels = wheels;
+            this.closes = registry == null ? null : ConnectionMeters.closed(registry, SlowConsumerEvent.CLOSE_REASON);
+            this.readPauses = registry == null ? null : ConnectionMeters.counter(registry,
+                    "wheelbeat.slow.consumer.read.pauses",
+                    "Times reading from a connection was paused because it was not writable", "pauses");
+        }
+
+        /** Returns a new handler for one channel. */
+        public SlowConsumerHandler newHandler() {
+            return new SlowConsumerHandler(this);
+        }
+    }
+
+    /**
+     * Settings of a {@link SlowConsumerHandler}. Every setter checks its arguments at once
+     * ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value out
+     * of range); {@link #build()} checks that they fit together. Not thread-safe.
+     */
+    public static final class Builder extends HandlerBuilder<Builder> {
+        private long maxPendingBytes = 4L << 20;
+        private long unwritableTimeoutNanos = TimeUnit.SECONDS.toNanos(30);
+        private int lowWaterMark = 32 << 10;
+        private int highWaterMark = 64 << 10;
+        private boolean pauseReading = true;
+
+        private Builder() {
+        }
+
+        /**
+         * The most bytes that may be pending in a channel's outbound buffer after a write; more
+         * ends the connection. 4 MiB by default.
+         *
+         * @throws IllegalArgumentException if {@code bytes} is not positive
+         */
+        public Builder maxPendingBytes(long bytes) {
+            if (bytes <= 0) {
+                throw new IllegalArgumentException("maxPendingBytes must be positive: " + bytes);
+            }
+            this.maxPendingBytes = bytes;
+            return this;
+        }
+
+        /**
+         * How long a channel may stay unwritable before the connection is ended. 30 s by default.
+         *
+         * @throws IllegalArgumentException if {@code timeout} is not positive
+         */
+        public Builder unwritableTimeout(long timeout, TimeUnit unit) {
+            this.unwritableTimeoutNanos = ConfigChecks.positiveNanos("unwritableTimeout", timeout, unit);
+            return this;
+        }
+
+        /**
+         * The write-buffer water marks set on each channel: unwritable above {@code high} bytes
+         * pending, writable again below {@code low}. 32 KiB and 64 KiB by default (Netty's).
+         *
+         * @throws IllegalArgumentException unless {@code 0 <= low <= high}, and {@code high}
+         *     is positive
+         */
+        public Builder writeBufferWaterMark(int low, int high) {
+            if (low < 0 || high <= 0 || low > high) {
+                throw new IllegalArgumentException("need 0 <= low <= high and high > 0: low " + low + ", high " + high);
+            }
+            this.lowWaterMark = low;
+            this.highWaterMark = high;
+            return this;
+        }
+
+        /**
+         * Whether to stop reading while the channel is unwritable; {@code true} by default. Turn
+         * it off only if another handler already applies back-pressure through {@code autoRead}.
+         */
+        public Builder pauseReadingWhileUnwritable(boolean pause) {
+            this.pauseReading = pause;
+            return this;
+        }
+
+        /**
+         * Returns the factory of handlers with these settings.
+         *
+         * @throws IllegalStateException if the cap is not above the high water mark: the channel
+         *     must be able to turn unwritable before the cap ends it
+         */
+        public Factory build() {
+            if (maxPendingBytes <= highWaterMark) {
+                throw new IllegalStateException("maxPendingBytes (" + maxPendingBytes
+                        + ") must be above the high water mark (" + highWaterMark + ")");
+            }
+            return new Factory(this, chosenWheels(), chosenRegistry());
+        }
+    }
+}

@@ -1,0 +1,460 @@
+package io.wheelbeat.netty.websocket;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandler;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
+import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
+import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
+import io.netty.util.ReferenceCountUtil;
+import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
+import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
+import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
+import io.wheelbeat.netty.internal.ActiveChannelTimerHandler;
+import io.wheelbeat.netty.internal.ConfigChecks;
+import io.wheelbeat.netty.internal.ConnectionMeters;
+import io.wheelbeat.netty.internal.HandlerBuilder;
+import io.wheelbeat.netty.internal.Jitter;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * WebSocket keepalive over Netty's WebSocket codec, for servers and clients alike, on the event
+ * loop's shared wheel.
+ *
+ * <h2>Rules</h2>
+ * <ul>
+ *   <li><b>Pings.</b> From the end of the opening handshake on, whenever nothing was written
+ *       (flushed) for the ping interval, moved by a random jitter per connection and per interval,
+ *       a ping frame goes out whose application data is the ping's 8-byte id (1, 2, ... per
+ *       connection). A pong echoes its ping's data [RFC 6455 5.5.3], so a pong answers exactly its
+ *       own ping: one that comes within the pong timeout fires {@link PongReceivedEvent} with that
+ *       ping's round-trip time; any other pong is late and counted. One ping is outstanding at a
+ *       time.</li>
+ *   <li><b>Missed pongs.</b> When {@link Builder#maxMissedPongs} pings in a row get no pong in
+ *       time: {@link HeartbeatFailedEvent}, then a close frame with status 1001 (going away) and
+ *       reason {@value #PING_TIMEOUT}, then the channel is closed.</li>
+ *   <li><b>Reader idle</b> (with {@link Builder#readerIdleTimeout}): when nothing at all was read
+ *       from the peer for the timeout, counted from the channel's activation (so a connection
+ *       that never sends its handshake is closed too): {@link WebSocketReaderIdleEvent}, then a
+ *       close frame 1001 {@value #IDLE_TIMEOUT} if the handshake is done, then the channel is
+ *       closed. Each socket read counts when its batch completes, so the close never comes
+ *       before the timeout and at most one wheel tick after it.</li>
+ * </ul>
+ * Pings and pongs are {@link HeartbeatHandler}'s pinging role, which this handler adds to the
+ * pipeline right before itself when the handshake completes
+ * ({@link WebSocketServerProtocolHandler.HandshakeComplete} or
+ * {@link WebSocketClientProtocolHandler.ClientHandshakeStateEvent#HANDSHAKE_COMPLETE}); the events
+ * and meters are therefore exactly those of {@code HeartbeatHandler}. Pong frames are consumed;
+ * every other message and event passes through. The peer's pings are answered by Netty's protocol
+ * handler, as always. Once a close frame goes out through this handler (the application's or its
+ * own), pinging stops: the closing handshake is the protocol handler's.
+ *
+ * <h2>Pipeline: pongs must reach this handler</h2>
+ * Add it after the {@link WebSocketServerProtocolHandler} (or {@link WebSocketClientProtocolHandler})
+ * and before the application, and build the protocol handler with {@code dropPongFrames(false)}:
+ * Netty drops pong frames by default.
+ * <pre>{@code
+ * pipeline.addLast(new HttpServerCodec(), new HttpObjectAggregator(65536),
+ *         new WebSocketServerProtocolHandler(WebSocketServerProtocolConfig.newBuilder()
+ *                 .websocketPath("/ws").dropPongFrames(false).build()),
+ *         keepAlive.newHandler(), application);
+ * }</pre>
+ * The handler checks both: when it starts, that a protocol handler comes before it; when the
+ * handshake completes, that pongs pass, by handing one empty pong frame to the protocol handler.
+ * If either fails, the pipeline is wrong for every connection, so the handler logs the fix (at
+ * ERROR, once per {@link Factory}), fires an {@link IllegalStateException} that says it through
+ * {@code exceptionCaught}, and closes the channel (after the handshake with a close frame 1011,
+ * internal error).
+ *
+ * <h2>Metrics</h2>
+ * With {@link Builder#metrics(MeterRegistry)}: {@code HeartbeatHandler}'s pinging meters
+ * ({@code wheelbeat.heartbeat.pings.sent}, {@code .pongs.missed}, {@code .pongs.late}, timer
+ * {@code .rtt}, {@code wheelbeat.connection.closed{reason=heartbeat_timeout}}) and
+ * {@code wheelbeat.connection.closed{reason=reader_idle}}.
+ *
+ * <p>Usage: build a {@link Factory} once, then add {@link Factory#newHandler()} to each channel's
+ * pipeline. A handler serves one channel ({@code @Sharable} it is not); all its methods run on
+ * that channel's event loop. Reads and writes allocate nothing; each read batch reads the clock
+ * once.
+ */
+public final class WebSocketKeepAliveHandler extends ActiveChannelTimerHandler {
+
+    /** The close reason after missed pongs. */
+    public static final String PING_TIMEOUT = "ping timeout";
+    /** The close reason after the reader-idle timeout. */
+    public static final String IDLE_TIMEOUT = "idle timeout";
+
+    /** RFC 6455's "going away" (Netty's {@link WebSocketCloseStatus#ENDPOINT_UNAVAILABLE}), as Jetty and Tomcat close idle sessions. */
+    private static final int GOING_AWAY = WebSocketCloseStatus.ENDPOINT_UNAVAILABLE.code();
+    /** RFC 6455's "internal error": this end is misconfigured. */
+    private static final int INTERNAL_ERROR = WebSocketCloseStatus.INTERNAL_SERVER_ERROR.code();
+    private static final Logger log = LoggerFactory.getLogger(WebSocketKeepAliveHandler.class);
+    /** Empty and never released (an empty buffer's reference count is fixed): one serves every channel. */
+    private static final PongWebSocketFrame PROBE = new PongWebSocketFrame(Unpooled.EMPTY_BUFFER);
+
+    private final Factory settings;
+    private long readerIdleTimer = TimerWheel.NO_TIMER;
+    private long lastReadNanos;
+    /** The heartbeat handler this one added at the handshake, until pinging stops. */
+    private HeartbeatHandler heartbeat;
+    private boolean handshakeDone;
+    private boolean closeSent;
+    private boolean probing;
+    private boolean probeArrived;
+
+    private WebSocketKeepAliveHandler(Factory settings) {
+        super(settings.wheels);
+        this.settings = settings;
+    }
+
+    /**
+     * Returns a builder with the defaults: a pong timeout equal to the ping interval, 3 missed
+     * pongs, +/-10% jitter, no reader-idle timeout. The ping interval must be set.
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        if (msg instanceof PongWebSocketFrame) {
+            // The probe, or a pong while no heartbeat handler is in place (before the handshake,
+            // after a close frame): consumed either way.
+            probeArrived |= probing;
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        ctx.fireChannelRead(msg);
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        if (settings.readerIdleNanos > 0 && running()) {
+            lastReadNanos = now();
+        }
+        ctx.fireChannelReadComplete();
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+        if (msg instanceof CloseWebSocketFrame) {
+            closeSent = true;
+            stopPinging(ctx);
+        }
+        ctx.write(msg, promise);
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof WebSocketServerProtocolHandler.HandshakeComplete
+                || evt == WebSocketClientProtocolHandler.ClientHandshakeStateEvent.HANDSHAKE_COMPLETE) {
+            onHandshake(ctx);
+        } else if (evt instanceof HeartbeatFailedEvent) {
+            sendClose(ctx, GOING_AWAY, PING_TIMEOUT);
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) throws Exception {
+        if (ctx.channel().isActive()) {
+            stopPinging(ctx);
+        }
+        super.handlerRemoved(ctx);
+    }
+
+    @Override
+    protected void onStart(long nowNanos) {
+        if (protocolHandlerBefore(ctx()) == null) {
+            refuse(ctx(), "no WebSocketServerProtocolHandler or WebSocketClientProtocolHandler before "
+                    + "WebSocketKeepAliveHandler in the pipeline: add the keepalive after it");
+            return;
+        }
+        if (settings.readerIdleNanos > 0) {
+            lastReadNanos = nowNanos;
+            readerIdleTimer = schedule(settings.readerIdleNanos);
+        }
+    }
+
+    @Override
+    protected void onStop() {
+        readerIdleTimer = cancel(readerIdleTimer);
+    }
+
+    @Override
+    protected void onTimer(long timerId) {
+        if (timerId != readerIdleTimer) {
+            return;
+        }
+        readerIdleTimer = TimerWheel.NO_TIMER;
+        long left = settings.readerIdleNanos - (now() - lastReadNanos);
+        if (left > 0) {
+            readerIdleTimer = schedule(left); // lazy: reads only stamp a time
+            return;
+        }
+        ChannelHandlerContext ctx = ctx();
+        ConnectionMeters.count(settings.readerIdleCloses);
+        log.debug("{}: nothing read for {} ns, closing", ctx.channel(), settings.readerIdleNanos);
+        ctx.fireUserEventTriggered(new WebSocketReaderIdleEvent(settings.readerIdleNanos));
+        sendClose(ctx, GOING_AWAY, IDLE_TIMEOUT);
+        ctx.close();
+    }
+
+    // ---------------------------------------------------------------- pinging
+
+    private void onHandshake(ChannelHandlerContext ctx) {
+        if (handshakeDone || !running() || !ctx.channel().isActive()) {
+            return;
+        }
+        handshakeDone = true;
+        String misconfiguration = checkPongsArrive(ctx);
+        if (misconfiguration != null) {
+            sendClose(ctx, INTERNAL_ERROR, "");
+            refuse(ctx, misconfiguration);
+            return;
+        }
+        heartbeat = settings.heartbeats.newHandler();
+        // Before this handler, so that its HeartbeatFailedEvent passes here (for the close frame)
+        // and the application's writes pass it (they postpone the next ping).
+        ctx.pipeline().addBefore(ctx.name(), null, heartbeat);
+    }
+
+    /** Removes the heartbeat handler, which stops its timers. */
+    private void stopPinging(ChannelHandlerContext ctx) {
+        HeartbeatHandler added = heartbeat;
+        heartbeat = null;
+        if (added != null && ctx.pipeline().context(added) != null) {
+            ctx.pipeline().remove(added);
+        }
+    }
+
+    /** Writes a close frame with {@code status} and {@code reason}, once, if the WebSocket is up. */
+    private void sendClose(ChannelHandlerContext ctx, int status, String reason) {
+        if (!handshakeDone || closeSent || !ctx.channel().isActive()) {
+            return;
+        }
+        closeSent = true;
+        // Not waiting for the write: a peer that does not read must not hold the channel open.
+        ctx.writeAndFlush(new CloseWebSocketFrame(status, reason), ctx.voidPromise());
+    }
+
+    // ---------------------------------------------------------------- the start-up check
+
+    /** Returns what is wrong with the pipeline, or null if the protocol handler passes pongs here. */
+    private String checkPongsArrive(ChannelHandlerContext ctx) {
+        ChannelHandlerContext protocol = protocolHandlerBefore(ctx);
+        if (protocol == null) {
+            return "the WebSocket protocol handler before WebSocketKeepAliveHandler is gone";
+        }
+        probing = true;
+        try {
+            ((ChannelInboundHandler) protocol.handler()).channelRead(protocol, PROBE);
+        } catch (Exception e) {
+            log.debug("{}: the pong probe failed", ctx.channel(), e);
+        } finally {
+            probing = false;
+        }
+        if (probeArrived) {
+            return null;
+        }
+        boolean server = protocol.handler() instanceof WebSocketServerProtocolHandler;
+        return "pong frames do not reach WebSocketKeepAliveHandler, so every ping would count as missed: "
+                + "Netty's " + protocol.handler().getClass().getSimpleName() + " drops them by default; build it "
+                + "with " + (server ? "WebSocketServerProtocolConfig" : "WebSocketClientProtocolConfig")
+                + ".newBuilder()...dropPongFrames(false) (or the constructor's dropPongFrames = false), "
+                + "with nothing between it and the keepalive that consumes pongs";
+    }
+
+    private static ChannelHandlerContext protocolHandlerBefore(ChannelHandlerContext ctx) {
+        ChannelHandler found = null;
+        for (Map.Entry<String, ChannelHandler> entry : ctx.pipeline()) {
+            ChannelHandler handler = entry.getValue();
+            if (handler == ctx.handler()) {
+                break;
+            }
+            if (handler instanceof WebSocketServerProtocolHandler || handler instanceof WebSocketClientProtocolHandler) {
+                found = handler;
+            }
+        }
+        return found == null ? null : ctx.pipeline().context(found);
+    }
+
+    private void refuse(ChannelHandlerContext ctx, String misconfiguration) {
+        if (settings.misconfigurationLogged.compareAndSet(false, true)) {
+            log.error("{}: {}; closing this and every connection of this pipeline", ctx.channel(), misconfiguration);
+        } else {
+            log.debug("{}: {}; closing", ctx.channel(), misconfiguration);
+        }
+        ctx.fireExceptionCaught(new IllegalStateException(misconfiguration));
+        ctx.close();
+    }
+
+    // ---------------------------------------------------------------- the ping frames
+
+    private static PingWebSocketFrame ping(Channel channel, long pingId) {
+        return new PingWebSocketFrame(channel.alloc().buffer(Long.BYTES, Long.BYTES).writeLong(pingId));
+    }
+
+    private static boolean isPong(Object msg) {
+        return msg instanceof PongWebSocketFrame;
+    }
+
+    /** The id a pong echoes: the 8 bytes of our ping, or none for any other application data. */
+    private static long pingIdOf(Object pong) {
+        ByteBuf data = ((PongWebSocketFrame) pong).content();
+        return data.readableBytes() == Long.BYTES ? data.getLong(data.readerIndex()) : HeartbeatHandler.NO_PING;
+    }
+
+    /**
+     * Immutable settings that make one {@link WebSocketKeepAliveHandler} per channel.
+     *
+     * <p>Thread-safe: {@link #newHandler()} may be called from any event loop.
+     */
+    public static final class Factory {
+        private final HeartbeatHandler.Factory heartbeats;
+        private final long readerIdleNanos;
+        private final EventLoopWheels wheels;
+        private final Counter readerIdleCloses;
+        private final AtomicBoolean misconfigurationLogged = new AtomicBoolean();
+
+        private Factory(HeartbeatHandler.Factory heartbeats, long readerIdleNanos,
+                        EventLoopWheels wheels, MeterRegistry registry) {
+            this.heartbeats = heartbeats;
+            this.readerIdleNanos = readerIdleNanos;
+            this.wheels = wheels;
+            this.readerIdleCloses = registry != null && readerIdleNanos > 0
+                    ? ConnectionMeters.closed(registry, "reader_idle") : null;
+        }
+
+        /** Returns a new handler for one channel. */
+        public WebSocketKeepAliveHandler newHandler() {
+            return new WebSocketKeepAliveHandler(this);
+        }
+    }
+
+    /**
+     * Settings of a {@link WebSocketKeepAliveHandler}. Every setter checks its arguments at once
+     * ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value out
+     * of range); {@link #build()} checks that they fit together. Not thread-safe.
+     */
+    public static final class Builder extends HandlerBuilder<Builder> {
+        private long intervalNanos;
+        private long pongTimeoutNanos;
+        private int maxMissedPongs = 3;
+        private double jitter = 0.1;
+        private long readerIdleNanos;
+
+        private Builder() {
+        }
+
+        /**
+         * Pings after this long without a write. Required.
+         *
+         * @throws IllegalArgumentException if {@code interval} is not positive
+         */
+        public Builder pingInterval(long interval, TimeUnit unit) {
+            this.intervalNanos = ConfigChecks.positiveNanos("pingInterval", interval, unit);
+            return this;
+        }
+
+        /**
+         * Moves each ping interval by a uniform draw within +/- {@code fraction} of it, per
+         * connection and per interval, so that connections opened together do not ping together.
+         * 0.1 by default; 0 gives exact intervals.
+         *
+         * @throws IllegalArgumentException unless {@code 0 <= fraction < 1}
+         */
+        public Builder pingIntervalJitter(double fraction) {
+            this.jitter = Jitter.checkFraction("pingIntervalJitter", fraction);
+            return this;
+        }
+
+        /**
+         * How long a pong may take after its ping; the ping interval by default.
+         *
+         * @throws IllegalArgumentException if {@code timeout} is not positive
+         */
+        public Builder pongTimeout(long timeout, TimeUnit unit) {
+            this.pongTimeoutNanos = ConfigChecks.positiveNanos("pongTimeout", timeout, unit);
+            return this;
+        }
+
+        /**
+         * How many pings in a row may go without a pong in time; the last of them closes the
+         * connection. 3 by default.
+         *
+         * @throws IllegalArgumentException if {@code count} is not positive
+         */
+        public Builder maxMissedPongs(int count) {
+            this.maxMissedPongs = ConfigChecks.positive("maxMissedPongs", count);
+            return this;
+        }
+
+        /**
+         * Closes a connection from which nothing was read for {@code timeout}. Off by default. It
+         * must exceed the longest ping interval (jitter included) plus the pong timeout, so that
+         * a quiet peer that answers every ping is never closed. Pings go out only when nothing was
+         * written for the interval: a server that writes more often than that to a peer that
+         * never writes gets no pongs from it, and reader idle would close it; leave it off there
+         * (a dead peer then fills the send buffer instead).
+         *
+         * @throws IllegalArgumentException if {@code timeout} is not positive
+         */
+        public Builder readerIdleTimeout(long timeout, TimeUnit unit) {
+            this.readerIdleNanos = ConfigChecks.positiveNanos("readerIdleTimeout", timeout, unit);
+            return this;
+        }
+
+        /**
+         * Returns the factory of handlers with these settings.
+         *
+         * @throws IllegalStateException if the ping interval is not set, or the reader-idle
+         *     timeout does not exceed the longest ping interval plus the pong timeout
+         */
+        public Factory build() {
+            if (intervalNanos == 0) {
+                throw new IllegalStateException("set pingInterval");
+            }
+            long pongTimeout = pongTimeoutNanos > 0 ? pongTimeoutNanos : intervalNanos;
+            long longestGap = saturatedAdd((long) (intervalNanos * (1 + jitter)), pongTimeout); // the cast saturates
+            if (readerIdleNanos > 0 && readerIdleNanos <= longestGap) {
+                throw new IllegalStateException("readerIdleTimeout (" + readerIdleNanos + " ns) must exceed the longest "
+                        + "ping interval plus the pong timeout (" + longestGap + " ns), or a quiet peer that answers "
+                        + "every ping would be closed");
+            }
+            HeartbeatHandler.Builder heartbeats = HeartbeatHandler.builder()
+                    .sendPings(intervalNanos, TimeUnit.NANOSECONDS, WebSocketKeepAliveHandler::ping,
+                            WebSocketKeepAliveHandler::isPong, WebSocketKeepAliveHandler::pingIdOf)
+                    .pongTimeout(pongTimeout, TimeUnit.NANOSECONDS)
+                    .maxMissedPongs(maxMissedPongs)
+                    .pingIntervalJitter(jitter)
+                    .wheels(chosenWheels())
+                    .random(chosenRandom());
+            MeterRegistry registry = chosenRegistry();
+            if (registry != null) {
+                heartbeats.metrics(registry);
+            }
+            return new Factory(heartbeats.build(), readerIdleNanos, chosenWheels(), registry);
+        }
+
+        private static long saturatedAdd(long a, long b) {
+            long sum = a + b;
+            return sum < 0 ? Long.MAX_VALUE : sum;
+        }
+    }
+}

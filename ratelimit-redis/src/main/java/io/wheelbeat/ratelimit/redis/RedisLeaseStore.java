@@ -1,0 +1,393 @@
+package io.wheelbeat.ratelimit.redis;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.wheelbeat.core.Ticker;
+import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
+import io.wheelbeat.core.ratelimit.LeaseStore;
+import io.wheelbeat.core.ratelimit.RateLimit;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link LeaseStore} on Redis: the shared state of cluster-wide {@link KeyedRateLimiter}s.
+ *
+ * <pre>{@code
+ * RedisLeaseStore redis = RedisLeaseStore.builder("redis://10.0.0.5:6379").build();   // once per process
+ * KeyedRateLimiter<Object> perAddress = KeyedRateLimiter
+ *         .builder(RateLimit.slidingWindow(20, Duration.ofSeconds(10)), wheel)
+ *         .name("connections").sharedThrough(redis).processes(4).build();
+ * }</pre>
+ *
+ * <p>One Lettuce connection per store, so per process: commands from every limiter and thread
+ * are pipelined on it, each an {@code EVALSHA} of a server-side script that applies one
+ * {@link LeaseStore.Request} atomically. Windows and refills are counted on the Redis server's
+ * clock ({@code TIME}), so the processes' clocks never need to agree. Each key expires in Redis
+ * once its state is as good as new (two windows after its window starts; once a bucket is full).
+ *
+ * <p>Failures never reach the caller as exceptions: a command that is not answered within the
+ * {@link Builder#timeout(Duration) timeout} fails as {@link LeaseStore.Failure#TIMEOUT}, one sent
+ * while the connection is down fails at once as {@link LeaseStore.Failure#UNAVAILABLE} (Lettuce
+ * reconnects on its own, with its backoff, and the limiters' probes notice), and an error reply
+ * fails as {@link LeaseStore.Failure#ERROR}.
+ *
+ * <p>Keys are stored as {@code wheelbeat:rl:<limiter name>:<key>}. A key is encoded if it is a
+ * {@link CharSequence} of well-formed UTF-16, a {@link Number} of the standard integer types, an
+ * {@link InetAddress}, an unresolved {@link InetSocketAddress} or a {@link UUID}, each with its
+ * own type prefix; anything else, or an encoding longer than 1,024 characters, cannot be stored,
+ * and the limiter decides it by its failure policy. {@link Builder#keyEncoder} replaces the rule.
+ *
+ * <h2>Thread rules</h2>
+ * Thread-safe and non-blocking after {@link Builder#build()}, which blocks until connected (or
+ * the connect timeout). Close it after the limiters that use it.
+ */
+public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(RedisLeaseStore.class);
+    private static final String KEY_PREFIX = "wheelbeat:rl:";
+    private static final int MAX_KEY_CHARS = 1024;
+
+    private final String uri;
+    private final ClientResources resources;
+    private final RedisClient client;
+    private final StatefulRedisConnection<String, String> connection;
+    private final RedisAsyncCommands<String, String> redis;
+    private final Function<Object, String> keyEncoder;
+    private final Ticker sharedClock;
+    private final long sharedOrigin;
+    private final Script slidingWindow;
+    private final Script tokenBucket;
+
+    /** A server-side script, sent by digest and by body once the server has lost it. */
+    private record Script(String body, String digest) {
+    }
+
+    private RedisLeaseStore(Builder builder, RedisURI redisUri) {
+        this.uri = builder.uri;
+        this.keyEncoder = builder.keyEncoder;
+        this.sharedClock = builder.sharedClock;
+        this.sharedOrigin = builder.sharedOrigin;
+        this.resources = DefaultClientResources.builder().ioThreadPoolSize(1).computationThreadPoolSize(1).build();
+        this.client = RedisClient.create(resources, redisUri);
+        client.setOptions(ClientOptions.builder()
+                .autoReconnect(true)
+                // Fail fast while disconnected: the limiters fall back instead of queueing.
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .requestQueueSize(builder.maxPending)
+                .timeoutOptions(TimeoutOptions.enabled(builder.timeout))
+                .socketOptions(SocketOptions.builder().connectTimeout(builder.connectTimeout).keepAlive(true).build())
+                .build());
+        try {
+            this.connection = client.connect(StringCodec.UTF8);
+            this.redis = connection.async();
+            this.slidingWindow = load("sliding-window.lua");
+            this.tokenBucket = load("token-bucket.lua");
+        } catch (RuntimeException e) {
+            shutDownClient();
+            throw new IllegalStateException("cannot use Redis at " + uri + ": " + e.getMessage(), e);
+        }
+        log.info("lease store connected to {}", uri);
+    }
+
+    /**
+     * Returns a builder for the Redis at {@code uri}, in Lettuce's syntax:
+     * {@code redis://[password@]host[:port][/database]}, {@code rediss://} for TLS.
+     *
+     * @throws NullPointerException if {@code uri} is null
+     */
+    public static Builder builder(String uri) {
+        return new Builder(uri);
+    }
+
+    @Override
+    public Object storeKey(String limiterName, Object key) {
+        String encoded = keyEncoder.apply(key);
+        if (encoded == null || encoded.length() > MAX_KEY_CHARS || !wellFormed(encoded)) {
+            return null;
+        }
+        return KEY_PREFIX + limiterName + ":" + encoded;
+    }
+
+    @Override
+    public void send(Request request, Reply reply) {
+        RateLimit limit = request.limit();
+        // Rounded up, so that a lease's end computed from the send time is never late.
+        String now = sharedClock == null ? ""
+                : Long.toString(-Math.floorDiv(-(sharedClock.nanoTime() - sharedOrigin), 1000));
+        long periodNanos = limit.period().toNanos();
+        Script script;
+        String[] args;
+        if (limit.kind() == RateLimit.Kind.SLIDING_WINDOW) {
+            script = slidingWindow;
+            // Whole microseconds, rounded up: a longer window is only stricter.
+            args = new String[] {now, Long.toString(-Math.floorDiv(-periodNanos, 1000)),
+                    Long.toString(limit.permits()), Long.toString(request.charge()), Long.toString(request.ask())};
+        } else {
+            script = tokenBucket;
+            long intervalNanos = -Math.floorDiv(-periodNanos, limit.permits());
+            args = new String[] {now, micros(intervalNanos), micros(intervalNanos * limit.burst()),
+                    Long.toString(request.charge()), Long.toString(request.ask()), Long.toString(request.giveBack())};
+        }
+        String[] keys = {(String) request.storeKey()};
+        try {
+            RedisFuture<List<Object>> sent = redis.evalsha(script.digest, ScriptOutputType.MULTI, keys, args);
+            sent.whenComplete((result, error) -> {
+                if (error != null && unwrap(error) instanceof RedisNoScriptException) {
+                    // A restarted or flushed server lost the script: send its body, which reloads it.
+                    RedisFuture<List<Object>> again = redis.eval(script.body, ScriptOutputType.MULTI, keys, args);
+                    again.whenComplete((retried, failure) -> complete(retried, failure, reply));
+                    return;
+                }
+                complete(result, error, reply);
+            });
+        } catch (RuntimeException e) {
+            reply.failed(failureOf(e));
+        }
+    }
+
+    @Override
+    public void probe(Reply reply) {
+        try {
+            redis.ping().whenComplete((pong, error) -> {
+                if (error == null) {
+                    reply.granted(0, 0, 0);
+                } else {
+                    reply.failed(failureOf(error));
+                }
+            });
+        } catch (RuntimeException e) {
+            reply.failed(failureOf(e));
+        }
+    }
+
+    /** Closes the connection and releases its threads. Idempotent. */
+    @Override
+    public void close() {
+        connection.close();
+        shutDownClient();
+    }
+
+    @Override
+    public String toString() {
+        return "RedisLeaseStore(" + uri + ")";
+    }
+
+    // ---------------------------------------------------------------- internals
+
+    private void complete(List<Object> result, Throwable error, Reply reply) {
+        if (error != null) {
+            reply.failed(failureOf(error));
+            return;
+        }
+        long granted;
+        long validMicros;
+        long retryMicros;
+        try {
+            granted = (Long) result.get(0);
+            validMicros = (Long) result.get(1);
+            retryMicros = (Long) result.get(2);
+        } catch (RuntimeException malformed) {
+            log.warn("{}: unexpected script reply {}", this, result, malformed);
+            reply.failed(Failure.ERROR);
+            return;
+        }
+        reply.granted(granted, validMicros < 0 ? Long.MAX_VALUE : TimeUnit.MICROSECONDS.toNanos(validMicros),
+                TimeUnit.MICROSECONDS.toNanos(retryMicros));
+    }
+
+    private Failure failureOf(Throwable error) {
+        Throwable cause = unwrap(error);
+        if (cause instanceof RedisCommandTimeoutException) {
+            return Failure.TIMEOUT;
+        }
+        if (cause instanceof RedisConnectionException || cause instanceof IOException || !connection.isOpen()) {
+            return Failure.UNAVAILABLE;
+        }
+        log.debug("{}: command failed", this, cause);
+        return Failure.ERROR;
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    }
+
+    private Script load(String resource) {
+        String body;
+        try (InputStream in = RedisLeaseStore.class.getResourceAsStream(resource)) {
+            body = new String(Objects.requireNonNull(in, resource).readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return new Script(body, connection.sync().scriptLoad(body));
+    }
+
+    private void shutDownClient() {
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        resources.shutdown(0, 2, TimeUnit.SECONDS);
+    }
+
+    private static String micros(long nanos) {
+        return BigDecimal.valueOf(nanos).movePointLeft(3).toPlainString();
+    }
+
+    private static boolean wellFormed(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c)) {
+                if (++i == s.length() || !Character.isLowSurrogate(s.charAt(i))) {
+                    return false;
+                }
+            } else if (Character.isLowSurrogate(c)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The standard encoding; see the class documentation. */
+    static String encodeStandard(Object key) {
+        if (key instanceof CharSequence text) {
+            return "s:" + text;
+        }
+        if (key instanceof Long || key instanceof Integer || key instanceof Short || key instanceof Byte
+                || key instanceof java.math.BigInteger) {
+            return "n:" + key;
+        }
+        if (key instanceof InetAddress address) {
+            return "ip:" + address.getHostAddress().replaceFirst("%.*$", "");
+        }
+        if (key instanceof InetSocketAddress socket && socket.isUnresolved()) {
+            return "host:" + socket.getHostString();
+        }
+        if (key instanceof UUID id) {
+            return "u:" + id;
+        }
+        return null;
+    }
+
+    /**
+     * Settings of a {@link RedisLeaseStore}. Defaults: a 250 ms command timeout, a 2 s connect
+     * timeout, at most 10,000 commands waiting, the standard key encoding. Not thread-safe.
+     */
+    public static final class Builder {
+        private final String uri;
+        private Duration timeout = Duration.ofMillis(250);
+        private Duration connectTimeout = Duration.ofSeconds(2);
+        private int maxPending = 10_000;
+        private Function<Object, String> keyEncoder = RedisLeaseStore::encodeStandard;
+        private Ticker sharedClock;
+        private long sharedOrigin;
+
+        private Builder(String uri) {
+            this.uri = Objects.requireNonNull(uri, "uri");
+        }
+
+        /**
+         * How long a command may wait for its answer before it fails as
+         * {@link LeaseStore.Failure#TIMEOUT}; the limiters then decide by their failure policy.
+         *
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder timeout(Duration timeout) {
+            this.timeout = positive(timeout, "timeout");
+            return this;
+        }
+
+        /**
+         * How long {@link #build()} and each reconnect attempt may take to connect.
+         *
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder connectTimeout(Duration connectTimeout) {
+            this.connectTimeout = positive(connectTimeout, "connectTimeout");
+            return this;
+        }
+
+        /**
+         * The most commands sent and not yet answered; beyond it a command fails at once as an
+         * {@link LeaseStore.Failure#ERROR} instead of queueing.
+         *
+         * @throws IllegalArgumentException if below 1
+         */
+        public Builder maxPending(int commands) {
+            if (commands < 1) {
+                throw new IllegalArgumentException("maxPending must be at least 1: " + commands);
+            }
+            this.maxPending = commands;
+            return this;
+        }
+
+        /**
+         * How to name keys in Redis: return a stable string for a key (the same in every
+         * process), or null if the key cannot be stored. Called once per key tracked.
+         */
+        public Builder keyEncoder(Function<Object, String> keyEncoder) {
+            this.keyEncoder = Objects.requireNonNull(keyEncoder, "keyEncoder");
+            return this;
+        }
+
+        /**
+         * Counts windows on {@code clock}, as nanoseconds since its reading {@code originNanos},
+         * instead of on the server's {@code TIME}: for processes that share one clock and one
+         * origin, such as tests in virtual time. The distance from the origin must stay within
+         * 2^53 microseconds (285 years), the integers a Lua number holds exactly.
+         */
+        Builder sharedClock(Ticker clock, long originNanos) {
+            this.sharedClock = Objects.requireNonNull(clock, "clock");
+            this.sharedOrigin = originNanos;
+            return this;
+        }
+
+        /**
+         * Connects to Redis and loads the scripts. Blocks for at most about the connect timeout
+         * plus the command timeout: call it at startup, never on an event loop.
+         *
+         * @throws IllegalArgumentException if the URI is malformed
+         * @throws IllegalStateException if Redis cannot be reached or refuses the scripts
+         */
+        public RedisLeaseStore build() {
+            RedisURI parsed;
+            try {
+                parsed = RedisURI.create(uri);
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException("not a Redis URI (redis://host:port): " + uri, e);
+            }
+            parsed.setTimeout(timeout);
+            return new RedisLeaseStore(this, parsed);
+        }
+
+        private static Duration positive(Duration duration, String what) {
+            if (Objects.requireNonNull(duration, what).isNegative() || duration.isZero()) {
+                throw new IllegalArgumentException(what + " must be positive: " + duration);
+            }
+            return duration;
+        }
+    }
+}

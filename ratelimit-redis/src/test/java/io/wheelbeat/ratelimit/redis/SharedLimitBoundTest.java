@@ -1,0 +1,216 @@
+package io.wheelbeat.ratelimit.redis;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.wheelbeat.core.ExecutorDrivenWheel;
+import io.wheelbeat.core.ManualTicker;
+import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.core.VirtualExecutor;
+import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
+import io.wheelbeat.core.ratelimit.RateLimit;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Three limiters on three wheels, each with its own connection, as three processes would be,
+ * share keys through one real Redis. Virtual time, shared by the three and by the Redis scripts
+ * (the store's shared clock), so windows are exact; the replies come back in real time, so a
+ * lease is sometimes in flight across a window's edge, as in a real cluster.
+ */
+class SharedLimitBoundTest {
+
+    private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
+    private static final long MILLI = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final int PROCESSES = 3;
+
+    private static RedisProcess redis;
+    /**
+     * Starts near the end of the long range, which every difference here survives. (Not across
+     * it: the wheel's TimerWheel.relative reads a reading past the wrap as before its origin.)
+     */
+    private final ManualTicker clock = new ManualTicker(Long.MAX_VALUE - 100 * SECOND);
+    /** The cluster's windows count from here: a whole second before the first request. */
+    private final long origin = clock.nanoTime() - SECOND;
+    private final List<Process> processes = new ArrayList<>();
+
+    /** One simulated process: its wheel, its connection, its limiter. */
+    private record Process(VirtualExecutor executor, RedisLeaseStore store, KeyedRateLimiter<String> limiter) {
+    }
+
+    @BeforeAll
+    static void startRedis() {
+        redis = new RedisProcess();
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        redis.close();
+    }
+
+    @BeforeEach
+    void flush() {
+        RedisClient client = RedisClient.create(redis.uri());
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            connection.sync().flushall();
+        } finally {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+    }
+
+    @AfterEach
+    void stopProcesses() {
+        for (Process p : processes) {
+            p.limiter.close();
+            p.store.close();
+        }
+    }
+
+    private void startProcesses(RateLimit limit, long maxUnconfirmed) {
+        for (int i = 0; i < PROCESSES; i++) {
+            VirtualExecutor executor = new VirtualExecutor(clock);
+            ExecutorDrivenWheel wheel = new ExecutorDrivenWheel(executor, TimerWheel.builder().ticker(clock));
+            RedisLeaseStore store = RedisLeaseStore.builder(redis.uri()).sharedClock(clock, origin).build();
+            KeyedRateLimiter<String> limiter = KeyedRateLimiter.builder(limit, wheel)
+                    .name("bound").sharedThrough(store).processes(PROCESSES).maxUnconfirmed(maxUnconfirmed).build();
+            processes.add(new Process(executor, store, limiter));
+        }
+    }
+
+    /** Moves virtual time forward and runs every wheel's due timers. */
+    private void advance(long nanos) {
+        clock.advance(nanos, TimeUnit.NANOSECONDS);
+        processes.forEach(p -> p.executor.runDue());
+    }
+
+    /**
+     * Random arrivals on four keys from the three processes, with demand above the limit, for
+     * {@code seconds} of virtual time; returns the virtual time of every admitted request, per key.
+     */
+    private Map<String, List<Long>> run(int seconds, long seed) throws InterruptedException {
+        Random random = new Random(seed);
+        Map<String, List<Long>> admitted = new HashMap<>();
+        long end = clock.nanoTime() + seconds * SECOND; // compared by difference: the clock wraps
+        while (clock.nanoTime() - end < 0) {
+            advance((long) (-Math.log(1 - random.nextDouble()) * 4 * MILLI));
+            for (int r = random.nextInt(8); r > 0; r--) {
+                Process p = processes.get(random.nextInt(PROCESSES));
+                String key = "key-" + random.nextInt(4);
+                if (p.limiter.tryAcquire(key) == KeyedRateLimiter.ADMITTED) {
+                    admitted.computeIfAbsent(key, k -> new ArrayList<>()).add(clock.nanoTime() - origin);
+                }
+            }
+            if (random.nextInt(4) == 0) {
+                Thread.sleep(0, 200_000); // let some replies in; others stay in flight across steps
+            }
+        }
+        return admitted;
+    }
+
+    @Test
+    void slidingWindowAdmitsAtMostTheLimitPlusTheUnconfirmedBoundPerProcessInEveryWindow() throws InterruptedException {
+        long permits = 40;
+        long credit = 2;
+        startProcesses(RateLimit.slidingWindow(permits, Duration.ofSeconds(1)), credit);
+        Map<String, List<Long>> admitted = run(30, 42);
+
+        long bound = permits + PROCESSES * credit;
+        int windowsNearTheLimit = 0;
+        for (Map.Entry<String, List<Long>> key : admitted.entrySet()) {
+            Map<Long, Integer> perWindow = new HashMap<>();
+            for (long at : key.getValue()) {
+                perWindow.merge(Math.floorDiv(-Math.floorDiv(-at, 1000), 1_000_000), 1, Integer::sum);
+            }
+            for (Map.Entry<Long, Integer> window : perWindow.entrySet()) {
+                assertTrue(window.getValue() <= bound, key.getKey() + " window " + window.getKey() + " admitted "
+                        + window.getValue() + " > " + bound);
+                if (window.getValue() >= permits * 3 / 4) {
+                    windowsNearTheLimit++;
+                }
+            }
+        }
+        // Demand is about 125 per key per second: the cluster serves the limit, not a third of it.
+        assertTrue(windowsNearTheLimit >= 4 * 25, "windows served near the limit: " + windowsNearTheLimit);
+    }
+
+    @Test
+    void tokenBucketAdmitsAtMostItsBoundPlusTheUnconfirmedBoundPerProcessInEverySpan() throws InterruptedException {
+        long permits = 50;
+        long burst = 20;
+        long credit = 1;
+        startProcesses(RateLimit.tokenBucket(permits, Duration.ofSeconds(1), burst), credit);
+        Map<String, List<Long>> admitted = run(30, 7);
+
+        // Any span t admits at most burst + permits x (t + lease horizon) / period + processes x credit.
+        long horizon = 100 * MILLI;
+        for (long span : new long[] {50 * MILLI, 250 * MILLI, SECOND, 3 * SECOND}) {
+            long bound = burst + permits * (span + horizon) / SECOND + PROCESSES * credit;
+            for (Map.Entry<String, List<Long>> key : admitted.entrySet()) {
+                List<Long> times = key.getValue();
+                for (int first = 0, last = 0; last < times.size(); last++) {
+                    while (times.get(last) - times.get(first) >= span) {
+                        first++;
+                    }
+                    int inSpan = last - first + 1;
+                    assertTrue(inSpan <= bound, key.getKey() + ": " + inSpan + " admitted within " + span / MILLI
+                            + " ms > " + bound);
+                }
+            }
+        }
+        // Over the whole run the cluster admits the rate, not three times it.
+        for (List<Long> times : admitted.values()) {
+            assertTrue(times.size() <= burst + permits * 30 + PROCESSES * credit * 30, "run total " + times.size());
+            assertTrue(times.size() >= permits * 30 * 3 / 4, "the cluster served too little: " + times.size());
+        }
+    }
+
+    @Test
+    void keyExhaustedOnOneProcessIsRefusedOnTheOthers() throws InterruptedException {
+        startProcesses(RateLimit.slidingWindow(10, Duration.ofSeconds(1)), 0);
+        advance(SECOND / 10);
+        KeyedRateLimiter<String> first = processes.get(0).limiter;
+        int taken = 0;
+        for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); taken < 10; ) {
+            long result = first.tryAcquire("alice");
+            if (result == KeyedRateLimiter.ADMITTED) {
+                taken++;
+            } else {
+                assertTrue(System.nanoTime() - deadline < 0, "the first process never got 10 permits: " + taken);
+                Thread.sleep(1); // its lease is in flight
+            }
+        }
+        for (Process other : processes.subList(1, PROCESSES)) {
+            long result;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            // Without credit, the first refusal only waits for the answer; the answer is "full".
+            while ((result = other.limiter.tryAcquire("alice")) < 100 * MILLI) {
+                assertTrue(result != KeyedRateLimiter.ADMITTED, "admitted a permit the first process took");
+                assertTrue(System.nanoTime() - deadline < 0, "no answer from Redis");
+                Thread.sleep(1);
+            }
+            // Full: in the next window the 10 taken weigh (1 - elapsed) x 10, so one more fits
+            // a tenth of a window in: 1.1 s after this window's start at 1.1 s (virtual 0.1 s),
+            // minus the tick of the lease clock.
+            long expected = SECOND;
+            assertTrue(Math.abs(result - expected) < 20 * MILLI, "retry after " + result);
+        }
+        // Another key is free meanwhile (without credit, once its lease arrives).
+        KeyedRateLimiter<String> second = processes.get(1).limiter;
+        long result;
+        for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                (result = second.tryAcquire("bob")) != KeyedRateLimiter.ADMITTED; Thread.sleep(1)) {
+            assertTrue(result < 100 * MILLI && System.nanoTime() - deadline < 0, "bob refused: " + result);
+        }
+    }
+}
