@@ -46,7 +46,7 @@ import org.junit.jupiter.api.Test;
 class WheelIdleStateHandlerDifferentialTest {
 
     /** Scripts per loop kind, and the seed of the first; override to explore: -Dwheelbeat.idle.scripts=5000. */
-    private static final int SCRIPTS = Integer.getInteger("wheelbeat.idle.scripts", 500);
+    private static final int SCRIPTS = Integer.getInteger("wheelbeat.idle.scripts", 1000);
     private static final long FIRST_SEED = Long.getLong("wheelbeat.idle.seed", 20_251_122L);
     private static final int MIN_PERIODS = 60;
     private static final int ORIGIN_SCRIPTS = SCRIPTS / 5;
