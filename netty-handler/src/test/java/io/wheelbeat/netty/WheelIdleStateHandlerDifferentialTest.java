@@ -13,7 +13,6 @@ import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.timeout.IdleStateHandler;
-import io.netty.util.concurrent.Ticker;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.core.WheelExecutor;
@@ -22,7 +21,6 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -149,8 +147,8 @@ class WheelIdleStateHandlerDifferentialTest {
             long half = script.duration() / 2;
             for (long origin : new long[] {Long.MAX_VALUE - half, Long.MIN_VALUE, -half}) {
                 ManualLoop loop = new ManualLoop(origin);
-                ExecutorDrivenWheel timer = new ExecutorDrivenWheel(loop, TimerWheel.builder().ticker(loop::nanoTime));
-                SlowDrainChannel ch = loop.drive(new SlowDrainChannel(loop));
+                ExecutorDrivenWheel timer = new ExecutorDrivenWheel(loop, TimerWheel.builder().ticker(loop::now));
+                SlowDrainChannel ch = loop.drive(new SlowDrainChannel(loop.ticker));
                 List<Event> wheel = run(script, ch, loop, WheelIdleStateHandler.builder().timer(timer)
                         .observeOutput(script.observeOutput).readerIdleTime(script.readerNanos, NANOSECONDS)
                         .writerIdleTime(script.writerNanos, NANOSECONDS).allIdleTime(script.allNanos, NANOSECONDS)
@@ -168,18 +166,16 @@ class WheelIdleStateHandlerDifferentialTest {
      * drives a wheel on it: scheduled tasks run punctually, then the channel's pending tasks (the
      * expiries the wheel handed over to it), compared by difference as the clock may wrap.
      */
-    private static final class ManualLoop implements Ticker, WheelExecutor, LoopTime {
+    private static final class ManualLoop implements WheelExecutor, LoopTime {
         private record Scheduled(long due, Runnable task, CompletableFuture<Void> done) {
         }
 
-        private final long origin;
+        final VirtualTicker ticker;
         private final List<Scheduled> scheduled = new ArrayList<>();
-        private long now;
         private EmbeddedChannel channel;
 
         ManualLoop(long origin) {
-            this.origin = origin;
-            this.now = origin;
+            this.ticker = new VirtualTicker(origin);
         }
 
         /** Also runs the pending tasks of {@code ch}, whose loop reads this clock. */
@@ -189,23 +185,8 @@ class WheelIdleStateHandlerDifferentialTest {
         }
 
         @Override
-        public long initialNanoTime() {
-            return origin;
-        }
-
-        @Override
-        public long nanoTime() {
-            return now;
-        }
-
-        @Override
-        public void sleep(long delay, TimeUnit unit) {
-            throw new UnsupportedOperationException("virtual time");
-        }
-
-        @Override
         public long now() {
-            return now;
+            return ticker.nanoTime();
         }
 
         @Override
@@ -220,7 +201,7 @@ class WheelIdleStateHandlerDifferentialTest {
 
         @Override
         public Future<?> schedule(Runnable task, long delayNanos) {
-            Scheduled s = new Scheduled(now + delayNanos, task, new CompletableFuture<>());
+            Scheduled s = new Scheduled(now() + delayNanos, task, new CompletableFuture<>());
             scheduled.add(s);
             return s.done;
         }
@@ -229,24 +210,24 @@ class WheelIdleStateHandlerDifferentialTest {
         public void advanceTo(long nanoTime) {
             Scheduled next;
             while ((next = earliest()) != null && next.due - nanoTime <= 0) {
-                now = next.due - now > 0 ? next.due : now;
+                ticker.advance(Math.max(0, next.due - now()));
                 runDue();
             }
-            now = nanoTime;
+            ticker.advance(nanoTime - now());
             runDue();
         }
 
         @Override
         public void stall(long nanos) {
-            now += nanos;
+            ticker.advance(nanos);
             runDue();
         }
 
         private void runDue() {
             Scheduled next;
-            for (int ran = 0; (next = earliest()) != null && next.due - now <= 0; ran++) {
+            for (int ran = 0; (next = earliest()) != null && next.due - now() <= 0; ran++) {
                 if (ran == 1_000_000) {
-                    throw new AssertionError("tasks keep falling due at " + now);
+                    throw new AssertionError("tasks keep falling due at " + now());
                 }
                 scheduled.remove(next);
                 next.task.run();
