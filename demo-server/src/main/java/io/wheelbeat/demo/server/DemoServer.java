@@ -49,6 +49,9 @@ import sun.misc.Signal;
         description = "Echo server on wheelbeat: idle detection, heartbeats, deadlines and rate limits.")
 public final class DemoServer implements Runnable {
 
+    /** The path of the WebSocket endpoint: {@code ws://BIND:WEBSOCKET_PORT/ws}. */
+    public static final String WEBSOCKET_PATH = "/ws";
+
     @Spec
     CommandSpec spec;
 
@@ -155,7 +158,7 @@ public final class DemoServer implements Runnable {
             Signal.handle(new Signal("INT"), signal -> stop.countDown());
             log.info("listening on {} ({}); WebSocket {}; metrics at {}", server.address(), server.transport,
                     server.webSocketAddress() == null ? "off"
-                            : "at ws://" + bind + ":" + server.webSocketAddress().getPort() + WebSocketPipeline.PATH,
+                            : "at ws://" + bind + ":" + server.webSocketAddress().getPort() + WEBSOCKET_PATH,
                     server.metrics == null ? "off" : "http://" + bind + ":" + server.metrics.address().getPort() + "/metrics");
             stop.await();
             log.info("shutting down");

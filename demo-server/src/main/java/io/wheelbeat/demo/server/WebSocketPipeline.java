@@ -30,7 +30,6 @@ import io.wheelbeat.netty.websocket.WebSocketKeepAliveHandler;
  */
 final class WebSocketPipeline extends ChannelInitializer<Channel> {
 
-    static final String PATH = "/ws";
     /** A handshake request is a few hundred bytes; nothing else comes in over HTTP. */
     private static final int MAX_HANDSHAKE_BYTES = 8192;
 
@@ -48,7 +47,7 @@ final class WebSocketPipeline extends ChannelInitializer<Channel> {
                       KeyedRateLimiter<Object> messageLimiter, ClosePacer closePacer) {
         this.guards = guards;
         this.protocol = WebSocketServerProtocolConfig.newBuilder()
-                .websocketPath(PATH)
+                .websocketPath(DemoServer.WEBSOCKET_PATH)
                 .dropPongFrames(false) // the keepalive needs them
                 .decoderConfig(WebSocketDecoderConfig.newBuilder().maxFramePayloadLength(options.maxFrameBytes).build())
                 .build();

@@ -46,7 +46,7 @@ class DemoServerWebSocketTest {
                 "--max-frame-bytes", "1024", "--lame-duck-ms", "200");
         server = options.start();
         address = server.webSocketAddress();
-        uri = URI.create("ws://127.0.0.1:" + address.getPort() + WebSocketPipeline.PATH);
+        uri = URI.create("ws://127.0.0.1:" + address.getPort() + DemoServer.WEBSOCKET_PATH);
     }
 
     @AfterEach
@@ -66,7 +66,7 @@ class DemoServerWebSocketTest {
     }
 
     private RawWebSocketClient rawClient() throws Exception {
-        RawWebSocketClient client = new RawWebSocketClient(address, WebSocketPipeline.PATH, (int) WAIT_MILLIS);
+        RawWebSocketClient client = new RawWebSocketClient(address, DemoServer.WEBSOCKET_PATH, (int) WAIT_MILLIS);
         clients.add(client);
         return client;
     }
