@@ -7,10 +7,12 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongConsumer;
 
 /**
- * The thread-safe half of a driver: timeouts created on other threads are handed to the owner
- * thread through a lock-free queue and placed in the wheel there.
+ * What the two drivers of a {@link TimerWheel} share: the clock, the maximum number of pending
+ * timers, the lateness metric, and the hand-over of timeouts created on other threads, which go to
+ * the owner thread through a lock-free queue and are placed in the wheel there.
  *
  * <p>The maximum number of pending timers holds across threads this way: a foreign thread
  * reserves a place (an atomic count) before it hands a timeout over, and the owner thread counts
@@ -20,14 +22,21 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 abstract class HandoverScheduler implements WheelScheduler {
 
+    private static final LongConsumer NO_LATENESS = lateness -> { };
+
     final TimerWheel wheel;
+    final Ticker ticker;
+    private final int maxPendingTimers;
     private final Queue<TimeoutHandle> handover = new ConcurrentLinkedQueue<>();
     private final AtomicInteger reserved = new AtomicInteger();
     private final AtomicBoolean drainRequested = new AtomicBoolean();
+    /** Told how late each timer fires (set when metrics are bound). */
+    private volatile LongConsumer lateness = NO_LATENESS;
 
-    HandoverScheduler(TimerWheel wheel) {
-        this.wheel = wheel;
-        wheel.reservations(reserved);
+    HandoverScheduler(TimerWheel.Builder settings) {
+        this.ticker = settings.ticker();
+        this.maxPendingTimers = settings.maxPendingTimers();
+        this.wheel = settings.build();
     }
 
     /** Whether the calling thread owns the wheel. */
@@ -42,6 +51,12 @@ abstract class HandoverScheduler implements WheelScheduler {
     /** Runs an expired timeout's task. Called on the owner thread. */
     abstract void runExpired(TimeoutHandle timeout);
 
+    /**
+     * Tells the driver that a timer now waits for {@code deadlineNanos}, in case that is earlier
+     * than it planned to poll. Owner thread.
+     */
+    abstract void wakeBy(long deadlineNanos);
+
     @Override
     public WheelTimeout newTimeout(WheelTimerTask task, long delay, TimeUnit unit) {
         Objects.requireNonNull(task, "task");
@@ -49,17 +64,16 @@ abstract class HandoverScheduler implements WheelScheduler {
         if (!accepting()) {
             throw new IllegalStateException("cannot schedule: " + this + " has been stopped");
         }
-        long deadline = TimerWheel.deadlineAfter(wheel.ticker().nanoTime(), unit.toNanos(delay));
+        long deadline = TimerWheel.deadlineAfter(ticker.nanoTime(), unit.toNanos(delay));
         TimeoutHandle timeout = new TimeoutHandle(this, task, deadline);
         if (inOwnerThread()) {
-            timeout.placed(wheel.scheduleAt(timeout, deadline));
+            timeout.placed(place(timeout, deadline));
             return timeout;
         }
-        int max = wheel.maxPendingTimers();
         int places = reserved.incrementAndGet();
-        if ((long) wheel.pendingTimers() + places > max) {
+        if ((long) wheel.pendingTimers() + places > maxPendingTimers) {
             reserved.decrementAndGet();
-            throw new RejectedExecutionException("too many pending timers: the maximum is " + max);
+            throw new RejectedExecutionException("too many pending timers: the maximum is " + maxPendingTimers);
         }
         handover.add(timeout);
         requestDrain();
@@ -77,7 +91,35 @@ abstract class HandoverScheduler implements WheelScheduler {
 
     @Override
     public Ticker ticker() {
-        return wheel.ticker();
+        return ticker;
+    }
+
+    /**
+     * Places a timer within the limit, counting places reserved by other threads. Owner thread.
+     *
+     * @throws RejectedExecutionException if the limit is reached
+     */
+    final long place(TimerCallback callback, long deadlineNanos) {
+        if (maxPendingTimers != Integer.MAX_VALUE) {
+            int taken = wheel.pendingTimers() + reserved.get();
+            if (taken >= maxPendingTimers) {
+                throw new RejectedExecutionException("too many pending timers: " + taken
+                        + " pending, the maximum is " + maxPendingTimers);
+            }
+        }
+        long id = wheel.scheduleAt(callback, deadlineNanos);
+        wakeBy(deadlineNanos);
+        return id;
+    }
+
+    /** Fires what is due now; the lateness metric sees each timer. Owner thread. */
+    final void pollWheel() {
+        wheel.poll(ticker.nanoTime(), lateness);
+    }
+
+    /** Records each timer's lateness with {@code recorder} from now on. */
+    final void lateness(LongConsumer recorder) {
+        this.lateness = Objects.requireNonNull(recorder, "recorder");
     }
 
     /** Called by a timeout cancelled while it sat in the wheel. */
@@ -100,9 +142,12 @@ abstract class HandoverScheduler implements WheelScheduler {
                 wheel.cancel(timeout.timerId());
                 continue;
             }
-            long id = wheel.scheduleReserved(timeout, timeout.deadlineNanos());
+            // Its place was reserved: no limit check.
+            long id = wheel.scheduleAt(timeout, timeout.deadlineNanos());
             reserved.decrementAndGet();
-            if (!timeout.placed(id)) {
+            if (timeout.placed(id)) {
+                wakeBy(timeout.deadlineNanos());
+            } else {
                 wheel.cancel(id);
             }
         }

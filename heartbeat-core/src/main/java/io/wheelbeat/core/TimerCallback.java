@@ -8,8 +8,7 @@ package io.wheelbeat.core;
  * callback (itself) for all of its deadlines and allocate nothing per timer.
  *
  * <p>When the callback runs, the timer is no longer pending: {@link TimerWheel#cancel(long)} and
- * {@link TimerWheel#reschedule(long, long, java.util.concurrent.TimeUnit)} on its id return
- * {@code false}. To fire again, schedule a new timer. An exception thrown here is logged and
+ * {@link TimerWheel#rescheduleAt(long, long)} on its id return {@code false}. To fire again, schedule a new timer. An exception thrown here is logged and
  * counted, and the wheel goes on.
  */
 @FunctionalInterface
@@ -18,7 +17,7 @@ public interface TimerCallback {
     /**
      * Called when the timer {@code timerId} expires.
      *
-     * @param timerId the id {@link TimerWheel#schedule} returned for the timer
+     * @param timerId the id {@link TimerWheel#scheduleAt} returned for the timer
      */
     void onTimeout(long timerId) throws Exception;
 }

@@ -4,187 +4,222 @@ import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A hashed timing wheel with O(1) schedule, cancel and reschedule, confined to one owner thread.
+ * A hierarchical timing wheel: the engine behind {@link ExecutorDrivenWheel} and
+ * {@link WheelTimer}. It keeps no clock: every deadline and every {@link #poll} takes a reading of
+ * the caller's clock (the driver's {@link Ticker}), and {@link #nextDeadlineNanos()} tells the
+ * driver when to poll next.
  *
  * <h2>Contract</h2>
  * <ul>
- *   <li>{@link #schedule}, {@link #cancel}, {@link #reschedule} and their {@code At} forms are O(1)
- *       and allocate nothing once the timer arrays have grown to the peak number of pending
- *       timers. A timer is named by a {@code long} id; ids are never reused in practice (each
- *       reuse of a storage cell bumps a 32-bit generation), so a stale id is answered
- *       {@code false}, never mistaken for another timer.</li>
- *   <li><b>Precision:</b> time is cut into ticks of {@link #tickNanos()} nanoseconds (the requested
- *       tick rounded up to a power of two). A timer never fires before its deadline and fires on
- *       the first tick boundary at or after it, so it is late by less than one tick plus however
- *       late the driver calls {@link #advance(long)}.</li>
- *   <li><b>Reach:</b> any delay. Delays beyond one turn ({@code slots x tick}) stay in their slot
- *       and are skipped until their turn comes (see below); {@code Long.MAX_VALUE} nanoseconds
- *       saturates instead of overflowing. Zero and negative delays fire on the next tick.</li>
- *   <li><b>Order:</b> {@link #advance(long)} fires due timers in deadline-tick order, each exactly
- *       once, even when it catches up over a long pause. Within one tick, timers fire in the order
- *       they were placed in their slot.</li>
- *   <li><b>Bounded:</b> with {@link Builder#maxPendingTimers(int)}, scheduling beyond the limit
- *       throws {@link RejectedExecutionException} and leaves every pending timer as it was.</li>
+ *   <li>{@link #scheduleAt}, {@link #cancel} and {@link #rescheduleAt} are O(1) and allocate
+ *       nothing once the wheel has grown to the peak number of pending timers. A timer is named by
+ *       a {@code long} id that carries a 32-bit generation of its storage cell, so an id whose
+ *       timer fired or was cancelled is answered {@code false}, never mistaken for the timer that
+ *       reused the cell.</li>
+ *   <li><b>Exact expiry:</b> {@code poll(now)} fires exactly the pending timers whose deadline is
+ *       at or before {@code now}: never one early, and no rounding to a tick (due at 10.3 ms and
+ *       polled at 10.4 ms it fires; polled at 10.2 ms it does not). Deadlines and readings are
+ *       compared by their difference, as {@link System#nanoTime()} asks: a clock may start
+ *       anywhere and wrap.</li>
+ *   <li><b>Order:</b> timers fire in deadline order across ticks (of {@link #tickNanos()}), even
+ *       when one poll catches up over a long pause. Timers of one tick fire in deadline order once
+ *       a poll has landed inside that tick (a driver that polls at each
+ *       {@link #nextDeadlineNanos()} sees every timer in deadline order); timers of one tick that
+ *       first come due together in a single poll fire in the order they reached their slot.</li>
+ *   <li><b>Progress:</b> a poll fires each due timer once. A timer that a callback schedules or
+ *       moves to a deadline at or before the latest deadline fired so far in this poll waits for
+ *       the next poll (its driver sees {@link #nextDeadlineNanos()} already passed and polls
+ *       again), so callbacks cannot keep a poll busy forever.</li>
+ *   <li><b>Reach:</b> any deadline a {@code long} reading can name within 2^62 ns (146 years) of
+ *       the start; deadlines before the start are due at once.</li>
  *   <li><b>Failure isolation:</b> a callback that throws is logged through SLF4J and counted in
  *       {@link #failedCount()}; the other timers still fire.</li>
+ *   <li><b>Capacity:</b> at most about 16.7 million timers pending at once; beyond that,
+ *       {@link #scheduleAt} throws {@link RejectedExecutionException}.</li>
  * </ul>
  *
- * <h2>Why rounds, not a hierarchy</h2>
- * A timer far beyond one turn sits in the slot of its deadline tick and is passed over until the
- * turn of its deadline. Each slot keeps a lower bound of the earliest deadline tick in it, and a
- * bitmap marks occupied slots, so the wheel never walks a slot that holds nothing due, and it can
- * tell its driver the next tick worth waking up for. Idle deadlines are nearly always moved or
- * cancelled before they fire, so a hierarchy's cascading would mostly move timers that never
- * fire; rounds never move a timer that is not due. The JMH comparison is in
- * {@code docs/benchmarks.md}.
+ * <h2>How it works</h2>
+ * Time is cut into ticks of 2^k ns. Level 0 has one slot per tick for {@link Builder#slots} ticks;
+ * each level above has 64 slots, each spanning a whole turn of the level below, up to the reach of
+ * a {@code long}. A timer goes to the lowest level whose turn covers its delay, in the slot of its
+ * deadline. Every slot keeps a lower bound of the deadlines in it; a slot is walked when that
+ * bound comes due, in one pass: due timers fire, the others move to the slot their deadline now
+ * belongs in (one level down or more). So a timer moves at most once per level, and only while it
+ * is still pending: timers cancelled or moved before their coarse slot comes due never move.
+ * Occupancy bitmaps per level find the earliest slot in a few word operations, so an idle poll
+ * over any gap costs about the same whatever the number of timers.
  *
- * <h2>Lazy re-arm</h2>
- * Moving a timer later (what traffic does to an idle deadline) only writes its new deadline: the
- * timer stays in its slot, which comes due no later than the new deadline, and is moved to the
- * right slot only if it is still pending when that slot is walked. Cell, deadline and links sit
- * together in one array, so a re-arm touches one cache line, not the four of a linked move. A
- * timer moved earlier than its slot's next visit is relinked at once.
- *
- * <h2>Thread rules</h2>
- * Not thread-safe. Every method must be called on one owner thread, including callbacks, which
- * run on the thread that calls {@link #advance(long)}. The statistics getters may be read from
- * other threads as racy snapshots (for metrics). For a thread-safe timer use {@link WheelTimer};
- * to let an existing single-threaded executor drive a wheel use {@link ExecutorDrivenWheel}.
+ * <p>Moving a deadline later (what traffic does to an idle deadline) only writes the new deadline:
+ * the timer's slot comes due no later than the old deadline, and the walk moves it on. Moving it
+ * earlier relinks it at once. The current tick's slot is kept in deadline order once a poll lands
+ * inside it, so a driver waking at each distinct deadline walks only what it fires.
  *
  * <h2>Layout</h2>
- * A timer is a cell of three longs in one array (deadline; next and previous links; generation
- * and slot) plus its callback reference: 28 bytes per timer with compressed references. Each slot
- * is a circular doubly linked list with a sentinel cell, so unlinking never needs to know the
- * slot.
+ * A timer is a cell of two longs (the deadline; the generation, the next link and the high bits of
+ * the previous link), a {@code char} (the rest of the previous link) and its callback reference:
+ * 22 bytes with compressed references. Cells live in pages of 4096, allocated as the wheel grows,
+ * never copied. Free cells are chained through their next link; the generation's parity says
+ * whether a cell holds a pending timer.
+ *
+ * <h2>Thread rules</h2>
+ * Not thread-safe: one owner thread calls every method, and callbacks run on it, inside
+ * {@link #poll}. The statistics getters may be read from other threads as racy snapshots (for
+ * metrics). Schedule through a driver, not through this class, when a driver runs the wheel: a
+ * timer placed here directly does not move the driver's wake-up earlier.
  */
 public final class TimerWheel {
 
     /** A timer id that no timer ever has. */
     public static final long NO_TIMER = 0L;
 
-    private static final Logger log = LoggerFactory.getLogger(TimerWheel.class);
-    /** Longs per cell in {@link #cells}: deadline, links, meta. */
-    private static final int STRIDE = 3;
-    private static final int DEADLINE = 0;
-    /** Next cell in the high half, previous cell in the low half. */
-    private static final int LINKS = 1;
-    /** Generation in the high half, slot (or FREE) in the low half. */
-    private static final int META = 2;
-    /** The slot of a free cell. */
-    private static final int FREE = -1;
-    /** Ends the free list. */
-    private static final int NIL = -1;
-    private static final long LOW = 0xFFFF_FFFFL;
-    private static final int MAX_CELLS = (Integer.MAX_VALUE - 8) / STRIDE;
-    private static final long NO_TICK = Long.MAX_VALUE;
+    /** Longer delays saturate here: far beyond any real deadline, and no reading overflows. */
+    static final long MAX_DELAY_NANOS = 1L << 62;
 
-    private final Ticker ticker;
+    private static final Logger log = LoggerFactory.getLogger(TimerWheel.class);
+    private static final LongConsumer NO_LATENESS = lateness -> { };
+
+    private static final int INDEX_BITS = 24;
+    private static final int INDEX_MASK = (1 << INDEX_BITS) - 1;
+    /** Ends the free list; never a cell. */
+    private static final int NIL = INDEX_MASK;
+    private static final long NEXT_BITS = (long) INDEX_MASK << 8;
+    private static final int PAGE_SHIFT = 12;
+    private static final int PAGE_CELLS = 1 << PAGE_SHIFT;
+    private static final int PAGE_MASK = PAGE_CELLS - 1;
+    private static final int UPPER_SLOT_BITS = 6;
+    private static final int UPPER_SLOTS = 1 << UPPER_SLOT_BITS;
+    /** The lower bound of an empty slot. */
+    private static final long EMPTY = Long.MAX_VALUE;
+
     private final long originNanos;
     private final int tickShift;
-    private final long tickNanos;
+    private final int levelZeroBits;
+    private final int levelZeroSlots;
+    /** Per level: the shift from ticks to that level's slot number, the first slot, the mask. */
+    private final int[] levelShift;
+    private final int[] levelBase;
+    private final int[] levelMask;
+    /** The level of a delay in ticks, by the index of its highest set bit. */
+    private final byte[] levelOfBit;
     private final int slotCount;
-    private final int slotMask;
-    /** The sentinel of the list of timers due in the tick being expired. */
-    private final int expiring;
+    /** Sentinel of the list being walked. */
+    private final int walk;
+    /** Sentinel of the timers that callbacks made due during a poll (placed when it ends). */
+    private final int deferred;
     private final int firstTimerCell;
-    private final int maxPendingTimers;
 
-    /** Per slot: a lower bound of the deadline ticks in it, congruent to the slot, or NO_TICK. */
-    private final long[] slotEarliest;
-    /** One bit per slot: set while the slot holds a timer. */
-    private final long[] occupied;
+    /** Per slot: a lower bound of the deadlines in it, or EMPTY. */
+    private final long[] due;
+    private final long[] occupiedZero;
+    /** Bit w set while word w of occupiedZero is not zero. */
+    private long occupiedZeroWords;
+    /** Per level above 0: one bit per slot. */
+    private final long[] occupiedUpper;
+    /** Bit l set while level l holds a timer. */
+    private int occupiedLevels;
+
+    /** Per page, two longs per cell: the deadline, then generation / next / previous-high. */
+    private long[][] words = new long[0][];
+    /** Per page, the low 16 bits of each cell's previous link. */
+    private char[][] previousLows = new char[0][];
+    private TimerCallback[][] callbacks = new TimerCallback[0][];
+    private int capacity;
+    private int highWater;
+    private int freeHead = NIL;
+    private int pending;
 
     /**
-     * {@link #STRIDE} longs per cell: the deadline in nanoseconds since {@link #originNanos}, the
-     * links, and the generation with the slot the cell sits in. Sentinels use only their links.
+     * Nanoseconds since the start: the last poll's reading, or, during a poll, the latest
+     * deadline fired so far if later. A timer made due at or before it during a poll is deferred.
      */
-    private long[] cells;
-    private TimerCallback[] callbacks;
-
-    private int freeHead = NIL;
-    /** Cells below this index have been used at least once. */
-    private int highWater;
-    private int pending;
-    /** The last tick that {@link #advance(long)} has processed. */
-    private long currentTick;
-    private boolean advancing;
-
-    /** The tick the driver will next wake for; earlier links tell it through {@link #wakeHook}. */
-    private long wakeTick = Long.MIN_VALUE;
-    private WakeHook wakeHook;
-    /** Places other threads have reserved for timers handed over to this thread, or null. */
-    private AtomicInteger reservations;
-    private volatile LongConsumer latenessRecorder;
+    private long position;
+    /** The tick that placement counts from; it never goes back. */
+    private long baseTick;
+    /** The level-0 slot of the current tick while its list is in {@link #orderKey} order, or -1. */
+    private int sortedSlot = -1;
+    /** The next cell of the walk in progress, or {@link #walk} when none. */
+    private int walkHead;
+    private boolean polling;
+    /** The lower bound of the slot that {@link #earliestSlot()} returned. */
+    private long earliestDue;
+    private long[] sortKeys = new long[16];
 
     private long scheduledCount;
     private long cancelledCount;
     private long expiredCount;
     private long failedCount;
 
-    /** Told when a timer lands before the tick the driver is armed for. Owner thread only. */
-    interface WakeHook {
-        void wakeEarlier(long expiryNanos);
-    }
-
-    private TimerWheel(Builder b) {
-        this.ticker = b.ticker;
-        this.originNanos = ticker.nanoTime();
+    private TimerWheel(Builder b, long startNanos) {
+        this.originNanos = startNanos;
         this.tickShift = b.tickShift;
-        this.tickNanos = 1L << tickShift;
-        this.slotCount = b.slots;
-        this.slotMask = slotCount - 1;
-        this.expiring = slotCount;
-        this.firstTimerCell = slotCount + 1;
-        this.maxPendingTimers = b.maxPendingTimers;
-        this.slotEarliest = new long[slotCount];
-        Arrays.fill(slotEarliest, NO_TICK);
-        this.occupied = new long[Math.max(1, slotCount >>> 6)];
-        int capacity = (int) Math.min(MAX_CELLS, (long) firstTimerCell + b.initialCapacity);
-        this.cells = new long[capacity * STRIDE];
-        this.callbacks = new TimerCallback[capacity];
-        for (int sentinel = 0; sentinel <= expiring; sentinel++) {
+        this.levelZeroBits = b.slotBits;
+        this.levelZeroSlots = 1 << levelZeroBits;
+        int tickBits = 63 - tickShift;
+        int upperLevels = Math.max(1, (tickBits - levelZeroBits + UPPER_SLOT_BITS - 1) / UPPER_SLOT_BITS);
+        int levels = 1 + upperLevels;
+        this.levelShift = new int[levels];
+        this.levelBase = new int[levels];
+        this.levelMask = new int[levels];
+        levelMask[0] = levelZeroSlots - 1;
+        for (int level = 1; level < levels; level++) {
+            levelShift[level] = levelZeroBits + (level - 1) * UPPER_SLOT_BITS;
+            levelBase[level] = levelZeroSlots + (level - 1) * UPPER_SLOTS;
+            levelMask[level] = UPPER_SLOTS - 1;
+        }
+        this.levelOfBit = new byte[64];
+        for (int bit = 0; bit < 64; bit++) {
+            levelOfBit[bit] = (byte) (bit < levelZeroBits ? 0
+                    : Math.min(levels - 1, 1 + (bit - levelZeroBits) / UPPER_SLOT_BITS));
+        }
+        this.slotCount = levelZeroSlots + upperLevels * UPPER_SLOTS;
+        this.walk = slotCount;
+        this.deferred = slotCount + 1;
+        this.firstTimerCell = slotCount + 2;
+        this.walkHead = walk;
+        this.due = new long[slotCount];
+        Arrays.fill(due, EMPTY);
+        this.occupiedZero = new long[Math.max(1, levelZeroSlots >>> 6)];
+        this.occupiedUpper = new long[levels];
+        ensureCapacity((int) Math.min(INDEX_MASK, (long) firstTimerCell + b.initialCapacity));
+        for (int sentinel = 0; sentinel <= deferred; sentinel++) {
             setLinks(sentinel, sentinel, sentinel);
         }
         this.highWater = firstTimerCell;
     }
 
-    /** Returns a builder with the defaults: a 1.05 ms tick (2^20 ns), 4096 slots, no limit. */
+    /** Returns a builder with the defaults: a 1.05 ms tick (2^20 ns) and 4096 level-0 slots. */
     public static Builder builder() {
         return new Builder();
     }
 
-    // ---------------------------------------------------------------- scheduling
+    // ---------------------------------------------------------------- timers
 
     /**
-     * Schedules {@code callback} to run once after {@code delay}.
-     *
-     * @return the new timer's id, never {@link #NO_TIMER}
-     * @throws NullPointerException if {@code callback} or {@code unit} is null
-     * @throws RejectedExecutionException if the wheel holds its maximum number of pending timers
-     */
-    public long schedule(TimerCallback callback, long delay, TimeUnit unit) {
-        Objects.requireNonNull(unit, "unit");
-        return scheduleRelative(callback, deadlineAfter(unit.toNanos(delay)));
-    }
-
-    /**
-     * Schedules {@code callback} to run once at {@code deadlineNanos}, a reading of this wheel's
-     * {@link #ticker()}. A deadline in the past fires on the next tick. Lets a caller that has
-     * already read the clock (once per read batch, say) skip a second reading.
+     * Schedules {@code callback} to run once at {@code deadlineNanos}, a reading of the clock the
+     * wheel is polled with. A deadline already passed fires at the next poll.
      *
      * @return the new timer's id, never {@link #NO_TIMER}
      * @throws NullPointerException if {@code callback} is null
-     * @throws RejectedExecutionException if the wheel holds its maximum number of pending timers
+     * @throws RejectedExecutionException if the wheel holds as many timers as it can
      */
     public long scheduleAt(TimerCallback callback, long deadlineNanos) {
-        return scheduleRelative(callback, relative(deadlineNanos));
+        Objects.requireNonNull(callback, "callback");
+        int cell = allocate();
+        int generation = generationOf(cell) + 1;
+        setWord1(cell, (long) generation << 32);
+        long deadline = relative(deadlineNanos);
+        setDeadline(cell, deadline);
+        callbacks[cell >>> PAGE_SHIFT][cell & PAGE_MASK] = callback;
+        pending++;
+        scheduledCount++;
+        placeOrDefer(cell, deadline);
+        return ((long) generation << 32) | cell;
     }
 
     /**
@@ -205,35 +240,27 @@ public final class TimerWheel {
     }
 
     /**
-     * Moves a pending timer to fire {@code delay} from now instead, keeping its id and callback.
-     * When the new deadline falls in the slot the timer already sits in, only the deadline is
-     * written.
+     * Moves a pending timer to fire at {@code deadlineNanos} instead, keeping its id and callback.
+     * A later deadline is one write; an earlier one relinks the timer.
      *
      * @return {@code true} if the timer was pending and was moved; {@code false} (and nothing
      *     changes) if it already fired or was cancelled
-     * @throws NullPointerException if {@code unit} is null
-     */
-    public boolean reschedule(long timerId, long delay, TimeUnit unit) {
-        Objects.requireNonNull(unit, "unit");
-        int cell = pendingCell(timerId);
-        if (cell < 0) {
-            return false;
-        }
-        move(cell, deadlineAfter(unit.toNanos(delay)));
-        return true;
-    }
-
-    /**
-     * Moves a pending timer to fire at {@code deadlineNanos}, a reading of {@link #ticker()}.
-     *
-     * @return as {@link #reschedule(long, long, TimeUnit)}
      */
     public boolean rescheduleAt(long timerId, long deadlineNanos) {
         int cell = pendingCell(timerId);
         if (cell < 0) {
             return false;
         }
-        move(cell, relative(deadlineNanos));
+        long deadline = relative(deadlineNanos);
+        long old = deadlineOf(cell);
+        setDeadline(cell, deadline);
+        // Lazy: the cell's slot comes due no later than its old deadline, and the walk moves it
+        // on. Not for the current tick, whose slot is kept in deadline order.
+        if (deadline - old >= 0 && (old >>> tickShift) > baseTick) {
+            return true;
+        }
+        unlink(cell);
+        placeOrDefer(cell, deadline);
         return true;
     }
 
@@ -243,80 +270,85 @@ public final class TimerWheel {
     }
 
     /**
-     * Returns the deadline of a pending timer as a reading of {@link #ticker()}, or
-     * {@code Long.MIN_VALUE} if the timer is not pending.
+     * Returns the deadline of a pending timer, as a reading of the clock the wheel is polled with.
+     *
+     * @throws IllegalArgumentException if the timer is not pending
      */
     public long deadlineNanos(long timerId) {
         int cell = pendingCell(timerId);
-        return cell < 0 ? Long.MIN_VALUE : absolute(cells[cell * STRIDE + DEADLINE]);
+        if (cell < 0) {
+            throw new IllegalArgumentException("timer " + Long.toHexString(timerId) + " is not pending");
+        }
+        return originNanos + deadlineOf(cell);
     }
 
     // ---------------------------------------------------------------- driving
 
+    /** Fires every timer due at {@code nowNanos}: {@code poll(nowNanos, lateness -> { })}. */
+    public int poll(long nowNanos) {
+        return poll(nowNanos, NO_LATENESS);
+    }
+
     /**
-     * Fires every timer whose deadline tick is at or before the tick containing {@code nowNanos},
-     * in tick order, on the calling thread. Ticks with nothing due cost a bitmap scan, not a slot
-     * walk. Callbacks may schedule, cancel and reschedule; a timer they schedule for an elapsed
-     * tick fires in this same call, on the next tick after the one being expired.
+     * Fires, on the calling thread, every pending timer whose deadline is at or before
+     * {@code nowNanos}, in the order the class comment gives. Callbacks may schedule, cancel and
+     * reschedule any timer, including ones due in this same poll. A reading earlier than the
+     * previous poll's counts as that one.
      *
-     * @param nowNanos a reading of {@link #ticker()}; a reading earlier than the last one is a no-op
+     * @param lateness told, before each callback runs, how late its timer fires
+     *     ({@code nowNanos} minus the deadline, in ns)
      * @return the number of timers that fired
      * @throws IllegalStateException if called from a callback of this wheel
      */
-    public int advance(long nowNanos) {
-        if (advancing) {
-            throw new IllegalStateException("advance() called from a timer callback of the same wheel");
+    public int poll(long nowNanos, LongConsumer lateness) {
+        Objects.requireNonNull(lateness, "lateness");
+        if (polling) {
+            throw new IllegalStateException("poll() called from a timer callback of the same wheel");
         }
-        long now = relative(nowNanos);
-        long targetTick = now >>> tickShift;
-        if (targetTick <= currentTick) {
-            return 0;
-        }
-        advancing = true;
+        long now = Math.max(nowNanos - originNanos, position);
+        polling = true;
         int fired = 0;
         try {
-            long tick;
-            while ((tick = nextDueTick(currentTick + 1, targetTick)) != NO_TICK) {
-                currentTick = tick;
-                fired += expireSlot((int) tick & slotMask, tick, now);
+            int slot;
+            while ((slot = earliestSlot()) >= 0 && earliestDue <= now) {
+                moveBase(earliestDue >>> tickShift);
+                fired += visit(slot, now, lateness);
             }
-            currentTick = targetTick;
+            position = now;
+            moveBase(now >>> tickShift);
         } finally {
-            advancing = false;
+            polling = false;
+            placeDeferred();
         }
+        sortCurrentSlot();
         return fired;
     }
 
     /**
-     * Returns the earliest {@link #ticker()} reading at which {@link #advance(long)} would fire a
-     * timer, or {@code Long.MAX_VALUE} if no timer is pending. May be early (a cancelled timer's
-     * slot is only rechecked when visited), never late: a driver that sleeps until then misses
-     * nothing. Costs a scan of the occupancy bitmap.
+     * Returns when to poll next: the earliest deadline among pending timers, or a reading before
+     * it (never after; it can be early after a cancel or a move to a later deadline, and the poll
+     * then finds nothing and this moves on). A reading already passed means poll now.
+     *
+     * @throws IllegalStateException if no timer is pending, or if called from a callback
      */
-    public long nextExpiryNanos() {
-        return tickStartNanos(nextDueTick(currentTick + 1, Long.MAX_VALUE));
+    public long nextDeadlineNanos() {
+        if (pending == 0 || polling) {
+            throw new IllegalStateException(pending == 0 ? "no timer is pending" : "called from a timer callback");
+        }
+        earliestSlot();
+        return originNanos + earliestDue;
     }
 
     // ---------------------------------------------------------------- introspection
 
-    /** Returns the ticker this wheel reads. */
-    public Ticker ticker() {
-        return ticker;
-    }
-
     /** Returns the tick length in nanoseconds, a power of two. */
     public long tickNanos() {
-        return tickNanos;
+        return 1L << tickShift;
     }
 
-    /** Returns the number of slots, a power of two. */
+    /** Returns the number of level-0 slots (one per tick), a power of two. */
     public int slots() {
-        return slotCount;
-    }
-
-    /** Returns the maximum number of pending timers ({@code Integer.MAX_VALUE}: no limit). */
-    public int maxPendingTimers() {
-        return maxPendingTimers;
+        return levelZeroSlots;
     }
 
     /** Returns the number of timers scheduled and neither fired nor cancelled. */
@@ -324,7 +356,7 @@ public final class TimerWheel {
         return pending;
     }
 
-    /** Returns how many timers were ever scheduled. */
+    /** Returns how many timers were scheduled. */
     public long scheduledCount() {
         return scheduledCount;
     }
@@ -344,233 +376,373 @@ public final class TimerWheel {
         return failedCount;
     }
 
-    // ---------------------------------------------------------------- package-private hooks for drivers
+    @Override
+    public String toString() {
+        return "TimerWheel(" + pending + " pending, tick " + tickNanos() + " ns, " + levelZeroSlots
+                + " level-0 slots, " + levelShift.length + " levels)";
+    }
 
     /**
-     * Arms the driver: returns {@link #nextExpiryNanos()} and remembers its tick, so that a timer
-     * linked before it calls {@code hook}.
+     * Every occupied slot with its lower bound and its cells (id, deadline), relative to the
+     * start; for test failures. Owner thread only.
      */
-    long armWake(WakeHook hook) {
-        this.wakeHook = hook;
-        long tick = nextDueTick(currentTick + 1, Long.MAX_VALUE);
-        wakeTick = tick;
-        return tickStartNanos(tick);
+    String dump() {
+        StringBuilder out = new StringBuilder(toString()).append(": position ").append(position)
+                .append(", base tick ").append(baseTick).append(", sorted slot ").append(sortedSlot).append('\n');
+        for (int slot = 0; slot < slotCount; slot++) {
+            if (nextOf(slot) == slot) {
+                continue;
+            }
+            int level = levelOf(slot);
+            out.append("  level ").append(level).append(" slot ").append(slot - levelBase[level])
+                    .append(" due ").append(due[slot]).append(':');
+            int shown = 0;
+            for (int cell = nextOf(slot); cell != slot && shown < 64; cell = nextOf(cell), shown++) {
+                out.append(' ').append(Long.toHexString(((long) generationOf(cell) << 32) | cell))
+                        .append('@').append(deadlineOf(cell));
+            }
+            out.append(shown == 64 ? " ...\n" : "\n");
+        }
+        return out.toString();
     }
 
-    /** The last tick processed, or the tick being expired while callbacks run. For tests. */
-    long currentTick() {
-        return currentTick;
-    }
-
-    void reservations(AtomicInteger reservations) {
-        this.reservations = reservations;
-    }
-
-    void latenessRecorder(LongConsumer recorder) {
-        this.latenessRecorder = recorder;
-    }
-
-    /** Schedules a timer whose place another thread reserved: skips the limit check. */
-    long scheduleReserved(TimerCallback callback, long deadlineNanos) {
-        return link(callback, relative(deadlineNanos));
-    }
-
-    /** Passes every pending timer's callback to {@code action}. */
+    /** Passes every pending timer's callback to {@code action}. Owner thread only. */
     void forEachPending(Consumer<? super TimerCallback> action) {
         for (int cell = firstTimerCell; cell < highWater; cell++) {
-            if (slotOf(cell) != FREE) {
-                action.accept(callbacks[cell]);
+            if ((generationOf(cell) & 1) != 0) {
+                action.accept(callbacks[cell >>> PAGE_SHIFT][cell & PAGE_MASK]);
             }
         }
     }
 
-    // ---------------------------------------------------------------- internals
+    /** {@code nowNanos + delayNanos}, the delay saturated at 2^62 ns; negative delays mean now. */
+    static long deadlineAfter(long nowNanos, long delayNanos) {
+        return nowNanos + Math.min(Math.max(delayNanos, 0), MAX_DELAY_NANOS);
+    }
 
-    private long scheduleRelative(TimerCallback callback, long deadline) {
-        Objects.requireNonNull(callback, "callback");
-        int reserved = reservations == null ? 0 : reservations.get();
-        if (pending + (long) reserved >= maxPendingTimers) {
-            throw new RejectedExecutionException("too many pending timers: " + (pending + reserved)
-                    + " pending, the maximum is " + maxPendingTimers);
+    // ---------------------------------------------------------------- placement
+
+    private void placeOrDefer(int cell, long deadline) {
+        if (polling && deadline <= position) {
+            appendTo(deferred, cell);
+        } else {
+            place(cell, deadline);
         }
-        return link(callback, deadline);
     }
 
-    private long link(TimerCallback callback, long deadline) {
-        int cell = allocate();
-        cells[cell * STRIDE + DEADLINE] = deadline;
-        callbacks[cell] = callback;
-        place(cell, dueTick(deadline));
-        pending++;
-        scheduledCount++;
-        return ((long) generationOf(cell) << 32) | cell;
-    }
-
-    private void move(int cell, long deadline) {
-        long tick = dueTick(deadline);
-        cells[cell * STRIDE + DEADLINE] = deadline;
-        int slot = slotOf(cell);
-        if (slot != expiring) {
-            if (tick >= nextVisit(slot)) {
-                // Lazy: the slot is walked no later than the new deadline; the walk moves it on.
+    /** Links {@code cell} into the slot its deadline belongs in, counted from the base tick. */
+    private void place(int cell, long deadline) {
+        long tick = deadline >>> tickShift;
+        long delta = tick - baseTick;
+        int slot;
+        if (delta < levelZeroSlots) {
+            slot = (int) (delta <= 0 ? baseTick : tick) & (levelZeroSlots - 1);
+        } else {
+            int level = levelOfBit[63 - Long.numberOfLeadingZeros(delta)];
+            slot = levelBase[level] + ((int) (tick >>> levelShift[level]) & (UPPER_SLOTS - 1));
+        }
+        int last = prevOf(slot);
+        if (last == slot) {
+            markOccupied(slot);
+        } else if (slot == sortedSlot && orderKey(deadline) < orderKey(deadlineOf(last))) {
+            int first = nextOf(slot);
+            if (orderKey(deadline) <= orderKey(deadlineOf(first))) {
+                setLinks(cell, first, slot);
+                setPrev(first, cell);
+                setNext(slot, cell);
+                due[slot] = Math.min(due[slot], deadline);
                 return;
             }
-            if (((tick ^ slot) & slotMask) == 0) {
-                // An earlier turn of the slot it sits in: nothing to relink.
-                noteTick(slot, tick);
-                return;
-            }
+            sortedSlot = -1;
         }
-        unlink(cell);
-        place(cell, tick);
+        setNext(last, cell);
+        setLinks(cell, slot, last);
+        setPrev(slot, cell);
+        if (deadline < due[slot]) {
+            due[slot] = deadline;
+        }
     }
 
-    /** The first tick, from the next one on, at which {@code slot} will be walked. */
-    private long nextVisit(int slot) {
-        long from = Math.max(currentTick + 1, slotEarliest[slot]);
-        return from + ((slot - from) & slotMask);
-    }
-
-    /** Links {@code cell} at the tail of the slot of {@code tick}. */
-    private void place(int cell, long tick) {
-        int slot = (int) tick & slotMask;
-        appendTo(slot, cell);
-        occupied[slot >>> 6] |= 1L << slot;
-        noteTick(slot, tick);
-    }
-
-    /** Links {@code cell} at the tail of the list of {@code sentinel} and records where it is. */
+    /** Links {@code cell} at the tail of the list of {@code sentinel}; no slot bookkeeping. */
     private void appendTo(int sentinel, int cell) {
         int last = prevOf(sentinel);
         setNext(last, cell);
         setLinks(cell, sentinel, last);
         setPrev(sentinel, cell);
-        int meta = cell * STRIDE + META;
-        cells[meta] = (cells[meta] & ~LOW) | sentinel;
-    }
-
-    private void noteTick(int slot, long tick) {
-        if (tick < slotEarliest[slot]) {
-            slotEarliest[slot] = tick;
-        }
-        if (tick < wakeTick) {
-            wakeTick = tick;
-            wakeHook.wakeEarlier(tickStartNanos(tick));
-        }
     }
 
     private void unlink(int cell) {
-        long links = cells[cell * STRIDE + LINKS];
-        int n = (int) (links >>> 32);
-        int p = (int) links;
-        setNext(p, n);
-        setPrev(n, p);
-        if (p == n && p < slotCount) {
-            // p is a slot sentinel whose list is now empty.
-            occupied[p >>> 6] &= ~(1L << p);
-            slotEarliest[p] = NO_TICK;
+        int next = nextOf(cell);
+        if (cell == walkHead) {
+            // The front of the walk: only walkHead points at it (its previous link is stale).
+            walkHead = next;
+            return;
+        }
+        int prev = prevOf(cell);
+        setNext(prev, next);
+        setPrev(next, prev);
+        if (prev == next && prev < slotCount) {
+            markEmpty(prev);
         }
     }
 
     /**
-     * Walks {@code slot} at {@code tick}: moves the due timers to the expiring list, moves timers
-     * re-armed for another slot to it, then fires the due ones one by one.
+     * What the current tick's slot is ordered by: the deadline, or the tick's start for deadlines
+     * before it (all due, in no particular order).
      */
-    private int expireSlot(int slot, long tick, long now) {
-        long earliest = NO_TICK;
-        int cell = nextOf(slot);
-        while (cell != slot) {
-            int following = nextOf(cell);
-            long due = tickOf(cells[cell * STRIDE + DEADLINE]);
-            if (due <= tick) {
-                unlink(cell);
-                appendTo(expiring, cell);
-            } else if (((due ^ slot) & slotMask) != 0) {
-                unlink(cell);
-                place(cell, due);
-            } else if (due < earliest) {
-                earliest = due;
+    private long orderKey(long deadline) {
+        return Math.max(deadline, baseTick << tickShift);
+    }
+
+    private void markOccupied(int slot) {
+        if (slot < levelZeroSlots) {
+            int word = slot >>> 6;
+            occupiedZero[word] |= 1L << slot;
+            occupiedZeroWords |= 1L << word;
+            occupiedLevels |= 1;
+        } else {
+            int level = levelOf(slot);
+            occupiedUpper[level] |= 1L << slot;
+            occupiedLevels |= 1 << level;
+        }
+    }
+
+    private void markEmpty(int slot) {
+        due[slot] = EMPTY;
+        if (slot < levelZeroSlots) {
+            int word = slot >>> 6;
+            if ((occupiedZero[word] &= ~(1L << slot)) == 0 && (occupiedZeroWords &= ~(1L << word)) == 0) {
+                occupiedLevels &= ~1;
             }
-            cell = following;
+        } else {
+            int level = levelOf(slot);
+            if ((occupiedUpper[level] &= ~(1L << slot)) == 0) {
+                occupiedLevels &= ~(1 << level);
+            }
         }
-        if (nextOf(slot) != slot) {
-            slotEarliest[slot] = earliest;
+    }
+
+    private int levelOf(int slot) {
+        return slot < levelZeroSlots ? 0 : 1 + ((slot - levelZeroSlots) >>> UPPER_SLOT_BITS);
+    }
+
+    // ---------------------------------------------------------------- expiry
+
+    private void moveBase(long tick) {
+        if (tick > baseTick) {
+            baseTick = tick;
+            sortedSlot = -1;
         }
-        // Callbacks may cancel or move timers still on the expiring list: take one at a time.
+    }
+
+    /**
+     * Returns the occupied slot with the smallest lower bound (left in {@link #earliestDue}), or
+     * -1. Per level only two slots can hold it: the slot of the base tick (its own span, or one
+     * turn later) and the next occupied one after it, since every timer of a level lies within
+     * one turn of the base tick.
+     */
+    private int earliestSlot() {
+        int best = -1;
+        long bestDue = EMPTY;
+        for (int levels = occupiedLevels; levels != 0; levels &= levels - 1) {
+            int level = Integer.numberOfTrailingZeros(levels);
+            int current = (int) (baseTick >>> levelShift[level]) & levelMask[level];
+            int base = levelBase[level];
+            boolean currentOccupied;
+            int next;
+            if (level == 0) {
+                currentOccupied = (occupiedZero[current >>> 6] & (1L << current)) != 0;
+                next = nextOccupiedZero(current);
+            } else {
+                long bits = occupiedUpper[level];
+                currentOccupied = (bits & (1L << current)) != 0;
+                long others = bits & ~(1L << current);
+                next = others == 0 ? -1
+                        : (current + 1 + Long.numberOfTrailingZeros(Long.rotateRight(others, current + 1))) & (UPPER_SLOTS - 1);
+            }
+            if (currentOccupied && due[base + current] < bestDue) {
+                bestDue = due[base + current];
+                best = base + current;
+            }
+            if (next >= 0 && due[base + next] < bestDue) {
+                bestDue = due[base + next];
+                best = base + next;
+            }
+        }
+        earliestDue = bestDue;
+        return best;
+    }
+
+    /** Returns the first occupied level-0 slot after {@code slot}, wrapping around, not {@code slot} itself; or -1. */
+    private int nextOccupiedZero(int slot) {
+        int word = slot >>> 6;
+        long bits = occupiedZero[word] & (-2L << slot);
+        if (bits != 0) {
+            return (word << 6) | Long.numberOfTrailingZeros(bits);
+        }
+        long words = occupiedZeroWords & ~(1L << word);
+        if (words != 0) {
+            long after = words & (-2L << word);
+            int found = Long.numberOfTrailingZeros(after != 0 ? after : words);
+            return (found << 6) | Long.numberOfTrailingZeros(occupiedZero[found]);
+        }
+        bits = occupiedZero[word] & ((1L << slot) - 1);
+        return bits == 0 ? -1 : (word << 6) | Long.numberOfTrailingZeros(bits);
+    }
+
+    /**
+     * Walks {@code slot} once: fires its timers due by {@code now} in the base tick or earlier,
+     * and moves every other one to the slot its deadline belongs in now.
+     */
+    private int visit(int slot, long now, LongConsumer lateness) {
+        if (slot == sortedSlot) {
+            return expireSorted(slot, now, lateness);
+        }
+        // Detach the list onto the walk sentinel: what callbacks add to this slot waits for the
+        // next visit, and they may still cancel or move any cell not yet walked.
+        int head = nextOf(slot);
+        setNext(prevOf(slot), walk);
+        setLinks(slot, slot, slot);
+        markEmpty(slot);
+        walkHead = head;
+        long base = baseTick;
         int fired = 0;
-        while ((cell = nextOf(expiring)) != expiring) {
-            unlink(cell);
-            long id = ((long) generationOf(cell) << 32) | cell;
-            long lateness = now - cells[cell * STRIDE + DEADLINE];
-            TimerCallback callback = callbacks[cell];
-            release(cell);
-            expiredCount++;
-            fired++;
-            LongConsumer recorder = latenessRecorder;
-            if (recorder != null) {
-                recorder.accept(lateness);
-            }
-            try {
-                callback.onTimeout(id);
-            } catch (Throwable t) {
-                failedCount++;
-                log.warn("timer callback {} threw; the wheel goes on", callback, t);
+        int cell;
+        while ((cell = walkHead) != walk) {
+            walkHead = nextOf(cell);
+            long deadline = deadlineOf(cell);
+            if (deadline <= now && (deadline >>> tickShift) <= base) {
+                fire(cell, deadline, now, lateness);
+                fired++;
+            } else {
+                place(cell, deadline);
             }
         }
         return fired;
     }
 
-    /**
-     * Returns the first tick in [from, limit] at which an occupied slot holds something due, or
-     * NO_TICK. Scans at most one turn of the bitmap; if nothing is due within it, every slot was
-     * seen, so the smallest lower bound among them is the answer.
-     */
-    private long nextDueTick(long from, long limit) {
-        if (pending == 0 || from > limit) {
-            return NO_TICK;
-        }
-        long turnEnd = from + slotMask;
-        long end = Math.min(limit, turnEnd);
-        long smallest = NO_TICK;
-        long tick = from;
-        while (tick <= end) {
-            int slot = (int) tick & slotMask;
-            int found = nextOccupiedSlot(slot);
-            if (found < 0) {
-                return NO_TICK;
-            }
-            tick += (found - slot) & slotMask;
-            if (tick > end) {
+    /** The current tick's slot in deadline order: fires from the front while due. */
+    private int expireSorted(int slot, long now, LongConsumer lateness) {
+        int fired = 0;
+        while (sortedSlot == slot) {
+            int cell = nextOf(slot);
+            if (cell == slot) {
                 break;
             }
-            long earliest = slotEarliest[found];
-            if (earliest <= tick) {
-                return tick;
+            long deadline = deadlineOf(cell);
+            if (deadline > now) {
+                // In order from here on, and none before the tick: this is the earliest.
+                due[slot] = deadline;
+                break;
             }
-            smallest = Math.min(smallest, earliest);
-            tick++;
+            unlink(cell);
+            fire(cell, deadline, now, lateness);
+            fired++;
         }
-        if (end < turnEnd) {
-            return NO_TICK;
-        }
-        return smallest <= limit ? smallest : NO_TICK;
+        return fired;
     }
 
-    /** Returns the first occupied slot at or after {@code slot}, wrapping around, or -1. */
-    private int nextOccupiedSlot(int slot) {
-        int words = occupied.length;
-        int word = slot >>> 6;
-        long bits = occupied[word] & (-1L << slot);
-        for (int scanned = 0; scanned <= words; scanned++) {
-            if (bits != 0) {
-                int found = (word << 6) + Long.numberOfTrailingZeros(bits);
-                return found & slotMask;
-            }
-            word = (word + 1) % words;
-            bits = occupied[word];
+    private void fire(int cell, long deadline, long now, LongConsumer lateness) {
+        long id = ((long) generationOf(cell) << 32) | cell;
+        TimerCallback callback = callbacks[cell >>> PAGE_SHIFT][cell & PAGE_MASK];
+        release(cell);
+        expiredCount++;
+        if (deadline > position) {
+            position = deadline;
         }
-        return -1;
+        try {
+            lateness.accept(now - deadline);
+            callback.onTimeout(id);
+        } catch (Throwable t) {
+            failedCount++;
+            log.warn("timer callback {} threw; the wheel goes on", callback, t);
+        }
     }
+
+    private void placeDeferred() {
+        int cell;
+        while ((cell = nextOf(deferred)) != deferred) {
+            unlink(cell);
+            place(cell, deadlineOf(cell));
+        }
+    }
+
+    /**
+     * Puts the current tick's slot in deadline order, so that polls inside this tick walk only
+     * what they fire instead of the whole slot each time.
+     */
+    private void sortCurrentSlot() {
+        int slot = (int) baseTick & (levelZeroSlots - 1);
+        int first = nextOf(slot);
+        if (slot == sortedSlot || first == slot) {
+            return;
+        }
+        long tickStart = baseTick << tickShift;
+        long earliest = EMPTY;
+        int count = 0;
+        for (int cell = first, next; cell != slot; cell = next) {
+            next = nextOf(cell);
+            long deadline = deadlineOf(cell);
+            if ((deadline >>> tickShift) > baseTick) {
+                // Moved later while its slot was still ahead: not this tick's, so out it goes.
+                unlink(cell);
+                place(cell, deadline);
+                continue;
+            }
+            if (count == sortKeys.length) {
+                sortKeys = Arrays.copyOf(sortKeys, 2 * count);
+            }
+            // The offset of orderKey(deadline) in the tick, then the cell.
+            sortKeys[count++] = (Math.max(0, deadline - tickStart) << INDEX_BITS) | cell;
+            earliest = Math.min(earliest, deadline);
+        }
+        if (count == 0) {
+            return;
+        }
+        heapSort(sortKeys, count);
+        int prev = slot;
+        for (int i = 0; i < count; i++) {
+            int cell = (int) sortKeys[i] & INDEX_MASK;
+            setNext(prev, cell);
+            setPrev(cell, prev);
+            prev = cell;
+        }
+        setNext(prev, slot);
+        setPrev(slot, prev);
+        due[slot] = earliest;
+        sortedSlot = slot;
+    }
+
+    /** Sorts {@code keys[0..count)} ascending, in place and without allocating. */
+    private static void heapSort(long[] keys, int count) {
+        for (int i = count / 2 - 1; i >= 0; i--) {
+            siftDown(keys, i, count);
+        }
+        for (int end = count - 1; end > 0; end--) {
+            long top = keys[0];
+            keys[0] = keys[end];
+            keys[end] = top;
+            siftDown(keys, 0, end);
+        }
+    }
+
+    private static void siftDown(long[] keys, int i, int count) {
+        long key = keys[i];
+        int child;
+        while ((child = 2 * i + 1) < count) {
+            if (child + 1 < count && keys[child + 1] > keys[child]) {
+                child++;
+            }
+            if (keys[child] <= key) {
+                break;
+            }
+            keys[i] = keys[child];
+            i = child;
+        }
+        keys[i] = key;
+    }
+
+    // ---------------------------------------------------------------- cells
 
     private int allocate() {
         int cell = freeHead;
@@ -578,31 +750,40 @@ public final class TimerWheel {
             freeHead = nextOf(cell);
             return cell;
         }
-        if (highWater == callbacks.length) {
-            grow();
+        if (highWater == capacity) {
+            if (capacity >= INDEX_MASK) {
+                throw new RejectedExecutionException("too many pending timers: " + pending
+                        + " pending, the wheel cannot hold more");
+            }
+            ensureCapacity(capacity + 1);
         }
         return highWater++;
     }
 
+    /** Frees a cell: bumps its generation (now even: free) and pushes it on the free list. */
     private void release(int cell) {
-        callbacks[cell] = null;
-        int meta = cell * STRIDE + META;
-        // Bump the generation, so that ids issued for this cell go stale, and mark it free.
-        cells[meta] = (((cells[meta] >>> 32) + 1) << 32) | (FREE & LOW);
-        setNext(cell, freeHead);
+        callbacks[cell >>> PAGE_SHIFT][cell & PAGE_MASK] = null;
+        setWord1(cell, ((long) (generationOf(cell) + 1) << 32) | ((long) freeHead << 8));
         freeHead = cell;
         pending--;
     }
 
-    private void grow() {
-        int length = callbacks.length;
-        if (length >= MAX_CELLS) {
-            throw new RejectedExecutionException("too many pending timers: " + pending
-                    + " pending, the wheel cannot hold more");
+    /** Adds pages until {@code cells} cells fit. */
+    private void ensureCapacity(int cells) {
+        int pages = (cells + PAGE_MASK) >>> PAGE_SHIFT;
+        if (pages <= words.length) {
+            return;
         }
-        int grown = (int) Math.min(MAX_CELLS, Math.max(16L, 2L * length));
-        cells = Arrays.copyOf(cells, grown * STRIDE);
-        callbacks = Arrays.copyOf(callbacks, grown);
+        int had = words.length;
+        words = Arrays.copyOf(words, pages);
+        previousLows = Arrays.copyOf(previousLows, pages);
+        callbacks = Arrays.copyOf(callbacks, pages);
+        for (int page = had; page < pages; page++) {
+            words[page] = new long[2 * PAGE_CELLS];
+            previousLows[page] = new char[PAGE_CELLS];
+            callbacks[page] = new TimerCallback[PAGE_CELLS];
+        }
+        capacity = Math.min(INDEX_MASK, pages << PAGE_SHIFT);
     }
 
     private int pendingCell(long timerId) {
@@ -610,139 +791,116 @@ public final class TimerWheel {
         if (cell < firstTimerCell || cell >= highWater) {
             return -1;
         }
-        long meta = cells[cell * STRIDE + META];
-        if ((int) (meta >>> 32) != (int) (timerId >>> 32) || (int) meta == FREE) {
-            return -1;
-        }
-        return cell;
+        int generation = generationOf(cell);
+        return generation == (int) (timerId >>> 32) && (generation & 1) != 0 ? cell : -1;
     }
 
-    private int nextOf(int cell) {
-        return (int) (cells[cell * STRIDE + LINKS] >>> 32);
+    private long deadlineOf(int cell) {
+        return words[cell >>> PAGE_SHIFT][(cell & PAGE_MASK) << 1];
     }
 
-    private int prevOf(int cell) {
-        return (int) cells[cell * STRIDE + LINKS];
+    private void setDeadline(int cell, long deadline) {
+        words[cell >>> PAGE_SHIFT][(cell & PAGE_MASK) << 1] = deadline;
     }
 
-    private void setNext(int cell, int next) {
-        int links = cell * STRIDE + LINKS;
-        cells[links] = ((long) next << 32) | (cells[links] & LOW);
+    private long word1(int cell) {
+        return words[cell >>> PAGE_SHIFT][((cell & PAGE_MASK) << 1) | 1];
     }
 
-    private void setPrev(int cell, int prev) {
-        int links = cell * STRIDE + LINKS;
-        cells[links] = (cells[links] & ~LOW) | (prev & LOW);
-    }
-
-    private void setLinks(int cell, int next, int prev) {
-        cells[cell * STRIDE + LINKS] = ((long) next << 32) | (prev & LOW);
-    }
-
-    private int slotOf(int cell) {
-        return (int) cells[cell * STRIDE + META];
+    private void setWord1(int cell, long value) {
+        words[cell >>> PAGE_SHIFT][((cell & PAGE_MASK) << 1) | 1] = value;
     }
 
     private int generationOf(int cell) {
-        return (int) (cells[cell * STRIDE + META] >>> 32);
+        return (int) (word1(cell) >>> 32);
     }
 
-    /** The relative deadline {@code delayNanos} from now; non-positive delays mean now. */
-    private long deadlineAfter(long delayNanos) {
-        return deadlineAfter(relative(ticker.nanoTime()), delayNanos);
+    private int nextOf(int cell) {
+        return (int) (word1(cell) >>> 8) & INDEX_MASK;
     }
 
-    /** {@code now + delayNanos}, saturating at {@code Long.MAX_VALUE}; non-positive delays mean now. */
-    static long deadlineAfter(long now, long delayNanos) {
-        if (delayNanos <= 0) {
-            return now;
-        }
-        long deadline = now + delayNanos;
-        return deadline < now ? Long.MAX_VALUE : deadline;
+    private int prevOf(int cell) {
+        return ((int) word1(cell) & 0xFF) << 16 | previousLows[cell >>> PAGE_SHIFT][cell & PAGE_MASK];
     }
 
-    /** Converts a ticker reading to nanoseconds since the origin, saturating, never negative. */
+    private void setNext(int cell, int next) {
+        setWord1(cell, (word1(cell) & ~NEXT_BITS) | ((long) next << 8));
+    }
+
+    private void setPrev(int cell, int prev) {
+        setWord1(cell, (word1(cell) & ~0xFFL) | (prev >>> 16));
+        previousLows[cell >>> PAGE_SHIFT][cell & PAGE_MASK] = (char) prev;
+    }
+
+    private void setLinks(int cell, int next, int prev) {
+        setWord1(cell, (word1(cell) & ~(NEXT_BITS | 0xFFL)) | ((long) next << 8) | (prev >>> 16));
+        previousLows[cell >>> PAGE_SHIFT][cell & PAGE_MASK] = (char) prev;
+    }
+
+    /** Nanoseconds since the start; readings before the start count as the start. */
     private long relative(long nanos) {
-        long rel = nanos - originNanos;
-        // Overflow is only possible when nanos and the origin lie far apart on opposite signs.
-        if (((nanos ^ originNanos) & (nanos ^ rel)) < 0) {
-            return nanos < originNanos ? 0 : Long.MAX_VALUE;
-        }
-        return Math.max(0, rel);
+        return Math.max(0, nanos - originNanos);
     }
 
-    private long absolute(long rel) {
-        long abs = originNanos + rel;
-        return ((originNanos ^ abs) & (rel ^ abs)) < 0 ? Long.MAX_VALUE : abs;
-    }
-
-    /** The first tick at or after {@code deadline}: a timer never fires early. */
-    private long tickOf(long deadline) {
-        return (deadline >>> tickShift) + ((deadline & (tickNanos - 1)) == 0 ? 0 : 1);
-    }
-
-    /** The tick a timer with {@code deadline} is placed at: never one already processed. */
-    private long dueTick(long deadline) {
-        return Math.max(tickOf(deadline), currentTick + 1);
-    }
-
-    private long tickStartNanos(long tick) {
-        if (tick == NO_TICK || tick > (Long.MAX_VALUE >>> tickShift)) {
-            return Long.MAX_VALUE;
-        }
-        return absolute(tick << tickShift);
-    }
-
-    /** Settings of a {@link TimerWheel}. Not thread-safe. */
+    /**
+     * Settings of a {@link TimerWheel} and of the driver that runs it ({@link ExecutorDrivenWheel},
+     * {@link WheelTimer}). Not thread-safe.
+     */
     public static final class Builder {
         private Ticker ticker = Ticker.system();
         private int tickShift = 20;
-        private int slots = 4096;
+        private int slotBits = 12;
         private int maxPendingTimers = Integer.MAX_VALUE;
         private int initialCapacity = 1024;
 
         private Builder() {
         }
 
-        /** The clock; {@link Ticker#system()} by default. */
+        /**
+         * The driver's clock; {@link Ticker#system()} by default. {@link #build()} reads it once,
+         * for the wheel's start; the wheel itself never reads a clock.
+         */
         public Builder ticker(Ticker ticker) {
             this.ticker = Objects.requireNonNull(ticker, "ticker");
             return this;
         }
 
         /**
-         * The tick length, rounded up to a power of two nanoseconds (1 ms becomes 1.048576 ms), so
-         * that finding a deadline's tick is a shift. Between 1 microsecond and about 1.1 hours.
+         * The tick, rounded up to a power of two nanoseconds (1 ms becomes 1.048576 ms): the span
+         * of one level-0 slot. Timers fire at their exact deadline whatever the tick; it sets
+         * how deadlines are grouped. Between 1 microsecond and about 68.7 s (2^36 ns).
          *
          * @throws IllegalArgumentException if out of that range
          */
         public Builder tickDuration(long duration, TimeUnit unit) {
             long nanos = unit.toNanos(duration);
-            if (nanos < 1_000 || nanos > (1L << 42)) {
-                throw new IllegalArgumentException("tick must be between 1 us and 2^42 ns: " + duration + " " + unit);
+            if (nanos < 1_000 || nanos > (1L << 36)) {
+                throw new IllegalArgumentException("tick must be between 1 us and 2^36 ns: " + duration + " " + unit);
             }
             this.tickShift = 64 - Long.numberOfLeadingZeros(nanos - 1);
             return this;
         }
 
         /**
-         * The number of slots, rounded up to a power of two, between 64 and 2^22. One turn of the
-         * wheel spans {@code slots x tick}; longer delays work too, at the cost of being passed
-         * over once per turn when their slot comes due for another timer.
+         * The number of level-0 slots, rounded up to a power of two, between 64 and 4096: delays
+         * up to {@code slots x tick} are placed directly in their tick's slot, longer ones on the
+         * levels above (64 slots each) and moved down when their slot comes due.
          *
          * @throws IllegalArgumentException if out of that range
          */
         public Builder slots(int slots) {
-            if (slots < 64 || slots > (1 << 22)) {
-                throw new IllegalArgumentException("slots must be between 64 and 4194304: " + slots);
+            if (slots < 64 || slots > 4096) {
+                throw new IllegalArgumentException("slots must be between 64 and 4096: " + slots);
             }
-            this.slots = Integer.highestOneBit(slots - 1) << 1;
+            this.slotBits = 32 - Integer.numberOfLeadingZeros(slots - 1);
             return this;
         }
 
         /**
-         * The most timers that may be pending at once; scheduling beyond it throws
-         * {@link RejectedExecutionException}. No limit by default.
+         * The most timers that the driver keeps pending at once; scheduling beyond it throws
+         * {@link RejectedExecutionException}. No limit by default. Enforced by the drivers
+         * ({@link ExecutorDrivenWheel}, {@link WheelTimer}), which count timeouts other threads are
+         * handing over; a {@link TimerWheel} used on its own holds up to its capacity.
          *
          * @throws IllegalArgumentException if not positive
          */
@@ -755,8 +913,9 @@ public final class TimerWheel {
         }
 
         /**
-         * How many timers the arrays hold before they first grow (they double when full, which
-         * allocates; size this for the expected peak to keep the steady state allocation free).
+         * How many timers to make room for up front (the wheel grows by pages of 4096 timers
+         * as needed, which allocates; size this for the expected peak to keep the steady state
+         * allocation free).
          *
          * @throws IllegalArgumentException if negative
          */
@@ -768,9 +927,17 @@ public final class TimerWheel {
             return this;
         }
 
-        /** Builds a wheel whose time starts at the ticker's current reading. */
+        /** Builds a wheel that starts at the ticker's current reading. */
         public TimerWheel build() {
-            return new TimerWheel(this);
+            return new TimerWheel(this, ticker.nanoTime());
+        }
+
+        Ticker ticker() {
+            return ticker;
+        }
+
+        int maxPendingTimers() {
+            return maxPendingTimers;
         }
     }
 }

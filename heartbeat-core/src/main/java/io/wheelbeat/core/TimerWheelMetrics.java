@@ -28,23 +28,24 @@ import java.util.function.ToDoubleFunction;
  */
 public final class TimerWheelMetrics implements MeterBinder {
 
+    private final HandoverScheduler driver;
     private final TimerWheel wheel;
     private final Tags tags;
 
-    /** Meters for a wheel used directly. */
-    public TimerWheelMetrics(TimerWheel wheel, Tags tags) {
-        this.wheel = Objects.requireNonNull(wheel, "wheel");
-        this.tags = Objects.requireNonNull(tags, "tags");
-    }
-
     /** Meters for the wheel of a {@link WheelTimer}. */
     public TimerWheelMetrics(WheelTimer timer, Tags tags) {
-        this(timer.wheel, tags);
+        this((HandoverScheduler) timer, tags);
     }
 
     /** Meters for the wheel of an {@link ExecutorDrivenWheel}. */
     public TimerWheelMetrics(ExecutorDrivenWheel driven, Tags tags) {
-        this(driven.wheel, tags);
+        this((HandoverScheduler) driven, tags);
+    }
+
+    private TimerWheelMetrics(HandoverScheduler driver, Tags tags) {
+        this.driver = Objects.requireNonNull(driver, "driver");
+        this.wheel = driver.wheel;
+        this.tags = Objects.requireNonNull(tags, "tags");
     }
 
     @Override
@@ -66,7 +67,7 @@ public final class TimerWheelMetrics implements MeterBinder {
                 .minimumExpectedValue(Duration.ofNanos(wheel.tickNanos() / 16))
                 .maximumExpectedValue(Duration.ofSeconds(10))
                 .register(registry);
-        wheel.latenessRecorder(nanos -> lateness.record(nanos, TimeUnit.NANOSECONDS));
+        driver.lateness(nanos -> lateness.record(nanos, TimeUnit.NANOSECONDS));
     }
 
     private void counter(MeterRegistry registry, String name, String description,

@@ -4,7 +4,7 @@ import java.util.concurrent.Future;
 
 /**
  * The single-threaded executor that drives an {@link ExecutorDrivenWheel}: the wheel asks it to
- * run one task at the next occupied slot, and runs every timer callback on its thread.
+ * run one task at the earliest pending deadline, and runs every timer callback on its thread.
  *
  * <p>netty-handler adapts a Netty {@code EventLoop} to this interface. Implementations must run
  * every task on one thread, the owner, and be callable from any thread.

@@ -16,8 +16,9 @@ import java.util.concurrent.TimeUnit;
 public interface WheelScheduler {
 
     /**
-     * Schedules {@code task} to run once after {@code delay}. Zero and negative delays run on the
-     * next tick. O(1) from any thread: other threads hand the timeout to the owner thread through
+     * Schedules {@code task} to run once after {@code delay}. Zero and negative delays run as soon
+     * as the scheduler's thread gets to it; delays beyond 2^62 ns (146 years) saturate. O(1) from
+     * any thread: other threads hand the timeout to the owner thread through
      * a lock-free queue.
      *
      * @throws NullPointerException if {@code task} or {@code unit} is null

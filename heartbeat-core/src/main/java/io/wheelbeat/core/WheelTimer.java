@@ -17,8 +17,9 @@ import org.slf4j.LoggerFactory;
  * Netty's {@code HashedWheelTimer}.
  *
  * <p>Unlike {@code HashedWheelTimer}, the thread does not wake every tick: it sleeps until the
- * next occupied slot (or until another thread hands it a timeout), and after a long pause it
- * fires every overdue timeout once, in deadline order. {@link #newTimeout} and
+ * earliest pending deadline (or until another thread hands it a timeout), fires each timeout at
+ * its exact deadline plus the thread's own wake-up lateness, and after a long pause it fires
+ * every overdue timeout once, in deadline order. {@link #newTimeout} and
  * {@link WheelTimeout#cancel()} are O(1) from any thread; a cancelled timeout leaves the wheel
  * when the thread next wakes.
  *
@@ -39,10 +40,10 @@ public final class WheelTimer extends HandoverScheduler {
     private Set<WheelTimeout> unfired = Collections.emptySet();
 
     private WheelTimer(Builder builder) {
-        super(builder.wheel.build());
+        super(builder.wheel);
         this.taskExecutor = builder.taskExecutor;
         this.worker = builder.threadFactory.newThread(this::work);
-        if (wheel.ticker() instanceof ManualTicker manual) {
+        if (ticker instanceof ManualTicker manual) {
             manual.onAdvance(() -> LockSupport.unpark(worker));
         }
         worker.start();
@@ -94,6 +95,11 @@ public final class WheelTimer extends HandoverScheduler {
     }
 
     @Override
+    void wakeBy(long deadlineNanos) {
+        // Only the timer's own thread places timers, and it computes its next wake after each round.
+    }
+
+    @Override
     void runExpired(TimeoutHandle timeout) {
         if (taskExecutor == null) {
             runTask(timeout);
@@ -115,18 +121,16 @@ public final class WheelTimer extends HandoverScheduler {
     }
 
     private void work() {
-        Ticker ticker = wheel.ticker();
         while (!stopping) {
             drainHandover();
-            wheel.advance(ticker.nanoTime());
-            long next = wheel.nextExpiryNanos();
+            pollWheel();
             if (stopping) {
                 break;
             }
-            if (next == Long.MAX_VALUE) {
+            if (wheel.pendingTimers() == 0) {
                 LockSupport.park(this);
             } else {
-                long wait = next - ticker.nanoTime();
+                long wait = wheel.nextDeadlineNanos() - ticker.nanoTime();
                 if (wait > 0) {
                     LockSupport.parkNanos(this, wait);
                 }

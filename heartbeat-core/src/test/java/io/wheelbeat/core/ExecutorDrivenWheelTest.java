@@ -13,8 +13,6 @@ import org.junit.jupiter.api.Test;
 
 class ExecutorDrivenWheelTest {
 
-    private static final long TICK = 1L << 20;
-
     private final VirtualExecutor executor = new VirtualExecutor();
     private final ExecutorDrivenWheel driven =
             new ExecutorDrivenWheel(executor, TimerWheel.builder().ticker(executor.ticker));
@@ -46,39 +44,89 @@ class ExecutorDrivenWheelTest {
     }
 
     @Test
-    void sparseWheelSleepsUntilTheNextOccupiedSlotInsteadOfTicking() {
+    void drivingTaskIsAimedAtTheExactEarliestDeadline() {
         driven.schedule(fired::add, 30, TimeUnit.SECONDS);
         executor.scheduledDelays.clear();
-        driven.schedule(fired::add, 10, TimeUnit.SECONDS);
-        assertEquals(1, executor.scheduledDelays.size(), "moved earlier once");
-        long firstWait = executor.scheduledDelays.get(0);
-        assertTrue(firstWait >= TimeUnit.SECONDS.toNanos(10) && firstWait < TimeUnit.SECONDS.toNanos(10) + TICK);
+        driven.schedule(fired::add, 10_000_123, TimeUnit.MICROSECONDS);
+        assertEquals(List.of(10_000_123_000L), executor.scheduledDelays, "moved earlier once, to the deadline");
 
-        executor.advance(TimeUnit.SECONDS.toNanos(10) + TICK, TimeUnit.NANOSECONDS);
+        executor.advance(10_000_123_000L, TimeUnit.NANOSECONDS);
         assertEquals(1, fired.size());
-        long secondWait = executor.scheduledDelays.get(executor.scheduledDelays.size() - 1);
-        assertTrue(secondWait > TimeUnit.SECONDS.toNanos(19), "slept across 20 s in one wait: " + secondWait);
-        executor.advance(20, TimeUnit.SECONDS);
+        assertEquals(List.of(10_000_123_000L, 30_000_000_000L - 10_000_123_000L), executor.scheduledDelays,
+                "slept across 20 s in one wait, to the next deadline");
+        executor.advance(TimeUnit.SECONDS.toNanos(20) - 123_001, TimeUnit.NANOSECONDS);
+        assertEquals(1, fired.size(), "not a nanosecond early");
+        executor.advance(1, TimeUnit.NANOSECONDS);
         assertEquals(2, fired.size());
-        assertEquals(2, executor.scheduledDelays.size(), "one wait per occupied slot, none once empty");
+        assertEquals(2, executor.scheduledDelays.size(), "one wait per deadline, none once empty");
     }
 
     @Test
-    void laterTimerDoesNotMoveTheDrivingTask() {
-        driven.schedule(fired::add, 10, TimeUnit.SECONDS);
+    void rescheduleEarlierMovesTheDrivingTaskAndLaterDoesNot() {
+        long id = driven.schedule(fired::add, 10, TimeUnit.SECONDS);
         executor.scheduledDelays.clear();
-        driven.schedule(fired::add, 20, TimeUnit.SECONDS);
-        assertTrue(executor.scheduledDelays.isEmpty());
+        assertTrue(driven.reschedule(id, 20, TimeUnit.SECONDS));
+        assertTrue(executor.scheduledDelays.isEmpty(), "a later deadline is one write");
+        assertTrue(driven.rescheduleAt(id, executor.ticker.nanoTime() + TimeUnit.SECONDS.toNanos(2)));
+        assertEquals(List.of(TimeUnit.SECONDS.toNanos(2)), executor.scheduledDelays);
+        executor.advance(2, TimeUnit.SECONDS);
+        assertEquals(List.of(id), fired);
     }
 
     @Test
-    void rescheduleOnTheOwnerThreadMovesTheTimer() {
-        long id = driven.schedule(fired::add, 10, TimeUnit.MILLISECONDS);
-        assertTrue(driven.reschedule(id, 50, TimeUnit.MILLISECONDS));
-        executor.advance(20, TimeUnit.MILLISECONDS);
-        assertTrue(fired.isEmpty());
-        executor.advance(40, TimeUnit.MILLISECONDS);
-        assertEquals(List.of(id), fired);
+    void timerScheduledFromACallbackForNowRunsInALaterTaskNotInALoop() {
+        int[] runs = {0};
+        driven.schedule(new TimerCallback() {
+            @Override
+            public void onTimeout(long id) {
+                if (++runs[0] < 3) {
+                    driven.schedule(this, 0, TimeUnit.NANOSECONDS);
+                }
+            }
+        }, 1, TimeUnit.MILLISECONDS);
+        executor.advance(1, TimeUnit.MILLISECONDS);
+        assertEquals(3, runs[0]);
+        assertEquals(0, driven.pendingTimers());
+    }
+
+    @Test
+    void schedulingBeyondTheMaximumIsRejectedAndKeepsEveryPendingTimer() {
+        ExecutorDrivenWheel bounded = new ExecutorDrivenWheel(executor,
+                TimerWheel.builder().ticker(executor.ticker).maxPendingTimers(3));
+        for (int i = 0; i < 3; i++) {
+            bounded.schedule(fired::add, 1, TimeUnit.MILLISECONDS);
+        }
+        java.util.concurrent.RejectedExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
+                java.util.concurrent.RejectedExecutionException.class,
+                () -> bounded.schedule(fired::add, 1, TimeUnit.MILLISECONDS));
+        assertTrue(e.getMessage().contains("maximum is 3"), e.getMessage());
+        assertEquals(3, bounded.pendingTimers());
+        executor.advance(1, TimeUnit.MILLISECONDS);
+        assertEquals(3, fired.size());
+    }
+
+    @Test
+    void everyOwnerThreadMethodFromAnotherThreadIsRejected() throws InterruptedException {
+        long id = driven.schedule(fired::add, 1, TimeUnit.SECONDS);
+        List<Runnable> calls = List.of(
+                () -> driven.scheduleAt(fired::add, 0),
+                () -> driven.cancel(id),
+                () -> driven.reschedule(id, 1, TimeUnit.SECONDS),
+                () -> driven.rescheduleAt(id, 0),
+                () -> driven.isPending(id));
+        List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Thread other = new Thread(() -> calls.forEach(call -> {
+            try {
+                call.run();
+            } catch (Throwable t) {
+                errors.add(t);
+            }
+        }));
+        other.start();
+        other.join();
+        assertEquals(calls.size(), errors.size());
+        assertTrue(errors.stream().allMatch(e -> e instanceof IllegalStateException), errors.toString());
+        assertTrue(driven.isPending(id));
     }
 
     @Test

@@ -1,61 +1,82 @@
 package io.wheelbeat.core;
 
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import static io.wheelbeat.core.Allocations.steadyBytesAllocatedBy;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.lang.management.ManagementFactory;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * Schedule, cancel and reschedule allocate nothing in steady state, counted by the JVM's
- * per-thread allocation counter (bytes, not time). Any allocation per operation would show as
- * at least 16 bytes times 300,000 operations.
+ * Schedule, cancel, reschedule and poll allocate nothing in steady state, counted by the JVM's
+ * per-thread allocation counter (bytes, not time): on the wheel itself, and through the owner
+ * thread API of {@link ExecutorDrivenWheel} when the driving task stays where it is.
  */
 class TimerWheelAllocationTest {
 
     private static final int TIMERS = 10_000;
-    private static final int OPERATIONS = 300_000;
+    private static final int OPERATIONS = 100_000;
+    private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private final SplittableRandom random = new SplittableRandom(7);
+    private final TimerCallback callback = id -> { };
 
     @Test
-    void scheduleCancelAndRescheduleAllocateNothingInSteadyState() {
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
-        ManualTicker ticker = new ManualTicker();
-        TimerWheel wheel = TimerWheel.builder().ticker(ticker).initialCapacity(TIMERS).build();
-        TimerCallback callback = id -> { };
+    void scheduleCancelReschedulePollOnTheWheelAllocateNothing() {
+        long[] now = {1L << 40};
+        TimerWheel wheel = TimerWheel.builder().ticker(() -> now[0]).initialCapacity(TIMERS).build();
         long[] ids = new long[TIMERS];
         for (int i = 0; i < TIMERS; i++) {
-            ids[i] = wheel.schedule(callback, i, TimeUnit.MILLISECONDS);
+            ids[i] = wheel.scheduleAt(callback, now[0] + i * MS);
         }
-        SplittableRandom random = new SplittableRandom(7);
-        churn(wheel, ticker, callback, ids, random); // grows nothing, warms the code up
-        long thread = Thread.currentThread().getId();
-        long before = threads.getThreadAllocatedBytes(thread);
-        churn(wheel, ticker, callback, ids, random);
-        long allocated = threads.getThreadAllocatedBytes(thread) - before;
-        assertTrue(allocated < 4096, "allocated " + allocated + " bytes over " + OPERATIONS + " operations");
-    }
-
-    private static void churn(TimerWheel wheel, ManualTicker ticker, TimerCallback callback, long[] ids,
-                              SplittableRandom random) {
-        for (int op = 0; op < OPERATIONS; op++) {
-            int i = random.nextInt(ids.length);
-            switch (op % 4) {
-                case 0 -> wheel.reschedule(ids[i], random.nextInt(60_000), TimeUnit.MILLISECONDS);
-                case 1 -> wheel.rescheduleAt(ids[i], ticker.nanoTime() + random.nextInt(1_000_000_000));
-                case 2 -> {
-                    wheel.cancel(ids[i]);
-                    ids[i] = wheel.schedule(callback, random.nextInt(60_000), TimeUnit.MILLISECONDS);
-                }
-                default -> {
-                    if (op % 1000 == 3) {
-                        ticker.advance(1, TimeUnit.MILLISECONDS);
-                        wheel.advance(ticker.nanoTime());
+        assertEquals(0, steadyBytesAllocatedBy(() -> {
+            for (int op = 0; op < OPERATIONS; op++) {
+                int i = random.nextInt(TIMERS);
+                long deadline = now[0] + random.nextLong(60_000 * MS);
+                switch (op % 4) {
+                    case 0, 1 -> {
+                        if (!wheel.rescheduleAt(ids[i], deadline)) {
+                            ids[i] = wheel.scheduleAt(callback, deadline);
+                        }
+                    }
+                    case 2 -> {
+                        wheel.cancel(ids[i]);
+                        ids[i] = wheel.scheduleAt(callback, deadline);
+                    }
+                    default -> {
+                        if (op % 100 == 3) {
+                            now[0] += random.nextLong(2 * MS);
+                            wheel.poll(now[0]);
+                        }
                     }
                 }
             }
+        }));
+    }
+
+    @Test
+    void ownerThreadApiOfTheDriverAllocatesNothingWhileTheDrivingTaskStays() {
+        VirtualExecutor executor = new VirtualExecutor();
+        ExecutorDrivenWheel driven = new ExecutorDrivenWheel(executor,
+                TimerWheel.builder().ticker(executor.ticker).initialCapacity(TIMERS));
+        driven.schedule(callback, 1, TimeUnit.SECONDS); // the driving task waits for this one
+        long[] ids = new long[TIMERS];
+        for (int i = 0; i < TIMERS; i++) {
+            ids[i] = driven.schedule(callback, 2 + i, TimeUnit.SECONDS);
         }
+        assertEquals(0, steadyBytesAllocatedBy(() -> {
+            for (int op = 0; op < OPERATIONS; op++) {
+                int i = random.nextInt(TIMERS);
+                long delay = 2_000 + random.nextInt(60_000);
+                switch (op % 3) {
+                    case 0 -> driven.reschedule(ids[i], delay, TimeUnit.MILLISECONDS);
+                    case 1 -> driven.rescheduleAt(ids[i], executor.ticker.nanoTime() + delay * MS);
+                    default -> {
+                        driven.cancel(ids[i]);
+                        ids[i] = driven.schedule(callback, delay, TimeUnit.MILLISECONDS);
+                    }
+                }
+            }
+        }));
     }
 }

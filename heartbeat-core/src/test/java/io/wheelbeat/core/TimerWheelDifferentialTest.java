@@ -3,154 +3,318 @@ package io.wheelbeat.core;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
+import java.util.Set;
 import java.util.SplittableRandom;
-import java.util.concurrent.TimeUnit;
+import java.util.TreeSet;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Random schedule / cancel / reschedule / advance operations against a plain reference model, a
- * priority queue of deadline ticks: the wheel must fire the same timers in the same ticks.
- * Four seeds of 300,000 operations each: 1.2 million in all.
+ * Random schedule / cancel / reschedule / poll operations against a plain reference model (sorted
+ * sets of deadlines): the wheel must fire exactly the timers the model says are due, each at or
+ * after its exact deadline, in deadline order across ticks, and tell a wake-up time that is never
+ * late. Callbacks cancel, reschedule and schedule other timers, due in the same poll or later.
+ * Delays cover every level, up to the saturated maximum; time moves in steps below a tick, to the
+ * exact next deadline, and in jumps of many turns; clocks start at 0, near Long.MAX_VALUE (so
+ * they wrap during the run) and below zero. Four runs of 300,000 operations: 1.2 million in all.
+ * A failure prints the wheel's state.
  */
 class TimerWheelDifferentialTest {
 
     private static final int OPERATIONS = 300_000;
     private static final int SLOTS = 64;
-    private static final long TICK = 1L << 20;
+    private static final int TICK_SHIFT = 20;
+    private static final long TICK = 1L << TICK_SHIFT;
+    /** Keeps relative time small enough that a saturated delay (2^62) never overflows. */
+    private static final long MAX_TIME = 1L << 60;
 
-    /** A pending timer of the model. */
-    private record Expected(long id, long tick) {
+    /** A pending timer of the model: due at {@code deadline} (ns since the start). */
+    private record Timer(long id, long deadline, boolean ordered) {
     }
 
-    /** A firing the wheel reported: which timer, in which tick. */
-    private record Firing(long id, long tick) {
-    }
+    private static final Comparator<Timer> BY_DEADLINE =
+            Comparator.comparingLong(Timer::deadline).thenComparingLong(Timer::id);
 
-    @ParameterizedTest(name = "seed {0}")
-    @ValueSource(longs = {1, 42, 2026, 0xC0FFEE})
-    void wheelFiresTheSameTimersInTheSameTicksAsAPriorityQueue(long seed) {
-        SplittableRandom random = new SplittableRandom(seed);
-        ManualTicker ticker = new ManualTicker(random.nextLong());
-        TimerWheel wheel = TimerWheel.builder().ticker(ticker).slots(SLOTS).initialCapacity(0).build();
-        long origin = ticker.nanoTime();
+    private final Map<Long, Timer> pending = new HashMap<>();
+    /** Every pending timer, deferred or not. */
+    private final TreeSet<Timer> all = new TreeSet<>(BY_DEADLINE);
+    /** Pending timers that may fire at the next poll (not deferred). */
+    private final TreeSet<Timer> due = new TreeSet<>(BY_DEADLINE);
+    /** The subset of {@link #due} whose deadline was ahead when set: these fire in deadline order. */
+    private final TreeSet<Timer> ordered = new TreeSet<>(BY_DEADLINE);
+    /** Made due by a callback at or before the latest deadline fired: wait for the next poll. */
+    private final Set<Long> deferred = new HashSet<>();
+    private final List<Long> issued = new ArrayList<>();
 
-        Map<Long, Expected> model = new HashMap<>();
-        List<Long> issued = new ArrayList<>();
-        List<Firing> firings = new ArrayList<>();
-        TimerCallback record = id -> firings.add(new Firing(id, wheel.currentTick()));
-        long[] processedTick = {0};
+    private SplittableRandom random;
+    private TimerWheel wheel;
+    private long origin;
+    /** The reading of the latest poll (ns since the start); also the time timers are set at. */
+    private long now;
+    private long lastPoll;
+    private boolean polling;
+    private long firedUpTo;
+    private int firedThisPoll;
+    private String failure;
+    private final TimerCallback onFire = this::fired;
 
-        for (int op = 0; op < OPERATIONS; op++) {
-            int kind = random.nextInt(100);
-            if (kind < 40 || issued.isEmpty()) {
-                long delay = randomDelay(random);
-                long id = wheel.schedule(record, delay, TimeUnit.NANOSECONDS);
-                issued.add(id);
-                model.put(id, new Expected(id, dueTick(ticker.nanoTime() - origin, delay, processedTick[0])));
-            } else if (kind < 55) {
-                long id = pick(random, issued);
-                assertEquals(model.remove(id) != null, wheel.cancel(id), "cancel result at op " + op);
-            } else if (kind < 80) {
-                long id = pick(random, issued);
-                long delay = randomDelay(random);
-                boolean pending = model.containsKey(id);
-                assertEquals(pending, wheel.reschedule(id, delay, TimeUnit.NANOSECONDS), "reschedule at op " + op);
-                if (pending) {
-                    model.put(id, new Expected(id, dueTick(ticker.nanoTime() - origin, delay, processedTick[0])));
+    @ParameterizedTest(name = "clock starts at {0}, seed {1}")
+    @CsvSource({
+        "0, 1",
+        "9223372036854775807, 42",
+        "-1099511627776, 2026",
+        "-9223372036854775808, 12648430",
+    })
+    void wheelFiresExactlyTheTimersThatAReferenceModelSaysAreDue(long start, long seed) {
+        random = new SplittableRandom(seed);
+        // Near Long.MAX_VALUE the clock wraps within the first seconds of the run.
+        origin = start == Long.MAX_VALUE ? start - random.nextLong(TICK * SLOTS) : start;
+        wheel = TimerWheel.builder().ticker(new ManualTicker(origin)).slots(SLOTS).initialCapacity(0).build();
+        try {
+            for (int op = 0; op < OPERATIONS; op++) {
+                step(op);
+                if (issued.size() > 50_000) {
+                    issued.subList(0, 25_000).clear();
                 }
-            } else {
-                ticker.advance(randomStep(random, ticker.nanoTime() - origin), TimeUnit.NANOSECONDS);
-                long target = (ticker.nanoTime() - origin) >>> 20;
-                firings.clear();
-                wheel.advance(ticker.nanoTime());
-                List<Firing> expected = expireModel(model, target);
-                processedTick[0] = Math.max(processedTick[0], target);
-                assertEquals(expected, sortedByTickThenId(firings), "firings at op " + op);
-                assertTickOrder(firings);
             }
-            if (issued.size() > 50_000) {
-                issued.subList(0, 25_000).clear();
-            }
-            assertEquals(model.size(), wheel.pendingTimers(), "pending at op " + op);
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "\n" + wheel.dump(), e);
         }
     }
 
+    private void step(int op) {
+        int kind = random.nextInt(100);
+        if (kind < 35 || issued.isEmpty()) {
+            schedule(randomDeadline(now));
+        } else if (kind < 50) {
+            cancel(pick());
+        } else if (kind < 75) {
+            reschedule(pick(), randomDeadline(now));
+        } else if (kind < 78) {
+            // A driver's first look: the wake-up time is never late.
+            checkNextDeadline("op " + op);
+        } else {
+            poll(op);
+        }
+        assertEquals(pending.size(), wheel.pendingTimers(), "pending at op " + op);
+    }
+
+    private void schedule(long deadline) {
+        long id = wheel.scheduleAt(onFire, origin + deadline);
+        issued.add(id);
+        add(new Timer(id, Math.max(0, deadline), isAhead(deadline)));
+    }
+
+    private void cancel(long id) {
+        boolean was = remove(id) != null;
+        assertEquals(was, wheel.cancel(id), "cancel of " + Long.toHexString(id));
+    }
+
+    private void reschedule(long id, long deadline) {
+        boolean was = remove(id) != null;
+        assertEquals(was, wheel.rescheduleAt(id, origin + deadline), "reschedule of " + Long.toHexString(id));
+        if (was) {
+            add(new Timer(id, Math.max(0, deadline), isAhead(deadline)));
+        }
+    }
+
+    /** Whether a deadline set now is ahead of what the wheel has reached; if not, it is deferred or overdue. */
+    private boolean isAhead(long deadline) {
+        return deadline > (polling ? firedUpTo : now);
+    }
+
+    private void add(Timer timer) {
+        pending.put(timer.id, timer);
+        all.add(timer);
+        if (polling && timer.deadline <= firedUpTo) {
+            deferred.add(timer.id);
+            return;
+        }
+        due.add(timer);
+        if (timer.ordered) {
+            ordered.add(timer);
+        }
+    }
+
+    private Timer remove(long id) {
+        Timer timer = pending.remove(id);
+        if (timer != null) {
+            all.remove(timer);
+            due.remove(timer);
+            ordered.remove(timer);
+            deferred.remove(id);
+        }
+        return timer;
+    }
+
+    private void poll(int op) {
+        long next = pending.isEmpty() ? now : wheel.nextDeadlineNanos() - origin;
+        int how = random.nextInt(100);
+        if (how < 25 && next > now) {
+            now = next; // a punctual driver: exactly at the wake-up time
+        } else if (how >= 30) {
+            now = Math.min(MAX_TIME, now + randomStep());
+        } // else polled again at the same reading
+        polling = true;
+        firedUpTo = lastPoll; // what the wheel has reached: the previous poll's reading
+        firedThisPoll = 0;
+        int fired;
+        try {
+            fired = wheel.poll(origin + now);
+        } finally {
+            polling = false;
+        }
+        if (failure != null) {
+            throw new AssertionError(failure + " (op " + op + ", now " + now + ")");
+        }
+        assertEquals(firedThisPoll, fired, "fired count at op " + op);
+        assertEquals(0, wheel.failedCount(), "callbacks threw");
+        if (!due.isEmpty() && due.first().deadline <= now) {
+            throw new AssertionError("not fired although due at " + now + ": " + due.first() + " (op " + op + ")");
+        }
+        // Timers deferred in this poll are due at the next one, in whatever order.
+        for (long id : deferred) {
+            Timer timer = pending.get(id);
+            due.add(new Timer(id, timer.deadline, false)); // same key in all: the order compares deadline and id
+            pending.put(id, new Timer(id, timer.deadline, false));
+        }
+        boolean anyDeferred = !deferred.isEmpty();
+        deferred.clear();
+        lastPoll = now;
+        if (!pending.isEmpty()) {
+            long wake = checkNextDeadline("op " + op);
+            if (!anyDeferred && wake - now <= 0) {
+                throw new AssertionError("wake-up " + wake + " not after the poll at " + now + " (op " + op + ")");
+            }
+        }
+    }
+
+    /** Asserts the wake-up time is at or before the earliest deadline and returns it. */
+    private long checkNextDeadline(String where) {
+        if (pending.isEmpty()) {
+            return Long.MAX_VALUE;
+        }
+        long wake = wheel.nextDeadlineNanos() - origin;
+        long earliest = all.first().deadline;
+        if (wake > earliest) {
+            throw new AssertionError("wake-up " + wake + " after the earliest deadline " + earliest + " at " + where);
+        }
+        return wake;
+    }
+
+    /** The callback of every timer: checks the firing against the model, then acts at random. */
+    private void fired(long id) {
+        if (failure != null) {
+            return;
+        }
+        Timer timer = pending.get(id);
+        if (timer == null || deferred.contains(id)) {
+            failure = "fired a timer that is " + (timer == null ? "not pending" : "deferred to the next poll")
+                    + ": " + Long.toHexString(id);
+            return;
+        }
+        if (timer.deadline > now) {
+            failure = "fired early: " + timer + " at " + now;
+            return;
+        }
+        if (timer.ordered && !ordered.isEmpty()
+                && (ordered.first().deadline >>> TICK_SHIFT) < (timer.deadline >>> TICK_SHIFT)) {
+            failure = "fired out of deadline order: " + timer + " before " + ordered.first();
+            return;
+        }
+        remove(id);
+        firedUpTo = Math.max(firedUpTo, timer.deadline);
+        firedThisPoll++;
+        int actions = random.nextInt(8);
+        for (int a = 0; a < actions && a < 3; a++) {
+            int kind = random.nextInt(3);
+            long deadline = callbackDeadline();
+            if (kind == 0) {
+                schedule(deadline);
+            } else if (kind == 1 && !issued.isEmpty()) {
+                long other = pick();
+                boolean was = remove(other) != null;
+                if (was != wheel.cancel(other)) {
+                    failure = "cancel from a callback answered " + !was;
+                }
+            } else if (!issued.isEmpty()) {
+                long other = pick();
+                boolean was = remove(other) != null;
+                if (was != wheel.rescheduleAt(other, origin + deadline)) {
+                    failure = "reschedule from a callback answered " + !was;
+                }
+                if (was) {
+                    add(new Timer(other, Math.max(0, deadline), isAhead(deadline)));
+                }
+            }
+        }
+    }
+
+    /** From a callback: before the latest deadline fired, due later in this poll, or later. */
+    private long callbackDeadline() {
+        int kind = random.nextInt(4);
+        return switch (kind) {
+            case 0 -> firedUpTo - random.nextLong(2 * TICK);
+            case 1 -> firedUpTo + 1 + random.nextLong(Math.max(1, now - firedUpTo));
+            case 2 -> now + 1 + random.nextLong(SLOTS * TICK);
+            default -> randomDeadline(now);
+        };
+    }
+
     /** Half the time one of the last few timers: fresh timers have the most interesting states. */
-    private static long pick(SplittableRandom random, List<Long> issued) {
+    private long pick() {
         int size = issued.size();
         return random.nextBoolean()
                 ? issued.get(size - 1 - random.nextInt(Math.min(size, 4)))
                 : issued.get(random.nextInt(size));
     }
 
-    private static long randomDelay(SplittableRandom random) {
+    /** A deadline for a timer set at {@code at}: past, on tick and level boundaries, any level, saturated. */
+    private long randomDeadline(long at) {
         int kind = random.nextInt(100);
+        long delay;
         if (kind < 5) {
-            return -random.nextLong(10 * TICK);
+            delay = -random.nextLong(10 * TICK);
+        } else if (kind < 8) {
+            delay = 0;
+        } else if (kind < 40) {
+            delay = random.nextLong(SLOTS * TICK);
+        } else if (kind < 50) {
+            // Exactly on a tick, a turn or a level boundary, or one nanosecond either side.
+            long boundary = (((at >>> TICK_SHIFT) + 1) << TICK_SHIFT) - at;
+            long span = TICK << (6 * random.nextInt(4));
+            delay = boundary + span * random.nextInt(3) + random.nextInt(3) - 1;
+        } else if (kind < 97) {
+            // Any level: a delay of 2^k ns, k up to 62.
+            int bits = random.nextInt(63);
+            delay = (1L << bits) + random.nextLong(1L << bits);
+        } else {
+            delay = TimerWheel.MAX_DELAY_NANOS; // what a saturated Long.MAX_VALUE delay becomes
         }
-        if (kind < 10) {
-            return 0;
-        }
-        if (kind < 70) {
-            return random.nextLong(SLOTS * TICK);
-        }
-        if (kind < 97) {
-            return random.nextLong(10 * SLOTS * TICK);
-        }
-        return random.nextBoolean() ? Long.MAX_VALUE : random.nextLong(Long.MAX_VALUE);
+        return at + Math.min(delay, TimerWheel.MAX_DELAY_NANOS);
     }
 
-    /** A step of time; one in five lands exactly on a tick boundary, where clamping happens. */
-    private static long randomStep(SplittableRandom random, long now) {
+    /** A step of time: below a tick, onto a tick boundary, within a turn, or many turns at once. */
+    private long randomStep() {
         int kind = random.nextInt(100);
         if (kind < 20) {
+            return random.nextLong(TICK);
+        }
+        if (kind < 35) {
             return ((TICK - (now & (TICK - 1))) & (TICK - 1)) + TICK * random.nextInt(3);
         }
-        if (kind < 50) {
-            return random.nextLong(2 * TICK);
-        }
-        if (kind < 95) {
+        if (kind < 90) {
             return random.nextLong(SLOTS * TICK);
         }
-        return random.nextLong(20 * SLOTS * TICK);
-    }
-
-    /** The model's rule: the first tick at or after the deadline, never one already processed. */
-    private static long dueTick(long now, long delay, long processedTick) {
-        long deadline = delay <= 0 ? now : (now + delay < now ? Long.MAX_VALUE : now + delay);
-        long tick = (deadline >>> 20) + ((deadline & (TICK - 1)) == 0 ? 0 : 1);
-        return Math.max(tick, processedTick + 1);
-    }
-
-    private static List<Firing> expireModel(Map<Long, Expected> model, long target) {
-        PriorityQueue<Expected> queue = new PriorityQueue<>((a, b) -> a.tick != b.tick
-                ? Long.compare(a.tick, b.tick) : Long.compare(a.id, b.id));
-        queue.addAll(model.values());
-        List<Firing> fired = new ArrayList<>();
-        while (!queue.isEmpty() && queue.peek().tick <= target) {
-            Expected due = queue.poll();
-            model.remove(due.id);
-            fired.add(new Firing(due.id, due.tick));
+        if (kind < 99) {
+            return random.nextLong(SLOTS * SLOTS * TICK * 4);
         }
-        return fired;
-    }
-
-    private static List<Firing> sortedByTickThenId(List<Firing> firings) {
-        List<Firing> sorted = new ArrayList<>(firings);
-        sorted.sort((a, b) -> a.tick != b.tick ? Long.compare(a.tick, b.tick) : Long.compare(a.id, b.id));
-        return sorted;
-    }
-
-    private static void assertTickOrder(List<Firing> firings) {
-        for (int i = 1; i < firings.size(); i++) {
-            if (firings.get(i).tick < firings.get(i - 1).tick) {
-                throw new AssertionError("fired out of tick order: " + firings.get(i - 1) + " then " + firings.get(i));
-            }
-        }
+        // Many turns of many levels: up to 2^50 ns (13 days).
+        return 1L << (30 + random.nextInt(21));
     }
 }

@@ -10,8 +10,9 @@ import org.junit.jupiter.api.Test;
 
 class TimerWheelMetricsTest {
 
-    private final ManualTicker ticker = new ManualTicker();
-    private final TimerWheel wheel = TimerWheel.builder().ticker(ticker).build();
+    private final VirtualExecutor executor = new VirtualExecutor();
+    private final ExecutorDrivenWheel wheel =
+            new ExecutorDrivenWheel(executor, TimerWheel.builder().ticker(executor.ticker));
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
     TimerWheelMetricsTest() {
@@ -24,8 +25,7 @@ class TimerWheelMetricsTest {
         wheel.schedule(id -> { }, 1, TimeUnit.MILLISECONDS);
         wheel.schedule(id -> { }, 1, TimeUnit.HOURS);
         wheel.cancel(cancelled);
-        ticker.advance(10, TimeUnit.MILLISECONDS);
-        wheel.advance(ticker.nanoTime());
+        executor.advance(10, TimeUnit.MILLISECONDS);
         assertEquals(3, registry.get("wheelbeat.timer.scheduled").tag("wheel", "test").functionCounter().count());
         assertEquals(1, registry.get("wheelbeat.timer.cancelled").functionCounter().count());
         assertEquals(1, registry.get("wheelbeat.timer.expired").functionCounter().count());
@@ -35,8 +35,8 @@ class TimerWheelMetricsTest {
     @Test
     void latenessIsFireTimeMinusDeadline() {
         wheel.schedule(id -> { }, 5, TimeUnit.MILLISECONDS);
-        ticker.advance(8, TimeUnit.MILLISECONDS);
-        wheel.advance(ticker.nanoTime());
+        executor.ticker.advance(8, TimeUnit.MILLISECONDS); // the executor runs the wheel 3 ms late
+        executor.runDue();
         Timer lateness = registry.get("wheelbeat.timer.lateness").timer();
         assertEquals(1, lateness.count());
         assertEquals(3.0, lateness.totalTime(TimeUnit.MILLISECONDS), 1e-9);
@@ -47,8 +47,7 @@ class TimerWheelMetricsTest {
         wheel.schedule(id -> {
             throw new IllegalStateException("boom");
         }, 1, TimeUnit.MILLISECONDS);
-        ticker.advance(5, TimeUnit.MILLISECONDS);
-        wheel.advance(ticker.nanoTime());
+        executor.advance(5, TimeUnit.MILLISECONDS);
         assertEquals(1, registry.get("wheelbeat.timer.failed").functionCounter().count());
     }
 }

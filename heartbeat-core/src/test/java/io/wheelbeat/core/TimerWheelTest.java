@@ -8,110 +8,123 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class TimerWheelTest {
 
     private static final long TICK = 1L << 20; // the default tick, in nanoseconds
+    private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long START = 123_456_789L;
 
-    private final ManualTicker ticker = new ManualTicker(123_456_789L);
-    private final TimerWheel wheel = TimerWheel.builder().ticker(ticker).slots(64).build();
+    private final TimerWheel wheel = TimerWheel.builder().ticker(() -> START).slots(64).build();
     private final List<Long> fired = new ArrayList<>();
     private final TimerCallback record = fired::add;
+    private long now = START;
 
-    private int advanceBy(long nanos) {
-        ticker.advance(nanos, TimeUnit.NANOSECONDS);
-        return wheel.advance(ticker.nanoTime());
+    @RegisterExtension
+    final WheelStateOnFailure printsWheel = new WheelStateOnFailure(() -> wheel);
+
+    private long in(long nanos) {
+        return now + nanos;
+    }
+
+    private int pollAfter(long nanos) {
+        now += nanos;
+        return wheel.poll(now);
     }
 
     @Test
-    void timerFiresAtFirstTickBoundaryAtOrAfterItsDeadline() {
-        long id = wheel.schedule(record, 3 * TICK + 1, TimeUnit.NANOSECONDS);
-        assertEquals(0, advanceBy(4 * TICK - 1));
-        assertEquals(1, advanceBy(1));
+    void timerFiresWhenPolledAtItsExactDeadlineNotAtATickBoundary() {
+        long id = wheel.scheduleAt(record, in(10_300_000)); // 10.3 ms, inside a tick
+        assertEquals(0, pollAfter(10_200_000));
+        assertEquals(0, pollAfter(99_999));
+        assertEquals(1, pollAfter(1));
         assertEquals(List.of(id), fired);
     }
 
     @Test
-    void timerNeverFiresBeforeItsDeadline() {
-        wheel.schedule(record, 5 * TICK, TimeUnit.NANOSECONDS);
-        assertEquals(0, advanceBy(5 * TICK - 1));
-        assertEquals(1, advanceBy(1));
+    void timerPolledAfterItsDeadlineInTheSameTickFires() {
+        wheel.scheduleAt(record, in(10_300_000));
+        assertEquals(1, pollAfter(10_400_000));
     }
 
     @Test
-    void zeroDelayFiresOnTheNextTick() {
-        wheel.schedule(record, 0, TimeUnit.NANOSECONDS);
-        assertEquals(0, wheel.advance(ticker.nanoTime()));
-        assertEquals(1, advanceBy(TICK));
+    void deadlineAlreadyPassedFiresAtTheNextPoll() {
+        wheel.scheduleAt(record, in(-5 * MS));
+        wheel.scheduleAt(record, now);
+        assertEquals(2, wheel.poll(now));
     }
 
     @Test
-    void negativeDelayFiresOnTheNextTick() {
-        wheel.schedule(record, -5, TimeUnit.SECONDS);
-        assertEquals(1, advanceBy(TICK));
+    void deadlineBeforeTheWheelStartedIsDueAtOnce() {
+        wheel.scheduleAt(record, START - Long.MAX_VALUE / 2);
+        assertEquals(1, wheel.poll(now));
     }
 
     @Test
-    void maxDelayDoesNotOverflow() {
-        long id = wheel.schedule(record, Long.MAX_VALUE, TimeUnit.NANOSECONDS);
-        assertEquals(0, advanceBy(TimeUnit.DAYS.toNanos(365)));
+    void saturatedDelayStaysPendingForCenturies() {
+        long id = wheel.scheduleAt(record, TimerWheel.deadlineAfter(now, Long.MAX_VALUE));
+        assertEquals(now + (1L << 62), wheel.deadlineNanos(id));
+        assertEquals(0, pollAfter(TimeUnit.DAYS.toNanos(365 * 100)));
         assertTrue(wheel.isPending(id));
-        assertEquals(Long.MAX_VALUE, wheel.deadlineNanos(id));
     }
 
-    @Test
-    void maxDelayInDaysSaturates() {
-        long id = wheel.schedule(record, Long.MAX_VALUE, TimeUnit.DAYS);
-        assertTrue(wheel.isPending(id));
-        assertEquals(0, advanceBy(TimeUnit.DAYS.toNanos(10_000)));
-    }
-
-    @Test
-    void delayOfManyTurnsFiresOnItsTickNotOnEarlierTurns() {
-        long delay = 10 * 64 * TICK + 7 * TICK; // ten turns of a 64-slot wheel, and 7 ticks
-        wheel.schedule(record, delay, TimeUnit.NANOSECONDS);
-        for (int turn = 0; turn < 10; turn++) {
-            assertEquals(0, advanceBy(64 * TICK));
+    /** Delays that land on every level, including exactly on level boundaries. */
+    @ParameterizedTest(name = "delay 2^{0} ns")
+    @ValueSource(ints = {0, 19, 20, 21, 25, 26, 27, 31, 32, 33, 37, 38, 44, 50, 56, 61, 62})
+    void timerOnAnyLevelFiresExactlyAtItsDeadline(int bits) {
+        long delay = (1L << bits) + 12_345;
+        long id = wheel.scheduleAt(record, in(delay));
+        // Approach the deadline in shrinking steps, as a pause then a driver would.
+        long left = delay;
+        while (left > 1) {
+            long step = left / 2;
+            assertEquals(0, pollAfter(step), "fired " + (left - step) + " ns early");
+            left -= step;
         }
-        assertEquals(0, advanceBy(6 * TICK));
-        assertEquals(1, advanceBy(TICK));
+        assertEquals(0, pollAfter(left - 1));
+        assertEquals(1, pollAfter(1));
+        assertEquals(List.of(id), fired);
     }
 
     @Test
     void cancelledTimerNeverFires() {
-        long id = wheel.schedule(record, TICK, TimeUnit.NANOSECONDS);
+        long id = wheel.scheduleAt(record, in(TICK));
         assertTrue(wheel.cancel(id));
-        advanceBy(10 * TICK);
+        pollAfter(10 * TICK);
         assertTrue(fired.isEmpty());
         assertEquals(0, wheel.pendingTimers());
     }
 
     @Test
     void cancelTwiceReturnsFalseTheSecondTime() {
-        long id = wheel.schedule(record, TICK, TimeUnit.NANOSECONDS);
+        long id = wheel.scheduleAt(record, in(TICK));
         assertTrue(wheel.cancel(id));
         assertFalse(wheel.cancel(id));
     }
 
     @Test
     void cancelAfterFireReturnsFalse() {
-        long id = wheel.schedule(record, TICK, TimeUnit.NANOSECONDS);
-        advanceBy(TICK);
+        long id = wheel.scheduleAt(record, in(TICK));
+        pollAfter(TICK);
         assertFalse(wheel.cancel(id));
     }
 
     @Test
     void staleIdDoesNotCancelTheTimerThatReusedItsCell() {
-        long first = wheel.schedule(record, TICK, TimeUnit.NANOSECONDS);
+        long first = wheel.scheduleAt(record, in(TICK));
         wheel.cancel(first);
-        long second = wheel.schedule(record, TICK, TimeUnit.NANOSECONDS);
+        long second = wheel.scheduleAt(record, in(TICK));
         assertEquals((int) first, (int) second, "the cell is reused");
         assertNotEquals(first, second);
         assertFalse(wheel.cancel(first));
+        assertFalse(wheel.rescheduleAt(first, in(5 * TICK)));
         assertTrue(wheel.isPending(second));
+        assertEquals(in(TICK), wheel.deadlineNanos(second));
     }
 
     @Test
@@ -119,179 +132,245 @@ class TimerWheelTest {
         assertFalse(wheel.cancel(TimerWheel.NO_TIMER));
         assertFalse(wheel.cancel(-1L));
         assertFalse(wheel.cancel(Long.MAX_VALUE));
-        assertFalse(wheel.reschedule(42L, 1, TimeUnit.SECONDS));
+        assertFalse(wheel.rescheduleAt(42L, in(TICK)));
+        assertThrows(IllegalArgumentException.class, () -> wheel.deadlineNanos(42L));
     }
 
     @Test
-    void rescheduleMovesTheDeadlineLater() {
-        long id = wheel.schedule(record, 2 * TICK, TimeUnit.NANOSECONDS);
-        assertTrue(wheel.reschedule(id, 5 * TICK, TimeUnit.NANOSECONDS));
-        assertEquals(0, advanceBy(4 * TICK));
-        assertEquals(1, advanceBy(TICK));
+    void rescheduleLaterWaitsForTheNewDeadline() {
+        long id = wheel.scheduleAt(record, in(2 * MS));
+        assertTrue(wheel.rescheduleAt(id, in(50 * MS)));
+        assertEquals(0, pollAfter(50 * MS - 1));
+        assertEquals(1, pollAfter(1));
         assertEquals(List.of(id), fired);
     }
 
     @Test
-    void rescheduleMovesTheDeadlineEarlier() {
-        long id = wheel.schedule(record, 50 * TICK, TimeUnit.NANOSECONDS);
-        assertTrue(wheel.reschedule(id, TICK, TimeUnit.NANOSECONDS));
-        assertEquals(1, advanceBy(TICK));
+    void rescheduleLaterAgainAndAgainFiresOnceAtTheLastDeadline() {
+        long id = wheel.scheduleAt(record, in(30 * MS));
+        for (int i = 0; i < 100; i++) {
+            pollAfter(MS);
+            assertTrue(wheel.rescheduleAt(id, in(30 * MS)));
+        }
+        assertEquals(0, pollAfter(30 * MS - 1));
+        assertEquals(1, pollAfter(1));
     }
 
     @Test
-    void rescheduleToTheSameSlotALaterTurnWaitsForThatTurn() {
-        long id = wheel.schedule(record, 3 * TICK, TimeUnit.NANOSECONDS);
-        assertTrue(wheel.reschedule(id, 3 * TICK + 64 * TICK, TimeUnit.NANOSECONDS));
-        assertEquals(0, advanceBy(3 * TICK));
-        assertEquals(0, advanceBy(63 * TICK));
-        assertEquals(1, advanceBy(TICK));
+    void rescheduleEarlierFiresAtTheNewDeadline() {
+        long id = wheel.scheduleAt(record, in(TimeUnit.HOURS.toNanos(5)));
+        assertTrue(wheel.rescheduleAt(id, in(3 * MS + 7)));
+        assertEquals(0, pollAfter(3 * MS + 6));
+        assertEquals(1, pollAfter(1));
     }
 
     @Test
-    void rescheduleToAnEarlierTurnOfTheSameSlotFiresInThatTurn() {
-        long id = wheel.schedule(record, 3 * TICK + 128 * TICK, TimeUnit.NANOSECONDS);
-        assertTrue(wheel.reschedule(id, 3 * TICK, TimeUnit.NANOSECONDS));
-        assertEquals(1, advanceBy(3 * TICK));
+    void rescheduleWithinTheCurrentTickKeepsDeadlineOrder() {
+        List<String> order = new ArrayList<>();
+        long a = wheel.scheduleAt(id -> order.add("a"), in(TICK / 2));
+        long b = wheel.scheduleAt(id -> order.add("b"), in(TICK / 2 + 10));
+        pollAfter(TICK / 4); // inside the tick: its slot is now kept in order
+        assertTrue(wheel.rescheduleAt(a, in(TICK / 4 + 20)));
+        assertTrue(wheel.rescheduleAt(b, in(TICK / 4 + 5)));
+        assertEquals(2, pollAfter(TICK / 2));
+        assertEquals(List.of("b", "a"), order);
     }
 
     @Test
     void rescheduleOfFiredTimerReturnsFalseAndSchedulesNothing() {
-        long id = wheel.schedule(record, TICK, TimeUnit.NANOSECONDS);
-        advanceBy(TICK);
-        assertFalse(wheel.reschedule(id, TICK, TimeUnit.NANOSECONDS));
-        assertEquals(0, wheel.pendingTimers());
-    }
-
-    @Test
-    void rescheduleOfCancelledTimerReturnsFalse() {
-        long id = wheel.schedule(record, TICK, TimeUnit.NANOSECONDS);
-        wheel.cancel(id);
-        assertFalse(wheel.rescheduleAt(id, ticker.nanoTime() + TICK));
+        long id = wheel.scheduleAt(record, in(TICK));
+        pollAfter(TICK);
+        assertFalse(wheel.rescheduleAt(id, in(TICK)));
         assertEquals(0, wheel.pendingTimers());
     }
 
     @Test
     void nullCallbackIsRejected() {
-        assertThrows(NullPointerException.class, () -> wheel.schedule(null, 1, TimeUnit.SECONDS));
+        assertThrows(NullPointerException.class, () -> wheel.scheduleAt(null, in(TICK)));
         assertEquals(0, wheel.pendingTimers());
     }
 
     @Test
-    void nullUnitIsRejected() {
-        assertThrows(NullPointerException.class, () -> wheel.schedule(record, 1, null));
-        long id = wheel.schedule(record, 1, TimeUnit.SECONDS);
-        assertThrows(NullPointerException.class, () -> wheel.reschedule(id, 1, null));
-        assertTrue(wheel.isPending(id));
-    }
-
-    @Test
-    void schedulingBeyondTheMaximumIsRejectedAndKeepsEveryPendingTimer() {
-        TimerWheel bounded = TimerWheel.builder().ticker(ticker).maxPendingTimers(3).build();
-        for (int i = 0; i < 3; i++) {
-            bounded.schedule(record, TICK, TimeUnit.NANOSECONDS);
-        }
-        RejectedExecutionException e = assertThrows(RejectedExecutionException.class,
-                () -> bounded.schedule(record, TICK, TimeUnit.NANOSECONDS));
-        assertTrue(e.getMessage().contains("maximum is 3"), e.getMessage());
-        assertEquals(3, bounded.pendingTimers());
-        ticker.advance(TICK, TimeUnit.NANOSECONDS);
-        assertEquals(3, bounded.advance(ticker.nanoTime()));
-    }
-
-    @Test
     void throwingCallbackIsCountedAndOthersStillFire() {
-        wheel.schedule(id -> {
+        wheel.scheduleAt(id -> {
             throw new IllegalStateException("boom");
-        }, TICK, TimeUnit.NANOSECONDS);
-        wheel.schedule(record, TICK, TimeUnit.NANOSECONDS);
-        assertEquals(2, advanceBy(TICK));
+        }, in(TICK));
+        wheel.scheduleAt(record, in(TICK));
+        assertEquals(2, pollAfter(TICK));
         assertEquals(1, fired.size());
         assertEquals(1, wheel.failedCount());
     }
 
     @Test
-    void catchUpAfterALongPauseFiresEveryOverdueTimerOnceInTickOrder() {
+    void latenessIsThePollReadingMinusTheDeadline() {
+        wheel.scheduleAt(record, in(5 * MS));
+        List<Long> lateness = new ArrayList<>();
+        now += 8 * MS;
+        wheel.poll(now, lateness::add);
+        assertEquals(List.of(3 * MS), lateness);
+    }
+
+    @Test
+    void catchUpAfterALongPauseFiresEveryOverdueTimerOnceInDeadlineOrder() {
         List<Long> order = new ArrayList<>();
-        long[] delays = {700 * TICK, 3 * TICK, 65 * TICK, 64 * TICK, 129 * TICK, 1 * TICK};
+        long[] delays = {700 * TICK, 3 * TICK, 65 * TICK, 64 * TICK, 129 * TICK, TICK, 5000 * TICK,
+            TimeUnit.SECONDS.toNanos(40), TimeUnit.MINUTES.toNanos(30) + 7};
         for (long delay : delays) {
-            wheel.schedule(id -> order.add(delay), delay, TimeUnit.NANOSECONDS);
+            wheel.scheduleAt(id -> order.add(delay), in(delay));
         }
-        assertEquals(6, advanceBy(1000 * TICK));
-        assertEquals(List.of(TICK, 3 * TICK, 64 * TICK, 65 * TICK, 129 * TICK, 700 * TICK), order);
-        assertEquals(0, advanceBy(1000 * TICK));
+        assertEquals(delays.length, pollAfter(TimeUnit.HOURS.toNanos(1)));
+        assertEquals(List.of(TICK, 3 * TICK, 64 * TICK, 65 * TICK, 129 * TICK, 700 * TICK, 5000 * TICK,
+                TimeUnit.SECONDS.toNanos(40), TimeUnit.MINUTES.toNanos(30) + 7), order);
+        assertEquals(0, pollAfter(TimeUnit.HOURS.toNanos(1)));
     }
 
     @Test
-    void timersOfOneTickFireInTheOrderTheyWereScheduled() {
-        long a = wheel.schedule(record, TICK, TimeUnit.NANOSECONDS);
-        long b = wheel.schedule(record, TICK, TimeUnit.NANOSECONDS);
-        long c = wheel.schedule(record, TICK, TimeUnit.NANOSECONDS);
-        advanceBy(TICK);
-        assertEquals(List.of(a, b, c), fired);
+    void driverWakingAtEachNextDeadlineSeesTimersOfOneTickInDeadlineOrder() {
+        List<Long> order = new ArrayList<>();
+        long[] offsets = {900_000, 100, 500_000, 100_000, 100, 700_000};
+        for (long offset : offsets) {
+            wheel.scheduleAt(id -> order.add(offset), in(3 * TICK + offset));
+        }
+        int polls = 0;
+        while (wheel.pendingTimers() > 0) {
+            now = wheel.nextDeadlineNanos();
+            wheel.poll(now);
+            polls++;
+        }
+        assertEquals(List.of(100L, 100L, 100_000L, 500_000L, 700_000L, 900_000L), order);
+        assertEquals(5, polls, "one poll per distinct deadline");
     }
 
     @Test
-    void callbackMayCancelATimerDueInTheSameTick() {
+    void callbackMayCancelATimerDueInTheSamePoll() {
         long[] victim = new long[1];
-        wheel.schedule(id -> assertTrue(wheel.cancel(victim[0])), TICK, TimeUnit.NANOSECONDS);
-        victim[0] = wheel.schedule(record, TICK, TimeUnit.NANOSECONDS);
-        assertEquals(1, advanceBy(TICK));
+        wheel.scheduleAt(id -> assertTrue(wheel.cancel(victim[0])), in(TICK));
+        victim[0] = wheel.scheduleAt(record, in(TICK + 1));
+        assertEquals(1, pollAfter(2 * TICK));
         assertTrue(fired.isEmpty());
     }
 
     @Test
-    void callbackSchedulingZeroDelayFiresOnTheNextTickWithinTheSameAdvance() {
-        List<Long> ticks = new ArrayList<>();
-        wheel.schedule(id -> {
-            ticks.add(1L);
-            wheel.schedule(second -> ticks.add(2L), 0, TimeUnit.NANOSECONDS);
-        }, TICK, TimeUnit.NANOSECONDS);
-        assertEquals(2, advanceBy(5 * TICK));
-        assertEquals(List.of(1L, 2L), ticks);
+    void callbackMayRescheduleATimerOfTheSlotBeingWalked() {
+        long[] other = new long[1];
+        wheel.scheduleAt(id -> assertTrue(wheel.rescheduleAt(other[0], now + 10 * TICK)), in(TICK));
+        other[0] = wheel.scheduleAt(record, in(TICK + 5));
+        assertEquals(1, pollAfter(2 * TICK));
+        assertEquals(0, pollAfter(10 * TICK - 1));
+        assertEquals(1, pollAfter(1));
     }
 
     @Test
-    void advanceFromACallbackIsRejected() {
+    void timerACallbackSchedulesDueLaterInThisPollFiresInThisPoll() {
+        List<Long> order = new ArrayList<>();
+        long first = now + TICK;
+        wheel.scheduleAt(id -> {
+            order.add(1L);
+            wheel.scheduleAt(second -> order.add(2L), first + 3 * TICK);
+        }, first);
+        assertEquals(2, pollAfter(5 * TICK));
+        assertEquals(List.of(1L, 2L), order);
+    }
+
+    @Test
+    void timerACallbackMakesDueAtOrBeforeTheFiredDeadlineWaitsForTheNextPoll() {
+        List<Long> order = new ArrayList<>();
+        long deadline = now + TICK;
+        wheel.scheduleAt(new TimerCallback() {
+            @Override
+            public void onTimeout(long id) {
+                order.add(id);
+                wheel.scheduleAt(this, deadline); // due again at once: must not keep the poll busy
+            }
+        }, deadline);
+        assertEquals(1, pollAfter(TICK));
+        assertEquals(1, wheel.pendingTimers());
+        assertTrue(wheel.nextDeadlineNanos() - now <= 0, "due: the driver polls again at once");
+        assertEquals(1, wheel.poll(now));
+        assertEquals(2, order.size());
+    }
+
+    @Test
+    void pollFromACallbackIsRejected() {
         List<Throwable> errors = new ArrayList<>();
-        wheel.schedule(id -> {
+        wheel.scheduleAt(id -> {
             try {
-                wheel.advance(ticker.nanoTime());
+                wheel.poll(now);
             } catch (IllegalStateException e) {
                 errors.add(e);
             }
-        }, TICK, TimeUnit.NANOSECONDS);
-        advanceBy(TICK);
+        }, in(TICK));
+        pollAfter(TICK);
         assertEquals(1, errors.size());
     }
 
     @Test
-    void advanceToAnEarlierReadingDoesNothing() {
-        wheel.schedule(record, TICK, TimeUnit.NANOSECONDS);
-        assertEquals(0, wheel.advance(ticker.nanoTime() - TICK));
+    void pollWithAnEarlierReadingCountsAsTheLastOne() {
+        wheel.scheduleAt(record, in(TICK));
+        pollAfter(TICK / 2);
+        assertEquals(0, wheel.poll(now - TICK));
         assertEquals(1, wheel.pendingTimers());
     }
 
     @Test
-    void nextExpiryIsNoneWhenEmpty() {
-        assertEquals(Long.MAX_VALUE, wheel.nextExpiryNanos());
+    void nextDeadlineIsTheExactEarliestDeadlineEvenBeyondOneTurn() {
+        wheel.scheduleAt(record, in(1000 * TICK + 17));
+        wheel.scheduleAt(record, in(300 * TICK + 5));
+        assertEquals(in(300 * TICK + 5), wheel.nextDeadlineNanos());
     }
 
     @Test
-    void nextExpiryIsTheTickOfTheEarliestTimerEvenBeyondOneTurn() {
-        long start = ticker.nanoTime();
-        wheel.schedule(record, 1000 * TICK, TimeUnit.NANOSECONDS);
-        wheel.schedule(record, 300 * TICK, TimeUnit.NANOSECONDS);
-        long next = wheel.nextExpiryNanos();
-        assertTrue(next >= start + 300 * TICK, "never late: " + (next - start));
-        assertTrue(next < start + 301 * TICK, "the tick of the deadline: " + (next - start));
+    void nextDeadlineIsNeverLateAfterACancel() {
+        // Both beyond level 0 (64 ticks), in the same slot of level 1 (ticks 256 to 319).
+        long early = wheel.scheduleAt(record, in(300 * TICK));
+        long late = wheel.scheduleAt(record, in(310 * TICK));
+        wheel.cancel(early);
+        long wake = wheel.nextDeadlineNanos();
+        assertTrue(wake - in(310 * TICK) <= 0, "not after the pending timer");
+        long deadline = in(310 * TICK);
+        now = wake;
+        assertEquals(0, wheel.poll(now));
+        assertEquals(deadline, wheel.nextDeadlineNanos(), "exact once the driver looked");
+        assertTrue(wheel.isPending(late));
+    }
+
+    @Test
+    void nextDeadlineWithNothingPendingIsRejected() {
+        assertThrows(IllegalStateException.class, wheel::nextDeadlineNanos);
+    }
+
+    /** A clock whose readings pass Long.MAX_VALUE and wrap (it stopped the wheel before v2). */
+    @Test
+    void clockThatWrapsPastLongMaxValueKeepsFiring() {
+        TimerWheel wrapping = TimerWheel.builder().ticker(() -> Long.MAX_VALUE - 2 * MS).build();
+        long at = Long.MAX_VALUE - 2 * MS;
+        List<Long> ids = new ArrayList<>();
+        wrapping.scheduleAt(ids::add, at + 5 * MS); // past the wrap
+        wrapping.scheduleAt(ids::add, at + MS);     // before it
+        assertEquals(1, wrapping.poll(at + MS));
+        assertEquals(0, wrapping.poll(at + 5 * MS - 1));
+        assertEquals(1, wrapping.poll(at + 5 * MS));
+        assertTrue(at + 5 * MS < 0, "the reading did wrap");
+        wrapping.scheduleAt(ids::add, at + 10 * MS);
+        assertEquals(at + 10 * MS, wrapping.nextDeadlineNanos());
+        assertEquals(1, wrapping.poll(at + 11 * MS));
+    }
+
+    @Test
+    void clockStartingBelowZeroWorks() {
+        long start = -TimeUnit.DAYS.toNanos(3);
+        TimerWheel negative = TimerWheel.builder().ticker(() -> start).build();
+        negative.scheduleAt(record, start + 7 * MS);
+        assertEquals(0, negative.poll(start + 7 * MS - 1));
+        assertEquals(1, negative.poll(start + 7 * MS));
     }
 
     @Test
     void countersTrackScheduledCancelledAndExpired() {
-        long a = wheel.schedule(record, TICK, TimeUnit.NANOSECONDS);
-        wheel.schedule(record, TICK, TimeUnit.NANOSECONDS);
+        long a = wheel.scheduleAt(record, in(TICK));
+        wheel.scheduleAt(record, in(TICK));
         wheel.cancel(a);
-        advanceBy(TICK);
+        pollAfter(TICK);
         assertEquals(2, wheel.scheduledCount());
         assertEquals(1, wheel.cancelledCount());
         assertEquals(1, wheel.expiredCount());
@@ -302,23 +381,25 @@ class TimerWheelTest {
     void tickIsRoundedUpToAPowerOfTwo() {
         assertEquals(1L << 20, TimerWheel.builder().tickDuration(1, TimeUnit.MILLISECONDS).build().tickNanos());
         assertEquals(1L << 10, TimerWheel.builder().tickDuration(1024, TimeUnit.NANOSECONDS).build().tickNanos());
+        assertEquals(128, TimerWheel.builder().slots(100).build().slots());
     }
 
     @Test
     void badSettingsAreRejected() {
         assertThrows(IllegalArgumentException.class, () -> TimerWheel.builder().tickDuration(0, TimeUnit.SECONDS));
+        assertThrows(IllegalArgumentException.class, () -> TimerWheel.builder().tickDuration(2, TimeUnit.MINUTES));
         assertThrows(IllegalArgumentException.class, () -> TimerWheel.builder().slots(3));
+        assertThrows(IllegalArgumentException.class, () -> TimerWheel.builder().slots(8192));
         assertThrows(IllegalArgumentException.class, () -> TimerWheel.builder().maxPendingTimers(0));
         assertThrows(IllegalArgumentException.class, () -> TimerWheel.builder().initialCapacity(-1));
     }
 
     @Test
-    void arraysGrowBeyondTheInitialCapacity() {
-        TimerWheel small = TimerWheel.builder().ticker(ticker).initialCapacity(0).build();
+    void wheelGrowsPageByPageBeyondItsInitialCapacity() {
+        TimerWheel small = TimerWheel.builder().ticker(() -> START).initialCapacity(0).build();
         for (int i = 0; i < 10_000; i++) {
-            small.schedule(record, (i % 300) * TICK, TimeUnit.NANOSECONDS);
+            small.scheduleAt(record, START + (i % 300) * TICK);
         }
-        ticker.advance(300 * TICK, TimeUnit.NANOSECONDS);
-        assertEquals(10_000, small.advance(ticker.nanoTime()));
+        assertEquals(10_000, small.poll(START + 300 * TICK));
     }
 }

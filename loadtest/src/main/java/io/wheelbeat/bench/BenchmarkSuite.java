@@ -116,11 +116,10 @@ public final class BenchmarkSuite implements Callable<Integer> {
                 params("handler", List.of("netty", "wheel"))));
         steps.add(new Step("ratelimit", "SharedRateLimitBenchmark.tryAcquire",
                 params("mode", List.of("local", "cluster", "naive", "bucket4j"))));
-        steps.add(new Step("overflow", "OverflowSchemeBenchmark.rearm",
-                params("scheme", List.of("rounds", "hierarchical", "hierarchical-noshortcut"))));
+        List<String> schemes = List.of("ours", "rounds", "rounds-65536", "hierarchical", "hierarchical-noshortcut");
+        steps.add(new Step("overflow", "OverflowSchemeBenchmark.rearm", params("scheme", schemes)));
         steps.add(new Step("overflow", "OverflowSchemeBenchmark.expireBeyondTurn",
-                params("scheme", List.of("rounds", "hierarchical", "hierarchical-noshortcut"),
-                        "spreadMs", List.of("4000", "60000"))));
+                params("scheme", schemes, "spreadMs", List.of("4000", "60000"))));
         return steps;
     }
 

@@ -27,10 +27,8 @@ import java.util.function.LongConsumer;
  * one {@link LongConsumer}), limits, metrics, skipping of empty ticks (advance steps tick by tick;
  * a few ns per tick) and thread checks. Owner thread only.
  */
-final class HierarchicalWheelPrototype {
+final class HierarchicalWheelPrototype implements PrototypeWheel {
 
-    private static final int TICK_SHIFT = 20;
-    private static final long TICK_NANOS = 1L << TICK_SHIFT;
     private static final int LEVELS = 4;
     private static final int[] SHIFT = {0, 8, 14, 20};
     private static final int[] MASK = {255, 63, 63, 63};
@@ -71,7 +69,8 @@ final class HierarchicalWheelPrototype {
     }
 
     /** Schedules a timer at {@code deadlineNanos} (same clock as the origin); returns its id. */
-    long scheduleAt(long deadlineNanos) {
+    @Override
+    public long scheduleAt(long deadlineNanos) {
         int cell = allocate();
         long deadline = relative(deadlineNanos);
         deadlines[cell] = deadline;
@@ -81,7 +80,8 @@ final class HierarchicalWheelPrototype {
     }
 
     /** Moves a pending timer; returns false if it is not pending. */
-    boolean rescheduleAt(long id, long deadlineNanos) {
+    @Override
+    public boolean rescheduleAt(long id, long deadlineNanos) {
         int cell = pendingCell(id);
         if (cell < 0) {
             return false;
@@ -117,7 +117,8 @@ final class HierarchicalWheelPrototype {
     }
 
     /** Fires, in tick order, every timer due at or before {@code nowNanos}; returns how many. */
-    int advance(long nowNanos) {
+    @Override
+    public int advance(long nowNanos) {
         long target = relative(nowNanos) >>> TICK_SHIFT;
         int fired = 0;
         while (currentTick < target) {
@@ -142,7 +143,7 @@ final class HierarchicalWheelPrototype {
             int following = next[cell];
             unlink(cell);
             // A timer due in this very tick goes to the level-0 slot that is expired next.
-            place(cell, Math.max(tickOf(deadlines[cell]), currentTick));
+            place(cell, Math.max(PrototypeWheel.tickOf(deadlines[cell]), currentTick));
             cell = following;
         }
     }
@@ -153,7 +154,7 @@ final class HierarchicalWheelPrototype {
         while (cell != slot) {
             int following = next[cell];
             unlink(cell);
-            if (tickOf(deadlines[cell]) <= tick) {
+            if (PrototypeWheel.tickOf(deadlines[cell]) <= tick) {
                 long id = ((long) generations[cell] << 32) | cell;
                 release(cell);
                 fired++;
@@ -231,11 +232,7 @@ final class HierarchicalWheelPrototype {
         return Math.max(0, nanos - originNanos);
     }
 
-    private static long tickOf(long deadline) {
-        return (deadline >>> TICK_SHIFT) + ((deadline & (TICK_NANOS - 1)) == 0 ? 0 : 1);
-    }
-
     private long dueTick(long deadline) {
-        return Math.max(tickOf(deadline), currentTick + 1);
+        return Math.max(PrototypeWheel.tickOf(deadline), currentTick + 1);
     }
 }

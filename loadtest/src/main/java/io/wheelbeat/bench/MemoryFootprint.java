@@ -100,8 +100,9 @@ public final class MemoryFootprint {
                 }
                 TimerWheel wheel = builder.build();
                 TimerCallback callback = id -> { };
+                long start = System.nanoTime();
                 for (long delay : delays) {
-                    wheel.schedule(callback, delay, TimeUnit.NANOSECONDS);
+                    wheel.scheduleAt(callback, start + delay);
                 }
                 return new Structure(wheel, wheel, () -> { });
             }

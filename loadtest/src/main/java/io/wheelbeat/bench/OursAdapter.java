@@ -3,9 +3,12 @@ package io.wheelbeat.bench;
 import io.wheelbeat.core.Ticker;
 import io.wheelbeat.core.TimerCallback;
 import io.wheelbeat.core.TimerWheel;
-import java.util.concurrent.TimeUnit;
 
-/** Ours on the owner thread: {@link TimerWheel}'s long-id API; re-arm is {@code reschedule}. */
+/**
+ * Ours on the owner thread: {@link TimerWheel}'s long-id API, each operation reading the clock
+ * once (as a driver's {@code schedule(callback, delay, unit)} does); re-arm is
+ * {@code rescheduleAt}.
+ */
 final class OursAdapter extends OwnerThreadAdapter {
 
     private final Ticker clock;
@@ -23,7 +26,7 @@ final class OursAdapter extends OwnerThreadAdapter {
 
     @Override
     void schedule(int i, long delayNanos) {
-        ids[i] = wheel.schedule(callback, delayNanos, TimeUnit.NANOSECONDS);
+        ids[i] = wheel.scheduleAt(callback, clock.nanoTime() + delayNanos);
     }
 
     @Override
@@ -33,14 +36,15 @@ final class OursAdapter extends OwnerThreadAdapter {
 
     @Override
     void rearm(int i, long delayNanos) {
-        if (!wheel.reschedule(ids[i], delayNanos, TimeUnit.NANOSECONDS)) {
-            ids[i] = wheel.schedule(callback, delayNanos, TimeUnit.NANOSECONDS);
+        long deadline = clock.nanoTime() + delayNanos;
+        if (!wheel.rescheduleAt(ids[i], deadline)) {
+            ids[i] = wheel.scheduleAt(callback, deadline);
         }
     }
 
     @Override
     int poll() {
-        return wheel.advance(clock.nanoTime());
+        return wheel.poll(clock.nanoTime());
     }
 
     @Override

@@ -4,7 +4,10 @@ import io.wheelbeat.core.ManualTicker;
 import io.wheelbeat.core.Ticker;
 import io.wheelbeat.core.TimerCallback;
 import io.wheelbeat.core.TimerWheel;
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.LongConsumer;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -17,19 +20,21 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * Design record: our rounds-based {@link TimerWheel} against a hierarchical wheel
- * ({@link HierarchicalWheelPrototype}, benchmark-only), same tick and array layout, on the two
- * cases where the overflow scheme matters, {@value #TIMERS} timers:
+ * Design record: the overflow schemes measured against each other, {@value #TIMERS} timers, same
+ * 2^20 ns tick, on the cases where the scheme matters:
  * <ul>
- *   <li>{@code rearm}: re-arm at now + {@code delayMs} (30 s, beyond one 4.29 s turn of ours), in
- *       a fixed random order, clock read once per operation, both polled every
- *       {@value Workloads#POLL_EVERY} operations on the system clock;</li>
+ *   <li>{@code rearm}: re-arm at now + {@code delayMs} (30 s, beyond one 4.29 s turn of 4096
+ *       ticks), in an order drawn at random for every operation, clock read once per operation,
+ *       all polled every {@value Workloads#POLL_EVERY} operations on the system clock;</li>
  *   <li>{@code expireBeyondTurn}: timers due 30 s to 30 s + {@code spreadMs} ahead (one turn of
- *       ours or many turns mixed in each slot) are scheduled and all fire, on virtual time; score
- *       per timer.</li>
+ *       4096 ticks or many turns mixed in each slot) are scheduled and all fire, on virtual time;
+ *       score per timer.</li>
  * </ul>
- * {@code scheme}: {@code rounds} (ours), {@code hierarchical} (with the same-slot shortcut ours
- * has too), {@code hierarchical-noshortcut} (every move unlinks and links).
+ * {@code scheme}: {@code ours} ({@link TimerWheel}: hierarchical, lazy cascading, exact expiry),
+ * {@code rounds} (wheelbeat's wheel before v2, {@link RoundsWheelPrototype}, 4096 slots),
+ * {@code rounds-65536} (the same with a much longer turn: 65,536 slots, 68.7 s),
+ * {@code hierarchical} and {@code hierarchical-noshortcut} ({@link HierarchicalWheelPrototype},
+ * the first prototype of a hierarchy, with and without its same-slot shortcut).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -39,13 +44,12 @@ public class OverflowSchemeBenchmark {
     static final int TIMERS = 524288;
     private static final long FAR_NANOS = TimeUnit.SECONDS.toNanos(30);
 
-    @Param({"rounds", "hierarchical", "hierarchical-noshortcut"})
+    @Param({"ours", "rounds", "rounds-65536", "hierarchical", "hierarchical-noshortcut"})
     public String scheme;
 
-    private int cursor;
     private int sincePoll;
 
-    /** The two schemes behind the same four calls; ids as each wheel issues them. */
+    /** The schemes behind the same three calls; ids as each wheel issues them. */
     private abstract static class Scheme {
         final Ticker clock;
         final long[] ids = new long[TIMERS];
@@ -62,11 +66,11 @@ public class OverflowSchemeBenchmark {
         abstract void advance(long nowNanos);
     }
 
-    private static final class Rounds extends Scheme {
+    private static final class Ours extends Scheme {
         private final TimerWheel wheel;
         private final TimerCallback callback = id -> fired++;
 
-        Rounds(Ticker clock) {
+        Ours(Ticker clock) {
             super(clock);
             wheel = TimerWheel.builder().ticker(clock).build();
         }
@@ -83,16 +87,17 @@ public class OverflowSchemeBenchmark {
 
         @Override
         void advance(long nowNanos) {
-            wheel.advance(nowNanos);
+            wheel.poll(nowNanos);
         }
     }
 
-    private static final class Hierarchical extends Scheme {
-        private final HierarchicalWheelPrototype wheel;
+    /** A benchmark-only prototype, built around the callback that counts its expiries. */
+    private static final class Prototype extends Scheme {
+        private final PrototypeWheel wheel;
 
-        Hierarchical(Ticker clock, boolean shortcut) {
+        Prototype(Ticker clock, Function<LongConsumer, PrototypeWheel> build) {
             super(clock);
-            wheel = new HierarchicalWheelPrototype(clock.nanoTime(), shortcut, id -> fired++);
+            wheel = build.apply(id -> fired++);
         }
 
         @Override
@@ -113,11 +118,17 @@ public class OverflowSchemeBenchmark {
 
     static Scheme create(String scheme, Ticker clock) {
         return switch (scheme) {
-            case "rounds" -> new Rounds(clock);
-            case "hierarchical" -> new Hierarchical(clock, true);
-            case "hierarchical-noshortcut" -> new Hierarchical(clock, false);
+            case "ours" -> new Ours(clock);
+            case "rounds" -> new Prototype(clock,
+                    onExpiry -> new RoundsWheelPrototype(clock.nanoTime(), TimerAdapter.WHEEL_TICKS, onExpiry));
+            case "rounds-65536" -> new Prototype(clock,
+                    onExpiry -> new RoundsWheelPrototype(clock.nanoTime(), 65536, onExpiry));
+            case "hierarchical" -> new Prototype(clock,
+                    onExpiry -> new HierarchicalWheelPrototype(clock.nanoTime(), true, onExpiry));
+            case "hierarchical-noshortcut" -> new Prototype(clock,
+                    onExpiry -> new HierarchicalWheelPrototype(clock.nanoTime(), false, onExpiry));
             default -> throw new IllegalArgumentException("unknown scheme '" + scheme
-                    + "'; known: rounds, hierarchical, hierarchical-noshortcut");
+                    + "'; known: ours, rounds, rounds-65536, hierarchical, hierarchical-noshortcut");
         };
     }
 
@@ -128,13 +139,13 @@ public class OverflowSchemeBenchmark {
         public long delayMs;
 
         Scheme wheel;
-        int[] order;
         long delayNanos;
+        final SplittableRandom random = new SplittableRandom(Workloads.SEED);
 
         @Setup(Level.Trial)
         public void setUp(OverflowSchemeBenchmark params) {
             wheel = create(params.scheme, Ticker.system());
-            order = Workloads.randomOrder(TIMERS);
+            int[] order = Workloads.randomOrder(TIMERS);
             delayNanos = TimeUnit.MILLISECONDS.toNanos(delayMs);
             long now = wheel.clock.nanoTime();
             long[] delays = Workloads.steadyStateDelays(order, delayNanos);
@@ -171,13 +182,10 @@ public class OverflowSchemeBenchmark {
     @Benchmark
     public void rearm(RealTime state) {
         Scheme w = state.wheel;
-        int i = state.order[cursor];
+        int i = state.random.nextInt(TIMERS);
         long deadline = w.clock.nanoTime() + state.delayNanos;
         if (!w.rescheduleAt(w.ids[i], deadline)) {
             w.ids[i] = w.scheduleAt(deadline);
-        }
-        if (++cursor == TIMERS) {
-            cursor = 0;
         }
         if (++sincePoll == Workloads.POLL_EVERY) {
             sincePoll = 0;

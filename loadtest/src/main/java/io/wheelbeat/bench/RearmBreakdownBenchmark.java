@@ -20,7 +20,7 @@ import org.openjdk.jmh.annotations.State;
  *   <li>{@code clockRead}: one {@code System.nanoTime()}, which every re-arm pays once;</li>
  *   <li>{@code touchRandomTimer}: {@code isPending} of a timer in the same random order, the
  *       memory floor of reaching a random timer's cells (id, generation, link);</li>
- *   <li>{@code rearmInRandomOrder}: the full re-arm ({@code reschedule}, one clock read each) in
+ *   <li>{@code rearmInRandomOrder}: the full re-arm ({@code rescheduleAt} after one clock read each) in
  *       the same random order, as {@code RearmBenchmark} does through its adapter;</li>
  *   <li>{@code rearmInCreationOrder}: the full re-arm, timers touched in the order they were
  *       created (so their cells in memory order) instead of at random;</li>
@@ -58,7 +58,7 @@ public class RearmBreakdownBenchmark {
         delayNanos = TimeUnit.MILLISECONDS.toNanos(delayMs);
         long[] delays = Workloads.steadyStateDelays(order, delayNanos);
         for (int i = 0; i < pending; i++) {
-            ids[i] = wheel.schedule(callback, delays[i], TimeUnit.NANOSECONDS);
+            ids[i] = wheel.scheduleAt(callback, System.nanoTime() + delays[i]);
         }
     }
 
@@ -99,8 +99,9 @@ public class RearmBreakdownBenchmark {
     }
 
     private void rearm(int i, long delay) {
-        if (!wheel.reschedule(ids[i], delay, TimeUnit.NANOSECONDS)) {
-            ids[i] = wheel.schedule(callback, delay, TimeUnit.NANOSECONDS);
+        long deadline = System.nanoTime() + delay;
+        if (!wheel.rescheduleAt(ids[i], deadline)) {
+            ids[i] = wheel.scheduleAt(callback, deadline);
         }
     }
 
@@ -110,7 +111,7 @@ public class RearmBreakdownBenchmark {
         }
         if (++sincePoll == Workloads.POLL_EVERY) {
             sincePoll = 0;
-            wheel.advance(System.nanoTime());
+            wheel.poll(System.nanoTime());
         }
     }
 }

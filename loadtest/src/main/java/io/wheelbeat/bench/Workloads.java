@@ -10,7 +10,7 @@ final class Workloads {
     /** Owner-thread timers are polled once per this many operations (about once a tick). */
     static final int POLL_EVERY = 1024;
 
-    private static final long SEED = 0x5EED_B3A7L;
+    static final long SEED = 0x5EED_B3A7L;
     private static final long FIRE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(120);
 
     private Workloads() {

@@ -1,7 +1,8 @@
 package io.wheelbeat.netty;
 
 import io.netty.util.concurrent.EventExecutor;
-import io.wheelbeat.core.TimerCallback;
+import io.netty.util.concurrent.Ticker;
+import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.core.WheelScheduler;
 import io.wheelbeat.core.WheelTimeout;
@@ -12,10 +13,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The three timers (reader, writer, all) of one {@link WheelIdleStateHandler}, on whatever drives
- * them. Each kind has at most one pending timer, which wakes the handler to run its checks; when
- * it expires the handler is told, on the handler's executor, through
- * {@link WheelIdleStateHandler#deadlineExpired(int)}. One per started handler.
+ * Where the checks of a {@link WheelIdleStateHandler} wait: the clock its traffic is stamped with,
+ * and the timers that wake it when a check falls due (at most one pending timer per kind: reader,
+ * writer, all). When a timer fires, the handler runs its due checks on its executor through
+ * {@link WheelIdleStateHandler#checkFellDue(int)}.
  *
  * <p>Every method is for the handler's executor thread only.
  */
@@ -25,56 +26,44 @@ abstract class IdleDeadlines {
     static final int WRITER = 1;
     static final int ALL = 2;
 
-    final WheelIdleStateHandler handler;
+    /** The clock of the handler's executor: traffic is stamped and deadlines are set on it. */
+    final Ticker ticker;
 
-    IdleDeadlines(WheelIdleStateHandler handler) {
-        this.handler = handler;
+    IdleDeadlines(Ticker ticker) {
+        this.ticker = ticker;
     }
 
     /** Makes the timer of {@code kind} fire at {@code deadlineNanos}, replacing its pending one. */
-    abstract void arm(int kind, long deadlineNanos);
+    abstract void arm(WheelIdleStateHandler handler, int kind, long deadlineNanos);
 
     /** Cancels the pending timer of {@code kind}, if any. */
-    abstract void disarm(int kind);
+    abstract void disarm(WheelIdleStateHandler handler, int kind);
 
     /**
-     * How late a timer may fire only because of the timer's granularity: a check found later
-     * than that means the loop itself ran late.
+     * On the wheel of one event loop, through its owner-thread long-id API: nothing allocates, the
+     * handler itself is the callback of its timers (told apart by id), and the ids live in the
+     * handler. One instance serves every handler with the same settings on that loop, so a
+     * handler pays one reference for its clock and its wheel.
      */
-    abstract long quantumNanos();
+    static final class OnLoopWheel extends IdleDeadlines {
+        private final ExecutorDrivenWheel wheel;
 
-    /**
-     * Whether moving a timer is cheap enough to do on every read batch and write completion.
-     * When not, traffic only stamps times and the timer wakes for every check, as Netty's does.
-     */
-    abstract boolean rearmsOnTraffic();
-
-    /**
-     * On the per-event-loop wheel, through its owner-thread long-id API: arming is a reschedule
-     * (one field write when the deadline stays in its slot), nothing allocates, and this one
-     * object is the callback of all three timers, told apart by id. The ids live with the checks'
-     * state in the handler ({@link WheelIdleStateHandler#timer}), so that only the kinds watched
-     * take room.
-     */
-    static final class OnLoopWheel extends IdleDeadlines implements TimerCallback {
-        private final TimerWheel wheel;
-
-        /** {@code wheel} must be owned by the handler's executor. */
-        OnLoopWheel(WheelIdleStateHandler handler, TimerWheel wheel) {
-            super(handler);
+        /** {@code wheel} must be driven by {@code executor}, on its ticker. */
+        OnLoopWheel(EventExecutor executor, ExecutorDrivenWheel wheel) {
+            super(executor.ticker());
             this.wheel = wheel;
         }
 
         @Override
-        void arm(int kind, long deadlineNanos) {
+        void arm(WheelIdleStateHandler handler, int kind, long deadlineNanos) {
             long timer = handler.timer(kind);
             if (timer == TimerWheel.NO_TIMER || !wheel.rescheduleAt(timer, deadlineNanos)) {
-                handler.setTimer(kind, wheel.scheduleAt(this, deadlineNanos));
+                handler.setTimer(kind, wheel.scheduleAt(handler, deadlineNanos));
             }
         }
 
         @Override
-        void disarm(int kind) {
+        void disarm(WheelIdleStateHandler handler, int kind) {
             long timer = handler.timer(kind);
             if (timer != TimerWheel.NO_TIMER) {
                 wheel.cancel(timer);
@@ -83,35 +72,20 @@ abstract class IdleDeadlines {
         }
 
         @Override
-        long quantumNanos() {
-            return wheel.tickNanos();
-        }
-
-        @Override
-        boolean rearmsOnTraffic() {
-            return true;
-        }
-
-        @Override
-        public void onTimeout(long timerId) {
-            handler.timerExpired(timerId);
-        }
-
-        @Override
         public String toString() {
-            return "idle deadlines of " + handler;
+            return "idle deadlines on " + wheel;
         }
     }
 
     /**
-     * On a scheduler shared across event loops (a {@link io.wheelbeat.core.WheelTimer}): each arm
-     * allocates a timeout handle and each expiry hops to the handler's executor, so traffic never
-     * re-arms; it only stamps times, as Netty's own handler does. This one object is the task of
-     * all three kinds' timeouts, told apart by handle.
+     * On a scheduler shared across event loops (a {@link io.wheelbeat.core.WheelTimer}), one per
+     * handler: each arm allocates a timeout handle and each expiry hops to the handler's executor.
+     * This one object is the task of all three kinds' timeouts, told apart by handle.
      */
     static final class OnSharedTimer extends IdleDeadlines implements WheelTimerTask {
         private static final Logger log = LoggerFactory.getLogger(OnSharedTimer.class);
 
+        private final WheelIdleStateHandler handler;
         private final WheelScheduler timer;
         private final EventExecutor executor;
         // The timeout each kind waits for, or null; executor thread only.
@@ -120,37 +94,27 @@ abstract class IdleDeadlines {
         private WheelTimeout allTimeout;
 
         OnSharedTimer(WheelIdleStateHandler handler, WheelScheduler timer, EventExecutor executor) {
-            super(handler);
+            super(executor.ticker());
+            this.handler = handler;
             this.timer = timer;
             this.executor = executor;
         }
 
         @Override
-        void arm(int kind, long deadlineNanos) {
-            disarm(kind);
-            // Deadlines are readings of the executor's ticker plus a positive duration, so this
-            // difference cannot overflow; the shared timer measures the delay on its own clock.
-            long delay = deadlineNanos - executor.ticker().nanoTime();
+        void arm(WheelIdleStateHandler handler, int kind, long deadlineNanos) {
+            disarm(handler, kind);
+            // The shared timer measures the delay on its own clock.
+            long delay = deadlineNanos - ticker.nanoTime();
             setTimeout(kind, timer.newTimeout(this, delay, TimeUnit.NANOSECONDS));
         }
 
         @Override
-        void disarm(int kind) {
+        void disarm(WheelIdleStateHandler handler, int kind) {
             WheelTimeout timeout = timeout(kind);
             if (timeout != null) {
                 timeout.cancel();
                 setTimeout(kind, null);
             }
-        }
-
-        @Override
-        long quantumNanos() {
-            return 0;
-        }
-
-        @Override
-        boolean rearmsOnTraffic() {
-            return false;
         }
 
         /** Runs on the timer's thread: hands over to the executor. */
@@ -168,7 +132,7 @@ abstract class IdleDeadlines {
                 // A timeout re-armed or cancelled after it expired on the timer's thread is stale.
                 if (timeout(kind) == expired) {
                     setTimeout(kind, null);
-                    handler.deadlineExpired(kind);
+                    handler.checkFellDue(kind);
                     return;
                 }
             }

@@ -9,18 +9,22 @@ import io.netty.channel.ChannelPromise;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
-import io.netty.util.concurrent.Ticker;
+import io.netty.util.concurrent.EventExecutor;
+import io.wheelbeat.core.TimerCallback;
 import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.core.WheelScheduler;
 import io.wheelbeat.netty.internal.ActiveChannelLifecycle;
+import java.util.Map;
 import java.util.Objects;
+import java.util.WeakHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
  * A drop-in replacement for Netty's {@link IdleStateHandler} whose timers live on the shared
  * timing wheel of the channel's event loop ({@link EventLoopWheels#shared()}) instead of the
  * loop's priority queue: it fires the same {@link IdleStateEvent} singletons, with the same
- * first/non-first semantics, so existing {@code userEventTriggered} code works unchanged.
+ * first/non-first semantics, at the same moments, so existing {@code userEventTriggered} code
+ * works unchanged.
  *
  * <h2>Swapping it in</h2>
  * <pre>{@code
@@ -58,32 +62,31 @@ import java.util.concurrent.TimeUnit;
  *       them goes to {@code exceptionCaught}.</li>
  * </ul>
  *
- * <h2>Timing</h2>
- * The handler keeps Netty's three idle tasks as data (when each would run next, and the order
- * they were scheduled in) and runs them in Netty's order; the wheel only wakes it for the checks
- * that can fire an event. The events are therefore Netty's, in Netty's order, each fired at most
- * one wheel tick (1.05 ms with the shared wheels) after the instant Netty's handler would fire
- * it, and never before. Traffic arriving within that tick runs the overdue checks first, so it
- * never hides an event that Netty would have fired. When the loop itself runs late by a tick or
- * more, the next period counts from when the check ran, as with Netty's task. In tests with
+ * <h2>Timing: Netty's</h2>
+ * The handler runs Netty's algorithm: traffic only stamps the time, and each check (one per
+ * watched kind) waits on a timer; when the timer fires, the check runs as Netty's idle task does,
+ * either firing an event and waiting a full period, or waiting for the rest of the period counted
+ * from the last traffic. The wheel fires a timer when it is polled at or after its deadline, and
+ * the shared wheels poll at the earliest deadline, so a check runs when Netty's task would run on
+ * the same loop: at its deadline plus only the loop's own lateness. Checks that fall due together
+ * run in Netty's order (by deadline, then in the order they were scheduled), whatever order the
+ * wheel fires their timers in. Events are therefore Netty's, in Netty's order, at Netty's
+ * moments, also when the loop runs late or runs its tasks on a coarse step. In tests with
  * {@code EmbeddedChannel}, {@code freezeTime()}, {@code advanceTimeBy(...)} and
- * {@code runScheduledPendingTasks()} drive it as they drive Netty's handler; advance one tick
- * past the idle time for the event to fire.
+ * {@code runScheduledPendingTasks()} drive it exactly as they drive Netty's handler.
  *
  * <h2>Cost</h2>
- * Traffic moves a timer on the wheel (O(1), no allocation; one field write when it stays in its
- * slot) at most once per read batch and once per write completion, and a read batch reads the
- * clock twice (Netty's handler: once); further {@code channelRead}s of a batch only set a flag.
- * A connection that keeps talking never wakes its timers. With
- * {@link Builder#timer(WheelScheduler) a shared timer}, traffic only stamps times (as in Netty),
- * the timer wakes for every check, and every wake-up hops to the channel's event loop: slower,
- * and a timeout handle per check.
+ * A read batch costs one clock read and a few stores into this handler; a completed write the
+ * same into its write state. Traffic never touches the wheel. As with Netty's handler, a check
+ * whose channel kept talking wakes once per idle period and re-arms for the rest of the period;
+ * that wake is an O(1) wheel operation with no allocation, where Netty's allocates a task and
+ * inserts it into the loop's priority queue. With {@link Builder#timer(WheelScheduler) a shared
+ * timer}, every wake-up also hops to the channel's event loop and allocates a timeout handle.
  *
  * <p>Memory: handlers configured alike share one immutable settings object (per builder, or per
- * set of constructor arguments), a handler keeps the state of the writer and all checks only
- * when it watches one of them, and its timers are cells of the loop's wheel rather than task
- * objects. A started reader-idle handler is two small objects, less than half of what Netty's
- * handler and its scheduled task take.
+ * set of constructor arguments) and, per event loop, the reference to its clock and wheel; a
+ * handler keeps the state of the writer and all checks only when it watches one of them, and its
+ * timers are cells of the loop's wheel rather than task objects.
  *
  * <h2>Thread rules</h2>
  * One instance per channel. Every method runs on the handler's executor, except
@@ -91,37 +94,25 @@ import java.util.concurrent.TimeUnit;
  * thread (off the executor they are handed to it). Construction and the builder are
  * single-threaded.
  */
-public class WheelIdleStateHandler extends ActiveChannelLifecycle {
+public class WheelIdleStateHandler extends ActiveChannelLifecycle implements TimerCallback {
 
     private static final long MIN_TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-    /** A check or timer not scheduled; also what a time beyond the clock's range becomes. */
-    private static final long NOT_ARMED = Long.MAX_VALUE;
 
-    // Heap per connection (WheelIdleStateHandlerFootprintTest): the settings are shared, and the
-    // state of the writer and all checks exists only when one of them is watched, so a started
-    // reader-idle handler is this object and its IdleDeadlines. The first flags of all three kinds
-    // stay here: they fit in this object's alignment padding.
+    // Heap per connection (WheelIdleStateHandlerFootprintTest): the settings and, per loop, the
+    // clock and wheel are shared, and the state of the writer and all checks exists only when one
+    // of them is watched, so a started reader-idle handler is this one 48-byte object.
     private final Settings settings;
     /** The writer and all checks and the writes they count; null unless one of them is watched. */
     private final WriteChecks writes;
 
     private ChannelHandlerContext ctx;
-    private Ticker ticker = Ticker.systemTicker();
+    /** The clock and the timers; null until started. */
     private IdleDeadlines deadlines;
 
     private boolean reading;
     private boolean firstReaderIdleEvent = true;
-    private boolean firstWriterIdleEvent = true;
-    private boolean firstAllIdleEvent = true;
-    /** Set while checks run, so that traffic caused by an idle event does not run them again. */
-    private boolean runningChecks;
     private long lastReadTime;
-
-    // Netty's reader idle task, kept as data: when it would next run ({@link #NOT_ARMED}: not
-    // scheduled), where its timer is armed (the next check that can fire an event, {@link #wakeFor})
-    // and that timer's id on the loop wheel. WriteChecks keeps the same for the writer and all tasks.
-    private long readerCheckAt = NOT_ARMED;
-    private long readerWakeAt = NOT_ARMED;
+    /** The pending timer of the reader check on the loop wheel, or {@link TimerWheel#NO_TIMER}. */
     private long readerTimer = TimerWheel.NO_TIMER;
 
     /**
@@ -188,61 +179,60 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
 
     // ---------------------------------------------------------------- lifecycle
 
-    /** Starts the checks: the channel is active and the handler in place. */
+    /** Starts the checks, as Netty's {@code initialize}: the channel is active and the handler in place. */
     @Override
     protected final void onStart(ChannelHandlerContext ctx) {
         this.ctx = ctx;
-        this.ticker = ctx.executor().ticker();
-        long now = ticker.nanoTime();
+        deadlines = settings.deadlinesFor(this, ctx.executor());
+        long now = deadlines.ticker.nanoTime();
         lastReadTime = now;
         if (writes != null) {
-            writes.initOutputChanged(ctx);
-            writes.lastWriteTime = now;
+            writes.start(ctx, now);
         }
-        deadlines = settings.sharedTimer != null
-                ? new IdleDeadlines.OnSharedTimer(this, settings.sharedTimer, ctx.executor())
-                : new IdleDeadlines.OnLoopWheel(this, settings.wheels.wheelFor(ctx.executor()).wheel());
-        if (settings.readerIdleTimeNanos > 0) {
-            scheduleCheck(IdleDeadlines.READER, plus(now, settings.readerIdleTimeNanos));
+        // Netty schedules its tasks in this order, which breaks ties between equal deadlines.
+        for (int kind = IdleDeadlines.READER; kind <= IdleDeadlines.ALL; kind++) {
+            if (idleTimeOf(kind) > 0) {
+                arm(kind, now + idleTimeOf(kind));
+            }
         }
-        if (settings.writerIdleTimeNanos > 0) {
-            scheduleCheck(IdleDeadlines.WRITER, plus(now, settings.writerIdleTimeNanos));
-        }
-        if (settings.allIdleTimeNanos > 0) {
-            scheduleCheck(IdleDeadlines.ALL, plus(now, settings.allIdleTimeNanos));
-        }
-        rearmWakes();
     }
 
     /** Stops the checks for good: the channel went inactive or the handler was removed. */
     @Override
     protected final void onStop() {
-        for (int kind = IdleDeadlines.READER; kind <= lastKind(); kind++) {
-            deadlines.disarm(kind);
-            setCheckAt(kind, NOT_ARMED);
-            setWakeAt(kind, NOT_ARMED);
+        disarmAll();
+    }
+
+    private void disarmAll() {
+        for (int kind = IdleDeadlines.READER; kind <= IdleDeadlines.ALL; kind++) {
+            if (idleTimeOf(kind) > 0) {
+                deadlines.disarm(this, kind);
+            }
         }
     }
 
-    // ---------------------------------------------------------------- traffic
+    // ---------------------------------------------------------------- traffic: stamps only
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
         if (settings.watchesReads) {
-            if (!reading) {
-                // A batch starts: checks that fell due before it see the state before it.
-                runDueChecks(ticker.nanoTime());
-            }
             reading = true;
-            firstReaderIdleEvent = firstAllIdleEvent = true;
+            firstReaderIdleEvent = true;
+            if (writes != null) {
+                writes.firstAllIdleEvent = true;
+            }
         }
         ctx.fireChannelRead(msg);
     }
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
-        if (settings.watchesReads && reading) {
-            readObserved(false);
+        if (reading) { // only ever set when reads are watched
+            reading = false;
+            IdleDeadlines clock = deadlines;
+            if (clock != null) {
+                lastReadTime = clock.ticker.nanoTime();
+            }
         }
         ctx.fireChannelReadComplete();
     }
@@ -250,22 +240,11 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
         if (writes != null) {
-            if (settings.observeOutput) {
-                runDueChecks(ticker.nanoTime()); // they must see the outbound buffer before this write
-            }
             ctx.write(msg, promise.unvoid()).addListener(writes);
         } else {
             // Only reads are watched: a void promise may stay void.
             ctx.write(msg, promise);
         }
-    }
-
-    @Override
-    public void flush(ChannelHandlerContext ctx) throws Exception {
-        if (writes != null && settings.observeOutput) {
-            runDueChecks(ticker.nanoTime()); // they must see the outbound buffer before this flush
-        }
-        ctx.flush();
     }
 
     /**
@@ -279,7 +258,14 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
                 ctx.executor().execute(this::resetReadTimeout);
                 return;
             }
-            readObserved(true);
+            if (deadlines != null) {
+                lastReadTime = deadlines.ticker.nanoTime();
+            }
+            reading = false; // as Netty's: a batch in progress counts as complete
+            firstReaderIdleEvent = true;
+            if (writes != null) {
+                writes.firstAllIdleEvent = true;
+            }
         }
     }
 
@@ -294,42 +280,8 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
                 ctx.executor().execute(this::resetWriteTimeout);
                 return;
             }
-            writeObserved();
+            writes.writeObserved();
         }
-    }
-
-    /** A read batch completed ({@code resetFirst}: or the read timeout was reset). */
-    private void readObserved(boolean resetFirst) {
-        long now = ticker.nanoTime();
-        runDueChecks(now);
-        lastReadTime = now;
-        reading = false;
-        if (resetFirst) {
-            firstReaderIdleEvent = firstAllIdleEvent = true;
-        }
-        rearmWakes();
-    }
-
-    /**
-     * A write completed, or the write timeout was reset. A write listener may run on the
-     * channel's loop when the handler was added with another executor: it then only stamps the
-     * time, as Netty does, and the checks catch up when they run.
-     */
-    private void writeObserved() {
-        long now = ticker.nanoTime();
-        boolean onExecutor = onExecutor();
-        if (onExecutor) {
-            runDueChecks(now);
-        }
-        writes.lastWriteTime = now;
-        firstWriterIdleEvent = firstAllIdleEvent = true;
-        if (onExecutor) {
-            rearmWakes();
-        }
-    }
-
-    private boolean onExecutor() {
-        return ctx != null && ctx.executor().inEventLoop();
     }
 
     private boolean offExecutor() {
@@ -338,22 +290,16 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
 
     // ---------------------------------------------------------------- checks (Netty's idle tasks)
 
-    /** Called on the handler's executor when the timer of {@code kind} fires. */
-    final void deadlineExpired(int kind) {
-        if (!running()) {
-            return;
-        }
-        runDueChecks(ticker.nanoTime());
-        setWakeAt(kind, NOT_ARMED); // its timer is spent: re-arm it whatever it was aimed at
-        rearmWakes();
-    }
-
-    /** Called on the handler's executor when the loop-wheel timer {@code timerId} fires. */
-    final void timerExpired(long timerId) {
-        for (int kind = IdleDeadlines.READER; kind <= lastKind(); kind++) {
+    /**
+     * Runs this handler's due checks when one of its timers on the event loop's wheel fires.
+     * Called by the wheel, on the event loop; not for application code.
+     */
+    @Override
+    public final void onTimeout(long timerId) {
+        for (int kind = IdleDeadlines.READER; kind <= IdleDeadlines.ALL; kind++) {
             if (timer(kind) == timerId) {
-                setTimer(kind, TimerWheel.NO_TIMER);
-                deadlineExpired(kind);
+                setTimer(kind, TimerWheel.NO_TIMER); // spent
+                checkFellDue(kind);
                 return;
             }
         }
@@ -361,63 +307,70 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
     }
 
     /**
-     * Runs every check that Netty's scheduler would have run by {@code now}, in its order: by
-     * time, then by the order they were scheduled in. Traffic runs them before it changes any
-     * state, so a check sees what Netty's task would have seen at its time.
+     * The timer of {@code kind} fired, on the handler's executor: runs that check and every other
+     * check due by now, in Netty's order.
      */
-    private void runDueChecks(long now) {
-        if (runningChecks || !running()) {
-            return; // an idle event's own traffic: the running loop goes on after the event
+    final void checkFellDue(int fired) {
+        if (!running()) {
+            return;
         }
-        runningChecks = true;
-        try {
-            int kind;
-            while (running() && (kind = nextDueCheck(now)) >= 0) {
-                long due = checkAt(kind);
-                if (!ctx.channel().isOpen()) {
-                    setCheckAt(kind, NOT_ARMED); // as Netty's task: a closed channel stops it
-                    continue;
-                }
-                // A check the timer was aimed at and found late by a tick or more: the loop ran
-                // late, and Netty's task would have run now. Other checks (not aimed at, since
-                // they cannot fire) ran on time.
-                boolean late = wakeAt(kind) == due && now - due >= deadlines.quantumNanos();
-                runCheck(kind, late ? now : due);
-            }
-        } finally {
-            runningChecks = false;
+        long now = deadlines.ticker.nanoTime();
+        if (writes == null) {
+            runCheck(IdleDeadlines.READER, now);
+            return;
+        }
+        int kind;
+        while (running() && (kind = nextDueCheck(now, fired)) >= 0) {
+            fired = -1;
+            runCheck(kind, now);
         }
     }
 
-    /** The kind whose check is due by {@code now} and comes first, or -1. */
-    private int nextDueCheck(long now) {
+    /**
+     * The check due by {@code now} that Netty's scheduler runs first (earliest deadline, then the
+     * one scheduled first), or -1. A due check whose timer has not fired yet runs with the one
+     * that did, as Netty's loop runs every task due when it gets to them; the check of
+     * {@code fired} (or -1) counts as due whatever the clock says, as its timer did.
+     */
+    private int nextDueCheck(long now, int fired) {
         int next = -1;
-        for (int kind = IdleDeadlines.READER; kind <= lastKind(); kind++) {
-            long at = checkAt(kind);
-            if (at == NOT_ARMED || at - now > 0) {
+        for (int kind = IdleDeadlines.READER; kind <= IdleDeadlines.ALL; kind++) {
+            if (idleTimeOf(kind) <= 0) {
                 continue;
             }
-            // A tie needs two watched kinds, one of them writer or all: writes is there.
-            if (next < 0 || at - checkAt(next) < 0 || (at == checkAt(next) && writes.scheduledBefore(kind, next))) {
+            long at = writes.checkAt(kind);
+            if (kind != fired && at - now > 0) {
+                continue;
+            }
+            long nextAt = next < 0 ? 0 : writes.checkAt(next);
+            if (next < 0 || at - nextAt < 0 || (at == nextAt && writes.scheduledBefore(kind, next))) {
                 next = kind;
             }
         }
         return next;
     }
 
-    /** Netty's idle task of {@code kind}, run at {@code ranAt}. */
-    private void runCheck(int kind, long ranAt) {
+    /**
+     * Netty's idle task of {@code kind}, run at {@code now}: it waits for what is left of the
+     * period since the last traffic, or, when the period has passed, waits a full period and fires
+     * the event. The reader and all checks never fire while a read batch is in progress.
+     */
+    private void runCheck(int kind, long now) {
+        if (!ctx.channel().isOpen()) {
+            disarmAll(); // as Netty's task: a closed channel stops it (and fires nothing after)
+            return;
+        }
         long idleTime = idleTimeOf(kind);
-        boolean busyReading = kind != IdleDeadlines.WRITER && reading;
-        long last = lastTrafficOf(kind);
-        if (!busyReading && ranAt - last < idleTime) {
-            scheduleCheck(kind, plus(last, idleTime)); // traffic since: wait for what is left
+        long nextDelay = idleTime;
+        if (kind == IdleDeadlines.WRITER || !reading) {
+            // Traffic stamped after {@code now} (by an event fired in this same run) counts as now.
+            nextDelay -= Math.max(0, now - lastTrafficOf(kind));
+        }
+        if (nextDelay > 0) {
+            arm(kind, now + nextDelay);
             return;
         }
-        scheduleCheck(kind, plus(ranAt, idleTime));
-        if (busyReading) {
-            return;
-        }
+        arm(kind, now + idleTime);
         boolean first;
         IdleState idleState;
         if (kind == IdleDeadlines.READER) {
@@ -425,20 +378,16 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
             firstReaderIdleEvent = false;
             idleState = IdleState.READER_IDLE;
         } else if (kind == IdleDeadlines.WRITER) {
-            first = firstWriterIdleEvent;
-            firstWriterIdleEvent = false;
+            first = writes.firstWriterIdleEvent;
+            writes.firstWriterIdleEvent = false;
             idleState = IdleState.WRITER_IDLE;
         } else {
-            first = firstAllIdleEvent;
-            firstAllIdleEvent = false;
+            first = writes.firstAllIdleEvent;
+            writes.firstAllIdleEvent = false;
             idleState = IdleState.ALL_IDLE;
         }
-        fireIdle(idleState, first, kind != IdleDeadlines.READER);
-    }
-
-    private void fireIdle(IdleState idleState, boolean first, boolean suppressedByOutput) {
         try {
-            if (suppressedByOutput && writes.hasOutputChanged(ctx, first)) {
+            if (kind != IdleDeadlines.READER && writes.hasOutputChanged(ctx, first)) {
                 return;
             }
             IdleStateEvent event = newIdleStateEvent(idleState, first);
@@ -451,56 +400,21 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
         }
     }
 
-    private void scheduleCheck(int kind, long at) {
-        setCheckAt(kind, at);
+    /** Schedules the check of {@code kind} at {@code at}, as Netty's {@code schedule(...)}. */
+    private void arm(int kind, long at) {
         if (writes != null) {
-            writes.scheduled(kind);
+            writes.scheduled(kind, at);
         }
+        deadlines.arm(this, kind, at);
     }
 
-    /** Aims each kind's timer at {@link #wakeFor} its check, moving only those that changed. */
-    private void rearmWakes() {
-        for (int kind = IdleDeadlines.READER; kind <= lastKind() && running(); kind++) {
-            long wake = wakeFor(kind);
-            if (wake != wakeAt(kind)) {
-                setWakeAt(kind, wake);
-                if (wake == NOT_ARMED) {
-                    deadlines.disarm(kind);
-                } else {
-                    deadlines.arm(kind, wake);
-                }
-            }
-        }
-    }
-
-    /**
-     * When the timer of {@code kind} must fire: at the first check that can fire an event. With
-     * cheap re-arming, that is the check itself if it finds the channel idle, else the moment it
-     * would wait for (the last traffic plus the idle time), so checks that cannot fire cost no
-     * wake-up and a connection that keeps talking never wakes its timers. Otherwise every check.
-     */
-    private long wakeFor(int kind) {
-        long at = checkAt(kind);
-        if (at == NOT_ARMED || !deadlines.rearmsOnTraffic()) {
-            return at;
-        }
-        long last = lastTrafficOf(kind);
-        long idleAt = plus(last, idleTimeOf(kind));
-        return idleAt - at > 0 ? idleAt : at;
-    }
-
-    /**
-     * The last kind that can have a check: the writer and all kinds only have state when one of
-     * them is watched.
-     */
-    private int lastKind() {
-        return writes == null ? IdleDeadlines.READER : IdleDeadlines.ALL;
-    }
-
-    /** The last traffic the check of {@code kind} counts from: reads, writes, or either. */
+    /** The last traffic the check of {@code kind} counts from: reads, writes, or the later of both. */
     private long lastTrafficOf(int kind) {
-        return kind == IdleDeadlines.READER ? lastReadTime
-                : kind == IdleDeadlines.WRITER ? writes.lastWriteTime : Math.max(lastReadTime, writes.lastWriteTime);
+        if (kind == IdleDeadlines.READER) {
+            return lastReadTime;
+        }
+        long lastWriteTime = writes.lastWriteTime;
+        return kind == IdleDeadlines.WRITER || lastWriteTime - lastReadTime > 0 ? lastWriteTime : lastReadTime;
     }
 
     private long idleTimeOf(int kind) {
@@ -508,39 +422,10 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
                 : kind == IdleDeadlines.WRITER ? settings.writerIdleTimeNanos : settings.allIdleTimeNanos;
     }
 
-    private long checkAt(int kind) {
-        return kind == IdleDeadlines.READER ? readerCheckAt
-                : kind == IdleDeadlines.WRITER ? writes.writerCheckAt : writes.allCheckAt;
-    }
-
-    private void setCheckAt(int kind, long at) {
-        if (kind == IdleDeadlines.READER) {
-            readerCheckAt = at;
-        } else if (kind == IdleDeadlines.WRITER) {
-            writes.writerCheckAt = at;
-        } else {
-            writes.allCheckAt = at;
-        }
-    }
-
-    private long wakeAt(int kind) {
-        return kind == IdleDeadlines.READER ? readerWakeAt
-                : kind == IdleDeadlines.WRITER ? writes.writerWakeAt : writes.allWakeAt;
-    }
-
-    private void setWakeAt(int kind, long at) {
-        if (kind == IdleDeadlines.READER) {
-            readerWakeAt = at;
-        } else if (kind == IdleDeadlines.WRITER) {
-            writes.writerWakeAt = at;
-        } else {
-            writes.allWakeAt = at;
-        }
-    }
-
     /** The loop-wheel timer of {@code kind}, or {@link TimerWheel#NO_TIMER}; for {@link IdleDeadlines.OnLoopWheel}. */
     final long timer(int kind) {
         return kind == IdleDeadlines.READER ? readerTimer
+                : writes == null ? TimerWheel.NO_TIMER
                 : kind == IdleDeadlines.WRITER ? writes.writerTimer : writes.allTimer;
     }
 
@@ -552,15 +437,6 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
         } else {
             writes.allTimer = timer;
         }
-    }
-
-    /**
-     * {@code time + duration} for a positive duration; a sum beyond the clock's range becomes
-     * {@link #NOT_ARMED}: such a check would never run.
-     */
-    private static long plus(long time, long duration) {
-        long sum = time + duration;
-        return sum < time ? NOT_ARMED : sum;
     }
 
     /** An idle time in nanoseconds: zero or less disables the check; positive values are floored at 1 ms. */
@@ -601,10 +477,10 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
     // ---------------------------------------------------------------- per-handler parts
 
     /**
-     * The state of the writer and all checks (as the reader's in the handler) and the write
-     * traffic they count from, kept only by a handler that watches one of them. It is also the
-     * listener of every write, one for all of them as in Netty, so that writes allocate no
-     * listener.
+     * The state of the writer and all checks and the write traffic they count from, kept only by
+     * a handler that watches one of them; with them, the deadlines of all three checks, which
+     * decide the order of checks that fall due together. It is also the listener of every write,
+     * one for all of them as in Netty, so that writes allocate no listener.
      */
     private static class WriteChecks implements ChannelFutureListener {
         /** Reader first, then writer, then all: the order {@link #onStart} schedules them in. */
@@ -614,16 +490,17 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
 
         private final WheelIdleStateHandler handler;
         long lastWriteTime;
-        long writerCheckAt = NOT_ARMED;
-        long writerWakeAt = NOT_ARMED;
+        boolean firstWriterIdleEvent = true;
+        boolean firstAllIdleEvent = true;
         long writerTimer = TimerWheel.NO_TIMER;
-        long allCheckAt = NOT_ARMED;
-        long allWakeAt = NOT_ARMED;
         long allTimer = TimerWheel.NO_TIMER;
+        private long readerCheckAt;
+        private long writerCheckAt;
+        private long allCheckAt;
         /**
          * Each kind's place (two bits at {@code 2 * kind}; 0: longest ago) in the order the
-         * checks were last scheduled, which breaks ties between equal times as Netty's scheduler
-         * does. Places, not a counter, so that it never wraps.
+         * checks were last scheduled, which breaks ties between equal deadlines as Netty's
+         * scheduler does. Places, not a counter, so that it never wraps.
          */
         private byte scheduleOrder = START_ORDER;
 
@@ -631,14 +508,35 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
             this.handler = handler;
         }
 
-        /** A write completed. */
-        @Override
-        public void operationComplete(ChannelFuture future) {
-            handler.writeObserved();
+        /** The handler starts at {@code now}: Netty's {@code initialize}. */
+        void start(ChannelHandlerContext ctx, long now) {
+            lastWriteTime = now;
         }
 
-        /** The check of {@code kind} was scheduled: it moves to the last place. */
-        final void scheduled(int kind) {
+        /** A write completed: Netty's write listener. */
+        @Override
+        public void operationComplete(ChannelFuture future) {
+            writeObserved();
+        }
+
+        /** A write completed, or the write timeout was reset: stamps the time, as Netty does. */
+        final void writeObserved() {
+            IdleDeadlines clock = handler.deadlines;
+            if (clock != null) {
+                lastWriteTime = clock.ticker.nanoTime();
+            }
+            firstWriterIdleEvent = firstAllIdleEvent = true;
+        }
+
+        /** The check of {@code kind} was scheduled at {@code at}: it moves to the last place. */
+        final void scheduled(int kind, long at) {
+            if (kind == IdleDeadlines.READER) {
+                readerCheckAt = at;
+            } else if (kind == IdleDeadlines.WRITER) {
+                writerCheckAt = at;
+            } else {
+                allCheckAt = at;
+            }
             int was = place(kind);
             int order = 0;
             for (int k = IdleDeadlines.READER; k <= IdleDeadlines.ALL; k++) {
@@ -648,6 +546,12 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
             scheduleOrder = (byte) order;
         }
 
+        /** When the check of {@code kind} is due. */
+        final long checkAt(int kind) {
+            return kind == IdleDeadlines.READER ? readerCheckAt
+                    : kind == IdleDeadlines.WRITER ? writerCheckAt : allCheckAt;
+        }
+
         /** Whether the check of {@code kind} was last scheduled before that of {@code other}. */
         final boolean scheduledBefore(int kind, int other) {
             return place(kind) < place(other);
@@ -655,10 +559,6 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
 
         private int place(int kind) {
             return scheduleOrder >>> 2 * kind & 3;
-        }
-
-        /** Records the outbound buffer as it is when the handler starts, with observeOutput. */
-        void initOutputChanged(ChannelHandlerContext ctx) {
         }
 
         /**
@@ -681,8 +581,10 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
             super(handler);
         }
 
+        /** Also records the outbound buffer as it is when the handler starts. */
         @Override
-        void initOutputChanged(ChannelHandlerContext ctx) {
+        void start(ChannelHandlerContext ctx, long now) {
+            super.start(ctx, now);
             ChannelOutboundBuffer buf = ctx.channel().unsafe().outboundBuffer();
             if (buf != null) {
                 lastMessageHashCode = System.identityHashCode(buf.current());
@@ -753,6 +655,8 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
         final WheelScheduler sharedTimer;
         /** Null when no meter registry was given. */
         final IdleEventCounters counters;
+        /** Per event loop, the clock and wheel of every handler with these settings there; lazily. */
+        private Map<EventExecutor, IdleDeadlines> onLoopWheels;
 
         Settings(boolean observeOutput, long readerIdleTimeNanos, long writerIdleTimeNanos, long allIdleTimeNanos,
                  EventLoopWheels wheels, WheelScheduler sharedTimer, IdleEventCounters counters) {
@@ -765,6 +669,25 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
             this.wheels = wheels;
             this.sharedTimer = sharedTimer;
             this.counters = counters;
+        }
+
+        /**
+         * Where a handler with these settings, starting on {@code executor}, keeps its clock and
+         * timers: the loop's wheel (one object per loop, shared), or its own handles on the shared
+         * timer.
+         */
+        IdleDeadlines deadlinesFor(WheelIdleStateHandler handler, EventExecutor executor) {
+            if (sharedTimer != null) {
+                return new IdleDeadlines.OnSharedTimer(handler, sharedTimer, executor);
+            }
+            synchronized (this) {
+                if (onLoopWheels == null) {
+                    onLoopWheels = new WeakHashMap<>();
+                }
+                // The value holds the loop's wheel, whose executor holds the loop weakly.
+                return onLoopWheels.computeIfAbsent(executor,
+                        loop -> new IdleDeadlines.OnLoopWheel(loop, wheels.wheelFor(loop)));
+            }
         }
 
         /** Settings with the shared wheels and no metrics, as the Netty-shaped constructors give. */
@@ -803,7 +726,6 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle {
         private boolean wheelsChosen;
         private WheelScheduler sharedTimer;
         private IdleEventCounters counters;
-        /** What the last {@link #build()} used, until a setter changes something; null: none yet. */
         /** Rebuilt by every setter, so that {@link #build()} only reads. */
         private Settings settings;
 

@@ -11,12 +11,10 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.util.concurrent.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,40 +23,15 @@ import org.junit.jupiter.api.Test;
  */
 class ClosePacerTest {
 
-    /** A clock shared by every channel of a test; it starts where the test says. */
-    private static final class SharedTicker implements Ticker {
-        private final long start;
-        private long now;
-
-        SharedTicker(long start) {
-            this.start = start;
-            this.now = start;
-        }
-
-        @Override
-        public long initialNanoTime() {
-            return start;
-        }
-
-        @Override
-        public long nanoTime() {
-            return now;
-        }
-
-        @Override
-        public void sleep(long delay, TimeUnit unit) {
-            throw new UnsupportedOperationException("virtual time");
-        }
-    }
-
-    private final SharedTicker ticker = new SharedTicker(0);
+    /** A clock shared by every channel of a test. */
+    private final VirtualTicker ticker = new VirtualTicker(0);
     private final List<EmbeddedChannel> channels = new ArrayList<>();
     /** Close times, in milliseconds since the start of the clock, in the order of the closes. */
     private final List<Long> closedAtMillis = new ArrayList<>();
 
     private EmbeddedChannel newChannel() {
         EmbeddedChannel ch = EmbeddedChannel.builder().ticker(ticker).build();
-        ch.closeFuture().addListener(f -> closedAtMillis.add((ticker.now - ticker.start) / 1_000_000));
+        ch.closeFuture().addListener(f -> closedAtMillis.add((ticker.nanoTime() - ticker.initialNanoTime()) / 1_000_000));
         channels.add(ch);
         return ch;
     }
@@ -74,7 +47,7 @@ class ClosePacerTest {
     /** Moves the shared clock 1 ms at a time, running every channel's due tasks at each step. */
     private void advance(long millis) {
         for (long i = 0; i < millis; i++) {
-            ticker.now += MILLISECONDS.toNanos(1);
+            ticker.advance(MILLISECONDS.toNanos(1));
             for (EmbeddedChannel ch : channels) {
                 ch.runPendingTasks();
             }

@@ -3,6 +3,7 @@ package io.wheelbeat.netty;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.util.concurrent.Ticker;
 
 /**
  * An {@code EmbeddedChannel} whose pretend socket takes at most {@link #drainBudget} bytes per
@@ -12,6 +13,15 @@ import io.netty.channel.embedded.EmbeddedChannel;
 class SlowDrainChannel extends EmbeddedChannel {
 
     private long drainBudget = Long.MAX_VALUE;
+
+    /** On EmbeddedChannel's own clock (which {@code freezeTime()} and {@code advanceTimeBy} drive). */
+    SlowDrainChannel() {
+    }
+
+    /** On {@code ticker}: the event loop's clock, which the test then drives itself. */
+    SlowDrainChannel(Ticker ticker) {
+        super(EmbeddedChannel.builder().ticker(ticker));
+    }
 
     /** Bytes the next flushes take, each; {@code Long.MAX_VALUE} drains everything flushed. */
     void drainBudget(long bytes) {

@@ -34,7 +34,7 @@ public final class VirtualTime {
 
     /** The number of timers pending on the shared wheel of {@code ch}'s event loop. */
     public static int pendingTimers(Channel ch) {
-        return EventLoopWheels.shared().wheelFor(ch.eventLoop()).wheel().pendingTimers();
+        return EventLoopWheels.shared().wheelFor(ch.eventLoop()).pendingTimers();
     }
 
     /** Returns the channel's clock reading. */
@@ -58,5 +58,28 @@ public final class VirtualTime {
             ch.advanceTimeBy(next, NANOSECONDS);
         }
         throw new AssertionError("scheduled tasks keep falling due at the same instant");
+    }
+
+    /**
+     * Moves virtual time forward to {@code nanoTime} as a loop that runs its scheduled tasks only
+     * on a fixed step: at every instant {@code origin + k * stepNanos} on the way (up to and
+     * including {@code nanoTime}) it runs the tasks due by then, and at no other instant.
+     */
+    public static void advanceOnStep(EmbeddedChannel ch, long origin, long stepNanos, long nanoTime) {
+        long next = origin + (Math.floorDiv(now(ch) - origin, stepNanos) + 1) * stepNanos;
+        for (; next - nanoTime <= 0; next += stepNanos) {
+            ch.advanceTimeBy(next - now(ch), NANOSECONDS);
+            ch.runScheduledPendingTasks();
+        }
+        ch.advanceTimeBy(nanoTime - now(ch), NANOSECONDS);
+    }
+
+    /**
+     * A loop stall: virtual time moves forward {@code nanos} while no task runs, then the tasks
+     * that fell due run, once, as a loop catching up does.
+     */
+    public static void stall(EmbeddedChannel ch, long nanos) {
+        ch.advanceTimeBy(nanos, NANOSECONDS);
+        ch.runScheduledPendingTasks();
     }
 }

@@ -8,38 +8,57 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.core.WheelExecutor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
 /**
  * Runs randomized traffic scripts, from fixed seeds, through Netty's {@link IdleStateHandler} and
- * through {@link WheelIdleStateHandler} with the same settings, and requires the same events (state
- * and first flag, in order), each fired no sooner than Netty's and at most one wheel tick later.
+ * through {@link WheelIdleStateHandler} with the same settings, and requires the very same events
+ * (state and first flag, in order) at the very same instants.
  *
- * <p>Scripts mix read batches, reads left incomplete, completions alone, writes that are flushed,
- * left unflushed, or flushed through a pretend socket that takes only a few bytes
- * ({@link SlowDrainChannel}: the outbound buffer does not drain, for {@code observeOutput}), resets,
- * and pauses of random lengths. Both channels run in virtual time as a punctual event loop would
- * ({@link VirtualTime#advanceTo}).
+ * <p>Each script spans at least {@value #MIN_PERIODS} periods of its longest idle time, with
+ * silences long enough for events to repeat many times, and mixes read batches, reads left
+ * incomplete, completions alone, writes that are flushed, left unflushed, or flushed through a
+ * pretend socket that takes only a few bytes ({@link SlowDrainChannel}), progress of the outbound
+ * buffer made outside the handler (the socket draining, as on {@code OP_WRITE}; writes from a
+ * handler nearer the head), resets, loop stalls (time passes and no task runs), and sometimes a
+ * close or the handler's removal. Pauses and idle times are random to the nanosecond, and idle
+ * times are sometimes equal, so that checks of different kinds fall due at the same instant.
  *
- * <p>Pauses are random to the nanosecond, so traffic lands anywhere within the wheel's ticks,
- * including between a deadline and the tick that fires it, and idle times are random to the
- * nanosecond too, so deadlines fall anywhere within ticks. Idle times are sometimes equal, so
- * that checks of different kinds fall due at the very same nanosecond, where Netty's order
- * (which its tasks were scheduled first) decides which of the writer and all checks sees an
- * outbound buffer change first.
+ * <p>The event loop runs its tasks either punctually (each at its deadline) or on a fixed step of
+ * 1 ms or 5 ms (each at the first step at or after its deadline), as a busy loop does: what Netty's
+ * handler does then depends on when its tasks run, and the wheel's handler must do the same.
  */
 class WheelIdleStateHandlerDifferentialTest {
 
-    private static final long TICK = 1L << 20; // the shared wheels' tick
-    /** How many scripts, and the seed of the first; override to explore: -Dwheelbeat.idle.scripts=30000. */
-    private static final int SCRIPTS = Integer.getInteger("wheelbeat.idle.scripts", 1200);
-    private static final long FIRST_SEED = Long.getLong("wheelbeat.idle.seed", 20_250_611L);
+    /** Scripts per loop kind, and the seed of the first; override to explore: -Dwheelbeat.idle.scripts=5000. */
+    private static final int SCRIPTS = Integer.getInteger("wheelbeat.idle.scripts", 1000);
+    private static final long FIRST_SEED = Long.getLong("wheelbeat.idle.seed", 20_251_122L);
+    private static final int MIN_PERIODS = 60;
+    private static final int ORIGIN_SCRIPTS = SCRIPTS / 5;
+
+    /** How the event loop runs its scheduled tasks: at their deadlines, or on a fixed step. */
+    private enum Loop {
+        PUNCTUAL(0), EVERY_MILLISECOND(MILLISECONDS.toNanos(1)), EVERY_5_MILLISECONDS(MILLISECONDS.toNanos(5));
+
+        final long stepNanos;
+
+        Loop(long stepNanos) {
+            this.stepNanos = stepNanos;
+        }
+    }
 
     /** One step of a script. */
     private record Step(Kind kind, long arg) {
@@ -50,8 +69,10 @@ class WheelIdleStateHandlerDifferentialTest {
     }
 
     private enum Kind {
-        /** arg: nanoseconds of virtual time. */
+        /** arg: nanoseconds of virtual time, tasks running as the loop runs them. */
         PAUSE,
+        /** arg: nanoseconds of virtual time with no task running (a stalled loop). */
+        STALL,
         READ_BATCH,
         READ_WITHOUT_COMPLETE,
         READ_COMPLETE,
@@ -61,15 +82,26 @@ class WheelIdleStateHandlerDifferentialTest {
         WRITE,
         /** arg: bytes the socket takes in this flush. */
         SLOW_FLUSH,
+        /** arg: bytes the socket takes, flushed by the transport (not through the pipeline). */
+        DRAIN,
+        /** arg: bytes written and flushed by a handler nearer the head (not through the idle handler). */
+        HEAD_WRITE,
         RESET_READ,
-        RESET_WRITE
+        RESET_WRITE,
+        CLOSE,
+        REMOVE
     }
 
-    private record Script(long seed, boolean observeOutput, long readerNanos, long writerNanos,
+    private record Script(long seed, Loop loop, boolean observeOutput, long readerNanos, long writerNanos,
                           long allNanos, List<Step> steps) {
+        /** Virtual time the script spans: its pauses and stalls. */
+        long duration() {
+            return steps.stream().filter(s -> s.kind == Kind.PAUSE || s.kind == Kind.STALL).mapToLong(Step::arg).sum();
+        }
+
         @Override
         public String toString() {
-            return "seed " + seed + ": observeOutput=" + observeOutput + " reader=" + readerNanos
+            return "seed " + seed + ", loop " + loop + ": observeOutput=" + observeOutput + " reader=" + readerNanos
                     + " writer=" + writerNanos + " all=" + allNanos + " ns, steps " + steps;
         }
     }
@@ -83,41 +115,171 @@ class WheelIdleStateHandlerDifferentialTest {
     }
 
     @Test
-    void firesTheEventsOfNettysIdleStateHandlerWithinOneTick() {
-        int events = 0;
-        for (int i = 0; i < SCRIPTS; i++) {
-            Script script = randomScript(FIRST_SEED + i);
-            Run netty = run(script, new IdleStateHandler(script.observeOutput, script.readerNanos,
-                    script.writerNanos, script.allNanos, NANOSECONDS));
-            Run wheel = run(script, new WheelIdleStateHandler(script.observeOutput, script.readerNanos,
-                    script.writerNanos, script.allNanos, NANOSECONDS));
-            compare(script, netty, wheel);
-            events += netty.events.size();
-        }
-        // The scripts must exercise something: thousands of events, not a silent pass.
-        assertTrue(events > 20 * SCRIPTS, "only " + events + " events in " + SCRIPTS + " scripts");
-        System.out.printf("differential: %d scripts from seed %d, %d events, all as Netty's%n", SCRIPTS, FIRST_SEED, events);
+    void firesNettysEventsAtNettysInstantsOnAPunctualLoop() {
+        compareScripts(Loop.PUNCTUAL, FIRST_SEED);
+    }
+
+    @Test
+    void firesNettysEventsAtNettysInstantsOnALoopThatRunsItsTasksEveryMillisecond() {
+        compareScripts(Loop.EVERY_MILLISECOND, FIRST_SEED + SCRIPTS);
+    }
+
+    @Test
+    void firesNettysEventsAtNettysInstantsOnALoopThatRunsItsTasksEvery5Milliseconds() {
+        compareScripts(Loop.EVERY_5_MILLISECONDS, FIRST_SEED + 2L * SCRIPTS);
     }
 
     /**
-     * Compares the events Netty fired by the script's end with the wheel's, which ran one tick
-     * longer to catch up with the last of them.
+     * The handler's clock arithmetic holds wherever the clock starts: near {@code Long.MAX_VALUE},
+     * wrapping to negative readings in the middle of each script, at {@code Long.MIN_VALUE}, and
+     * crossing zero. Netty's scheduler cannot run tasks there (it saturates deadlines that are
+     * negative), so these runs put the handler's timers on a wheel used as a shared timer and
+     * driven in the same virtual time ({@link ManualLoop}); the events must still be Netty's, as
+     * Netty's handler fires them on a clock that starts near zero.
      */
-    private static void compare(Script script, Run netty, Run wheel) {
-        List<Event> expected = netty.events.stream().filter(e -> e.at() <= netty.end).toList();
-        for (int i = 0; i < Math.min(expected.size(), wheel.events.size()); i++) {
-            Event want = expected.get(i);
-            Event got = wheel.events.get(i);
-            long late = got.at() - want.at();
-            if (want.event() != got.event() || late < 0 || late > TICK) {
-                fail("event " + i + ": Netty " + want + ", wheel " + got + around(i, expected, wheel.events, script));
+    @Test
+    void firesNettysEventsWhereverTheClockStartsAndAcrossItsWrap() {
+        int events = 0;
+        for (int i = 0; i < ORIGIN_SCRIPTS; i++) {
+            Script script = randomScript(FIRST_SEED + 3L * SCRIPTS + i, Loop.PUNCTUAL);
+            List<Event> netty = run(script, new IdleStateHandler(script.observeOutput, script.readerNanos,
+                    script.writerNanos, script.allNanos, NANOSECONDS));
+            long half = script.duration() / 2;
+            for (long origin : new long[] {Long.MAX_VALUE - half, Long.MIN_VALUE, -half}) {
+                ManualLoop loop = new ManualLoop(origin);
+                ExecutorDrivenWheel timer = new ExecutorDrivenWheel(loop, TimerWheel.builder().ticker(loop::now));
+                SlowDrainChannel ch = loop.drive(new SlowDrainChannel(loop.ticker));
+                List<Event> wheel = run(script, ch, loop, WheelIdleStateHandler.builder().timer(timer)
+                        .observeOutput(script.observeOutput).readerIdleTime(script.readerNanos, NANOSECONDS)
+                        .writerIdleTime(script.writerNanos, NANOSECONDS).allIdleTime(script.allNanos, NANOSECONDS)
+                        .build());
+                assertEquals(0, timer.pendingTimers(), () -> "timers left after close, origin " + origin + ": " + script);
+                compare(script, netty, wheel);
+            }
+            events += netty.size();
+        }
+        assertTrue(events > 100 * ORIGIN_SCRIPTS, events + " events in " + ORIGIN_SCRIPTS + " scripts");
+    }
+
+    /**
+     * A loop clock that reads {@code origin} first and moves only when told, and the executor that
+     * drives a wheel on it: scheduled tasks run punctually, then the channel's pending tasks (the
+     * expiries the wheel handed over to it), compared by difference as the clock may wrap.
+     */
+    private static final class ManualLoop implements WheelExecutor, LoopTime {
+        private record Scheduled(long due, Runnable task, CompletableFuture<Void> done) {
+        }
+
+        final VirtualTicker ticker;
+        private final List<Scheduled> scheduled = new ArrayList<>();
+        private EmbeddedChannel channel;
+
+        ManualLoop(long origin) {
+            this.ticker = new VirtualTicker(origin);
+        }
+
+        /** Also runs the pending tasks of {@code ch}, whose loop reads this clock. */
+        <C extends EmbeddedChannel> C drive(C ch) {
+            this.channel = ch;
+            return ch;
+        }
+
+        @Override
+        public long now() {
+            return ticker.nanoTime();
+        }
+
+        @Override
+        public boolean inOwnerThread() {
+            return true;
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            schedule(task, 0);
+        }
+
+        @Override
+        public Future<?> schedule(Runnable task, long delayNanos) {
+            Scheduled s = new Scheduled(now() + delayNanos, task, new CompletableFuture<>());
+            scheduled.add(s);
+            return s.done;
+        }
+
+        @Override
+        public void advanceTo(long nanoTime) {
+            Scheduled next;
+            while ((next = earliest()) != null && next.due - nanoTime <= 0) {
+                ticker.advance(Math.max(0, next.due - now()));
+                runDue();
+            }
+            ticker.advance(nanoTime - now());
+            runDue();
+        }
+
+        @Override
+        public void stall(long nanos) {
+            ticker.advance(nanos);
+            runDue();
+        }
+
+        private void runDue() {
+            Scheduled next;
+            for (int ran = 0; (next = earliest()) != null && next.due - now() <= 0; ran++) {
+                if (ran == 1_000_000) {
+                    throw new AssertionError("tasks keep falling due at " + now());
+                }
+                scheduled.remove(next);
+                next.task.run();
+                next.done.complete(null);
+                channel.runPendingTasks();
+            }
+            channel.runPendingTasks();
+        }
+
+        private Scheduled earliest() {
+            scheduled.removeIf(s -> s.done.isDone());
+            Scheduled earliest = null;
+            for (Scheduled s : scheduled) {
+                if (earliest == null || s.due - earliest.due < 0) {
+                    earliest = s;
+                }
+            }
+            return earliest;
+        }
+    }
+
+    private static void compareScripts(Loop loop, long firstSeed) {
+        int events = 0;
+        int repeated = 0;
+        for (int i = 0; i < SCRIPTS; i++) {
+            Script script = randomScript(firstSeed + i, loop);
+            List<Event> netty = run(script, new IdleStateHandler(script.observeOutput, script.readerNanos,
+                    script.writerNanos, script.allNanos, NANOSECONDS));
+            SlowDrainChannel ch = new SlowDrainChannel();
+            List<Event> wheel = run(script, ch, embeddedTime(ch, loop), new WheelIdleStateHandler(
+                    script.observeOutput, script.readerNanos, script.writerNanos, script.allNanos, NANOSECONDS));
+            assertEquals(0, VirtualTime.pendingTimers(ch), () -> "timers left after close: " + script);
+            compare(script, netty, wheel);
+            events += netty.size();
+            repeated += (int) netty.stream().filter(e -> !e.event().isFirst()).count();
+        }
+        // The scripts must exercise something: many events, most of them repeats, not a silent pass.
+        assertTrue(events > 100 * SCRIPTS && repeated > events / 2,
+                events + " events, " + repeated + " repeated, in " + SCRIPTS + " scripts");
+        System.out.printf("differential, %s loop: %d scripts from seed %d, %d events (%d repeated), all as Netty's%n",
+                loop, SCRIPTS, firstSeed, events, repeated);
+    }
+
+    private static void compare(Script script, List<Event> netty, List<Event> wheel) {
+        for (int i = 0; i < Math.min(netty.size(), wheel.size()); i++) {
+            if (!netty.get(i).equals(wheel.get(i))) {
+                fail("event " + i + ": Netty " + netty.get(i) + ", wheel " + wheel.get(i) + around(i, netty, wheel, script));
             }
         }
-        boolean wheelFiredMore = wheel.events.size() > expected.size()
-                && wheel.events.get(expected.size()).at() <= netty.end;
-        if (wheel.events.size() < expected.size() || wheelFiredMore) {
-            fail("Netty fired " + expected.size() + " events by the end, the wheel " + wheel.events.size()
-                    + around(Math.min(expected.size(), wheel.events.size()), expected, wheel.events, script));
+        if (netty.size() != wheel.size()) {
+            fail("Netty fired " + netty.size() + " events, the wheel " + wheel.size()
+                    + around(Math.min(netty.size(), wheel.size()), netty, wheel, script));
         }
     }
 
@@ -128,20 +290,72 @@ class WheelIdleStateHandlerDifferentialTest {
                 + wheel.subList(Math.min(from, wheel.size()), Math.min(index + 3, wheel.size()));
     }
 
-    /** The events of one run, and when its script ended (ns after the start). */
-    private record Run(List<Event> events, long end) {
+    /** Lets a script write from a handler nearer the head than the idle handler. */
+    private static final class HeadWriter extends ChannelOutboundHandlerAdapter {
+        ChannelHandlerContext ctx;
+
+        @Override
+        public void handlerAdded(ChannelHandlerContext ctx) {
+            this.ctx = ctx;
+        }
     }
 
-    private static Run run(Script script, ChannelHandler handler) {
-        SlowDrainChannel ch = new SlowDrainChannel();
+    /** The clock of the loop a script runs on, and how it runs its tasks. */
+    private interface LoopTime {
+        long now();
+
+        /** Moves time forward to {@code nanoTime}, running tasks as the loop runs them. */
+        void advanceTo(long nanoTime);
+
+        /** Moves time forward {@code nanos} while no task runs (a stalled loop). */
+        void stall(long nanos);
+    }
+
+    /** EmbeddedChannel's own clock, frozen, with tasks run punctually or on the loop's step. */
+    private static LoopTime embeddedTime(SlowDrainChannel ch, Loop loop) {
         ch.freezeTime();
-        long start = VirtualTime.now(ch);
-        TimerWheel wheel = EventLoopWheels.shared().wheelFor(ch.eventLoop()).wheel();
+        long origin = VirtualTime.now(ch);
+        return new LoopTime() {
+            @Override
+            public long now() {
+                return VirtualTime.now(ch);
+            }
+
+            @Override
+            public void advanceTo(long nanoTime) {
+                if (loop == Loop.PUNCTUAL) {
+                    VirtualTime.advanceTo(ch, nanoTime);
+                } else {
+                    VirtualTime.advanceOnStep(ch, origin, loop.stepNanos, nanoTime);
+                }
+            }
+
+            @Override
+            public void stall(long nanos) {
+                if (loop == Loop.PUNCTUAL) {
+                    VirtualTime.stall(ch, nanos);
+                } else {
+                    ch.advanceTimeBy(nanos, NANOSECONDS); // the next step runs what fell due
+                }
+            }
+        };
+    }
+
+    private static List<Event> run(Script script, ChannelHandler handler) {
+        SlowDrainChannel ch = new SlowDrainChannel();
+        return run(script, ch, embeddedTime(ch, script.loop), handler);
+    }
+
+    private static List<Event> run(Script script, SlowDrainChannel ch, LoopTime time, ChannelHandler handler) {
+        long start = time.now();
+        HeadWriter head = new HeadWriter();
         IdleEventRecorder recorder = new IdleEventRecorder();
-        ch.pipeline().addLast(handler, recorder);
+        ch.pipeline().addLast(head, handler, recorder);
         for (Step step : script.steps) {
+            // Pipeline operations, not EmbeddedChannel's own, which would also run due tasks.
             switch (step.kind) {
-                case PAUSE -> VirtualTime.advanceTo(ch, VirtualTime.now(ch) + step.arg);
+                case PAUSE -> time.advanceTo(time.now() + step.arg);
+                case STALL -> time.stall(step.arg);
                 case READ_BATCH -> {
                     ch.pipeline().fireChannelRead("in");
                     ch.pipeline().fireChannelReadComplete();
@@ -150,26 +364,28 @@ class WheelIdleStateHandlerDifferentialTest {
                 case READ_COMPLETE -> ch.pipeline().fireChannelReadComplete();
                 case WRITE_AND_FLUSH -> {
                     ch.drainBudget(Long.MAX_VALUE);
-                    ch.writeAndFlush(Unpooled.buffer().writeZero((int) step.arg));
+                    ch.pipeline().writeAndFlush(Unpooled.buffer().writeZero((int) step.arg));
                 }
-                case WRITE -> ch.write(Unpooled.buffer().writeZero((int) step.arg));
+                case WRITE -> ch.pipeline().write(Unpooled.buffer().writeZero((int) step.arg));
                 case SLOW_FLUSH -> {
                     ch.drainBudget(step.arg);
-                    ch.flush();
+                    ch.pipeline().flush();
                 }
+                case DRAIN -> {
+                    ch.drainBudget(step.arg);
+                    ch.unsafe().flush();
+                }
+                case HEAD_WRITE -> head.ctx.writeAndFlush(Unpooled.buffer().writeZero((int) step.arg));
                 case RESET_READ -> resetRead(handler);
                 case RESET_WRITE -> resetWrite(handler);
+                case CLOSE -> ch.pipeline().close();
+                case REMOVE -> ch.pipeline().remove(handler);
             }
             ch.inboundMessages().clear();
         }
-        long end = VirtualTime.now(ch) - start;
-        VirtualTime.advanceTo(ch, VirtualTime.now(ch) + TICK);
         assertEquals(List.of(), recorder.exceptions, script::toString);
         ch.finishAndReleaseAll();
-        if (handler instanceof WheelIdleStateHandler) {
-            assertEquals(0, wheel.pendingTimers(), () -> "timers left after close: " + script);
-        }
-        return new Run(recorder.fired.stream().map(f -> new Event(f.event(), f.nanoTime() - start)).toList(), end);
+        return recorder.fired.stream().map(f -> new Event(f.event(), f.nanoTime() - start)).toList();
     }
 
     private static void resetRead(ChannelHandler handler) {
@@ -190,25 +406,33 @@ class WheelIdleStateHandlerDifferentialTest {
 
     // ---------------------------------------------------------------- script generation
 
-    private static Script randomScript(long seed) {
+    private static Script randomScript(long seed, Loop loop) {
         SplittableRandom random = new SplittableRandom(seed);
         long reader = randomIdleTime(random);
         long writer = random.nextInt(6) == 0 ? reader : randomIdleTime(random);
         long all = random.nextInt(6) == 0 ? Math.max(reader, writer) : randomIdleTime(random);
         if (reader == 0 && writer == 0 && all == 0) {
-            all = MILLISECONDS.toNanos(7) + random.nextLong(TICK);
+            all = MILLISECONDS.toNanos(7) + random.nextLong(MILLISECONDS.toNanos(1));
         }
         long longest = Math.max(reader, Math.max(writer, all));
         List<Step> steps = new ArrayList<>();
-        int count = 30 + random.nextInt(50);
-        for (int i = 0; i < count; i++) {
-            steps.add(randomStep(random, longest));
+        for (long elapsed = 0; elapsed < MIN_PERIODS * longest; ) {
+            Step step = randomStep(random, longest);
+            steps.add(step);
+            if (step.kind == Kind.PAUSE || step.kind == Kind.STALL) {
+                elapsed += step.arg;
+            }
         }
-        steps.add(new Step(Kind.PAUSE, 3 * longest + TICK)); // let the last periods play out
-        return new Script(seed, random.nextBoolean(), reader, writer, all, List.copyOf(steps));
+        if (random.nextInt(8) == 0) {
+            // A close or a removal somewhere in the second half; the steps after it change nothing.
+            int at = steps.size() / 2 + random.nextInt(steps.size() - steps.size() / 2);
+            steps.add(at, new Step(random.nextBoolean() ? Kind.CLOSE : Kind.REMOVE, 0));
+        }
+        steps.add(new Step(Kind.PAUSE, 3 * longest)); // let the last periods play out
+        return new Script(seed, loop, random.nextBoolean(), reader, writer, all, List.copyOf(steps));
     }
 
-    /** Zero (disabled), Netty's 1 ms floor (below one tick), or 2 to 40 ms to the nanosecond. */
+    /** Zero (disabled), Netty's 1 ms floor, or 2 to 40 ms to the nanosecond. */
     private static long randomIdleTime(SplittableRandom random) {
         int pick = random.nextInt(10);
         if (pick < 3) {
@@ -222,32 +446,42 @@ class WheelIdleStateHandlerDifferentialTest {
 
     private static Step randomStep(SplittableRandom random, long longest) {
         int pick = random.nextInt(100);
-        if (pick < 35) {
+        if (pick < 33) {
             long nanos = switch (random.nextInt(10)) {
                 case 0 -> random.nextLong(6 * longest); // long enough for repeated events
                 case 1 -> 0; // several steps at one instant
-                case 2 -> random.nextLong(TICK); // within a tick
+                case 2 -> random.nextLong(MILLISECONDS.toNanos(1)); // within a millisecond
                 default -> random.nextLong(2 * longest);
             };
             return new Step(Kind.PAUSE, nanos);
         }
+        if (pick < 36) {
+            return new Step(Kind.STALL, random.nextBoolean() ? random.nextLong(MILLISECONDS.toNanos(2))
+                    : random.nextLong(3 * longest));
+        }
         if (pick < 50) {
             return new Step(Kind.READ_BATCH, 0);
         }
-        if (pick < 55) {
+        if (pick < 54) {
             return new Step(Kind.READ_WITHOUT_COMPLETE, 0);
         }
-        if (pick < 60) {
+        if (pick < 58) {
             return new Step(Kind.READ_COMPLETE, 0);
         }
-        if (pick < 70) {
+        if (pick < 66) {
             return new Step(Kind.WRITE_AND_FLUSH, 1 + random.nextInt(500));
         }
-        if (pick < 78) {
+        if (pick < 72) {
             return new Step(Kind.WRITE, 1 + random.nextInt(500));
         }
-        if (pick < 92) {
+        if (pick < 82) {
             return new Step(Kind.SLOW_FLUSH, 1 + random.nextInt(200));
+        }
+        if (pick < 88) {
+            return new Step(Kind.DRAIN, 1 + random.nextInt(200));
+        }
+        if (pick < 92) {
+            return new Step(Kind.HEAD_WRITE, 1 + random.nextInt(300));
         }
         return new Step(random.nextBoolean() ? Kind.RESET_READ : Kind.RESET_WRITE, 0);
     }

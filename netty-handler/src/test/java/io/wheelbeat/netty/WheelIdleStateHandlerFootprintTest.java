@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * The heap one connection's idle machinery costs, started on a channel, against Netty's
  * {@link IdleStateHandler} with the same settings (its scheduled tasks included), as counted by
  * {@link RetainedHeap}: exact byte counts on this JVM, not timings. The shared wheel's own cost
- * per timer (its arrays, about 24 B) is not in these figures.
+ * per timer (a cell of its arrays) is not in these figures.
  */
 class WheelIdleStateHandlerFootprintTest {
 
@@ -30,37 +30,38 @@ class WheelIdleStateHandlerFootprintTest {
         return footprint;
     }
 
-    private static void assertSmallerThanNettys(String settings, Supplier<ChannelHandler> ours,
-                                                Supplier<ChannelHandler> nettys) {
+    /** Ours retains at most {@code share} of what Netty's does, with the same settings. */
+    private static void assertAtMostShareOfNettys(double share, String settings, Supplier<ChannelHandler> ours,
+                                                  Supplier<ChannelHandler> nettys) {
         RetainedHeap.Footprint wheel = startedFootprint(ours);
         RetainedHeap.Footprint netty = startedFootprint(nettys);
         System.out.println("footprint " + settings + ": WheelIdleStateHandler " + wheel
                 + "; IdleStateHandler " + netty);
-        assertTrue(wheel.bytes() < netty.bytes(), settings + ": ours " + wheel + ", Netty's " + netty);
+        assertTrue(wheel.bytes() <= share * netty.bytes(), settings + ": ours " + wheel + ", Netty's " + netty);
     }
 
     @Test
-    void aReaderIdleHandlerRetainsLessHeapThanNettys() {
-        assertSmallerThanNettys("reader 20 s", () -> new WheelIdleStateHandler(20, 0, 0, SECONDS),
+    void aReaderIdleHandlerRetainsAtMostAQuarterOfNettysHeap() {
+        assertAtMostShareOfNettys(0.25, "reader 20 s", () -> new WheelIdleStateHandler(20, 0, 0, SECONDS),
                 () -> new IdleStateHandler(20, 0, 0, SECONDS));
     }
 
     @Test
-    void aReaderWriterAllIdleHandlerRetainsLessHeapThanNettys() {
-        assertSmallerThanNettys("reader 20 s, writer 10 s, all 30 s", () -> new WheelIdleStateHandler(20, 10, 30, SECONDS),
+    void aReaderWriterAllIdleHandlerRetainsAtMostAThirdOfNettysHeap() {
+        assertAtMostShareOfNettys(1 / 3.0, "reader 20 s, writer 10 s, all 30 s", () -> new WheelIdleStateHandler(20, 10, 30, SECONDS),
                 () -> new IdleStateHandler(20, 10, 30, SECONDS));
     }
 
     @Test
-    void aHandlerOnASharedTimerRetainsLessHeapThanNettys() {
+    void aHandlerOnASharedTimerRetainsAtMostThreeQuartersOfNettysHeap() {
         WheelTimer timer = WheelTimer.builder().build();
         try {
             WheelIdleStateHandler.Builder builder = WheelIdleStateHandler.builder().timer(timer)
                     .readerIdleTime(20, SECONDS);
-            assertSmallerThanNettys("reader 20 s, shared timer", builder::build,
+            assertAtMostShareOfNettys(0.75, "reader 20 s, shared timer", builder::build,
                     () -> new IdleStateHandler(20, 0, 0, SECONDS));
             builder.writerIdleTime(10, SECONDS).allIdleTime(30, SECONDS);
-            assertSmallerThanNettys("reader 20 s, writer 10 s, all 30 s, shared timer", builder::build,
+            assertAtMostShareOfNettys(0.75, "reader 20 s, writer 10 s, all 30 s, shared timer", builder::build,
                     () -> new IdleStateHandler(20, 10, 30, SECONDS));
         } finally {
             timer.stop();

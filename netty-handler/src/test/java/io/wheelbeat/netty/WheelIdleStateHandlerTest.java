@@ -14,6 +14,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -21,7 +23,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
-import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.core.TimerWheelMetrics;
 import io.wheelbeat.core.WheelTimer;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,7 +34,8 @@ import org.junit.jupiter.api.Test;
 /** The behaviours of {@link WheelIdleStateHandler} that Netty's IdleStateHandler defines, in virtual time. */
 class WheelIdleStateHandlerTest {
 
-    private static final long TICK = 1L << 20; // the shared wheels' tick
+    /** A moment: scenarios look that long after a deadline, or place traffic that long apart. */
+    private static final long LATER = MILLISECONDS.toNanos(1);
     private static final long R = MILLISECONDS.toNanos(100);
     private static final long W = MILLISECONDS.toNanos(70);
     private static final long A = MILLISECONDS.toNanos(130);
@@ -75,10 +78,6 @@ class WheelIdleStateHandlerTest {
         ch.inboundMessages().clear();
     }
 
-    private TimerWheel wheel() {
-        return EventLoopWheels.shared().wheelFor(ch.eventLoop()).wheel();
-    }
-
     private long firedAt(int index) {
         return recorder.fired.get(index).nanoTime() - start;
     }
@@ -86,25 +85,24 @@ class WheelIdleStateHandlerTest {
     // ---------------------------------------------------------------- reader idle
 
     @Test
-    void readerIdleFiresNoSoonerThanTheReaderIdleTimeAndWithinOneTick() {
+    void readerIdleFiresExactlyAtTheReaderIdleTime() {
         start(new WheelIdleStateHandler(R, 0, 0, NANOSECONDS));
         advanceTo(R - 1);
         assertEquals(List.of(), recorder.events());
-        advanceTo(R + TICK);
+        advanceTo(R);
         assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT), recorder.events());
-        assertTrue(firedAt(0) >= R && firedAt(0) <= R + TICK, "fired at " + firedAt(0));
+        assertEquals(R, firedAt(0));
     }
 
     @Test
     void idleEventRepeatsUnflaggedEveryPeriodWithoutDrift() {
         start(new WheelIdleStateHandler(R, 0, 0, NANOSECONDS));
-        advanceTo(50 * R + TICK);
+        advanceTo(50 * R);
         assertEquals(50, recorder.fired.size());
         assertSame(FIRST_READER_IDLE_STATE_EVENT, recorder.events().get(0));
         for (int k = 1; k < 50; k++) {
             assertSame(READER_IDLE_STATE_EVENT, recorder.events().get(k));
-            long due = (k + 1) * R;
-            assertTrue(firedAt(k) >= due && firedAt(k) <= due + TICK, "event " + k + " at " + firedAt(k));
+            assertEquals((k + 1) * R, firedAt(k), "event " + k);
         }
     }
 
@@ -113,9 +111,9 @@ class WheelIdleStateHandlerTest {
         start(new WheelIdleStateHandler(R, 0, 0, NANOSECONDS));
         advanceTo(R / 2);
         readBatch();
-        advanceTo(R + TICK);
+        advanceTo(R + LATER);
         assertEquals(List.of(), recorder.events());
-        advanceTo(R / 2 + R + TICK);
+        advanceTo(R / 2 + R + LATER);
         assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT), recorder.events());
     }
 
@@ -126,16 +124,16 @@ class WheelIdleStateHandlerTest {
         advanceTo(5 * R);
         assertEquals(List.of(), recorder.events());
         ch.pipeline().fireChannelReadComplete();
-        advanceTo(6 * R + TICK);
+        advanceTo(6 * R + LATER);
         assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT), recorder.events());
     }
 
     @Test
     void readMakesTheNextReaderIdleEventFirstAgain() {
         start(new WheelIdleStateHandler(R, 0, 0, NANOSECONDS));
-        advanceTo(2 * R + TICK);
+        advanceTo(2 * R + LATER);
         readBatch();
-        advanceTo(3 * R + 2 * TICK);
+        advanceTo(3 * R + 2 * LATER);
         assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT, READER_IDLE_STATE_EVENT,
                 FIRST_READER_IDLE_STATE_EVENT), recorder.events());
     }
@@ -143,12 +141,12 @@ class WheelIdleStateHandlerTest {
     @Test
     void resetReadTimeoutPostponesReaderIdleAndMakesItFirst() {
         WheelIdleStateHandler handler = start(new WheelIdleStateHandler(R, 0, 0, NANOSECONDS));
-        advanceTo(R + TICK);
-        advanceTo(R + 2 * TICK);
+        advanceTo(R + LATER);
+        advanceTo(R + 2 * LATER);
         handler.resetReadTimeout();
-        advanceTo(2 * R + TICK);
+        advanceTo(2 * R + LATER);
         assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT), recorder.events());
-        advanceTo(2 * R + 3 * TICK);
+        advanceTo(2 * R + 3 * LATER);
         assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT, FIRST_READER_IDLE_STATE_EVENT), recorder.events());
     }
 
@@ -159,18 +157,18 @@ class WheelIdleStateHandlerTest {
         start(new WheelIdleStateHandler(0, W, 0, NANOSECONDS));
         advanceTo(W - 1);
         assertEquals(List.of(), recorder.events());
-        advanceTo(2 * W + TICK);
+        advanceTo(2 * W + LATER);
         assertEquals(List.of(FIRST_WRITER_IDLE_STATE_EVENT, WRITER_IDLE_STATE_EVENT), recorder.events());
     }
 
     @Test
     void completedWritePostponesWriterIdleAndMakesItFirst() {
         start(new WheelIdleStateHandler(0, W, 0, NANOSECONDS));
-        advanceTo(W + TICK);
+        advanceTo(W + LATER);
         ch.writeAndFlush("out");
         advanceTo(2 * W);
         assertEquals(List.of(FIRST_WRITER_IDLE_STATE_EVENT), recorder.events());
-        advanceTo(2 * W + 2 * TICK);
+        advanceTo(2 * W + 2 * LATER);
         assertEquals(List.of(FIRST_WRITER_IDLE_STATE_EVENT, FIRST_WRITER_IDLE_STATE_EVENT), recorder.events());
     }
 
@@ -179,7 +177,7 @@ class WheelIdleStateHandlerTest {
         start(new WheelIdleStateHandler(0, W, 0, NANOSECONDS));
         advanceTo(W / 2);
         ch.write("out");
-        advanceTo(W + TICK);
+        advanceTo(W + LATER);
         assertEquals(List.of(FIRST_WRITER_IDLE_STATE_EVENT), recorder.events());
     }
 
@@ -188,9 +186,9 @@ class WheelIdleStateHandlerTest {
         start(new WheelIdleStateHandler(0, W, 0, NANOSECONDS));
         advanceTo(W / 2);
         ch.writeAndFlush("out", ch.voidPromise());
-        advanceTo(W + TICK);
+        advanceTo(W + LATER);
         assertEquals(List.of(), recorder.events());
-        advanceTo(W / 2 + W + TICK);
+        advanceTo(W / 2 + W + LATER);
         assertEquals(List.of(FIRST_WRITER_IDLE_STATE_EVENT), recorder.events());
     }
 
@@ -199,9 +197,9 @@ class WheelIdleStateHandlerTest {
         WheelIdleStateHandler handler = start(new WheelIdleStateHandler(0, W, 0, NANOSECONDS));
         advanceTo(W / 2);
         handler.resetWriteTimeout();
-        advanceTo(W + TICK);
+        advanceTo(W + LATER);
         assertEquals(List.of(), recorder.events());
-        advanceTo(W / 2 + W + TICK);
+        advanceTo(W / 2 + W + LATER);
         assertEquals(List.of(FIRST_WRITER_IDLE_STATE_EVENT), recorder.events());
     }
 
@@ -212,7 +210,7 @@ class WheelIdleStateHandlerTest {
         start(new WheelIdleStateHandler(0, 0, A, NANOSECONDS));
         advanceTo(A - 1);
         assertEquals(List.of(), recorder.events());
-        advanceTo(2 * A + TICK);
+        advanceTo(2 * A + LATER);
         assertEquals(List.of(FIRST_ALL_IDLE_STATE_EVENT, ALL_IDLE_STATE_EVENT), recorder.events());
     }
 
@@ -221,9 +219,9 @@ class WheelIdleStateHandlerTest {
         start(new WheelIdleStateHandler(0, 0, A, NANOSECONDS));
         advanceTo(A / 2);
         readBatch();
-        advanceTo(A + TICK);
+        advanceTo(A + LATER);
         assertEquals(List.of(), recorder.events());
-        advanceTo(A / 2 + A + TICK);
+        advanceTo(A / 2 + A + LATER);
         assertEquals(List.of(FIRST_ALL_IDLE_STATE_EVENT), recorder.events());
     }
 
@@ -232,9 +230,9 @@ class WheelIdleStateHandlerTest {
         start(new WheelIdleStateHandler(0, 0, A, NANOSECONDS));
         advanceTo(A / 2);
         ch.writeAndFlush("out");
-        advanceTo(A + TICK);
+        advanceTo(A + LATER);
         assertEquals(List.of(), recorder.events());
-        advanceTo(A / 2 + A + TICK);
+        advanceTo(A / 2 + A + LATER);
         assertEquals(List.of(FIRST_ALL_IDLE_STATE_EVENT), recorder.events());
     }
 
@@ -243,7 +241,7 @@ class WheelIdleStateHandlerTest {
     @Test
     void zeroOrNegativeTimeDisablesTheCheck() {
         WheelIdleStateHandler handler = start(new WheelIdleStateHandler(0, -5, 0, SECONDS));
-        assertEquals(0, wheel().pendingTimers());
+        assertEquals(0, VirtualTime.pendingTimers(ch));
         advanceTo(SECONDS.toNanos(100));
         assertEquals(List.of(), recorder.events());
         assertEquals(0, handler.getReaderIdleTimeInMillis() + handler.getWriterIdleTimeInMillis()
@@ -256,7 +254,7 @@ class WheelIdleStateHandlerTest {
         assertEquals(1, handler.getReaderIdleTimeInMillis());
         advanceTo(MILLISECONDS.toNanos(1) - 1);
         assertEquals(List.of(), recorder.events());
-        advanceTo(MILLISECONDS.toNanos(1) + TICK);
+        advanceTo(MILLISECONDS.toNanos(1));
         assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT), recorder.events());
     }
 
@@ -293,7 +291,7 @@ class WheelIdleStateHandlerTest {
         assertEquals(List.of(NANOSECONDS.toMillis(2 * R), NANOSECONDS.toMillis(W)),
                 List.of(rebuilt.getReaderIdleTimeInMillis(), rebuilt.getWriterIdleTimeInMillis()));
         start(built);
-        advanceTo(R + TICK);
+        advanceTo(R + LATER);
         assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT), recorder.events());
     }
 
@@ -340,43 +338,33 @@ class WheelIdleStateHandlerTest {
         EventLoopWheels own = new EventLoopWheels(1, MILLISECONDS, 512);
         start(WheelIdleStateHandler.builder().readerIdleTime(R, NANOSECONDS).allIdleTime(A, NANOSECONDS)
                 .wheels(own).build());
-        assertEquals(2, own.wheelFor(ch.eventLoop()).wheel().pendingTimers());
-        assertEquals(0, wheel().pendingTimers());
-        advanceTo(R + TICK);
+        assertEquals(2, own.wheelFor(ch.eventLoop()).pendingTimers());
+        assertEquals(0, VirtualTime.pendingTimers(ch));
+        advanceTo(R + LATER);
         assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT), recorder.events());
     }
 
     // ---------------------------------------------------------------- ordering and extension points
 
     @Test
-    void deadlinesDueInTheSameTickFireInDeadlineOrder() {
-        // Both fall in the tick ending at 10 ticks; the writer's deadline is the earlier one.
-        start(new WheelIdleStateHandler(10 * TICK - 100, 10 * TICK - 200, 0, NANOSECONDS));
-        advanceTo(10 * TICK);
+    void deadlinesNanosecondsApartFireInDeadlineOrderAtTheirOwnInstants() {
+        start(new WheelIdleStateHandler(R - 100, R - 200, 0, NANOSECONDS));
+        advanceTo(R);
         assertEquals(List.of(FIRST_WRITER_IDLE_STATE_EVENT, FIRST_READER_IDLE_STATE_EVENT), recorder.events());
+        assertEquals(List.of(R - 200, R - 100), List.of(firedAt(0), firedAt(1)));
     }
 
     @Test
-    void closingOnTheEarlierEventOfATickStopsTheLaterOne() {
-        start(new WheelIdleStateHandler(10 * TICK - 100, 10 * TICK - 200, 0, NANOSECONDS) {
+    void closingOnTheEarlierOfTwoEventsDueTogetherStopsTheLaterOne() {
+        start(new WheelIdleStateHandler(R, R, 0, NANOSECONDS) {
             @Override
             protected void channelIdle(ChannelHandlerContext ctx, IdleStateEvent evt) throws Exception {
                 super.channelIdle(ctx, evt);
                 ctx.close();
             }
         });
-        advanceTo(10 * TICK);
-        assertEquals(List.of(FIRST_WRITER_IDLE_STATE_EVENT), recorder.events());
-    }
-
-    @Test
-    void trafficWithinTheTickAfterADeadlineFiresTheEventFirst() {
-        start(new WheelIdleStateHandler(10 * TICK - 300, 0, 0, NANOSECONDS));
-        advanceTo(10 * TICK - 100); // past the deadline, before the tick that fires it
-        assertEquals(List.of(), recorder.events());
-        readBatch();
+        advanceTo(2 * R);
         assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT), recorder.events());
-        assertEquals(10 * TICK - 100, firedAt(0));
     }
 
     @Test
@@ -406,7 +394,7 @@ class WheelIdleStateHandlerTest {
         VirtualTime.advanceTo(channel, t0 + MILLISECONDS.toNanos(45));
         channel.drainBudget(10);
         channel.writeAndFlush(Unpooled.buffer().writeZero(1000));
-        VirtualTime.advanceTo(channel, t0 + MILLISECONDS.toNanos(61) + TICK);
+        VirtualTime.advanceTo(channel, t0 + MILLISECONDS.toNanos(61) + LATER);
         channel.finishAndReleaseAll();
         return events.events();
     }
@@ -414,7 +402,7 @@ class WheelIdleStateHandlerTest {
     @Test
     void firesNettysSingletonEvents() {
         start(new WheelIdleStateHandler(R, R, R, NANOSECONDS));
-        advanceTo(2 * R + TICK);
+        advanceTo(2 * R + LATER);
         // IdleStateEvent has identity equality: these are Netty's own instances.
         assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT, FIRST_WRITER_IDLE_STATE_EVENT,
                 FIRST_ALL_IDLE_STATE_EVENT, READER_IDLE_STATE_EVENT, WRITER_IDLE_STATE_EVENT,
@@ -430,7 +418,7 @@ class WheelIdleStateHandlerTest {
                 return custom;
             }
         });
-        advanceTo(R + TICK);
+        advanceTo(R + LATER);
         assertSame(custom, recorder.events().get(0));
     }
 
@@ -443,7 +431,7 @@ class WheelIdleStateHandlerTest {
                 seen.add(evt);
             }
         });
-        advanceTo(W + TICK);
+        advanceTo(W + LATER);
         assertEquals(List.of(FIRST_WRITER_IDLE_STATE_EVENT), seen);
         assertEquals(List.of(), recorder.events());
     }
@@ -457,7 +445,7 @@ class WheelIdleStateHandlerTest {
                 throw boom;
             }
         });
-        advanceTo(3 * R + TICK);
+        advanceTo(3 * R + LATER);
         assertEquals(List.of(boom, boom, boom), recorder.exceptions);
     }
 
@@ -481,10 +469,10 @@ class WheelIdleStateHandlerTest {
     @Test
     void drainingOutboundBufferSkipsRepeatedWriterIdleWhenObservingOutput() {
         startSlowDrain(true);
-        advanceTo(W + TICK);
+        advanceTo(W + LATER);
         for (int period = 2; period <= 5; period++) {
             ch.flush(); // ten more bytes leave: progress
-            advanceTo(period * W + TICK);
+            advanceTo(period * W + LATER);
         }
         assertEquals(List.of(FIRST_WRITER_IDLE_STATE_EVENT), recorder.events());
     }
@@ -492,10 +480,10 @@ class WheelIdleStateHandlerTest {
     @Test
     void stalledOutboundBufferIsWriterIdleWhenObservingOutput() {
         startSlowDrain(true);
-        advanceTo(W + TICK);
+        advanceTo(W + LATER);
         ch.flush();
-        advanceTo(2 * W + TICK); // progress seen: skipped
-        advanceTo(4 * W + TICK); // no progress since
+        advanceTo(2 * W + LATER); // progress seen: skipped
+        advanceTo(4 * W + LATER); // no progress since
         assertEquals(List.of(FIRST_WRITER_IDLE_STATE_EVENT, WRITER_IDLE_STATE_EVENT,
                 WRITER_IDLE_STATE_EVENT), recorder.events());
     }
@@ -503,10 +491,10 @@ class WheelIdleStateHandlerTest {
     @Test
     void drainingOutboundBufferIsWriterIdleWithoutObservingOutput() {
         startSlowDrain(false);
-        advanceTo(W + TICK);
+        advanceTo(W + LATER);
         for (int period = 2; period <= 3; period++) {
             ch.flush();
-            advanceTo(period * W + TICK);
+            advanceTo(period * W + LATER);
         }
         assertEquals(List.of(FIRST_WRITER_IDLE_STATE_EVENT, WRITER_IDLE_STATE_EVENT,
                 WRITER_IDLE_STATE_EVENT), recorder.events());
@@ -514,31 +502,54 @@ class WheelIdleStateHandlerTest {
 
     // ---------------------------------------------------------------- cost
 
+    /** The counters of the shared wheel of {@code ch}'s loop, read through its meters. */
+    private static SimpleMeterRegistry wheelMeters(EmbeddedChannel ch) {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        new TimerWheelMetrics(EventLoopWheels.shared().wheelFor(ch.eventLoop()), Tags.empty()).bindTo(registry);
+        return registry;
+    }
+
+    private static double count(SimpleMeterRegistry meters, String name) {
+        return meters.get(name).functionCounter().count();
+    }
+
     @Test
-    void connectionThatKeepsTalkingNeverWakesItsTimers() {
+    void trafficOnlyStampsTimesAndLeavesTheWheelAlone() {
         start(new WheelIdleStateHandler(R, W, A, NANOSECONDS));
-        for (int i = 1; i <= 100; i++) {
-            advanceTo(i * W / 2);
+        SimpleMeterRegistry meters = wheelMeters(ch);
+        double scheduled = count(meters, "wheelbeat.timer.scheduled");
+        double cancelled = count(meters, "wheelbeat.timer.cancelled");
+        for (int i = 0; i < 1000; i++) {
+            ch.advanceTimeBy(10, TimeUnit.MICROSECONDS); // 10 ms in all: before the first deadline
             readBatch();
-            ch.writeAndFlush("out");
+            ch.pipeline().writeAndFlush("out");
         }
         ch.outboundMessages().clear();
-        assertEquals(0, wheel().expiredCount());
+        assertEquals(scheduled, count(meters, "wheelbeat.timer.scheduled"));
+        assertEquals(cancelled, count(meters, "wheelbeat.timer.cancelled"));
+        assertEquals(3, VirtualTime.pendingTimers(ch));
         assertEquals(List.of(), recorder.events());
     }
 
     @Test
-    void trafficMovesTheTimersInsteadOfAddingNewOnes() {
+    void aConnectionThatKeepsTalkingWakesEachCheckAboutOncePerIdlePeriodAsNettysTaskDoes() {
         start(new WheelIdleStateHandler(R, W, A, NANOSECONDS));
-        long scheduled = wheel().scheduledCount();
-        for (int i = 0; i < 1000; i++) {
-            ch.advanceTimeBy(10, TimeUnit.MICROSECONDS);
+        SimpleMeterRegistry meters = wheelMeters(ch);
+        double expiredBefore = count(meters, "wheelbeat.timer.expired");
+        long span = 100 * A;
+        for (long t = W / 2; t <= span; t += W / 2) { // traffic every W / 2
+            advanceTo(t);
             readBatch();
-            ch.writeAndFlush("out");
+            ch.pipeline().writeAndFlush("out");
         }
         ch.outboundMessages().clear();
-        assertEquals(scheduled, wheel().scheduledCount());
-        assertEquals(3, wheel().pendingTimers());
+        double wakes = count(meters, "wheelbeat.timer.expired") - expiredBefore;
+        // Each check wakes, finds traffic at most one gap old, and waits until the idle time after
+        // it: it wakes at least once per idle time and at most once per idle time minus the gap.
+        long gap = W / 2;
+        double atLeast = (double) span / R + (double) span / W + (double) span / A - 3;
+        double atMost = (double) span / (R - gap) + (double) span / (W - gap) + (double) span / (A - gap) + 3;
+        assertTrue(wakes >= atLeast && wakes <= atMost, wakes + " wakes, expected " + atLeast + " to " + atMost);
         assertEquals(List.of(), recorder.events());
     }
 }

@@ -25,7 +25,7 @@ import io.netty.channel.local.LocalServerChannel;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.concurrent.DefaultEventExecutorGroup;
 import io.netty.util.concurrent.EventExecutorGroup;
-import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.TimerWheelMetrics;
 import io.wheelbeat.core.WheelTimer;
 import java.util.List;
@@ -172,7 +172,7 @@ class WheelIdleStateHandlerThreadsTest {
                 handlerExecutors, children);
         connect(address);
         Channel child = children.poll(WAIT_SECONDS, SECONDS);
-        TimerWheel wheel = EventLoopWheels.shared().wheelFor(child.pipeline().context("idle").executor()).wheel();
+        ExecutorDrivenWheel wheel = EventLoopWheels.shared().wheelFor(child.pipeline().context("idle").executor());
         Thread.sleep(50);
         long beforeWrite = System.nanoTime();
         child.writeAndFlush("hello").sync(); // completes on the channel's loop, not the handler's

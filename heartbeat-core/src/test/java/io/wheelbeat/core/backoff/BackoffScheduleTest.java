@@ -5,13 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.wheelbeat.core.ManualTicker;
 import io.wheelbeat.core.TimerWheel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class BackoffScheduleTest {
@@ -127,41 +125,44 @@ class BackoffScheduleTest {
     }
 
     /**
-     * Drives retries with a timing wheel in virtual time: every attempt fails 3 ms after it
-     * starts, and each retry must start on the first tick boundary at or after the failed
-     * attempt's start plus the seeded policy's delay.
+     * Drives retries with a timing wheel in virtual time, polled every tick: every attempt fails
+     * 3 ms after it starts, and each retry must start at the first poll at or after the failed
+     * attempt's start plus the seeded policy's delay (a retry already due when the attempt fails
+     * starts at the next poll).
      */
     @Test
-    void retriesOnATimerWheelStartOnTheFirstTickAtOrAfterTheirDeadline() {
-        ManualTicker ticker = new ManualTicker();
-        TimerWheel wheel = TimerWheel.builder().ticker(ticker).build();
+    void retriesOnATimerWheelStartAtTheFirstPollAtOrAfterTheirDeadline() {
+        long[] now = {0};
+        TimerWheel wheel = TimerWheel.builder().ticker(() -> now[0]).build();
         long tick = wheel.tickNanos();
         BackoffPolicy policy = BackoffPolicy.exponential(Duration.ofMillis(50), Duration.ofMillis(400))
                 .fullJitter().build();
         BackoffSchedule run = new BackoffSchedule(policy, new SplittableRandom(11));
         List<Long> starts = new ArrayList<>();
         List<Long> expectedStarts = new ArrayList<>();
-        long[] failTimer = {TimerWheel.NO_TIMER};
 
         class Attempt {
+            long failsAt;
+
             void start() {
-                long now = ticker.nanoTime();
-                starts.add(now);
-                run.attemptStarted(now);
-                failTimer[0] = wheel.schedule(id -> fail(), 3, TimeUnit.MILLISECONDS);
+                starts.add(now[0]);
+                run.attemptStarted(now[0]);
+                failsAt = now[0] + 3 * MS;
+                wheel.scheduleAt(id -> fail(), failsAt);
             }
 
             void fail() {
-                assertTrue(run.attemptFailed(ticker.nanoTime()));
+                assertTrue(run.attemptFailed(now[0]));
                 long deadline = run.nextAttemptNanos();
-                expectedStarts.add(Math.max(ticker.nanoTime() + tick, (deadline + tick - 1) / tick * tick));
+                // Polls come every tick; one already due waits for the next poll.
+                expectedStarts.add(deadline <= failsAt ? now[0] + tick : (deadline + tick - 1) / tick * tick);
                 wheel.scheduleAt(id -> start(), deadline);
             }
         }
         new Attempt().start();
         while (starts.size() < 12) {
-            ticker.advance(tick, TimeUnit.NANOSECONDS);
-            wheel.advance(ticker.nanoTime());
+            now[0] += tick;
+            wheel.poll(now[0]);
         }
         SplittableRandom draws = new SplittableRandom(11);
         for (int k = 0; k < 11; k++) {

@@ -223,7 +223,7 @@ class Http2KeepAliveHandlerTest {
             start(Http2KeepAliveHandler.builder().maxConnectionIdle(1, SECONDS));
             advanceTo(ch, start + SECONDS.toNanos(1) + TICK);
             assertEquals(2, sent().size());
-            advanceTo(ch, start + SECONDS.toNanos(11));
+            advanceTo(ch, start + SECONDS.toNanos(11) - 1);
             assertTrue(ch.isActive());
             advanceTo(ch, start + SECONDS.toNanos(11) + 2 * TICK);
             assertEquals(0, sent(GOAWAY).get(0).goAwayLastStreamId());
