@@ -189,7 +189,9 @@ public final class DemoServer implements Runnable {
         requirePositive(webSocketPongTimeoutMillis, "--websocket-pong-timeout-ms");
         requirePositive(webSocketMaxMissedPongs, "--websocket-max-missed-pongs");
         try {
-            webSocketKeepAlive().build();
+            if (webSocketPort >= 0) {
+                webSocketKeepAlive().build();
+            }
         } catch (IllegalStateException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--reader-idle-ms with the WebSocket ping "
                     + "options: " + e.getMessage());
