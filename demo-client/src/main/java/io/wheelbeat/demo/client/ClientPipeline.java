@@ -1,10 +1,17 @@
 package io.wheelbeat.demo.client;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolConfig;
+import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.TimerCallback;
@@ -13,10 +20,12 @@ import io.wheelbeat.demo.protocol.Frame;
 import io.wheelbeat.demo.protocol.FrameDecoder;
 import io.wheelbeat.demo.protocol.FrameEncoder;
 import io.wheelbeat.demo.protocol.FrameType;
+import io.wheelbeat.demo.server.DemoServer;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.reconnect.ReconnectingClient;
+import io.wheelbeat.netty.websocket.WebSocketKeepAliveHandler;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -26,21 +35,38 @@ import org.slf4j.LoggerFactory;
  * The client pipeline: frame codec, heartbeats (ping on writer idle, close after missed pongs),
  * an optional periodic DATA sender on the loop's wheel, and the stats tail, which follows the
  * server's GOODBYE: "too many pings" doubles the ping interval, and a reconnect window spreads
- * the reconnect over it.
+ * the reconnect over it. With {@code --websocket}: Netty's WebSocket client and the WebSocket
+ * keepalive instead of the frame codec and heartbeats, text frames as data, and a close frame
+ * from the server as its goodbye.
  */
 @ChannelHandler.Sharable
 final class ClientPipeline extends ChannelInitializer<Channel> {
 
     private static final Logger log = LoggerFactory.getLogger(ClientPipeline.class);
     private static final int MAX_FRAME_BYTES = 64 * 1024;
+    private static final int MAX_HANDSHAKE_BYTES = 8192;
 
     private final HeartbeatHandler.Factory heartbeats;
+    /** With --websocket: the client protocol handler's settings and the keepalive; else null. */
+    private final WebSocketClientProtocolConfig webSocket;
+    private final WebSocketKeepAliveHandler.Factory webSocketKeepAlive;
     private final long dataIntervalMillis;
     private final ClientStats stats;
 
     ClientPipeline(DemoClient options, ClientStats stats) {
         this.stats = stats;
         this.dataIntervalMillis = options.dataIntervalMillis;
+        this.webSocket = !options.webSocket ? null : WebSocketClientProtocolConfig.newBuilder()
+                .webSocketUri("ws://" + options.host + ":" + options.port + DemoServer.WEBSOCKET_PATH)
+                .maxFramePayloadLength(MAX_FRAME_BYTES)
+                .dropPongFrames(false)     // the keepalive needs them
+                .handleCloseFrames(false)  // the stats tail counts the server's close frame as its goodbye
+                .build();
+        this.webSocketKeepAlive = !options.webSocket ? null : WebSocketKeepAliveHandler.builder()
+                .pingInterval(options.pingIntervalMillis, TimeUnit.MILLISECONDS)
+                .pongTimeout(options.pongTimeoutMillis, TimeUnit.MILLISECONDS)
+                .maxMissedPongs(options.maxMissedPongs)
+                .build();
         this.heartbeats = HeartbeatHandler.builder()
                 // The PONG echoes the PING's 8-byte payload: the ping id tells which ping it answers.
                 .sendPings(options.pingIntervalMillis, TimeUnit.MILLISECONDS,
@@ -55,31 +81,55 @@ final class ClientPipeline extends ChannelInitializer<Channel> {
 
     @Override
     protected void initChannel(Channel channel) {
-        channel.pipeline().addLast(new FrameDecoder(MAX_FRAME_BYTES), FrameEncoder.INSTANCE, heartbeats.newHandler());
+        if (webSocket != null) {
+            channel.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(MAX_HANDSHAKE_BYTES),
+                    new WebSocketClientProtocolHandler(webSocket), webSocketKeepAlive.newHandler());
+        } else {
+            channel.pipeline().addLast(new FrameDecoder(MAX_FRAME_BYTES), FrameEncoder.INSTANCE, heartbeats.newHandler());
+        }
         if (dataIntervalMillis > 0) {
-            channel.pipeline().addLast(new DataSender(dataIntervalMillis));
+            channel.pipeline().addLast(new DataSender(dataIntervalMillis, webSocket != null));
         }
         channel.pipeline().addLast(new StatsTail(stats));
     }
 
-    /** Sends a DATA frame every interval, on the event loop's shared wheel. */
+    /**
+     * Sends a DATA frame (a text frame over WebSocket, from the end of the handshake on) every
+     * interval, on the event loop's shared wheel.
+     */
     private static final class DataSender extends ChannelInboundHandlerAdapter implements TimerCallback {
         private final long intervalMillis;
+        private final boolean webSocket;
         private ChannelHandlerContext ctx;
         private ExecutorDrivenWheel wheel;
         private long timer = TimerWheel.NO_TIMER;
         private long sequence;
 
-        DataSender(long intervalMillis) {
+        DataSender(long intervalMillis, boolean webSocket) {
             this.intervalMillis = intervalMillis;
+            this.webSocket = webSocket;
         }
 
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
+            if (!webSocket) {
+                start(ctx);
+            }
+            ctx.fireChannelActive();
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            if (webSocket && evt == WebSocketClientProtocolHandler.ClientHandshakeStateEvent.HANDSHAKE_COMPLETE) {
+                start(ctx);
+            }
+            ctx.fireUserEventTriggered(evt);
+        }
+
+        private void start(ChannelHandlerContext ctx) {
             this.ctx = ctx;
             wheel = EventLoopWheels.shared().wheelFor(ctx.executor());
             timer = wheel.schedule(this, intervalMillis, TimeUnit.MILLISECONDS);
-            ctx.fireChannelActive();
         }
 
         @Override
@@ -93,7 +143,8 @@ final class ClientPipeline extends ChannelInitializer<Channel> {
         @Override
         public void onTimeout(long timerId) {
             if (ctx.channel().isActive()) {
-                ctx.writeAndFlush(Frame.data("data " + sequence++));
+                String data = "data " + sequence++;
+                ctx.writeAndFlush(webSocket ? new TextWebSocketFrame(data) : Frame.data(data));
                 timer = wheel.schedule(this, intervalMillis, TimeUnit.MILLISECONDS);
             }
         }
@@ -123,8 +174,15 @@ final class ClientPipeline extends ChannelInitializer<Channel> {
                     if (windowMillis > 0 && client != null) {
                         client.spreadReconnectOver(Duration.ofMillis(windowMillis));
                     }
-                } else if (msg instanceof Frame frame && frame.is(FrameType.DATA)) {
+                } else if (msg instanceof Frame frame && frame.is(FrameType.DATA) || msg instanceof TextWebSocketFrame) {
                     stats.recordEcho();
+                } else if (msg instanceof CloseWebSocketFrame close) {
+                    stats.recordGoodbye();
+                    log.debug("{}: server closes the WebSocket: {} {}", ctx.channel(), close.statusCode(),
+                            close.reasonText());
+                    // The closing handshake: answer with the same status, then close.
+                    ctx.writeAndFlush(new CloseWebSocketFrame(close.statusCode(), close.reasonText()))
+                            .addListener(ChannelFutureListener.CLOSE);
                 }
             } finally {
                 ReferenceCountUtil.release(msg);

@@ -5,6 +5,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.wheelbeat.core.backoff.BackoffPolicy;
 import io.wheelbeat.demo.Transport;
+import io.wheelbeat.demo.server.DemoServer;
 import io.wheelbeat.netty.reconnect.ReconnectGroup;
 import io.wheelbeat.netty.reconnect.ReconnectListener;
 import io.wheelbeat.netty.reconnect.ReconnectingClient;
@@ -41,6 +42,10 @@ public final class DemoClient implements Runnable {
 
     @Option(names = "--port", description = "Server port (default: ${DEFAULT-VALUE}).")
     int port = 7000;
+
+    @Option(names = "--websocket", description = "Speak WebSocket to ws://HOST:PORT" + DemoServer.WEBSOCKET_PATH
+            + " (the server's --websocket-port) instead of the frame protocol; pings and pongs are WebSocket's.")
+    boolean webSocket;
 
     @Option(names = "--connections", description = "Connections to keep open (default: ${DEFAULT-VALUE}).")
     int connections = 100;
@@ -98,7 +103,7 @@ public final class DemoClient implements Runnable {
                 clients.add(client);
                 client.start();
             }
-            out.println("demo-client: " + connections + " connections to " + host + ":" + port
+            out.println("demo-client: " + connections + (webSocket ? " WebSocket" : "") + " connections to " + host + ":" + port
                     + " (" + Transport.best() + ")");
             long periods = durationSeconds == 0 ? Long.MAX_VALUE
                     : Math.max(1, (durationSeconds + statusIntervalSeconds - 1) / statusIntervalSeconds);

@@ -7,23 +7,29 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException;
+import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
-import io.wheelbeat.demo.protocol.Frame;
 import io.wheelbeat.netty.ClosePacer;
 import io.wheelbeat.netty.FirstMessageTimeoutEvent;
 import io.wheelbeat.netty.MaxConnectionAgeEvent;
 import io.wheelbeat.netty.SlowConsumerEvent;
+import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
+import io.wheelbeat.netty.websocket.WebSocketReaderIdleEvent;
 import java.io.IOException;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The tail of the server pipeline: turns every way a connection can go wrong into a close with a
- * logged and counted reason ({@code wheelbeat.connection.closed}, tag {@code reason}), so the
+ * The tail of the server pipelines, TCP and WebSocket: turns every way a connection can go wrong
+ * into a close with a logged and counted reason ({@code wheelbeat.connection.closed}, tag {@code reason}), so the
  * server stays up and serves everyone else. Closes that a wheelbeat handler already counts
- * (first-message timeout, too many pings, maximum age, slow consumer) are only logged here.
+ * (first-message timeout, too many pings, maximum age, slow consumer, the WebSocket keepalive's
+ * missed pongs and reader idle) are only logged here; malformed WebSocket frames, which Netty's
+ * decoder closes with the protocol's status, are only counted.
  * Idle connections are closed through the {@link ClosePacer}, so that many falling idle at once
  * (a network blip) are closed at its rate rather than in one burst; bad input is closed at once.
  */
@@ -38,9 +44,12 @@ final class CloseReasons extends ChannelInboundHandlerAdapter {
     private final Counter ioError;
     private final Counter internalError;
     private final ClosePacer idleClosePacer;
+    /** The protocol's goodbye carrying a reason: a GOODBYE frame, or a WebSocket close frame. */
+    private final Function<String, Object> goodbye;
 
-    CloseReasons(MeterRegistry registry, ClosePacer idleClosePacer) {
+    CloseReasons(MeterRegistry registry, ClosePacer idleClosePacer, Function<String, Object> goodbye) {
         this.idleClosePacer = idleClosePacer;
+        this.goodbye = goodbye;
         readerIdle = closed(registry, "reader_idle");
         malformedFrame = closed(registry, "malformed_frame");
         oversizedFrame = closed(registry, "oversized_frame");
@@ -60,26 +69,36 @@ final class CloseReasons extends ChannelInboundHandlerAdapter {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt instanceof IdleStateEvent idle && idle.state() == IdleState.READER_IDLE) {
             // Counted once: the idle event repeats while the connection waits for its slot.
-            if (ctx.channel().isActive() && idleClosePacer.close(ctx.channel(), Frame.goodbye(reasonOf(readerIdle)))) {
+            if (ctx.channel().isActive() && idleClosePacer.close(ctx.channel(), goodbye.apply(reasonOf(readerIdle)))) {
                 readerIdle.increment();
                 log.info("closing {}: reader idle", ctx.channel());
             }
         } else if (evt instanceof MaxConnectionAgeEvent age) {
             log.info("{} reached its maximum age of {} ms; saying goodbye", ctx.channel(), age.ageNanos() / 1_000_000);
-            ctx.writeAndFlush(Frame.goodbye("max connection age"));
+            ctx.writeAndFlush(goodbye.apply("max connection age"));
         } else if (evt instanceof FirstMessageTimeoutEvent) {
             log.info("{} sent nothing in time; closed", ctx.channel());
         } else if (evt instanceof TooManyPingsEvent strikes) {
             log.info("{} pinged too often ({} strikes); closed", ctx.channel(), strikes.strikes());
         } else if (evt instanceof SlowConsumerEvent slow) {
             log.info("{} does not read fast enough ({}); closed", ctx.channel(), slow);
+        } else if (evt instanceof HeartbeatFailedEvent missed) {
+            log.info("{} answered none of our last {} pings; closed", ctx.channel(), missed.missedPongs());
+        } else if (evt instanceof WebSocketReaderIdleEvent) {
+            log.info("{} sent nothing in time; closed", ctx.channel());
         }
         ctx.fireUserEventTriggered(evt);
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (cause instanceof TooLongFrameException) {
+        if (cause instanceof CorruptedWebSocketFrameException corrupted) {
+            // Netty's decoder has sent the close frame with the protocol's status and is closing.
+            (corrupted.closeStatus().code() == WebSocketCloseStatus.MESSAGE_TOO_BIG.code() ? oversizedFrame
+                    : malformedFrame).increment();
+            log.info("closing {}: {}", ctx.channel(), cause.getMessage());
+            ctx.close();
+        } else if (cause instanceof TooLongFrameException) {
             close(ctx, oversizedFrame, cause.getMessage());
         } else if (cause instanceof CorruptedFrameException) {
             close(ctx, malformedFrame, cause.getMessage());
@@ -95,12 +114,12 @@ final class CloseReasons extends ChannelInboundHandlerAdapter {
         return closed.getId().getTag("reason");
     }
 
-    private static void close(ChannelHandlerContext ctx, Counter reason, String detail) {
+    private void close(ChannelHandlerContext ctx, Counter reason, String detail) {
         if (ctx.channel().isActive()) {
             reason.increment();
             log.info("closing {}: {}", ctx.channel(), detail);
             // Flushed, then closed at once: a peer that does not read cannot hold the close up.
-            ctx.writeAndFlush(Frame.goodbye(reasonOf(reason)));
+            ctx.writeAndFlush(goodbye.apply(reasonOf(reason)));
             ctx.close();
         }
     }

@@ -25,6 +25,7 @@ import io.wheelbeat.demo.protocol.Frame;
 import io.wheelbeat.netty.ClosePacer;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.EventLoopWheelsMetrics;
+import io.wheelbeat.netty.websocket.WebSocketKeepAliveHandler;
 import io.wheelbeat.ratelimit.redis.RedisLeaseStore;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -48,6 +49,9 @@ import sun.misc.Signal;
         description = "Echo server on wheelbeat: idle detection, heartbeats, deadlines and rate limits.")
 public final class DemoServer implements Runnable {
 
+    /** The path of the WebSocket endpoint: {@code ws://BIND:WEBSOCKET_PORT/ws}. */
+    public static final String WEBSOCKET_PATH = "/ws";
+
     @Spec
     CommandSpec spec;
 
@@ -58,6 +62,22 @@ public final class DemoServer implements Runnable {
 
     @Option(names = "--port", description = "Port to listen on; 0 picks one (default: ${DEFAULT-VALUE}).")
     int port = 7000;
+
+    @Option(names = "--websocket-port", description = "Port of the WebSocket endpoint ws://BIND:PORT/ws (echo, "
+            + "same limits and metrics; the server pings); 0 picks one, -1 turns it off (default: ${DEFAULT-VALUE}).")
+    int webSocketPort = -1;
+
+    @Option(names = "--websocket-ping-interval-ms", description = "WebSocket: ping after this long without writing, "
+            + "+/-10%% jitter (default: ${DEFAULT-VALUE}).")
+    long webSocketPingIntervalMillis = 5_000;
+
+    @Option(names = "--websocket-pong-timeout-ms", description = "WebSocket: a pong must come this soon after its ping "
+            + "(default: ${DEFAULT-VALUE}).")
+    long webSocketPongTimeoutMillis = 3_000;
+
+    @Option(names = "--websocket-max-missed-pongs", description = "WebSocket: missed pongs in a row that close a "
+            + "connection (default: ${DEFAULT-VALUE}).")
+    int webSocketMaxMissedPongs = 3;
 
     @Option(names = "--metrics-port", description = "Port of the Prometheus endpoint /metrics on the bind address; "
             + "-1 turns it off (default: ${DEFAULT-VALUE}).")
@@ -136,7 +156,9 @@ public final class DemoServer implements Runnable {
             CountDownLatch stop = new CountDownLatch(1);
             Signal.handle(new Signal("TERM"), signal -> stop.countDown());
             Signal.handle(new Signal("INT"), signal -> stop.countDown());
-            log.info("listening on {} ({}); metrics at {}", server.address(), server.transport,
+            log.info("listening on {} ({}); WebSocket {}; metrics at {}", server.address(), server.transport,
+                    server.webSocketAddress() == null ? "off"
+                            : "at ws://" + bind + ":" + server.webSocketAddress().getPort() + WEBSOCKET_PATH,
                     server.metrics == null ? "off" : "http://" + bind + ":" + server.metrics.address().getPort() + "/metrics");
             stop.await();
             log.info("shutting down");
@@ -155,10 +177,25 @@ public final class DemoServer implements Runnable {
         if (port < 0 || port > 65535) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--port must be 0..65535: " + port);
         }
+        if (webSocketPort < -1 || webSocketPort > 65535) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--websocket-port must be -1..65535: "
+                    + webSocketPort);
+        }
         if (metricsPort < -1 || metricsPort > 65535) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--metrics-port must be -1..65535: " + metricsPort);
         }
         requirePositive(readerIdleMillis, "--reader-idle-ms");
+        requirePositive(webSocketPingIntervalMillis, "--websocket-ping-interval-ms");
+        requirePositive(webSocketPongTimeoutMillis, "--websocket-pong-timeout-ms");
+        requirePositive(webSocketMaxMissedPongs, "--websocket-max-missed-pongs");
+        try {
+            if (webSocketPort >= 0) {
+                webSocketKeepAlive().build();
+            }
+        } catch (IllegalStateException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--reader-idle-ms with the WebSocket ping "
+                    + "options: " + e.getMessage());
+        }
         requirePositive(firstMessageMillis, "--first-message-timeout-ms");
         requirePositive(maxAgeMillis, "--max-age-ms");
         requirePositive(minPingIntervalMillis, "--min-ping-interval-ms");
@@ -183,6 +220,15 @@ public final class DemoServer implements Runnable {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--max-frame-bytes must be at least 8 (a PING payload)");
         }
+    }
+
+    /** The WebSocket endpoint's keepalive settings; the reader-idle timeout is the TCP port's. */
+    WebSocketKeepAliveHandler.Builder webSocketKeepAlive() {
+        return WebSocketKeepAliveHandler.builder()
+                .pingInterval(webSocketPingIntervalMillis, TimeUnit.MILLISECONDS)
+                .pongTimeout(webSocketPongTimeoutMillis, TimeUnit.MILLISECONDS)
+                .maxMissedPongs(webSocketMaxMissedPongs)
+                .readerIdleTimeout(readerIdleMillis, TimeUnit.MILLISECONDS);
     }
 
     private void requirePositive(long value, String option) {
@@ -213,6 +259,8 @@ public final class DemoServer implements Runnable {
         private final KeyedRateLimiter<Object> connectionLimiter;
         private final KeyedRateLimiter<Object> messageLimiter;
         private final Channel serverChannel;
+        /** The WebSocket endpoint's listening channel, or null when it is off. */
+        private final Channel webSocketChannel;
 
         private Running(DemoServer options) {
             workers = transport.newGroup(options.threads);
@@ -238,17 +286,22 @@ public final class DemoServer implements Runnable {
             new KeyedRateLimiterMetrics(connectionLimiter).bindTo(registry);
             new KeyedRateLimiterMetrics(messageLimiter).bindTo(registry);
             try {
-                serverChannel = new ServerBootstrap()
+                ServerBootstrap bootstrap = new ServerBootstrap()
                         .group(boss, workers)
                         .channel(transport.serverChannel())
                         .option(ChannelOption.SO_BACKLOG, 4096)
                         .option(ChannelOption.SO_REUSEADDR, true)
                         .option(ChannelOption.ALLOCATOR, allocator)
                         .childOption(ChannelOption.ALLOCATOR, allocator)
-                        .childOption(ChannelOption.TCP_NODELAY, true)
-                        .childHandler(new ServerPipeline(options, wheels, registry, connections,
-                                connectionLimiter, messageLimiter, closePacer))
+                        .childOption(ChannelOption.TCP_NODELAY, true);
+                ServerPipeline pipeline = new ServerPipeline(options, wheels, registry, connections,
+                        connectionLimiter, messageLimiter, closePacer);
+                serverChannel = bootstrap.clone().childHandler(pipeline)
                         .bind(options.bind, options.port).syncUninterruptibly().channel();
+                webSocketChannel = options.webSocketPort < 0 ? null : bootstrap.clone()
+                        .childHandler(new WebSocketPipeline(options, pipeline, wheels, registry, messageLimiter,
+                                closePacer))
+                        .bind(options.bind, options.webSocketPort).syncUninterruptibly().channel();
                 metrics = options.metricsPort < 0 ? null
                         : new MetricsEndpoint(registry, new InetSocketAddress(options.bind, options.metricsPort));
             } catch (Exception e) {
@@ -284,6 +337,11 @@ public final class DemoServer implements Runnable {
             return (InetSocketAddress) serverChannel.localAddress();
         }
 
+        /** Returns the address of the WebSocket endpoint, or null when it is off. */
+        public InetSocketAddress webSocketAddress() {
+            return webSocketChannel == null ? null : (InetSocketAddress) webSocketChannel.localAddress();
+        }
+
         /** Returns the port of the metrics endpoint, or -1 when it is off. */
         public int metricsPort() {
             return metrics == null ? -1 : metrics.address().getPort();
@@ -298,12 +356,17 @@ public final class DemoServer implements Runnable {
         @Override
         public void close() {
             serverChannel.close().syncUninterruptibly();
+            if (webSocketChannel != null) {
+                webSocketChannel.close().syncUninterruptibly();
+            }
             // Lame duck: one GOODBYE (and close) after another over the window, each asking its
             // client to spread its reconnect over the window too, so nobody comes back in a herd.
             Duration window = Duration.ofMillis(lameDuckMillis);
             try {
                 closePacer.closeAllOver(connections, window,
-                                channel -> Frame.goodbye("server shutting down", lameDuckMillis))
+                                channel -> WebSocketPipeline.serves(channel)
+                                        ? WebSocketPipeline.goodbye("server shutting down")
+                                        : Frame.goodbye("server shutting down", lameDuckMillis))
                         .get(lameDuckMillis + 5_000, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

@@ -30,14 +30,14 @@ import java.util.concurrent.TimeUnit;
 final class ServerPipeline extends ChannelInitializer<Channel> {
 
     private final DemoServer options;
-    private final SlowConsumerHandler.Factory slowConsumers;
-    private final ChannelGroup connections;
-    private final ConnectionDeadlineHandler.Factory deadlines;
+    final SlowConsumerHandler.Factory slowConsumers;
+    final ChannelGroup connections;
+    final ConnectionDeadlineHandler.Factory deadlines;
     private final HeartbeatHandler.Factory heartbeats;
     private final RateLimitHandler messageRate;
     /** Configured once; build() only reads, so every event loop may call it. */
     private final WheelIdleStateHandler.Builder readerIdle;
-    private final KeyedRateLimiter<Object> connectionLimiter;
+    final KeyedRateLimiter<Object> connectionLimiter;
     private final CloseReasons closeReasons;
 
     ServerPipeline(DemoServer options, EventLoopWheels wheels, MeterRegistry registry, ChannelGroup connections,
@@ -76,7 +76,7 @@ final class ServerPipeline extends ChannelInitializer<Channel> {
                 .wheels(wheels)
                 .readerIdleTime(options.readerIdleMillis, TimeUnit.MILLISECONDS)
                 .metrics(registry);
-        this.closeReasons = new CloseReasons(registry, closePacer);
+        this.closeReasons = new CloseReasons(registry, closePacer, Frame::goodbye);
     }
 
     @Override

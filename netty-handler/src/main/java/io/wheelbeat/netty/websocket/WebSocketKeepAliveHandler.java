@@ -99,7 +99,10 @@ public final class WebSocketKeepAliveHandler extends ActiveChannelTimerHandler {
     /** The close reason after the reader-idle timeout. */
     public static final String IDLE_TIMEOUT = "idle timeout";
 
-    /** RFC 6455's "going away" (Netty's {@link WebSocketCloseStatus#ENDPOINT_UNAVAILABLE}), as Jetty and Tomcat close idle sessions. */
+    /**
+     * RFC 6455's "going away" (Netty's {@link WebSocketCloseStatus#ENDPOINT_UNAVAILABLE}), as Jetty
+     * and Tomcat close idle sessions.
+     */
     private static final int GOING_AWAY = WebSocketCloseStatus.ENDPOINT_UNAVAILABLE.code();
     /** RFC 6455's "internal error": this end is misconfigured. */
     private static final int INTERNAL_ERROR = WebSocketCloseStatus.INTERNAL_SERVER_ERROR.code();
