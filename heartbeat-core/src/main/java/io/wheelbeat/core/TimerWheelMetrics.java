@@ -23,6 +23,9 @@ import java.util.function.ToDoubleFunction;
  * Give each wheel its own low-cardinality tags (for instance {@code wheel=loop-3}); never tag by
  * connection.
  *
+ * <p>Micrometer is an optional dependency of heartbeat-core: add {@code io.micrometer:micrometer-core}
+ * to use this binder; nothing else in the core needs it.
+ *
  * <p>Thread-safe. Counts are read from the wheel as racy snapshots; lateness is recorded by the
  * wheel's owner thread as timers fire.
  */

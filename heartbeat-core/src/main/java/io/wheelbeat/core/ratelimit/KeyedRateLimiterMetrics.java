@@ -39,6 +39,9 @@ import java.util.function.ToDoubleFunction;
  *       failures included.</li>
  * </ul>
  *
+ * <p>Micrometer is an optional dependency of heartbeat-core: add {@code io.micrometer:micrometer-core}
+ * to use this binder; nothing else in the core needs it.
+ *
  * <p>Thread-safe. Counts are read from the limiter as snapshots.
  */
 public final class KeyedRateLimiterMetrics implements MeterBinder {
