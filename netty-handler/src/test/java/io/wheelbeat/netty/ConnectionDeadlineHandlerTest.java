@@ -1,5 +1,6 @@
 package io.wheelbeat.netty;
 
+import io.wheelbeat.core.ScriptedRandom;
 import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;

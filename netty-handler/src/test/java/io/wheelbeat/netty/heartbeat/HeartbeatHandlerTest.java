@@ -16,7 +16,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.wheelbeat.netty.ScriptedRandom;
+import io.wheelbeat.core.ScriptedRandom;
 import io.wheelbeat.netty.UserEvents;
 import io.wheelbeat.netty.VirtualTime;
 import java.nio.charset.StandardCharsets;
@@ -434,7 +434,7 @@ class HeartbeatHandlerTest {
             assertNull(ch.readOutbound());
             advance(ch, 5);
             assertEquals("PING", ch.readOutbound());
-            assertEquals(3, random.used(), "one draw per interval");
+            assertEquals(3, random.draws(), "one draw per interval");
         }
 
         @Test

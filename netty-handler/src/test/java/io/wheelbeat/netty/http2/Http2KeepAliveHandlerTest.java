@@ -1,5 +1,6 @@
 package io.wheelbeat.netty.http2;
 
+import io.wheelbeat.core.ScriptedRandom;
 import static io.wheelbeat.netty.VirtualTime.advanceTo;
 import static io.wheelbeat.netty.VirtualTime.now;
 import static io.wheelbeat.netty.VirtualTime.pendingTimers;
@@ -274,7 +275,7 @@ class Http2KeepAliveHandlerTest {
         @Test
         void eachConnectionsAgeIsMovedByTheJitter() {
             start(Http2KeepAliveHandler.builder().maxConnectionAge(100, SECONDS)
-                    .random(new io.wheelbeat.netty.ScriptedRandom(0.0)));
+                    .random(new ScriptedRandom(0.0)));
             advanceTo(ch, start + SECONDS.toNanos(90) + TICK);
             assertEquals(SECONDS.toNanos(90), events.ofType(MaxConnectionAgeEvent.class).get(0).ageNanos());
         }

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.wheelbeat.netty.ScriptedRandom;
+import io.wheelbeat.core.ScriptedRandom;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -28,7 +28,7 @@ class JitterTest {
     void zeroFractionReturnsTheBaseWithoutDrawing() {
         ScriptedRandom random = new ScriptedRandom();
         assertEquals(1234, Jitter.apply(1234, 0, random));
-        assertEquals(0, random.used());
+        assertEquals(0, random.draws());
     }
 
     @Test
