@@ -1,0 +1,147 @@
+package io.wheelbeat.netty;
+
+import io.netty.util.Timeout;
+import io.netty.util.Timer;
+import io.netty.util.TimerTask;
+import io.wheelbeat.core.WheelTimeout;
+import io.wheelbeat.core.WheelTimer;
+import io.wheelbeat.core.WheelTimerTask;
+import java.util.HashSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Netty's {@link Timer} on a {@link WheelTimer}: where code takes a {@code Timer}, swap
+ * {@code new HashedWheelTimer()} for {@code new NettyWheelTimer()} and keep the rest.
+ *
+ * <p>The contract is {@code HashedWheelTimer}'s: {@link #newTimeout} schedules a task that runs
+ * once unless its {@link Timeout} is cancelled first; {@link Timeout#cancel()} returns whether it
+ * won and then calls the task's {@link TimerTask#cancelled(Timeout)} (on the cancelling thread,
+ * where Netty calls it later on its worker); {@link #stop()} cancels the timeouts still pending
+ * and returns them, and scheduling after it throws {@link IllegalStateException}. Unlike
+ * {@code HashedWheelTimer} a timeout fires at its deadline plus the timer thread's wake-up
+ * lateness, not on the next tick, and the thread sleeps while nothing is due. Each
+ * {@code newTimeout} allocates a handle, as Netty's does.
+ *
+ * <p>Thread-safe: every method may be called from any thread; tasks run on the wrapped timer's
+ * thread (or its task executor). {@link #stop()} from a task of this timer throws
+ * {@link IllegalStateException}, as Netty's does.
+ */
+public final class NettyWheelTimer implements Timer {
+
+    private final WheelTimer timer;
+
+    /** A timer on a new {@link WheelTimer} with the default settings and thread. */
+    public NettyWheelTimer() {
+        this(WheelTimer.builder().build());
+    }
+
+    /**
+     * A timer on {@code timer}; {@link #stop()} stops it.
+     *
+     * @throws NullPointerException if {@code timer} is null
+     */
+    public NettyWheelTimer(WheelTimer timer) {
+        this.timer = Objects.requireNonNull(timer, "timer");
+    }
+
+    /**
+     * Schedules {@code task} to run once after {@code delay}; zero and negative delays run as
+     * soon as the timer's thread gets to it.
+     *
+     * @throws NullPointerException if {@code task} or {@code unit} is null
+     * @throws IllegalStateException if the timer has been stopped
+     * @throws java.util.concurrent.RejectedExecutionException if the wheel's maximum number of
+     *     pending timers is reached
+     */
+    @Override
+    public Timeout newTimeout(TimerTask task, long delay, TimeUnit unit) {
+        NettyTimeout timeout = new NettyTimeout(this, Objects.requireNonNull(task, "task"));
+        timeout.bind(timer.newTimeout(timeout, delay, unit));
+        return timeout;
+    }
+
+    /**
+     * Stops the timer's thread, cancels every timeout that neither expired nor was cancelled and
+     * returns them; their tasks never run and are not told {@code cancelled}. Later calls return
+     * an empty set.
+     *
+     * @throws IllegalStateException if called from a task run on the timer's thread
+     */
+    @Override
+    public Set<Timeout> stop() {
+        Set<WheelTimeout> unfired = timer.stop();
+        Set<Timeout> cancelled = new HashSet<>(unfired.size() * 2);
+        for (WheelTimeout pending : unfired) {
+            if (pending.cancel()) {
+                cancelled.add((NettyTimeout) pending.task());
+            }
+        }
+        return cancelled;
+    }
+
+    @Override
+    public String toString() {
+        return "NettyWheelTimer(" + timer + ")";
+    }
+
+    /** Netty's view of one {@link WheelTimeout}; the wheel runs it as the timeout's task. */
+    private static final class NettyTimeout implements Timeout, WheelTimerTask {
+        private final NettyWheelTimer timer;
+        private final TimerTask task;
+        /** Set by newTimeout, or first by the task if it runs before newTimeout returns. */
+        private volatile WheelTimeout scheduled;
+
+        NettyTimeout(NettyWheelTimer timer, TimerTask task) {
+            this.timer = timer;
+            this.task = task;
+        }
+
+        void bind(WheelTimeout timeout) {
+            scheduled = timeout;
+        }
+
+        @Override
+        public void run(WheelTimeout timeout) throws Exception {
+            scheduled = timeout;
+            task.run(this);
+        }
+
+        @Override
+        public Timer timer() {
+            return timer;
+        }
+
+        @Override
+        public TimerTask task() {
+            return task;
+        }
+
+        @Override
+        public boolean isExpired() {
+            return scheduled.isExpired();
+        }
+
+        @Override
+        public boolean isCancelled() {
+            return scheduled.isCancelled();
+        }
+
+        @Override
+        public boolean cancel() {
+            if (!scheduled.cancel()) {
+                return false;
+            }
+            task.cancelled(this);
+            return true;
+        }
+
+        @Override
+        public String toString() {
+            // Not scheduled.toString(): that prints its task, which is this.
+            String state = isExpired() ? "expired" : isCancelled() ? "cancelled" : "pending";
+            return "NettyTimeout(" + task + ", " + state + ")";
+        }
+    }
+}
