@@ -119,7 +119,7 @@ public final class BenchmarkSuite implements Callable<Integer> {
         steps.add(new Step("burst-punctual", "PunctualBurstBenchmark.*", 2,
                 params("contender", List.of(Contender.OURS.id, Contender.NETTY_EVENTLOOP.id))));
         steps.add(new Step("handler", "HandlerReadBatchBenchmark.readBatch",
-                params("handler", List.of("netty", "wheel"), "channels",
+                params("handler", List.of("netty", "wheel", "none"), "channels",
                         quick ? List.of("1", "524288") : List.of("1", "1024", "65536", "524288"))));
         steps.add(new Step("ratelimit", "SharedRateLimitBenchmark.tryAcquire",
                 params("mode", List.of("local", "cluster", "naive", "bucket4j"))));

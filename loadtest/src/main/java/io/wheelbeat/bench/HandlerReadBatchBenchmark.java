@@ -43,8 +43,11 @@ public class HandlerReadBatchBenchmark {
     private static final Object MESSAGE = new Object();
     private static final int READER_IDLE_SECONDS = 30;
 
-    /** {@code netty}: Netty's IdleStateHandler; {@code wheel}: ours, WheelIdleStateHandler. */
-    @Param({"netty", "wheel"})
+    /**
+     * {@code netty}: Netty's IdleStateHandler; {@code wheel}: ours, WheelIdleStateHandler;
+     * {@code none}: the same pipeline without an idle handler, the harness's own cost.
+     */
+    @Param({"netty", "wheel", "none"})
     public String handler;
 
     /** How many channels share the event loop; a power of two (1 = one channel, in cache). */
@@ -77,11 +80,10 @@ public class HandlerReadBatchBenchmark {
         all = new EmbeddedChannel[channels];
         pipelines = new ChannelPipeline[channels];
         mask = channels - 1;
-        all[0] = new EmbeddedChannel(newHandler(handler, READER_IDLE_SECONDS, 0, 0), new Sink());
+        all[0] = new EmbeddedChannel(handlers());
         EventLoop shared = all[0].eventLoop();
         for (int i = 1; i < channels; i++) {
-            all[i] = EmbeddedChannel.builder().register(false)
-                    .handlers(newHandler(handler, READER_IDLE_SECONDS, 0, 0), new Sink()).build();
+            all[i] = EmbeddedChannel.builder().register(false).handlers(handlers()).build();
             shared.register(all[i]).syncUninterruptibly();
         }
         for (int i = 0; i < channels; i++) {
@@ -90,6 +92,11 @@ public class HandlerReadBatchBenchmark {
             }
             pipelines[i] = all[i].pipeline();
         }
+    }
+
+    private ChannelHandler[] handlers() {
+        return handler.equals("none") ? new ChannelHandler[] {new Sink()}
+                : new ChannelHandler[] {newHandler(handler, READER_IDLE_SECONDS, 0, 0), new Sink()};
     }
 
     @TearDown(Level.Trial)

@@ -120,8 +120,7 @@ final class SuiteReport {
         }
         for (ResultRow wheel : handlerRows(rows, "wheel")) {
             String channels = wheel.param("channels");
-            Optional<ResultRow> netty = handlerRows(rows, "netty").stream()
-                    .filter(n -> n.param("channels").equals(channels)).findFirst();
+            Optional<ResultRow> netty = sameChannels(rows, "netty", channels);
             double bound = channels.equals("1") ? 0.8 : 0.5;
             String when = channels.equals("1") ? "one channel, in cache" : channels + " channels, random order";
             if (channels.equals("1") || channels.equals("524288")) {
@@ -129,6 +128,14 @@ final class SuiteReport {
                         netty.map(n -> "wheel ÷ netty: CPU " + ratio(wheel.cpu() / n.cpu()) + " (" + ns(wheel.cpu())
                                 + " / " + ns(n.cpu()) + ")").orElse("netty not measured"),
                         netty.map(n -> verdict(wheel.cpu() <= bound * n.cpu())).orElse("NOT RUN")));
+                Optional<ResultRow> none = sameChannels(rows, "none", channels);
+                if (netty.isPresent() && none.isPresent()) {
+                    double ours = wheel.cpu() - none.get().cpu();
+                    double theirs = netty.get().cpu() - none.get().cpu();
+                    md.append(line("the same, idle machinery only (minus the pipeline without a handler)",
+                            "wheel ÷ netty: CPU " + ratio(ours / theirs) + " (" + ns(ours) + " / " + ns(theirs) + ")",
+                            verdict(ours <= bound * theirs)));
+                }
             }
             md.append(line("handler allocates 0 B per read batch (" + when + ")", bytes(wheel.allocBytes()) + " B/op",
                     verdict(wheel.allocBytes() < ZERO_ALLOCATION)));
@@ -242,6 +249,10 @@ final class SuiteReport {
         md.append("\n");
     }
 
+    private static Optional<ResultRow> sameChannels(List<ResultRow> rows, String handler, String channels) {
+        return handlerRows(rows, handler).stream().filter(r -> r.param("channels").equals(channels)).findFirst();
+    }
+
     private static List<ResultRow> handlerRows(List<ResultRow> rows, String handler) {
         return rows.stream().filter(r -> r.benchmark().equals(HANDLER) && r.param("handler").equals(handler)).toList();
     }
@@ -253,14 +264,18 @@ final class SuiteReport {
         }
         md.append("## 5. Idle handler per read batch (channelRead + channelReadComplete, EmbeddedChannel; "
                 + "N channels on one shared loop, one drawn at random per batch)\n\n");
-        md.append("| handler | channels | wall ns/op | CPU ns/op | B/op | this ÷ netty |\n|---|---:|---:|---:|---:|---:|\n");
+        md.append("| handler | channels | wall ns/op | CPU ns/op | B/op | this ÷ netty | CPU minus none | that ÷ netty's |\n"
+                + "|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (ResultRow r : mine) {
-            Optional<ResultRow> netty = handlerRows(rows, "netty").stream()
-                    .filter(n -> n.param("channels").equals(r.param("channels"))).findFirst();
+            Optional<ResultRow> netty = sameChannels(rows, "netty", r.param("channels"));
+            Optional<ResultRow> none = sameChannels(rows, "none", r.param("channels"));
             md.append("| ").append(r.param("handler")).append(" | ").append(r.param("channels")).append(" | ")
                     .append(ns(r.score())).append(" | ")
                     .append(cpu(r)).append(" | ").append(bytes(r.allocBytes())).append(" | ")
-                    .append(netty.map(n -> ratio(r.cpu() / n.cpu())).orElse("–")).append(" |\n");
+                    .append(netty.map(n -> ratio(r.cpu() / n.cpu())).orElse("–")).append(" | ")
+                    .append(none.map(z -> ns(r.cpu() - z.cpu())).orElse("–")).append(" | ")
+                    .append(none.flatMap(z -> netty.map(n -> ratio((r.cpu() - z.cpu()) / (n.cpu() - z.cpu()))))
+                            .orElse("–")).append(" |\n");
         }
         if (handlerRows(rows, "wheel").isEmpty()) {
             md.append("\nWheelIdleStateHandler was not in this build: only Netty's handler was measured.\n");

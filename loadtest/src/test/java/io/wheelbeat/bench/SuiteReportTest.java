@@ -98,6 +98,17 @@ class SuiteReportTest {
     }
 
     @Test
+    void theIdleMachineryIsWhatEachHandlerAddsToThePipelineWithoutOne() {
+        List<ResultRow> rows = List.of(handlerRow("netty", "1", 80), handlerRow("wheel", "1", 60),
+                handlerRow("none", "1", 40));
+
+        String md = SuiteReport.render(rows, List.of(), INFO);
+
+        assertTrue(md.contains("| the same, idle machinery only (minus the pipeline without a handler) | "
+                + "wheel ÷ netty: CPU 0.50 (20.0 / 40.0) | met |"), md);
+    }
+
+    @Test
     void aHandlerOverItsBoundIsMissed() {
         String md = SuiteReport.render(List.of(handlerRow("netty", "1", 80), handlerRow("wheel", "1", 70)), List.of(), INFO);
 
