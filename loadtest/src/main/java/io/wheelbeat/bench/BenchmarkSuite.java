@@ -119,7 +119,8 @@ public final class BenchmarkSuite implements Callable<Integer> {
         steps.add(new Step("burst-punctual", "PunctualBurstBenchmark.*", 2,
                 params("contender", List.of(Contender.OURS.id, Contender.NETTY_EVENTLOOP.id))));
         steps.add(new Step("handler", "HandlerReadBatchBenchmark.readBatch",
-                params("handler", List.of("netty", "wheel"))));
+                params("handler", List.of("netty", "wheel", "none"), "channels",
+                        quick ? List.of("1", "524288") : List.of("1", "1024", "65536", "524288"))));
         steps.add(new Step("ratelimit", "SharedRateLimitBenchmark.tryAcquire",
                 params("mode", List.of("local", "cluster", "naive", "bucket4j"))));
         List<String> schemes = List.of("ours", "rounds", "rounds-65536", "hierarchical", "hierarchical-noshortcut");

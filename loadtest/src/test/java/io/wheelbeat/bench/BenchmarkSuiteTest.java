@@ -18,7 +18,7 @@ class BenchmarkSuiteTest {
 
     @Test
     void bothIdleHandlersArePlanned() {
-        assertEquals(List.of("netty", "wheel"), handlers(BenchmarkSuite.plan(true)));
+        assertEquals(List.of("netty", "wheel", "none"), handlers(BenchmarkSuite.plan(true)));
     }
 
     @Test

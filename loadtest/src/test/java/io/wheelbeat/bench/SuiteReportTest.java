@@ -79,4 +79,44 @@ class SuiteReportTest {
 
         assertTrue(md.contains("not measured: WheelIdleStateHandler was not in this build | NOT RUN |"), md);
     }
+
+    @Test
+    void theHandlerTargetsCompareEachSizeWithNettysAtTheSameSize() {
+        List<ResultRow> rows = List.of(
+                handlerRow("netty", "1", 80), handlerRow("wheel", "1", 60),
+                handlerRow("netty", "524288", 400), handlerRow("wheel", "524288", 100),
+                handlerRow("netty", "1024", 90), handlerRow("wheel", "1024", 85));
+
+        String md = SuiteReport.render(rows, List.of(), INFO);
+
+        assertTrue(md.contains("| handler per read batch ≤ 0.8x IdleStateHandler's CPU (one channel, in cache) | "
+                + "wheel ÷ netty: CPU 0.75"), md);
+        assertTrue(md.contains("| handler per read batch ≤ 0.5x IdleStateHandler's CPU (524288 channels, random order) | "
+                + "wheel ÷ netty: CPU 0.25"), md);
+        assertFalse(md.contains("IdleStateHandler's CPU (1024 channels"), md);
+        assertTrue(md.contains("| wheel | 524288 |"), md);
+    }
+
+    @Test
+    void theIdleMachineryIsWhatEachHandlerAddsToThePipelineWithoutOne() {
+        List<ResultRow> rows = List.of(handlerRow("netty", "1", 80), handlerRow("wheel", "1", 60),
+                handlerRow("none", "1", 40));
+
+        String md = SuiteReport.render(rows, List.of(), INFO);
+
+        assertTrue(md.contains("| the same, idle machinery only (minus the pipeline without a handler) | "
+                + "wheel ÷ netty: CPU 0.50 (20.0 / 40.0) | met |"), md);
+    }
+
+    @Test
+    void aHandlerOverItsBoundIsMissed() {
+        String md = SuiteReport.render(List.of(handlerRow("netty", "1", 80), handlerRow("wheel", "1", 70)), List.of(), INFO);
+
+        assertTrue(md.contains("(one channel, in cache) | wheel ÷ netty: CPU 0.88 (70.0 / 80.0) | **MISSED** |"), md);
+    }
+
+    private static ResultRow handlerRow(String handler, String channels, double cpu) {
+        return new ResultRow(SuiteReport.HANDLER, Map.of("handler", handler, "channels", channels), cpu, Double.NaN, 0, cpu,
+                Double.NaN, cpu, Double.NaN);
+    }
 }

@@ -2,7 +2,6 @@ package io.wheelbeat.netty.heartbeat;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
@@ -220,7 +219,7 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
         intervalNanos = nextInterval();
         // Armed before the write, so that a write failing into a close cancels it.
         pongTimer = schedule(settings.pongTimeoutNanos);
-        ConnectionMeters.count(settings.pingsSent);
+        settings.pinging.pingSent();
         send(ctx, ping);
     }
 
@@ -241,7 +240,7 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
 
     private void onPong(ChannelHandlerContext ctx, long answeredPingId) {
         if (!awaitingPong || answeredPingId != lastPingId) {
-            ConnectionMeters.count(settings.pongsLate);
+            settings.pinging.pongLate();
             return;
         }
         long now = now();
@@ -251,9 +250,7 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
         missedPongs = 0;
         boolean first = !pongSeen;
         pongSeen = true;
-        if (settings.roundTrip != null) {
-            settings.roundTrip.record(roundTripNanos, TimeUnit.NANOSECONDS);
-        }
+        settings.pinging.pongInTime(roundTripNanos);
         ctx.fireUserEventTriggered(new PongReceivedEvent(roundTripNanos, first));
         pingWhenIdle(now);
     }
@@ -261,13 +258,13 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
     private void onPongTimeout() {
         awaitingPong = false;
         missedPongs++;
-        ConnectionMeters.count(settings.pongsMissed);
+        settings.pinging.pongMissed();
         if (missedPongs < settings.maxMissedPongs) {
             pingWhenIdle(now());
             return;
         }
         ChannelHandlerContext ctx = ctx();
-        ConnectionMeters.count(settings.heartbeatCloses);
+        settings.pinging.closed();
         log.debug("{}: {} pongs missed in a row, closing", ctx.channel(), missedPongs);
         ctx.fireUserEventTriggered(new HeartbeatFailedEvent(missedPongs));
         ctx.close();
@@ -442,11 +439,7 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
         private final BiFunction<Channel, Object, ?> goodbyeFactory;
         private final EventLoopWheels wheels;
         private final RandomGenerator random;
-        private final Counter pingsSent;
-        private final Counter pongsMissed;
-        private final Counter pongsLate;
-        private final Timer roundTrip;
-        private final Counter heartbeatCloses;
+        private final HeartbeatMeters.Pinging pinging;
         private final Counter pingsAnswered;
 
         private Factory(Builder b, EventLoopWheels wheels, RandomGenerator random, MeterRegistry registry) {
@@ -464,19 +457,8 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
             this.goodbyeFactory = b.goodbyeFactory;
             this.wheels = wheels;
             this.random = random;
-            boolean pinging = registry != null && pingFactory != null;
             boolean answering = registry != null && pongFactory != null;
-            this.pingsSent = pinging ? ConnectionMeters.counter(registry, "wheelbeat.heartbeat.pings.sent",
-                    "Heartbeat pings sent", "pings") : null;
-            this.pongsMissed = pinging ? ConnectionMeters.counter(registry, "wheelbeat.heartbeat.pongs.missed",
-                    "Heartbeat pongs that did not come within the pong timeout", "pongs") : null;
-            this.pongsLate = pinging ? ConnectionMeters.counter(registry, "wheelbeat.heartbeat.pongs.late",
-                    "Heartbeat pongs that answered no ping awaiting them: after its timeout, or unasked",
-                    "pongs") : null;
-            this.roundTrip = pinging ? Timer.builder("wheelbeat.heartbeat.rtt")
-                    .description("Time from sending a heartbeat ping to receiving its pong")
-                    .register(registry) : null;
-            this.heartbeatCloses = pinging ? ConnectionMeters.closed(registry, "heartbeat_timeout") : null;
+            this.pinging = HeartbeatMeters.Pinging.of(pingFactory == null ? null : registry);
             this.pingsAnswered = answering ? HeartbeatMeters.pingsAnswered(registry) : null;
         }
 

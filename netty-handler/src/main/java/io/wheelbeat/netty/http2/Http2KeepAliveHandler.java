@@ -18,10 +18,13 @@ import io.netty.handler.codec.http2.Http2Stream;
 import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.MaxConnectionAgeEvent;
+import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
+import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
 import io.wheelbeat.netty.internal.ActiveChannelTimerHandler;
 import io.wheelbeat.netty.internal.ConfigChecks;
 import io.wheelbeat.netty.internal.ConnectionMeters;
+import io.wheelbeat.netty.internal.HeartbeatMeters;
 import io.wheelbeat.netty.internal.Jitter;
 import io.wheelbeat.netty.internal.PingEnforcement;
 import io.wheelbeat.netty.internal.PingLimitBuilder;
@@ -36,6 +39,19 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Rules</h2>
  * <ul>
+ *   <li><b>Keepalive pings</b> ({@link Builder#keepAliveTime}, gRPC's {@code keepAliveTime} and
+ *       {@code keepAliveTimeout}; for a client or a server): when nothing has been read for the
+ *       keepalive time (moved by {@link Builder#keepAliveJitter}, none by default), sends a PING
+ *       whose 8 opaque bytes are the ping's id (1, 2, ... per connection) and expects its ACK
+ *       within {@link Builder#keepAliveTimeout} (20 s by default, as gRPC). The ACK of that ping
+ *       fires {@code PongReceivedEvent} with the true round-trip time; an ACK of an earlier ping
+ *       is late: consumed, counted, no event (ACKs of PINGs this handler did not send pass on).
+ *       Anything read while the ping is out proves the peer alive, as in gRPC, so a peer busy
+ *       sending is never closed for a slow ACK. When the timeout
+ *       passes with nothing read, fires {@code HeartbeatFailedEvent}, sends GOAWAY
+ *       {@code NO_ERROR} with debug data {@code "ping_timeout"} and closes the connection at once,
+ *       open streams or not. Unless {@link Builder#keepAliveWithoutCalls}, no ping goes out while
+ *       no stream is open; the first stream to open resumes them.</li>
  *   <li><b>Ping enforcement</b> ({@link Builder#minPingInterval}, gRPC's
  *       {@code permitKeepAliveTime}): the peer's PINGs (not ACKs) are judged by the rule of
  *       {@code HeartbeatHandler}'s answering role; the {@link Builder#maxPingStrikes}-th strike in
@@ -71,7 +87,10 @@ import org.slf4j.LoggerFactory;
  * its own drain PING excepted.
  *
  * <h2>Metrics</h2>
- * With {@link Builder#metrics(MeterRegistry)}: {@code wheelbeat.heartbeat.ping.strikes} and
+ * With {@link Builder#metrics(MeterRegistry)}: the keepalive pings' meters, the same as
+ * {@code HeartbeatHandler}'s pinging role ({@code wheelbeat.heartbeat.pings.sent},
+ * {@code .pongs.missed}, {@code .pongs.late}, {@code .rtt}; closes tagged
+ * {@code reason=heartbeat_timeout}), {@code wheelbeat.heartbeat.ping.strikes} and
  * {@code wheelbeat.connection.closed} tagged {@code reason} = {@code too_many_pings},
  * {@code max_connection_idle} or {@code max_connection_age} (the last two when the shutdown
  * begins, whoever does the final close).
@@ -89,6 +108,8 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
     private static final long DRAIN_PING_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
     /** The opaque data of the drain PING (gRPC's), told apart from the keepalive's by it. */
     static final long DRAIN_PING = 0x97ACEF001L;
+    /** gRPC's default keepAliveTimeout. */
+    private static final long DEFAULT_KEEPALIVE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(20);
 
     private final Factory settings;
     private final PingEnforcement.Strikes strikes;
@@ -103,6 +124,16 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
     private long drainTimer = TimerWheel.NO_TIMER;
     private boolean draining;
     private boolean drainPingAcked;
+    // Keepalive pings.
+    private long pingTimer = TimerWheel.NO_TIMER;
+    private long ackTimer = TimerWheel.NO_TIMER;
+    private long keepAliveNanos;
+    private boolean readSinceStamp;
+    private boolean readSincePing;
+    private long lastReadNanos;
+    private long lastPingId;
+    private long pingSentNanos;
+    private boolean pongSeen;
 
     private Http2KeepAliveHandler(Factory settings) {
         super(settings.wheels);
@@ -117,10 +148,16 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        readSinceStamp = true;
+        readSincePing = true;
         if (msg instanceof Http2PingFrame ping && running()) {
             if (ping.ack()) {
                 if (ping.content() == DRAIN_PING && draining) {
                     onDrainPingAcked();
+                    return;
+                }
+                if (settings.keepAliveNanos > 0 && ping.content() > 0 && ping.content() <= lastPingId) {
+                    onPingAck(ctx, ping.content());
                     return;
                 }
             } else if (settings.enforcement != null && onPing(ctx)) {
@@ -128,6 +165,16 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
             }
         }
         ctx.fireChannelRead(msg);
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        if (readSinceStamp && settings.keepAliveNanos > 0 && running()) {
+            // One clock read per read batch, as Netty's IdleStateHandler.
+            lastReadNanos = now();
+        }
+        readSinceStamp = false;
+        ctx.fireChannelReadComplete();
     }
 
     @Override
@@ -156,6 +203,11 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
             ageNanos = Jitter.apply(settings.maxAgeNanos, settings.ageJitter, settings.random);
             ageTimer = schedule(ageNanos);
         }
+        if (settings.keepAliveNanos > 0) {
+            lastReadNanos = nowNanos;
+            keepAliveNanos = Jitter.apply(settings.keepAliveNanos, settings.keepAliveJitter, settings.random);
+            pingTimer = schedule(keepAliveNanos);
+        }
     }
 
     @Override
@@ -167,6 +219,8 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
         ageTimer = cancel(ageTimer);
         graceTimer = cancel(graceTimer);
         drainTimer = cancel(drainTimer);
+        pingTimer = cancel(pingTimer);
+        ackTimer = cancel(ackTimer);
     }
 
     @Override
@@ -180,10 +234,96 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
         } else if (timerId == drainTimer) {
             drainTimer = TimerWheel.NO_TIMER;
             onDrainPingAcked();
+        } else if (timerId == pingTimer) {
+            pingTimer = TimerWheel.NO_TIMER;
+            pingWhenIdle(now());
+        } else if (timerId == ackTimer) {
+            ackTimer = TimerWheel.NO_TIMER;
+            onAckTimeout();
         } else if (timerId == graceTimer) {
             graceTimer = TimerWheel.NO_TIMER;
             log.debug("{}: grace after maximum age over, closing", ctx().channel());
             closeNow();
+        }
+    }
+
+    // ---------------------------------------------------------------- keepalive pings
+
+    /**
+     * Pings if nothing was read for the keepalive time, else arms the timer for the rest of it
+     * (lazy, like Netty's IdleStateHandler: reads only stamp a time). Without calls permitted and
+     * no stream open, pauses: the next stream to open resumes.
+     */
+    private void pingWhenIdle(long now) {
+        if (!ctx().channel().isActive()) {
+            return;
+        }
+        if (!settings.keepAliveWithoutCalls && connection.numActiveStreams() == 0) {
+            return; // paused until a stream opens
+        }
+        long idle = now - lastReadNanos;
+        if (idle < keepAliveNanos) {
+            pingTimer = schedule(keepAliveNanos - idle);
+            return;
+        }
+        lastPingId++;
+        pingSentNanos = now;
+        readSincePing = false;
+        keepAliveNanos = Jitter.apply(settings.keepAliveNanos, settings.keepAliveJitter, settings.random);
+        // Armed before the write, so that a write failing into a close cancels it.
+        ackTimer = schedule(settings.keepAliveTimeoutNanos);
+        settings.pinging.pingSent();
+        ctx().writeAndFlush(new DefaultHttp2PingFrame(lastPingId), ctx().voidPromise());
+    }
+
+    private void onPingAck(ChannelHandlerContext ctx, long pingId) {
+        if (ackTimer == TimerWheel.NO_TIMER || pingId != lastPingId) {
+            settings.pinging.pongLate();
+            return;
+        }
+        long now = now();
+        long roundTripNanos = now - pingSentNanos;
+        ackTimer = cancel(ackTimer);
+        settings.pinging.pongInTime(roundTripNanos);
+        boolean first = !pongSeen;
+        pongSeen = true;
+        ctx.fireUserEventTriggered(new PongReceivedEvent(roundTripNanos, first));
+        lastReadNanos = now;
+        pingTimer = schedule(keepAliveNanos);
+    }
+
+    private void onAckTimeout() {
+        if (readSincePing) {
+            // The peer sent something meanwhile: alive, as gRPC judges it; the next check as usual.
+            pingWhenIdle(now());
+            return;
+        }
+        ChannelHandlerContext ctx = ctx();
+        settings.pinging.pongMissed();
+        settings.pinging.closed();
+        log.debug("{}: no PING ACK nor anything else within {} ns, GOAWAY and close", ctx.channel(),
+                settings.keepAliveTimeoutNanos);
+        ctx.fireUserEventTriggered(new HeartbeatFailedEvent(1));
+        if (ctx.channel().isActive()) {
+            goAway(Http2Error.NO_ERROR, "ping_timeout", 0);
+            closeNow();
+        }
+    }
+
+    /**
+     * A stream opened: resumes keepalive pings paused while no stream was open. A stream the peer
+     * opens is a read (the codec tells before the frame reaches this handler); one this side
+     * opens after a long silence gets a PING at once, as gRPC checks a connection that sat idle
+     * before a new call.
+     */
+    private void onStreamOpened(Http2Stream stream) {
+        if (settings.keepAliveNanos > 0 && running() && pingTimer == TimerWheel.NO_TIMER
+                && ackTimer == TimerWheel.NO_TIMER) {
+            long now = now();
+            if (connection.remote().isValidStreamId(stream.id())) {
+                lastReadNanos = now;
+            }
+            pingWhenIdle(now);
         }
     }
 
@@ -288,6 +428,11 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
 
     private final class StreamListener extends Http2ConnectionAdapter {
         @Override
+        public void onStreamActive(Http2Stream stream) {
+            onStreamOpened(stream);
+        }
+
+        @Override
         public void onStreamClosed(Http2Stream stream) {
             if (!running() || connection.numActiveStreams() > 0) {
                 return;
@@ -320,6 +465,11 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
         private final RandomGenerator random;
         private final Counter idleCloses;
         private final Counter ageCloses;
+        private final long keepAliveNanos;
+        private final long keepAliveTimeoutNanos;
+        private final boolean keepAliveWithoutCalls;
+        private final double keepAliveJitter;
+        private final HeartbeatMeters.Pinging pinging;
 
         private Factory(Builder b, long minPingNanos, PingEnforcement enforcement, EventLoopWheels wheels,
                         RandomGenerator random, MeterRegistry registry) {
@@ -334,6 +484,11 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
             this.random = random;
             this.idleCloses = registry == null ? null : ConnectionMeters.closed(registry, "max_connection_idle");
             this.ageCloses = registry == null ? null : ConnectionMeters.closed(registry, "max_connection_age");
+            this.keepAliveNanos = b.keepAliveNanos;
+            this.keepAliveTimeoutNanos = b.keepAliveTimeoutNanos;
+            this.keepAliveWithoutCalls = b.keepAliveWithoutCalls;
+            this.keepAliveJitter = b.keepAliveJitter;
+            this.pinging = HeartbeatMeters.Pinging.of(keepAliveNanos > 0 ? registry : null);
         }
 
         /** Returns a new handler for one channel. */
@@ -355,8 +510,58 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
         private double ageJitter = 0.1;
         private long graceNanos = Long.MAX_VALUE;
         private boolean ageOptionSet;
+        private long keepAliveNanos;
+        private long keepAliveTimeoutNanos = DEFAULT_KEEPALIVE_TIMEOUT_NANOS;
+        private boolean keepAliveWithoutCalls;
+        private double keepAliveJitter;
+        private boolean keepAliveOptionSet;
 
         private Builder() {
+        }
+
+        /**
+         * Sends a keepalive PING when nothing has been read for {@code time} (gRPC's
+         * {@code keepAliveTime}); off by default.
+         *
+         * @throws IllegalArgumentException if {@code time} is not positive
+         */
+        public Builder keepAliveTime(long time, TimeUnit unit) {
+            this.keepAliveNanos = ConfigChecks.positiveNanos("keepAliveTime", time, unit);
+            return this;
+        }
+
+        /**
+         * How long a keepalive PING may wait for its ACK (or anything else from the peer) before
+         * the connection is closed; 20 s by default (gRPC's {@code keepAliveTimeout}).
+         *
+         * @throws IllegalArgumentException if {@code timeout} is not positive
+         */
+        public Builder keepAliveTimeout(long timeout, TimeUnit unit) {
+            this.keepAliveTimeoutNanos = ConfigChecks.positiveNanos("keepAliveTimeout", timeout, unit);
+            this.keepAliveOptionSet = true;
+            return this;
+        }
+
+        /**
+         * Whether keepalive PINGs go out while no stream is open; false by default (gRPC's
+         * {@code keepAliveWithoutCalls}): an idle connection is not pinged.
+         */
+        public Builder keepAliveWithoutCalls(boolean ping) {
+            this.keepAliveWithoutCalls = ping;
+            this.keepAliveOptionSet = true;
+            return this;
+        }
+
+        /**
+         * Moves each keepalive interval by a uniform draw within +/- {@code fraction} of it, so
+         * that connections opened together do not ping together; 0 (none) by default.
+         *
+         * @throws IllegalArgumentException unless {@code 0 <= fraction < 1}
+         */
+        public Builder keepAliveJitter(double fraction) {
+            this.keepAliveJitter = Jitter.checkFraction("keepAliveJitter", fraction);
+            this.keepAliveOptionSet = true;
+            return this;
         }
 
         /**
@@ -421,8 +626,12 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
          */
         public Factory build() {
             PingEnforcement enforcement = chosenEnforcement();
-            if (enforcement == null && maxIdleNanos == 0 && maxAgeNanos == 0) {
-                throw new IllegalStateException("set minPingInterval, maxConnectionIdle or maxConnectionAge");
+            if (enforcement == null && maxIdleNanos == 0 && maxAgeNanos == 0 && keepAliveNanos == 0) {
+                throw new IllegalStateException(
+                        "set keepAliveTime, minPingInterval, maxConnectionIdle or maxConnectionAge");
+            }
+            if (keepAliveOptionSet && keepAliveNanos == 0) {
+                throw new IllegalStateException("keepAliveTimeout/WithoutCalls/Jitter need keepAliveTime");
             }
             if (permitSet && enforcement == null) {
                 throw new IllegalStateException("permitKeepAliveWithoutCalls needs minPingInterval");

@@ -28,6 +28,8 @@ import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.util.ReferenceCountUtil;
 import io.wheelbeat.netty.MaxConnectionAgeEvent;
 import io.wheelbeat.netty.UserEvents;
+import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
+import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
 import io.wheelbeat.netty.http2.Http2Wire.Frame;
 import java.io.ByteArrayOutputStream;
@@ -52,6 +54,7 @@ class Http2KeepAliveHandlerTest {
     /** The application: remembers the open requests and answers one when told. */
     private static final class Requests extends ChannelInboundHandlerAdapter {
         private final Deque<Http2FrameStream> open = new ArrayDeque<>();
+        private final List<Long> pingAcks = new java.util.ArrayList<>();
         private ChannelHandlerContext ctx;
 
         @Override
@@ -63,6 +66,8 @@ class Http2KeepAliveHandlerTest {
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             if (msg instanceof Http2HeadersFrame headers) {
                 open.add(headers.stream());
+            } else if (msg instanceof io.netty.handler.codec.http2.Http2PingFrame ping && ping.ack()) {
+                pingAcks.add(ping.content());
             }
             ReferenceCountUtil.release(msg);
         }
@@ -176,6 +181,124 @@ class Http2KeepAliveHandlerTest {
                 requests.respond();
             }
             assertTrue(ch.isActive(), "two quick pings per response, never three strikes in a row");
+        }
+    }
+
+    @Nested
+    class KeepAlivePings {
+
+        private Http2KeepAliveHandler.Builder pinging() {
+            return Http2KeepAliveHandler.builder().keepAliveTime(10, SECONDS).keepAliveTimeout(5, SECONDS);
+        }
+
+        @Test
+        void aPingGoesOutAfterTheKeepAliveTimeWithoutReadsAndItsAckFiresPongReceivedWithTheTrueRtt() {
+            start(pinging());
+            send(Http2Wire.get(1));
+            advanceTo(ch, start + SECONDS.toNanos(10) - 1);
+            assertEquals(List.of(), sent(PING));
+            advanceTo(ch, start + SECONDS.toNanos(10) + TICK);
+            Frame ping = sent(PING).get(0);
+            assertEquals(1, ping.pingContent(), "the first ping's id");
+            advanceTo(ch, start + SECONDS.toNanos(12));
+            send(Http2Wire.ping(1, true));
+            PongReceivedEvent pong = events.ofType(PongReceivedEvent.class).get(0);
+            assertTrue(pong.first());
+            assertTrue(Math.abs(pong.roundTripNanos() - SECONDS.toNanos(2)) <= TICK, pong.toString());
+            assertEquals(1, registry.get("wheelbeat.heartbeat.pings.sent").counter().count());
+            assertEquals(1, registry.get("wheelbeat.heartbeat.rtt").timer().count());
+
+            advanceTo(ch, start + SECONDS.toNanos(22) - TICK);
+            assertEquals(List.of(), sent(PING), "the next ping counts from the ACK, a read");
+            advanceTo(ch, start + SECONDS.toNanos(22) + TICK);
+            assertEquals(2, sent(PING).get(0).pingContent());
+            assertTrue(ch.isActive());
+        }
+
+        @Test
+        void withNoAckAndNothingReadTheConnectionGetsGoAwayPingTimeoutAndClosesAtOnceWithStreamsOpen() {
+            start(pinging());
+            send(Http2Wire.get(1), Http2Wire.get(3));
+            advanceTo(ch, start + SECONDS.toNanos(10) + TICK);
+            assertEquals(1, sent(PING).size());
+            advanceTo(ch, start + SECONDS.toNanos(15) - TICK);
+            assertTrue(ch.isActive(), "never before the timeout");
+            advanceTo(ch, start + SECONDS.toNanos(15) + 2 * TICK);
+            assertFalse(ch.isActive(), "closed although two streams are open");
+            Frame goAway = sent(GOAWAY).get(0);
+            assertEquals(Http2Wire.NO_ERROR, goAway.goAwayErrorCode());
+            assertEquals("ping_timeout", goAway.goAwayDebugData());
+            assertEquals(1, events.ofType(HeartbeatFailedEvent.class).get(0).missedPongs());
+            assertEquals(1, closed("heartbeat_timeout"));
+            assertEquals(1, registry.get("wheelbeat.heartbeat.pongs.missed").counter().count());
+            assertEquals(0, pendingTimers(ch));
+        }
+
+        @Test
+        void anythingReadWhileThePingIsOutProvesThePeerAlive() {
+            start(pinging());
+            send(Http2Wire.get(1));
+            advanceTo(ch, start + SECONDS.toNanos(10) + TICK);
+            assertEquals(1, sent(PING).size());
+            advanceTo(ch, start + SECONDS.toNanos(13));
+            send(Http2Wire.get(3));
+            advanceTo(ch, start + SECONDS.toNanos(20));
+            assertTrue(ch.isActive());
+            assertTrue(events.ofType(HeartbeatFailedEvent.class).isEmpty());
+            advanceTo(ch, start + SECONDS.toNanos(23) + TICK);
+            assertEquals(2, sent(PING).get(0).pingContent(), "next ping 10 s after the last read");
+        }
+
+        @Test
+        void readsPushTheNextPingBack() {
+            start(pinging());
+            send(Http2Wire.get(1));
+            for (int second = 5; second <= 60; second += 5) {
+                advanceTo(ch, start + SECONDS.toNanos(second));
+                send(Http2Wire.get(1 + 2 * second));
+            }
+            assertEquals(List.of(), sent(PING), "never 10 s without a read");
+        }
+
+        @Test
+        void withoutCallsNoPingGoesOutAndTheFirstStreamResumesThem() {
+            start(pinging());
+            advanceTo(ch, start + SECONDS.toNanos(100));
+            assertEquals(List.of(), sent(PING), "no stream open: paused");
+            assertTrue(ch.isActive());
+            send(Http2Wire.get(1));
+            advanceTo(ch, start + SECONDS.toNanos(110) + TICK);
+            List<Frame> pings = sent(PING);
+            assertEquals(1, pings.size(), "10 s after the stream's HEADERS, the last read: " + pings + " at " + (now(ch) - start));
+        }
+
+        @Test
+        void keepAliveWithoutCallsPingsAnIdleConnection() {
+            start(pinging().keepAliveWithoutCalls(true));
+            advanceTo(ch, start + SECONDS.toNanos(10) + TICK);
+            assertEquals(1, sent(PING).size());
+        }
+
+        @Test
+        void aLateAckIsCountedAndFiresNothingAndAnAckOfSomeoneElsesPingPassesOn() {
+            start(pinging().keepAliveWithoutCalls(true));
+            advanceTo(ch, start + SECONDS.toNanos(10) + TICK);
+            send(Http2Wire.ping(1, true));
+            send(Http2Wire.ping(1, true));
+            assertEquals(1, events.ofType(PongReceivedEvent.class).size());
+            assertEquals(1, registry.get("wheelbeat.heartbeat.pongs.late").counter().count());
+            send(Http2Wire.ping(0x5EED, true));
+            assertEquals(0x5EEDL, requests.pingAcks.get(0), "the application's own PING ACK reaches it");
+        }
+
+        @Test
+        void keepAliveOptionsNeedTheKeepAliveTime() {
+            assertThrows(IllegalStateException.class, () -> Http2KeepAliveHandler.builder()
+                    .maxConnectionIdle(1, SECONDS).keepAliveTimeout(1, SECONDS).build());
+            assertThrows(IllegalStateException.class, () -> Http2KeepAliveHandler.builder()
+                    .maxConnectionIdle(1, SECONDS).keepAliveWithoutCalls(true).build());
+            assertThrows(IllegalArgumentException.class, () -> Http2KeepAliveHandler.builder().keepAliveTime(0, SECONDS));
+            assertThrows(IllegalArgumentException.class, () -> Http2KeepAliveHandler.builder().keepAliveJitter(1.0));
         }
     }
 

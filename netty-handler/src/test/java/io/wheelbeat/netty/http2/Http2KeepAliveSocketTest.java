@@ -34,6 +34,8 @@ import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2ServerUpgradeCodec;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
+import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
+import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
 import io.wheelbeat.netty.http2.Http2Wire.Frame;
 import java.io.IOException;
@@ -251,5 +253,86 @@ class Http2KeepAliveSocketTest {
         assertEquals(42, ack.pingContent(), "a well-formed PING on a new connection is still acknowledged");
         assertTrue(ack.has(Http2Wire.FLAG_ACK));
         assertNull(serverEvents.stream().filter(TooManyPingsEvent.class::isInstance).findAny().orElse(null));
+    }
+
+    private long count(Class<?> type) {
+        return serverEvents.stream().filter(type::isInstance).count();
+    }
+
+    @Test
+    void theJdkClientAcknowledgesKeepAlivePingsAndItsConnectionStays() throws Exception {
+        int port = startServer(Http2KeepAliveHandler.builder().keepAliveTime(100, MILLISECONDS)
+                .keepAliveTimeout(5, SECONDS).keepAliveWithoutCalls(true));
+        HttpClient client = jdkClient();
+        get(client, port);
+        long deadline = System.nanoTime() + MILLISECONDS.toNanos(WAIT_MILLIS);
+        while (count(PongReceivedEvent.class) < 10 && System.nanoTime() - deadline < 0) {
+            Thread.sleep(50);
+        }
+        get(client, port);
+        assertTrue(count(PongReceivedEvent.class) >= 10, "acknowledged pings: " + count(PongReceivedEvent.class));
+        assertEquals(1, connections.get(), "one connection all along");
+        assertEquals(0, count(HeartbeatFailedEvent.class));
+        assertEquals(0, closed("heartbeat_timeout"));
+    }
+
+    @Test
+    void aPeerThatStopsAcknowledgingIsSentGoAwayPingTimeoutAndClosedNeverBeforeTheTimeout() throws Exception {
+        int port = startServer(Http2KeepAliveHandler.builder().keepAliveTime(100, MILLISECONDS)
+                .keepAliveTimeout(300, MILLISECONDS).keepAliveWithoutCalls(true));
+        HttpClient client = jdkClient();
+        get(client, port);
+        long opened = System.nanoTime();
+        Socket silent = rawHttp2(port);
+
+        List<Frame> frames = readToClose(silent);
+        long openMillis = MILLISECONDS.convert(System.nanoTime() - opened, java.util.concurrent.TimeUnit.NANOSECONDS);
+        assertTrue(openMillis >= 400, "closed after " + openMillis + " ms, before keepalive + timeout");
+        assertTrue(frames.stream().anyMatch(f -> f.type() == Http2Wire.PING && !f.has(Http2Wire.FLAG_ACK)), frames.toString());
+        Frame goAway = goAway(frames);
+        assertEquals(Http2Wire.NO_ERROR, goAway.goAwayErrorCode());
+        assertEquals("ping_timeout", goAway.goAwayDebugData());
+        assertEquals(1, closed("heartbeat_timeout"));
+        assertEquals(1, count(HeartbeatFailedEvent.class));
+        get(client, port);
+    }
+
+    @Test
+    void nettysClientWithTheKeepAliveIsAcknowledgedByARealHttp2Server() throws Exception {
+        int port = startServer(Http2KeepAliveHandler.builder().maxConnectionIdle(1, java.util.concurrent.TimeUnit.HOURS));
+        List<Object> clientEvents = new CopyOnWriteArrayList<>();
+        SimpleMeterRegistry clientRegistry = new SimpleMeterRegistry();
+        Http2KeepAliveHandler.Factory keepAlive = Http2KeepAliveHandler.builder().keepAliveTime(100, MILLISECONDS)
+                .keepAliveTimeout(5, SECONDS).keepAliveWithoutCalls(true).keepAliveJitter(0.2)
+                .metrics(clientRegistry).build();
+        Channel client = new io.netty.bootstrap.Bootstrap().group(group)
+                .channel(io.netty.channel.socket.nio.NioSocketChannel.class)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(Http2FrameCodecBuilder.forClient().build(), keepAlive.newHandler(),
+                                new ChannelInboundHandlerAdapter() {
+                                    @Override
+                                    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                                        clientEvents.add(evt);
+                                    }
+
+                                    @Override
+                                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                                        ReferenceCountUtil.release(msg);
+                                    }
+                                });
+                    }
+                }).connect("127.0.0.1", port).sync().channel();
+        long deadline = System.nanoTime() + MILLISECONDS.toNanos(WAIT_MILLIS);
+        while (clientEvents.stream().filter(PongReceivedEvent.class::isInstance).count() < 10
+                && System.nanoTime() - deadline < 0) {
+            Thread.sleep(50);
+        }
+        assertTrue(client.isActive());
+        assertTrue(clientEvents.stream().filter(PongReceivedEvent.class::isInstance).count() >= 10, clientEvents.toString());
+        assertTrue(clientRegistry.get("wheelbeat.heartbeat.rtt").timer().count() >= 10);
+        assertEquals(0, clientEvents.stream().filter(HeartbeatFailedEvent.class::isInstance).count());
+        client.close().sync();
     }
 }

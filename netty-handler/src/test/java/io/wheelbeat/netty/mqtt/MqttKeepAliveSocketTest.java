@@ -289,4 +289,84 @@ class MqttKeepAliveSocketTest {
         MqttClient newcomer = paho3(port, 5);
         assertTrue(newcomer.isConnected(), "the server still takes connections");
     }
+
+    /** Netty's MQTT client with {@link MqttClientKeepAliveHandler}, CONNECT sent with {@code keepAliveSeconds}. */
+    private Channel nettyClient(int port, int keepAliveSeconds, MqttClientKeepAliveHandler.Builder keepAlive,
+                                List<Object> events) throws InterruptedException {
+        MqttClientKeepAliveHandler.Factory handlers = keepAlive.build();
+        Channel client = new io.netty.bootstrap.Bootstrap().group(group)
+                .channel(io.netty.channel.socket.nio.NioSocketChannel.class)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(new MqttDecoder(), MqttEncoder.INSTANCE, handlers.newHandler(),
+                                new ChannelInboundHandlerAdapter() {
+                                    @Override
+                                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                                        ReferenceCountUtil.release(msg);
+                                    }
+
+                                    @Override
+                                    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                                        events.add(evt);
+                                    }
+                                });
+                    }
+                }).connect("127.0.0.1", port).sync().channel();
+        client.writeAndFlush(MqttMessageBuilders.connect().clientId("netty-" + System.nanoTime())
+                .protocolVersion(io.netty.handler.codec.mqtt.MqttVersion.MQTT_3_1_1).cleanSession(true)
+                .keepAlive(keepAliveSeconds).build()).sync();
+        clients.add(() -> client.close().sync());
+        return client;
+    }
+
+    private static long count(List<Object> events, Class<?> type) {
+        return events.stream().filter(type::isInstance).count();
+    }
+
+    @Test
+    void nettysClientWithTheClientKeepAliveIsKeptAliveByABrokerForManyKeepAlivePeriods() throws Exception {
+        int port = startServer(MqttServerKeepAliveHandler.builder());
+        List<Object> clientEvents = new CopyOnWriteArrayList<>();
+        SimpleMeterRegistry clientRegistry = new SimpleMeterRegistry();
+        Channel client = nettyClient(port, 1, MqttClientKeepAliveHandler.builder().metrics(clientRegistry), clientEvents);
+
+        long deadline = System.nanoTime() + MILLISECONDS.toNanos(WAIT_MILLIS);
+        while (count(clientEvents, io.wheelbeat.netty.heartbeat.PongReceivedEvent.class) < 5
+                && System.nanoTime() - deadline < 0) {
+            Thread.sleep(100);
+        }
+        assertTrue(client.isActive(), "client events " + clientEvents + ", server events " + serverEvents);
+        assertTrue(count(clientEvents, io.wheelbeat.netty.heartbeat.PongReceivedEvent.class) >= 5, clientEvents.toString());
+        assertEquals(0, count(clientEvents, io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent.class));
+        assertTrue(serverEvents.isEmpty(), "the broker saw a control packet within 1.5 x 1 s each time: " + serverEvents);
+        assertTrue(pingsAnswered() >= 5, "PINGREQs answered by the broker: " + pingsAnswered());
+        assertTrue(clientRegistry.get("wheelbeat.heartbeat.rtt").timer().count() >= 5);
+    }
+
+    @Test
+    void aBrokerThatStopsAnsweringPingreqIsLeftByTheClientAfterThePingrespTimeoutNeverBefore() throws Exception {
+        try (java.net.ServerSocket deaf = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            deaf.setSoTimeout(WAIT_MILLIS);
+            List<Object> clientEvents = new CopyOnWriteArrayList<>();
+            long connecting = System.nanoTime();
+            Channel client = nettyClient(deaf.getLocalPort(), 1, MqttClientKeepAliveHandler.builder()
+                    .pingRespTimeout(500, MILLISECONDS), clientEvents);
+            try (Socket broker = deaf.accept()) {
+                broker.setSoTimeout(WAIT_MILLIS);
+                InputStream in = broker.getInputStream();
+                byte[] connectHeader = readExactly(in, 2); // CONNECT, short enough for one length byte
+                readExactly(in, connectHeader[1] & 0xFF);
+                broker.getOutputStream().write(new byte[] {0x20, 2, 0, 0}); // CONNACK accepted
+                byte[] pingreq = readExactly(in, 2);
+                assertArrayEquals(PINGREQ, pingreq, "the client's PINGREQ after 1 s of silence");
+                assertEquals(-1, in.read(), "the client closes the connection");
+            }
+            long closedMillis = MILLISECONDS.convert(System.nanoTime() - connecting, java.util.concurrent.TimeUnit.NANOSECONDS);
+            client.closeFuture().await(WAIT_MILLIS);
+            assertTrue(closedMillis >= 1_500, "closed after " + closedMillis + " ms: before keep-alive + timeout");
+            assertEquals(1, count(clientEvents, io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent.class), clientEvents.toString());
+            assertEquals(0, count(clientEvents, io.wheelbeat.netty.heartbeat.PongReceivedEvent.class));
+        }
+    }
 }
