@@ -48,8 +48,8 @@ public final class ManualTicker implements Ticker {
     }
 
     /**
-     * Runs {@code listener} after every {@link #advance}, on the advancing thread. A
-     * {@link WheelTimer} on this ticker listens, so that its sleeping thread wakes to virtual time.
+     * Runs {@code listener} after every {@link #advance}, on the advancing thread: for instance to
+     * wake a thread that sleeps until a deadline on this ticker.
      */
     public void onAdvance(Runnable listener) {
         listeners.add(Objects.requireNonNull(listener, "listener"));

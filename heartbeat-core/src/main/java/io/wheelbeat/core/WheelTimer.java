@@ -43,9 +43,6 @@ public final class WheelTimer extends HandoverScheduler {
         super(builder.wheel);
         this.taskExecutor = builder.taskExecutor;
         this.worker = builder.threadFactory.newThread(this::work);
-        if (ticker instanceof ManualTicker manual) {
-            manual.onAdvance(() -> LockSupport.unpark(worker));
-        }
         worker.start();
     }
 
@@ -86,6 +83,14 @@ public final class WheelTimer extends HandoverScheduler {
 
     @Override
     void wakeOwnerToDrain() {
+        LockSupport.unpark(worker);
+    }
+
+    /**
+     * Wakes the timer's thread to read its ticker again. Only a ticker that jumps needs it
+     * (virtual time in tests: {@code VirtualTimers} in the test-jar); the system clock never does.
+     */
+    void wakeToReadTheClock() {
         LockSupport.unpark(worker);
     }
 

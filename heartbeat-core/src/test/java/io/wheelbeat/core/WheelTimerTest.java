@@ -26,7 +26,7 @@ class WheelTimerTest {
     private static final long WAIT_SECONDS = 30;
 
     private final ManualTicker ticker = new ManualTicker();
-    private WheelTimer timer = WheelTimer.builder().wheel(TimerWheel.builder().ticker(ticker)).build();
+    private WheelTimer timer = VirtualTimers.wheelTimer(ticker, WheelTimer.builder(), TimerWheel.builder());
 
     @AfterEach
     void stopTimer() {
@@ -118,7 +118,7 @@ class WheelTimerTest {
         timer.stop();
         ExecutorService executor = Executors.newSingleThreadExecutor(r -> new Thread(r, "task-executor"));
         try {
-            timer = WheelTimer.builder().wheel(TimerWheel.builder().ticker(ticker)).taskExecutor(executor).build();
+            timer = VirtualTimers.wheelTimer(ticker, WheelTimer.builder().taskExecutor(executor), TimerWheel.builder());
             AtomicReference<String> thread = new AtomicReference<>();
             CountDownLatch ran = new CountDownLatch(1);
             timer.newTimeout(t -> {
@@ -183,7 +183,7 @@ class WheelTimerTest {
     @Test
     void schedulingBeyondTheMaximumIsRejectedAndKeepsThePendingOnes() {
         timer.stop();
-        timer = WheelTimer.builder().wheel(TimerWheel.builder().ticker(ticker).maxPendingTimers(2)).build();
+        timer = VirtualTimers.wheelTimer(ticker, WheelTimer.builder(), TimerWheel.builder().maxPendingTimers(2));
         WheelTimeout a = timer.newTimeout(t -> { }, 1, TimeUnit.HOURS);
         WheelTimeout b = timer.newTimeout(t -> { }, 1, TimeUnit.HOURS);
         RejectedExecutionException e = assertThrows(RejectedExecutionException.class,

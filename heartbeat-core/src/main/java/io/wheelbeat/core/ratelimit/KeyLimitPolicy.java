@@ -3,6 +3,8 @@ package io.wheelbeat.core.ratelimit;
 /**
  * What a {@link KeyedRateLimiter} does with a new key when it already tracks its maximum number
  * of keys.
+ *
+ * <p>Immutable and thread-safe.
  */
 public enum KeyLimitPolicy {
 

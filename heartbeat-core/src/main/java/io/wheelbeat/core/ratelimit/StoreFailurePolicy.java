@@ -4,6 +4,8 @@ package io.wheelbeat.core.ratelimit;
  * How a {@link KeyedRateLimiter} built with a {@link LeaseStore} decides while the store is slow,
  * down or gone, and for a key the store cannot hold. Leases already drawn are spent as usual; this
  * decides what no lease covers. Each such decision is counted as a fallback, by cause.
+ *
+ * <p>Immutable and thread-safe.
  */
 public enum StoreFailurePolicy {
 

@@ -13,6 +13,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.wheelbeat.core.ManualTicker;
 import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.core.VirtualTimers;
 import io.wheelbeat.core.WheelTimer;
 import java.time.Duration;
 import java.util.List;
@@ -255,7 +256,7 @@ class KeyedRateLimiterTest {
     @Test
     void limiterOnAWheelTimerForgetsKeysWhenVirtualTimeAdvances() throws InterruptedException {
         ManualTicker ticker = new ManualTicker();
-        WheelTimer timer = WheelTimer.builder().wheel(TimerWheel.builder().ticker(ticker)).build();
+        WheelTimer timer = VirtualTimers.wheelTimer(ticker, WheelTimer.builder(), TimerWheel.builder());
         try {
             KeyedRateLimiter<Integer> limiter = KeyedRateLimiter.builder(TEN_PER_SECOND_BUCKET, timer).<Integer>build();
             for (int key = 0; key < 100; key++) {

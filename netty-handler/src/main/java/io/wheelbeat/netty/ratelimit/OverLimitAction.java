@@ -1,6 +1,10 @@
 package io.wheelbeat.netty.ratelimit;
 
-/** What a {@link RateLimitHandler} does with a connection or message over its limit. */
+/**
+ * What a {@link RateLimitHandler} does with a connection or message over its limit.
+ *
+ * <p>Immutable and thread-safe.
+ */
 public enum OverLimitAction {
 
     /** Release the message ({@code ReferenceCountUtil.release}) and read on. */

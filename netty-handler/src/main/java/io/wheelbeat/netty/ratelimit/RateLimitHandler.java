@@ -35,6 +35,9 @@ import java.util.Objects;
  * its windows live on the same wheel as the idle deadlines.
  *
  * <p>Admitting a message allocates nothing; a refusal allocates its event.
+ *
+ * <p>Thread-safe ({@code @Sharable}): one instance serves channels on every event loop; each call
+ * runs on its channel's event loop.
  */
 @Sharable
 public final class RateLimitHandler extends ChannelInboundHandlerAdapter {
