@@ -74,7 +74,8 @@ final class HeartbeatDriver implements LoadClient {
         this.remote = remote;
         this.threads = new LoopThreads("client");
         this.group = transport.newClientGroup(settings.clientThreads(), threads);
-        this.bootstrap = transport.clientBootstrap(group, ClientSink.INSTANCE);
+        this.bootstrap = transport.clientBootstrap(group, settings.protocol() == Protocol.WEBSOCKET
+                ? WebSocketPipelines.clientInitializer(this) : ClientSink.INSTANCE);
         this.clientAddresses = transport.clientAddresses(settings.sourceAddresses());
         this.channels = new Channel[connections];
         this.inFlight = new Semaphore(maxPendingConnects);
@@ -221,6 +222,7 @@ final class HeartbeatDriver implements LoadClient {
             return;
         }
         Channel channel = future.channel();
+        channel.attr(WebSocketPipelines.INDEX).set(index);
         channels[index] = channel;
         opened.incrementAndGet();
         channel.eventLoop().execute(() -> {

@@ -6,6 +6,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
+import io.wheelbeat.netty.websocket.WebSocketReaderIdleEvent;
 import io.wheelbeat.loadtest.InstrumentedEventLoopGroup.InstrumentedEventLoop;
 
 /**
@@ -32,13 +33,15 @@ final class IdleRecorder extends ChannelInboundHandlerAdapter {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-        if (!(evt instanceof IdleStateEvent) || ((IdleStateEvent) evt).state() != IdleState.READER_IDLE) {
+        boolean readerIdle = evt instanceof IdleStateEvent idle && idle.state() == IdleState.READER_IDLE;
+        if (!readerIdle && !(evt instanceof WebSocketReaderIdleEvent)) {
             ctx.fireUserEventTriggered(evt);
             return;
         }
         long now = ctx.executor().ticker().nanoTime();
         InstrumentedEventLoop loop = (InstrumentedEventLoop) ctx.executor();
-        if (((IdleStateEvent) evt).isFirst()) {
+        // WebSocketKeepAliveHandler's reader idle comes once: it closes the connection.
+        if (!readerIdle || ((IdleStateEvent) evt).isFirst()) {
             loop.firstIdleEvents++;
         } else {
             loop.repeatIdleEvents++;

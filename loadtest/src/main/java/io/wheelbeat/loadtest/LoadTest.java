@@ -85,6 +85,11 @@ public final class LoadTest implements Callable<Integer> {
             description = "local: simulated connections in one JVM (default); tcp: loopback sockets, clients in another process.")
     Tier tier = Tier.LOCAL;
 
+    @Option(names = "--protocol", paramLabel = "frames|websocket", converter = ProtocolConverter.class,
+            description = "frames: the load test's own bytes (default); websocket: HTTP upgrade, binary frames, "
+                    + "the server pinging; wheel = WebSocketKeepAliveHandler, netty = IdleStateHandler + pings.")
+    Protocol protocol = Protocol.FRAMES;
+
     @Option(names = "--idle-handler", paramLabel = "KIND", split = ",", converter = KindConverter.class,
             description = "wheel, netty or none; a comma-separated list runs each on the same scenario (default: wheel,netty).")
     List<IdleHandlerKind> handlers = new ArrayList<>(List.of(IdleHandlerKind.WHEEL, IdleHandlerKind.NETTY));
@@ -252,7 +257,7 @@ public final class LoadTest implements Callable<Integer> {
         if (baseline && !kinds.contains(IdleHandlerKind.NONE)) {
             kinds.add(IdleHandlerKind.NONE);
         }
-        return new Settings(tier, sizes, kinds, reportDir,
+        return new Settings(tier, protocol, sizes, kinds, reportDir,
                 openRate != null ? openRate : tier == Tier.LOCAL ? LOCAL_OPEN_RATE : TCP_OPEN_RATE,
                 maxPendingConnects, orMillis(heartbeat, preset.heartbeatMs), jitter, burst, silentFraction,
                 orMillis(silenceSpread, preset.spreadMs), orMillis(readerIdle, preset.readerIdleMs),
@@ -282,6 +287,17 @@ public final class LoadTest implements Callable<Integer> {
                 }
             }
             throw new CommandLine.TypeConversionException("unknown transport '" + value + "' (expected local or tcp)");
+        }
+    }
+
+    static final class ProtocolConverter implements CommandLine.ITypeConverter<Protocol> {
+        @Override
+        public Protocol convert(String value) {
+            try {
+                return Protocol.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
         }
     }
 

@@ -104,6 +104,7 @@ final class Report {
     private Map<String, Object> scenario() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("tier", settings.tier().id());
+        m.put("protocol", settings.protocol().id());
         m.put("connections", settings.sizes());
         m.put("handlers", settings.handlers().stream().map(IdleHandlerKind::id).toList());
         m.put("openRatePerSecond", settings.openRate());
@@ -142,7 +143,10 @@ final class Report {
 
     private String markdown(SessionReport report, List<String> charts) {
         StringBuilder md = new StringBuilder();
-        md.append("# wheelbeat load test: ").append(settings.tier().id()).append(" tier\n\n");
+        md.append("# wheelbeat load test: ").append(settings.tier().id()).append(" tier")
+                .append(settings.protocol() == Protocol.WEBSOCKET
+                        ? ", WebSocket (wheel: WebSocketKeepAliveHandler; netty: IdleStateHandler + pings)" : "")
+                .append("\n\n");
         md.append("Connections here are **").append(settings.tier().description()).append("**.\n\n");
         md.append("Generated ").append(report.generatedAt()).append(". Every run ").append(report.clean()
                 ? "opened every connection and had no missed and no false idle events."

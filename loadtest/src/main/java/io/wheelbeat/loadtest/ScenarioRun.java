@@ -3,6 +3,7 @@ package io.wheelbeat.loadtest;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
+import io.wheelbeat.netty.websocket.WebSocketKeepAliveHandler;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -62,7 +63,8 @@ final class ScenarioRun {
         InstrumentedEventLoopGroup serverLoops = transport.newServerGroup(s.serverThreads());
         LoadClient client = null;
         try (JvmStats jvm = new JvmStats()) {
-            Channel server = transport.bind(serverLoops, new ServerInitializer(kind, s.readerIdleNanos(), ledger));
+            Channel server = transport.bind(serverLoops,
+                    new ServerInitializer(s.protocol(), kind, s.readerIdleNanos(), ledger));
             client = s.tier() == Tier.LOCAL
                     ? new HeartbeatDriver(s, server.localAddress())
                     : RemoteLoadClient.launch(s, (InetSocketAddress) server.localAddress());
@@ -254,14 +256,21 @@ final class ScenarioRun {
         }
     }
 
-    /** Every server pipeline: probe, the idle handler under test (if any), recorder. */
+    /**
+     * Every server pipeline: probe, the idle handler under test (if any), recorder; over
+     * WebSocket the codecs come first and the keepalive of {@code kind} takes the idle handler's place.
+     */
     private static final class ServerInitializer extends ChannelInitializer<Channel> {
+        private final Protocol protocol;
         private final IdleHandlerKind kind;
         private final long readerIdleNanos;
         private final ConnectionLedger ledger;
         private final IdleRecorder recorder;
+        private final WebSocketKeepAliveHandler.Factory keepAlive;
 
-        ServerInitializer(IdleHandlerKind kind, long readerIdleNanos, ConnectionLedger ledger) {
+        ServerInitializer(Protocol protocol, IdleHandlerKind kind, long readerIdleNanos, ConnectionLedger ledger) {
+            this.protocol = protocol;
+            this.keepAlive = protocol == Protocol.WEBSOCKET ? WebSocketPipelines.keepAlive(readerIdleNanos) : null;
             this.kind = kind;
             this.readerIdleNanos = readerIdleNanos;
             this.ledger = ledger;
@@ -271,6 +280,11 @@ final class ScenarioRun {
         @Override
         protected void initChannel(Channel ch) {
             ChannelPipeline p = ch.pipeline();
+            if (protocol == Protocol.WEBSOCKET) {
+                WebSocketPipelines.addServerHandlers(p, kind, readerIdleNanos, keepAlive, new ServerProbe(ledger));
+                p.addLast(recorder);
+                return;
+            }
             p.addLast(new ServerProbe(ledger));
             if (kind.hasHandler()) {
                 p.addLast(IdleHandlers.create(kind, readerIdleNanos, 0, 0, TimeUnit.NANOSECONDS));

@@ -3,6 +3,7 @@ package io.wheelbeat.loadtest;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.wheelbeat.loadtest.InstrumentedEventLoopGroup.InstrumentedEventLoop;
 
 /**
@@ -53,8 +54,12 @@ final class ServerProbe extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         loop.messages++;
-        if (index < 0 && msg instanceof ByteBuf) {
-            readHello((ByteBuf) msg);
+        if (index < 0) {
+            if (msg instanceof ByteBuf bytes) {
+                readHello(bytes);
+            } else if (msg instanceof BinaryWebSocketFrame frame) {
+                readHello(frame.content());
+            }
         }
         if (index >= 0) {
             ledger.arrived(index, ctx.executor().ticker().nanoTime());

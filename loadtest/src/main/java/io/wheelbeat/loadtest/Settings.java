@@ -8,6 +8,7 @@ import java.util.List;
  * One load-test session's scenario, resolved from the command line and its presets. Immutable.
  *
  * @param tier local (simulated connections) or tcp
+ * @param protocol what the connections speak
  * @param sizes connections per run: one size, or the scaling series
  * @param handlers the idle handlers to run, one run each per size (the baseline {@code none}
  *     included when asked for)
@@ -30,7 +31,7 @@ import java.util.List;
  * @param jvmOptions options for the JVMs the session starts
  * @param inProcess run every handler in this JVM instead of one child JVM each
  */
-record Settings(Tier tier, List<Integer> sizes, List<IdleHandlerKind> handlers, Path reportDir,
+record Settings(Tier tier, Protocol protocol, List<Integer> sizes, List<IdleHandlerKind> handlers, Path reportDir,
                 double openRate, int maxPendingConnects, long heartbeatNanos, double jitter, boolean burst,
                 double silentFraction, long silenceSpreadNanos, long readerIdleNanos, long toleranceNanos,
                 int heapCheckpoints, int serverThreads, int clientThreads, int sourceAddresses,
@@ -58,7 +59,7 @@ record Settings(Tier tier, List<Integer> sizes, List<IdleHandlerKind> handlers, 
 
     /** The same scenario for a single run of {@code handler} with {@code connections}. */
     Settings forRun(IdleHandlerKind handler, int connections) {
-        return new Settings(tier, List.of(connections), List.of(handler), reportDir, openRate, maxPendingConnects,
+        return new Settings(tier, protocol, List.of(connections), List.of(handler), reportDir, openRate, maxPendingConnects,
                 heartbeatNanos, jitter, burst, silentFraction, silenceSpreadNanos, readerIdleNanos, toleranceNanos,
                 heapCheckpoints, serverThreads, clientThreads, sourceAddresses, progressNanos, seed, jvmOptions,
                 inProcess);
@@ -81,6 +82,7 @@ record Settings(Tier tier, List<Integer> sizes, List<IdleHandlerKind> handlers, 
     List<String> toArgs() {
         List<String> args = new ArrayList<>(List.of(
                 "--transport", tier.id(),
+                "--protocol", protocol.id(),
                 "--connections", Integer.toString(connections()),
                 "--idle-handler", handler().id(),
                 "--no-baseline",

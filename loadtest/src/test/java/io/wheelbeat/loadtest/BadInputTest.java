@@ -55,6 +55,11 @@ class BadInputTest {
     }
 
     @Test
+    void anUnknownProtocolIsRejected() {
+        assertRejected(run("--protocol", "mqtt"), "unknown protocol 'mqtt' (expected frames or websocket)");
+    }
+
+    @Test
     void zeroConnectionsAreRejected() {
         assertRejected(run("--idle-handler", "netty", "--connections", "0"), "--connections must be at least 1");
     }
