@@ -42,8 +42,9 @@ import org.slf4j.LoggerFactory;
 /**
  * A client connection that reconnects by itself: it connects through a Netty {@link Bootstrap}
  * and, whenever the connection is lost or an attempt fails, tries again after the
- * {@link BackoffPolicy}'s delay. Every delay and timeout is a timer on the shared wheel of the
- * client's event loop ({@link EventLoopWheels#shared()}): no thread, no sleep.
+ * {@link BackoffPolicy}'s delay. Every delay and timeout is a timer on the wheel of the client's
+ * event loop ({@link EventLoopWheels#shared()} unless {@link Builder#wheels} chose others): no
+ * thread, no sleep.
  *
  * <h2>Behaviour</h2>
  * <ul>
@@ -121,7 +122,7 @@ public final class ReconnectingClient {
 
     private ReconnectingClient(Builder b, RandomGenerator random) {
         this.loop = b.bootstrap.config().group().next();
-        this.wheel = EventLoopWheels.shared().wheelFor(loop);
+        this.wheel = b.wheels.wheelFor(loop);
         this.remote = b.remote;
         this.random = random;
         this.backoff = new BackoffSchedule(b.backoff, random);
@@ -542,6 +543,7 @@ public final class ReconnectingClient {
         private ReconnectListener listener = event -> { };
         private ReconnectMetrics metrics;
         private RandomGenerator random;
+        private EventLoopWheels wheels = EventLoopWheels.shared();
 
         private Builder(Bootstrap bootstrap, SocketAddress remote) {
             this.bootstrap = Objects.requireNonNull(bootstrap, "bootstrap");
@@ -610,6 +612,12 @@ public final class ReconnectingClient {
          */
         public Builder random(RandomGenerator random) {
             this.random = Objects.requireNonNull(random, "random");
+            return this;
+        }
+
+        /** The wheels for the client's timers; {@link EventLoopWheels#shared()} by default. */
+        public Builder wheels(EventLoopWheels wheels) {
+            this.wheels = Objects.requireNonNull(wheels, "wheels");
             return this;
         }
 

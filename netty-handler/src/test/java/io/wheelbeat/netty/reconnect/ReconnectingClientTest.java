@@ -103,8 +103,12 @@ class ReconnectingClientTest {
     }
 
     private static int pendingTimers(ReconnectingClient client) throws Exception {
+        return pendingTimers(client, EventLoopWheels.shared());
+    }
+
+    private static int pendingTimers(ReconnectingClient client, EventLoopWheels wheels) throws Exception {
         return client.eventLoop()
-                .submit(() -> EventLoopWheels.shared().wheelFor(client.eventLoop()).pendingTimers())
+                .submit(() -> wheels.wheelFor(client.eventLoop()).pendingTimers())
                 .get(10, TimeUnit.SECONDS);
     }
 
@@ -397,6 +401,20 @@ class ReconnectingClientTest {
         ExecutionException e = assertThrows(ExecutionException.class, () -> started.get(10, TimeUnit.SECONDS));
         assertInstanceOf(IllegalStateException.class, e.getCause());
         assertEquals(1, events.events(Connecting.class).size());
+    }
+
+    @Test
+    void theClientsTimersGoOnTheWheelsItWasGiven() throws Exception {
+        EventLoopWheels own = new EventLoopWheels(1, TimeUnit.MILLISECONDS, 64);
+        ReconnectingClient client = remember(clientTo(unusedPort(), new Quiet()).wheels(own)
+                .backoff(BackoffPolicy.exponential(Duration.ofSeconds(10), Duration.ofSeconds(10)).build()).build());
+        client.start();
+        events.await(AttemptScheduled.class, 1);
+        assertEquals(1, pendingTimers(client, own), "the retry waits on the given wheels");
+        assertEquals(0, pendingTimers(client), "and not on the shared ones");
+
+        client.close().get(10, TimeUnit.SECONDS);
+        assertEquals(0, pendingTimers(client, own));
     }
 
     @Test
