@@ -48,6 +48,7 @@ final class WebSocketPipelines {
     /** The connection index of a client channel, for {@link SilenceGate}. */
     static final AttributeKey<Integer> INDEX = AttributeKey.valueOf("wheelbeat.loadtest.index");
     private static final int MAX_FRAME = 64;
+    private static final int MISSED_PONGS = 10;
 
     private WebSocketPipelines() {
     }
@@ -55,9 +56,10 @@ final class WebSocketPipelines {
     /** A factory of ours, pinging every third of the reader-idle time, closing at the reader idle. */
     static WebSocketKeepAliveHandler.Factory keepAlive(long readerIdleNanos) {
         long pingNanos = pingIntervalNanos(readerIdleNanos);
-        // Three missed pongs take over 1.3 reader-idle times: the reader idle decides, as for Netty's.
+        // Ten missed pongs take over three reader-idle times: the reader idle decides, as it does for
+        // Netty's handler, even on a loop lagging by seconds, so both report the same kind of event.
         return WebSocketKeepAliveHandler.builder().pingInterval(pingNanos, TimeUnit.NANOSECONDS)
-                .pongTimeout(pingNanos, TimeUnit.NANOSECONDS).maxMissedPongs(3)
+                .pongTimeout(pingNanos, TimeUnit.NANOSECONDS).maxMissedPongs(MISSED_PONGS)
                 .readerIdleTimeout(readerIdleNanos, TimeUnit.NANOSECONDS).build();
     }
 

@@ -1,5 +1,6 @@
 package io.wheelbeat.netty.internal;
 
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
@@ -26,6 +27,24 @@ public final class ConfigChecks {
             throw new IllegalArgumentException(name + " must be positive: " + amount + " " + unit);
         }
         return unit.toNanos(amount);
+    }
+
+    /**
+     * Returns {@code duration} in nanoseconds.
+     *
+     * @throws NullPointerException if {@code duration} is null
+     * @throws IllegalArgumentException if {@code duration} is not positive or is over 292 years
+     */
+    public static long positiveNanos(String name, Duration duration) {
+        Objects.requireNonNull(duration, name);
+        if (duration.isNegative() || duration.isZero()) {
+            throw new IllegalArgumentException(name + " must be positive: " + duration);
+        }
+        try {
+            return duration.toNanos();
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException(name + " is too long (over 292 years): " + duration, e);
+        }
     }
 
     /**

@@ -19,6 +19,7 @@ import io.wheelbeat.core.backoff.BackoffPolicy;
 import io.wheelbeat.core.backoff.BackoffSchedule;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
+import io.wheelbeat.netty.internal.ConfigChecks;
 import io.wheelbeat.netty.reconnect.ReconnectEvent.AttemptScheduled;
 import io.wheelbeat.netty.reconnect.ReconnectEvent.Connected;
 import io.wheelbeat.netty.reconnect.ReconnectEvent.Connecting;
@@ -567,7 +568,7 @@ public final class ReconnectingClient {
          * @throws IllegalArgumentException if not positive or longer than 292 years
          */
         public Builder connectTimeout(Duration timeout) {
-            this.connectTimeoutNanos = positiveNanos("connectTimeout", timeout);
+            this.connectTimeoutNanos = ConfigChecks.positiveNanos("connectTimeout", timeout);
             return this;
         }
 
@@ -578,7 +579,7 @@ public final class ReconnectingClient {
          * @throws IllegalArgumentException if not positive or longer than 292 years
          */
         public Builder healthyAfter(Duration uptime) {
-            this.healthyAfterNanos = positiveNanos("healthyAfter", uptime);
+            this.healthyAfterNanos = ConfigChecks.positiveNanos("healthyAfter", uptime);
             return this;
         }
 
@@ -624,18 +625,6 @@ public final class ReconnectingClient {
         /** Builds the client; nothing connects until {@link ReconnectingClient#start()}. */
         public ReconnectingClient build() {
             return new ReconnectingClient(this, random != null ? random : new SplittableRandom());
-        }
-
-        private static long positiveNanos(String name, Duration duration) {
-            Objects.requireNonNull(duration, name);
-            if (duration.isNegative() || duration.isZero()) {
-                throw new IllegalArgumentException(name + " must be positive: " + duration);
-            }
-            try {
-                return duration.toNanos();
-            } catch (ArithmeticException e) {
-                throw new IllegalArgumentException(name + " is too long (over 292 years): " + duration, e);
-            }
         }
     }
 }

@@ -13,13 +13,30 @@ import redis.embedded.RedisServer;
  */
 public final class RedisProcess implements AutoCloseable {
 
-    private final int port;
+    private static final int ATTEMPTS = 5;
+    private static final long READY_WAIT_MILLIS = 10_000;
+
+    private int port;
     private RedisServer server;
 
-    /** Starts a server on a free port. */
+    /**
+     * Starts a server on a free port. A port found free can be taken before redis-server binds it
+     * (by any outgoing connection's source port, on a busy machine), so a server that does not
+     * answer is stopped and another free port tried.
+     */
     public RedisProcess() {
-        this.port = freePort();
-        start();
+        UncheckedIOException last = null;
+        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+            this.port = freePort();
+            try {
+                start();
+                return;
+            } catch (UncheckedIOException e) {
+                last = e;
+                close();
+            }
+        }
+        throw last;
     }
 
     /** Returns the URI of the server. */
@@ -44,6 +61,28 @@ public final class RedisProcess implements AutoCloseable {
             server.start();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start redis-server on port " + port, e);
+        }
+        awaitAccepting();
+    }
+
+    /** Returns once the server accepts a connection on its port; throws after a generous wait. */
+    private void awaitAccepting() {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(READY_WAIT_MILLIS);
+        while (true) {
+            try (java.net.Socket probe = new java.net.Socket()) {
+                probe.connect(new java.net.InetSocketAddress("127.0.0.1", port), 1_000);
+                return;
+            } catch (IOException notYet) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new UncheckedIOException("redis-server does not accept connections on port " + port, notYet);
+                }
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new UncheckedIOException(new java.io.InterruptedIOException("interrupted"));
+                }
+            }
         }
     }
 

@@ -1,0 +1,19 @@
+/**
+ * The hashed timing wheel and its drivers, with no Netty. Use it when you schedule, cancel and
+ * re-arm many timers (one or more per connection) and want O(1) operations without allocation.
+ *
+ * <p>Which type to take (thread rules on each):
+ * <ul>
+ *   <li>{@link io.wheelbeat.core.TimerWheel}: the wheel itself, owner thread only; time is an
+ *       argument ({@code poll(now)}), so a loop of your own drives it;</li>
+ *   <li>{@link io.wheelbeat.core.ExecutorDrivenWheel}: a wheel driven by a single-threaded
+ *       executor (a Netty event loop in netty-handler), with the allocation-free {@code long}-id API
+ *       on the owner thread and {@link io.wheelbeat.core.WheelScheduler#newTimeout} from any thread;</li>
+ *   <li>{@link io.wheelbeat.core.WheelTimer}: a wheel with a thread of its own, thread-safe, in the
+ *       role of Netty's {@code HashedWheelTimer} (netty-handler's {@code NettyWheelTimer} is
+ *       Netty's {@code Timer} on it).</li>
+ * </ul>
+ * {@link io.wheelbeat.core.TimerWheelMetrics} binds a wheel's meters (needs Micrometer, an
+ * optional dependency). {@link io.wheelbeat.core.ManualTicker} is virtual time for tests.
+ */
+package io.wheelbeat.core;
