@@ -5,8 +5,12 @@ import static io.wheelbeat.netty.VirtualTime.advanceTo;
 import static io.wheelbeat.netty.VirtualTime.now;
 import static io.wheelbeat.netty.VirtualTime.pendingTimers;
 import static io.wheelbeat.netty.http2.Http2Wire.GOAWAY;
+import static io.wheelbeat.netty.http2.Http2Wire.HEADERS;
 import static io.wheelbeat.netty.http2.Http2Wire.PING;
+import static io.wheelbeat.netty.http2.Http2Wire.SETTINGS;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.MINUTES;
+import static java.util.concurrent.TimeUnit.NANOSECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -22,6 +26,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
+import io.netty.handler.codec.http2.Http2ChannelDuplexHandler;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2FrameStream;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
@@ -83,6 +88,18 @@ class Http2KeepAliveHandlerTest {
     private void start(Http2KeepAliveHandler.Builder builder) {
         ch = new EmbeddedChannel();
         ch.freezeTime();
+        startOn(builder);
+    }
+
+    /** As {@link #start}, with the handler starting when the clock reads {@code origin}. */
+    private void startAt(long origin, Http2KeepAliveHandler.Builder builder) {
+        ch = new EmbeddedChannel();
+        ch.freezeTime();
+        ch.advanceTimeBy(origin - now(ch), NANOSECONDS);
+        startOn(builder);
+    }
+
+    private void startOn(Http2KeepAliveHandler.Builder builder) {
         ch.pipeline().addLast(Http2FrameCodecBuilder.forServer().build(),
                 builder.metrics(registry).build().newHandler(), requests, events);
         start = now(ch);
@@ -270,6 +287,100 @@ class Http2KeepAliveHandlerTest {
             advanceTo(ch, start + SECONDS.toNanos(110) + TICK);
             List<Frame> pings = sent(PING);
             assertEquals(1, pings.size(), "10 s after the stream's HEADERS, the last read: " + pings + " at " + (now(ch) - start));
+        }
+
+        @Test
+        void pingsPauseWhenTheLastStreamEndsAndResumeWhenTheNextOneOpens() {
+            start(pinging());
+            send(Http2Wire.get(1));
+            advanceTo(ch, start + SECONDS.toNanos(10) + TICK);
+            assertEquals(1, sent(PING).get(0).pingContent());
+            send(Http2Wire.ping(1, true));
+            requests.respond();
+            advanceTo(ch, start + SECONDS.toNanos(200));
+            assertEquals(List.of(), sent(PING), "no stream open since 10 s: paused");
+            assertEquals(0, pendingTimers(ch), "paused is no timer at all, not a timer that polls");
+            assertTrue(ch.isActive());
+
+            send(Http2Wire.get(3));
+            advanceTo(ch, start + SECONDS.toNanos(210) - TICK);
+            assertEquals(List.of(), sent(PING), "the peer's new stream is a read");
+            advanceTo(ch, start + SECONDS.toNanos(210) + TICK);
+            assertEquals(2, sent(PING).get(0).pingContent());
+        }
+
+        @Test
+        void eachIntervalIsDrawnAnewWithinTheJitter() {
+            // Drawn at the start (0.25: 7.5 s), then after each ping (0.75: 12.5 s; 0.5: 10 s).
+            ScriptedRandom random = new ScriptedRandom(0.25, 0.75, 0.5);
+            start(pinging().keepAliveJitter(0.5).random(random));
+            send(Http2Wire.get(1));
+            advanceTo(ch, start + MILLISECONDS.toNanos(7_500) - TICK);
+            assertEquals(List.of(), sent(PING));
+            advanceTo(ch, start + MILLISECONDS.toNanos(7_500) + TICK);
+            assertEquals(1, sent(PING).size());
+            advanceTo(ch, start + SECONDS.toNanos(8));
+            send(Http2Wire.ping(1, true));
+            advanceTo(ch, start + MILLISECONDS.toNanos(20_500) - TICK);
+            assertEquals(List.of(), sent(PING), "12.5 s after the ACK, not 7.5 s nor 10 s");
+            advanceTo(ch, start + MILLISECONDS.toNanos(20_500) + TICK);
+            assertEquals(2, sent(PING).get(0).pingContent());
+            assertEquals(3, random.draws());
+        }
+
+        /**
+         * Near the top of the clock's range, as the other handlers' tests: not across the wrap,
+         * which Netty's own scheduled tasks (that drive the wheel here) do not survive.
+         */
+        @Test
+        void pingAndTimeoutHoldNearTheTopOfTheClocksRange() {
+            startAt(Long.MAX_VALUE - SECONDS.toNanos(60), pinging());
+            send(Http2Wire.get(1));
+            advanceTo(ch, start + SECONDS.toNanos(10) - TICK);
+            assertEquals(List.of(), sent(PING));
+            advanceTo(ch, start + SECONDS.toNanos(10) + TICK);
+            assertEquals(1, sent(PING).size());
+            advanceTo(ch, start + SECONDS.toNanos(15) - TICK);
+            assertTrue(ch.isActive(), "never before the timeout");
+            advanceTo(ch, start + SECONDS.toNanos(15) + 2 * TICK);
+            assertFalse(ch.isActive());
+            assertEquals("ping_timeout", sent(GOAWAY).get(0).goAwayDebugData());
+        }
+
+        @Test
+        void aClientOpeningAStreamAfterASilencePingsAtOnceAndLeavesAServerThatNeverAnswers() {
+            Http2ChannelDuplexHandler app = new Http2ChannelDuplexHandler() { };
+            ch = new EmbeddedChannel();
+            ch.freezeTime();
+            ch.pipeline().addLast(Http2FrameCodecBuilder.forClient().build(),
+                    pinging().metrics(registry).build().newHandler(), app, events);
+            start = now(ch);
+            discardOutbound(); // the client's preface and SETTINGS
+            send(Http2Wire.frame(SETTINGS, 0, 0, new byte[0]));
+            advanceTo(ch, start + SECONDS.toNanos(100));
+            assertEquals(List.of(), sent(PING), "no stream open: paused");
+
+            ch.writeAndFlush(new DefaultHttp2HeadersFrame(new DefaultHttp2Headers().method("GET").scheme("http")
+                    .path("/").authority("localhost"), true).stream(app.newStream()));
+            List<Frame> frames = sent();
+            assertEquals(1, frames.stream().filter(f -> f.type() == HEADERS).count(), frames.toString());
+            assertEquals(1, frames.stream().filter(f -> f.type() == PING).count(),
+                    "100 s without a read: the new stream's connection is checked at once " + frames);
+            advanceTo(ch, start + SECONDS.toNanos(105) - TICK);
+            assertTrue(ch.isActive(), "never before the timeout");
+            advanceTo(ch, start + SECONDS.toNanos(105) + 2 * TICK);
+            assertFalse(ch.isActive(), "closed with its stream open");
+            assertEquals("ping_timeout", sent(GOAWAY).get(0).goAwayDebugData());
+            assertEquals(1, events.ofType(HeartbeatFailedEvent.class).size());
+            assertEquals(1, closed("heartbeat_timeout"));
+            assertEquals(0, pendingTimers(ch));
+        }
+
+        private void discardOutbound() {
+            ByteBuf buf;
+            while ((buf = ch.readOutbound()) != null) {
+                buf.release();
+            }
         }
 
         @Test
