@@ -31,9 +31,11 @@ import org.junit.jupiter.api.Timeout;
  * last frame together, so that the server's reader-idle deadlines fall due within a few
  * milliseconds of each other.
  *
- * <p>Bounds: every connection is closed as reader idle; no 100 ms window holds more than twice
- * the rate (the clients see closes through their own event loops, which bunch them a little);
- * the closes span at least 75% of the 4 s the rate needs for 10,000. The figures are printed.
+ * <p>Bounds: every connection is closed as reader idle; no 500 ms window holds more than twice
+ * what the rate allows in it (the clients see closes through their own event loops, which bunch
+ * them, by a few hundred milliseconds when this JVM is short of CPU; an unpaced storm puts about
+ * 8,000 in one such window); the closes span at least 75% of the 4 s the rate needs for 10,000.
+ * The figures are printed.
  */
 @Timeout(180)
 class IdleCloseStormProcessTest {
@@ -41,6 +43,9 @@ class IdleCloseStormProcessTest {
     private static final int CONNECTIONS = 10_000;
     private static final int CLOSES_PER_100_MS = 250;
     private static final long READER_IDLE_MS = 3_000;
+    private static final int WINDOW_MS = 500;
+    /** Twice the closes the rate allows in one window. */
+    private static final int BUSIEST_BOUND = 2 * CLOSES_PER_100_MS * WINDOW_MS / 100;
     private static final byte[] DATA_FRAME = {3, 0, 0, 0, 1, 'x'};
 
     @Test
@@ -80,20 +85,20 @@ class IdleCloseStormProcessTest {
             assertEquals(CONNECTIONS, closed.get(), "every connection was closed");
             long[] times = Arrays.copyOf(closedAt, CONNECTIONS);
             Arrays.sort(times);
-            int busiest = Spread.busiestWindow(times, TimeUnit.MILLISECONDS.toNanos(100));
+            int busiest = Spread.busiestWindow(times, TimeUnit.MILLISECONDS.toNanos(WINDOW_MS));
             double spanSeconds = (times[CONNECTIONS - 1] - times[0]) / 1e9;
             double readerIdleCloses = server.metric("wheelbeat_connection_closed_connections_total",
                     "reason=\"reader_idle\"");
             double paced = server.metric("wheelbeat_connection_closes_paced_connections_total");
             System.out.printf("idle close storm: %d connections idle together; first closed %.2f s after the last "
-                            + "frame, closes spread over %.2f s (the rate needs %.1f s); busiest 100 ms window %d "
+                            + "frame, closes spread over %.2f s (the rate needs %.1f s); busiest 500 ms window %d "
                             + "closes (rate %d, bound %d); server: %.0f reader_idle closes, %.0f waited for a slot%n",
                     CONNECTIONS, (times[0] - lastFrame) / 1e9, spanSeconds,
-                    CONNECTIONS / (CLOSES_PER_100_MS * 10.0), busiest, CLOSES_PER_100_MS, 2 * CLOSES_PER_100_MS,
+                    CONNECTIONS / (CLOSES_PER_100_MS * 10.0), busiest, CLOSES_PER_100_MS, BUSIEST_BOUND,
                     readerIdleCloses, paced);
 
             assertEquals(CONNECTIONS, readerIdleCloses, 0.0, "all closed as reader idle");
-            assertTrue(busiest <= 2 * CLOSES_PER_100_MS, "busiest 100 ms window: " + busiest);
+            assertTrue(busiest <= BUSIEST_BOUND, "busiest 500 ms window: " + busiest);
             assertTrue(spanSeconds >= 0.75 * CONNECTIONS / (CLOSES_PER_100_MS * 10.0), "spread over " + spanSeconds + " s");
         } finally {
             loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(30, TimeUnit.SECONDS);

@@ -29,9 +29,10 @@ import picocli.CommandLine;
  * sockets, well within the open-file limit.
  *
  * <p>Bounds: every client is told the window and comes back; the first reconnect attempts after
- * the stop have no 10 ms window holding more than 2% of them (a herd put them all within about
- * 100 ms: the clients' first backoff delay is 100 to 200 ms), and the middle 90% of them span at
- * least half the window. The figures are printed.
+ * the stop have no 100 ms window holding more than 20% of them (an even spread over the 3 s window
+ * puts about 3% in one; a herd puts them all within about 100 ms, the clients' first backoff delay
+ * being 100 to 200 ms; the margin covers this JVM seeing them late, bunched, when short of CPU),
+ * and the middle 90% of them span at least half the window. The figures are printed.
  */
 @Timeout(180)
 class LameDuckReconnectTest {
@@ -80,18 +81,18 @@ class LameDuckReconnectTest {
             await(() -> reconnectAttempts.size() >= CLIENTS, "a first reconnect attempt from each client");
 
             long[] times = reconnectAttempts.stream().mapToLong(t -> t - stoppedAt).sorted().toArray();
-            int busiest = Spread.busiestWindow(times, TimeUnit.MILLISECONDS.toNanos(10));
+            int busiest = Spread.busiestWindow(times, TimeUnit.MILLISECONDS.toNanos(100));
             double middleSpan = (times[(int) (times.length * 0.95)] - times[(int) (times.length * 0.05)]) / 1e9;
             String summary = stats.summary();
             System.out.printf("lame duck: %d clients, window %d ms, the stop took %.2f s; first reconnects from %.2f s "
-                            + "to %.2f s after the stop, middle 90%% over %.2f s (bound %.1f s); busiest 10 ms window %d "
-                            + "(%.1f%%, bound 2%%); %s%n",
+                            + "to %.2f s after the stop, middle 90%% over %.2f s (bound %.1f s); busiest 100 ms window %d "
+                            + "(%.1f%%, bound 20%%); %s%n",
                     CLIENTS, LAME_DUCK_MS, lameDuckOver / 1e9, times[0] / 1e9, times[times.length - 1] / 1e9,
                     middleSpan, LAME_DUCK_MS / 2000.0, busiest, 100.0 * busiest / times.length, summary);
 
             assertTrue(summary.contains(CLIENTS + " goodbyes"), "a GOODBYE on every connection: " + summary);
             assertEquals(CLIENTS, times.length, "one first reconnect per client");
-            assertTrue(busiest <= 0.02 * times.length, "busiest 10 ms window: " + busiest);
+            assertTrue(busiest <= 0.2 * times.length, "busiest 100 ms window: " + busiest);
             assertTrue(middleSpan >= LAME_DUCK_MS / 2000.0, "middle 90% over " + middleSpan + " s");
         } finally {
             CompletableFuture.allOf(clients.stream().map(ReconnectingClient::close).toArray(CompletableFuture[]::new))
