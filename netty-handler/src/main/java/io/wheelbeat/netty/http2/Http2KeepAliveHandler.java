@@ -205,7 +205,7 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
         }
         if (settings.keepAliveNanos > 0) {
             lastReadNanos = nowNanos;
-            keepAliveNanos = Jitter.apply(settings.keepAliveNanos, settings.keepAliveJitter, settings.random);
+            keepAliveNanos = nextKeepAlive();
             pingTimer = schedule(keepAliveNanos);
         }
     }
@@ -269,11 +269,16 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
         lastPingId++;
         pingSentNanos = now;
         readSincePing = false;
-        keepAliveNanos = Jitter.apply(settings.keepAliveNanos, settings.keepAliveJitter, settings.random);
+        keepAliveNanos = nextKeepAlive();
         // Armed before the write, so that a write failing into a close cancels it.
         ackTimer = schedule(settings.keepAliveTimeoutNanos);
         settings.pinging.pingSent();
         ctx().writeAndFlush(new DefaultHttp2PingFrame(lastPingId), ctx().voidPromise());
+    }
+
+    /** This connection's next keepalive interval, jitter drawn anew. */
+    private long nextKeepAlive() {
+        return Jitter.apply(settings.keepAliveNanos, settings.keepAliveJitter, settings.random);
     }
 
     private void onPingAck(ChannelHandlerContext ctx, long pingId) {

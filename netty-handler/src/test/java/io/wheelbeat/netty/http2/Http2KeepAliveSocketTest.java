@@ -305,25 +305,8 @@ class Http2KeepAliveSocketTest {
         Http2KeepAliveHandler.Factory keepAlive = Http2KeepAliveHandler.builder().keepAliveTime(100, MILLISECONDS)
                 .keepAliveTimeout(5, SECONDS).keepAliveWithoutCalls(true).keepAliveJitter(0.2)
                 .metrics(clientRegistry).build();
-        Channel client = new io.netty.bootstrap.Bootstrap().group(group)
-                .channel(io.netty.channel.socket.nio.NioSocketChannel.class)
-                .handler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(Http2FrameCodecBuilder.forClient().build(), keepAlive.newHandler(),
-                                new ChannelInboundHandlerAdapter() {
-                                    @Override
-                                    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-                                        clientEvents.add(evt);
-                                    }
-
-                                    @Override
-                                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                                        ReferenceCountUtil.release(msg);
-                                    }
-                                });
-                    }
-                }).connect("127.0.0.1", port).sync().channel();
+        Channel client = io.wheelbeat.netty.RecordingClient.connect(group, port, clientEvents,
+                Http2FrameCodecBuilder.forClient().build(), keepAlive.newHandler());
         long deadline = System.nanoTime() + MILLISECONDS.toNanos(WAIT_MILLIS);
         while (clientEvents.stream().filter(PongReceivedEvent.class::isInstance).count() < 10
                 && System.nanoTime() - deadline < 0) {

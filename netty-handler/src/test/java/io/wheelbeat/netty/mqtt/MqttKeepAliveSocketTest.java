@@ -294,25 +294,8 @@ class MqttKeepAliveSocketTest {
     private Channel nettyClient(int port, int keepAliveSeconds, MqttClientKeepAliveHandler.Builder keepAlive,
                                 List<Object> events) throws InterruptedException {
         MqttClientKeepAliveHandler.Factory handlers = keepAlive.build();
-        Channel client = new io.netty.bootstrap.Bootstrap().group(group)
-                .channel(io.netty.channel.socket.nio.NioSocketChannel.class)
-                .handler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(new MqttDecoder(), MqttEncoder.INSTANCE, handlers.newHandler(),
-                                new ChannelInboundHandlerAdapter() {
-                                    @Override
-                                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                                        ReferenceCountUtil.release(msg);
-                                    }
-
-                                    @Override
-                                    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-                                        events.add(evt);
-                                    }
-                                });
-                    }
-                }).connect("127.0.0.1", port).sync().channel();
+        Channel client = io.wheelbeat.netty.RecordingClient.connect(group, port, events,
+                new MqttDecoder(), MqttEncoder.INSTANCE, handlers.newHandler());
         client.writeAndFlush(MqttMessageBuilders.connect().clientId("netty-" + System.nanoTime())
                 .protocolVersion(io.netty.handler.codec.mqtt.MqttVersion.MQTT_3_1_1).cleanSession(true)
                 .keepAlive(keepAliveSeconds).build()).sync();
