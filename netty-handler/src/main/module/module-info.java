@@ -17,8 +17,11 @@ module io.wheelbeat.netty {
     requires org.slf4j;
 
     exports io.wheelbeat.netty;
+    exports io.wheelbeat.netty.deadline;
+    exports io.wheelbeat.netty.guard;
     exports io.wheelbeat.netty.heartbeat;
     exports io.wheelbeat.netty.http2;
+    exports io.wheelbeat.netty.idle;
     exports io.wheelbeat.netty.mqtt;
     exports io.wheelbeat.netty.ratelimit;
     exports io.wheelbeat.netty.reconnect;

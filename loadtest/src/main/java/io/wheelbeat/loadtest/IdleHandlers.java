@@ -2,7 +2,7 @@ package io.wheelbeat.loadtest;
 
 import io.netty.channel.ChannelHandler;
 import io.netty.handler.timeout.IdleStateHandler;
-import io.wheelbeat.netty.WheelIdleStateHandler;
+import io.wheelbeat.netty.idle.WheelIdleStateHandler;
 import java.util.concurrent.TimeUnit;
 
 /**

@@ -1,14 +1,15 @@
 /**
- * Netty handlers whose timers live on one shared timing wheel per event loop
- * ({@link io.wheelbeat.netty.EventLoopWheels}). Use this package for idle detection and
- * connection deadlines: {@link io.wheelbeat.netty.WheelIdleStateHandler} (drop-in for Netty's
- * {@code IdleStateHandler}), {@link io.wheelbeat.netty.ConnectionDeadlineHandler} (first-message
- * timeout, maximum connection age), {@link io.wheelbeat.netty.SlowConsumerHandler} and
- * {@link io.wheelbeat.netty.ClosePacer} (guards against slow readers and storms of closes), and
- * {@link io.wheelbeat.netty.NettyWheelTimer} (Netty's {@code Timer} on a wheel).
+ * The shared timing wheels every handler of wheelbeat puts its timers on, one per event loop
+ * ({@link io.wheelbeat.netty.EventLoopWheels}, with {@link io.wheelbeat.netty.EventLoopWheelsMetrics}),
+ * and {@link io.wheelbeat.netty.NettyWheelTimer}, Netty's {@code io.netty.util.Timer} on a wheel:
+ * use it where code takes a {@code HashedWheelTimer}.
  *
- * <p>Handlers are confined to their channel's event loop; factories, wheels and the pacer are
- * thread-safe. Heartbeats, protocol keepalives, rate limits and reconnection are in the
- * sub-packages.
+ * <p>The handlers are in the feature packages: {@code idle} (drop-in for Netty's
+ * {@code IdleStateHandler}), {@code deadline} (first-message timeout, maximum connection age),
+ * {@code guard} (slow consumers, paced closes), {@code heartbeat} (application pings),
+ * {@code websocket}, {@code http2} and {@code mqtt} (protocol keepalives), {@code ratelimit} and
+ * {@code reconnect}.
+ *
+ * <p>Thread rules: {@code EventLoopWheels} and {@code NettyWheelTimer} are thread-safe.
  */
 package io.wheelbeat.netty;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.api.Test;
+import io.wheelbeat.netty.idle.WheelIdleStateHandler;
 
 /** Binding the per-loop wheels' meters, one {@code wheel=loop-N} tag per wheel. */
 class EventLoopWheelsMetricsTest {

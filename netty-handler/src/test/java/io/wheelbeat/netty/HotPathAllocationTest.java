@@ -13,6 +13,8 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
 import java.lang.management.ManagementFactory;
 import org.junit.jupiter.api.Test;
+import io.wheelbeat.netty.deadline.ConnectionDeadlineHandler;
+import io.wheelbeat.netty.guard.SlowConsumerHandler;
 
 /**
  * Reads (late pongs included), writes and flushes through the handlers allocate nothing: the same traffic through a

@@ -10,21 +10,21 @@ import io.netty.util.concurrent.Ticker;
  * flush: flushed messages stay in the outbound buffer, partly written, as with a slow consumer.
  * Their promises complete only when their last byte is taken. Messages must be {@link ByteBuf}s.
  */
-class SlowDrainChannel extends EmbeddedChannel {
+public class SlowDrainChannel extends EmbeddedChannel {
 
     private long drainBudget = Long.MAX_VALUE;
 
     /** On EmbeddedChannel's own clock (which {@code freezeTime()} and {@code advanceTimeBy} drive). */
-    SlowDrainChannel() {
+    public SlowDrainChannel() {
     }
 
     /** On {@code ticker}: the event loop's clock, which the test then drives itself. */
-    SlowDrainChannel(Ticker ticker) {
+    public SlowDrainChannel(Ticker ticker) {
         super(EmbeddedChannel.builder().ticker(ticker));
     }
 
     /** Bytes the next flushes take, each; {@code Long.MAX_VALUE} drains everything flushed. */
-    void drainBudget(long bytes) {
+    public void drainBudget(long bytes) {
         this.drainBudget = bytes;
     }
 

@@ -9,18 +9,18 @@ import java.util.concurrent.TimeUnit;
  * {@code EmbeddedChannel.builder().ticker(...)} to run several channels on one clock, or on a clock
  * that starts anywhere. Not thread-safe.
  */
-final class VirtualTicker implements Ticker {
+public final class VirtualTicker implements Ticker {
 
     private final long origin;
     private long now;
 
-    VirtualTicker(long origin) {
+    public VirtualTicker(long origin) {
         this.origin = origin;
         this.now = origin;
     }
 
     /** Moves the clock forward {@code nanos}. */
-    void advance(long nanos) {
+    public void advance(long nanos) {
         now += nanos;
     }
 

@@ -22,7 +22,7 @@ import io.wheelbeat.core.ratelimit.RateLimit;
 import io.wheelbeat.demo.MetricsEndpoint;
 import io.wheelbeat.demo.Transport;
 import io.wheelbeat.demo.protocol.Frame;
-import io.wheelbeat.netty.ClosePacer;
+import io.wheelbeat.netty.guard.ClosePacer;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.EventLoopWheelsMetrics;
 import io.wheelbeat.netty.websocket.WebSocketKeepAliveHandler;

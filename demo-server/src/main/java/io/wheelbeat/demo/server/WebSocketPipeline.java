@@ -14,7 +14,7 @@ import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
-import io.wheelbeat.netty.ClosePacer;
+import io.wheelbeat.netty.guard.ClosePacer;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.ratelimit.RateLimitHandler;
 import io.wheelbeat.netty.websocket.WebSocketKeepAliveHandler;

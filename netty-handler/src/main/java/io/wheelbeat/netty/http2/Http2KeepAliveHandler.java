@@ -17,7 +17,7 @@ import io.netty.handler.codec.http2.Http2PingFrame;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.netty.EventLoopWheels;
-import io.wheelbeat.netty.MaxConnectionAgeEvent;
+import io.wheelbeat.netty.deadline.MaxConnectionAgeEvent;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;

@@ -17,7 +17,7 @@ import io.netty.handler.codec.mqtt.MqttVersion;
 import io.netty.util.ReferenceCountUtil;
 import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.netty.EventLoopWheels;
-import io.wheelbeat.netty.FirstMessageTimeoutEvent;
+import io.wheelbeat.netty.deadline.FirstMessageTimeoutEvent;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
 import io.wheelbeat.netty.internal.ActiveChannelTimerHandler;
 import io.wheelbeat.netty.internal.ConfigChecks;

@@ -211,7 +211,7 @@ class Http2KeepAliveSocketTest {
         assertTrue(closed("max_connection_age") >= 2, "aged out: " + closed("max_connection_age"));
         assertTrue(connections.get() >= 3, "connections: " + connections.get());
         assertEquals(closed("max_connection_age"), serverEvents.stream()
-                .filter(io.wheelbeat.netty.MaxConnectionAgeEvent.class::isInstance).count());
+                .filter(io.wheelbeat.netty.deadline.MaxConnectionAgeEvent.class::isInstance).count());
     }
 
     @Test

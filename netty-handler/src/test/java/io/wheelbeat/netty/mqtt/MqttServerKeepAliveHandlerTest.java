@@ -27,7 +27,7 @@ import io.netty.handler.codec.mqtt.MqttReasonCodeAndPropertiesVariableHeader;
 import io.netty.handler.codec.mqtt.MqttReasonCodes;
 import io.netty.handler.codec.mqtt.MqttVersion;
 import io.netty.buffer.Unpooled;
-import io.wheelbeat.netty.FirstMessageTimeoutEvent;
+import io.wheelbeat.netty.deadline.FirstMessageTimeoutEvent;
 import io.wheelbeat.netty.UserEvents;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
 import java.util.ArrayList;

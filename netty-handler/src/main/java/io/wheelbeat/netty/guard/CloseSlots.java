@@ -1,4 +1,4 @@
-package io.wheelbeat.netty;
+package io.wheelbeat.netty.guard;
 
 import java.util.concurrent.atomic.AtomicLong;
 

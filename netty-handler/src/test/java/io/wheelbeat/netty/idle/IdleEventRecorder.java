@@ -1,4 +1,4 @@
-package io.wheelbeat.netty;
+package io.wheelbeat.netty.idle;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;

@@ -1,4 +1,4 @@
-package io.wheelbeat.netty;
+package io.wheelbeat.netty.idle;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.ChannelFuture;
@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.WeakHashMap;
 import java.util.concurrent.TimeUnit;
+import io.wheelbeat.netty.EventLoopWheels;
 
 /**
  * A drop-in replacement for Netty's {@link IdleStateHandler} whose timers live on the shared
@@ -29,7 +30,7 @@ import java.util.concurrent.TimeUnit;
  * <h2>Swapping it in</h2>
  * <pre>{@code
  * // was: pipeline.addLast("idle", new IdleStateHandler(60, 30, 0));
- * import io.wheelbeat.netty.WheelIdleStateHandler;
+ * import io.wheelbeat.netty.idle.WheelIdleStateHandler;
  * pipeline.addLast("idle", new WheelIdleStateHandler(60, 30, 0));
  * // userEventTriggered(ctx, evt) { if (evt instanceof IdleStateEvent e) ... } stays as it is
  * }</pre>

@@ -1,5 +1,6 @@
-package io.wheelbeat.netty;
+package io.wheelbeat.netty.idle;
 
+import io.wheelbeat.netty.EventLoopWheels;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.SECONDS;

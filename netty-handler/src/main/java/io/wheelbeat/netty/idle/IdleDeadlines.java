@@ -1,4 +1,4 @@
-package io.wheelbeat.netty;
+package io.wheelbeat.netty.idle;
 
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Ticker;

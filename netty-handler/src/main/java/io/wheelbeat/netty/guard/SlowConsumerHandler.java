@@ -1,4 +1,4 @@
-package io.wheelbeat.netty;
+package io.wheelbeat.netty.guard;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -7,6 +7,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.WriteBufferWaterMark;
+import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.netty.internal.ActiveChannelTimerHandler;
 import io.wheelbeat.netty.internal.ConfigChecks;

@@ -1,5 +1,6 @@
-package io.wheelbeat.netty;
+package io.wheelbeat.netty.idle;
 
+import io.wheelbeat.netty.VirtualTime;
 import static java.util.concurrent.TimeUnit.MICROSECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;

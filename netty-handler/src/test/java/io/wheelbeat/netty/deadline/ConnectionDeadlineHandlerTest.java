@@ -1,5 +1,7 @@
-package io.wheelbeat.netty;
+package io.wheelbeat.netty.deadline;
 
+import io.wheelbeat.netty.VirtualTime;
+import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.core.ScriptedRandom;
 import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
@@ -32,6 +34,7 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import io.wheelbeat.netty.UserEvents;
 
 class ConnectionDeadlineHandlerTest {
 

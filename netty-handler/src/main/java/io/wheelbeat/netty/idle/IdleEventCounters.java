@@ -1,4 +1,4 @@
-package io.wheelbeat.netty;
+package io.wheelbeat.netty.idle;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,4 +1,4 @@
-package io.wheelbeat.netty;
+package io.wheelbeat.netty.idle;
 
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -10,6 +10,7 @@ import io.netty.handler.timeout.IdleStateHandler;
 import io.wheelbeat.core.WheelTimer;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
+import io.wheelbeat.netty.VirtualTime;
 
 /**
  * The heap one connection's idle machinery costs, started on a channel, against Netty's

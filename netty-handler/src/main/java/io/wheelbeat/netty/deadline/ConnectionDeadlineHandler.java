@@ -1,8 +1,9 @@
-package io.wheelbeat.netty;
+package io.wheelbeat.netty.deadline;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.ChannelHandlerContext;
+import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.netty.internal.ActiveChannelTimerHandler;
 import io.wheelbeat.netty.internal.ConfigChecks;

@@ -1,4 +1,4 @@
-package io.wheelbeat.netty;
+package io.wheelbeat.netty.idle;
 
 import static io.netty.handler.timeout.IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
@@ -21,6 +21,8 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
+import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.netty.VirtualTime;
 
 /**
  * Whatever the order of lifecycle events, the handler starts at most once, never after it was

@@ -1,4 +1,4 @@
-package io.wheelbeat.netty;
+package io.wheelbeat.netty.idle;
 
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.NANOSECONDS;
@@ -22,6 +22,9 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
+import io.wheelbeat.netty.SlowDrainChannel;
+import io.wheelbeat.netty.VirtualTicker;
+import io.wheelbeat.netty.VirtualTime;
 
 /**
  * Runs randomized traffic scripts, from fixed seeds, through Netty's {@link IdleStateHandler} and

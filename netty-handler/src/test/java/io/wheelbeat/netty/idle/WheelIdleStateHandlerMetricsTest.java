@@ -1,4 +1,4 @@
-package io.wheelbeat.netty;
+package io.wheelbeat.netty.idle;
 
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import io.wheelbeat.netty.SlowDrainChannel;
+import io.wheelbeat.netty.VirtualTime;
 
 /** The idle event counter: {@code wheelbeat.idle.events}, tagged by state only. */
 class WheelIdleStateHandlerMetricsTest {

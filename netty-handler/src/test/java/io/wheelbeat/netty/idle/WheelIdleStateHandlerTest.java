@@ -1,5 +1,7 @@
-package io.wheelbeat.netty;
+package io.wheelbeat.netty.idle;
 
+import io.wheelbeat.netty.SlowDrainChannel;
+import io.wheelbeat.netty.EventLoopWheels;
 import static io.netty.handler.timeout.IdleStateEvent.ALL_IDLE_STATE_EVENT;
 import static io.netty.handler.timeout.IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT;
 import static io.netty.handler.timeout.IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT;
@@ -30,6 +32,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import io.wheelbeat.netty.VirtualTime;
 
 /** The behaviours of {@link WheelIdleStateHandler} that Netty's IdleStateHandler defines, in virtual time. */
 class WheelIdleStateHandlerTest {

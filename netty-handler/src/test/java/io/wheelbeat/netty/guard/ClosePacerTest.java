@@ -1,5 +1,6 @@
-package io.wheelbeat.netty;
+package io.wheelbeat.netty.guard;
 
+import io.wheelbeat.netty.VirtualTime;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
+import io.wheelbeat.netty.VirtualTicker;
 
 /**
  * The pacer in virtual time: many EmbeddedChannels, each on its own event loop, all reading one

@@ -1,5 +1,6 @@
-package io.wheelbeat.netty;
+package io.wheelbeat.netty.guard;
 
+import io.wheelbeat.netty.VirtualTime;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -15,6 +16,8 @@ import io.netty.channel.WriteBufferWaterMark;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import io.wheelbeat.netty.SlowDrainChannel;
+import io.wheelbeat.netty.UserEvents;
 
 class SlowConsumerHandlerTest {
 

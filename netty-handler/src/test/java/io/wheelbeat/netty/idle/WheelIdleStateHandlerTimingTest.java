@@ -1,4 +1,4 @@
-package io.wheelbeat.netty;
+package io.wheelbeat.netty.idle;
 
 import static io.netty.handler.timeout.IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT;
 import static io.netty.handler.timeout.IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT;
@@ -17,6 +17,8 @@ import io.netty.handler.timeout.IdleStateHandler;
 import java.util.List;
 import java.util.function.BiConsumer;
 import org.junit.jupiter.api.Test;
+import io.wheelbeat.netty.SlowDrainChannel;
+import io.wheelbeat.netty.VirtualTime;
 
 /**
  * The moments at which a late or quantized timer would part from Netty's handler, each pinned in

@@ -1,4 +1,4 @@
-package io.wheelbeat.netty;
+package io.wheelbeat.netty.deadline;
 
 /**
  * Fired through the pipeline ({@code userEventTriggered}) by {@link ConnectionDeadlineHandler}

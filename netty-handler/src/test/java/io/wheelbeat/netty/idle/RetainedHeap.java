@@ -1,4 +1,4 @@
-package io.wheelbeat.netty;
+package io.wheelbeat.netty.idle;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import org.openjdk.jol.util.ObjectUtils;
 import org.openjdk.jol.vm.VM;
+import io.wheelbeat.netty.EventLoopWheels;
 
 /**
  * The heap one connection's handler costs: the objects reachable from it (JOL's sizes), not
