@@ -2,6 +2,7 @@ package io.wheelbeat.netty.idle;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
@@ -13,7 +14,8 @@ import io.netty.util.concurrent.EventExecutor;
 import io.wheelbeat.core.TimerCallback;
 import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.core.WheelScheduler;
-import io.wheelbeat.netty.internal.ActiveChannelLifecycle;
+import io.wheelbeat.netty.internal.ConfigChecks;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.WeakHashMap;
@@ -84,7 +86,7 @@ import io.wheelbeat.netty.EventLoopWheels;
  * inserts it into the loop's priority queue. With {@link Builder#timer(WheelScheduler) a shared
  * timer}, every wake-up also hops to the channel's event loop and allocates a timeout handle.
  *
- * <p>Memory: handlers configured alike share one immutable settings object (per builder, or per
+ * <p>Memory: handlers configured alike share one immutable settings object (per factory, or per
  * set of constructor arguments) and, per event loop, the reference to its clock and wheel; a
  * handler keeps the state of the writer and all checks only when it watches one of them, and its
  * timers are cells of the loop's wheel rather than task objects.
@@ -95,9 +97,13 @@ import io.wheelbeat.netty.EventLoopWheels;
  * thread (off the executor they are handed to it). Construction and the builder are
  * single-threaded.
  */
-public class WheelIdleStateHandler extends ActiveChannelLifecycle implements TimerCallback {
+public class WheelIdleStateHandler extends ChannelDuplexHandler implements TimerCallback {
 
     private static final long MIN_TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** Netty's states: not yet started, started, stopped for good (never starts again). */
+    private static final byte NEW = 0;
+    private static final byte RUNNING = 1;
+    private static final byte STOPPED = 2;
 
     // Heap per connection (WheelIdleStateHandlerFootprintTest): the settings and, per loop, the
     // clock and wheel are shared, and the state of the writer and all checks exists only when one
@@ -107,6 +113,7 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle implements Tim
     private final WriteChecks writes;
 
     private ChannelHandlerContext ctx;
+    private byte state = NEW;
     /** The clock and the timers; null until started. */
     private IdleDeadlines deadlines;
 
@@ -147,9 +154,9 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle implements Tim
                 idleNanos(allIdleTime, unit)));
     }
 
-    /** A handler with the builder's settings; for subclasses that need the builder's options. */
-    protected WheelIdleStateHandler(Builder builder) {
-        this(builder.settings);
+    /** A handler with a factory's settings; for subclasses that need the builder's options. */
+    protected WheelIdleStateHandler(Factory factory) {
+        this(factory.settings);
     }
 
     private WheelIdleStateHandler(Settings settings) {
@@ -180,9 +187,47 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle implements Tim
 
     // ---------------------------------------------------------------- lifecycle
 
-    /** Starts the checks, as Netty's {@code initialize}: the channel is active and the handler in place. */
+    // Netty's state machine (Netty issue 143): start once, on whichever of these comes first with
+    // the channel active and the handler in place; stop for good on the first of inactive/removed.
+
     @Override
-    protected final void onStart(ChannelHandlerContext ctx) {
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        if (ctx.channel().isActive() && ctx.channel().isRegistered()) {
+            start(ctx); // channelActive has fired already and will not reach this handler
+        }
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        stop();
+    }
+
+    @Override
+    public void channelRegistered(ChannelHandlerContext ctx) throws Exception {
+        if (ctx.channel().isActive()) {
+            start(ctx);
+        }
+        ctx.fireChannelRegistered();
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        start(ctx);
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        stop();
+        ctx.fireChannelInactive();
+    }
+
+    /** Starts the checks, as Netty's {@code initialize}: the channel is active and the handler in place. */
+    private void start(ChannelHandlerContext ctx) {
+        if (state != NEW) {
+            return;
+        }
+        state = RUNNING;
         this.ctx = ctx;
         deadlines = settings.deadlinesFor(this, ctx.executor());
         long now = deadlines.ticker.nanoTime();
@@ -198,10 +243,17 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle implements Tim
         }
     }
 
-    /** Stops the checks for good: the channel went inactive or the handler was removed. */
-    @Override
-    protected final void onStop() {
-        disarmAll();
+    /** Stops the checks for good, as Netty's {@code destroy}: the channel went inactive or the handler was removed. */
+    private void stop() {
+        byte was = state;
+        state = STOPPED;
+        if (was == RUNNING) {
+            disarmAll();
+        }
+    }
+
+    private boolean running() {
+        return state == RUNNING;
     }
 
     private void disarmAll() {
@@ -712,11 +764,29 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle implements Tim
     }
 
     /**
-     * Settings of a {@link WheelIdleStateHandler}. Every check starts disabled. The setters are
-     * not thread-safe; {@link #build()} only reads, so once the builder is configured (and safely
-     * published) it may be called many times from any thread, say once per channel in a
-     * {@code ChannelInitializer}, and the handlers share the settings and meters looked up once
-     * here. Changing the builder afterwards does not change the handlers already built.
+     * Settings that make one {@link WheelIdleStateHandler} per channel: immutable, so handlers
+     * made by one factory share its settings and meters.
+     *
+     * <p>Thread-safe: {@link #newHandler()} may be called from any event loop, say once per
+     * channel in a {@code ChannelInitializer}.
+     */
+    public static final class Factory {
+        private final Settings settings;
+
+        private Factory(Settings settings) {
+            this.settings = settings;
+        }
+
+        /** Returns a new handler for one channel. */
+        public WheelIdleStateHandler newHandler() {
+            return new WheelIdleStateHandler(settings);
+        }
+    }
+
+    /**
+     * Settings of a {@link WheelIdleStateHandler}. Every check starts disabled. Every setter
+     * checks its argument at once ({@link NullPointerException} for a null,
+     * {@link IllegalArgumentException} for a value out of range). Not thread-safe.
      */
     public static final class Builder {
         private boolean observeOutput;
@@ -727,42 +797,36 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle implements Tim
         private boolean wheelsChosen;
         private WheelScheduler sharedTimer;
         private IdleEventCounters counters;
-        /** Rebuilt by every setter, so that {@link #build()} only reads. */
-        private Settings settings;
 
         private Builder() {
-            settings = newSettings();
         }
 
         /**
-         * Reader idle time: zero or less disables the check; positive values are floored at 1 ms.
+         * Reader idle time: zero disables the check (the default); positive values are floored
+         * at 1 ms.
          *
-         * @throws NullPointerException if {@code unit} is null
+         * @throws IllegalArgumentException if {@code time} is negative
          */
-        public Builder readerIdleTime(long time, TimeUnit unit) {
-            this.readerIdleTimeNanos = idleNanos(time, unit);
-            settings = newSettings();
+        public Builder readerIdleTime(Duration time) {
+            this.readerIdleTimeNanos = idleNanos("readerIdleTime", time);
             return this;
         }
 
         /** Writer idle time, as {@link #readerIdleTime}. */
-        public Builder writerIdleTime(long time, TimeUnit unit) {
-            this.writerIdleTimeNanos = idleNanos(time, unit);
-            settings = newSettings();
+        public Builder writerIdleTime(Duration time) {
+            this.writerIdleTimeNanos = idleNanos("writerIdleTime", time);
             return this;
         }
 
         /** All idle time (neither read nor write), as {@link #readerIdleTime}. */
-        public Builder allIdleTime(long time, TimeUnit unit) {
-            this.allIdleTimeNanos = idleNanos(time, unit);
-            settings = newSettings();
+        public Builder allIdleTime(Duration time) {
+            this.allIdleTimeNanos = idleNanos("allIdleTime", time);
             return this;
         }
 
         /** Whether a draining outbound buffer keeps the writer from being idle; off by default. */
         public Builder observeOutput(boolean observeOutput) {
             this.observeOutput = observeOutput;
-            settings = newSettings();
             return this;
         }
 
@@ -780,7 +844,6 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle implements Tim
             }
             this.wheels = wheels;
             this.wheelsChosen = true;
-            settings = newSettings();
             return this;
         }
 
@@ -801,7 +864,6 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle implements Tim
                 throw new IllegalStateException("choose either wheels(...) or timer(...), not both");
             }
             this.sharedTimer = timer;
-            settings = newSettings();
             return this;
         }
 
@@ -814,18 +876,21 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle implements Tim
          */
         public Builder metrics(MeterRegistry registry) {
             this.counters = new IdleEventCounters(Objects.requireNonNull(registry, "registry"));
-            settings = newSettings();
             return this;
         }
 
-        /** Builds a handler for one channel. */
-        public WheelIdleStateHandler build() {
-            return new WheelIdleStateHandler(this);
+        /** Returns the factory of handlers with these settings. */
+        public Factory build() {
+            return new Factory(new Settings(observeOutput, readerIdleTimeNanos, writerIdleTimeNanos, allIdleTimeNanos,
+                    wheels, sharedTimer, counters));
         }
 
-        private Settings newSettings() {
-            return new Settings(observeOutput, readerIdleTimeNanos, writerIdleTimeNanos, allIdleTimeNanos,
-                    wheels, sharedTimer, counters);
+        private static long idleNanos(String name, Duration time) {
+            Objects.requireNonNull(time, name);
+            if (time.isNegative()) {
+                throw new IllegalArgumentException(name + " must not be negative: " + time);
+            }
+            return time.isZero() ? 0 : Math.max(ConfigChecks.positiveNanos(name, time), MIN_TIMEOUT_NANOS);
         }
     }
 }
