@@ -157,7 +157,6 @@ public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
             return this;
         }
 
-        /** Returns the factory of handlers with these settings. */
         /**
          * Puts the timers on these per-event-loop wheels; {@link EventLoopWheels#shared()} by default.
          *
@@ -191,6 +190,7 @@ public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
             return this;
         }
 
+        /** Returns the factory of handlers with these settings. */
         public Factory build() {
             return new Factory(pingRespTimeoutNanos, options.wheels(), options.random(), options.registry());
         }
