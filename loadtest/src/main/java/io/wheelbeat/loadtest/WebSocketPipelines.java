@@ -26,6 +26,7 @@ import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
 import io.wheelbeat.netty.websocket.WebSocketKeepAliveHandler;
 import java.net.URI;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Queue;
 import java.util.concurrent.TimeUnit;
@@ -58,9 +59,9 @@ final class WebSocketPipelines {
         long pingNanos = pingIntervalNanos(readerIdleNanos);
         // Ten missed pongs take over three reader-idle times: the reader idle decides, as it does for
         // Netty's handler, even on a loop lagging by seconds, so both report the same kind of event.
-        return WebSocketKeepAliveHandler.builder().pingInterval(pingNanos, TimeUnit.NANOSECONDS)
-                .pongTimeout(pingNanos, TimeUnit.NANOSECONDS).maxMissedPongs(MISSED_PONGS)
-                .readerIdleTimeout(readerIdleNanos, TimeUnit.NANOSECONDS).build();
+        return WebSocketKeepAliveHandler.builder().pingInterval(Duration.ofNanos(pingNanos))
+                .pongTimeout(Duration.ofNanos(pingNanos)).maxMissedPongs(MISSED_PONGS)
+                .readerIdleTimeout(Duration.ofNanos(readerIdleNanos)).build();
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.wheelbeat.netty;
 
+import java.time.Duration;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -18,8 +19,8 @@ class EventLoopWheelsMetricsTest {
     private EmbeddedChannel channelWithIdleHandler() {
         EmbeddedChannel ch = new EmbeddedChannel();
         ch.freezeTime();
-        ch.pipeline().addLast(WheelIdleStateHandler.builder().readerIdleTime(10, MILLISECONDS)
-                .allIdleTime(20, MILLISECONDS).wheels(wheels).build());
+        ch.pipeline().addLast(WheelIdleStateHandler.builder().readerIdleTime(Duration.ofMillis(10))
+                .allIdleTime(Duration.ofMillis(20)).wheels(wheels).build().newHandler());
         return ch;
     }
 

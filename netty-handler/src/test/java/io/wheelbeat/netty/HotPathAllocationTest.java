@@ -1,5 +1,6 @@
 package io.wheelbeat.netty;
 
+import java.time.Duration;
 import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -69,10 +70,10 @@ class HotPathAllocationTest {
         EmbeddedChannel handled = new EmbeddedChannel(new OutboundSink(),
                 SlowConsumerHandler.builder().build().newHandler(),
                 HeartbeatHandler.builder()
-                        .sendPings(1, HOURS, (c, id) -> "PING", msg -> msg instanceof Pong, msg -> ((Pong) msg).pingId())
+                        .sendPings(Duration.ofHours(1), (c, id) -> "PING", msg -> msg instanceof Pong, msg -> ((Pong) msg).pingId())
                         .answerPings("PING"::equals, (c, ping) -> "PONG")
-                        .minPingInterval(1, MILLISECONDS).build().newHandler(),
-                ConnectionDeadlineHandler.builder().firstMessageTimeout(1, HOURS).maxConnectionAge(1, HOURS).build()
+                        .minPingInterval(Duration.ofMillis(1)).build().newHandler(),
+                ConnectionDeadlineHandler.builder().firstMessageTimeout(Duration.ofHours(1)).maxConnectionAge(Duration.ofHours(1)).build()
                         .newHandler(),
                 new InboundSink());
         for (int warmUp = 0; warmUp < 3; warmUp++) {

@@ -63,17 +63,17 @@ final class ClientPipeline extends ChannelInitializer<Channel> {
                 .handleCloseFrames(false)  // the stats tail counts the server's close frame as its goodbye
                 .build();
         this.webSocketKeepAlive = !options.webSocket ? null : WebSocketKeepAliveHandler.builder()
-                .pingInterval(options.pingIntervalMillis, TimeUnit.MILLISECONDS)
-                .pongTimeout(options.pongTimeoutMillis, TimeUnit.MILLISECONDS)
+                .pingInterval(Duration.ofMillis(options.pingIntervalMillis))
+                .pongTimeout(Duration.ofMillis(options.pongTimeoutMillis))
                 .maxMissedPongs(options.maxMissedPongs)
                 .build();
         this.heartbeats = HeartbeatHandler.builder()
                 // The PONG echoes the PING's 8-byte payload: the ping id tells which ping it answers.
-                .sendPings(options.pingIntervalMillis, TimeUnit.MILLISECONDS,
+                .sendPings(Duration.ofMillis(options.pingIntervalMillis),
                         (channel, pingId) -> Frame.ping(pingId),
                         msg -> msg instanceof Frame frame && frame.is(FrameType.PONG),
                         msg -> ((Frame) msg).pingId())
-                .pongTimeout(options.pongTimeoutMillis, TimeUnit.MILLISECONDS)
+                .pongTimeout(Duration.ofMillis(options.pongTimeoutMillis))
                 .maxMissedPongs(options.maxMissedPongs)
                 .pingIntervalJitter(0.1)
                 .build();

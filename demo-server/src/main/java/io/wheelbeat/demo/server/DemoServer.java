@@ -225,10 +225,10 @@ public final class DemoServer implements Runnable {
     /** The WebSocket endpoint's keepalive settings; the reader-idle timeout is the TCP port's. */
     WebSocketKeepAliveHandler.Builder webSocketKeepAlive() {
         return WebSocketKeepAliveHandler.builder()
-                .pingInterval(webSocketPingIntervalMillis, TimeUnit.MILLISECONDS)
-                .pongTimeout(webSocketPongTimeoutMillis, TimeUnit.MILLISECONDS)
+                .pingInterval(Duration.ofMillis(webSocketPingIntervalMillis))
+                .pongTimeout(Duration.ofMillis(webSocketPongTimeoutMillis))
                 .maxMissedPongs(webSocketMaxMissedPongs)
-                .readerIdleTimeout(readerIdleMillis, TimeUnit.MILLISECONDS);
+                .readerIdleTimeout(Duration.ofMillis(readerIdleMillis));
     }
 
     private void requirePositive(long value, String option) {

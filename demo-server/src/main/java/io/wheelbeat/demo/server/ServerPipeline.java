@@ -17,6 +17,7 @@ import io.wheelbeat.netty.guard.SlowConsumerHandler;
 import io.wheelbeat.netty.idle.WheelIdleStateHandler;
 import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
 import io.wheelbeat.netty.ratelimit.RateLimitHandler;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -36,7 +37,7 @@ final class ServerPipeline extends ChannelInitializer<Channel> {
     private final HeartbeatHandler.Factory heartbeats;
     private final RateLimitHandler messageRate;
     /** Configured once; build() only reads, so every event loop may call it. */
-    private final WheelIdleStateHandler.Builder readerIdle;
+    private final WheelIdleStateHandler.Factory readerIdle;
     final KeyedRateLimiter<Object> connectionLimiter;
     private final CloseReasons closeReasons;
 
@@ -47,35 +48,36 @@ final class ServerPipeline extends ChannelInitializer<Channel> {
         this.slowConsumers = SlowConsumerHandler.builder()
                 .wheels(wheels)
                 .maxPendingBytes(options.maxPendingBytes)
-                .unwritableTimeout(options.slowConsumerMillis, TimeUnit.MILLISECONDS)
+                .unwritableTimeout(Duration.ofMillis(options.slowConsumerMillis))
                 .metrics(registry)
                 .build();
         this.connections = connections;
         this.connectionLimiter = connectionLimiter;
         this.deadlines = ConnectionDeadlineHandler.builder()
                 .wheels(wheels)
-                .firstMessageTimeout(options.firstMessageMillis, TimeUnit.MILLISECONDS)
-                .maxConnectionAge(options.maxAgeMillis, TimeUnit.MILLISECONDS)
-                .maxConnectionAgeGrace(Math.max(1, options.maxAgeGraceMillis), TimeUnit.MILLISECONDS)
+                .firstMessageTimeout(Duration.ofMillis(options.firstMessageMillis))
+                .maxConnectionAge(Duration.ofMillis(options.maxAgeMillis))
+                .maxConnectionAgeGrace(Duration.ofMillis(Math.max(1, options.maxAgeGraceMillis)))
                 .metrics(registry)
                 .build();
         this.heartbeats = HeartbeatHandler.builder()
                 .wheels(wheels)
                 .answerPings(msg -> msg instanceof Frame frame && frame.is(FrameType.PING),
                         (channel, ping) -> new Frame(FrameType.PONG, ((Frame) ping).content().retain()))
-                .minPingInterval(options.minPingIntervalMillis, TimeUnit.MILLISECONDS)
+                .minPingInterval(Duration.ofMillis(options.minPingIntervalMillis))
                 .maxPingStrikes(options.maxPingStrikes)
                 .goodbye(channel -> Frame.goodbye(Frame.TOO_MANY_PINGS))
                 .metrics(registry)
                 .build();
         // Keyed by the channel itself: one window per connection, forgotten when it goes quiet.
-        this.messageRate = RateLimitHandler.forMessages(messageLimiter,
+        this.messageRate = RateLimitHandler.builder(messageLimiter,
                 (channel, msg) -> msg instanceof Frame frame && frame.is(FrameType.DATA) ? channel : null)
                 .dropWhenOver().build();
         this.readerIdle = WheelIdleStateHandler.builder()
                 .wheels(wheels)
-                .readerIdleTime(options.readerIdleMillis, TimeUnit.MILLISECONDS)
-                .metrics(registry);
+                .readerIdleTime(Duration.ofMillis(options.readerIdleMillis))
+                .metrics(registry)
+                .build();
         this.closeReasons = new CloseReasons(registry, closePacer, Frame::goodbye);
     }
 
@@ -84,11 +86,11 @@ final class ServerPipeline extends ChannelInitializer<Channel> {
         connections.add(channel);
         ChannelPipeline pipeline = channel.pipeline();
         pipeline.addLast("slow-consumer", slowConsumers.newHandler());
-        pipeline.addLast("connection-rate", RateLimitHandler.forConnections(connectionLimiter));
+        pipeline.addLast("connection-rate", RateLimitHandler.builder(connectionLimiter).perConnection().build());
         pipeline.addLast("frame-decoder", new FrameDecoder(options.maxFrameBytes));
         pipeline.addLast("frame-encoder", FrameEncoder.INSTANCE);
         pipeline.addLast("deadlines", deadlines.newHandler());
-        pipeline.addLast("reader-idle", readerIdle.build());
+        pipeline.addLast("reader-idle", readerIdle.newHandler());
         pipeline.addLast("heartbeat", heartbeats.newHandler());
         pipeline.addLast("message-rate", messageRate);
         pipeline.addLast("echo", EchoHandler.INSTANCE);

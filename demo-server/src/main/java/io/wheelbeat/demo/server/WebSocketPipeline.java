@@ -52,7 +52,7 @@ final class WebSocketPipeline extends ChannelInitializer<Channel> {
                 .decoderConfig(WebSocketDecoderConfig.newBuilder().maxFramePayloadLength(options.maxFrameBytes).build())
                 .build();
         this.keepAlive = options.webSocketKeepAlive().wheels(wheels).metrics(registry).build();
-        this.messageRate = RateLimitHandler.forMessages(messageLimiter,
+        this.messageRate = RateLimitHandler.builder(messageLimiter,
                 (channel, msg) -> msg instanceof TextWebSocketFrame || msg instanceof BinaryWebSocketFrame ? channel : null)
                 .dropWhenOver().build();
         this.closeReasons = new CloseReasons(registry, closePacer, WebSocketPipeline::goodbye);
@@ -73,7 +73,7 @@ final class WebSocketPipeline extends ChannelInitializer<Channel> {
         guards.connections.add(channel);
         ChannelPipeline pipeline = channel.pipeline();
         pipeline.addLast("slow-consumer", guards.slowConsumers.newHandler());
-        pipeline.addLast("connection-rate", RateLimitHandler.forConnections(guards.connectionLimiter));
+        pipeline.addLast("connection-rate", RateLimitHandler.builder(guards.connectionLimiter).perConnection().build());
         pipeline.addLast("http-codec", new HttpServerCodec());
         pipeline.addLast("http-aggregator", new HttpObjectAggregator(MAX_HANDSHAKE_BYTES));
         pipeline.addLast("deadlines", guards.deadlines.newHandler());

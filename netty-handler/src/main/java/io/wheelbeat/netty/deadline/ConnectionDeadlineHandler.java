@@ -2,14 +2,16 @@ package io.wheelbeat.netty.deadline;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.core.TimerWheel;
-import io.wheelbeat.netty.internal.ActiveChannelTimerHandler;
+import io.wheelbeat.netty.internal.ChannelTimers;
 import io.wheelbeat.netty.internal.ConfigChecks;
 import io.wheelbeat.netty.internal.ConnectionMeters;
-import io.wheelbeat.netty.internal.HandlerBuilder;
+import io.wheelbeat.netty.internal.HandlerOptions;
 import io.wheelbeat.netty.internal.Jitter;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
@@ -39,18 +41,19 @@ import org.slf4j.LoggerFactory;
  * pipeline. A handler serves one channel ({@code @Sharable} it is not); all its methods run on
  * that channel's event loop.
  */
-public final class ConnectionDeadlineHandler extends ActiveChannelTimerHandler {
+public final class ConnectionDeadlineHandler extends ChannelDuplexHandler {
 
     private static final Logger log = LoggerFactory.getLogger(ConnectionDeadlineHandler.class);
 
     private final Factory settings;
+    private final ChannelTimers timers;
     private long firstMessageTimer = TimerWheel.NO_TIMER;
     private long ageTimer = TimerWheel.NO_TIMER;
     private long graceTimer = TimerWheel.NO_TIMER;
     private long ageNanos;
 
     private ConnectionDeadlineHandler(Factory settings) {
-        super(settings.wheels);
+        this.timers = new ChannelTimers(settings.wheels, this::onTimer);
         this.settings = settings;
     }
 
@@ -62,32 +65,67 @@ public final class ConnectionDeadlineHandler extends ActiveChannelTimerHandler {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
         if (firstMessageTimer != TimerWheel.NO_TIMER) {
-            firstMessageTimer = cancel(firstMessageTimer);
+            firstMessageTimer = timers.cancel(firstMessageTimer);
         }
         ctx.fireChannelRead(msg);
     }
 
     @Override
-    protected void onStart(long nowNanos) {
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        if (timers.startIfActive(ctx)) {
+            onStart(timers.now());
+        }
+    }
+
+    @Override
+    public void channelRegistered(ChannelHandlerContext ctx) {
+        if (timers.startIfActive(ctx)) {
+            onStart(timers.now());
+        }
+        ctx.fireChannelRegistered();
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        if (timers.start(ctx)) {
+            onStart(timers.now());
+        }
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (timers.stop()) {
+            onStop();
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        if (timers.stop()) {
+            onStop();
+        }
+    }
+
+    private void onStart(long nowNanos) {
         if (settings.firstMessageNanos > 0) {
-            firstMessageTimer = schedule(settings.firstMessageNanos);
+            firstMessageTimer = timers.schedule(settings.firstMessageNanos);
         }
         if (settings.maxAgeNanos > 0) {
             ageNanos = Jitter.apply(settings.maxAgeNanos, settings.ageJitter, settings.random);
-            ageTimer = schedule(ageNanos);
+            ageTimer = timers.schedule(ageNanos);
         }
     }
 
-    @Override
-    protected void onStop() {
-        firstMessageTimer = cancel(firstMessageTimer);
-        ageTimer = cancel(ageTimer);
-        graceTimer = cancel(graceTimer);
+    private void onStop() {
+        firstMessageTimer = timers.cancel(firstMessageTimer);
+        ageTimer = timers.cancel(ageTimer);
+        graceTimer = timers.cancel(graceTimer);
     }
 
-    @Override
-    protected void onTimer(long timerId) {
-        ChannelHandlerContext ctx = ctx();
+    private void onTimer(long timerId) {
+        ChannelHandlerContext ctx = timers.ctx();
         if (timerId == firstMessageTimer) {
             firstMessageTimer = TimerWheel.NO_TIMER;
             ConnectionMeters.count(settings.firstMessageCloses);
@@ -101,7 +139,7 @@ public final class ConnectionDeadlineHandler extends ActiveChannelTimerHandler {
                     settings.graceNanos);
             // Armed before the event, so that a listener closing the channel cancels it.
             if (settings.graceNanos > 0) {
-                graceTimer = schedule(settings.graceNanos);
+                graceTimer = timers.schedule(settings.graceNanos);
             }
             ctx.fireUserEventTriggered(new MaxConnectionAgeEvent(ageNanos, settings.graceNanos));
             if (settings.graceNanos == 0) {
@@ -152,7 +190,8 @@ public final class ConnectionDeadlineHandler extends ActiveChannelTimerHandler {
      * ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value out
      * of range). Not thread-safe.
      */
-    public static final class Builder extends HandlerBuilder<Builder> {
+    public static final class Builder {
+        private final HandlerOptions options = new HandlerOptions();
         private long firstMessageNanos;
         private long maxAgeNanos;
         private double ageJitter = 0.1;
@@ -167,8 +206,8 @@ public final class ConnectionDeadlineHandler extends ActiveChannelTimerHandler {
          *
          * @throws IllegalArgumentException if {@code limit} is not positive
          */
-        public Builder firstMessageTimeout(long limit, TimeUnit unit) {
-            this.firstMessageNanos = ConfigChecks.positiveNanos("firstMessageTimeout", limit, unit);
+        public Builder firstMessageTimeout(Duration limit) {
+            this.firstMessageNanos = ConfigChecks.positiveNanos("firstMessageTimeout", limit);
             return this;
         }
 
@@ -177,8 +216,8 @@ public final class ConnectionDeadlineHandler extends ActiveChannelTimerHandler {
          *
          * @throws IllegalArgumentException if {@code age} is not positive
          */
-        public Builder maxConnectionAge(long age, TimeUnit unit) {
-            this.maxAgeNanos = ConfigChecks.positiveNanos("maxConnectionAge", age, unit);
+        public Builder maxConnectionAge(Duration age) {
+            this.maxAgeNanos = ConfigChecks.positiveNanos("maxConnectionAge", age);
             return this;
         }
 
@@ -200,9 +239,42 @@ public final class ConnectionDeadlineHandler extends ActiveChannelTimerHandler {
          *
          * @throws IllegalArgumentException if {@code grace} is negative
          */
-        public Builder maxConnectionAgeGrace(long grace, TimeUnit unit) {
-            this.graceNanos = ConfigChecks.nonNegativeNanos("maxConnectionAgeGrace", grace, unit);
+        public Builder maxConnectionAgeGrace(Duration grace) {
+            this.graceNanos = ConfigChecks.nonNegativeNanos("maxConnectionAgeGrace", grace);
             this.ageOptionSet = true;
+            return this;
+        }
+
+        /**
+         * Puts the timers on these per-event-loop wheels; {@link EventLoopWheels#shared()} by default.
+         *
+         * @throws NullPointerException if {@code wheels} is null
+         */
+        public Builder wheels(EventLoopWheels wheels) {
+            options.wheels(wheels);
+            return this;
+        }
+
+        /**
+         * The source of the jitter; the calling event loop's {@code ThreadLocalRandom} by default.
+         * It is called on every channel's event loop, so it must be thread-safe if the handlers
+         * serve several loops. A seeded or scripted generator makes tests exact.
+         *
+         * @throws NullPointerException if {@code random} is null
+         */
+        public Builder random(RandomGenerator random) {
+            options.random(random);
+            return this;
+        }
+
+        /**
+         * Records the handler's meters in {@code registry}, registered once when the factory is
+         * built. Without it, no meter exists and nothing is recorded.
+         *
+         * @throws NullPointerException if {@code registry} is null
+         */
+        public Builder metrics(MeterRegistry registry) {
+            options.metrics(registry);
             return this;
         }
 
@@ -219,7 +291,7 @@ public final class ConnectionDeadlineHandler extends ActiveChannelTimerHandler {
             if (ageOptionSet && maxAgeNanos == 0) {
                 throw new IllegalStateException("maxConnectionAgeJitter/Grace need maxConnectionAge");
             }
-            return new Factory(this, chosenWheels(), chosenRandom(), chosenRegistry());
+            return new Factory(this, options.wheels(), options.random(), options.registry());
         }
     }
 }

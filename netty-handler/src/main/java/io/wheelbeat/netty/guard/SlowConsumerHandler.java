@@ -3,16 +3,18 @@ package io.wheelbeat.netty.guard;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.ChannelConfig;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.WriteBufferWaterMark;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.core.TimerWheel;
-import io.wheelbeat.netty.internal.ActiveChannelTimerHandler;
+import io.wheelbeat.netty.internal.ChannelTimers;
 import io.wheelbeat.netty.internal.ConfigChecks;
 import io.wheelbeat.netty.internal.ConnectionMeters;
-import io.wheelbeat.netty.internal.HandlerBuilder;
+import io.wheelbeat.netty.internal.HandlerOptions;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,18 +55,19 @@ import org.slf4j.LoggerFactory;
  * pipeline. A handler serves one channel ({@code @Sharable} it is not); all its methods run on
  * that channel's event loop. Writes allocate nothing and read one volatile counter.
  */
-public final class SlowConsumerHandler extends ActiveChannelTimerHandler {
+public final class SlowConsumerHandler extends ChannelDuplexHandler {
 
     private static final Logger log = LoggerFactory.getLogger(SlowConsumerHandler.class);
 
     private final Factory settings;
+    private final ChannelTimers timers;
     private long unwritableTimer = TimerWheel.NO_TIMER;
     /** Whether this handler turned autoRead off, and so must turn it back on. */
     private boolean readingPaused;
     private boolean ended;
 
     private SlowConsumerHandler(Factory settings) {
-        super(settings.wheels);
+        this.timers = new ChannelTimers(settings.wheels, this::onTimer);
         this.settings = settings;
     }
 
@@ -77,44 +80,79 @@ public final class SlowConsumerHandler extends ActiveChannelTimerHandler {
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
         ctx.write(msg, promise);
         ChannelOutboundBuffer pending = ctx.channel().unsafe().outboundBuffer();
-        if (pending != null && pending.totalPendingWriteBytes() > settings.maxPendingBytes && running()) {
+        if (pending != null && pending.totalPendingWriteBytes() > settings.maxPendingBytes && timers.running()) {
             end(SlowConsumerEvent.Cause.PENDING_BYTES, pending.totalPendingWriteBytes());
         }
     }
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
-        if (running()) {
+        if (timers.running()) {
             writabilityChanged(ctx.channel().isWritable());
         }
         ctx.fireChannelWritabilityChanged();
     }
 
     @Override
-    protected void onStart(long nowNanos) {
-        ChannelConfig config = ctx().channel().config();
-        config.setWriteBufferWaterMark(settings.waterMark);
-        if (!ctx().channel().isWritable()) {
-            writabilityChanged(false);
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        if (timers.startIfActive(ctx)) {
+            onStart(timers.now());
         }
     }
 
     @Override
-    protected void onStop() {
-        unwritableTimer = cancel(unwritableTimer);
+    public void channelRegistered(ChannelHandlerContext ctx) {
+        if (timers.startIfActive(ctx)) {
+            onStart(timers.now());
+        }
+        ctx.fireChannelRegistered();
     }
 
     @Override
-    protected void onTimer(long timerId) {
+    public void channelActive(ChannelHandlerContext ctx) {
+        if (timers.start(ctx)) {
+            onStart(timers.now());
+        }
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (timers.stop()) {
+            onStop();
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        if (timers.stop()) {
+            onStop();
+        }
+    }
+
+    private void onStart(long nowNanos) {
+        ChannelConfig config = timers.ctx().channel().config();
+        config.setWriteBufferWaterMark(settings.waterMark);
+        if (!timers.ctx().channel().isWritable()) {
+            writabilityChanged(false);
+        }
+    }
+
+    private void onStop() {
+        unwritableTimer = timers.cancel(unwritableTimer);
+    }
+
+    private void onTimer(long timerId) {
         if (timerId == unwritableTimer) {
             unwritableTimer = TimerWheel.NO_TIMER;
-            ChannelOutboundBuffer pending = ctx().channel().unsafe().outboundBuffer();
+            ChannelOutboundBuffer pending = timers.ctx().channel().unsafe().outboundBuffer();
             end(SlowConsumerEvent.Cause.UNWRITABLE_TOO_LONG, pending == null ? 0 : pending.totalPendingWriteBytes());
         }
     }
 
     private void writabilityChanged(boolean writable) {
-        ChannelConfig config = ctx().channel().config();
+        ChannelConfig config = timers.ctx().channel().config();
         if (!writable) {
             if (settings.pauseReading && config.isAutoRead()) {
                 config.setAutoRead(false);
@@ -122,10 +160,10 @@ public final class SlowConsumerHandler extends ActiveChannelTimerHandler {
                 ConnectionMeters.count(settings.readPauses);
             }
             if (unwritableTimer == TimerWheel.NO_TIMER) {
-                unwritableTimer = schedule(settings.unwritableTimeoutNanos);
+                unwritableTimer = timers.schedule(settings.unwritableTimeoutNanos);
             }
         } else {
-            unwritableTimer = cancel(unwritableTimer);
+            unwritableTimer = timers.cancel(unwritableTimer);
             if (readingPaused) {
                 readingPaused = false;
                 config.setAutoRead(true); // also asks for a read
@@ -138,7 +176,7 @@ public final class SlowConsumerHandler extends ActiveChannelTimerHandler {
             return; // the rest of a write batch after the close
         }
         ended = true;
-        ChannelHandlerContext ctx = ctx();
+        ChannelHandlerContext ctx = timers.ctx();
         ConnectionMeters.count(settings.closes);
         log.debug("{}: slow consumer ({}, {} bytes pending), closing", ctx.channel(), cause, pendingBytes);
         ctx.fireUserEventTriggered(new SlowConsumerEvent(cause, pendingBytes));
@@ -182,7 +220,8 @@ public final class SlowConsumerHandler extends ActiveChannelTimerHandler {
      * ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value out
      * of range); {@link #build()} checks that they fit together. Not thread-safe.
      */
-    public static final class Builder extends HandlerBuilder<Builder> {
+    public static final class Builder {
+        private final HandlerOptions options = new HandlerOptions();
         private long maxPendingBytes = 4L << 20;
         private long unwritableTimeoutNanos = TimeUnit.SECONDS.toNanos(30);
         private int lowWaterMark = 32 << 10;
@@ -211,8 +250,8 @@ public final class SlowConsumerHandler extends ActiveChannelTimerHandler {
          *
          * @throws IllegalArgumentException if {@code timeout} is not positive
          */
-        public Builder unwritableTimeout(long timeout, TimeUnit unit) {
-            this.unwritableTimeoutNanos = ConfigChecks.positiveNanos("unwritableTimeout", timeout, unit);
+        public Builder unwritableTimeout(Duration timeout) {
+            this.unwritableTimeoutNanos = ConfigChecks.positiveNanos("unwritableTimeout", timeout);
             return this;
         }
 
@@ -242,6 +281,27 @@ public final class SlowConsumerHandler extends ActiveChannelTimerHandler {
         }
 
         /**
+         * Puts the timers on these per-event-loop wheels; {@link EventLoopWheels#shared()} by default.
+         *
+         * @throws NullPointerException if {@code wheels} is null
+         */
+        public Builder wheels(EventLoopWheels wheels) {
+            options.wheels(wheels);
+            return this;
+        }
+
+        /**
+         * Records the handler's meters in {@code registry}, registered once when the factory is
+         * built. Without it, no meter exists and nothing is recorded.
+         *
+         * @throws NullPointerException if {@code registry} is null
+         */
+        public Builder metrics(MeterRegistry registry) {
+            options.metrics(registry);
+            return this;
+        }
+
+        /**
          * Returns the factory of handlers with these settings.
          *
          * @throws IllegalStateException if the cap is not above the high water mark: the channel
@@ -252,7 +312,7 @@ public final class SlowConsumerHandler extends ActiveChannelTimerHandler {
                 throw new IllegalStateException("maxPendingBytes (" + maxPendingBytes
                         + ") must be above the high water mark (" + highWaterMark + ")");
             }
-            return new Factory(this, chosenWheels(), chosenRegistry());
+            return new Factory(this, options.wheels(), options.registry());
         }
     }
 }

@@ -3,18 +3,20 @@ package io.wheelbeat.netty.heartbeat;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.ReferenceCountUtil;
 import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.netty.EventLoopWheels;
-import io.wheelbeat.netty.internal.ActiveChannelTimerHandler;
+import io.wheelbeat.netty.internal.ChannelTimers;
 import io.wheelbeat.netty.internal.ConfigChecks;
 import io.wheelbeat.netty.internal.ConnectionMeters;
-import io.wheelbeat.netty.internal.HandlerBuilder;
+import io.wheelbeat.netty.internal.HandlerOptions;
 import io.wheelbeat.netty.internal.HeartbeatMeters;
 import io.wheelbeat.netty.internal.Jitter;
 import io.wheelbeat.netty.internal.PingEnforcement;
+import io.wheelbeat.netty.internal.PingLimitOptions;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -40,11 +42,11 @@ import org.slf4j.LoggerFactory;
  * Every ping has an id: 1 for the connection's first ping, then 2, 3, ... A pong answers exactly
  * one ping, told in one of two ways:
  * <ul>
- *   <li><b>Echoed id</b> ({@link Builder#sendPings(long, TimeUnit, PingFactory, Predicate, ToLongFunction)}):
+ *   <li><b>Echoed id</b> ({@link Builder#sendPings(Duration, PingFactory, Predicate, ToLongFunction)}):
  *       the ping factory puts the id in the ping and the peer echoes it (a WebSocket pong echoes
  *       the ping's application data, an HTTP/2 PING ACK its 8 opaque bytes); the pong id function
  *       reads it back.</li>
- *   <li><b>Order</b> ({@link Builder#sendPings(long, TimeUnit, Function, Predicate)}): for pongs
+ *   <li><b>Order</b> ({@link Builder#sendPings(Duration, Function, Predicate)}): for pongs
  *       that carry nothing (MQTT's PINGRESP), the n-th pong answers the n-th ping. This assumes
  *       the peer answers every ping, in order, as MQTT requires; a peer that skips one answer is
  *       one behind from then on, its pongs all late, and it is closed as below.</li>
@@ -97,11 +99,12 @@ import org.slf4j.LoggerFactory;
  * pipeline. A handler serves one channel ({@code @Sharable} it is not); all its methods run on
  * that channel's event loop. Reads, writes and flushes allocate nothing.
  */
-public final class HeartbeatHandler extends ActiveChannelTimerHandler {
+public final class HeartbeatHandler extends ChannelDuplexHandler {
 
     private static final Logger log = LoggerFactory.getLogger(HeartbeatHandler.class);
 
     private final Factory settings;
+    private final ChannelTimers timers;
 
     // Pinging role.
     private long idleTimer = TimerWheel.NO_TIMER;
@@ -125,7 +128,7 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
     private final PingEnforcement.Strikes strikes;
 
     private HeartbeatHandler(Factory settings) {
-        super(settings.wheels);
+        this.timers = new ChannelTimers(settings.wheels, this::onTimer);
         this.settings = settings;
         this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
     }
@@ -164,7 +167,44 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
     }
 
     @Override
-    protected void onStart(long nowNanos) {
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        if (timers.startIfActive(ctx)) {
+            onStart(timers.now());
+        }
+    }
+
+    @Override
+    public void channelRegistered(ChannelHandlerContext ctx) {
+        if (timers.startIfActive(ctx)) {
+            onStart(timers.now());
+        }
+        ctx.fireChannelRegistered();
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        if (timers.start(ctx)) {
+            onStart(timers.now());
+        }
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (timers.stop()) {
+            onStop();
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        if (timers.stop()) {
+            onStop();
+        }
+    }
+
+    private void onStart(long nowNanos) {
         if (settings.pingFactory != null) {
             lastWriteNanos = nowNanos;
             intervalNanos = nextInterval();
@@ -172,17 +212,15 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
         }
     }
 
-    @Override
-    protected void onStop() {
-        idleTimer = cancel(idleTimer);
-        pongTimer = cancel(pongTimer);
+    private void onStop() {
+        idleTimer = timers.cancel(idleTimer);
+        pongTimer = timers.cancel(pongTimer);
     }
 
-    @Override
-    protected void onTimer(long timerId) {
+    private void onTimer(long timerId) {
         if (timerId == idleTimer) {
             idleTimer = TimerWheel.NO_TIMER;
-            pingWhenIdle(now());
+            pingWhenIdle(timers.now());
         } else if (timerId == pongTimer) {
             pongTimer = TimerWheel.NO_TIMER;
             onPongTimeout();
@@ -197,20 +235,20 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
      * it fires early. Called when no ping is outstanding.
      */
     private void pingWhenIdle(long now) {
-        if (!running() || !ctx().channel().isActive()) {
+        if (!timers.running() || !timers.ctx().channel().isActive()) {
             return; // a listener closed the channel: it is going inactive
         }
         long idleNanos = now - lastWriteNanos;
         if (idleNanos < intervalNanos) {
-            idleTimer = schedule(intervalNanos - idleNanos);
+            idleTimer = timers.schedule(intervalNanos - idleNanos);
             return;
         }
-        ChannelHandlerContext ctx = ctx();
+        ChannelHandlerContext ctx = timers.ctx();
         long pingId = lastPingId + 1;
         Object ping = newPing(ctx, settings.pingFactory, pingId);
         if (ping == null) {
             intervalNanos = nextInterval();
-            idleTimer = schedule(intervalNanos);
+            idleTimer = timers.schedule(intervalNanos);
             return;
         }
         lastPingId = pingId;
@@ -218,7 +256,7 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
         pingSentNanos = now;
         intervalNanos = nextInterval();
         // Armed before the write, so that a write failing into a close cancels it.
-        pongTimer = schedule(settings.pongTimeoutNanos);
+        pongTimer = timers.schedule(settings.pongTimeoutNanos);
         settings.pinging.pingSent();
         send(ctx, ping);
     }
@@ -243,10 +281,10 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
             settings.pinging.pongLate();
             return;
         }
-        long now = now();
+        long now = timers.now();
         long roundTripNanos = now - pingSentNanos;
         awaitingPong = false;
-        pongTimer = cancel(pongTimer);
+        pongTimer = timers.cancel(pongTimer);
         missedPongs = 0;
         boolean first = !pongSeen;
         pongSeen = true;
@@ -260,10 +298,10 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
         missedPongs++;
         settings.pinging.pongMissed();
         if (missedPongs < settings.maxMissedPongs) {
-            pingWhenIdle(now());
+            pingWhenIdle(timers.now());
             return;
         }
-        ChannelHandlerContext ctx = ctx();
+        ChannelHandlerContext ctx = timers.ctx();
         settings.pinging.closed();
         log.debug("{}: {} pongs missed in a row, closing", ctx.channel(), missedPongs);
         ctx.fireUserEventTriggered(new HeartbeatFailedEvent(missedPongs));
@@ -309,18 +347,18 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
         }
         long doubled = base > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : base * 2;
         if (settings.intervalNanos.compareAndSet(base, doubled)) {
-            log.info("{}: the peer says we ping too often; ping interval now {} ms", ctx().channel(),
+            log.info("{}: the peer says we ping too often; ping interval now {} ms", timers.ctx().channel(),
                     TimeUnit.NANOSECONDS.toMillis(doubled));
         }
-        if (running()) {
+        if (timers.running()) {
             // The interval under way grows too; the idle timer, when it fires early, re-arms for the rest.
             intervalNanos = nextInterval();
         }
     }
 
     private void markWrite() {
-        if (settings.pingFactory != null && running()) {
-            lastWriteNanos = now();
+        if (settings.pingFactory != null && timers.running()) {
+            lastWriteNanos = timers.now();
         }
     }
 
@@ -452,8 +490,8 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
             this.jitter = b.jitter;
             this.isPing = b.isPing;
             this.pongFactory = b.pongFactory;
-            this.minPingNanos = b.minPingNanos;
-            this.enforcement = b.minPingNanos > 0 ? new PingEnforcement(b.maxPingStrikes, registry) : null;
+            this.minPingNanos = b.pingLimit.minPingNanos();
+            this.enforcement = b.pingLimit.enforcement(registry);
             this.goodbyeFactory = b.goodbyeFactory;
             this.wheels = wheels;
             this.random = random;
@@ -482,7 +520,8 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
      * ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value out
      * of range); {@link #build()} checks that they fit together. Not thread-safe.
      */
-    public static final class Builder extends HandlerBuilder<Builder> {
+    public static final class Builder {
+        private final HandlerOptions options = new HandlerOptions();
         private PingFactory pingFactory;
         private Predicate<Object> isPong;
         private ToLongFunction<Object> pongId;
@@ -493,10 +532,8 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
         private boolean pingOptionSet;
         private Predicate<Object> isPing;
         private BiFunction<Channel, Object, ?> pongFactory;
-        private long minPingNanos;
-        private int maxPingStrikes = 3;
+        private final PingLimitOptions pingLimit = new PingLimitOptions();
         private BiFunction<Channel, Object, ?> goodbyeFactory;
-        private boolean enforcementOptionSet;
 
         private Builder() {
         }
@@ -509,10 +546,10 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
          *
          * @throws IllegalArgumentException if {@code interval} is not positive
          */
-        public Builder sendPings(long interval, TimeUnit unit, Function<? super Channel, ?> pingFactory,
+        public Builder sendPings(Duration interval, Function<? super Channel, ?> pingFactory,
                                  Predicate<Object> isPong) {
             Objects.requireNonNull(pingFactory, "pingFactory");
-            return pinging(interval, unit, (channel, pingId) -> pingFactory.apply(channel), isPong, null);
+            return pinging(interval, (channel, pingId) -> pingFactory.apply(channel), isPong, null);
         }
 
         /**
@@ -524,14 +561,14 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
          *
          * @throws IllegalArgumentException if {@code interval} is not positive
          */
-        public Builder sendPings(long interval, TimeUnit unit, PingFactory pingFactory, Predicate<Object> isPong,
+        public Builder sendPings(Duration interval, PingFactory pingFactory, Predicate<Object> isPong,
                                  ToLongFunction<Object> pongId) {
-            return pinging(interval, unit, pingFactory, isPong, Objects.requireNonNull(pongId, "pongId"));
+            return pinging(interval, pingFactory, isPong, Objects.requireNonNull(pongId, "pongId"));
         }
 
-        private Builder pinging(long interval, TimeUnit unit, PingFactory pingFactory, Predicate<Object> isPong,
+        private Builder pinging(Duration interval, PingFactory pingFactory, Predicate<Object> isPong,
                                 ToLongFunction<Object> pongId) {
-            long nanos = ConfigChecks.positiveNanos("ping interval", interval, unit);
+            long nanos = ConfigChecks.positiveNanos("ping interval", interval);
             this.pingFactory = Objects.requireNonNull(pingFactory, "pingFactory");
             this.isPong = Objects.requireNonNull(isPong, "isPong");
             this.pongId = pongId;
@@ -545,8 +582,8 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
          *
          * @throws IllegalArgumentException if {@code timeout} is not positive
          */
-        public Builder pongTimeout(long timeout, TimeUnit unit) {
-            this.pongTimeoutNanos = ConfigChecks.positiveNanos("pongTimeout", timeout, unit);
+        public Builder pongTimeout(Duration timeout) {
+            this.pongTimeoutNanos = ConfigChecks.positiveNanos("pongTimeout", timeout);
             this.pingOptionSet = true;
             return this;
         }
@@ -593,8 +630,8 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
          *
          * @throws IllegalArgumentException if {@code interval} is not positive
          */
-        public Builder minPingInterval(long interval, TimeUnit unit) {
-            this.minPingNanos = ConfigChecks.positiveNanos("minPingInterval", interval, unit);
+        public Builder minPingInterval(Duration interval) {
+            pingLimit.minPingInterval(interval);
             return this;
         }
 
@@ -605,8 +642,7 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
          * @throws IllegalArgumentException if {@code strikes} is not positive
          */
         public Builder maxPingStrikes(int strikes) {
-            this.maxPingStrikes = ConfigChecks.positive("maxPingStrikes", strikes);
-            this.enforcementOptionSet = true;
+            pingLimit.maxPingStrikes(strikes);
             return this;
         }
 
@@ -618,7 +654,39 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
         public Builder goodbye(Function<? super Channel, ?> goodbyeFactory) {
             Objects.requireNonNull(goodbyeFactory, "goodbyeFactory");
             this.goodbyeFactory = (channel, unused) -> goodbyeFactory.apply(channel);
-            this.enforcementOptionSet = true;
+            return this;
+        }
+
+        /**
+         * Puts the timers on these per-event-loop wheels; {@link EventLoopWheels#shared()} by default.
+         *
+         * @throws NullPointerException if {@code wheels} is null
+         */
+        public Builder wheels(EventLoopWheels wheels) {
+            options.wheels(wheels);
+            return this;
+        }
+
+        /**
+         * The source of the jitter; the calling event loop's {@code ThreadLocalRandom} by default.
+         * It is called on every channel's event loop, so it must be thread-safe if the handlers
+         * serve several loops. A seeded or scripted generator makes tests exact.
+         *
+         * @throws NullPointerException if {@code random} is null
+         */
+        public Builder random(RandomGenerator random) {
+            options.random(random);
+            return this;
+        }
+
+        /**
+         * Records the handler's meters in {@code registry}, registered once when the factory is
+         * built. Without it, no meter exists and nothing is recorded.
+         *
+         * @throws NullPointerException if {@code registry} is null
+         */
+        public Builder metrics(MeterRegistry registry) {
+            options.metrics(registry);
             return this;
         }
 
@@ -635,13 +703,13 @@ public final class HeartbeatHandler extends ActiveChannelTimerHandler {
             if (pingOptionSet && pingFactory == null) {
                 throw new IllegalStateException("pongTimeout/maxMissedPongs/pingIntervalJitter need sendPings");
             }
-            if (minPingNanos > 0 && pongFactory == null) {
+            if (pingLimit.minPingNanos() > 0 && pongFactory == null) {
                 throw new IllegalStateException("minPingInterval needs answerPings");
             }
-            if (enforcementOptionSet && minPingNanos == 0) {
-                throw new IllegalStateException("maxPingStrikes/goodbye need minPingInterval");
+            if (goodbyeFactory != null && pingLimit.minPingNanos() == 0) {
+                throw new IllegalStateException("goodbye needs minPingInterval");
             }
-            return new Factory(this, chosenWheels(), chosenRandom(), chosenRegistry());
+            return new Factory(this, options.wheels(), options.random(), options.registry());
         }
     }
 }

@@ -3,6 +3,7 @@ package io.wheelbeat.netty.http2;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http2.DefaultHttp2GoAwayFrame;
@@ -21,13 +22,15 @@ import io.wheelbeat.netty.deadline.MaxConnectionAgeEvent;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
-import io.wheelbeat.netty.internal.ActiveChannelTimerHandler;
+import io.wheelbeat.netty.internal.ChannelTimers;
 import io.wheelbeat.netty.internal.ConfigChecks;
 import io.wheelbeat.netty.internal.ConnectionMeters;
+import io.wheelbeat.netty.internal.HandlerOptions;
 import io.wheelbeat.netty.internal.HeartbeatMeters;
 import io.wheelbeat.netty.internal.Jitter;
 import io.wheelbeat.netty.internal.PingEnforcement;
-import io.wheelbeat.netty.internal.PingLimitBuilder;
+import io.wheelbeat.netty.internal.PingLimitOptions;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
@@ -99,7 +102,7 @@ import org.slf4j.LoggerFactory;
  * pipeline. A handler serves one channel ({@code @Sharable} it is not); all its methods run on
  * that channel's event loop.
  */
-public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
+public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
 
     private static final Logger log = LoggerFactory.getLogger(Http2KeepAliveHandler.class);
     /** gRPC's minimum ping interval while no stream is open, unless pings without calls are permitted. */
@@ -112,6 +115,7 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
     private static final long DEFAULT_KEEPALIVE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(20);
 
     private final Factory settings;
+    private final ChannelTimers timers;
     private final PingEnforcement.Strikes strikes;
     private final Http2Connection.Listener streams = new StreamListener();
     private ChannelHandlerContext codecCtx;
@@ -136,7 +140,7 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
     private boolean pongSeen;
 
     private Http2KeepAliveHandler(Factory settings) {
-        super(settings.wheels);
+        this.timers = new ChannelTimers(settings.wheels, this::onTimer);
         this.settings = settings;
         this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
     }
@@ -150,7 +154,7 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
         readSinceStamp = true;
         readSincePing = true;
-        if (msg instanceof Http2PingFrame ping && running()) {
+        if (msg instanceof Http2PingFrame ping && timers.running()) {
             if (ping.ack()) {
                 if (ping.content() == DRAIN_PING && draining) {
                     onDrainPingAcked();
@@ -169,9 +173,9 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
-        if (readSinceStamp && settings.keepAliveNanos > 0 && running()) {
+        if (readSinceStamp && settings.keepAliveNanos > 0 && timers.running()) {
             // One clock read per read batch, as Netty's IdleStateHandler.
-            lastReadNanos = now();
+            lastReadNanos = timers.now();
         }
         readSinceStamp = false;
         ctx.fireChannelReadComplete();
@@ -186,8 +190,45 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
     }
 
     @Override
-    protected void onStart(long nowNanos) {
-        ChannelHandlerContext ctx = ctx();
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        if (timers.startIfActive(ctx)) {
+            onStart(timers.now());
+        }
+    }
+
+    @Override
+    public void channelRegistered(ChannelHandlerContext ctx) {
+        if (timers.startIfActive(ctx)) {
+            onStart(timers.now());
+        }
+        ctx.fireChannelRegistered();
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        if (timers.start(ctx)) {
+            onStart(timers.now());
+        }
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (timers.stop()) {
+            onStop();
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        if (timers.stop()) {
+            onStop();
+        }
+    }
+
+    private void onStart(long nowNanos) {
+        ChannelHandlerContext ctx = timers.ctx();
         codecCtx = ctx.pipeline().context(Http2FrameCodec.class);
         if (codecCtx == null) {
             throw new IllegalStateException(getClass().getSimpleName()
@@ -197,34 +238,32 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
         connection.addListener(streams);
         if (settings.maxIdleNanos > 0 && connection.numActiveStreams() == 0) {
             idleSinceNanos = nowNanos;
-            idleTimer = schedule(settings.maxIdleNanos);
+            idleTimer = timers.schedule(settings.maxIdleNanos);
         }
         if (settings.maxAgeNanos > 0) {
             ageNanos = Jitter.apply(settings.maxAgeNanos, settings.ageJitter, settings.random);
-            ageTimer = schedule(ageNanos);
+            ageTimer = timers.schedule(ageNanos);
         }
         if (settings.keepAliveNanos > 0) {
             lastReadNanos = nowNanos;
             keepAliveNanos = nextKeepAlive();
-            pingTimer = schedule(keepAliveNanos);
+            pingTimer = timers.schedule(keepAliveNanos);
         }
     }
 
-    @Override
-    protected void onStop() {
+    private void onStop() {
         if (connection != null) {
             connection.removeListener(streams);
         }
-        idleTimer = cancel(idleTimer);
-        ageTimer = cancel(ageTimer);
-        graceTimer = cancel(graceTimer);
-        drainTimer = cancel(drainTimer);
-        pingTimer = cancel(pingTimer);
-        ackTimer = cancel(ackTimer);
+        idleTimer = timers.cancel(idleTimer);
+        ageTimer = timers.cancel(ageTimer);
+        graceTimer = timers.cancel(graceTimer);
+        drainTimer = timers.cancel(drainTimer);
+        pingTimer = timers.cancel(pingTimer);
+        ackTimer = timers.cancel(ackTimer);
     }
 
-    @Override
-    protected void onTimer(long timerId) {
+    private void onTimer(long timerId) {
         if (timerId == idleTimer) {
             idleTimer = TimerWheel.NO_TIMER;
             onIdleTimer();
@@ -236,13 +275,13 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
             onDrainPingAcked();
         } else if (timerId == pingTimer) {
             pingTimer = TimerWheel.NO_TIMER;
-            pingWhenIdle(now());
+            pingWhenIdle(timers.now());
         } else if (timerId == ackTimer) {
             ackTimer = TimerWheel.NO_TIMER;
             onAckTimeout();
         } else if (timerId == graceTimer) {
             graceTimer = TimerWheel.NO_TIMER;
-            log.debug("{}: grace after maximum age over, closing", ctx().channel());
+            log.debug("{}: grace after maximum age over, closing", timers.ctx().channel());
             closeNow();
         }
     }
@@ -255,7 +294,7 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
      * no stream open, pauses: the next stream to open resumes.
      */
     private void pingWhenIdle(long now) {
-        if (!ctx().channel().isActive()) {
+        if (!timers.ctx().channel().isActive()) {
             return;
         }
         if (!settings.keepAliveWithoutCalls && connection.numActiveStreams() == 0) {
@@ -263,7 +302,7 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
         }
         long idle = now - lastReadNanos;
         if (idle < keepAliveNanos) {
-            pingTimer = schedule(keepAliveNanos - idle);
+            pingTimer = timers.schedule(keepAliveNanos - idle);
             return;
         }
         lastPingId++;
@@ -271,9 +310,9 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
         readSincePing = false;
         keepAliveNanos = nextKeepAlive();
         // Armed before the write, so that a write failing into a close cancels it.
-        ackTimer = schedule(settings.keepAliveTimeoutNanos);
+        ackTimer = timers.schedule(settings.keepAliveTimeoutNanos);
         settings.pinging.pingSent();
-        ctx().writeAndFlush(new DefaultHttp2PingFrame(lastPingId), ctx().voidPromise());
+        timers.ctx().writeAndFlush(new DefaultHttp2PingFrame(lastPingId), timers.ctx().voidPromise());
     }
 
     /** This connection's next keepalive interval, jitter drawn anew. */
@@ -286,24 +325,24 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
             settings.pinging.pongLate();
             return;
         }
-        long now = now();
+        long now = timers.now();
         long roundTripNanos = now - pingSentNanos;
-        ackTimer = cancel(ackTimer);
+        ackTimer = timers.cancel(ackTimer);
         settings.pinging.pongInTime(roundTripNanos);
         boolean first = !pongSeen;
         pongSeen = true;
         ctx.fireUserEventTriggered(new PongReceivedEvent(roundTripNanos, first));
         lastReadNanos = now;
-        pingTimer = schedule(keepAliveNanos);
+        pingTimer = timers.schedule(keepAliveNanos);
     }
 
     private void onAckTimeout() {
         if (readSincePing) {
             // The peer sent something meanwhile: alive, as gRPC judges it; the next check as usual.
-            pingWhenIdle(now());
+            pingWhenIdle(timers.now());
             return;
         }
-        ChannelHandlerContext ctx = ctx();
+        ChannelHandlerContext ctx = timers.ctx();
         settings.pinging.pongMissed();
         settings.pinging.closed();
         log.debug("{}: no PING ACK nor anything else within {} ns, GOAWAY and close", ctx.channel(),
@@ -322,9 +361,9 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
      * before a new call.
      */
     private void onStreamOpened(Http2Stream stream) {
-        if (settings.keepAliveNanos > 0 && running() && pingTimer == TimerWheel.NO_TIMER
+        if (settings.keepAliveNanos > 0 && timers.running() && pingTimer == TimerWheel.NO_TIMER
                 && ackTimer == TimerWheel.NO_TIMER) {
-            long now = now();
+            long now = timers.now();
             if (connection.remote().isValidStreamId(stream.id())) {
                 lastReadNanos = now;
             }
@@ -341,7 +380,7 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
         }
         long minNanos = settings.permitWithoutCalls || connection.numActiveStreams() > 0
                 ? settings.minPingNanos : Math.max(settings.minPingNanos, NO_CALLS_MIN_PING_NANOS);
-        int struckOut = settings.enforcement.tooManyPings(strikes, now(), minNanos);
+        int struckOut = settings.enforcement.tooManyPings(strikes, timers.now(), minNanos);
         if (struckOut == 0) {
             return false;
         }
@@ -359,38 +398,38 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
         if (connection.numActiveStreams() > 0 || draining) {
             return; // re-armed when the last stream closes
         }
-        long left = settings.maxIdleNanos - (now() - idleSinceNanos);
+        long left = settings.maxIdleNanos - (timers.now() - idleSinceNanos);
         if (left > 0) {
-            idleTimer = schedule(left);
+            idleTimer = timers.schedule(left);
             return;
         }
         ConnectionMeters.count(settings.idleCloses);
-        log.debug("{}: no stream for {} ns, shutting down gracefully", ctx().channel(), settings.maxIdleNanos);
-        ctx().fireUserEventTriggered(new MaxConnectionIdleEvent(settings.maxIdleNanos));
+        log.debug("{}: no stream for {} ns, shutting down gracefully", timers.ctx().channel(), settings.maxIdleNanos);
+        timers.ctx().fireUserEventTriggered(new MaxConnectionIdleEvent(settings.maxIdleNanos));
         drain("max_idle");
     }
 
     private void onMaxAge() {
         ConnectionMeters.count(settings.ageCloses);
-        log.debug("{}: reached its maximum age, shutting down gracefully", ctx().channel());
+        log.debug("{}: reached its maximum age, shutting down gracefully", timers.ctx().channel());
         if (settings.graceNanos != Long.MAX_VALUE) {
             // Armed before the event, so that a listener closing the channel cancels it.
-            graceTimer = schedule(settings.graceNanos);
+            graceTimer = timers.schedule(settings.graceNanos);
         }
-        ctx().fireUserEventTriggered(new MaxConnectionAgeEvent(ageNanos, settings.graceNanos));
+        timers.ctx().fireUserEventTriggered(new MaxConnectionAgeEvent(ageNanos, settings.graceNanos));
         drain("max_age");
     }
 
     /** Starts the graceful shutdown: GOAWAY with the largest stream id and the drain PING. */
     private void drain(String why) {
-        if (draining || !ctx().channel().isActive()) {
+        if (draining || !timers.ctx().channel().isActive()) {
             return;
         }
         draining = true;
-        idleTimer = cancel(idleTimer);
+        idleTimer = timers.cancel(idleTimer);
         goAway(Http2Error.NO_ERROR, why, Integer.MAX_VALUE);
-        drainTimer = schedule(DRAIN_PING_TIMEOUT_NANOS);
-        ctx().writeAndFlush(new DefaultHttp2PingFrame(DRAIN_PING), ctx().voidPromise());
+        drainTimer = timers.schedule(DRAIN_PING_TIMEOUT_NANOS);
+        timers.ctx().writeAndFlush(new DefaultHttp2PingFrame(DRAIN_PING), timers.ctx().voidPromise());
     }
 
     /** The peer has seen the first GOAWAY (or had 10 s to): the second one names the last stream. */
@@ -399,8 +438,8 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
             return;
         }
         drainPingAcked = true;
-        drainTimer = cancel(drainTimer);
-        if (!ctx().channel().isActive()) {
+        drainTimer = timers.cancel(drainTimer);
+        if (!timers.ctx().channel().isActive()) {
             return;
         }
         goAway(Http2Error.NO_ERROR, "drained", 0);
@@ -409,14 +448,14 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
 
     private void closeWhenNoStreams() {
         if (drainPingAcked && connection.numActiveStreams() == 0) {
-            ctx().close();
+            timers.ctx().close();
         }
     }
 
     // ---------------------------------------------------------------- writing and closing
 
     private void goAway(Http2Error error, String debugData, int extraStreamIds) {
-        ChannelHandlerContext ctx = ctx();
+        ChannelHandlerContext ctx = timers.ctx();
         DefaultHttp2GoAwayFrame goAway = new DefaultHttp2GoAwayFrame(error,
                 ByteBufUtil.writeAscii(ctx.alloc(), debugData));
         goAway.setExtraStreamIds(extraStreamIds);
@@ -439,15 +478,15 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
 
         @Override
         public void onStreamClosed(Http2Stream stream) {
-            if (!running() || connection.numActiveStreams() > 0) {
+            if (!timers.running() || connection.numActiveStreams() > 0) {
                 return;
             }
             if (draining) {
                 closeWhenNoStreams();
             } else if (settings.maxIdleNanos > 0) {
-                idleSinceNanos = now();
+                idleSinceNanos = timers.now();
                 if (idleTimer == TimerWheel.NO_TIMER) {
-                    idleTimer = schedule(settings.maxIdleNanos);
+                    idleTimer = timers.schedule(settings.maxIdleNanos);
                 }
             }
         }
@@ -507,7 +546,9 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
      * ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value out
      * of range); {@link #build()} checks that they fit together. Not thread-safe.
      */
-    public static final class Builder extends PingLimitBuilder<Builder> {
+    public static final class Builder {
+        private final HandlerOptions options = new HandlerOptions();
+        private final PingLimitOptions pingLimit = new PingLimitOptions();
         private boolean permitWithoutCalls;
         private boolean permitSet;
         private long maxIdleNanos;
@@ -530,8 +571,8 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
          *
          * @throws IllegalArgumentException if {@code time} is not positive
          */
-        public Builder keepAliveTime(long time, TimeUnit unit) {
-            this.keepAliveNanos = ConfigChecks.positiveNanos("keepAliveTime", time, unit);
+        public Builder keepAliveTime(Duration time) {
+            this.keepAliveNanos = ConfigChecks.positiveNanos("keepAliveTime", time);
             return this;
         }
 
@@ -541,8 +582,8 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
          *
          * @throws IllegalArgumentException if {@code timeout} is not positive
          */
-        public Builder keepAliveTimeout(long timeout, TimeUnit unit) {
-            this.keepAliveTimeoutNanos = ConfigChecks.positiveNanos("keepAliveTimeout", timeout, unit);
+        public Builder keepAliveTimeout(Duration timeout) {
+            this.keepAliveTimeoutNanos = ConfigChecks.positiveNanos("keepAliveTimeout", timeout);
             this.keepAliveOptionSet = true;
             return this;
         }
@@ -585,8 +626,8 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
          *
          * @throws IllegalArgumentException if {@code idle} is not positive
          */
-        public Builder maxConnectionIdle(long idle, TimeUnit unit) {
-            this.maxIdleNanos = ConfigChecks.positiveNanos("maxConnectionIdle", idle, unit);
+        public Builder maxConnectionIdle(Duration idle) {
+            this.maxIdleNanos = ConfigChecks.positiveNanos("maxConnectionIdle", idle);
             return this;
         }
 
@@ -595,8 +636,8 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
          *
          * @throws IllegalArgumentException if {@code age} is not positive
          */
-        public Builder maxConnectionAge(long age, TimeUnit unit) {
-            this.maxAgeNanos = ConfigChecks.positiveNanos("maxConnectionAge", age, unit);
+        public Builder maxConnectionAge(Duration age) {
+            this.maxAgeNanos = ConfigChecks.positiveNanos("maxConnectionAge", age);
             return this;
         }
 
@@ -618,9 +659,64 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
          *
          * @throws IllegalArgumentException if {@code grace} is negative
          */
-        public Builder maxConnectionAgeGrace(long grace, TimeUnit unit) {
-            this.graceNanos = ConfigChecks.nonNegativeNanos("maxConnectionAgeGrace", grace, unit);
+        public Builder maxConnectionAgeGrace(Duration grace) {
+            this.graceNanos = ConfigChecks.nonNegativeNanos("maxConnectionAgeGrace", grace);
             this.ageOptionSet = true;
+            return this;
+        }
+
+        /**
+         * Puts the timers on these per-event-loop wheels; {@link EventLoopWheels#shared()} by default.
+         *
+         * @throws NullPointerException if {@code wheels} is null
+         */
+        public Builder wheels(EventLoopWheels wheels) {
+            options.wheels(wheels);
+            return this;
+        }
+
+        /**
+         * The source of the jitter; the calling event loop's {@code ThreadLocalRandom} by default.
+         * It is called on every channel's event loop, so it must be thread-safe if the handlers
+         * serve several loops. A seeded or scripted generator makes tests exact.
+         *
+         * @throws NullPointerException if {@code random} is null
+         */
+        public Builder random(RandomGenerator random) {
+            options.random(random);
+            return this;
+        }
+
+        /**
+         * Records the handler's meters in {@code registry}, registered once when the factory is
+         * built. Without it, no meter exists and nothing is recorded.
+         *
+         * @throws NullPointerException if {@code registry} is null
+         */
+        public Builder metrics(MeterRegistry registry) {
+            options.metrics(registry);
+            return this;
+        }
+
+        /**
+         * Enforces a minimum time between the peer's pings: a sooner ping is a strike. Set it below
+         * the shortest interval the peers are meant to ping at. Not enforced by default.
+         *
+         * @throws IllegalArgumentException if {@code interval} is not positive
+         */
+        public Builder minPingInterval(Duration interval) {
+            pingLimit.minPingInterval(interval);
+            return this;
+        }
+
+        /**
+         * The strike that ends the connection: 3 by default (two early pings in a row are tolerated,
+         * as gRPC does). Needs {@link #minPingInterval}.
+         *
+         * @throws IllegalArgumentException if {@code strikes} is not positive
+         */
+        public Builder maxPingStrikes(int strikes) {
+            pingLimit.maxPingStrikes(strikes);
             return this;
         }
 
@@ -630,7 +726,7 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
          * @throws IllegalStateException if no rule is set, or an option is set without its rule
          */
         public Factory build() {
-            PingEnforcement enforcement = chosenEnforcement();
+            PingEnforcement enforcement = pingLimit.enforcement(options.registry());
             if (enforcement == null && maxIdleNanos == 0 && maxAgeNanos == 0 && keepAliveNanos == 0) {
                 throw new IllegalStateException(
                         "set keepAliveTime, minPingInterval, maxConnectionIdle or maxConnectionAge");
@@ -644,8 +740,8 @@ public final class Http2KeepAliveHandler extends ActiveChannelTimerHandler {
             if (ageOptionSet && maxAgeNanos == 0) {
                 throw new IllegalStateException("maxConnectionAgeJitter/Grace need maxConnectionAge");
             }
-            return new Factory(this, chosenMinPingNanos(), enforcement, chosenWheels(), chosenRandom(),
-                    chosenRegistry());
+            return new Factory(this, pingLimit.minPingNanos(), enforcement, options.wheels(), options.random(),
+                    options.registry());
         }
     }
 }

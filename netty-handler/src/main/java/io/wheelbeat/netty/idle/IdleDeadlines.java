@@ -1,5 +1,6 @@
 package io.wheelbeat.netty.idle;
 
+import io.netty.handler.timeout.IdleState;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Ticker;
 import io.wheelbeat.core.ExecutorDrivenWheel;
@@ -14,17 +15,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Where the checks of a {@link WheelIdleStateHandler} wait: the clock its traffic is stamped with,
- * and the timers that wake it when a check falls due (at most one pending timer per kind: reader,
+ * and the timers that wake it when a check falls due (at most one pending timer per check: reader,
  * writer, all). When a timer fires, the handler runs its due checks on its executor through
- * {@link WheelIdleStateHandler#checkFellDue(int)}.
+ * {@link WheelIdleStateHandler#checkFellDue(IdleState)}.
  *
  * <p>Every method is for the handler's executor thread only.
  */
 abstract class IdleDeadlines {
 
-    static final int READER = 0;
-    static final int WRITER = 1;
-    static final int ALL = 2;
+    /** The three checks in Netty's order (reader, writer, all), which breaks ties between equal deadlines. */
+    static final IdleState[] STATES = IdleState.values();
 
     /** The clock of the handler's executor: traffic is stamped and deadlines are set on it. */
     final Ticker ticker;
@@ -33,11 +33,11 @@ abstract class IdleDeadlines {
         this.ticker = ticker;
     }
 
-    /** Makes the timer of {@code kind} fire at {@code deadlineNanos}, replacing its pending one. */
-    abstract void arm(WheelIdleStateHandler handler, int kind, long deadlineNanos);
+    /** Makes the timer of the {@code state} check fire at {@code deadlineNanos}, replacing its pending one. */
+    abstract void arm(WheelIdleStateHandler handler, IdleState state, long deadlineNanos);
 
-    /** Cancels the pending timer of {@code kind}, if any. */
-    abstract void disarm(WheelIdleStateHandler handler, int kind);
+    /** Cancels the pending timer of the {@code state} check, if any. */
+    abstract void disarm(WheelIdleStateHandler handler, IdleState state);
 
     /**
      * On the wheel of one event loop, through its owner-thread long-id API: nothing allocates, the
@@ -55,19 +55,19 @@ abstract class IdleDeadlines {
         }
 
         @Override
-        void arm(WheelIdleStateHandler handler, int kind, long deadlineNanos) {
-            long timer = handler.timer(kind);
+        void arm(WheelIdleStateHandler handler, IdleState state, long deadlineNanos) {
+            long timer = handler.timer(state);
             if (timer == TimerWheel.NO_TIMER || !wheel.rescheduleAt(timer, deadlineNanos)) {
-                handler.setTimer(kind, wheel.scheduleAt(handler, deadlineNanos));
+                handler.setTimer(state, wheel.scheduleAt(handler, deadlineNanos));
             }
         }
 
         @Override
-        void disarm(WheelIdleStateHandler handler, int kind) {
-            long timer = handler.timer(kind);
+        void disarm(WheelIdleStateHandler handler, IdleState state) {
+            long timer = handler.timer(state);
             if (timer != TimerWheel.NO_TIMER) {
                 wheel.cancel(timer);
-                handler.setTimer(kind, TimerWheel.NO_TIMER);
+                handler.setTimer(state, TimerWheel.NO_TIMER);
             }
         }
 
@@ -80,7 +80,7 @@ abstract class IdleDeadlines {
     /**
      * On a scheduler shared across event loops (a {@link io.wheelbeat.core.WheelTimer}), one per
      * handler: each arm allocates a timeout handle and each expiry hops to the handler's executor.
-     * This one object is the task of all three kinds' timeouts, told apart by handle.
+     * This one object is the task of all three checks' timeouts, told apart by handle.
      */
     static final class OnSharedTimer extends IdleDeadlines implements WheelTimerTask {
         private static final Logger log = LoggerFactory.getLogger(OnSharedTimer.class);
@@ -88,7 +88,7 @@ abstract class IdleDeadlines {
         private final WheelIdleStateHandler handler;
         private final WheelScheduler timer;
         private final EventExecutor executor;
-        // The timeout each kind waits for, or null; executor thread only.
+        // The timeout each check waits for, or null; executor thread only.
         private WheelTimeout readerTimeout;
         private WheelTimeout writerTimeout;
         private WheelTimeout allTimeout;
@@ -101,19 +101,19 @@ abstract class IdleDeadlines {
         }
 
         @Override
-        void arm(WheelIdleStateHandler handler, int kind, long deadlineNanos) {
-            disarm(handler, kind);
+        void arm(WheelIdleStateHandler handler, IdleState state, long deadlineNanos) {
+            disarm(handler, state);
             // The shared timer measures the delay on its own clock.
             long delay = deadlineNanos - ticker.nanoTime();
-            setTimeout(kind, timer.newTimeout(this, delay, TimeUnit.NANOSECONDS));
+            setTimeout(state, timer.newTimeout(this, delay, TimeUnit.NANOSECONDS));
         }
 
         @Override
-        void disarm(WheelIdleStateHandler handler, int kind) {
-            WheelTimeout timeout = timeout(kind);
+        void disarm(WheelIdleStateHandler handler, IdleState state) {
+            WheelTimeout timeout = timeout(state);
             if (timeout != null) {
                 timeout.cancel();
-                setTimeout(kind, null);
+                setTimeout(state, null);
             }
         }
 
@@ -128,27 +128,29 @@ abstract class IdleDeadlines {
         }
 
         private void expiredOnExecutor(WheelTimeout expired) {
-            for (int kind = READER; kind <= ALL; kind++) {
+            for (IdleState state : STATES) {
                 // A timeout re-armed or cancelled after it expired on the timer's thread is stale.
-                if (timeout(kind) == expired) {
-                    setTimeout(kind, null);
-                    handler.checkFellDue(kind);
+                if (timeout(state) == expired) {
+                    setTimeout(state, null);
+                    handler.checkFellDue(state);
                     return;
                 }
             }
         }
 
-        private WheelTimeout timeout(int kind) {
-            return kind == READER ? readerTimeout : kind == WRITER ? writerTimeout : allTimeout;
+        private WheelTimeout timeout(IdleState state) {
+            return switch (state) {
+                case READER_IDLE -> readerTimeout;
+                case WRITER_IDLE -> writerTimeout;
+                case ALL_IDLE -> allTimeout;
+            };
         }
 
-        private void setTimeout(int kind, WheelTimeout timeout) {
-            if (kind == READER) {
-                readerTimeout = timeout;
-            } else if (kind == WRITER) {
-                writerTimeout = timeout;
-            } else {
-                allTimeout = timeout;
+        private void setTimeout(IdleState state, WheelTimeout timeout) {
+            switch (state) {
+                case READER_IDLE -> readerTimeout = timeout;
+                case WRITER_IDLE -> writerTimeout = timeout;
+                case ALL_IDLE -> allTimeout = timeout;
             }
         }
 

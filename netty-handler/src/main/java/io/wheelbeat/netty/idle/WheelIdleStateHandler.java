@@ -2,6 +2,7 @@ package io.wheelbeat.netty.idle;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
@@ -13,7 +14,8 @@ import io.netty.util.concurrent.EventExecutor;
 import io.wheelbeat.core.TimerCallback;
 import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.core.WheelScheduler;
-import io.wheelbeat.netty.internal.ActiveChannelLifecycle;
+import io.wheelbeat.netty.internal.ConfigChecks;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.WeakHashMap;
@@ -65,7 +67,7 @@ import io.wheelbeat.netty.EventLoopWheels;
  *
  * <h2>Timing: Netty's</h2>
  * The handler runs Netty's algorithm: traffic only stamps the time, and each check (one per
- * watched kind) waits on a timer; when the timer fires, the check runs as Netty's idle task does,
+ * watched check) waits on a timer; when the timer fires, the check runs as Netty's idle task does,
  * either firing an event and waiting a full period, or waiting for the rest of the period counted
  * from the last traffic. The wheel fires a timer when it is polled at or after its deadline, and
  * the shared wheels poll at the earliest deadline, so a check runs when Netty's task would run on
@@ -84,7 +86,7 @@ import io.wheelbeat.netty.EventLoopWheels;
  * inserts it into the loop's priority queue. With {@link Builder#timer(WheelScheduler) a shared
  * timer}, every wake-up also hops to the channel's event loop and allocates a timeout handle.
  *
- * <p>Memory: handlers configured alike share one immutable settings object (per builder, or per
+ * <p>Memory: handlers configured alike share one immutable settings object (per factory, or per
  * set of constructor arguments) and, per event loop, the reference to its clock and wheel; a
  * handler keeps the state of the writer and all checks only when it watches one of them, and its
  * timers are cells of the loop's wheel rather than task objects.
@@ -95,9 +97,13 @@ import io.wheelbeat.netty.EventLoopWheels;
  * thread (off the executor they are handed to it). Construction and the builder are
  * single-threaded.
  */
-public class WheelIdleStateHandler extends ActiveChannelLifecycle implements TimerCallback {
+public class WheelIdleStateHandler extends ChannelDuplexHandler implements TimerCallback {
 
     private static final long MIN_TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** Netty's states: not yet started, started, stopped for good (never starts again). */
+    private static final byte NEW = 0;
+    private static final byte RUNNING = 1;
+    private static final byte STOPPED = 2;
 
     // Heap per connection (WheelIdleStateHandlerFootprintTest): the settings and, per loop, the
     // clock and wheel are shared, and the state of the writer and all checks exists only when one
@@ -107,6 +113,7 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle implements Tim
     private final WriteChecks writes;
 
     private ChannelHandlerContext ctx;
+    private byte state = NEW;
     /** The clock and the timers; null until started. */
     private IdleDeadlines deadlines;
 
@@ -147,9 +154,9 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle implements Tim
                 idleNanos(allIdleTime, unit)));
     }
 
-    /** A handler with the builder's settings; for subclasses that need the builder's options. */
-    protected WheelIdleStateHandler(Builder builder) {
-        this(builder.settings);
+    /** A handler with a factory's settings; for subclasses that need the builder's options. */
+    protected WheelIdleStateHandler(Factory factory) {
+        this(factory.settings);
     }
 
     private WheelIdleStateHandler(Settings settings) {
@@ -180,9 +187,47 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle implements Tim
 
     // ---------------------------------------------------------------- lifecycle
 
-    /** Starts the checks, as Netty's {@code initialize}: the channel is active and the handler in place. */
+    // Netty's state machine (Netty issue 143): start once, on whichever of these comes first with
+    // the channel active and the handler in place; stop for good on the first of inactive/removed.
+
     @Override
-    protected final void onStart(ChannelHandlerContext ctx) {
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        if (ctx.channel().isActive() && ctx.channel().isRegistered()) {
+            start(ctx); // channelActive has fired already and will not reach this handler
+        }
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        stop();
+    }
+
+    @Override
+    public void channelRegistered(ChannelHandlerContext ctx) throws Exception {
+        if (ctx.channel().isActive()) {
+            start(ctx);
+        }
+        ctx.fireChannelRegistered();
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        start(ctx);
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        stop();
+        ctx.fireChannelInactive();
+    }
+
+    /** Starts the checks, as Netty's {@code initialize}: the channel is active and the handler in place. */
+    private void start(ChannelHandlerContext ctx) {
+        if (state != NEW) {
+            return;
+        }
+        state = RUNNING;
         this.ctx = ctx;
         deadlines = settings.deadlinesFor(this, ctx.executor());
         long now = deadlines.ticker.nanoTime();
@@ -191,23 +236,30 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle implements Tim
             writes.start(ctx, now);
         }
         // Netty schedules its tasks in this order, which breaks ties between equal deadlines.
-        for (int kind = IdleDeadlines.READER; kind <= IdleDeadlines.ALL; kind++) {
-            if (idleTimeOf(kind) > 0) {
-                arm(kind, now + idleTimeOf(kind));
+        for (IdleState state : IdleDeadlines.STATES) {
+            if (idleTimeOf(state) > 0) {
+                arm(state, now + idleTimeOf(state));
             }
         }
     }
 
-    /** Stops the checks for good: the channel went inactive or the handler was removed. */
-    @Override
-    protected final void onStop() {
-        disarmAll();
+    /** Stops the checks for good, as Netty's {@code destroy}: the channel went inactive or the handler was removed. */
+    private void stop() {
+        byte was = state;
+        state = STOPPED;
+        if (was == RUNNING) {
+            disarmAll();
+        }
+    }
+
+    private boolean running() {
+        return state == RUNNING;
     }
 
     private void disarmAll() {
-        for (int kind = IdleDeadlines.READER; kind <= IdleDeadlines.ALL; kind++) {
-            if (idleTimeOf(kind) > 0) {
-                deadlines.disarm(this, kind);
+        for (IdleState state : IdleDeadlines.STATES) {
+            if (idleTimeOf(state) > 0) {
+                deadlines.disarm(this, state);
             }
         }
     }
@@ -297,10 +349,10 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle implements Tim
      */
     @Override
     public final void onTimeout(long timerId) {
-        for (int kind = IdleDeadlines.READER; kind <= IdleDeadlines.ALL; kind++) {
-            if (timer(kind) == timerId) {
-                setTimer(kind, TimerWheel.NO_TIMER); // spent
-                checkFellDue(kind);
+        for (IdleState state : IdleDeadlines.STATES) {
+            if (timer(state) == timerId) {
+                setTimer(state, TimerWheel.NO_TIMER); // spent
+                checkFellDue(state);
                 return;
             }
         }
@@ -308,92 +360,92 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle implements Tim
     }
 
     /**
-     * The timer of {@code kind} fired, on the handler's executor: runs that check and every other
-     * check due by now, in Netty's order.
+     * The timer of the {@code fired} check fell due, on the handler's executor: runs that check
+     * and every other check due by now, in Netty's order.
      */
-    final void checkFellDue(int fired) {
+    final void checkFellDue(IdleState fired) {
         if (!running()) {
             return;
         }
         long now = deadlines.ticker.nanoTime();
         if (writes == null) {
-            runCheck(IdleDeadlines.READER, now);
+            runCheck(IdleState.READER_IDLE, now);
             return;
         }
-        int kind;
-        while (running() && (kind = nextDueCheck(now, fired)) >= 0) {
-            fired = -1;
-            runCheck(kind, now);
+        IdleState state;
+        while (running() && (state = nextDueCheck(now, fired)) != null) {
+            fired = null;
+            runCheck(state, now);
         }
     }
 
     /**
      * The check due by {@code now} that Netty's scheduler runs first (earliest deadline, then the
-     * one scheduled first), or -1. A due check whose timer has not fired yet runs with the one
-     * that did, as Netty's loop runs every task due when it gets to them; the check of
-     * {@code fired} (or -1) counts as due whatever the clock says, as its timer did.
+     * one scheduled first), or null. A due check whose timer has not fired yet runs with the one
+     * that did, as Netty's loop runs every task due when it gets to them; the {@code fired} check
+     * (if not null) counts as due whatever the clock says, as its timer did.
      */
-    private int nextDueCheck(long now, int fired) {
-        int next = -1;
-        for (int kind = IdleDeadlines.READER; kind <= IdleDeadlines.ALL; kind++) {
-            if (idleTimeOf(kind) <= 0) {
+    private IdleState nextDueCheck(long now, IdleState fired) {
+        IdleState next = null;
+        for (IdleState state : IdleDeadlines.STATES) {
+            if (idleTimeOf(state) <= 0) {
                 continue;
             }
-            long at = writes.checkAt(kind);
-            if (kind != fired && at - now > 0) {
+            long at = writes.checkAt(state);
+            if (state != fired && at - now > 0) {
                 continue;
             }
-            long nextAt = next < 0 ? 0 : writes.checkAt(next);
-            if (next < 0 || at - nextAt < 0 || (at == nextAt && writes.scheduledBefore(kind, next))) {
-                next = kind;
+            long nextAt = next == null ? 0 : writes.checkAt(next);
+            if (next == null || at - nextAt < 0 || (at == nextAt && writes.scheduledBefore(state, next))) {
+                next = state;
             }
         }
         return next;
     }
 
     /**
-     * Netty's idle task of {@code kind}, run at {@code now}: it waits for what is left of the
-     * period since the last traffic, or, when the period has passed, waits a full period and fires
-     * the event. The reader and all checks never fire while a read batch is in progress.
+     * Netty's idle task of the {@code state} check, run at {@code now}: it waits for what is left
+     * of the period since the last traffic, or, when the period has passed, waits a full period
+     * and fires the event. The reader and all checks never fire while a read batch is in progress.
      */
-    private void runCheck(int kind, long now) {
+    private void runCheck(IdleState state, long now) {
         if (!ctx.channel().isOpen()) {
             disarmAll(); // as Netty's task: a closed channel stops it (and fires nothing after)
             return;
         }
-        long idleTime = idleTimeOf(kind);
+        long idleTime = idleTimeOf(state);
         long nextDelay = idleTime;
-        if (kind == IdleDeadlines.WRITER || !reading) {
+        if (state == IdleState.WRITER_IDLE || !reading) {
             // Traffic stamped after {@code now} (by an event fired in this same run) counts as now.
-            nextDelay -= Math.max(0, now - lastTrafficOf(kind));
+            nextDelay -= Math.max(0, now - lastTrafficOf(state));
         }
         if (nextDelay > 0) {
-            arm(kind, now + nextDelay);
+            arm(state, now + nextDelay);
             return;
         }
-        arm(kind, now + idleTime);
+        arm(state, now + idleTime);
         boolean first;
-        IdleState idleState;
-        if (kind == IdleDeadlines.READER) {
-            first = firstReaderIdleEvent;
-            firstReaderIdleEvent = false;
-            idleState = IdleState.READER_IDLE;
-        } else if (kind == IdleDeadlines.WRITER) {
-            first = writes.firstWriterIdleEvent;
-            writes.firstWriterIdleEvent = false;
-            idleState = IdleState.WRITER_IDLE;
-        } else {
-            first = writes.firstAllIdleEvent;
-            writes.firstAllIdleEvent = false;
-            idleState = IdleState.ALL_IDLE;
+        switch (state) {
+            case READER_IDLE -> {
+                first = firstReaderIdleEvent;
+                firstReaderIdleEvent = false;
+            }
+            case WRITER_IDLE -> {
+                first = writes.firstWriterIdleEvent;
+                writes.firstWriterIdleEvent = false;
+            }
+            default -> {
+                first = writes.firstAllIdleEvent;
+                writes.firstAllIdleEvent = false;
+            }
         }
         try {
-            if (kind != IdleDeadlines.READER && writes.hasOutputChanged(ctx, first)) {
+            if (state != IdleState.READER_IDLE && writes.hasOutputChanged(ctx, first)) {
                 return;
             }
-            IdleStateEvent event = newIdleStateEvent(idleState, first);
+            IdleStateEvent event = newIdleStateEvent(state, first);
             if (settings.counters != null) {
-                settings.counters.increment(idleState);
+                settings.counters.increment(state);
             }
             channelIdle(ctx, event);
         } catch (Throwable t) {
@@ -401,42 +453,45 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle implements Tim
         }
     }
 
-    /** Schedules the check of {@code kind} at {@code at}, as Netty's {@code schedule(...)}. */
-    private void arm(int kind, long at) {
+    /** Schedules the {@code state} check at {@code at}, as Netty's {@code schedule(...)}. */
+    private void arm(IdleState state, long at) {
         if (writes != null) {
-            writes.scheduled(kind, at);
+            writes.scheduled(state, at);
         }
-        deadlines.arm(this, kind, at);
+        deadlines.arm(this, state, at);
     }
 
-    /** The last traffic the check of {@code kind} counts from: reads, writes, or the later of both. */
-    private long lastTrafficOf(int kind) {
-        if (kind == IdleDeadlines.READER) {
+    /** The last traffic the {@code state} check counts from: reads, writes, or the later of both. */
+    private long lastTrafficOf(IdleState state) {
+        if (state == IdleState.READER_IDLE) {
             return lastReadTime;
         }
         long lastWriteTime = writes.lastWriteTime;
-        return kind == IdleDeadlines.WRITER || lastWriteTime - lastReadTime > 0 ? lastWriteTime : lastReadTime;
+        return state == IdleState.WRITER_IDLE || lastWriteTime - lastReadTime > 0 ? lastWriteTime : lastReadTime;
     }
 
-    private long idleTimeOf(int kind) {
-        return kind == IdleDeadlines.READER ? settings.readerIdleTimeNanos
-                : kind == IdleDeadlines.WRITER ? settings.writerIdleTimeNanos : settings.allIdleTimeNanos;
+    private long idleTimeOf(IdleState state) {
+        return switch (state) {
+            case READER_IDLE -> settings.readerIdleTimeNanos;
+            case WRITER_IDLE -> settings.writerIdleTimeNanos;
+            case ALL_IDLE -> settings.allIdleTimeNanos;
+        };
     }
 
-    /** The loop-wheel timer of {@code kind}, or {@link TimerWheel#NO_TIMER}; for {@link IdleDeadlines.OnLoopWheel}. */
-    final long timer(int kind) {
-        return kind == IdleDeadlines.READER ? readerTimer
-                : writes == null ? TimerWheel.NO_TIMER
-                : kind == IdleDeadlines.WRITER ? writes.writerTimer : writes.allTimer;
+    /** The loop-wheel timer of the {@code state} check, or {@link TimerWheel#NO_TIMER}; for {@link IdleDeadlines.OnLoopWheel}. */
+    final long timer(IdleState state) {
+        if (state == IdleState.READER_IDLE) {
+            return readerTimer;
+        }
+        return writes == null ? TimerWheel.NO_TIMER
+                : state == IdleState.WRITER_IDLE ? writes.writerTimer : writes.allTimer;
     }
 
-    final void setTimer(int kind, long timer) {
-        if (kind == IdleDeadlines.READER) {
-            readerTimer = timer;
-        } else if (kind == IdleDeadlines.WRITER) {
-            writes.writerTimer = timer;
-        } else {
-            writes.allTimer = timer;
+    final void setTimer(IdleState state, long timer) {
+        switch (state) {
+            case READER_IDLE -> readerTimer = timer;
+            case WRITER_IDLE -> writes.writerTimer = timer;
+            case ALL_IDLE -> writes.allTimer = timer;
         }
     }
 
@@ -484,9 +539,8 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle implements Tim
      * one for all of them as in Netty, so that writes allocate no listener.
      */
     private static class WriteChecks implements ChannelFutureListener {
-        /** Reader first, then writer, then all: the order {@link #onStart} schedules them in. */
-        private static final byte START_ORDER = IdleDeadlines.READER << 2 * IdleDeadlines.READER
-                | IdleDeadlines.WRITER << 2 * IdleDeadlines.WRITER | IdleDeadlines.ALL << 2 * IdleDeadlines.ALL;
+        /** Reader first, then writer, then all: the order {@link #start} schedules them in. */
+        private static final byte START_ORDER = 0 << 2 * 0 /* reader */ | 1 << 2 * 1 /* writer */ | 2 << 2 * 2 /* all */;
         private static final int LAST_PLACE = 2;
 
         private final WheelIdleStateHandler handler;
@@ -499,7 +553,7 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle implements Tim
         private long writerCheckAt;
         private long allCheckAt;
         /**
-         * Each kind's place (two bits at {@code 2 * kind}; 0: longest ago) in the order the
+         * Each check's place (two bits at {@code 2 * ordinal}; 0: longest ago) in the order the
          * checks were last scheduled, which breaks ties between equal deadlines as Netty's
          * scheduler does. Places, not a counter, so that it never wraps.
          */
@@ -529,37 +583,39 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle implements Tim
             firstWriterIdleEvent = firstAllIdleEvent = true;
         }
 
-        /** The check of {@code kind} was scheduled at {@code at}: it moves to the last place. */
-        final void scheduled(int kind, long at) {
-            if (kind == IdleDeadlines.READER) {
-                readerCheckAt = at;
-            } else if (kind == IdleDeadlines.WRITER) {
-                writerCheckAt = at;
-            } else {
-                allCheckAt = at;
+        /** The {@code state} check was scheduled at {@code at}: it moves to the last place. */
+        final void scheduled(IdleState state, long at) {
+            switch (state) {
+                case READER_IDLE -> readerCheckAt = at;
+                case WRITER_IDLE -> writerCheckAt = at;
+                case ALL_IDLE -> allCheckAt = at;
             }
-            int was = place(kind);
+            int was = place(state);
             int order = 0;
-            for (int k = IdleDeadlines.READER; k <= IdleDeadlines.ALL; k++) {
-                int place = k == kind ? LAST_PLACE : place(k) > was ? place(k) - 1 : place(k);
-                order |= place << 2 * k;
+            for (IdleState other : IdleDeadlines.STATES) {
+                int place = other == state ? LAST_PLACE : place(other) > was ? place(other) - 1 : place(other);
+                order |= place << 2 * other.ordinal();
             }
             scheduleOrder = (byte) order;
         }
 
-        /** When the check of {@code kind} is due. */
-        final long checkAt(int kind) {
-            return kind == IdleDeadlines.READER ? readerCheckAt
-                    : kind == IdleDeadlines.WRITER ? writerCheckAt : allCheckAt;
+        /** When the {@code state} check is due. */
+        final long checkAt(IdleState state) {
+            return switch (state) {
+                case READER_IDLE -> readerCheckAt;
+                case WRITER_IDLE -> writerCheckAt;
+                case ALL_IDLE -> allCheckAt;
+            };
         }
 
-        /** Whether the check of {@code kind} was last scheduled before that of {@code other}. */
-        final boolean scheduledBefore(int kind, int other) {
-            return place(kind) < place(other);
+        /** Whether the {@code state} check was last scheduled before the {@code other} one. */
+        final boolean scheduledBefore(IdleState state, IdleState other) {
+            return place(state) < place(other);
         }
 
-        private int place(int kind) {
-            return scheduleOrder >>> 2 * kind & 3;
+        /** The check's place, two bits at {@code 2 * ordinal}. */
+        private int place(IdleState state) {
+            return scheduleOrder >>> 2 * state.ordinal() & 3;
         }
 
         /**
@@ -712,11 +768,29 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle implements Tim
     }
 
     /**
-     * Settings of a {@link WheelIdleStateHandler}. Every check starts disabled. The setters are
-     * not thread-safe; {@link #build()} only reads, so once the builder is configured (and safely
-     * published) it may be called many times from any thread, say once per channel in a
-     * {@code ChannelInitializer}, and the handlers share the settings and meters looked up once
-     * here. Changing the builder afterwards does not change the handlers already built.
+     * Settings that make one {@link WheelIdleStateHandler} per channel: immutable, so handlers
+     * made by one factory share its settings and meters.
+     *
+     * <p>Thread-safe: {@link #newHandler()} may be called from any event loop, say once per
+     * channel in a {@code ChannelInitializer}.
+     */
+    public static final class Factory {
+        private final Settings settings;
+
+        private Factory(Settings settings) {
+            this.settings = settings;
+        }
+
+        /** Returns a new handler for one channel. */
+        public WheelIdleStateHandler newHandler() {
+            return new WheelIdleStateHandler(settings);
+        }
+    }
+
+    /**
+     * Settings of a {@link WheelIdleStateHandler}. Every check starts disabled. Every setter
+     * checks its argument at once ({@link NullPointerException} for a null,
+     * {@link IllegalArgumentException} for a value out of range). Not thread-safe.
      */
     public static final class Builder {
         private boolean observeOutput;
@@ -727,42 +801,36 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle implements Tim
         private boolean wheelsChosen;
         private WheelScheduler sharedTimer;
         private IdleEventCounters counters;
-        /** Rebuilt by every setter, so that {@link #build()} only reads. */
-        private Settings settings;
 
         private Builder() {
-            settings = newSettings();
         }
 
         /**
-         * Reader idle time: zero or less disables the check; positive values are floored at 1 ms.
+         * Reader idle time: zero disables the check (the default); positive values are floored
+         * at 1 ms.
          *
-         * @throws NullPointerException if {@code unit} is null
+         * @throws IllegalArgumentException if {@code time} is negative
          */
-        public Builder readerIdleTime(long time, TimeUnit unit) {
-            this.readerIdleTimeNanos = idleNanos(time, unit);
-            settings = newSettings();
+        public Builder readerIdleTime(Duration time) {
+            this.readerIdleTimeNanos = idleNanos("readerIdleTime", time);
             return this;
         }
 
         /** Writer idle time, as {@link #readerIdleTime}. */
-        public Builder writerIdleTime(long time, TimeUnit unit) {
-            this.writerIdleTimeNanos = idleNanos(time, unit);
-            settings = newSettings();
+        public Builder writerIdleTime(Duration time) {
+            this.writerIdleTimeNanos = idleNanos("writerIdleTime", time);
             return this;
         }
 
         /** All idle time (neither read nor write), as {@link #readerIdleTime}. */
-        public Builder allIdleTime(long time, TimeUnit unit) {
-            this.allIdleTimeNanos = idleNanos(time, unit);
-            settings = newSettings();
+        public Builder allIdleTime(Duration time) {
+            this.allIdleTimeNanos = idleNanos("allIdleTime", time);
             return this;
         }
 
         /** Whether a draining outbound buffer keeps the writer from being idle; off by default. */
         public Builder observeOutput(boolean observeOutput) {
             this.observeOutput = observeOutput;
-            settings = newSettings();
             return this;
         }
 
@@ -780,7 +848,6 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle implements Tim
             }
             this.wheels = wheels;
             this.wheelsChosen = true;
-            settings = newSettings();
             return this;
         }
 
@@ -801,7 +868,6 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle implements Tim
                 throw new IllegalStateException("choose either wheels(...) or timer(...), not both");
             }
             this.sharedTimer = timer;
-            settings = newSettings();
             return this;
         }
 
@@ -814,18 +880,21 @@ public class WheelIdleStateHandler extends ActiveChannelLifecycle implements Tim
          */
         public Builder metrics(MeterRegistry registry) {
             this.counters = new IdleEventCounters(Objects.requireNonNull(registry, "registry"));
-            settings = newSettings();
             return this;
         }
 
-        /** Builds a handler for one channel. */
-        public WheelIdleStateHandler build() {
-            return new WheelIdleStateHandler(this);
+        /** Returns the factory of handlers with these settings. */
+        public Factory build() {
+            return new Factory(new Settings(observeOutput, readerIdleTimeNanos, writerIdleTimeNanos, allIdleTimeNanos,
+                    wheels, sharedTimer, counters));
         }
 
-        private Settings newSettings() {
-            return new Settings(observeOutput, readerIdleTimeNanos, writerIdleTimeNanos, allIdleTimeNanos,
-                    wheels, sharedTimer, counters);
+        private static long idleNanos(String name, Duration time) {
+            Objects.requireNonNull(time, name);
+            if (time.isNegative()) {
+                throw new IllegalArgumentException(name + " must not be negative: " + time);
+            }
+            return time.isZero() ? 0 : Math.max(ConfigChecks.positiveNanos(name, time), MIN_TIMEOUT_NANOS);
         }
     }
 }

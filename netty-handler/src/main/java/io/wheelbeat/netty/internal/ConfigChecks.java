@@ -2,7 +2,6 @@ package io.wheelbeat.netty.internal;
 
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Validation shared by the handlers' builders, so that bad settings fail when configured with
@@ -13,20 +12,6 @@ import java.util.concurrent.TimeUnit;
 public final class ConfigChecks {
 
     private ConfigChecks() {
-    }
-
-    /**
-     * Returns {@code amount} in nanoseconds (saturating, as {@link TimeUnit#toNanos}).
-     *
-     * @throws NullPointerException if {@code unit} is null
-     * @throws IllegalArgumentException if {@code amount} is not positive
-     */
-    public static long positiveNanos(String name, long amount, TimeUnit unit) {
-        Objects.requireNonNull(unit, name + " unit");
-        if (amount <= 0) {
-            throw new IllegalArgumentException(name + " must be positive: " + amount + " " + unit);
-        }
-        return unit.toNanos(amount);
     }
 
     /**
@@ -48,17 +33,17 @@ public final class ConfigChecks {
     }
 
     /**
-     * Returns {@code amount} in nanoseconds (saturating).
+     * Returns {@code duration} in nanoseconds.
      *
-     * @throws NullPointerException if {@code unit} is null
-     * @throws IllegalArgumentException if {@code amount} is negative
+     * @throws NullPointerException if {@code duration} is null
+     * @throws IllegalArgumentException if {@code duration} is negative or is over 292 years
      */
-    public static long nonNegativeNanos(String name, long amount, TimeUnit unit) {
-        Objects.requireNonNull(unit, name + " unit");
-        if (amount < 0) {
-            throw new IllegalArgumentException(name + " must not be negative: " + amount + " " + unit);
+    public static long nonNegativeNanos(String name, Duration duration) {
+        Objects.requireNonNull(duration, name);
+        if (duration.isNegative()) {
+            throw new IllegalArgumentException(name + " must not be negative: " + duration);
         }
-        return unit.toNanos(amount);
+        return duration.isZero() ? 0 : positiveNanos(name, duration);
     }
 
     /**

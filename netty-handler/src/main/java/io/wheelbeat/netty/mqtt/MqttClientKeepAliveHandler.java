@@ -15,10 +15,10 @@ import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.internal.ConfigChecks;
-import io.wheelbeat.netty.internal.HandlerBuilder;
+import io.wheelbeat.netty.internal.HandlerOptions;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
 
 /**
@@ -119,10 +119,10 @@ public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
         private HeartbeatHandler.Factory heartbeats(int keepAliveSeconds) {
             return heartbeats.computeIfAbsent(keepAliveSeconds, seconds -> {
                 HeartbeatHandler.Builder builder = HeartbeatHandler.builder()
-                        .sendPings(seconds, TimeUnit.SECONDS, channel -> MqttMessage.PINGREQ,
+                        .sendPings(Duration.ofSeconds(seconds), channel -> MqttMessage.PINGREQ,
                                 MqttClientKeepAliveHandler::isPingResp)
-                        .pongTimeout(pingRespTimeoutNanos > 0 ? pingRespTimeoutNanos : TimeUnit.SECONDS.toNanos(seconds),
-                                TimeUnit.NANOSECONDS)
+                        .pongTimeout(pingRespTimeoutNanos > 0 ? Duration.ofNanos(pingRespTimeoutNanos)
+                                : Duration.ofSeconds(seconds))
                         .maxMissedPongs(1).wheels(wheels).random(random);
                 return (registry == null ? builder : builder.metrics(registry)).build();
             });
@@ -139,7 +139,8 @@ public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
      * ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value out
      * of range). Not thread-safe.
      */
-    public static final class Builder extends HandlerBuilder<Builder> {
+    public static final class Builder {
+        private final HandlerOptions options = new HandlerOptions();
         private long pingRespTimeoutNanos;
 
         private Builder() {
@@ -151,14 +152,47 @@ public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
          *
          * @throws IllegalArgumentException if {@code timeout} is not positive
          */
-        public Builder pingRespTimeout(long timeout, TimeUnit unit) {
-            this.pingRespTimeoutNanos = ConfigChecks.positiveNanos("pingRespTimeout", timeout, unit);
+        public Builder pingRespTimeout(Duration timeout) {
+            this.pingRespTimeoutNanos = ConfigChecks.positiveNanos("pingRespTimeout", timeout);
+            return this;
+        }
+
+        /**
+         * Puts the timers on these per-event-loop wheels; {@link EventLoopWheels#shared()} by default.
+         *
+         * @throws NullPointerException if {@code wheels} is null
+         */
+        public Builder wheels(EventLoopWheels wheels) {
+            options.wheels(wheels);
+            return this;
+        }
+
+        /**
+         * The source of the jitter; the calling event loop's {@code ThreadLocalRandom} by default.
+         * It is called on every channel's event loop, so it must be thread-safe if the handlers
+         * serve several loops. A seeded or scripted generator makes tests exact.
+         *
+         * @throws NullPointerException if {@code random} is null
+         */
+        public Builder random(RandomGenerator random) {
+            options.random(random);
+            return this;
+        }
+
+        /**
+         * Records the handler's meters in {@code registry}, registered once when the factory is
+         * built. Without it, no meter exists and nothing is recorded.
+         *
+         * @throws NullPointerException if {@code registry} is null
+         */
+        public Builder metrics(MeterRegistry registry) {
+            options.metrics(registry);
             return this;
         }
 
         /** Returns the factory of handlers with these settings. */
         public Factory build() {
-            return new Factory(pingRespTimeoutNanos, chosenWheels(), chosenRandom(), chosenRegistry());
+            return new Factory(pingRespTimeoutNanos, options.wheels(), options.random(), options.registry());
         }
     }
 }

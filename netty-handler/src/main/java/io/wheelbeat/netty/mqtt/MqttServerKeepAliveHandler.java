@@ -2,6 +2,7 @@ package io.wheelbeat.netty.mqtt;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.mqtt.MqttConnAckMessage;
@@ -19,12 +20,14 @@ import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.deadline.FirstMessageTimeoutEvent;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
-import io.wheelbeat.netty.internal.ActiveChannelTimerHandler;
+import io.wheelbeat.netty.internal.ChannelTimers;
 import io.wheelbeat.netty.internal.ConfigChecks;
 import io.wheelbeat.netty.internal.ConnectionMeters;
+import io.wheelbeat.netty.internal.HandlerOptions;
 import io.wheelbeat.netty.internal.HeartbeatMeters;
 import io.wheelbeat.netty.internal.PingEnforcement;
-import io.wheelbeat.netty.internal.PingLimitBuilder;
+import io.wheelbeat.netty.internal.PingLimitOptions;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -79,7 +82,7 @@ import org.slf4j.LoggerFactory;
  * pipeline. A handler serves one channel ({@code @Sharable} it is not); all its methods run on
  * that channel's event loop.
  */
-public final class MqttServerKeepAliveHandler extends ActiveChannelTimerHandler {
+public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
 
     private static final Logger log = LoggerFactory.getLogger(MqttServerKeepAliveHandler.class);
     private static final int MQTT_5 = MqttVersion.MQTT_5.protocolLevel();
@@ -87,6 +90,7 @@ public final class MqttServerKeepAliveHandler extends ActiveChannelTimerHandler 
     private static final int MAX_KEEP_ALIVE = 65_535;
 
     private final Factory settings;
+    private final ChannelTimers timers;
     private final PingEnforcement.Strikes strikes;
     private long connectTimer = TimerWheel.NO_TIMER;
     private long idleTimer = TimerWheel.NO_TIMER;
@@ -101,7 +105,7 @@ public final class MqttServerKeepAliveHandler extends ActiveChannelTimerHandler 
     private boolean answerPending;
 
     private MqttServerKeepAliveHandler(Factory settings) {
-        super(settings.wheels);
+        this.timers = new ChannelTimers(settings.wheels, this::onTimer);
         this.settings = settings;
         this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
     }
@@ -113,7 +117,7 @@ public final class MqttServerKeepAliveHandler extends ActiveChannelTimerHandler 
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (!running() || !(msg instanceof MqttMessage packet) || packet.decoderResult().isFailure()) {
+        if (!timers.running() || !(msg instanceof MqttMessage packet) || packet.decoderResult().isFailure()) {
             ctx.fireChannelRead(msg);
             return;
         }
@@ -138,7 +142,7 @@ public final class MqttServerKeepAliveHandler extends ActiveChannelTimerHandler 
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
         if (readInBatch) {
             readInBatch = false;
-            lastReadNanos = now();
+            lastReadNanos = timers.now();
         }
         if (answerPending) {
             answerPending = false;
@@ -157,24 +161,59 @@ public final class MqttServerKeepAliveHandler extends ActiveChannelTimerHandler 
     }
 
     @Override
-    protected void onStart(long nowNanos) {
-        connectTimer = schedule(settings.connectTimeoutNanos);
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        if (timers.startIfActive(ctx)) {
+            onStart(timers.now());
+        }
     }
 
     @Override
-    protected void onStop() {
-        connectTimer = cancel(connectTimer);
-        idleTimer = cancel(idleTimer);
+    public void channelRegistered(ChannelHandlerContext ctx) {
+        if (timers.startIfActive(ctx)) {
+            onStart(timers.now());
+        }
+        ctx.fireChannelRegistered();
     }
 
     @Override
-    protected void onTimer(long timerId) {
+    public void channelActive(ChannelHandlerContext ctx) {
+        if (timers.start(ctx)) {
+            onStart(timers.now());
+        }
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (timers.stop()) {
+            onStop();
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        if (timers.stop()) {
+            onStop();
+        }
+    }
+
+    private void onStart(long nowNanos) {
+        connectTimer = timers.schedule(settings.connectTimeoutNanos);
+    }
+
+    private void onStop() {
+        connectTimer = timers.cancel(connectTimer);
+        idleTimer = timers.cancel(idleTimer);
+    }
+
+    private void onTimer(long timerId) {
         if (timerId == connectTimer) {
             connectTimer = TimerWheel.NO_TIMER;
             ConnectionMeters.count(settings.connectTimeoutCloses);
-            log.debug("{}: no CONNECT within {} ns, closing", ctx().channel(), settings.connectTimeoutNanos);
-            ctx().fireUserEventTriggered(new FirstMessageTimeoutEvent(settings.connectTimeoutNanos));
-            ctx().close();
+            log.debug("{}: no CONNECT within {} ns, closing", timers.ctx().channel(), settings.connectTimeoutNanos);
+            timers.ctx().fireUserEventTriggered(new FirstMessageTimeoutEvent(settings.connectTimeoutNanos));
+            timers.ctx().close();
         } else if (timerId == idleTimer) {
             idleTimer = TimerWheel.NO_TIMER;
             onIdleTimer();
@@ -184,7 +223,7 @@ public final class MqttServerKeepAliveHandler extends ActiveChannelTimerHandler 
     // ---------------------------------------------------------------- CONNECT and CONNACK
 
     private void onConnect(ChannelHandlerContext ctx, MqttConnectMessage connect) {
-        connectTimer = cancel(connectTimer);
+        connectTimer = timers.cancel(connectTimer);
         connected = true;
         version = connect.variableHeader().version();
         requestedKeepAlive = connect.variableHeader().keepAliveTimeSeconds();
@@ -201,7 +240,7 @@ public final class MqttServerKeepAliveHandler extends ActiveChannelTimerHandler 
             ctx.close();
             return;
         }
-        lastReadNanos = now();
+        lastReadNanos = timers.now();
         keepAlive(allowed);
         ctx.fireChannelRead(connect);
     }
@@ -235,9 +274,9 @@ public final class MqttServerKeepAliveHandler extends ActiveChannelTimerHandler 
     /** Puts {@code seconds} in force, the deadline running from the last read. */
     private void keepAlive(int seconds) {
         keepAliveSeconds = seconds;
-        idleTimer = cancel(idleTimer);
+        idleTimer = timers.cancel(idleTimer);
         if (seconds > 0) {
-            idleTimer = schedule(Math.max(0, deadlineNanos() - (now() - lastReadNanos)));
+            idleTimer = timers.schedule(Math.max(0, deadlineNanos() - (timers.now() - lastReadNanos)));
         }
     }
 
@@ -247,17 +286,17 @@ public final class MqttServerKeepAliveHandler extends ActiveChannelTimerHandler 
 
     /** Closes if the client was silent for the whole deadline, else waits for the rest of it. */
     private void onIdleTimer() {
-        long now = now();
+        long now = timers.now();
         if (readInBatch) { // the batch began before this timer ran: it counts as a read now
             readInBatch = false;
             lastReadNanos = now;
         }
         long left = deadlineNanos() - (now - lastReadNanos);
         if (left > 0) {
-            idleTimer = schedule(left);
+            idleTimer = timers.schedule(left);
             return;
         }
-        ChannelHandlerContext ctx = ctx();
+        ChannelHandlerContext ctx = timers.ctx();
         ConnectionMeters.count(settings.keepAliveCloses);
         log.debug("{}: nothing read for 1.5 x {} s, closing", ctx.channel(), keepAliveSeconds);
         ctx.fireUserEventTriggered(new MqttKeepAliveTimeoutEvent(keepAliveSeconds));
@@ -271,7 +310,7 @@ public final class MqttServerKeepAliveHandler extends ActiveChannelTimerHandler 
             return; // closing already: the rest of a read batch gets neither answers nor strikes
         }
         if (settings.enforcement != null) {
-            int struckOut = settings.enforcement.tooManyPings(strikes, now(), settings.minPingNanos);
+            int struckOut = settings.enforcement.tooManyPings(strikes, timers.now(), settings.minPingNanos);
             if (struckOut > 0) {
                 log.debug("{}: {} PINGREQs sooner than {} ns apart, closing", ctx.channel(), struckOut,
                         settings.minPingNanos);
@@ -363,7 +402,9 @@ public final class MqttServerKeepAliveHandler extends ActiveChannelTimerHandler 
      * ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value out
      * of range); {@link #build()} checks that they fit together. Not thread-safe.
      */
-    public static final class Builder extends PingLimitBuilder<Builder> {
+    public static final class Builder {
+        private final HandlerOptions options = new HandlerOptions();
+        private final PingLimitOptions pingLimit = new PingLimitOptions();
         private long connectTimeoutNanos = TimeUnit.SECONDS.toNanos(10);
         private int minKeepAlive = 1;
         private int maxKeepAlive = MAX_KEEP_ALIVE;
@@ -376,8 +417,8 @@ public final class MqttServerKeepAliveHandler extends ActiveChannelTimerHandler 
          *
          * @throws IllegalArgumentException if {@code timeout} is not positive
          */
-        public Builder connectTimeout(long timeout, TimeUnit unit) {
-            this.connectTimeoutNanos = ConfigChecks.positiveNanos("connectTimeout", timeout, unit);
+        public Builder connectTimeout(Duration timeout) {
+            this.connectTimeoutNanos = ConfigChecks.positiveNanos("connectTimeout", timeout);
             return this;
         }
 
@@ -404,6 +445,49 @@ public final class MqttServerKeepAliveHandler extends ActiveChannelTimerHandler 
         }
 
         /**
+         * Puts the timers on these per-event-loop wheels; {@link EventLoopWheels#shared()} by default.
+         *
+         * @throws NullPointerException if {@code wheels} is null
+         */
+        public Builder wheels(EventLoopWheels wheels) {
+            options.wheels(wheels);
+            return this;
+        }
+
+        /**
+         * Records the handler's meters in {@code registry}, registered once when the factory is
+         * built. Without it, no meter exists and nothing is recorded.
+         *
+         * @throws NullPointerException if {@code registry} is null
+         */
+        public Builder metrics(MeterRegistry registry) {
+            options.metrics(registry);
+            return this;
+        }
+
+        /**
+         * Enforces a minimum time between the peer's pings: a sooner ping is a strike. Set it below
+         * the shortest interval the peers are meant to ping at. Not enforced by default.
+         *
+         * @throws IllegalArgumentException if {@code interval} is not positive
+         */
+        public Builder minPingInterval(Duration interval) {
+            pingLimit.minPingInterval(interval);
+            return this;
+        }
+
+        /**
+         * The strike that ends the connection: 3 by default (two early pings in a row are tolerated,
+         * as gRPC does). Needs {@link #minPingInterval}.
+         *
+         * @throws IllegalArgumentException if {@code strikes} is not positive
+         */
+        public Builder maxPingStrikes(int strikes) {
+            pingLimit.maxPingStrikes(strikes);
+            return this;
+        }
+
+        /**
          * Returns the factory of handlers with these settings.
          *
          * @throws IllegalStateException if the minimum keep-alive exceeds the maximum, or
@@ -414,7 +498,7 @@ public final class MqttServerKeepAliveHandler extends ActiveChannelTimerHandler 
                 throw new IllegalStateException("minKeepAlive " + minKeepAlive + " s exceeds maxKeepAlive "
                         + maxKeepAlive + " s");
             }
-            return new Factory(this, chosenWheels(), chosenMinPingNanos(), chosenEnforcement(), chosenRegistry());
+            return new Factory(this, options.wheels(), pingLimit.minPingNanos(), pingLimit.enforcement(options.registry()), options.registry());
         }
 
         private static int keepAliveSeconds(String name, int seconds) {

@@ -14,13 +14,15 @@ import java.util.Objects;
  * Applies a {@link KeyedRateLimiter} to the connections or the messages of a channel.
  *
  * <h2>Two uses</h2>
+ * Built with {@link #builder(KeyedRateLimiter)} (keyed by the remote IP) or
+ * {@link #builder(KeyedRateLimiter, KeyExtractor)}:
  * <ul>
- *   <li>{@link #forConnections}: put first in the accepted channels' pipeline (the server's
+ *   <li>{@link Builder#perConnection()}: put first in the accepted channels' pipeline (the server's
  *       {@code childHandler}). Each new connection takes one permit of its remote IP address; a
  *       connection over the limit is closed at once, and the handlers after this one never see
  *       it become active. An admitted connection removes the handler from its pipeline, so it
  *       costs nothing per message.</li>
- *   <li>{@link #forMessages}: put after the frame decoder. Each message takes one permit of its
+ *   <li>{@link Builder#perMessage()} (the default): put after the frame decoder. Each message takes one permit of its
  *       key (by default the remote IP; or the key a {@link KeyExtractor} finds in the message).
  *       A message over the limit is dropped (released), handed to an {@link OverLimitCallback}
  *       (to answer "slow down"), or the connection is closed, as built.</li>
@@ -42,7 +44,7 @@ import java.util.Objects;
 @Sharable
 public final class RateLimitHandler extends ChannelInboundHandlerAdapter {
 
-    /** Takes the keys {@link #keys} finds; erased to Object, see {@link #forMessages}. */
+    /** Takes the keys {@link #keys} finds; erased to Object, see {@link #builder(KeyedRateLimiter, KeyExtractor)}. */
     private final KeyedRateLimiter<Object> limiter;
     private final KeyExtractor<?> keys;
     private final Limited limited;
@@ -59,33 +61,25 @@ public final class RateLimitHandler extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * A connection-rate limit keyed by the remote IP ({@link KeyExtractor#remoteIp()}): over the
-     * limit, the new connection is closed at once. A channel without a remote address is not
-     * limited.
+     * Returns a builder of a limit keyed by the remote IP ({@link KeyExtractor#remoteIp()}); a
+     * channel without a remote address is not limited.
      *
      * @throws NullPointerException if {@code limiter} is null
      */
-    public static RateLimitHandler forConnections(KeyedRateLimiter<Object> limiter) {
-        return new RateLimitHandler(limiter, KeyExtractor.remoteIp(), Limited.CONNECTION, OverLimitAction.CLOSE, null);
+    public static Builder builder(KeyedRateLimiter<Object> limiter) {
+        return builder(limiter, KeyExtractor.remoteIp());
     }
 
     /**
-     * A message-rate limit keyed by the remote IP ({@link KeyExtractor#remoteIp()}).
-     *
-     * @throws NullPointerException if {@code limiter} is null
-     */
-    public static MessageLimitBuilder forMessages(KeyedRateLimiter<Object> limiter) {
-        return forMessages(limiter, KeyExtractor.remoteIp());
-    }
-
-    /**
-     * A message-rate limit keyed by {@code keys}: a user id in the message, say.
+     * Returns a builder of a limit keyed by {@code keys}: a user id in the message, say (for
+     * {@link Builder#perConnection()}, {@code keys} is asked with a null message). A null key is
+     * not limited.
      *
      * @throws NullPointerException if an argument is null
      */
     @SuppressWarnings("unchecked") // keys yields a K (or null) and the limiter takes a K: the erasure is safe
-    public static <K> MessageLimitBuilder forMessages(KeyedRateLimiter<K> limiter, KeyExtractor<? extends K> keys) {
-        return new MessageLimitBuilder((KeyedRateLimiter<Object>) Objects.requireNonNull(limiter, "limiter"),
+    public static <K> Builder builder(KeyedRateLimiter<K> limiter, KeyExtractor<? extends K> keys) {
+        return new Builder((KeyedRateLimiter<Object>) Objects.requireNonNull(limiter, "limiter"),
                 Objects.requireNonNull(keys, "keys"));
     }
 
@@ -151,41 +145,75 @@ public final class RateLimitHandler extends ChannelInboundHandlerAdapter {
         return "RateLimitHandler(" + limited + ", " + limiter.name() + ", " + action + ")";
     }
 
-    /** Settings of a message-rate {@link RateLimitHandler}: by default, drop. Not thread-safe. */
-    public static final class MessageLimitBuilder {
+    /**
+     * Settings of a {@link RateLimitHandler}: by default each message takes a permit and a message
+     * over the limit is dropped. Not thread-safe.
+     */
+    public static final class Builder {
         private final KeyedRateLimiter<Object> limiter;
         private final KeyExtractor<?> keys;
+        private Limited limited = Limited.MESSAGE;
         private OverLimitAction action = OverLimitAction.DROP;
         private OverLimitCallback callback;
+        private boolean actionSet;
 
-        private MessageLimitBuilder(KeyedRateLimiter<Object> limiter, KeyExtractor<?> keys) {
+        private Builder(KeyedRateLimiter<Object> limiter, KeyExtractor<?> keys) {
             this.limiter = limiter;
             this.keys = keys;
         }
 
-        /** Over the limit, release the message and read on. The default. */
-        public MessageLimitBuilder dropWhenOver() {
+        /**
+         * Each new connection takes a permit; a connection over the limit is closed at once,
+         * before the handlers after this one see it active. Put the handler first in the accepted
+         * channels' pipeline; an admitted connection removes it.
+         */
+        public Builder perConnection() {
+            this.limited = Limited.CONNECTION;
+            return this;
+        }
+
+        /** Each message takes a permit (the default). Put the handler after the frame decoder. */
+        public Builder perMessage() {
+            this.limited = Limited.MESSAGE;
+            return this;
+        }
+
+        /** Over the limit, release the message and read on. The default for messages. */
+        public Builder dropWhenOver() {
             return action(OverLimitAction.DROP, null);
         }
 
         /** Over the limit, release the message and close the connection. */
-        public MessageLimitBuilder closeWhenOver() {
+        public Builder closeWhenOver() {
             return action(OverLimitAction.CLOSE, null);
         }
 
         /** Over the limit, hand the message to {@code callback}, which then owns it. */
-        public MessageLimitBuilder whenOver(OverLimitCallback callback) {
+        public Builder whenOver(OverLimitCallback callback) {
             return action(OverLimitAction.CALLBACK, Objects.requireNonNull(callback, "callback"));
         }
 
-        /** Builds the handler; one instance may serve every channel. */
+        /**
+         * Builds the handler; one instance serves every channel ({@code @Sharable}).
+         *
+         * @throws IllegalStateException if {@link #perConnection()} is combined with
+         *     {@link #dropWhenOver()} or {@link #whenOver}: a connection over the limit is always closed
+         */
         public RateLimitHandler build() {
+            if (limited == Limited.CONNECTION) {
+                if (actionSet && action != OverLimitAction.CLOSE) {
+                    throw new IllegalStateException("a connection over the limit is closed: "
+                            + "perConnection() takes no dropWhenOver() or whenOver(...)");
+                }
+                return new RateLimitHandler(limiter, keys, Limited.CONNECTION, OverLimitAction.CLOSE, null);
+            }
             return new RateLimitHandler(limiter, keys, Limited.MESSAGE, action, callback);
         }
 
-        private MessageLimitBuilder action(OverLimitAction action, OverLimitCallback callback) {
+        private Builder action(OverLimitAction action, OverLimitCallback callback) {
             this.action = action;
             this.callback = callback;
+            this.actionSet = true;
             return this;
         }
     }

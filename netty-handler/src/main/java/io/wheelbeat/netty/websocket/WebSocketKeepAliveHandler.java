@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandler;
@@ -21,14 +22,15 @@ import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
-import io.wheelbeat.netty.internal.ActiveChannelTimerHandler;
+import io.wheelbeat.netty.internal.ChannelTimers;
 import io.wheelbeat.netty.internal.ConfigChecks;
 import io.wheelbeat.netty.internal.ConnectionMeters;
-import io.wheelbeat.netty.internal.HandlerBuilder;
+import io.wheelbeat.netty.internal.HandlerOptions;
 import io.wheelbeat.netty.internal.Jitter;
+import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -92,7 +94,7 @@ import org.slf4j.LoggerFactory;
  * that channel's event loop. Reads and writes allocate nothing; each read batch reads the clock
  * once.
  */
-public final class WebSocketKeepAliveHandler extends ActiveChannelTimerHandler {
+public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
 
     /** The close reason after missed pongs. */
     public static final String PING_TIMEOUT = "ping timeout";
@@ -111,6 +113,7 @@ public final class WebSocketKeepAliveHandler extends ActiveChannelTimerHandler {
     private static final PongWebSocketFrame PROBE = new PongWebSocketFrame(Unpooled.EMPTY_BUFFER);
 
     private final Factory settings;
+    private final ChannelTimers timers;
     private long readerIdleTimer = TimerWheel.NO_TIMER;
     private long lastReadNanos;
     /** The heartbeat handler this one added at the handshake, until pinging stops. */
@@ -121,7 +124,7 @@ public final class WebSocketKeepAliveHandler extends ActiveChannelTimerHandler {
     private boolean probeArrived;
 
     private WebSocketKeepAliveHandler(Factory settings) {
-        super(settings.wheels);
+        this.timers = new ChannelTimers(settings.wheels, this::onTimer);
         this.settings = settings;
     }
 
@@ -147,8 +150,8 @@ public final class WebSocketKeepAliveHandler extends ActiveChannelTimerHandler {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
-        if (settings.readerIdleNanos > 0 && running()) {
-            lastReadNanos = now();
+        if (settings.readerIdleNanos > 0 && timers.running()) {
+            lastReadNanos = timers.now();
         }
         ctx.fireChannelReadComplete();
     }
@@ -174,43 +177,73 @@ public final class WebSocketKeepAliveHandler extends ActiveChannelTimerHandler {
     }
 
     @Override
-    public void handlerRemoved(ChannelHandlerContext ctx) throws Exception {
-        if (ctx.channel().isActive()) {
-            stopPinging(ctx);
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        if (timers.startIfActive(ctx)) {
+            onStart(timers.now());
         }
-        super.handlerRemoved(ctx);
     }
 
     @Override
-    protected void onStart(long nowNanos) {
-        if (protocolHandlerBefore(ctx()) == null) {
-            refuse(ctx(), "no WebSocketServerProtocolHandler or WebSocketClientProtocolHandler before "
+    public void channelRegistered(ChannelHandlerContext ctx) {
+        if (timers.startIfActive(ctx)) {
+            onStart(timers.now());
+        }
+        ctx.fireChannelRegistered();
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        if (timers.start(ctx)) {
+            onStart(timers.now());
+        }
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (timers.stop()) {
+            onStop();
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        if (ctx.channel().isActive()) {
+            stopPinging(ctx);
+        }
+        if (timers.stop()) {
+            onStop();
+        }
+    }
+
+    private void onStart(long nowNanos) {
+        if (protocolHandlerBefore(timers.ctx()) == null) {
+            refuse(timers.ctx(), "no WebSocketServerProtocolHandler or WebSocketClientProtocolHandler before "
                     + "WebSocketKeepAliveHandler in the pipeline: add the keepalive after it");
             return;
         }
         if (settings.readerIdleNanos > 0) {
             lastReadNanos = nowNanos;
-            readerIdleTimer = schedule(settings.readerIdleNanos);
+            readerIdleTimer = timers.schedule(settings.readerIdleNanos);
         }
     }
 
-    @Override
-    protected void onStop() {
-        readerIdleTimer = cancel(readerIdleTimer);
+    private void onStop() {
+        readerIdleTimer = timers.cancel(readerIdleTimer);
     }
 
-    @Override
-    protected void onTimer(long timerId) {
+    private void onTimer(long timerId) {
         if (timerId != readerIdleTimer) {
             return;
         }
         readerIdleTimer = TimerWheel.NO_TIMER;
-        long left = settings.readerIdleNanos - (now() - lastReadNanos);
+        long left = settings.readerIdleNanos - (timers.now() - lastReadNanos);
         if (left > 0) {
-            readerIdleTimer = schedule(left); // lazy: reads only stamp a time
+            readerIdleTimer = timers.schedule(left); // lazy: reads only stamp a time
             return;
         }
-        ChannelHandlerContext ctx = ctx();
+        ChannelHandlerContext ctx = timers.ctx();
         ConnectionMeters.count(settings.readerIdleCloses);
         log.debug("{}: nothing read for {} ns, closing", ctx.channel(), settings.readerIdleNanos);
         ctx.fireUserEventTriggered(new WebSocketReaderIdleEvent(settings.readerIdleNanos));
@@ -221,7 +254,7 @@ public final class WebSocketKeepAliveHandler extends ActiveChannelTimerHandler {
     // ---------------------------------------------------------------- pinging
 
     private void onHandshake(ChannelHandlerContext ctx) {
-        if (handshakeDone || !running() || !ctx.channel().isActive()) {
+        if (handshakeDone || !timers.running() || !ctx.channel().isActive()) {
             return;
         }
         handshakeDone = true;
@@ -355,7 +388,8 @@ public final class WebSocketKeepAliveHandler extends ActiveChannelTimerHandler {
      * ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value out
      * of range); {@link #build()} checks that they fit together. Not thread-safe.
      */
-    public static final class Builder extends HandlerBuilder<Builder> {
+    public static final class Builder {
+        private final HandlerOptions options = new HandlerOptions();
         private long intervalNanos;
         private long pongTimeoutNanos;
         private int maxMissedPongs = 3;
@@ -370,8 +404,8 @@ public final class WebSocketKeepAliveHandler extends ActiveChannelTimerHandler {
          *
          * @throws IllegalArgumentException if {@code interval} is not positive
          */
-        public Builder pingInterval(long interval, TimeUnit unit) {
-            this.intervalNanos = ConfigChecks.positiveNanos("pingInterval", interval, unit);
+        public Builder pingInterval(Duration interval) {
+            this.intervalNanos = ConfigChecks.positiveNanos("pingInterval", interval);
             return this;
         }
 
@@ -392,8 +426,8 @@ public final class WebSocketKeepAliveHandler extends ActiveChannelTimerHandler {
          *
          * @throws IllegalArgumentException if {@code timeout} is not positive
          */
-        public Builder pongTimeout(long timeout, TimeUnit unit) {
-            this.pongTimeoutNanos = ConfigChecks.positiveNanos("pongTimeout", timeout, unit);
+        public Builder pongTimeout(Duration timeout) {
+            this.pongTimeoutNanos = ConfigChecks.positiveNanos("pongTimeout", timeout);
             return this;
         }
 
@@ -418,8 +452,41 @@ public final class WebSocketKeepAliveHandler extends ActiveChannelTimerHandler {
          *
          * @throws IllegalArgumentException if {@code timeout} is not positive
          */
-        public Builder readerIdleTimeout(long timeout, TimeUnit unit) {
-            this.readerIdleNanos = ConfigChecks.positiveNanos("readerIdleTimeout", timeout, unit);
+        public Builder readerIdleTimeout(Duration timeout) {
+            this.readerIdleNanos = ConfigChecks.positiveNanos("readerIdleTimeout", timeout);
+            return this;
+        }
+
+        /**
+         * Puts the timers on these per-event-loop wheels; {@link EventLoopWheels#shared()} by default.
+         *
+         * @throws NullPointerException if {@code wheels} is null
+         */
+        public Builder wheels(EventLoopWheels wheels) {
+            options.wheels(wheels);
+            return this;
+        }
+
+        /**
+         * The source of the jitter; the calling event loop's {@code ThreadLocalRandom} by default.
+         * It is called on every channel's event loop, so it must be thread-safe if the handlers
+         * serve several loops. A seeded or scripted generator makes tests exact.
+         *
+         * @throws NullPointerException if {@code random} is null
+         */
+        public Builder random(RandomGenerator random) {
+            options.random(random);
+            return this;
+        }
+
+        /**
+         * Records the handler's meters in {@code registry}, registered once when the factory is
+         * built. Without it, no meter exists and nothing is recorded.
+         *
+         * @throws NullPointerException if {@code registry} is null
+         */
+        public Builder metrics(MeterRegistry registry) {
+            options.metrics(registry);
             return this;
         }
 
@@ -441,18 +508,18 @@ public final class WebSocketKeepAliveHandler extends ActiveChannelTimerHandler {
                         + "every ping would be closed");
             }
             HeartbeatHandler.Builder heartbeats = HeartbeatHandler.builder()
-                    .sendPings(intervalNanos, TimeUnit.NANOSECONDS, WebSocketKeepAliveHandler::ping,
+                    .sendPings(Duration.ofNanos(intervalNanos), WebSocketKeepAliveHandler::ping,
                             WebSocketKeepAliveHandler::isPong, WebSocketKeepAliveHandler::pingIdOf)
-                    .pongTimeout(pongTimeout, TimeUnit.NANOSECONDS)
+                    .pongTimeout(Duration.ofNanos(pongTimeout))
                     .maxMissedPongs(maxMissedPongs)
                     .pingIntervalJitter(jitter)
-                    .wheels(chosenWheels())
-                    .random(chosenRandom());
-            MeterRegistry registry = chosenRegistry();
+                    .wheels(options.wheels())
+                    .random(options.random());
+            MeterRegistry registry = options.registry();
             if (registry != null) {
                 heartbeats.metrics(registry);
             }
-            return new Factory(heartbeats.build(), readerIdleNanos, chosenWheels(), registry);
+            return new Factory(heartbeats.build(), readerIdleNanos, options.wheels(), registry);
         }
 
         private static long saturatedAdd(long a, long b) {

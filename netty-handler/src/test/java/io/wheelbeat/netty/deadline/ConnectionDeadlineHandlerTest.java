@@ -3,6 +3,7 @@ package io.wheelbeat.netty.deadline;
 import io.wheelbeat.netty.VirtualTime;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.core.ScriptedRandom;
+import java.time.Duration;
 import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
@@ -45,11 +46,11 @@ class ConnectionDeadlineHandlerTest {
     }
 
     private static ConnectionDeadlineHandler.Builder firstMessageWithin(long millis) {
-        return ConnectionDeadlineHandler.builder().firstMessageTimeout(millis, MILLISECONDS);
+        return ConnectionDeadlineHandler.builder().firstMessageTimeout(Duration.ofMillis(millis));
     }
 
     private static ConnectionDeadlineHandler.Builder exactAge(long millis) {
-        return ConnectionDeadlineHandler.builder().maxConnectionAge(millis, MILLISECONDS).maxConnectionAgeJitter(0);
+        return ConnectionDeadlineHandler.builder().maxConnectionAge(Duration.ofMillis(millis)).maxConnectionAgeJitter(0);
     }
 
     // ---------------------------------------------------------------- first message
@@ -85,7 +86,7 @@ class ConnectionDeadlineHandlerTest {
 
     @Test
     void messagesPassThroughUntouched() {
-        EmbeddedChannel ch = channelWith(firstMessageWithin(1000).maxConnectionAge(1, HOURS));
+        EmbeddedChannel ch = channelWith(firstMessageWithin(1000).maxConnectionAge(Duration.ofHours(1)));
         ch.writeInbound("first", "second");
         assertEquals("first", ch.readInbound());
         assertEquals("second", ch.readInbound());
@@ -95,7 +96,7 @@ class ConnectionDeadlineHandlerTest {
 
     @Test
     void firesMaxConnectionAgeEventAtTheAge() {
-        EmbeddedChannel ch = channelWith(exactAge(1000).maxConnectionAgeGrace(1, SECONDS));
+        EmbeddedChannel ch = channelWith(exactAge(1000).maxConnectionAgeGrace(Duration.ofSeconds(1)));
         advance(ch, 999);
         assertTrue(events.all().isEmpty());
         advance(ch, 3);
@@ -107,7 +108,7 @@ class ConnectionDeadlineHandlerTest {
 
     @Test
     void lowestJitterDrawShortensTheAgeByTheJitterFraction() {
-        EmbeddedChannel ch = channelWith(ConnectionDeadlineHandler.builder().maxConnectionAge(1000, MILLISECONDS)
+        EmbeddedChannel ch = channelWith(ConnectionDeadlineHandler.builder().maxConnectionAge(Duration.ofMillis(1000))
                 .maxConnectionAgeJitter(0.1).random(new ScriptedRandom(0.0)));
         advance(ch, 899);
         assertTrue(events.all().isEmpty());
@@ -118,7 +119,7 @@ class ConnectionDeadlineHandlerTest {
     @Test
     void highJitterDrawLengthensTheAge() {
         // A draw of 0.75 moves the age by (2 x 0.75 - 1) x 10% = +5%.
-        EmbeddedChannel ch = channelWith(ConnectionDeadlineHandler.builder().maxConnectionAge(1000, MILLISECONDS)
+        EmbeddedChannel ch = channelWith(ConnectionDeadlineHandler.builder().maxConnectionAge(Duration.ofMillis(1000))
                 .maxConnectionAgeJitter(0.1).random(new ScriptedRandom(0.75)));
         advance(ch, 1049);
         assertTrue(events.all().isEmpty());
@@ -129,7 +130,7 @@ class ConnectionDeadlineHandlerTest {
     @Test
     void defaultJitterSpreadsTheAgesOfConnectionsOpenedTogetherWithinTenPercent() {
         ConnectionDeadlineHandler.Factory factory = ConnectionDeadlineHandler.builder()
-                .maxConnectionAge(1000, MILLISECONDS).random(new Random(42)).build();
+                .maxConnectionAge(Duration.ofMillis(1000)).random(new Random(42)).build();
         Set<Long> ages = new HashSet<>();
         for (int i = 0; i < 200; i++) {
             UserEvents seen = new UserEvents();
@@ -144,7 +145,7 @@ class ConnectionDeadlineHandlerTest {
 
     @Test
     void closesWhenTheGraceAfterTheAgeIsOver() {
-        EmbeddedChannel ch = channelWith(exactAge(1000).maxConnectionAgeGrace(500, MILLISECONDS));
+        EmbeddedChannel ch = channelWith(exactAge(1000).maxConnectionAgeGrace(Duration.ofMillis(500)));
         advance(ch, 1002);
         advance(ch, 497);
         assertTrue(ch.isActive());
@@ -164,7 +165,7 @@ class ConnectionDeadlineHandlerTest {
 
     @Test
     void aListenerThatClosesOnTheAgeEventLeavesNoTimerBehind() {
-        EmbeddedChannel ch = frozenChannel(exactAge(1000).maxConnectionAgeGrace(1, HOURS).build().newHandler(),
+        EmbeddedChannel ch = frozenChannel(exactAge(1000).maxConnectionAgeGrace(Duration.ofHours(1)).build().newHandler(),
                 new ChannelInboundHandlerAdapter() {
                     @Override
                     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
@@ -180,13 +181,13 @@ class ConnectionDeadlineHandlerTest {
 
     @Test
     void startsItsTimersWhenAddedToAnActiveChannel() {
-        EmbeddedChannel ch = channelWith(firstMessageWithin(1000).maxConnectionAge(1, HOURS));
+        EmbeddedChannel ch = channelWith(firstMessageWithin(1000).maxConnectionAge(Duration.ofHours(1)));
         assertEquals(2, pendingTimers(ch));
     }
 
     @Test
     void repeatedActivationEventsDoNotStartTimersTwice() {
-        EmbeddedChannel ch = channelWith(firstMessageWithin(1000).maxConnectionAge(1, HOURS));
+        EmbeddedChannel ch = channelWith(firstMessageWithin(1000).maxConnectionAge(Duration.ofHours(1)));
         ch.pipeline().fireChannelRegistered();
         ch.pipeline().fireChannelActive();
         assertEquals(2, pendingTimers(ch));
@@ -194,7 +195,7 @@ class ConnectionDeadlineHandlerTest {
 
     @Test
     void closingCancelsEveryTimer() {
-        EmbeddedChannel ch = channelWith(firstMessageWithin(1000).maxConnectionAge(1, HOURS));
+        EmbeddedChannel ch = channelWith(firstMessageWithin(1000).maxConnectionAge(Duration.ofHours(1)));
         ch.close();
         assertEquals(0, pendingTimers(ch));
         advance(ch, 2000);
@@ -203,7 +204,7 @@ class ConnectionDeadlineHandlerTest {
 
     @Test
     void closingDuringTheGraceCancelsTheGraceTimer() {
-        EmbeddedChannel ch = channelWith(exactAge(1000).maxConnectionAgeGrace(1, HOURS));
+        EmbeddedChannel ch = channelWith(exactAge(1000).maxConnectionAgeGrace(Duration.ofHours(1)));
         advance(ch, 1002);
         assertEquals(1, pendingTimers(ch));
         ch.close();
@@ -212,7 +213,7 @@ class ConnectionDeadlineHandlerTest {
 
     @Test
     void removingTheHandlerCancelsEveryTimer() {
-        EmbeddedChannel ch = channelWith(firstMessageWithin(1000).maxConnectionAge(1, HOURS));
+        EmbeddedChannel ch = channelWith(firstMessageWithin(1000).maxConnectionAge(Duration.ofHours(1)));
         ch.pipeline().remove(ConnectionDeadlineHandler.class);
         assertEquals(0, pendingTimers(ch));
         advance(ch, 2000);
@@ -244,7 +245,7 @@ class ConnectionDeadlineHandlerTest {
                     .handler(new ChannelInitializer<>() {
                         @Override
                         protected void initChannel(Channel ch) {
-                            ch.pipeline().addLast(firstMessageWithin(3_600_000).maxConnectionAge(1, HOURS).build()
+                            ch.pipeline().addLast(firstMessageWithin(3_600_000).maxConnectionAge(Duration.ofHours(1)).build()
                                     .newHandler(), witness);
                         }
                     })
@@ -275,7 +276,7 @@ class ConnectionDeadlineHandlerTest {
     @Test
     void countsClosesByReason() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        ConnectionDeadlineHandler.Factory factory = firstMessageWithin(1000).maxConnectionAge(2000, MILLISECONDS)
+        ConnectionDeadlineHandler.Factory factory = firstMessageWithin(1000).maxConnectionAge(Duration.ofMillis(2000))
                 .maxConnectionAgeJitter(0).metrics(registry).build();
         EmbeddedChannel silent = frozenChannel(factory.newHandler());
         EmbeddedChannel talking = frozenChannel(factory.newHandler());
@@ -291,10 +292,10 @@ class ConnectionDeadlineHandlerTest {
     @Test
     void rejectsNonPositiveDurations() {
         ConnectionDeadlineHandler.Builder builder = ConnectionDeadlineHandler.builder();
-        assertThrows(IllegalArgumentException.class, () -> builder.firstMessageTimeout(0, SECONDS));
-        assertThrows(IllegalArgumentException.class, () -> builder.firstMessageTimeout(-1, SECONDS));
-        assertThrows(IllegalArgumentException.class, () -> builder.maxConnectionAge(0, SECONDS));
-        assertThrows(IllegalArgumentException.class, () -> builder.maxConnectionAgeGrace(-1, SECONDS));
+        assertThrows(IllegalArgumentException.class, () -> builder.firstMessageTimeout(Duration.ofSeconds(0)));
+        assertThrows(IllegalArgumentException.class, () -> builder.firstMessageTimeout(Duration.ofSeconds(-1)));
+        assertThrows(IllegalArgumentException.class, () -> builder.maxConnectionAge(Duration.ofSeconds(0)));
+        assertThrows(IllegalArgumentException.class, () -> builder.maxConnectionAgeGrace(Duration.ofSeconds(-1)));
     }
 
     @Test
@@ -308,8 +309,8 @@ class ConnectionDeadlineHandlerTest {
     @Test
     void rejectsNulls() {
         ConnectionDeadlineHandler.Builder builder = ConnectionDeadlineHandler.builder();
-        assertThrows(NullPointerException.class, () -> builder.firstMessageTimeout(1, null));
-        assertThrows(NullPointerException.class, () -> builder.maxConnectionAge(1, null));
+        assertThrows(NullPointerException.class, () -> builder.firstMessageTimeout(null));
+        assertThrows(NullPointerException.class, () -> builder.maxConnectionAge(null));
         assertThrows(NullPointerException.class, () -> builder.wheels(null));
         assertThrows(NullPointerException.class, () -> builder.random(null));
         assertThrows(NullPointerException.class, () -> builder.metrics(null));
@@ -323,13 +324,13 @@ class ConnectionDeadlineHandlerTest {
     @Test
     void refusesAgeOptionsWithoutAMaximumAge() {
         assertThrows(IllegalStateException.class, () -> firstMessageWithin(1000)
-                .maxConnectionAgeGrace(1, SECONDS).build());
+                .maxConnectionAgeGrace(Duration.ofSeconds(1)).build());
     }
 
     @Test
     void acceptsHugeDurationsAsEffectivelyNever() {
         EmbeddedChannel ch = channelWith(ConnectionDeadlineHandler.builder()
-                .maxConnectionAge(Long.MAX_VALUE, TimeUnit.DAYS).maxConnectionAgeJitter(0.5));
+                .maxConnectionAge(Duration.ofNanos(Long.MAX_VALUE)).maxConnectionAgeJitter(0.5));
         ch.advanceTimeBy(365, TimeUnit.DAYS);
         ch.runScheduledPendingTasks();
         assertTrue(ch.isActive());

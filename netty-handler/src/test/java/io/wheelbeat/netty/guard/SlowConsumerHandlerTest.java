@@ -1,6 +1,7 @@
 package io.wheelbeat.netty.guard;
 
 import io.wheelbeat.netty.VirtualTime;
+import java.time.Duration;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -30,7 +31,7 @@ class SlowConsumerHandlerTest {
     /** Water marks 100 / 200 bytes, a cap of 1,000 bytes, unwritable for at most 5 s. */
     private SlowConsumerHandler.Builder small() {
         return SlowConsumerHandler.builder().writeBufferWaterMark(100, 200).maxPendingBytes(1000)
-                .unwritableTimeout(5000, MILLISECONDS).metrics(registry);
+                .unwritableTimeout(Duration.ofMillis(5000)).metrics(registry);
     }
 
     /** A channel in virtual time whose pretend socket takes nothing until told otherwise. */
@@ -163,10 +164,10 @@ class SlowConsumerHandlerTest {
     void rejectsSettingsOutOfRange() {
         SlowConsumerHandler.Builder builder = SlowConsumerHandler.builder();
         assertThrows(IllegalArgumentException.class, () -> builder.maxPendingBytes(0));
-        assertThrows(IllegalArgumentException.class, () -> builder.unwritableTimeout(0, MILLISECONDS));
+        assertThrows(IllegalArgumentException.class, () -> builder.unwritableTimeout(Duration.ofMillis(0)));
         assertThrows(IllegalArgumentException.class, () -> builder.writeBufferWaterMark(300, 200));
         assertThrows(IllegalArgumentException.class, () -> builder.writeBufferWaterMark(-1, 200));
-        assertThrows(NullPointerException.class, () -> builder.unwritableTimeout(1, null));
+        assertThrows(NullPointerException.class, () -> builder.unwritableTimeout(null));
         assertThrows(IllegalStateException.class,
                 () -> SlowConsumerHandler.builder().writeBufferWaterMark(100, 2000).maxPendingBytes(2000).build());
     }

@@ -1,5 +1,6 @@
 package io.wheelbeat.netty.heartbeat;
 
+import java.time.Duration;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.NANOSECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -57,12 +58,12 @@ class HeartbeatHandlerTest {
 
     /** Pings "PING" every {@code intervalMillis} and takes "PONG" as the pong. */
     private static HeartbeatHandler.Builder pinging(long intervalMillis) {
-        return HeartbeatHandler.builder().sendPings(intervalMillis, MILLISECONDS, ch -> "PING", "PONG"::equals);
+        return HeartbeatHandler.builder().sendPings(Duration.ofMillis(intervalMillis), ch -> "PING", "PONG"::equals);
     }
 
     /** Pings "PING id" every {@code intervalMillis} and takes "PONG id" as the pong of ping {@code id}. */
     private static HeartbeatHandler.Builder echoing(long intervalMillis) {
-        return HeartbeatHandler.builder().sendPings(intervalMillis, MILLISECONDS, (ch, id) -> "PING " + id,
+        return HeartbeatHandler.builder().sendPings(Duration.ofMillis(intervalMillis), (ch, id) -> "PING " + id,
                 msg -> msg instanceof String s && s.startsWith("PONG"), msg -> Long.parseLong(((String) msg).substring(5)));
     }
 
@@ -169,7 +170,7 @@ class HeartbeatHandlerTest {
         @Test
         void releasesConsumedPongs() {
             EmbeddedChannel ch = channelWith(HeartbeatHandler.builder()
-                    .sendPings(1000, MILLISECONDS, c -> text("PING"), msg -> isText(msg, "PONG")));
+                    .sendPings(Duration.ofMillis(1000), c -> text("PING"), msg -> isText(msg, "PONG")));
             advance(ch, 1002);
             ByteBuf pong = text("PONG");
             ch.writeInbound(pong);
@@ -192,7 +193,7 @@ class HeartbeatHandlerTest {
 
         @Test
         void closesWithHeartbeatFailedEventAfterMaxMissedPongs() {
-            EmbeddedChannel ch = channelWith(pinging(1000).pongTimeout(500, MILLISECONDS).maxMissedPongs(3));
+            EmbeddedChannel ch = channelWith(pinging(1000).pongTimeout(Duration.ofMillis(500)).maxMissedPongs(3));
             advance(ch, 3000);
             assertTrue(ch.isActive(), "two pongs missed so far");
             advance(ch, 510);
@@ -205,7 +206,7 @@ class HeartbeatHandlerTest {
 
         @Test
         void aPongInTimeClearsTheMissedCount() {
-            EmbeddedChannel ch = channelWith(echoing(1000).pongTimeout(500, MILLISECONDS).maxMissedPongs(2));
+            EmbeddedChannel ch = channelWith(echoing(1000).pongTimeout(Duration.ofMillis(500)).maxMissedPongs(2));
             advance(ch, 1002); // first ping, about 1001
             advance(ch, 500); // missed, about 1502
             advance(ch, 500); // second ping, about 2002
@@ -219,7 +220,7 @@ class HeartbeatHandlerTest {
 
         @Test
         void aLatePongFiresNoEventAndIsConsumed() {
-            EmbeddedChannel ch = channelWith(pinging(1000).pongTimeout(500, MILLISECONDS));
+            EmbeddedChannel ch = channelWith(pinging(1000).pongTimeout(Duration.ofMillis(500)));
             advance(ch, 1002);
             advance(ch, 600);
             ch.writeInbound("PONG");
@@ -231,7 +232,7 @@ class HeartbeatHandlerTest {
         void aPeerWhosePongsAreAlwaysLateIsClosedAfterMaxMissedPongsAndReportsNoPong() {
             // The peer: ping every 1 s, pong timeout 1 s, 3 misses allowed, every pong 1.2 s late.
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
-            EmbeddedChannel ch = channelWith(echoing(1000).pongTimeout(1000, MILLISECONDS).maxMissedPongs(3)
+            EmbeddedChannel ch = channelWith(echoing(1000).pongTimeout(Duration.ofMillis(1000)).maxMissedPongs(3)
                     .metrics(registry));
             long start = VirtualTime.now(ch);
             long[] closedAt = {0};
@@ -251,8 +252,8 @@ class HeartbeatHandlerTest {
         @Test
         void aPeerWhosePongsAreAlwaysLateIsClosedAlsoWhenPongsAnswerByOrder() {
             EmbeddedChannel ch = channelWith(HeartbeatHandler.builder()
-                    .sendPings(1000, MILLISECONDS, c -> "PING", msg -> msg instanceof String s && s.startsWith("PONG"))
-                    .pongTimeout(1000, MILLISECONDS).maxMissedPongs(3));
+                    .sendPings(Duration.ofMillis(1000), c -> "PING", msg -> msg instanceof String s && s.startsWith("PONG"))
+                    .pongTimeout(Duration.ofMillis(1000)).maxMissedPongs(3));
             List<Object> pings = answerEveryPingAfter(ch, 1200, 20_000);
             assertFalse(ch.isActive());
             assertEquals(3, pings.size());
@@ -263,7 +264,7 @@ class HeartbeatHandlerTest {
         @Test
         void aLatePongIsDroppedAndThePongInTimeReportsTheRoundTripOfItsOwnPing() {
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
-            EmbeddedChannel ch = channelWith(echoing(1000).pongTimeout(500, MILLISECONDS).metrics(registry));
+            EmbeddedChannel ch = channelWith(echoing(1000).pongTimeout(Duration.ofMillis(500)).metrics(registry));
             assertEquals("PING 1", advanceUntilWritten(ch));
             advance(ch, 502); // ping 1 times out
             assertEquals("PING 2", advanceUntilWritten(ch));
@@ -282,7 +283,7 @@ class HeartbeatHandlerTest {
 
         @Test
         void aLatePongDoesNotClearTheMissedCount() {
-            EmbeddedChannel ch = channelWith(echoing(1000).pongTimeout(500, MILLISECONDS).maxMissedPongs(2));
+            EmbeddedChannel ch = channelWith(echoing(1000).pongTimeout(Duration.ofMillis(500)).maxMissedPongs(2));
             assertEquals("PING 1", advanceUntilWritten(ch));
             advance(ch, 502); // missed 1
             ch.writeInbound("PONG 1");
@@ -314,7 +315,7 @@ class HeartbeatHandlerTest {
         void pingIdsCountThePingsSentAndSkipNoNumberWhenTheFactoryFails() {
             AtomicInteger calls = new AtomicInteger();
             List<Long> ids = new ArrayList<>();
-            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder().sendPings(1000, MILLISECONDS, (c, id) -> {
+            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder().sendPings(Duration.ofMillis(1000), (c, id) -> {
                 ids.add(id);
                 if (calls.incrementAndGet() == 2) {
                     throw new IllegalStateException("not this time");
@@ -340,7 +341,7 @@ class HeartbeatHandlerTest {
 
         @Test
         void byOrderAPeerThatSkipsAnAnswerIsOneBehindAndClosed() {
-            EmbeddedChannel ch = channelWith(pinging(1000).pongTimeout(500, MILLISECONDS).maxMissedPongs(2));
+            EmbeddedChannel ch = channelWith(pinging(1000).pongTimeout(Duration.ofMillis(500)).maxMissedPongs(2));
             assertEquals("PING", advanceUntilWritten(ch));
             advance(ch, 502); // no answer to ping 1
             assertEquals("PING", advanceUntilWritten(ch));
@@ -412,7 +413,7 @@ class HeartbeatHandlerTest {
 
         @Test
         void sendsNoSecondPingWhileAPongIsAwaited() {
-            EmbeddedChannel ch = channelWith(pinging(1000).pongTimeout(3000, MILLISECONDS));
+            EmbeddedChannel ch = channelWith(pinging(1000).pongTimeout(Duration.ofMillis(3000)));
             advance(ch, 1002);
             advance(ch, 2990);
             assertEquals(List.of("PING"), drainOutbound(ch));
@@ -456,7 +457,7 @@ class HeartbeatHandlerTest {
         @Test
         void aFailingPingFactoryIsReportedAndTriedAgainNextInterval() {
             AtomicInteger calls = new AtomicInteger();
-            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder().sendPings(1000, MILLISECONDS, c -> {
+            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder().sendPings(Duration.ofMillis(1000), c -> {
                 if (calls.incrementAndGet() == 1) {
                     throw new IllegalStateException("no ping today");
                 }
@@ -473,7 +474,7 @@ class HeartbeatHandlerTest {
         @Test
         void aPingFactoryReturningNullIsReported() {
             EmbeddedChannel ch = channelWith(HeartbeatHandler.builder()
-                    .sendPings(1000, MILLISECONDS, c -> null, "PONG"::equals));
+                    .sendPings(Duration.ofMillis(1000), c -> null, "PONG"::equals));
             advance(ch, 1002);
             NullPointerException e = assertThrows(NullPointerException.class, ch::checkException);
             assertTrue(e.getMessage().contains("ping factory"), e.getMessage());
@@ -482,7 +483,7 @@ class HeartbeatHandlerTest {
 
         @Test
         void aThrowingMatcherIsReportedAndTheMessagePassesOn() {
-            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder().sendPings(1000, MILLISECONDS, c -> "PING",
+            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder().sendPings(Duration.ofMillis(1000), c -> "PING",
                     msg -> {
                         throw new IllegalArgumentException("cannot tell");
                     }));
@@ -512,7 +513,7 @@ class HeartbeatHandlerTest {
         @Test
         void recordsPingsPongsMissesAndRoundTripsInMetrics() {
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
-            EmbeddedChannel ch = channelWith(pinging(1000).pongTimeout(500, MILLISECONDS).maxMissedPongs(1)
+            EmbeddedChannel ch = channelWith(pinging(1000).pongTimeout(Duration.ofMillis(500)).maxMissedPongs(1)
                     .metrics(registry));
             assertEquals("PING", advanceUntilWritten(ch));
             advance(ch, 40);
@@ -554,7 +555,7 @@ class HeartbeatHandlerTest {
         @Test
         void pingsAtTheMinimumIntervalAreAllAnswered() {
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
-            EmbeddedChannel ch = channelWith(answering().minPingInterval(1000, MILLISECONDS).metrics(registry));
+            EmbeddedChannel ch = channelWith(answering().minPingInterval(Duration.ofMillis(1000)).metrics(registry));
             for (int i = 0; i < 10; i++) {
                 ch.writeInbound("PING");
                 advance(ch, 1000);
@@ -567,7 +568,7 @@ class HeartbeatHandlerTest {
         @Test
         void anEarlyPingIsAStrikeAndStillAnswered() {
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
-            EmbeddedChannel ch = channelWith(answering().minPingInterval(1000, MILLISECONDS).metrics(registry));
+            EmbeddedChannel ch = channelWith(answering().minPingInterval(Duration.ofMillis(1000)).metrics(registry));
             ch.writeInbound("PING 1");
             advance(ch, 999);
             ch.writeInbound("PING 2");
@@ -578,7 +579,7 @@ class HeartbeatHandlerTest {
 
         @Test
         void aPingFloodIsAnsweredUntilTheLastStrikeThenClosedWithTooManyPingsEvent() {
-            EmbeddedChannel ch = channelWith(answering().minPingInterval(1000, MILLISECONDS).maxPingStrikes(3));
+            EmbeddedChannel ch = channelWith(answering().minPingInterval(Duration.ofMillis(1000)).maxPingStrikes(3));
             ch.writeInbound("PING 1", "PING 2", "PING 3", "PING 4", "PING 5", "PING 6");
             assertFalse(ch.isActive());
             assertEquals(List.of("PONG 1", "PONG 2", "PONG 3"), drainOutbound(ch));
@@ -591,7 +592,7 @@ class HeartbeatHandlerTest {
         void releasesThePingsOfAFloodItNoLongerAnswers() {
             EmbeddedChannel ch = channelWith(HeartbeatHandler.builder()
                     .answerPings(msg -> isText(msg, "PING"), (c, ping) -> "PONG")
-                    .minPingInterval(1000, MILLISECONDS).maxPingStrikes(1));
+                    .minPingInterval(Duration.ofMillis(1000)).maxPingStrikes(1));
             List<ByteBuf> flood = List.of(text("PING"), text("PING"), text("PING"), text("PING"));
             ch.writeInbound(flood.toArray());
             assertFalse(ch.isActive());
@@ -600,7 +601,7 @@ class HeartbeatHandlerTest {
 
         @Test
         void writesTheGoodbyeBeforeClosingForTooManyPings() {
-            EmbeddedChannel ch = channelWith(answering().minPingInterval(1000, MILLISECONDS).maxPingStrikes(1)
+            EmbeddedChannel ch = channelWith(answering().minPingInterval(Duration.ofMillis(1000)).maxPingStrikes(1)
                     .goodbye(c -> "GOAWAY too_many_pings"));
             ch.writeInbound("PING 1", "PING 2");
             assertEquals(List.of("PONG 1", "GOAWAY too_many_pings"), drainOutbound(ch));
@@ -609,7 +610,7 @@ class HeartbeatHandlerTest {
 
         @Test
         void aPingInTimeClearsTheStrikes() {
-            EmbeddedChannel ch = channelWith(answering().minPingInterval(1000, MILLISECONDS).maxPingStrikes(3));
+            EmbeddedChannel ch = channelWith(answering().minPingInterval(Duration.ofMillis(1000)).maxPingStrikes(3));
             ch.writeInbound("PING", "PING", "PING"); // two strikes
             advance(ch, 1000);
             ch.writeInbound("PING", "PING", "PING"); // in time, then two strikes again
@@ -639,7 +640,7 @@ class HeartbeatHandlerTest {
         @Test
         void countsAnswersStrikesAndClosesInMetrics() {
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
-            EmbeddedChannel ch = channelWith(answering().minPingInterval(1000, MILLISECONDS).maxPingStrikes(2)
+            EmbeddedChannel ch = channelWith(answering().minPingInterval(Duration.ofMillis(1000)).maxPingStrikes(2)
                     .metrics(registry));
             ch.writeInbound("PING", "PING", "PING");
             assertEquals(2.0, registry.get("wheelbeat.heartbeat.pings.answered").counter().count());
@@ -651,7 +652,7 @@ class HeartbeatHandlerTest {
         @Test
         void oneHandlerCanPingAndAnswer() {
             EmbeddedChannel ch = channelWith(HeartbeatHandler.builder()
-                    .sendPings(1000, MILLISECONDS, c -> "PING", "PONG"::equals)
+                    .sendPings(Duration.ofMillis(1000), c -> "PING", "PONG"::equals)
                     .answerPings("PING"::equals, (c, ping) -> "PONG"));
             ch.writeInbound("PING");
             assertEquals("PONG", ch.readOutbound());
@@ -668,10 +669,10 @@ class HeartbeatHandlerTest {
         @Test
         void rejectsNonPositiveIntervalsAndTimeouts() {
             HeartbeatHandler.Builder builder = HeartbeatHandler.builder();
-            assertThrows(IllegalArgumentException.class, () -> builder.sendPings(0, MILLISECONDS, c -> "", x -> true));
-            assertThrows(IllegalArgumentException.class, () -> builder.sendPings(-1, MILLISECONDS, c -> "", x -> true));
-            assertThrows(IllegalArgumentException.class, () -> builder.pongTimeout(0, MILLISECONDS));
-            assertThrows(IllegalArgumentException.class, () -> builder.minPingInterval(-5, MILLISECONDS));
+            assertThrows(IllegalArgumentException.class, () -> builder.sendPings(Duration.ofMillis(0), c -> "", x -> true));
+            assertThrows(IllegalArgumentException.class, () -> builder.sendPings(Duration.ofMillis(-1), c -> "", x -> true));
+            assertThrows(IllegalArgumentException.class, () -> builder.pongTimeout(Duration.ofMillis(0)));
+            assertThrows(IllegalArgumentException.class, () -> builder.minPingInterval(Duration.ofMillis(-5)));
         }
 
         @Test
@@ -692,9 +693,9 @@ class HeartbeatHandlerTest {
         @Test
         void rejectsNullFactoriesMatchersAndUnits() {
             HeartbeatHandler.Builder builder = HeartbeatHandler.builder();
-            assertThrows(NullPointerException.class, () -> builder.sendPings(1, MILLISECONDS, null, x -> true));
-            assertThrows(NullPointerException.class, () -> builder.sendPings(1, MILLISECONDS, c -> "", null));
-            assertThrows(NullPointerException.class, () -> builder.sendPings(1, null, c -> "", x -> true));
+            assertThrows(NullPointerException.class, () -> builder.sendPings(Duration.ofMillis(1), null, x -> true));
+            assertThrows(NullPointerException.class, () -> builder.sendPings(Duration.ofMillis(1), c -> "", null));
+            assertThrows(NullPointerException.class, () -> builder.sendPings(null, c -> "", x -> true));
             assertThrows(NullPointerException.class, () -> builder.answerPings(null, (c, p) -> ""));
             assertThrows(NullPointerException.class, () -> builder.answerPings(x -> true, null));
             assertThrows(NullPointerException.class, () -> builder.goodbye(null));
@@ -711,13 +712,13 @@ class HeartbeatHandlerTest {
         @Test
         void refusesPingOptionsWithoutSendPings() {
             assertThrows(IllegalStateException.class,
-                    () -> answering().pongTimeout(1, MILLISECONDS).build());
+                    () -> answering().pongTimeout(Duration.ofMillis(1)).build());
         }
 
         @Test
         void refusesEnforcementWithoutAnswerPings() {
             assertThrows(IllegalStateException.class,
-                    () -> pinging(1000).minPingInterval(1, MILLISECONDS).build());
+                    () -> pinging(1000).minPingInterval(Duration.ofMillis(1)).build());
         }
 
         @Test

@@ -1,5 +1,6 @@
 package io.wheelbeat.netty.heartbeat;
 
+import java.time.Duration;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -39,8 +40,8 @@ class HeartbeatLoopbackTest {
 
     private static final long WAIT_SECONDS = 30;
     private static final HeartbeatHandler.Factory PINGING = HeartbeatHandler.builder()
-            .sendPings(200, MILLISECONDS, ch -> "PING\n", "PONG"::equals)
-            .pongTimeout(500, MILLISECONDS)
+            .sendPings(Duration.ofMillis(200), ch -> "PING\n", "PONG"::equals)
+            .pongTimeout(Duration.ofMillis(500))
             .maxMissedPongs(3)
             .pingIntervalJitter(0.1)
             .build();
@@ -90,11 +91,11 @@ class HeartbeatLoopbackTest {
                 ctx.executor().schedule(() -> ctx.writeAndFlush(pong), intervalMillis * 6 / 5, MILLISECONDS);
             }
         }), HeartbeatHandler.builder()
-                .sendPings(intervalMillis, MILLISECONDS, (ch, id) -> {
+                .sendPings(Duration.ofMillis(intervalMillis), (ch, id) -> {
                     pingsMadeAt.add(System.nanoTime());
                     return "PING " + id + "\n";
                 }, msg -> ((String) msg).startsWith("PONG"), msg -> Long.parseLong(((String) msg).substring(5)))
-                .pongTimeout(intervalMillis, MILLISECONDS)
+                .pongTimeout(Duration.ofMillis(intervalMillis))
                 .maxMissedPongs(3)
                 .build());
 

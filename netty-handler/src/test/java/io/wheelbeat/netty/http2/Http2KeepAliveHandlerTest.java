@@ -1,6 +1,7 @@
 package io.wheelbeat.netty.http2;
 
 import io.wheelbeat.core.ScriptedRandom;
+import java.time.Duration;
 import static io.wheelbeat.netty.VirtualTime.advanceTo;
 import static io.wheelbeat.netty.VirtualTime.now;
 import static io.wheelbeat.netty.VirtualTime.pendingTimers;
@@ -133,7 +134,7 @@ class Http2KeepAliveHandlerTest {
     }
 
     private static Http2KeepAliveHandler.Builder enforcing() {
-        return Http2KeepAliveHandler.builder().minPingInterval(10, SECONDS);
+        return Http2KeepAliveHandler.builder().minPingInterval(Duration.ofSeconds(10));
     }
 
     @Nested
@@ -205,7 +206,7 @@ class Http2KeepAliveHandlerTest {
     class KeepAlivePings {
 
         private Http2KeepAliveHandler.Builder pinging() {
-            return Http2KeepAliveHandler.builder().keepAliveTime(10, SECONDS).keepAliveTimeout(5, SECONDS);
+            return Http2KeepAliveHandler.builder().keepAliveTime(Duration.ofSeconds(10)).keepAliveTimeout(Duration.ofSeconds(5));
         }
 
         @Test
@@ -405,10 +406,10 @@ class Http2KeepAliveHandlerTest {
         @Test
         void keepAliveOptionsNeedTheKeepAliveTime() {
             assertThrows(IllegalStateException.class, () -> Http2KeepAliveHandler.builder()
-                    .maxConnectionIdle(1, SECONDS).keepAliveTimeout(1, SECONDS).build());
+                    .maxConnectionIdle(Duration.ofSeconds(1)).keepAliveTimeout(Duration.ofSeconds(1)).build());
             assertThrows(IllegalStateException.class, () -> Http2KeepAliveHandler.builder()
-                    .maxConnectionIdle(1, SECONDS).keepAliveWithoutCalls(true).build());
-            assertThrows(IllegalArgumentException.class, () -> Http2KeepAliveHandler.builder().keepAliveTime(0, SECONDS));
+                    .maxConnectionIdle(Duration.ofSeconds(1)).keepAliveWithoutCalls(true).build());
+            assertThrows(IllegalArgumentException.class, () -> Http2KeepAliveHandler.builder().keepAliveTime(Duration.ofSeconds(0)));
             assertThrows(IllegalArgumentException.class, () -> Http2KeepAliveHandler.builder().keepAliveJitter(1.0));
         }
     }
@@ -418,7 +419,7 @@ class Http2KeepAliveHandlerTest {
 
         @Test
         void aConnectionWithoutStreamsIsDrainedWithTwoGoAwaysAndClosed() {
-            start(Http2KeepAliveHandler.builder().maxConnectionIdle(30, SECONDS));
+            start(Http2KeepAliveHandler.builder().maxConnectionIdle(Duration.ofSeconds(30)));
             advanceTo(ch, start + SECONDS.toNanos(30) - 1);
             assertEquals(List.of(), sent());
             advanceTo(ch, start + SECONDS.toNanos(30) + TICK);
@@ -441,7 +442,7 @@ class Http2KeepAliveHandlerTest {
 
         @Test
         void idleTimeCountsFromWhenTheLastStreamEnds() {
-            start(Http2KeepAliveHandler.builder().maxConnectionIdle(30, SECONDS));
+            start(Http2KeepAliveHandler.builder().maxConnectionIdle(Duration.ofSeconds(30)));
             advanceTo(ch, start + SECONDS.toNanos(20));
             send(Http2Wire.get(1));
             advanceTo(ch, start + SECONDS.toNanos(100));
@@ -455,7 +456,7 @@ class Http2KeepAliveHandlerTest {
 
         @Test
         void withoutThePingAcknowledgedTheSecondGoAwayGoesAfterTenSeconds() {
-            start(Http2KeepAliveHandler.builder().maxConnectionIdle(1, SECONDS));
+            start(Http2KeepAliveHandler.builder().maxConnectionIdle(Duration.ofSeconds(1)));
             advanceTo(ch, start + SECONDS.toNanos(1) + TICK);
             assertEquals(2, sent().size());
             advanceTo(ch, start + SECONDS.toNanos(11) - 1);
@@ -471,7 +472,7 @@ class Http2KeepAliveHandlerTest {
 
         @Test
         void streamsInFlightFinishAndTheLastStreamIdNamesThem() {
-            start(Http2KeepAliveHandler.builder().maxConnectionAge(60, SECONDS).maxConnectionAgeJitter(0));
+            start(Http2KeepAliveHandler.builder().maxConnectionAge(Duration.ofSeconds(60)).maxConnectionAgeJitter(0));
             send(Http2Wire.get(1), Http2Wire.get(3));
             advanceTo(ch, start + SECONDS.toNanos(60) - 1);
             assertEquals(List.of(), sent());
@@ -494,8 +495,8 @@ class Http2KeepAliveHandlerTest {
 
         @Test
         void afterTheGraceTheConnectionClosesWithStreamsStillOpen() {
-            start(Http2KeepAliveHandler.builder().maxConnectionAge(60, SECONDS).maxConnectionAgeJitter(0)
-                    .maxConnectionAgeGrace(5, SECONDS));
+            start(Http2KeepAliveHandler.builder().maxConnectionAge(Duration.ofSeconds(60)).maxConnectionAgeJitter(0)
+                    .maxConnectionAgeGrace(Duration.ofSeconds(5)));
             send(Http2Wire.get(1));
             advanceTo(ch, start + SECONDS.toNanos(60) + TICK);
             send(Http2Wire.ping(Http2KeepAliveHandler.DRAIN_PING, true));
@@ -508,7 +509,7 @@ class Http2KeepAliveHandlerTest {
 
         @Test
         void eachConnectionsAgeIsMovedByTheJitter() {
-            start(Http2KeepAliveHandler.builder().maxConnectionAge(100, SECONDS)
+            start(Http2KeepAliveHandler.builder().maxConnectionAge(Duration.ofSeconds(100))
                     .random(new ScriptedRandom(0.0)));
             advanceTo(ch, start + SECONDS.toNanos(90) + TICK);
             assertEquals(SECONDS.toNanos(90), events.ofType(MaxConnectionAgeEvent.class).get(0).ageNanos());
@@ -525,7 +526,7 @@ class Http2KeepAliveHandlerTest {
                 failures.add(cause);
             }
         });
-        bare.pipeline().addFirst(Http2KeepAliveHandler.builder().maxConnectionIdle(1, SECONDS).build().newHandler());
+        bare.pipeline().addFirst(Http2KeepAliveHandler.builder().maxConnectionIdle(Duration.ofSeconds(1)).build().newHandler());
         assertTrue(failures.get(0).getCause().getMessage().contains("needs Netty's Http2FrameCodec"),
                 failures.toString());
     }
@@ -534,10 +535,10 @@ class Http2KeepAliveHandlerTest {
     void settingsAreCheckedWhenConfigured() {
         assertThrows(IllegalStateException.class, () -> Http2KeepAliveHandler.builder().build());
         assertThrows(IllegalStateException.class, () -> Http2KeepAliveHandler.builder()
-                .maxConnectionIdle(1, SECONDS).permitKeepAliveWithoutCalls(true).build());
+                .maxConnectionIdle(Duration.ofSeconds(1)).permitKeepAliveWithoutCalls(true).build());
         assertThrows(IllegalStateException.class, () -> Http2KeepAliveHandler.builder()
-                .maxConnectionIdle(1, SECONDS).maxConnectionAgeGrace(1, SECONDS).build());
+                .maxConnectionIdle(Duration.ofSeconds(1)).maxConnectionAgeGrace(Duration.ofSeconds(1)).build());
         assertThrows(IllegalArgumentException.class, () -> Http2KeepAliveHandler.builder()
-                .maxConnectionAge(0, SECONDS));
+                .maxConnectionAge(Duration.ofSeconds(0)));
     }
 }

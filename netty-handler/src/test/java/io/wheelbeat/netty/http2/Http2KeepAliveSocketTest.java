@@ -199,8 +199,8 @@ class Http2KeepAliveSocketTest {
      */
     @Test
     void theJdkClientIsDrainedAtMaxConnectionAgeAndServedOnANewConnection() throws Exception {
-        int port = startServer(Http2KeepAliveHandler.builder().maxConnectionAge(200, MILLISECONDS)
-                .maxConnectionAgeJitter(0).maxConnectionAgeGrace(5, SECONDS));
+        int port = startServer(Http2KeepAliveHandler.builder().maxConnectionAge(Duration.ofMillis(200))
+                .maxConnectionAgeJitter(0).maxConnectionAgeGrace(Duration.ofSeconds(5)));
         HttpClient client = jdkClient();
         for (int i = 0; i < 3; i++) {
             get(client, port);
@@ -216,7 +216,7 @@ class Http2KeepAliveSocketTest {
 
     @Test
     void aPeerThatPingsTooOftenGetsGoAwayEnhanceYourCalmWhileTheJdkClientIsServed() throws Exception {
-        int port = startServer(Http2KeepAliveHandler.builder().minPingInterval(1, SECONDS)
+        int port = startServer(Http2KeepAliveHandler.builder().minPingInterval(Duration.ofSeconds(1))
                 .permitKeepAliveWithoutCalls(true));
         HttpClient client = jdkClient();
         get(client, port);
@@ -234,7 +234,7 @@ class Http2KeepAliveSocketTest {
 
     @Test
     void pingsWithABadLengthCloseThatConnectionWithFrameSizeErrorAndNothingElse() throws Exception {
-        int port = startServer(Http2KeepAliveHandler.builder().minPingInterval(1, SECONDS));
+        int port = startServer(Http2KeepAliveHandler.builder().minPingInterval(Duration.ofSeconds(1)));
         HttpClient client = jdkClient();
         get(client, port);
         for (int length : new int[] {7, 9, 0}) {
@@ -261,8 +261,8 @@ class Http2KeepAliveSocketTest {
 
     @Test
     void theJdkClientAcknowledgesKeepAlivePingsAndItsConnectionStays() throws Exception {
-        int port = startServer(Http2KeepAliveHandler.builder().keepAliveTime(100, MILLISECONDS)
-                .keepAliveTimeout(5, SECONDS).keepAliveWithoutCalls(true));
+        int port = startServer(Http2KeepAliveHandler.builder().keepAliveTime(Duration.ofMillis(100))
+                .keepAliveTimeout(Duration.ofSeconds(5)).keepAliveWithoutCalls(true));
         HttpClient client = jdkClient();
         get(client, port);
         long deadline = System.nanoTime() + MILLISECONDS.toNanos(WAIT_MILLIS);
@@ -278,8 +278,8 @@ class Http2KeepAliveSocketTest {
 
     @Test
     void aPeerThatStopsAcknowledgingIsSentGoAwayPingTimeoutAndClosedNeverBeforeTheTimeout() throws Exception {
-        int port = startServer(Http2KeepAliveHandler.builder().keepAliveTime(100, MILLISECONDS)
-                .keepAliveTimeout(300, MILLISECONDS).keepAliveWithoutCalls(true));
+        int port = startServer(Http2KeepAliveHandler.builder().keepAliveTime(Duration.ofMillis(100))
+                .keepAliveTimeout(Duration.ofMillis(300)).keepAliveWithoutCalls(true));
         HttpClient client = jdkClient();
         get(client, port);
         long opened = System.nanoTime();
@@ -299,11 +299,11 @@ class Http2KeepAliveSocketTest {
 
     @Test
     void nettysClientWithTheKeepAliveIsAcknowledgedByARealHttp2Server() throws Exception {
-        int port = startServer(Http2KeepAliveHandler.builder().maxConnectionIdle(1, java.util.concurrent.TimeUnit.HOURS));
+        int port = startServer(Http2KeepAliveHandler.builder().maxConnectionIdle(Duration.ofHours(1)));
         List<Object> clientEvents = new CopyOnWriteArrayList<>();
         SimpleMeterRegistry clientRegistry = new SimpleMeterRegistry();
-        Http2KeepAliveHandler.Factory keepAlive = Http2KeepAliveHandler.builder().keepAliveTime(100, MILLISECONDS)
-                .keepAliveTimeout(5, SECONDS).keepAliveWithoutCalls(true).keepAliveJitter(0.2)
+        Http2KeepAliveHandler.Factory keepAlive = Http2KeepAliveHandler.builder().keepAliveTime(Duration.ofMillis(100))
+                .keepAliveTimeout(Duration.ofSeconds(5)).keepAliveWithoutCalls(true).keepAliveJitter(0.2)
                 .metrics(clientRegistry).build();
         Channel client = io.wheelbeat.netty.RecordingClient.connect(group, port, clientEvents,
                 Http2FrameCodecBuilder.forClient().build(), keepAlive.newHandler());

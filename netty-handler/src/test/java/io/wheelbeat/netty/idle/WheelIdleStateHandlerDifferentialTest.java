@@ -1,5 +1,6 @@
 package io.wheelbeat.netty.idle;
 
+import java.time.Duration;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.NANOSECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -153,9 +154,9 @@ class WheelIdleStateHandlerDifferentialTest {
                 ExecutorDrivenWheel timer = new ExecutorDrivenWheel(loop, TimerWheel.builder().ticker(loop::now));
                 SlowDrainChannel ch = loop.drive(new SlowDrainChannel(loop.ticker));
                 List<Event> wheel = run(script, ch, loop, WheelIdleStateHandler.builder().timer(timer)
-                        .observeOutput(script.observeOutput).readerIdleTime(script.readerNanos, NANOSECONDS)
-                        .writerIdleTime(script.writerNanos, NANOSECONDS).allIdleTime(script.allNanos, NANOSECONDS)
-                        .build());
+                        .observeOutput(script.observeOutput).readerIdleTime(Duration.ofNanos(script.readerNanos))
+                        .writerIdleTime(Duration.ofNanos(script.writerNanos)).allIdleTime(Duration.ofNanos(script.allNanos))
+                        .build().newHandler());
                 assertEquals(0, timer.pendingTimers(), () -> "timers left after close, origin " + origin + ": " + script);
                 compare(script, netty, wheel);
             }

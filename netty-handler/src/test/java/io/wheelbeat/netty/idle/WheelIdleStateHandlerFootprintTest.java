@@ -1,5 +1,6 @@
 package io.wheelbeat.netty.idle;
 
+import java.time.Duration;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -58,11 +59,11 @@ class WheelIdleStateHandlerFootprintTest {
         WheelTimer timer = WheelTimer.builder().build();
         try {
             WheelIdleStateHandler.Builder builder = WheelIdleStateHandler.builder().timer(timer)
-                    .readerIdleTime(20, SECONDS);
-            assertAtMostShareOfNettys(0.75, "reader 20 s, shared timer", builder::build,
+                    .readerIdleTime(Duration.ofSeconds(20));
+            assertAtMostShareOfNettys(0.75, "reader 20 s, shared timer", builder.build()::newHandler,
                     () -> new IdleStateHandler(20, 0, 0, SECONDS));
-            builder.writerIdleTime(10, SECONDS).allIdleTime(30, SECONDS);
-            assertAtMostShareOfNettys(0.75, "reader 20 s, writer 10 s, all 30 s, shared timer", builder::build,
+            builder.writerIdleTime(Duration.ofSeconds(10)).allIdleTime(Duration.ofSeconds(30));
+            assertAtMostShareOfNettys(0.75, "reader 20 s, writer 10 s, all 30 s, shared timer", builder.build()::newHandler,
                     () -> new IdleStateHandler(20, 10, 30, SECONDS));
         } finally {
             timer.stop();
@@ -81,10 +82,11 @@ class WheelIdleStateHandlerFootprintTest {
     }
 
     @Test
-    void handlersOfOneBuilderShareTheirSettings() {
-        WheelIdleStateHandler.Builder builder = WheelIdleStateHandler.builder().readerIdleTime(20, SECONDS);
-        WheelIdleStateHandler handler = builder.build();
-        assertFalse(ownsSettings(handler, builder.build()));
-        assertTrue(ownsSettings(handler, builder.observeOutput(true).build()));
+    void handlersOfOneFactoryShareTheirSettings() {
+        WheelIdleStateHandler.Builder builder = WheelIdleStateHandler.builder().readerIdleTime(Duration.ofSeconds(20));
+        WheelIdleStateHandler.Factory factory = builder.build();
+        WheelIdleStateHandler handler = factory.newHandler();
+        assertFalse(ownsSettings(handler, factory.newHandler()));
+        assertTrue(ownsSettings(handler, builder.observeOutput(true).build().newHandler()));
     }
 }

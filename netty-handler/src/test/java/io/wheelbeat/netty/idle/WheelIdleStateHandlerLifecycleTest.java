@@ -1,5 +1,6 @@
 package io.wheelbeat.netty.idle;
 
+import java.time.Duration;
 import static io.netty.handler.timeout.IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
@@ -108,8 +109,8 @@ class WheelIdleStateHandlerLifecycleTest {
         AtomicInteger wheelsMade = new AtomicInteger();
         wheels.onNewWheel((loop, wheel) -> wheelsMade.incrementAndGet());
         EmbeddedChannel ch = new EmbeddedChannel(false, false);
-        ch.pipeline().addLast(WheelIdleStateHandler.builder().readerIdleTime(100, MILLISECONDS)
-                .wheels(wheels).build());
+        ch.pipeline().addLast(WheelIdleStateHandler.builder().readerIdleTime(Duration.ofMillis(100))
+                .wheels(wheels).build().newHandler());
         ch.unsafe().closeForcibly(); // as Bootstrap does when a channel fails before registering
         assertThrows(Exception.class, ch::register); // a closed channel cannot be registered
         assertFalse(ch.isRegistered());

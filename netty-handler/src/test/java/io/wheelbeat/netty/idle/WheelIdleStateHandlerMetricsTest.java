@@ -1,5 +1,6 @@
 package io.wheelbeat.netty.idle;
 
+import java.time.Duration;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -34,8 +35,8 @@ class WheelIdleStateHandlerMetricsTest {
     void countsEachIdleEventUnderItsState() {
         EmbeddedChannel ch = VirtualTime.frozenChannel();
         ch.pipeline().addLast(WheelIdleStateHandler.builder().metrics(registry)
-                .readerIdleTime(10, MILLISECONDS).writerIdleTime(20, MILLISECONDS)
-                .allIdleTime(40, MILLISECONDS).build());
+                .readerIdleTime(Duration.ofMillis(10)).writerIdleTime(Duration.ofMillis(20))
+                .allIdleTime(Duration.ofMillis(40)).build().newHandler());
         runFor(ch, MILLISECONDS.toNanos(40));
         assertEquals(4, count("reader"));
         assertEquals(2, count("writer"));
@@ -47,7 +48,7 @@ class WheelIdleStateHandlerMetricsTest {
     void theOnlyTagIsTheStateWithThreeValues() {
         EmbeddedChannel ch = VirtualTime.frozenChannel();
         ch.pipeline().addLast(WheelIdleStateHandler.builder().metrics(registry)
-                .readerIdleTime(10, MILLISECONDS).build());
+                .readerIdleTime(Duration.ofMillis(10)).build().newHandler());
         runFor(ch, MILLISECONDS.toNanos(30));
         List<Meter> meters = List.copyOf(registry.find(IdleEventCounters.NAME).meters());
         Set<List<Tag>> tags = meters.stream().map(m -> m.getId().getTags()).collect(Collectors.toSet());
@@ -63,7 +64,7 @@ class WheelIdleStateHandlerMetricsTest {
         ch.freezeTime();
         IdleEventRecorder recorder = new IdleEventRecorder();
         ch.pipeline().addLast(WheelIdleStateHandler.builder().metrics(registry).observeOutput(true)
-                .writerIdleTime(10, MILLISECONDS).build(), recorder);
+                .writerIdleTime(Duration.ofMillis(10)).build().newHandler(), recorder);
         ch.drainBudget(1);
         ch.writeAndFlush(Unpooled.buffer().writeZero(100));
         for (int period = 1; period <= 5; period++) {
@@ -76,13 +77,13 @@ class WheelIdleStateHandlerMetricsTest {
     }
 
     @Test
-    void handlersBuiltFromOneBuilderAddToTheSameCounters() {
-        WheelIdleStateHandler.Builder builder = WheelIdleStateHandler.builder().metrics(registry)
-                .readerIdleTime(10, MILLISECONDS);
+    void handlersOfOneFactoryAddToTheSameCounters() {
+        WheelIdleStateHandler.Factory factory = WheelIdleStateHandler.builder().metrics(registry)
+                .readerIdleTime(Duration.ofMillis(10)).build();
         EmbeddedChannel first = VirtualTime.frozenChannel();
         EmbeddedChannel second = VirtualTime.frozenChannel();
-        first.pipeline().addLast(builder.build());
-        second.pipeline().addLast(builder.build());
+        first.pipeline().addLast(factory.newHandler());
+        second.pipeline().addLast(factory.newHandler());
         runFor(first, MILLISECONDS.toNanos(10));
         runFor(second, MILLISECONDS.toNanos(20));
         assertEquals(3, count("reader"));

@@ -2,6 +2,7 @@ package io.wheelbeat.netty.idle;
 
 import io.wheelbeat.netty.SlowDrainChannel;
 import io.wheelbeat.netty.EventLoopWheels;
+import java.time.Duration;
 import static io.netty.handler.timeout.IdleStateEvent.ALL_IDLE_STATE_EVENT;
 import static io.netty.handler.timeout.IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT;
 import static io.netty.handler.timeout.IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT;
@@ -284,11 +285,11 @@ class WheelIdleStateHandlerTest {
     }
 
     @Test
-    void changingABuilderDoesNotChangeTheHandlersItBuilt() {
-        WheelIdleStateHandler.Builder builder = WheelIdleStateHandler.builder().readerIdleTime(R, NANOSECONDS);
-        WheelIdleStateHandler built = builder.build();
-        builder.readerIdleTime(2 * R, NANOSECONDS).writerIdleTime(W, NANOSECONDS);
-        WheelIdleStateHandler rebuilt = builder.build();
+    void changingABuilderDoesNotChangeTheFactoriesItBuilt() {
+        WheelIdleStateHandler.Builder builder = WheelIdleStateHandler.builder().readerIdleTime(Duration.ofNanos(R));
+        WheelIdleStateHandler built = builder.build().newHandler();
+        builder.readerIdleTime(Duration.ofNanos(2 * R)).writerIdleTime(Duration.ofNanos(W));
+        WheelIdleStateHandler rebuilt = builder.build().newHandler();
         assertEquals(List.of(NANOSECONDS.toMillis(R), 0L), List.of(built.getReaderIdleTimeInMillis(),
                 built.getWriterIdleTimeInMillis()));
         assertEquals(List.of(NANOSECONDS.toMillis(2 * R), NANOSECONDS.toMillis(W)),
@@ -313,7 +314,9 @@ class WheelIdleStateHandlerTest {
     void nullUnitIsRejected() {
         assertThrows(NullPointerException.class, () -> new WheelIdleStateHandler(1, 1, 1, null));
         assertThrows(NullPointerException.class, () -> new WheelIdleStateHandler(true, 1, 1, 1, null));
-        assertThrows(NullPointerException.class, () -> WheelIdleStateHandler.builder().allIdleTime(1, null));
+        assertThrows(NullPointerException.class, () -> WheelIdleStateHandler.builder().allIdleTime(null));
+        assertThrows(IllegalArgumentException.class,
+                () -> WheelIdleStateHandler.builder().readerIdleTime(Duration.ofNanos(-1)));
     }
 
     @Test
@@ -339,8 +342,8 @@ class WheelIdleStateHandlerTest {
     @Test
     void timersGoToTheWheelsGivenToTheBuilder() {
         EventLoopWheels own = new EventLoopWheels(1, MILLISECONDS, 512);
-        start(WheelIdleStateHandler.builder().readerIdleTime(R, NANOSECONDS).allIdleTime(A, NANOSECONDS)
-                .wheels(own).build());
+        start(WheelIdleStateHandler.builder().readerIdleTime(Duration.ofNanos(R)).allIdleTime(Duration.ofNanos(A))
+                .wheels(own).build().newHandler());
         assertEquals(2, own.wheelFor(ch.eventLoop()).pendingTimers());
         assertEquals(0, VirtualTime.pendingTimers(ch));
         advanceTo(R + LATER);
@@ -428,7 +431,7 @@ class WheelIdleStateHandlerTest {
     @Test
     void overriddenChannelIdleReplacesFiring() {
         List<IdleStateEvent> seen = new java.util.ArrayList<>();
-        start(new WheelIdleStateHandler(WheelIdleStateHandler.builder().writerIdleTime(W, NANOSECONDS)) {
+        start(new WheelIdleStateHandler(WheelIdleStateHandler.builder().writerIdleTime(Duration.ofNanos(W)).build()) {
             @Override
             protected void channelIdle(ChannelHandlerContext ctx, IdleStateEvent evt) {
                 seen.add(evt);
@@ -464,7 +467,7 @@ class WheelIdleStateHandlerTest {
 
     private void startSlowDrain(boolean observeOutput) {
         start(new SlowDrainChannel(), WheelIdleStateHandler.builder().observeOutput(observeOutput)
-                .writerIdleTime(W, NANOSECONDS).build());
+                .writerIdleTime(Duration.ofNanos(W)).build().newHandler());
         ((SlowDrainChannel) ch).drainBudget(10);
         ch.writeAndFlush(Unpooled.buffer().writeZero(1000)); // 10 bytes go out, 990 stay
     }

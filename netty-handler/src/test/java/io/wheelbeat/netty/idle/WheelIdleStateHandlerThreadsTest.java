@@ -1,6 +1,7 @@
 package io.wheelbeat.netty.idle;
 
 import io.wheelbeat.netty.EventLoopWheels;
+import java.time.Duration;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.SECONDS;
@@ -119,7 +120,7 @@ class WheelIdleStateHandlerThreadsTest {
     void onASharedTimerIdleEventsArriveOnTheChannelsLoop() throws Exception {
         BlockingQueue<Channel> children = new LinkedBlockingQueue<>();
         LocalAddress address = server(() -> WheelIdleStateHandler.builder().timer(timer)
-                .readerIdleTime(100, MILLISECONDS).build(), null, children);
+                .readerIdleTime(Duration.ofMillis(100)).build().newHandler(), null, children);
         long connected = System.nanoTime();
         connect(address);
         Arrival first = arrivals.poll(WAIT_SECONDS, SECONDS);
@@ -134,7 +135,7 @@ class WheelIdleStateHandlerThreadsTest {
     void onASharedTimerClosingTheChannelLeavesNoTimeoutPending() throws Exception {
         BlockingQueue<Channel> children = new LinkedBlockingQueue<>();
         LocalAddress address = server(() -> WheelIdleStateHandler.builder().timer(timer)
-                .readerIdleTime(1, MINUTES).writerIdleTime(1, MINUTES).allIdleTime(1, MINUTES).build(),
+                .readerIdleTime(Duration.ofMinutes(1)).writerIdleTime(Duration.ofMinutes(1)).allIdleTime(Duration.ofMinutes(1)).build().newHandler(),
                 null, children);
         connect(address);
         connect(address);
@@ -152,7 +153,7 @@ class WheelIdleStateHandlerThreadsTest {
         new TimerWheelMetrics(timer, Tags.empty()).bindTo(registry);
         BlockingQueue<Channel> children = new LinkedBlockingQueue<>();
         LocalAddress address = server(() -> WheelIdleStateHandler.builder().timer(timer)
-                .readerIdleTime(1, MINUTES).writerIdleTime(1, MINUTES).build(), null, children);
+                .readerIdleTime(Duration.ofMinutes(1)).writerIdleTime(Duration.ofMinutes(1)).build().newHandler(), null, children);
         Channel client = connect(address);
         Channel child = children.poll(WAIT_SECONDS, SECONDS);
         awaitTrue(() -> registry.get("wheelbeat.timer.scheduled").functionCounter().count() == 2, "two timeouts");

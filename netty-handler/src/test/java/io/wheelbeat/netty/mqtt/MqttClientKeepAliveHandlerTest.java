@@ -1,5 +1,6 @@
 package io.wheelbeat.netty.mqtt;
 
+import java.time.Duration;
 import static io.wheelbeat.netty.VirtualTime.advanceTo;
 import static io.wheelbeat.netty.VirtualTime.now;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
@@ -93,7 +94,7 @@ class MqttClientKeepAliveHandlerTest {
 
     @Test
     void closesWhenThePingrespDoesNotComeWithinTheTimeout() {
-        start(MqttClientKeepAliveHandler.builder().pingRespTimeout(500, MILLISECONDS));
+        start(MqttClientKeepAliveHandler.builder().pingRespTimeout(Duration.ofMillis(500)));
         long t0 = connected(MqttVersion.MQTT_3_1_1, 2, null);
         advanceTo(ch, t0 + SECONDS.toNanos(2) + TICK);
         assertSame(MqttMessage.PINGREQ, ch.readOutbound());

@@ -1,5 +1,6 @@
 package io.wheelbeat.netty.mqtt;
 
+import java.time.Duration;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -243,7 +244,7 @@ class MqttKeepAliveSocketTest {
 
     @Test
     void aPingreqFloodIsClosedForTooManyPingsWhileAWellBehavedClientStays() throws Exception {
-        int port = startServer(MqttServerKeepAliveHandler.builder().minPingInterval(500, MILLISECONDS));
+        int port = startServer(MqttServerKeepAliveHandler.builder().minPingInterval(Duration.ofMillis(500)));
         MqttClient wellBehaved = paho3(port, 1);
         Socket flooder = rawSocket(port);
         flooder.getOutputStream().write(connect(30));
@@ -334,7 +335,7 @@ class MqttKeepAliveSocketTest {
             List<Object> clientEvents = new CopyOnWriteArrayList<>();
             long connecting = System.nanoTime();
             Channel client = nettyClient(deaf.getLocalPort(), 1, MqttClientKeepAliveHandler.builder()
-                    .pingRespTimeout(500, MILLISECONDS), clientEvents);
+                    .pingRespTimeout(Duration.ofMillis(500)), clientEvents);
             try (Socket broker = deaf.accept()) {
                 broker.setSoTimeout(WAIT_MILLIS);
                 InputStream in = broker.getInputStream();

@@ -1,5 +1,6 @@
 package io.wheelbeat.netty.mqtt;
 
+import java.time.Duration;
 import static io.wheelbeat.netty.VirtualTime.advanceTo;
 import static io.wheelbeat.netty.VirtualTime.now;
 import static io.wheelbeat.netty.VirtualTime.pendingTimers;
@@ -204,7 +205,7 @@ class MqttServerKeepAliveHandlerTest {
         void pingreqsFasterThanTheMinimumIntervalCloseAfterTheStrikes() {
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
             EmbeddedChannel ch = channel(MqttServerKeepAliveHandler.builder().metrics(registry)
-                    .minPingInterval(1, SECONDS).maxPingStrikes(3));
+                    .minPingInterval(Duration.ofSeconds(1)).maxPingStrikes(3));
             ch.writeInbound(connect(MqttVersion.MQTT_5, 30));
             ch.writeInbound(MqttMessage.PINGREQ, MqttMessage.PINGREQ, MqttMessage.PINGREQ);
             assertTrue(ch.isActive(), "the first is in time, two strikes so far");
@@ -223,7 +224,7 @@ class MqttServerKeepAliveHandlerTest {
 
         @Test
         void pingreqsAtTheMinimumIntervalAreFine() {
-            EmbeddedChannel ch = channel(MqttServerKeepAliveHandler.builder().minPingInterval(1, SECONDS));
+            EmbeddedChannel ch = channel(MqttServerKeepAliveHandler.builder().minPingInterval(Duration.ofSeconds(1)));
             ch.writeInbound(connect(MqttVersion.MQTT_3_1_1, 30));
             for (int i = 1; i <= 20; i++) {
                 advanceTo(ch, start + SECONDS.toNanos(i));
@@ -241,7 +242,7 @@ class MqttServerKeepAliveHandlerTest {
         void aConnectionThatSendsNoConnectIsClosedAtTheConnectTimeout() {
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
             EmbeddedChannel ch = channel(MqttServerKeepAliveHandler.builder().metrics(registry)
-                    .connectTimeout(3, SECONDS));
+                    .connectTimeout(Duration.ofSeconds(3)));
             advanceTo(ch, start + SECONDS.toNanos(3) - 1);
             assertTrue(ch.isActive());
             advanceTo(ch, start + SECONDS.toNanos(3) + TICK);
@@ -253,7 +254,7 @@ class MqttServerKeepAliveHandlerTest {
 
         @Test
         void connectInTimeCancelsTheConnectTimeout() {
-            EmbeddedChannel ch = channel(MqttServerKeepAliveHandler.builder().connectTimeout(3, SECONDS));
+            EmbeddedChannel ch = channel(MqttServerKeepAliveHandler.builder().connectTimeout(Duration.ofSeconds(3)));
             ch.writeInbound(connect(MqttVersion.MQTT_3_1_1, 0));
             advanceTo(ch, start + SECONDS.toNanos(60));
             assertTrue(ch.isActive());
@@ -378,7 +379,7 @@ class MqttServerKeepAliveHandlerTest {
             assertThrows(IllegalStateException.class,
                     () -> MqttServerKeepAliveHandler.builder().maxPingStrikes(2).build());
             assertThrows(IllegalArgumentException.class,
-                    () -> MqttServerKeepAliveHandler.builder().connectTimeout(0, MILLISECONDS));
+                    () -> MqttServerKeepAliveHandler.builder().connectTimeout(Duration.ofMillis(0)));
         }
     }
 

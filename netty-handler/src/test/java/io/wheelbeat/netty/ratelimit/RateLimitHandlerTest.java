@@ -60,7 +60,7 @@ class RateLimitHandlerTest {
 
     @Test
     void connectionsFromOneAddressBeyondTheLimitAreClosedAtOnce() {
-        RateLimitHandler limit = RateLimitHandler.forConnections(perAddress);
+        RateLimitHandler limit = RateLimitHandler.builder(perAddress).perConnection().build();
         Recorder first = new Recorder();
         Recorder second = new Recorder();
         Recorder third = new Recorder();
@@ -81,7 +81,7 @@ class RateLimitHandlerTest {
 
     @Test
     void eachAddressHasItsOwnConnectionLimit() {
-        RateLimitHandler limit = RateLimitHandler.forConnections(perAddress);
+        RateLimitHandler limit = RateLimitHandler.builder(perAddress).perConnection().build();
         connect("10.0.0.1", 4001, limit, new Recorder());
         connect("10.0.0.1", 4002, limit, new Recorder());
         assertTrue(connect("10.0.0.2", 4001, limit, new Recorder()).isOpen());
@@ -89,7 +89,7 @@ class RateLimitHandlerTest {
 
     @Test
     void addressConnectsAgainOnceItsRetryAfterHasPassed() {
-        RateLimitHandler limit = RateLimitHandler.forConnections(perAddress);
+        RateLimitHandler limit = RateLimitHandler.builder(perAddress).perConnection().build();
         connect("10.0.0.1", 4001, limit, new Recorder());
         connect("10.0.0.1", 4002, limit, new Recorder());
         Recorder refused = new Recorder();
@@ -100,7 +100,7 @@ class RateLimitHandlerTest {
 
     @Test
     void admittedConnectionNoLongerCarriesTheHandler() {
-        EmbeddedChannel admitted = connect("10.0.0.1", 4001, RateLimitHandler.forConnections(perAddress), new Recorder());
+        EmbeddedChannel admitted = connect("10.0.0.1", 4001, RateLimitHandler.builder(perAddress).perConnection().build(), new Recorder());
         assertNull(admitted.pipeline().get(RateLimitHandler.class));
     }
 
@@ -108,7 +108,7 @@ class RateLimitHandlerTest {
     void newAddressBeyondTheKeyLimitIsClosedWithAKeyLimitEvent() {
         KeyedRateLimiter<Object> oneAddress = KeyedRateLimiter.builder(TWO_PER_SECOND, wheel)
                 .maxKeys(1).whenFull(KeyLimitPolicy.REJECT_NEW_KEYS).build();
-        RateLimitHandler limit = RateLimitHandler.forConnections(oneAddress);
+        RateLimitHandler limit = RateLimitHandler.builder(oneAddress).perConnection().build();
         connect("10.0.0.1", 4001, limit, new Recorder());
         Recorder newcomer = new Recorder();
         assertFalse(connect("10.0.0.2", 4001, limit, newcomer).isOpen());
@@ -120,7 +120,7 @@ class RateLimitHandlerTest {
 
     @Test
     void messagesWithinTheLimitPassUnchanged() {
-        EmbeddedChannel channel = connect("10.0.0.1", 4001, RateLimitHandler.forMessages(perAddress).build(), new Recorder());
+        EmbeddedChannel channel = connect("10.0.0.1", 4001, RateLimitHandler.builder(perAddress).build(), new Recorder());
         ByteBuf first = message("one");
         ByteBuf second = message("two");
         channel.writeInbound(first, second);
@@ -133,7 +133,7 @@ class RateLimitHandlerTest {
     @Test
     void dropReleasesTheMessageOverTheLimitFiresAnEventAndReadsOn() {
         Recorder recorder = new Recorder();
-        EmbeddedChannel channel = connect("10.0.0.1", 4001, RateLimitHandler.forMessages(perAddress).build(), recorder);
+        EmbeddedChannel channel = connect("10.0.0.1", 4001, RateLimitHandler.builder(perAddress).build(), recorder);
         ByteBuf third = message("three");
         channel.writeInbound(message("one"), message("two"), third);
 
@@ -150,7 +150,7 @@ class RateLimitHandlerTest {
     void callbackGetsTheMessageOverTheLimitToAnswerSlowDown() {
         Recorder recorder = new Recorder();
         List<Object> handedOver = new ArrayList<>();
-        RateLimitHandler limit = RateLimitHandler.forMessages(perAddress).whenOver((ctx, msg, event) -> {
+        RateLimitHandler limit = RateLimitHandler.builder(perAddress).whenOver((ctx, msg, event) -> {
             handedOver.add(msg);
             ReferenceCountUtil.release(msg);
             ctx.writeAndFlush(message("slow down, retry in " + event.retryAfterNanos() / 1_000_000 + " ms"));
@@ -172,7 +172,7 @@ class RateLimitHandlerTest {
     void closeReleasesTheMessageAndClosesTheConnection() {
         Recorder recorder = new Recorder();
         EmbeddedChannel channel = connect("10.0.0.1", 4001,
-                RateLimitHandler.forMessages(perAddress).closeWhenOver().build(), recorder);
+                RateLimitHandler.builder(perAddress).closeWhenOver().build(), recorder);
         ByteBuf third = message("three");
         channel.writeInbound(message("one"), message("two"), third);
 
@@ -186,7 +186,7 @@ class RateLimitHandlerTest {
         MeterRegistry registry = new SimpleMeterRegistry();
         new KeyedRateLimiterMetrics(perAddress).bindTo(registry);
         EmbeddedChannel channel = connect("10.0.0.1", 4001,
-                RateLimitHandler.forMessages(perAddress).closeWhenOver().build(), new Recorder());
+                RateLimitHandler.builder(perAddress).closeWhenOver().build(), new Recorder());
         ByteBuf fourth = message("four");
         ByteBuf fifth = message("five");
         // One batch, as a decoder hands over every frame of one read.
@@ -199,7 +199,7 @@ class RateLimitHandlerTest {
 
     @Test
     void oneHandlerSharesTheLimitAcrossEveryConnectionOfAnAddress() {
-        RateLimitHandler limit = RateLimitHandler.forMessages(perAddress).build();
+        RateLimitHandler limit = RateLimitHandler.builder(perAddress).build();
         EmbeddedChannel first = connect("10.0.0.1", 4001, limit, new Recorder());
         Recorder secondRecorder = new Recorder();
         EmbeddedChannel second = connect("10.0.0.1", 4002, limit, secondRecorder);
@@ -217,7 +217,7 @@ class RateLimitHandlerTest {
     @Test
     void keyExtractorLimitsEachUserSeparately() {
         KeyedRateLimiter<String> perUser = KeyedRateLimiter.builder(TWO_PER_SECOND, wheel).name("per-user").build();
-        RateLimitHandler limit = RateLimitHandler.forMessages(perUser, (channel, msg) -> ((String) msg).split(":")[0]).build();
+        RateLimitHandler limit = RateLimitHandler.builder(perUser, (channel, msg) -> ((String) msg).split(":")[0]).build();
         EmbeddedChannel channel = connect("10.0.0.1", 4001, limit, new Recorder());
         channel.writeInbound("alice:1", "alice:2", "alice:3", "bob:1", "bob:2");
 
@@ -228,7 +228,7 @@ class RateLimitHandlerTest {
     @Test
     void messageWithoutAKeyPassesUncounted() {
         KeyedRateLimiter<String> perUser = KeyedRateLimiter.builder(TWO_PER_SECOND, wheel).build();
-        RateLimitHandler limit = RateLimitHandler.forMessages(perUser,
+        RateLimitHandler limit = RateLimitHandler.builder(perUser,
                 (channel, msg) -> msg.equals("ping") ? null : (String) msg).build();
         EmbeddedChannel channel = connect("10.0.0.1", 4001, limit, new Recorder());
         channel.writeInbound("ping", "ping", "ping", "ping");
@@ -238,7 +238,7 @@ class RateLimitHandlerTest {
 
     @Test
     void failingKeyExtractorReleasesTheMessageAndReportsTheError() {
-        RateLimitHandler limit = RateLimitHandler.forMessages(perAddress, (channel, msg) -> {
+        RateLimitHandler limit = RateLimitHandler.builder(perAddress, (channel, msg) -> {
             throw new IllegalArgumentException("malformed frame");
         }).build();
         EmbeddedChannel channel = connect("10.0.0.1", 4001, limit, new Recorder());
@@ -251,7 +251,7 @@ class RateLimitHandlerTest {
     @Test
     void limitReopensOnceTheRetryAfterHasPassed() {
         Recorder recorder = new Recorder();
-        EmbeddedChannel channel = connect("10.0.0.1", 4001, RateLimitHandler.forMessages(perAddress).build(), recorder);
+        EmbeddedChannel channel = connect("10.0.0.1", 4001, RateLimitHandler.builder(perAddress).build(), recorder);
         channel.writeInbound(message("one"), message("two"), message("three"));
         channel.releaseInbound();
         ticker.advance(recorder.onlyEvent().retryAfterNanos() - 1, TimeUnit.NANOSECONDS);
@@ -264,7 +264,7 @@ class RateLimitHandlerTest {
 
     @Test
     void idleAddressesLeaveTheEventLoopsWheel() {
-        RateLimitHandler limit = RateLimitHandler.forMessages(perAddress).build();
+        RateLimitHandler limit = RateLimitHandler.builder(perAddress).build();
         int pendingBefore = wheel.pendingTimers();
         for (int host = 1; host <= 20; host++) {
             connect("10.0.0." + host, 4001, limit, new Recorder()).writeInbound(message("hello"));
@@ -280,10 +280,10 @@ class RateLimitHandlerTest {
 
     @Test
     void missingArgumentsAreRefused() {
-        assertThrows(NullPointerException.class, () -> RateLimitHandler.forConnections(null));
-        assertThrows(NullPointerException.class, () -> RateLimitHandler.forMessages(null));
-        assertThrows(NullPointerException.class, () -> RateLimitHandler.forMessages(perAddress, null));
-        assertThrows(NullPointerException.class, () -> RateLimitHandler.forMessages(perAddress).whenOver(null));
+        assertThrows(NullPointerException.class, () -> RateLimitHandler.builder(null));
+        assertThrows(NullPointerException.class, () -> RateLimitHandler.builder(null, KeyExtractor.remoteIp()));
+        assertThrows(NullPointerException.class, () -> RateLimitHandler.builder(perAddress, null));
+        assertThrows(NullPointerException.class, () -> RateLimitHandler.builder(perAddress).whenOver(null));
     }
 
     // ---------------------------------------------------------------- fixture
@@ -343,5 +343,15 @@ class RateLimitHandlerTest {
             assertEquals(1, events.size(), "events: " + events);
             return events.get(0);
         }
+    }
+
+    @Test
+    void aConnectionOverTheLimitIsAlwaysClosedSoPerConnectionRefusesOtherActions() {
+        assertThrows(IllegalStateException.class,
+                () -> RateLimitHandler.builder(perAddress).perConnection().dropWhenOver().build());
+        assertThrows(IllegalStateException.class,
+                () -> RateLimitHandler.builder(perAddress).perConnection().whenOver((ctx, msg, event) -> { }).build());
+        RateLimitHandler limit = RateLimitHandler.builder(perAddress).perConnection().closeWhenOver().build();
+        assertTrue(limit.toString().contains("CONNECTION"), limit.toString());
     }
 }

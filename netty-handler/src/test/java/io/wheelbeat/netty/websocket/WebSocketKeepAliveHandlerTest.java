@@ -1,5 +1,6 @@
 package io.wheelbeat.netty.websocket;
 
+import java.time.Duration;
 import static io.wheelbeat.netty.VirtualTime.advanceTo;
 import static io.wheelbeat.netty.VirtualTime.now;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
@@ -50,7 +51,7 @@ class WebSocketKeepAliveHandlerTest {
 
     /** Pings after 1 s without a write, no jitter, pong timeout 1 s, 3 misses. */
     private WebSocketKeepAliveHandler.Builder keepAlive() {
-        return WebSocketKeepAliveHandler.builder().pingInterval(1, SECONDS).pingIntervalJitter(0).metrics(registry);
+        return WebSocketKeepAliveHandler.builder().pingInterval(Duration.ofSeconds(1)).pingIntervalJitter(0).metrics(registry);
     }
 
     private WebSocketWire server(WebSocketKeepAliveHandler.Builder builder) {
@@ -166,7 +167,7 @@ class WebSocketKeepAliveHandlerTest {
         @Test
         void eachIntervalIsMovedByTheJitter() {
             // Draws 0.0 and 1.0-: the first interval is 0.5 s, the second about 1.5 s.
-            WebSocketWire wire = upgraded(keepAlive().pingIntervalJitter(0.5).pongTimeout(10, SECONDS)
+            WebSocketWire wire = upgraded(keepAlive().pingIntervalJitter(0.5).pongTimeout(Duration.ofSeconds(10))
                     .random(new ScriptedRandom(0.0, 0.999_999, 0.5)));
             advanceTo(wire.ch, t0 + INTERVAL / 2 - 1);
             assertTrue(wire.received().isEmpty());
@@ -239,7 +240,7 @@ class WebSocketKeepAliveHandlerTest {
 
         /** Reader idle 3 s: above the 1 s interval plus the 1 s pong timeout; pongs may go missing 10 times. */
         private WebSocketKeepAliveHandler.Builder readerIdle() {
-            return keepAlive().maxMissedPongs(10).readerIdleTimeout(3, SECONDS);
+            return keepAlive().maxMissedPongs(10).readerIdleTimeout(Duration.ofSeconds(3));
         }
 
         @Test
@@ -387,21 +388,21 @@ class WebSocketKeepAliveHandlerTest {
         @Test
         void refusesAReaderIdleTimeoutThatAQuietPeerAnsweringEveryPingCouldReach() {
             // Longest interval 1.1 s (10% jitter) plus the 1 s pong timeout: 2.1 s.
-            WebSocketKeepAliveHandler.Builder builder = WebSocketKeepAliveHandler.builder().pingInterval(1, SECONDS)
-                    .pongTimeout(1, SECONDS);
-            assertThrows(IllegalStateException.class, () -> builder.readerIdleTimeout(2100, MILLISECONDS).build());
-            builder.readerIdleTimeout(2101, MILLISECONDS).build();
+            WebSocketKeepAliveHandler.Builder builder = WebSocketKeepAliveHandler.builder().pingInterval(Duration.ofSeconds(1))
+                    .pongTimeout(Duration.ofSeconds(1));
+            assertThrows(IllegalStateException.class, () -> builder.readerIdleTimeout(Duration.ofMillis(2100)).build());
+            builder.readerIdleTimeout(Duration.ofMillis(2101)).build();
         }
 
         @Test
         void checksEveryArgumentWhenSet() {
             WebSocketKeepAliveHandler.Builder builder = WebSocketKeepAliveHandler.builder();
-            assertThrows(IllegalArgumentException.class, () -> builder.pingInterval(0, SECONDS));
-            assertThrows(IllegalArgumentException.class, () -> builder.pongTimeout(-1, SECONDS));
+            assertThrows(IllegalArgumentException.class, () -> builder.pingInterval(Duration.ofSeconds(0)));
+            assertThrows(IllegalArgumentException.class, () -> builder.pongTimeout(Duration.ofSeconds(-1)));
             assertThrows(IllegalArgumentException.class, () -> builder.maxMissedPongs(0));
             assertThrows(IllegalArgumentException.class, () -> builder.pingIntervalJitter(1));
-            assertThrows(IllegalArgumentException.class, () -> builder.readerIdleTimeout(0, SECONDS));
-            assertThrows(NullPointerException.class, () -> builder.pingInterval(1, null));
+            assertThrows(IllegalArgumentException.class, () -> builder.readerIdleTimeout(Duration.ofSeconds(0)));
+            assertThrows(NullPointerException.class, () -> builder.pingInterval(null));
         }
     }
 

@@ -1,5 +1,6 @@
 package io.wheelbeat.netty.websocket;
 
+import java.time.Duration;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -90,8 +91,8 @@ class WebSocketKeepAliveSocketTest {
     @Test
     void theJdkClientIsKeptAliveOverManyIntervalsWithoutSendingAnything() throws Exception {
         // Ping after 100 ms of quiet; generous pong timeout and reader idle, so only a dead client fails.
-        int port = startServer(WebSocketKeepAliveHandler.builder().pingInterval(100, MILLISECONDS)
-                .pongTimeout(1, SECONDS).readerIdleTimeout(3, SECONDS));
+        int port = startServer(WebSocketKeepAliveHandler.builder().pingInterval(Duration.ofMillis(100))
+                .pongTimeout(Duration.ofSeconds(1)).readerIdleTimeout(Duration.ofSeconds(3)));
         JdkWebSocketClient client = jdkClient(port);
         Thread.sleep(3_000); // 30 intervals, three reader-idle timeouts
         assertNull(client.closed.peek(), "the connection stays open");
@@ -106,8 +107,8 @@ class WebSocketKeepAliveSocketTest {
 
     @Test
     void aClientThatStopsAnsweringAfterTheHandshakeIsClosedAfterTheMissedPongsWithACloseFrame() throws Exception {
-        int port = startServer(WebSocketKeepAliveHandler.builder().pingInterval(100, MILLISECONDS)
-                .pingIntervalJitter(0).pongTimeout(100, MILLISECONDS).maxMissedPongs(3));
+        int port = startServer(WebSocketKeepAliveHandler.builder().pingInterval(Duration.ofMillis(100))
+                .pingIntervalJitter(0).pongTimeout(Duration.ofMillis(100)).maxMissedPongs(3));
         RawWebSocketClient raw = rawClient(port);
         long upgraded = System.nanoTime();
         List<RawWebSocketClient.Frame> frames = raw.readUntilEof();
@@ -128,8 +129,8 @@ class WebSocketKeepAliveSocketTest {
 
     @Test
     void aConnectionThatNeverSendsItsHandshakeIsClosedAfterTheReaderIdleTimeout() throws Exception {
-        int port = startServer(WebSocketKeepAliveHandler.builder().pingInterval(100, MILLISECONDS)
-                .pongTimeout(100, MILLISECONDS).readerIdleTimeout(500, MILLISECONDS));
+        int port = startServer(WebSocketKeepAliveHandler.builder().pingInterval(Duration.ofMillis(100))
+                .pongTimeout(Duration.ofMillis(100)).readerIdleTimeout(Duration.ofMillis(500)));
         Socket socket = socket(port);
         long opened = System.nanoTime();
         assertEquals(-1, socket.getInputStream().read(), "closed without a byte");
@@ -139,8 +140,8 @@ class WebSocketKeepAliveSocketTest {
 
     @Test
     void malformedFramesCloseOnlyTheirConnectionWithTheProtocolsError() throws Exception {
-        int port = startServer(WebSocketKeepAliveHandler.builder().pingInterval(100, MILLISECONDS)
-                .pongTimeout(1, SECONDS));
+        int port = startServer(WebSocketKeepAliveHandler.builder().pingInterval(Duration.ofMillis(100))
+                .pongTimeout(Duration.ofSeconds(1)));
         JdkWebSocketClient bystander = jdkClient(port);
         byte[] unmasked = RawWebSocketClient.frame(RawWebSocketClient.TEXT, "hi".getBytes(StandardCharsets.US_ASCII), false);
         assertClosedWith(1002, port, unmasked);
@@ -162,10 +163,10 @@ class WebSocketKeepAliveSocketTest {
 
     @Test
     void nettysClientWithTheKeepaliveGetsPongsFromNettysServer() throws Exception {
-        int port = startServer(WebSocketKeepAliveHandler.builder().pingInterval(1, SECONDS));
+        int port = startServer(WebSocketKeepAliveHandler.builder().pingInterval(Duration.ofSeconds(1)));
         List<Object> clientEvents = new CopyOnWriteArrayList<>();
         WebSocketKeepAliveHandler.Factory keepAlive = WebSocketKeepAliveHandler.builder()
-                .pingInterval(100, MILLISECONDS).pongTimeout(1, SECONDS).build();
+                .pingInterval(Duration.ofMillis(100)).pongTimeout(Duration.ofSeconds(1)).build();
         WebSocketClientProtocolConfig config = WebSocketClientProtocolConfig.newBuilder()
                 .webSocketUri("ws://127.0.0.1:" + port + WebSocketWire.PATH).dropPongFrames(false).build();
         Channel client = new Bootstrap().group(group).channel(NioSocketChannel.class)
