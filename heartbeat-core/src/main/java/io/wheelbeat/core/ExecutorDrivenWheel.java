@@ -1,14 +1,14 @@
 package io.wheelbeat.core;
 
+import io.wheelbeat.core.internal.TimerWheel;
 import java.util.Objects;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A {@link TimerWheel} that an existing single-threaded executor drives, such as a Netty event
- * loop: callbacks run on the executor's thread with no hop, and the whole wheel costs the
+ * A hierarchical timing wheel that an existing single-threaded executor drives, such as a Netty
+ * event loop: the one road to a wheel for code on the owner thread. Callbacks run on the executor's thread with no hop, and the whole wheel costs the
  * executor one scheduled task, aimed at the earliest pending deadline, however many timers it
  * holds. A timer fires at its exact deadline plus only the executor's own lateness (no rounding
  * to a tick).
@@ -17,15 +17,27 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>On the owner thread, the {@code long} id API ({@link #schedule}, {@link #scheduleAt},
  *       {@link #cancel}, {@link #reschedule}, {@link #rescheduleAt}, {@link #isPending}): O(1)
- *       and allocation free, with the contract of {@link TimerWheel}. It throws
+ *       and allocation free once the wheel has grown to its peak. A timer is named by a
+ *       {@code long} id that carries a generation of its storage, so an id whose timer fired or
+ *       was cancelled is answered {@code false}, never mistaken for a later timer. It throws
  *       {@link IllegalStateException} when called from any other thread.</li>
  *   <li>From any thread, {@link #newTimeout} returns a {@link WheelTimeout} handle; other threads
  *       hand it to the owner through a lock-free queue.</li>
  * </ul>
  *
- * <p>Thread rules as above; the statistics of {@link #wheel()} may be read from any thread.
+ * <h2>Timing</h2>
+ * A timer fires when the driving task runs at or after its deadline: never early, with no rounding
+ * to a tick, in deadline order; deadlines are compared by difference, so the ticker may start
+ * anywhere and wrap ({@link System#nanoTime()}'s contract). A callback that throws is logged
+ * through SLF4J and counted in {@link #failedCount()}; the other timers still fire.
+ *
+ * <p>Thread rules as above; the statistics ({@link #pendingTimers()}, {@link #scheduledCount()}
+ * and the other counts) may be read from any thread.
  */
 public final class ExecutorDrivenWheel extends HandoverScheduler {
+
+    /** A timer id that no timer ever has: what holders of an id keep when no timer is pending. */
+    public static final long NO_TIMER = TimerWheel.NO_TIMER;
 
     private static final Logger log = LoggerFactory.getLogger(ExecutorDrivenWheel.class);
 
@@ -43,25 +55,25 @@ public final class ExecutorDrivenWheel extends HandoverScheduler {
      * Creates a wheel with {@code settings}, driven by {@code executor}. The settings' ticker must
      * be the clock the executor schedules by.
      */
-    public ExecutorDrivenWheel(WheelExecutor executor, TimerWheel.Builder settings) {
+    public ExecutorDrivenWheel(WheelExecutor executor, WheelSettings settings) {
         super(Objects.requireNonNull(settings, "settings"));
         this.executor = Objects.requireNonNull(executor, "executor");
     }
 
     /**
-     * Schedules {@code callback} to run once after {@code delay} (zero and negative: at once, on
-     * the next run of the driving task). Delays beyond 2^62 ns (146 years) saturate. Owner thread
+     * Schedules {@code callback} to run once after {@code delayNanos} (zero and negative: at once,
+     * on the next run of the driving task). Delays beyond 2^62 ns (146 years) saturate. A plain
+     * {@code long}, not a {@code Duration}, so that scheduling allocates nothing. Owner thread
      * only.
      *
-     * @return the timer's id, never {@link TimerWheel#NO_TIMER}
-     * @throws NullPointerException if {@code callback} or {@code unit} is null
+     * @return the timer's id, never {@link #NO_TIMER}
+     * @throws NullPointerException if {@code callback} is null
      * @throws java.util.concurrent.RejectedExecutionException if the maximum number of pending
      *     timers is reached
      */
-    public long schedule(TimerCallback callback, long delay, TimeUnit unit) {
+    public long schedule(TimerCallback callback, long delayNanos) {
         checkOwner();
-        Objects.requireNonNull(unit, "unit");
-        return place(callback, TimerWheel.deadlineAfter(ticker.nanoTime(), unit.toNanos(delay)));
+        return place(callback, TimerWheel.deadlineAfter(ticker.nanoTime(), delayNanos));
     }
 
     /**
@@ -69,7 +81,7 @@ public final class ExecutorDrivenWheel extends HandoverScheduler {
      * caller that has already read the clock (once per read batch, say) skip a second reading.
      * Owner thread only.
      *
-     * @see TimerWheel#scheduleAt(TimerCallback, long)
+     * @return the timer's id, never {@link #NO_TIMER}
      */
     public long scheduleAt(TimerCallback callback, long deadlineNanos) {
         checkOwner();
@@ -79,7 +91,7 @@ public final class ExecutorDrivenWheel extends HandoverScheduler {
     /**
      * Cancels a pending timer. Owner thread only.
      *
-     * @see TimerWheel#cancel(long)
+     * @return whether the timer was pending (a fired, cancelled or unknown id answers false)
      */
     public boolean cancel(long timerId) {
         checkOwner();
@@ -87,22 +99,20 @@ public final class ExecutorDrivenWheel extends HandoverScheduler {
     }
 
     /**
-     * Moves a pending timer to fire after {@code delay} instead. Owner thread only.
+     * Moves a pending timer to fire {@code delayNanos} from now instead. Owner thread only.
      *
-     * @throws NullPointerException if {@code unit} is null
-     * @see TimerWheel#rescheduleAt(long, long)
+     * @return whether the timer was pending (and is now moved)
      */
-    public boolean reschedule(long timerId, long delay, TimeUnit unit) {
+    public boolean reschedule(long timerId, long delayNanos) {
         checkOwner();
-        Objects.requireNonNull(unit, "unit");
-        return move(timerId, TimerWheel.deadlineAfter(ticker.nanoTime(), unit.toNanos(delay)));
+        return move(timerId, TimerWheel.deadlineAfter(ticker.nanoTime(), delayNanos));
     }
 
     /**
      * Moves a pending timer to fire at {@code deadlineNanos}, a reading of {@link #ticker()}.
      * Owner thread only.
      *
-     * @see TimerWheel#rescheduleAt(long, long)
+     * @return whether the timer was pending (and is now moved)
      */
     public boolean rescheduleAt(long timerId, long deadlineNanos) {
         checkOwner();
@@ -112,20 +122,10 @@ public final class ExecutorDrivenWheel extends HandoverScheduler {
     /**
      * Returns whether a timer is pending. Owner thread only.
      *
-     * @see TimerWheel#isPending(long)
      */
     public boolean isPending(long timerId) {
         checkOwner();
         return wheel.isPending(timerId);
-    }
-
-    /**
-     * Returns the wheel, for its statistics ({@link TimerWheel#pendingTimers()}, the counts),
-     * which may be read from any thread. Schedule through this driver, not through the wheel: a
-     * timer placed there directly would not move the driving task earlier.
-     */
-    public TimerWheel wheel() {
-        return wheel;
     }
 
     private boolean move(long timerId, long deadlineNanos) {

@@ -1,10 +1,10 @@
 package io.wheelbeat.core;
 
+import io.wheelbeat.core.internal.TimerWheel;
 import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongConsumer;
@@ -33,10 +33,10 @@ abstract class HandoverScheduler implements WheelScheduler {
     /** Told how late each timer fires (set when metrics are bound). */
     private volatile LongConsumer lateness = NO_LATENESS;
 
-    HandoverScheduler(TimerWheel.Builder settings) {
+    HandoverScheduler(WheelSettings settings) {
         this.ticker = settings.ticker();
         this.maxPendingTimers = settings.maxPendingTimers();
-        this.wheel = settings.build();
+        this.wheel = TimerWheel.of(settings);
     }
 
     /** Whether the calling thread owns the wheel. */
@@ -58,13 +58,12 @@ abstract class HandoverScheduler implements WheelScheduler {
     abstract void wakeBy(long deadlineNanos);
 
     @Override
-    public WheelTimeout newTimeout(WheelTimerTask task, long delay, TimeUnit unit) {
+    public WheelTimeout newTimeout(WheelTimerTask task, long delayNanos) {
         Objects.requireNonNull(task, "task");
-        Objects.requireNonNull(unit, "unit");
         if (!accepting()) {
             throw new IllegalStateException("cannot schedule: " + this + " has been stopped");
         }
-        long deadline = TimerWheel.deadlineAfter(ticker.nanoTime(), unit.toNanos(delay));
+        long deadline = TimerWheel.deadlineAfter(ticker.nanoTime(), delayNanos);
         TimeoutHandle timeout = new TimeoutHandle(this, task, deadline);
         if (inOwnerThread()) {
             timeout.placed(place(timeout, deadline));
@@ -92,6 +91,26 @@ abstract class HandoverScheduler implements WheelScheduler {
     @Override
     public Ticker ticker() {
         return ticker;
+    }
+
+    /** Timers scheduled so far. A racy snapshot: may be read from any thread, for metrics. */
+    public long scheduledCount() {
+        return wheel.scheduledCount();
+    }
+
+    /** Pending timers cancelled so far. A racy snapshot, as {@link #scheduledCount()}. */
+    public long cancelledCount() {
+        return wheel.cancelledCount();
+    }
+
+    /** Timers that fired so far. A racy snapshot, as {@link #scheduledCount()}. */
+    public long expiredCount() {
+        return wheel.expiredCount();
+    }
+
+    /** Timer callbacks that threw so far. A racy snapshot, as {@link #scheduledCount()}. */
+    public long failedCount() {
+        return wheel.failedCount();
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.wheelbeat.core;
 
+import io.wheelbeat.core.internal.TimerWheel;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 

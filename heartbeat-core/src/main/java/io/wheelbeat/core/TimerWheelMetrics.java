@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.wheelbeat.core.internal.TimerWheel;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;

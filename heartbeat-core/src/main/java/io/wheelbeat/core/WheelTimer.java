@@ -13,7 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A thread-safe timer on a {@link TimerWheel}, with a thread of its own: a drop-in for the role of
+ * A thread-safe timer on a hierarchical timing wheel, with a thread of its own: a drop-in for the role of
  * Netty's {@code HashedWheelTimer}.
  *
  * <p>Unlike {@code HashedWheelTimer}, the thread does not wake every tick: it sleeps until the
@@ -169,7 +169,7 @@ public final class WheelTimer extends HandoverScheduler {
 
     /** Settings of a {@link WheelTimer}. Not thread-safe. */
     public static final class Builder {
-        private TimerWheel.Builder wheel = TimerWheel.builder();
+        private WheelSettings wheel = new WheelSettings();
         private Executor taskExecutor;
         private ThreadFactory threadFactory = task -> {
             Thread thread = new Thread(task, "wheelbeat-timer-" + THREAD_NUMBER.incrementAndGet());
@@ -181,7 +181,7 @@ public final class WheelTimer extends HandoverScheduler {
         }
 
         /** The wheel's settings: tick, slots, maximum pending timers, ticker. */
-        public Builder wheel(TimerWheel.Builder wheel) {
+        public Builder wheel(WheelSettings wheel) {
             this.wheel = Objects.requireNonNull(wheel, "wheel");
             return this;
         }

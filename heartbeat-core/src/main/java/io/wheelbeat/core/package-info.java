@@ -2,10 +2,9 @@
  * The hashed timing wheel and its drivers, with no Netty. Use it when you schedule, cancel and
  * re-arm many timers (one or more per connection) and want O(1) operations without allocation.
  *
- * <p>Which type to take (thread rules on each):
+ * <p>Two roads to a wheel (thread rules on each), both set up with
+ * {@link io.wheelbeat.core.WheelSettings}:
  * <ul>
- *   <li>{@link io.wheelbeat.core.TimerWheel}: the wheel itself, owner thread only; time is an
- *       argument ({@code poll(now)}), so a loop of your own drives it;</li>
  *   <li>{@link io.wheelbeat.core.ExecutorDrivenWheel}: a wheel driven by a single-threaded
  *       executor (a Netty event loop in netty-handler), with the allocation-free {@code long}-id API
  *       on the owner thread and {@link io.wheelbeat.core.WheelScheduler#newTimeout} from any thread;</li>
@@ -15,5 +14,8 @@
  * </ul>
  * {@link io.wheelbeat.core.TimerWheelMetrics} binds a wheel's meters (needs Micrometer, an
  * optional dependency). {@link io.wheelbeat.core.ManualTicker} is virtual time for tests.
+ *
+ * <p>The wheel itself (the engine, in {@code io.wheelbeat.core.internal}, not exported) takes
+ * time as an argument and knows nothing of its drivers.
  */
 package io.wheelbeat.core;

@@ -31,9 +31,9 @@ class CoreWithoutMicrometerTest {
     @Test
     void theWheelTheLimiterAndTheBackoffRunWithoutMicrometer() {
         VirtualExecutor executor = new VirtualExecutor();
-        ExecutorDrivenWheel wheel = new ExecutorDrivenWheel(executor, TimerWheel.builder().ticker(executor.ticker));
+        ExecutorDrivenWheel wheel = new ExecutorDrivenWheel(executor, new WheelSettings().ticker(executor.ticker));
         List<Long> fired = new ArrayList<>();
-        wheel.schedule(fired::add, 10, TimeUnit.MILLISECONDS);
+        wheel.schedule(fired::add, TimeUnit.MILLISECONDS.toNanos(10));
 
         KeyedRateLimiter<String> limiter = KeyedRateLimiter
                 .builder(RateLimit.slidingWindow(1, Duration.ofSeconds(1)), wheel).build();

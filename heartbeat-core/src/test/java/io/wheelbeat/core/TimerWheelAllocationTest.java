@@ -3,6 +3,7 @@ package io.wheelbeat.core;
 import static io.wheelbeat.core.Allocations.steadyBytesAllocatedBy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.wheelbeat.core.internal.TimerWheel;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -24,7 +25,7 @@ class TimerWheelAllocationTest {
     @Test
     void scheduleCancelReschedulePollOnTheWheelAllocateNothing() {
         long[] now = {1L << 40};
-        TimerWheel wheel = TimerWheel.builder().ticker(() -> now[0]).initialCapacity(TIMERS).build();
+        TimerWheel wheel = TimerWheel.of(new WheelSettings().ticker(() -> now[0]).initialCapacity(TIMERS));
         long[] ids = new long[TIMERS];
         for (int i = 0; i < TIMERS; i++) {
             ids[i] = wheel.scheduleAt(callback, now[0] + i * MS);
@@ -58,22 +59,22 @@ class TimerWheelAllocationTest {
     void ownerThreadApiOfTheDriverAllocatesNothingWhileTheDrivingTaskStays() {
         VirtualExecutor executor = new VirtualExecutor();
         ExecutorDrivenWheel driven = new ExecutorDrivenWheel(executor,
-                TimerWheel.builder().ticker(executor.ticker).initialCapacity(TIMERS));
-        driven.schedule(callback, 1, TimeUnit.SECONDS); // the driving task waits for this one
+                new WheelSettings().ticker(executor.ticker).initialCapacity(TIMERS));
+        driven.schedule(callback, TimeUnit.SECONDS.toNanos(1)); // the driving task waits for this one
         long[] ids = new long[TIMERS];
         for (int i = 0; i < TIMERS; i++) {
-            ids[i] = driven.schedule(callback, 2 + i, TimeUnit.SECONDS);
+            ids[i] = driven.schedule(callback, TimeUnit.SECONDS.toNanos(2 + i));
         }
         assertEquals(0, steadyBytesAllocatedBy(() -> {
             for (int op = 0; op < OPERATIONS; op++) {
                 int i = random.nextInt(TIMERS);
                 long delay = 2_000 + random.nextInt(60_000);
                 switch (op % 3) {
-                    case 0 -> driven.reschedule(ids[i], delay, TimeUnit.MILLISECONDS);
+                    case 0 -> driven.reschedule(ids[i], TimeUnit.MILLISECONDS.toNanos(delay));
                     case 1 -> driven.rescheduleAt(ids[i], executor.ticker.nanoTime() + delay * MS);
                     default -> {
                         driven.cancel(ids[i]);
-                        ids[i] = driven.schedule(callback, delay, TimeUnit.MILLISECONDS);
+                        ids[i] = driven.schedule(callback, TimeUnit.MILLISECONDS.toNanos(delay));
                     }
                 }
             }

@@ -12,7 +12,7 @@ class TimerWheelMetricsTest {
 
     private final VirtualExecutor executor = new VirtualExecutor();
     private final ExecutorDrivenWheel wheel =
-            new ExecutorDrivenWheel(executor, TimerWheel.builder().ticker(executor.ticker));
+            new ExecutorDrivenWheel(executor, new WheelSettings().ticker(executor.ticker));
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
     TimerWheelMetricsTest() {
@@ -21,9 +21,9 @@ class TimerWheelMetricsTest {
 
     @Test
     void countersFollowTheWheel() {
-        long cancelled = wheel.schedule(id -> { }, 1, TimeUnit.MILLISECONDS);
-        wheel.schedule(id -> { }, 1, TimeUnit.MILLISECONDS);
-        wheel.schedule(id -> { }, 1, TimeUnit.HOURS);
+        long cancelled = wheel.schedule(id -> { }, TimeUnit.MILLISECONDS.toNanos(1));
+        wheel.schedule(id -> { }, TimeUnit.MILLISECONDS.toNanos(1));
+        wheel.schedule(id -> { }, TimeUnit.HOURS.toNanos(1));
         wheel.cancel(cancelled);
         executor.advance(10, TimeUnit.MILLISECONDS);
         assertEquals(3, registry.get("wheelbeat.timer.scheduled").tag("wheel", "test").functionCounter().count());
@@ -34,7 +34,7 @@ class TimerWheelMetricsTest {
 
     @Test
     void latenessIsFireTimeMinusDeadline() {
-        wheel.schedule(id -> { }, 5, TimeUnit.MILLISECONDS);
+        wheel.schedule(id -> { }, TimeUnit.MILLISECONDS.toNanos(5));
         executor.ticker.advance(8, TimeUnit.MILLISECONDS); // the executor runs the wheel 3 ms late
         executor.runDue();
         Timer lateness = registry.get("wheelbeat.timer.lateness").timer();
@@ -46,7 +46,7 @@ class TimerWheelMetricsTest {
     void failedCallbacksAreCounted() {
         wheel.schedule(id -> {
             throw new IllegalStateException("boom");
-        }, 1, TimeUnit.MILLISECONDS);
+        }, TimeUnit.MILLISECONDS.toNanos(1));
         executor.advance(5, TimeUnit.MILLISECONDS);
         assertEquals(1, registry.get("wheelbeat.timer.failed").functionCounter().count());
     }

@@ -10,7 +10,7 @@ public final class VirtualTimers {
      * Builds a {@link WheelTimer} whose wheel reads {@code ticker} and whose thread wakes whenever
      * the ticker advances, as it would when a real deadline passes.
      */
-    public static WheelTimer wheelTimer(ManualTicker ticker, WheelTimer.Builder builder, TimerWheel.Builder wheel) {
+    public static WheelTimer wheelTimer(ManualTicker ticker, WheelTimer.Builder builder, WheelSettings wheel) {
         WheelTimer timer = builder.wheel(wheel.ticker(ticker)).build();
         ticker.onAdvance(timer::wakeToReadTheClock);
         return timer;

@@ -3,6 +3,7 @@ package io.wheelbeat.core;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -32,7 +33,7 @@ class WheelTimerStressTest {
     @Test
     void everyTimeoutFiresExactlyOnceOrIsCancelledNeverBothNeverNeither() throws Exception {
         WheelTimer timer = WheelTimer.builder()
-                .wheel(TimerWheel.builder().tickDuration(100, TimeUnit.MICROSECONDS).slots(1024))
+                .wheel(new WheelSettings().tick(Duration.of(100, java.time.temporal.ChronoUnit.MICROS)).slots(1024))
                 .build();
         List<Tracked> all = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
@@ -88,7 +89,7 @@ class WheelTimerStressTest {
         for (int i = 0; i < mine.size(); i++) {
             Tracked tracked = mine.get(i);
             tracked.timeout = timer.newTimeout(t -> tracked.runs.incrementAndGet(),
-                    random.nextLong(-100_000, 3_000_000), TimeUnit.NANOSECONDS);
+                    random.nextLong(-100_000, 3_000_000));
             if (random.nextInt(4) == 0) {
                 tracked.cancelWon = tracked.timeout.cancel();
             }

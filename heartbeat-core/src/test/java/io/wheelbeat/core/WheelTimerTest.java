@@ -26,7 +26,7 @@ class WheelTimerTest {
     private static final long WAIT_SECONDS = 30;
 
     private final ManualTicker ticker = new ManualTicker();
-    private WheelTimer timer = VirtualTimers.wheelTimer(ticker, WheelTimer.builder(), TimerWheel.builder());
+    private WheelTimer timer = VirtualTimers.wheelTimer(ticker, WheelTimer.builder(), new WheelSettings());
 
     @AfterEach
     void stopTimer() {
@@ -40,7 +40,7 @@ class WheelTimerTest {
     @Test
     void taskRunsOnceAfterItsDelayInVirtualTime() throws InterruptedException {
         CountDownLatch ran = new CountDownLatch(1);
-        WheelTimeout timeout = timer.newTimeout(t -> ran.countDown(), 10, TimeUnit.SECONDS);
+        WheelTimeout timeout = timer.newTimeout(t -> ran.countDown(), TimeUnit.SECONDS.toNanos(10));
         ticker.advance(11, TimeUnit.SECONDS);
         await(ran);
         assertTrue(timeout.isExpired());
@@ -50,9 +50,9 @@ class WheelTimerTest {
     @Test
     void taskDoesNotRunBeforeItsDeadline() throws InterruptedException {
         AtomicInteger runs = new AtomicInteger();
-        timer.newTimeout(t -> runs.incrementAndGet(), 10, TimeUnit.SECONDS);
+        timer.newTimeout(t -> runs.incrementAndGet(), TimeUnit.SECONDS.toNanos(10));
         CountDownLatch marker = new CountDownLatch(1);
-        timer.newTimeout(t -> marker.countDown(), 5, TimeUnit.SECONDS);
+        timer.newTimeout(t -> marker.countDown(), TimeUnit.SECONDS.toNanos(5));
         ticker.advance(6, TimeUnit.SECONDS);
         await(marker);
         assertEquals(0, runs.get());
@@ -65,7 +65,7 @@ class WheelTimerTest {
         WheelTimeout timeout = timer.newTimeout(t -> {
             seen.set(t);
             ran.countDown();
-        }, 1, TimeUnit.MILLISECONDS);
+        }, TimeUnit.MILLISECONDS.toNanos(1));
         ticker.advance(1, TimeUnit.SECONDS);
         await(ran);
         assertSame(timeout, seen.get());
@@ -74,10 +74,10 @@ class WheelTimerTest {
     @Test
     void cancelledTimeoutNeverRuns() throws InterruptedException {
         AtomicInteger runs = new AtomicInteger();
-        WheelTimeout timeout = timer.newTimeout(t -> runs.incrementAndGet(), 1, TimeUnit.SECONDS);
+        WheelTimeout timeout = timer.newTimeout(t -> runs.incrementAndGet(), TimeUnit.SECONDS.toNanos(1));
         assertTrue(timeout.cancel());
         CountDownLatch marker = new CountDownLatch(1);
-        timer.newTimeout(t -> marker.countDown(), 2, TimeUnit.SECONDS);
+        timer.newTimeout(t -> marker.countDown(), TimeUnit.SECONDS.toNanos(2));
         ticker.advance(3, TimeUnit.SECONDS);
         await(marker);
         assertEquals(0, runs.get());
@@ -87,7 +87,7 @@ class WheelTimerTest {
 
     @Test
     void cancelTwiceReturnsFalseTheSecondTime() {
-        WheelTimeout timeout = timer.newTimeout(t -> { }, 1, TimeUnit.SECONDS);
+        WheelTimeout timeout = timer.newTimeout(t -> { }, TimeUnit.SECONDS.toNanos(1));
         assertTrue(timeout.cancel());
         assertFalse(timeout.cancel());
     }
@@ -95,7 +95,7 @@ class WheelTimerTest {
     @Test
     void cancelAfterExpiryReturnsFalse() throws InterruptedException {
         CountDownLatch ran = new CountDownLatch(1);
-        WheelTimeout timeout = timer.newTimeout(t -> ran.countDown(), 1, TimeUnit.SECONDS);
+        WheelTimeout timeout = timer.newTimeout(t -> ran.countDown(), TimeUnit.SECONDS.toNanos(1));
         ticker.advance(2, TimeUnit.SECONDS);
         await(ran);
         assertFalse(timeout.cancel());
@@ -106,9 +106,9 @@ class WheelTimerTest {
     void throwingTaskDoesNotStopTheTimer() throws InterruptedException {
         timer.newTimeout(t -> {
             throw new IllegalStateException("boom");
-        }, 1, TimeUnit.SECONDS);
+        }, TimeUnit.SECONDS.toNanos(1));
         CountDownLatch ran = new CountDownLatch(1);
-        timer.newTimeout(t -> ran.countDown(), 2, TimeUnit.SECONDS);
+        timer.newTimeout(t -> ran.countDown(), TimeUnit.SECONDS.toNanos(2));
         ticker.advance(3, TimeUnit.SECONDS);
         await(ran);
     }
@@ -118,13 +118,13 @@ class WheelTimerTest {
         timer.stop();
         ExecutorService executor = Executors.newSingleThreadExecutor(r -> new Thread(r, "task-executor"));
         try {
-            timer = VirtualTimers.wheelTimer(ticker, WheelTimer.builder().taskExecutor(executor), TimerWheel.builder());
+            timer = VirtualTimers.wheelTimer(ticker, WheelTimer.builder().taskExecutor(executor), new WheelSettings());
             AtomicReference<String> thread = new AtomicReference<>();
             CountDownLatch ran = new CountDownLatch(1);
             timer.newTimeout(t -> {
                 thread.set(Thread.currentThread().getName());
                 ran.countDown();
-            }, 1, TimeUnit.SECONDS);
+            }, TimeUnit.SECONDS.toNanos(1));
             ticker.advance(2, TimeUnit.SECONDS);
             await(ran);
             assertEquals("task-executor", thread.get());
@@ -135,8 +135,8 @@ class WheelTimerTest {
 
     @Test
     void stopReturnsTheTimeoutsThatNeverFired() {
-        WheelTimeout pending = timer.newTimeout(t -> { }, 1, TimeUnit.HOURS);
-        WheelTimeout cancelled = timer.newTimeout(t -> { }, 1, TimeUnit.HOURS);
+        WheelTimeout pending = timer.newTimeout(t -> { }, TimeUnit.HOURS.toNanos(1));
+        WheelTimeout cancelled = timer.newTimeout(t -> { }, TimeUnit.HOURS.toNanos(1));
         cancelled.cancel();
         Set<WheelTimeout> unfired = timer.stop();
         assertEquals(Set.of(pending), unfired);
@@ -145,7 +145,7 @@ class WheelTimerTest {
 
     @Test
     void secondStopReturnsNothing() {
-        timer.newTimeout(t -> { }, 1, TimeUnit.HOURS);
+        timer.newTimeout(t -> { }, TimeUnit.HOURS.toNanos(1));
         timer.stop();
         assertTrue(timer.stop().isEmpty());
     }
@@ -153,7 +153,7 @@ class WheelTimerTest {
     @Test
     void scheduleAfterStopIsRejected() {
         timer.stop();
-        assertThrows(IllegalStateException.class, () -> timer.newTimeout(t -> { }, 1, TimeUnit.SECONDS));
+        assertThrows(IllegalStateException.class, () -> timer.newTimeout(t -> { }, TimeUnit.SECONDS.toNanos(1)));
     }
 
     @Test
@@ -167,27 +167,26 @@ class WheelTimerTest {
                 error.set(e);
             }
             ran.countDown();
-        }, 1, TimeUnit.SECONDS);
+        }, TimeUnit.SECONDS.toNanos(1));
         ticker.advance(2, TimeUnit.SECONDS);
         await(ran);
         assertTrue(error.get() instanceof IllegalStateException);
     }
 
     @Test
-    void nullTaskOrUnitIsRejected() {
-        assertThrows(NullPointerException.class, () -> timer.newTimeout(null, 1, TimeUnit.SECONDS));
-        assertThrows(NullPointerException.class, () -> timer.newTimeout(t -> { }, 1, null));
+    void nullTaskIsRejected() {
+        assertThrows(NullPointerException.class, () -> timer.newTimeout(null, TimeUnit.SECONDS.toNanos(1)));
         assertEquals(0, timer.pendingTimers());
     }
 
     @Test
     void schedulingBeyondTheMaximumIsRejectedAndKeepsThePendingOnes() {
         timer.stop();
-        timer = VirtualTimers.wheelTimer(ticker, WheelTimer.builder(), TimerWheel.builder().maxPendingTimers(2));
-        WheelTimeout a = timer.newTimeout(t -> { }, 1, TimeUnit.HOURS);
-        WheelTimeout b = timer.newTimeout(t -> { }, 1, TimeUnit.HOURS);
+        timer = VirtualTimers.wheelTimer(ticker, WheelTimer.builder(), new WheelSettings().maxPendingTimers(2));
+        WheelTimeout a = timer.newTimeout(t -> { }, TimeUnit.HOURS.toNanos(1));
+        WheelTimeout b = timer.newTimeout(t -> { }, TimeUnit.HOURS.toNanos(1));
         RejectedExecutionException e = assertThrows(RejectedExecutionException.class,
-                () -> timer.newTimeout(t -> { }, 1, TimeUnit.HOURS));
+                () -> timer.newTimeout(t -> { }, TimeUnit.HOURS.toNanos(1)));
         assertTrue(e.getMessage().contains("maximum is 2"), e.getMessage());
         assertEquals(Set.of(a, b), timer.stop());
     }
@@ -196,9 +195,9 @@ class WheelTimerTest {
     void overdueTimeoutsAfterALongPauseRunOnceInDeadlineOrder() throws InterruptedException {
         StringBuffer order = new StringBuffer();
         CountDownLatch ran = new CountDownLatch(3);
-        timer.newTimeout(t -> { order.append('c'); ran.countDown(); }, 3, TimeUnit.HOURS);
-        timer.newTimeout(t -> { order.append('a'); ran.countDown(); }, 1, TimeUnit.SECONDS);
-        timer.newTimeout(t -> { order.append('b'); ran.countDown(); }, 2, TimeUnit.MINUTES);
+        timer.newTimeout(t -> { order.append('c'); ran.countDown(); }, TimeUnit.HOURS.toNanos(3));
+        timer.newTimeout(t -> { order.append('a'); ran.countDown(); }, TimeUnit.SECONDS.toNanos(1));
+        timer.newTimeout(t -> { order.append('b'); ran.countDown(); }, TimeUnit.MINUTES.toNanos(2));
         ticker.advance(1, TimeUnit.DAYS);
         await(ran);
         assertEquals("abc", order.toString());

@@ -8,7 +8,7 @@ import io.netty.channel.SingleThreadIoEventLoop;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.netty.EventLoopWheels;
 import java.util.ArrayList;
 import java.util.List;
@@ -111,7 +111,7 @@ final class InstrumentedEventLoopGroup extends MultiThreadIoEventLoopGroup {
             long wheelExpired = 0;
             long wheelPending = 0;
             if (readWheel) {
-                TimerWheel wheel = EventLoopWheels.shared().wheelFor(this).wheel();
+                ExecutorDrivenWheel wheel = EventLoopWheels.shared().wheelFor(this);
                 wheelScheduled = wheel.scheduledCount();
                 wheelCancelled = wheel.cancelledCount();
                 wheelExpired = wheel.expiredCount();

@@ -2,9 +2,10 @@ package io.wheelbeat.netty;
 
 import io.netty.util.concurrent.EventExecutor;
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.core.WheelExecutor;
+import io.wheelbeat.core.WheelSettings;
 import java.lang.ref.WeakReference;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.WeakHashMap;
@@ -27,9 +28,9 @@ import java.util.function.BiConsumer;
  */
 public final class EventLoopWheels {
 
-    private static final EventLoopWheels SHARED = new EventLoopWheels(1, TimeUnit.MILLISECONDS, 4096);
+    private static final EventLoopWheels SHARED = new EventLoopWheels(Duration.ofMillis(1), 4096);
 
-    private final long tickNanos;
+    private final Duration tick;
     private final int slots;
     private final Map<EventExecutor, ExecutorDrivenWheel> wheels = new WeakHashMap<>();
     private BiConsumer<EventExecutor, ExecutorDrivenWheel> onNewWheel = (loop, wheel) -> { };
@@ -37,13 +38,12 @@ public final class EventLoopWheels {
     /**
      * Wheels with the given tick (rounded up to a power of two nanoseconds) and number of slots.
      *
-     * @throws IllegalArgumentException as {@link TimerWheel.Builder#tickDuration} and
-     *     {@link TimerWheel.Builder#slots}
+     * @throws IllegalArgumentException as {@link WheelSettings#tick} and {@link WheelSettings#slots}
      */
-    public EventLoopWheels(long tick, TimeUnit unit, int slots) {
+    public EventLoopWheels(Duration tick, int slots) {
         // Validates now, so that a bad setting fails here and not on some channel's first timer.
-        TimerWheel.builder().tickDuration(tick, unit).slots(slots);
-        this.tickNanos = unit.toNanos(tick);
+        new WheelSettings().tick(tick).slots(slots);
+        this.tick = tick;
         this.slots = slots;
     }
 
@@ -64,8 +64,7 @@ public final class EventLoopWheels {
             }
             io.netty.util.concurrent.Ticker ticker = loop.ticker();
             wheel = new ExecutorDrivenWheel(new LoopExecutor(loop),
-                    TimerWheel.builder().tickDuration(tickNanos, TimeUnit.NANOSECONDS).slots(slots)
-                            .ticker(ticker::nanoTime));
+                    new WheelSettings().tick(tick).slots(slots).ticker(ticker::nanoTime));
             wheels.put(loop, wheel);
             announce = onNewWheel;
         }

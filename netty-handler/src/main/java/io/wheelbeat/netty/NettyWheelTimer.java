@@ -58,7 +58,7 @@ public final class NettyWheelTimer implements Timer {
     @Override
     public Timeout newTimeout(TimerTask task, long delay, TimeUnit unit) {
         NettyTimeout timeout = new NettyTimeout(this, Objects.requireNonNull(task, "task"));
-        timeout.bind(timer.newTimeout(timeout, delay, unit));
+        timeout.bind(timer.newTimeout(timeout, unit.toNanos(delay)));
         return timeout;
     }
 

@@ -1,20 +1,20 @@
 package io.wheelbeat.netty;
 
-import java.time.Duration;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.channel.embedded.EmbeddedChannel;
-import org.junit.jupiter.api.Test;
 import io.wheelbeat.netty.idle.WheelIdleStateHandler;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
 
 /** Binding the per-loop wheels' meters, one {@code wheel=loop-N} tag per wheel. */
 class EventLoopWheelsMetricsTest {
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    private final EventLoopWheels wheels = new EventLoopWheels(1, MILLISECONDS, 64);
+    private final EventLoopWheels wheels = new EventLoopWheels(Duration.ofMillis(1), 64);
 
     private EmbeddedChannel channelWithIdleHandler() {
         EmbeddedChannel ch = new EmbeddedChannel();

@@ -15,7 +15,6 @@ import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.TimerCallback;
-import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.demo.protocol.Frame;
 import io.wheelbeat.demo.protocol.FrameDecoder;
 import io.wheelbeat.demo.protocol.FrameEncoder;
@@ -102,7 +101,7 @@ final class ClientPipeline extends ChannelInitializer<Channel> {
         private final boolean webSocket;
         private ChannelHandlerContext ctx;
         private ExecutorDrivenWheel wheel;
-        private long timer = TimerWheel.NO_TIMER;
+        private long timer = ExecutorDrivenWheel.NO_TIMER;
         private long sequence;
 
         DataSender(long intervalMillis, boolean webSocket) {
@@ -129,7 +128,7 @@ final class ClientPipeline extends ChannelInitializer<Channel> {
         private void start(ChannelHandlerContext ctx) {
             this.ctx = ctx;
             wheel = EventLoopWheels.shared().wheelFor(ctx.executor());
-            timer = wheel.schedule(this, intervalMillis, TimeUnit.MILLISECONDS);
+            timer = wheel.schedule(this, TimeUnit.MILLISECONDS.toNanos(intervalMillis));
         }
 
         @Override
@@ -145,7 +144,7 @@ final class ClientPipeline extends ChannelInitializer<Channel> {
             if (ctx.channel().isActive()) {
                 String data = "data " + sequence++;
                 ctx.writeAndFlush(webSocket ? new TextWebSocketFrame(data) : Frame.data(data));
-                timer = wheel.schedule(this, intervalMillis, TimeUnit.MILLISECONDS);
+                timer = wheel.schedule(this, TimeUnit.MILLISECONDS.toNanos(intervalMillis));
             }
         }
     }

@@ -22,9 +22,9 @@ import io.wheelbeat.core.ratelimit.RateLimit;
 import io.wheelbeat.demo.MetricsEndpoint;
 import io.wheelbeat.demo.Transport;
 import io.wheelbeat.demo.protocol.Frame;
-import io.wheelbeat.netty.guard.ClosePacer;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.EventLoopWheelsMetrics;
+import io.wheelbeat.netty.guard.ClosePacer;
 import io.wheelbeat.netty.websocket.WebSocketKeepAliveHandler;
 import io.wheelbeat.ratelimit.redis.RedisLeaseStore;
 import java.net.InetSocketAddress;
@@ -33,11 +33,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 import sun.misc.Signal;
 
 /**
@@ -245,7 +245,7 @@ public final class DemoServer implements Runnable {
         private final EventLoopGroup boss = transport.newGroup(1);
         private final EventLoopGroup workers;
         /** This server's wheels, one per event loop, shared by all its handlers and limiters. */
-        private final EventLoopWheels wheels = new EventLoopWheels(1, TimeUnit.MILLISECONDS, 4096);
+        private final EventLoopWheels wheels = new EventLoopWheels(Duration.ofMillis(1), 4096);
         private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
         /**
          * The allocator every channel of this server uses, and the one its meters watch: Netty

@@ -1,5 +1,6 @@
 package io.wheelbeat.core.backoff;
 
+import io.wheelbeat.core.internal.ConfigChecks;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.random.RandomGenerator;
@@ -73,7 +74,7 @@ public final class BackoffPolicy {
      *     than {@code initial}, or either exceeds {@code Long.MAX_VALUE} nanoseconds (292 years)
      */
     public static Builder exponential(Duration initial, Duration max) {
-        return new Builder(nanos("initial", initial), nanos("max", max));
+        return new Builder(ConfigChecks.positiveNanos("initial", initial), ConfigChecks.positiveNanos("max", max));
     }
 
     /**
@@ -169,14 +170,6 @@ public final class BackoffPolicy {
                 + (maxAttempts == FOREVER ? "forever" : "at most " + maxAttempts + " attempts") + ")";
     }
 
-    private static long nanos(String name, Duration duration) {
-        Objects.requireNonNull(duration, name);
-        try {
-            return duration.toNanos();
-        } catch (ArithmeticException e) {
-            throw new IllegalArgumentException(name + " is too long (over 292 years): " + duration, e);
-        }
-    }
 
     /** Settings of a {@link BackoffPolicy}. Not thread-safe. */
     public static final class Builder {

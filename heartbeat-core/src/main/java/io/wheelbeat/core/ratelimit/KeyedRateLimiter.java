@@ -8,7 +8,6 @@ import io.wheelbeat.core.WheelTimer;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -282,7 +281,7 @@ public final class KeyedRateLimiter<K> {
                 firstCheck = leases.horizonNanos;
             }
             try {
-                fresh.eviction = scheduler.newTimeout(fresh, firstCheck, TimeUnit.NANOSECONDS);
+                fresh.eviction = scheduler.newTimeout(fresh, firstCheck);
             } catch (RejectedExecutionException full) {
                 log.debug("{}: the scheduler refused the eviction timer of a new key; key refused", this, full);
                 keyLimitRejected.increment();
@@ -327,7 +326,7 @@ public final class KeyedRateLimiter<K> {
     private void rearm(KeyEntry<K> entry, long delay) {
         WheelTimeout next;
         try {
-            next = scheduler.newTimeout(entry, delay, TimeUnit.NANOSECONDS);
+            next = scheduler.newTimeout(entry, delay);
         } catch (RejectedExecutionException | IllegalStateException e) {
             // Unwatched, it would never leave: forget it now. It comes back with a full limit.
             log.warn("{}: cannot re-arm the eviction check of a key; forgetting it early", this, e);

@@ -202,7 +202,7 @@ final class Leases {
             return;
         }
         try {
-            probeTimeout = scheduler.newTimeout(probe, PROBE_INTERVAL_NANOS, TimeUnit.NANOSECONDS);
+            probeTimeout = scheduler.newTimeout(probe, PROBE_INTERVAL_NANOS);
         } catch (RuntimeException e) {
             log.warn("{}: cannot schedule a probe of the lease store; staying on {}", limiter, policy, e);
         }

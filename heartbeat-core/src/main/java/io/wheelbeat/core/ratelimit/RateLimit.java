@@ -1,7 +1,7 @@
 package io.wheelbeat.core.ratelimit;
 
+import io.wheelbeat.core.internal.ConfigChecks;
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * How many permits one key may take per period, and by which algorithm.
@@ -31,7 +31,7 @@ public abstract sealed class RateLimit permits SlidingWindowCounter, TokenBucket
     final long periodNanos;
 
     RateLimit(long permits, Duration period) {
-        this.periodNanos = positiveNanos(period, "period");
+        this.periodNanos = ConfigChecks.positiveNanos("period", period);
         if (permits < 1) {
             throw new IllegalArgumentException("permits must be at least 1: " + permits);
         }
@@ -133,15 +133,4 @@ public abstract sealed class RateLimit permits SlidingWindowCounter, TokenBucket
         }
     }
 
-    private static long positiveNanos(Duration duration, String what) {
-        Objects.requireNonNull(duration, what);
-        if (duration.isNegative() || duration.isZero()) {
-            throw new IllegalArgumentException(what + " must be positive: " + duration);
-        }
-        try {
-            return duration.toNanos();
-        } catch (ArithmeticException e) {
-            throw new IllegalArgumentException(what + " is too long to count in nanoseconds: " + duration, e);
-        }
-    }
 }

@@ -1,12 +1,13 @@
 package io.wheelbeat.core.backoff;
 
-import io.wheelbeat.core.ScriptedRandom;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.core.ScriptedRandom;
+import io.wheelbeat.core.WheelSettings;
+import io.wheelbeat.core.internal.TimerWheel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -134,7 +135,7 @@ class BackoffScheduleTest {
     @Test
     void retriesOnATimerWheelStartAtTheFirstPollAtOrAfterTheirDeadline() {
         long[] now = {0};
-        TimerWheel wheel = TimerWheel.builder().ticker(() -> now[0]).build();
+        TimerWheel wheel = TimerWheel.of(new WheelSettings().ticker(() -> now[0]));
         long tick = wheel.tickNanos();
         BackoffPolicy policy = BackoffPolicy.exponential(Duration.ofMillis(50), Duration.ofMillis(400))
                 .fullJitter().build();

@@ -12,8 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.wheelbeat.core.ManualTicker;
-import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.core.VirtualTimers;
+import io.wheelbeat.core.WheelSettings;
 import io.wheelbeat.core.WheelTimer;
 import java.time.Duration;
 import java.util.List;
@@ -71,11 +71,11 @@ class KeyedRateLimiterTest {
     void acquiringAKnownKeySchedulesNoTimer() {
         KeyedRateLimiter<String> limiter = time.limiter(RateLimit.tokenBucket(1000, Duration.ofSeconds(1)));
         limiter.tryAcquire("k");
-        long scheduled = time.wheel.wheel().scheduledCount();
+        long scheduled = time.wheel.scheduledCount();
         for (int i = 0; i < 5000; i++) {
             limiter.tryAcquire("k");
         }
-        assertEquals(scheduled, time.wheel.wheel().scheduledCount());
+        assertEquals(scheduled, time.wheel.scheduledCount());
     }
 
     @Test
@@ -98,13 +98,13 @@ class KeyedRateLimiterTest {
     @Test
     void steadyBucketKeyIsCheckedAtMostOncePerPeriod() {
         KeyedRateLimiter<String> limiter = time.limiter(RateLimit.tokenBucket(1000, Duration.ofSeconds(1), 1));
-        long scheduled = time.wheel.wheel().scheduledCount();
+        long scheduled = time.wheel.scheduledCount();
         // One permit per refill interval for ten seconds: the bucket is never full at a check.
         for (long t = 0; t < 10 * SECOND; t += MILLI) {
             time.at(t);
             assertEquals(KeyedRateLimiter.ADMITTED, limiter.tryAcquire("k"));
         }
-        long checks = time.wheel.wheel().scheduledCount() - scheduled;
+        long checks = time.wheel.scheduledCount() - scheduled;
         assertTrue(checks <= 11, "eviction checks armed: " + checks);
         assertEquals(1, limiter.activeKeys());
     }
@@ -128,7 +128,7 @@ class KeyedRateLimiterTest {
                         limit + ", step " + step + " at " + now);
             }
             assertTrue(forgetful.evictedIdleCount() > 100, "evictions happened: " + limit);
-            assertEquals(0, neverEvicting.wheel.wheel().expiredCount());
+            assertEquals(0, neverEvicting.wheel.expiredCount());
         }
     }
 
@@ -192,7 +192,7 @@ class KeyedRateLimiterTest {
 
     @Test
     void keysBeyondTheWheelsTimerLimitAreRefused() {
-        VirtualWheel small = new VirtualWheel(TimerWheel.builder().maxPendingTimers(2));
+        VirtualWheel small = new VirtualWheel(new WheelSettings().maxPendingTimers(2));
         KeyedRateLimiter<String> limiter = small.limiter(TEN_PER_SECOND_WINDOW);
         assertEquals(KeyedRateLimiter.ADMITTED, limiter.tryAcquire("a"));
         assertEquals(KeyedRateLimiter.ADMITTED, limiter.tryAcquire("b"));
@@ -256,7 +256,7 @@ class KeyedRateLimiterTest {
     @Test
     void limiterOnAWheelTimerForgetsKeysWhenVirtualTimeAdvances() throws InterruptedException {
         ManualTicker ticker = new ManualTicker();
-        WheelTimer timer = VirtualTimers.wheelTimer(ticker, WheelTimer.builder(), TimerWheel.builder());
+        WheelTimer timer = VirtualTimers.wheelTimer(ticker, WheelTimer.builder(), new WheelSettings());
         try {
             KeyedRateLimiter<Integer> limiter = KeyedRateLimiter.builder(TEN_PER_SECOND_BUCKET, timer).<Integer>build();
             for (int key = 0; key < 100; key++) {

@@ -2,8 +2,8 @@ package io.wheelbeat.core.ratelimit;
 
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.ManualTicker;
-import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.core.VirtualExecutor;
+import io.wheelbeat.core.WheelSettings;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -24,10 +24,10 @@ final class VirtualWheel {
     private final long start = ticker.nanoTime();
 
     VirtualWheel() {
-        this(TimerWheel.builder());
+        this(new WheelSettings());
     }
 
-    VirtualWheel(TimerWheel.Builder settings) {
+    VirtualWheel(WheelSettings settings) {
         wheel = new ExecutorDrivenWheel(executor, settings.ticker(ticker));
     }
 

@@ -4,15 +4,14 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.wheelbeat.core.ExecutorDrivenWheel;
+import io.wheelbeat.core.internal.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
-import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.netty.internal.ChannelTimers;
-import io.wheelbeat.netty.internal.ConfigChecks;
 import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.wheelbeat.netty.internal.HandlerOptions;
 import io.wheelbeat.netty.internal.Jitter;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,9 +46,9 @@ public final class ConnectionDeadlineHandler extends ChannelDuplexHandler {
 
     private final Factory settings;
     private final ChannelTimers timers;
-    private long firstMessageTimer = TimerWheel.NO_TIMER;
-    private long ageTimer = TimerWheel.NO_TIMER;
-    private long graceTimer = TimerWheel.NO_TIMER;
+    private long firstMessageTimer = ExecutorDrivenWheel.NO_TIMER;
+    private long ageTimer = ExecutorDrivenWheel.NO_TIMER;
+    private long graceTimer = ExecutorDrivenWheel.NO_TIMER;
     private long ageNanos;
 
     private ConnectionDeadlineHandler(Factory settings) {
@@ -64,7 +63,7 @@ public final class ConnectionDeadlineHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (firstMessageTimer != TimerWheel.NO_TIMER) {
+        if (firstMessageTimer != ExecutorDrivenWheel.NO_TIMER) {
             firstMessageTimer = timers.cancel(firstMessageTimer);
         }
         ctx.fireChannelRead(msg);
@@ -127,13 +126,13 @@ public final class ConnectionDeadlineHandler extends ChannelDuplexHandler {
     private void onTimer(long timerId) {
         ChannelHandlerContext ctx = timers.ctx();
         if (timerId == firstMessageTimer) {
-            firstMessageTimer = TimerWheel.NO_TIMER;
+            firstMessageTimer = ExecutorDrivenWheel.NO_TIMER;
             ConnectionMeters.count(settings.firstMessageCloses);
             log.debug("{}: nothing read within {} ns of activation, closing", ctx.channel(), settings.firstMessageNanos);
             ctx.fireUserEventTriggered(new FirstMessageTimeoutEvent(settings.firstMessageNanos));
             ctx.close();
         } else if (timerId == ageTimer) {
-            ageTimer = TimerWheel.NO_TIMER;
+            ageTimer = ExecutorDrivenWheel.NO_TIMER;
             ConnectionMeters.count(settings.ageCloses);
             log.debug("{}: reached its maximum age of {} ns, closing after {} ns", ctx.channel(), ageNanos,
                     settings.graceNanos);
@@ -146,7 +145,7 @@ public final class ConnectionDeadlineHandler extends ChannelDuplexHandler {
                 ctx.close();
             }
         } else if (timerId == graceTimer) {
-            graceTimer = TimerWheel.NO_TIMER;
+            graceTimer = ExecutorDrivenWheel.NO_TIMER;
             log.debug("{}: grace after maximum age over, closing", ctx.channel());
             ctx.close();
         }

@@ -8,10 +8,10 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.WriteBufferWaterMark;
+import io.wheelbeat.core.ExecutorDrivenWheel;
+import io.wheelbeat.core.internal.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
-import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.netty.internal.ChannelTimers;
-import io.wheelbeat.netty.internal.ConfigChecks;
 import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.wheelbeat.netty.internal.HandlerOptions;
 import java.time.Duration;
@@ -61,7 +61,7 @@ public final class SlowConsumerHandler extends ChannelDuplexHandler {
 
     private final Factory settings;
     private final ChannelTimers timers;
-    private long unwritableTimer = TimerWheel.NO_TIMER;
+    private long unwritableTimer = ExecutorDrivenWheel.NO_TIMER;
     /** Whether this handler turned autoRead off, and so must turn it back on. */
     private boolean readingPaused;
     private boolean ended;
@@ -145,7 +145,7 @@ public final class SlowConsumerHandler extends ChannelDuplexHandler {
 
     private void onTimer(long timerId) {
         if (timerId == unwritableTimer) {
-            unwritableTimer = TimerWheel.NO_TIMER;
+            unwritableTimer = ExecutorDrivenWheel.NO_TIMER;
             ChannelOutboundBuffer pending = timers.ctx().channel().unsafe().outboundBuffer();
             end(SlowConsumerEvent.Cause.UNWRITABLE_TOO_LONG, pending == null ? 0 : pending.totalPendingWriteBytes());
         }
@@ -159,7 +159,7 @@ public final class SlowConsumerHandler extends ChannelDuplexHandler {
                 readingPaused = true;
                 ConnectionMeters.count(settings.readPauses);
             }
-            if (unwritableTimer == TimerWheel.NO_TIMER) {
+            if (unwritableTimer == ExecutorDrivenWheel.NO_TIMER) {
                 unwritableTimer = timers.schedule(settings.unwritableTimeoutNanos);
             }
         } else {

@@ -7,10 +7,10 @@ import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.ReferenceCountUtil;
-import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.core.ExecutorDrivenWheel;
+import io.wheelbeat.core.internal.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.internal.ChannelTimers;
-import io.wheelbeat.netty.internal.ConfigChecks;
 import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.wheelbeat.netty.internal.HandlerOptions;
 import io.wheelbeat.netty.internal.HeartbeatMeters;
@@ -107,8 +107,8 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
     private final ChannelTimers timers;
 
     // Pinging role.
-    private long idleTimer = TimerWheel.NO_TIMER;
-    private long pongTimer = TimerWheel.NO_TIMER;
+    private long idleTimer = ExecutorDrivenWheel.NO_TIMER;
+    private long pongTimer = ExecutorDrivenWheel.NO_TIMER;
     /** This interval's length, jitter included. */
     private long intervalNanos;
     private long lastWriteNanos;
@@ -219,10 +219,10 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
 
     private void onTimer(long timerId) {
         if (timerId == idleTimer) {
-            idleTimer = TimerWheel.NO_TIMER;
+            idleTimer = ExecutorDrivenWheel.NO_TIMER;
             pingWhenIdle(timers.now());
         } else if (timerId == pongTimer) {
-            pongTimer = TimerWheel.NO_TIMER;
+            pongTimer = ExecutorDrivenWheel.NO_TIMER;
             onPongTimeout();
         }
     }

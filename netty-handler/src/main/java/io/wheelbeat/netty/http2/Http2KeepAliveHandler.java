@@ -16,14 +16,14 @@ import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2PingFrame;
 import io.netty.handler.codec.http2.Http2Stream;
-import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.core.ExecutorDrivenWheel;
+import io.wheelbeat.core.internal.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.deadline.MaxConnectionAgeEvent;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
 import io.wheelbeat.netty.internal.ChannelTimers;
-import io.wheelbeat.netty.internal.ConfigChecks;
 import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.wheelbeat.netty.internal.HandlerOptions;
 import io.wheelbeat.netty.internal.HeartbeatMeters;
@@ -120,17 +120,17 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
     private final Http2Connection.Listener streams = new StreamListener();
     private ChannelHandlerContext codecCtx;
     private Http2Connection connection;
-    private long idleTimer = TimerWheel.NO_TIMER;
+    private long idleTimer = ExecutorDrivenWheel.NO_TIMER;
     private long idleSinceNanos;
-    private long ageTimer = TimerWheel.NO_TIMER;
+    private long ageTimer = ExecutorDrivenWheel.NO_TIMER;
     private long ageNanos;
-    private long graceTimer = TimerWheel.NO_TIMER;
-    private long drainTimer = TimerWheel.NO_TIMER;
+    private long graceTimer = ExecutorDrivenWheel.NO_TIMER;
+    private long drainTimer = ExecutorDrivenWheel.NO_TIMER;
     private boolean draining;
     private boolean drainPingAcked;
     // Keepalive pings.
-    private long pingTimer = TimerWheel.NO_TIMER;
-    private long ackTimer = TimerWheel.NO_TIMER;
+    private long pingTimer = ExecutorDrivenWheel.NO_TIMER;
+    private long ackTimer = ExecutorDrivenWheel.NO_TIMER;
     private long keepAliveNanos;
     private boolean readSinceStamp;
     private boolean readSincePing;
@@ -265,22 +265,22 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
 
     private void onTimer(long timerId) {
         if (timerId == idleTimer) {
-            idleTimer = TimerWheel.NO_TIMER;
+            idleTimer = ExecutorDrivenWheel.NO_TIMER;
             onIdleTimer();
         } else if (timerId == ageTimer) {
-            ageTimer = TimerWheel.NO_TIMER;
+            ageTimer = ExecutorDrivenWheel.NO_TIMER;
             onMaxAge();
         } else if (timerId == drainTimer) {
-            drainTimer = TimerWheel.NO_TIMER;
+            drainTimer = ExecutorDrivenWheel.NO_TIMER;
             onDrainPingAcked();
         } else if (timerId == pingTimer) {
-            pingTimer = TimerWheel.NO_TIMER;
+            pingTimer = ExecutorDrivenWheel.NO_TIMER;
             pingWhenIdle(timers.now());
         } else if (timerId == ackTimer) {
-            ackTimer = TimerWheel.NO_TIMER;
+            ackTimer = ExecutorDrivenWheel.NO_TIMER;
             onAckTimeout();
         } else if (timerId == graceTimer) {
-            graceTimer = TimerWheel.NO_TIMER;
+            graceTimer = ExecutorDrivenWheel.NO_TIMER;
             log.debug("{}: grace after maximum age over, closing", timers.ctx().channel());
             closeNow();
         }
@@ -321,7 +321,7 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
     }
 
     private void onPingAck(ChannelHandlerContext ctx, long pingId) {
-        if (ackTimer == TimerWheel.NO_TIMER || pingId != lastPingId) {
+        if (ackTimer == ExecutorDrivenWheel.NO_TIMER || pingId != lastPingId) {
             settings.pinging.pongLate();
             return;
         }
@@ -361,8 +361,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
      * before a new call.
      */
     private void onStreamOpened(Http2Stream stream) {
-        if (settings.keepAliveNanos > 0 && timers.running() && pingTimer == TimerWheel.NO_TIMER
-                && ackTimer == TimerWheel.NO_TIMER) {
+        if (settings.keepAliveNanos > 0 && timers.running() && pingTimer == ExecutorDrivenWheel.NO_TIMER
+                && ackTimer == ExecutorDrivenWheel.NO_TIMER) {
             long now = timers.now();
             if (connection.remote().isValidStreamId(stream.id())) {
                 lastReadNanos = now;
@@ -485,7 +485,7 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
                 closeWhenNoStreams();
             } else if (settings.maxIdleNanos > 0) {
                 idleSinceNanos = timers.now();
-                if (idleTimer == TimerWheel.NO_TIMER) {
+                if (idleTimer == ExecutorDrivenWheel.NO_TIMER) {
                     idleTimer = timers.schedule(settings.maxIdleNanos);
                 }
             }

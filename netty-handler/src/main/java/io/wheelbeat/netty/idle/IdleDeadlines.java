@@ -4,12 +4,10 @@ import io.netty.handler.timeout.IdleState;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Ticker;
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.core.WheelScheduler;
 import io.wheelbeat.core.WheelTimeout;
 import io.wheelbeat.core.WheelTimerTask;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,7 +55,7 @@ abstract class IdleDeadlines {
         @Override
         void arm(WheelIdleStateHandler handler, IdleState state, long deadlineNanos) {
             long timer = handler.timer(state);
-            if (timer == TimerWheel.NO_TIMER || !wheel.rescheduleAt(timer, deadlineNanos)) {
+            if (timer == ExecutorDrivenWheel.NO_TIMER || !wheel.rescheduleAt(timer, deadlineNanos)) {
                 handler.setTimer(state, wheel.scheduleAt(handler, deadlineNanos));
             }
         }
@@ -65,9 +63,9 @@ abstract class IdleDeadlines {
         @Override
         void disarm(WheelIdleStateHandler handler, IdleState state) {
             long timer = handler.timer(state);
-            if (timer != TimerWheel.NO_TIMER) {
+            if (timer != ExecutorDrivenWheel.NO_TIMER) {
                 wheel.cancel(timer);
-                handler.setTimer(state, TimerWheel.NO_TIMER);
+                handler.setTimer(state, ExecutorDrivenWheel.NO_TIMER);
             }
         }
 
@@ -105,7 +103,7 @@ abstract class IdleDeadlines {
             disarm(handler, state);
             // The shared timer measures the delay on its own clock.
             long delay = deadlineNanos - ticker.nanoTime();
-            setTimeout(state, timer.newTimeout(this, delay, TimeUnit.NANOSECONDS));
+            setTimeout(state, timer.newTimeout(this, delay));
         }
 
         @Override

@@ -1,8 +1,8 @@
 package io.wheelbeat.netty.idle;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
@@ -11,16 +11,16 @@ import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.EventExecutor;
+import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.TimerCallback;
-import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.core.WheelScheduler;
-import io.wheelbeat.netty.internal.ConfigChecks;
+import io.wheelbeat.core.internal.ConfigChecks;
+import io.wheelbeat.netty.EventLoopWheels;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.WeakHashMap;
 import java.util.concurrent.TimeUnit;
-import io.wheelbeat.netty.EventLoopWheels;
 
 /**
  * A drop-in replacement for Netty's {@link IdleStateHandler} whose timers live on the shared
@@ -120,8 +120,8 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
     private boolean reading;
     private boolean firstReaderIdleEvent = true;
     private long lastReadTime;
-    /** The pending timer of the reader check on the loop wheel, or {@link TimerWheel#NO_TIMER}. */
-    private long readerTimer = TimerWheel.NO_TIMER;
+    /** The pending timer of the reader check on the loop wheel, or {@link ExecutorDrivenWheel#NO_TIMER}. */
+    private long readerTimer = ExecutorDrivenWheel.NO_TIMER;
 
     /**
      * Netty's {@code IdleStateHandler(int, int, int)}: idle times in seconds, zero or less
@@ -351,7 +351,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
     public final void onTimeout(long timerId) {
         for (IdleState state : IdleDeadlines.STATES) {
             if (timer(state) == timerId) {
-                setTimer(state, TimerWheel.NO_TIMER); // spent
+                setTimer(state, ExecutorDrivenWheel.NO_TIMER); // spent
                 checkFellDue(state);
                 return;
             }
@@ -478,12 +478,12 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
         };
     }
 
-    /** The loop-wheel timer of the {@code state} check, or {@link TimerWheel#NO_TIMER}; for {@link IdleDeadlines.OnLoopWheel}. */
+    /** The loop-wheel timer of the {@code state} check, or {@link ExecutorDrivenWheel#NO_TIMER}; for {@link IdleDeadlines.OnLoopWheel}. */
     final long timer(IdleState state) {
         if (state == IdleState.READER_IDLE) {
             return readerTimer;
         }
-        return writes == null ? TimerWheel.NO_TIMER
+        return writes == null ? ExecutorDrivenWheel.NO_TIMER
                 : state == IdleState.WRITER_IDLE ? writes.writerTimer : writes.allTimer;
     }
 
@@ -547,8 +547,8 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
         long lastWriteTime;
         boolean firstWriterIdleEvent = true;
         boolean firstAllIdleEvent = true;
-        long writerTimer = TimerWheel.NO_TIMER;
-        long allTimer = TimerWheel.NO_TIMER;
+        long writerTimer = ExecutorDrivenWheel.NO_TIMER;
+        long allTimer = ExecutorDrivenWheel.NO_TIMER;
         private long readerCheckAt;
         private long writerCheckAt;
         private long allCheckAt;

@@ -3,10 +3,8 @@ package io.wheelbeat.netty.internal;
 import io.netty.channel.ChannelHandlerContext;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.TimerCallback;
-import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.netty.EventLoopWheels;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The timers of one handler on its channel's event-loop wheel, through the allocation-free
@@ -98,14 +96,14 @@ public final class ChannelTimers {
 
     /** Schedules a timer {@code delayNanos} from now and returns its id. Running only. */
     public long schedule(long delayNanos) {
-        return wheel.schedule(callback, delayNanos, TimeUnit.NANOSECONDS);
+        return wheel.schedule(callback, delayNanos);
     }
 
-    /** Cancels {@code timerId} if it is pending and returns {@link TimerWheel#NO_TIMER}. */
+    /** Cancels {@code timerId} if it is pending and returns {@link ExecutorDrivenWheel#NO_TIMER}. */
     public long cancel(long timerId) {
-        if (timerId != TimerWheel.NO_TIMER) {
+        if (timerId != ExecutorDrivenWheel.NO_TIMER) {
             wheel.cancel(timerId);
         }
-        return TimerWheel.NO_TIMER;
+        return ExecutorDrivenWheel.NO_TIMER;
     }
 }

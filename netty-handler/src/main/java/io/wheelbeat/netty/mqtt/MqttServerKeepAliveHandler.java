@@ -16,12 +16,12 @@ import io.netty.handler.codec.mqtt.MqttProperties;
 import io.netty.handler.codec.mqtt.MqttReasonCodes;
 import io.netty.handler.codec.mqtt.MqttVersion;
 import io.netty.util.ReferenceCountUtil;
-import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.core.ExecutorDrivenWheel;
+import io.wheelbeat.core.internal.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.deadline.FirstMessageTimeoutEvent;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
 import io.wheelbeat.netty.internal.ChannelTimers;
-import io.wheelbeat.netty.internal.ConfigChecks;
 import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.wheelbeat.netty.internal.HandlerOptions;
 import io.wheelbeat.netty.internal.HeartbeatMeters;
@@ -92,8 +92,8 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
     private final Factory settings;
     private final ChannelTimers timers;
     private final PingEnforcement.Strikes strikes;
-    private long connectTimer = TimerWheel.NO_TIMER;
-    private long idleTimer = TimerWheel.NO_TIMER;
+    private long connectTimer = ExecutorDrivenWheel.NO_TIMER;
+    private long idleTimer = ExecutorDrivenWheel.NO_TIMER;
     private boolean connected;
     private boolean connAckSeen;
     private int version;
@@ -209,13 +209,13 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
 
     private void onTimer(long timerId) {
         if (timerId == connectTimer) {
-            connectTimer = TimerWheel.NO_TIMER;
+            connectTimer = ExecutorDrivenWheel.NO_TIMER;
             ConnectionMeters.count(settings.connectTimeoutCloses);
             log.debug("{}: no CONNECT within {} ns, closing", timers.ctx().channel(), settings.connectTimeoutNanos);
             timers.ctx().fireUserEventTriggered(new FirstMessageTimeoutEvent(settings.connectTimeoutNanos));
             timers.ctx().close();
         } else if (timerId == idleTimer) {
-            idleTimer = TimerWheel.NO_TIMER;
+            idleTimer = ExecutorDrivenWheel.NO_TIMER;
             onIdleTimer();
         }
     }

@@ -14,12 +14,11 @@ import io.netty.channel.EventLoop;
 import io.netty.util.AttributeKey;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.TimerCallback;
-import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.core.backoff.BackoffPolicy;
 import io.wheelbeat.core.backoff.BackoffSchedule;
+import io.wheelbeat.core.internal.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
-import io.wheelbeat.netty.internal.ConfigChecks;
 import io.wheelbeat.netty.reconnect.ReconnectEvent.AttemptScheduled;
 import io.wheelbeat.netty.reconnect.ReconnectEvent.Connected;
 import io.wheelbeat.netty.reconnect.ReconnectEvent.Connecting;
@@ -113,9 +112,9 @@ public final class ReconnectingClient {
     private ChannelFuture attempt;
     private boolean permitHeld;
     private int attemptNumber;
-    private long retryTimer = TimerWheel.NO_TIMER;
-    private long connectTimer = TimerWheel.NO_TIMER;
-    private long healthyTimer = TimerWheel.NO_TIMER;
+    private long retryTimer = ExecutorDrivenWheel.NO_TIMER;
+    private long connectTimer = ExecutorDrivenWheel.NO_TIMER;
+    private long healthyTimer = ExecutorDrivenWheel.NO_TIMER;
     private int permitRefusals;
     private long lastPermitWaitNanos;
     private boolean healthy;
@@ -295,7 +294,7 @@ public final class ReconnectingClient {
         backoff.attemptStarted(wheel.ticker().nanoTime());
         ChannelFuture future = connector.connect(remote);
         attempt = future;
-        connectTimer = wheel.schedule(onTimer, connectTimeoutNanos, TimeUnit.NANOSECONDS);
+        connectTimer = wheel.schedule(onTimer, connectTimeoutNanos);
         // Last: a future already done (a failed registration, say) runs the listener at once.
         future.addListener(onConnectDone);
         if (closed) {
@@ -311,20 +310,20 @@ public final class ReconnectingClient {
         if (metrics != null) {
             metrics.attemptDeferred();
         }
-        retryTimer = wheel.schedule(onTimer, lastPermitWaitNanos, TimeUnit.NANOSECONDS);
+        retryTimer = wheel.schedule(onTimer, lastPermitWaitNanos);
     }
 
     private void onTimer(long timerId) {
         if (timerId == retryTimer) {
-            retryTimer = TimerWheel.NO_TIMER;
+            retryTimer = ExecutorDrivenWheel.NO_TIMER;
             connect();
         } else if (timerId == connectTimer) {
-            connectTimer = TimerWheel.NO_TIMER;
+            connectTimer = ExecutorDrivenWheel.NO_TIMER;
             abandonAttempt();
             attemptFailed(new ConnectTimeoutException("connection attempt timed out after "
                     + TimeUnit.NANOSECONDS.toMillis(connectTimeoutNanos) + " ms: " + remote));
         } else if (timerId == healthyTimer) {
-            healthyTimer = TimerWheel.NO_TIMER;
+            healthyTimer = ExecutorDrivenWheel.NO_TIMER;
             provedHealthy(false);
         }
     }
@@ -358,7 +357,7 @@ public final class ReconnectingClient {
     private void endAttempt() {
         attempt = null;
         wheel.cancel(connectTimer);
-        connectTimer = TimerWheel.NO_TIMER;
+        connectTimer = ExecutorDrivenWheel.NO_TIMER;
         releasePermit();
     }
 
@@ -392,7 +391,7 @@ public final class ReconnectingClient {
         firstConnection.complete(ch);
         if (healthyAfterNanos > 0 && !closed) {
             // Armed after the event, so that the event never comes later than the uptime's start.
-            healthyTimer = wheel.schedule(onTimer, healthyAfterNanos, TimeUnit.NANOSECONDS);
+            healthyTimer = wheel.schedule(onTimer, healthyAfterNanos);
         }
         // Added last: on a channel already closed it runs at once, and Disconnected follows Connected.
         ch.closeFuture().addListener(onChannelClosed);
@@ -405,7 +404,7 @@ public final class ReconnectingClient {
         }
         healthy = true;
         wheel.cancel(healthyTimer);
-        healthyTimer = TimerWheel.NO_TIMER;
+        healthyTimer = ExecutorDrivenWheel.NO_TIMER;
         backoff.reset();
         notBackingOff();
         log.debug("{}: healthy ({})", this, byPong ? "first pong" : "connected long enough");
@@ -419,7 +418,7 @@ public final class ReconnectingClient {
         }
         channel = null;
         wheel.cancel(healthyTimer);
-        healthyTimer = TimerWheel.NO_TIMER;
+        healthyTimer = ExecutorDrivenWheel.NO_TIMER;
         boolean wasHealthy = healthy;
         healthy = false;
         log.debug("{}: disconnected ({})", this, wasHealthy ? "was healthy" : "never proved healthy");
@@ -491,9 +490,9 @@ public final class ReconnectingClient {
 
     private void shutdown() {
         wheel.cancel(retryTimer);
-        retryTimer = TimerWheel.NO_TIMER;
+        retryTimer = ExecutorDrivenWheel.NO_TIMER;
         wheel.cancel(healthyTimer);
-        healthyTimer = TimerWheel.NO_TIMER;
+        healthyTimer = ExecutorDrivenWheel.NO_TIMER;
         abandonAttempt();
         releasePermit(); // taken by an attempt whose Connecting listener closed the client
         notBackingOff();

@@ -17,13 +17,13 @@ import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
 import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.netty.util.ReferenceCountUtil;
-import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.core.ExecutorDrivenWheel;
+import io.wheelbeat.core.internal.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.internal.ChannelTimers;
-import io.wheelbeat.netty.internal.ConfigChecks;
 import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.wheelbeat.netty.internal.HandlerOptions;
 import io.wheelbeat.netty.internal.Jitter;
@@ -114,7 +114,7 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
 
     private final Factory settings;
     private final ChannelTimers timers;
-    private long readerIdleTimer = TimerWheel.NO_TIMER;
+    private long readerIdleTimer = ExecutorDrivenWheel.NO_TIMER;
     private long lastReadNanos;
     /** The heartbeat handler this one added at the handshake, until pinging stops. */
     private HeartbeatHandler heartbeat;
@@ -237,7 +237,7 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
         if (timerId != readerIdleTimer) {
             return;
         }
-        readerIdleTimer = TimerWheel.NO_TIMER;
+        readerIdleTimer = ExecutorDrivenWheel.NO_TIMER;
         long left = settings.readerIdleNanos - (timers.now() - lastReadNanos);
         if (left > 0) {
             readerIdleTimer = timers.schedule(left); // lazy: reads only stamp a time

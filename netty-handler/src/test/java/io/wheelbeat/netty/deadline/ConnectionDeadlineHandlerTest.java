@@ -1,19 +1,14 @@
 package io.wheelbeat.netty.deadline;
 
-import io.wheelbeat.netty.VirtualTime;
-import io.wheelbeat.netty.EventLoopWheels;
-import io.wheelbeat.core.ScriptedRandom;
-import java.time.Duration;
-import static java.util.concurrent.TimeUnit.HOURS;
+import static io.wheelbeat.netty.VirtualTime.advance;
+import static io.wheelbeat.netty.VirtualTime.frozenChannel;
+import static io.wheelbeat.netty.VirtualTime.pendingTimers;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static io.wheelbeat.netty.VirtualTime.advance;
-import static io.wheelbeat.netty.VirtualTime.frozenChannel;
-import static io.wheelbeat.netty.VirtualTime.pendingTimers;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.bootstrap.Bootstrap;
@@ -29,13 +24,16 @@ import io.netty.channel.local.LocalAddress;
 import io.netty.channel.local.LocalChannel;
 import io.netty.channel.local.LocalIoHandler;
 import io.netty.channel.local.LocalServerChannel;
+import io.wheelbeat.core.ScriptedRandom;
+import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.netty.UserEvents;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import io.wheelbeat.netty.UserEvents;
 
 class ConnectionDeadlineHandlerTest {
 
@@ -267,9 +265,9 @@ class ConnectionDeadlineHandlerTest {
 
     @Test
     void putsTimersOnTheGivenWheels() {
-        EventLoopWheels own = new EventLoopWheels(1, MILLISECONDS, 256);
+        EventLoopWheels own = new EventLoopWheels(Duration.ofMillis(1), 256);
         EmbeddedChannel ch = channelWith(firstMessageWithin(1000).wheels(own));
-        assertEquals(1, own.wheelFor(ch.eventLoop()).wheel().pendingTimers());
+        assertEquals(1, own.wheelFor(ch.eventLoop()).pendingTimers());
         assertEquals(0, pendingTimers(ch));
     }
 

@@ -1,6 +1,5 @@
 package io.wheelbeat.netty.heartbeat;
 
-import java.time.Duration;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -24,6 +23,7 @@ import io.netty.handler.codec.string.StringEncoder;
 import io.wheelbeat.netty.EventLoopWheels;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -182,7 +182,7 @@ class HeartbeatLoopbackTest {
 
     private int pendingTimersAfterInactive(Channel ch) throws Exception {
         assertTrue(clientInactive.await(WAIT_SECONDS, SECONDS), "the client never went inactive");
-        return ch.eventLoop().submit(() -> EventLoopWheels.shared().wheelFor(ch.eventLoop()).wheel().pendingTimers())
+        return ch.eventLoop().submit(() -> EventLoopWheels.shared().wheelFor(ch.eventLoop()).pendingTimers())
                 .get();
     }
 }

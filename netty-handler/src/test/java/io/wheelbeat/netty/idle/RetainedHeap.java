@@ -6,8 +6,9 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Ticker;
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.core.WheelScheduler;
+import io.wheelbeat.core.internal.TimerWheel;
+import io.wheelbeat.netty.EventLoopWheels;
 import java.lang.reflect.Array;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -20,7 +21,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import org.openjdk.jol.util.ObjectUtils;
 import org.openjdk.jol.vm.VM;
-import io.wheelbeat.netty.EventLoopWheels;
 
 /**
  * The heap one connection's handler costs: the objects reachable from it (JOL's sizes), not

@@ -1,6 +1,5 @@
 package io.wheelbeat.netty.idle;
 
-import java.time.Duration;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.NANOSECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -11,21 +10,22 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
-import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.core.WheelExecutor;
+import io.wheelbeat.core.WheelSettings;
+import io.wheelbeat.netty.SlowDrainChannel;
+import io.wheelbeat.netty.VirtualTicker;
+import io.wheelbeat.netty.VirtualTime;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
-import io.wheelbeat.netty.SlowDrainChannel;
-import io.wheelbeat.netty.VirtualTicker;
-import io.wheelbeat.netty.VirtualTime;
 
 /**
  * Runs randomized traffic scripts, from fixed seeds, through Netty's {@link IdleStateHandler} and
@@ -151,7 +151,7 @@ class WheelIdleStateHandlerDifferentialTest {
             long half = script.duration() / 2;
             for (long origin : new long[] {Long.MAX_VALUE - half, Long.MIN_VALUE, -half}) {
                 ManualLoop loop = new ManualLoop(origin);
-                ExecutorDrivenWheel timer = new ExecutorDrivenWheel(loop, TimerWheel.builder().ticker(loop::now));
+                ExecutorDrivenWheel timer = new ExecutorDrivenWheel(loop, new WheelSettings().ticker(loop::now));
                 SlowDrainChannel ch = loop.drive(new SlowDrainChannel(loop.ticker));
                 List<Event> wheel = run(script, ch, loop, WheelIdleStateHandler.builder().timer(timer)
                         .observeOutput(script.observeOutput).readerIdleTime(Duration.ofNanos(script.readerNanos))

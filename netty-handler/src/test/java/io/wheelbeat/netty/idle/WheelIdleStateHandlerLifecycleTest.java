@@ -1,6 +1,5 @@
 package io.wheelbeat.netty.idle;
 
-import java.time.Duration;
 import static io.netty.handler.timeout.IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
@@ -18,12 +17,13 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.TimerWheelMetrics;
+import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.netty.VirtualTime;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
-import io.wheelbeat.netty.EventLoopWheels;
-import io.wheelbeat.netty.VirtualTime;
 
 /**
  * Whatever the order of lifecycle events, the handler starts at most once, never after it was
@@ -105,7 +105,7 @@ class WheelIdleStateHandlerLifecycleTest {
 
     @Test
     void closedBeforeRegisteredItNeverStarts() {
-        EventLoopWheels wheels = new EventLoopWheels(1, MILLISECONDS, 64);
+        EventLoopWheels wheels = new EventLoopWheels(Duration.ofMillis(1), 64);
         AtomicInteger wheelsMade = new AtomicInteger();
         wheels.onNewWheel((loop, wheel) -> wheelsMade.incrementAndGet());
         EmbeddedChannel ch = new EmbeddedChannel(false, false);

@@ -1,8 +1,5 @@
 package io.wheelbeat.netty.idle;
 
-import io.wheelbeat.netty.SlowDrainChannel;
-import io.wheelbeat.netty.EventLoopWheels;
-import java.time.Duration;
 import static io.netty.handler.timeout.IdleStateEvent.ALL_IDLE_STATE_EVENT;
 import static io.netty.handler.timeout.IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT;
 import static io.netty.handler.timeout.IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT;
@@ -28,12 +25,15 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.wheelbeat.core.TimerWheelMetrics;
 import io.wheelbeat.core.WheelTimer;
+import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.netty.SlowDrainChannel;
+import io.wheelbeat.netty.VirtualTime;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import io.wheelbeat.netty.VirtualTime;
 
 /** The behaviours of {@link WheelIdleStateHandler} that Netty's IdleStateHandler defines, in virtual time. */
 class WheelIdleStateHandlerTest {
@@ -341,7 +341,7 @@ class WheelIdleStateHandlerTest {
 
     @Test
     void timersGoToTheWheelsGivenToTheBuilder() {
-        EventLoopWheels own = new EventLoopWheels(1, MILLISECONDS, 512);
+        EventLoopWheels own = new EventLoopWheels(Duration.ofMillis(1), 512);
         start(WheelIdleStateHandler.builder().readerIdleTime(Duration.ofNanos(R)).allIdleTime(Duration.ofNanos(A))
                 .wheels(own).build().newHandler());
         assertEquals(2, own.wheelFor(ch.eventLoop()).pendingTimers());

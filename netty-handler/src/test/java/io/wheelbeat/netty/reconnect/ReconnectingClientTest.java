@@ -405,7 +405,7 @@ class ReconnectingClientTest {
 
     @Test
     void theClientsTimersGoOnTheWheelsItWasGiven() throws Exception {
-        EventLoopWheels own = new EventLoopWheels(1, TimeUnit.MILLISECONDS, 64);
+        EventLoopWheels own = new EventLoopWheels(Duration.ofMillis(1), 64);
         ReconnectingClient client = remember(clientTo(unusedPort(), new Quiet()).wheels(own)
                 .backoff(BackoffPolicy.exponential(Duration.ofSeconds(10), Duration.ofSeconds(10)).build()).build());
         client.start();

@@ -16,6 +16,7 @@ import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.wheelbeat.core.Ticker;
+import io.wheelbeat.core.internal.ConfigChecks;
 import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
 import io.wheelbeat.core.ratelimit.LeaseStore;
 import io.wheelbeat.core.ratelimit.RateLimit;
@@ -316,7 +317,8 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
          * @throws IllegalArgumentException if not positive
          */
         public Builder timeout(Duration timeout) {
-            this.timeout = positive(timeout, "timeout");
+            ConfigChecks.positiveNanos("timeout", timeout);
+            this.timeout = timeout;
             return this;
         }
 
@@ -326,7 +328,8 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
          * @throws IllegalArgumentException if not positive
          */
         public Builder connectTimeout(Duration connectTimeout) {
-            this.connectTimeout = positive(connectTimeout, "connectTimeout");
+            ConfigChecks.positiveNanos("connectTimeout", connectTimeout);
+            this.connectTimeout = connectTimeout;
             return this;
         }
 
@@ -383,11 +386,5 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
             return new RedisLeaseStore(this, parsed);
         }
 
-        private static Duration positive(Duration duration, String what) {
-            if (Objects.requireNonNull(duration, what).isNegative() || duration.isZero()) {
-                throw new IllegalArgumentException(what + " must be positive: " + duration);
-            }
-            return duration;
-        }
     }
 }

@@ -6,8 +6,9 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.ManualTicker;
-import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.core.VirtualExecutor;
+import io.wheelbeat.core.WheelSettings;
+import io.wheelbeat.core.internal.TimerWheel;
 import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
 import io.wheelbeat.core.ratelimit.RateLimit;
 import java.time.Duration;
@@ -80,7 +81,7 @@ class SharedLimitBoundTest {
     private void startProcesses(RateLimit limit, long maxUnconfirmed) {
         for (int i = 0; i < PROCESSES; i++) {
             VirtualExecutor executor = new VirtualExecutor(clock);
-            ExecutorDrivenWheel wheel = new ExecutorDrivenWheel(executor, TimerWheel.builder().ticker(clock));
+            ExecutorDrivenWheel wheel = new ExecutorDrivenWheel(executor, new WheelSettings().ticker(clock));
             RedisLeaseStore store = RedisLeaseStore.builder(redis.uri()).sharedClock(clock, origin).build();
             KeyedRateLimiter<String> limiter = KeyedRateLimiter.builder(limit, wheel)
                     .name("bound").sharedThrough(store).processes(PROCESSES).maxUnconfirmed(maxUnconfirmed).build();

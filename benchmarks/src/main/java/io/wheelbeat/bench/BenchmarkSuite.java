@@ -38,7 +38,7 @@ import picocli.CommandLine.Option;
  * {@code results.json} (JMH's JSON of every benchmark), {@code memory.txt} (memory per pending
  * timer, one line per measurement) and {@code summary.md} (the tables with ratios ours / peer).
  *
- * <pre>java -jar loadtest/target/benchmarks.jar [--quick] [--out reports/bench] [--only REGEX]</pre>
+ * <pre>java -jar benchmarks/target/benchmarks.jar [--quick] [--out reports/bench] [--only REGEX]</pre>
  *
  * <p>Exit code 0 when every planned benchmark produced a result, 1 when some did not (the reports
  * are still written and say which), 2 on bad arguments.
@@ -241,7 +241,7 @@ public final class BenchmarkSuite implements Callable<Integer> {
     }
 
     private SuiteReport.RunInfo runInfo(String when, double loadBefore, double loadAfter) {
-        String command = "java -jar loadtest/target/benchmarks.jar" + (quick ? " --quick" : "")
+        String command = "java -jar benchmarks/target/benchmarks.jar" + (quick ? " --quick" : "")
                 + " --out " + out + (only == null ? "" : " --only '" + only + "'");
         String machine = Runtime.getRuntime().availableProcessors() + " cores (" + cpuModel() + "), "
                 + System.getProperty("os.name") + " " + System.getProperty("os.version") + ", "

@@ -2,7 +2,8 @@ package io.wheelbeat.bench;
 
 import io.wheelbeat.core.Ticker;
 import io.wheelbeat.core.TimerCallback;
-import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.core.WheelSettings;
+import io.wheelbeat.core.internal.TimerWheel;
 
 /**
  * Ours on the owner thread: {@link TimerWheel}'s long-id API, each operation reading the clock
@@ -20,7 +21,7 @@ final class OursAdapter extends OwnerThreadAdapter {
         super(capacity);
         this.clock = clock(virtualTime);
         // Default settings (2^20 ns tick, 4096 slots, arrays grown on demand): what a user gets.
-        this.wheel = TimerWheel.builder().ticker(clock).build();
+        this.wheel = TimerWheel.of(new WheelSettings().ticker(clock));
         this.ids = new long[capacity];
     }
 

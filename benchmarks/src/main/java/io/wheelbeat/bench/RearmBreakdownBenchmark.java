@@ -1,7 +1,8 @@
 package io.wheelbeat.bench;
 
 import io.wheelbeat.core.TimerCallback;
-import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.core.WheelSettings;
+import io.wheelbeat.core.internal.TimerWheel;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -53,7 +54,7 @@ public class RearmBreakdownBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        wheel = TimerWheel.builder().build();
+        wheel = TimerWheel.of(new WheelSettings());
         ids = new long[pending];
         delayNanos = TimeUnit.MILLISECONDS.toNanos(delayMs);
         long[] delays = Workloads.steadyStateDelays(Workloads.randomOrder(pending), delayNanos);

@@ -3,7 +3,6 @@ package io.wheelbeat.bench;
 import io.wheelbeat.core.WheelTimeout;
 import io.wheelbeat.core.WheelTimer;
 import io.wheelbeat.core.WheelTimerTask;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Ours through the thread-safe {@link WheelTimer}, called from the benchmark thread (not the
@@ -23,7 +22,7 @@ final class OursWheelTimerAdapter extends ThreadedAdapter {
 
     @Override
     void schedule(int i, long delayNanos) {
-        timeouts[i] = timer.newTimeout(task, delayNanos, TimeUnit.NANOSECONDS);
+        timeouts[i] = timer.newTimeout(task, delayNanos);
     }
 
     @Override

@@ -1,11 +1,12 @@
-package io.wheelbeat.netty.internal;
+package io.wheelbeat.core.internal;
 
 import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Validation shared by the handlers' builders, so that bad settings fail when configured with
- * a message naming the setting, never later on some connection.
+ * Validation shared by every settings class and builder of wheelbeat's modules, so that bad
+ * settings fail when configured, with a message naming the setting, never later on some
+ * connection.
  *
  * <p>Internal: not part of wheelbeat's API. Thread-safe.
  */

@@ -1,9 +1,12 @@
-package io.wheelbeat.core;
+package io.wheelbeat.core.internal;
 
+import io.wheelbeat.core.ExecutorDrivenWheel;
+import io.wheelbeat.core.TimerCallback;
+import io.wheelbeat.core.WheelSettings;
+import io.wheelbeat.core.WheelTimer;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import org.slf4j.Logger;
@@ -45,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <h2>How it works</h2>
- * Time is cut into ticks of 2^k ns. Level 0 has one slot per tick for {@link Builder#slots} ticks;
+ * Time is cut into ticks of 2^k ns. Level 0 has one slot per tick for {@link WheelSettings#slots} ticks;
  * each level above has 64 slots, each spanning a whole turn of the level below, up to the reach of
  * a {@code long}. A timer goes to the lowest level whose turn covers its delay, in the slot of its
  * deadline. Every slot keeps a lower bound of the deadlines in it; a slot is walked when that
@@ -66,6 +69,9 @@ import org.slf4j.LoggerFactory;
  * 22 bytes with compressed references. Cells live in pages of 4096, allocated as the wheel grows,
  * never copied. A bitmap (one bit per cell) marks free cells, which are reused lowest address
  * first; the generation's parity says whether a cell holds a pending timer.
+ *
+ * <p>Internal: not exported from the module (the drivers are the API); public for the drivers in
+ * {@code io.wheelbeat.core} and for the benchmarks, which measure the engine against its peers.
  *
  * <h2>Thread rules</h2>
  * Not thread-safe: one owner thread calls every method, and callbacks run on it, inside
@@ -159,10 +165,10 @@ public final class TimerWheel {
     private long expiredCount;
     private long failedCount;
 
-    private TimerWheel(Builder b, long startNanos) {
+    private TimerWheel(WheelSettings settings, long startNanos) {
         this.originNanos = startNanos;
-        this.tickShift = b.tickShift;
-        this.levelZeroBits = b.slotBits;
+        this.tickShift = Long.numberOfTrailingZeros(settings.tick().toNanos());
+        this.levelZeroBits = Integer.numberOfTrailingZeros(settings.slots());
         this.levelZeroSlots = 1 << levelZeroBits;
         int tickBits = 63 - tickShift;
         int upperLevels = Math.max(1, (tickBits - levelZeroBits + UPPER_SLOT_BITS - 1) / UPPER_SLOT_BITS);
@@ -190,16 +196,16 @@ public final class TimerWheel {
         Arrays.fill(due, EMPTY);
         this.occupiedZero = new long[Math.max(1, levelZeroSlots >>> 6)];
         this.occupiedUpper = new long[levels];
-        ensureCapacity((int) Math.min(INDEX_MASK, (long) firstTimerCell + b.initialCapacity));
+        ensureCapacity((int) Math.min(INDEX_MASK, (long) firstTimerCell + settings.initialCapacity()));
         for (int sentinel = 0; sentinel <= deferred; sentinel++) {
             setLinks(sentinel, sentinel, sentinel);
         }
         this.highWater = firstTimerCell;
     }
 
-    /** Returns a builder with the defaults: a 1.05 ms tick (2^20 ns) and 4096 level-0 slots. */
-    public static Builder builder() {
-        return new Builder();
+    /** A wheel with {@code settings}, starting at their ticker's current reading. */
+    public static TimerWheel of(WheelSettings settings) {
+        return new TimerWheel(settings, settings.ticker().nanoTime());
     }
 
     // ---------------------------------------------------------------- timers
@@ -390,7 +396,7 @@ public final class TimerWheel {
      * Every occupied slot with its lower bound and its cells (id, deadline), relative to the
      * start; for test failures. Owner thread only.
      */
-    String dump() {
+    public String dump() {
         StringBuilder out = new StringBuilder(toString()).append(": position ").append(position)
                 .append(", base tick ").append(baseTick).append(", sorted slot ").append(sortedSlot).append('\n');
         for (int slot = 0; slot < slotCount; slot++) {
@@ -411,7 +417,7 @@ public final class TimerWheel {
     }
 
     /** Passes every pending timer's callback to {@code action}. Owner thread only. */
-    void forEachPending(Consumer<? super TimerCallback> action) {
+    public void forEachPending(Consumer<? super TimerCallback> action) {
         for (int cell = firstTimerCell; cell < highWater; cell++) {
             if ((generationOf(cell) & 1) != 0) {
                 action.accept(callbacks[cell >>> PAGE_SHIFT][cell & PAGE_MASK]);
@@ -420,7 +426,7 @@ public final class TimerWheel {
     }
 
     /** {@code nowNanos + delayNanos}, the delay saturated at 2^62 ns; negative delays mean now. */
-    static long deadlineAfter(long nowNanos, long delayNanos) {
+    public static long deadlineAfter(long nowNanos, long delayNanos) {
         return nowNanos + Math.min(Math.max(delayNanos, 0), MAX_DELAY_NANOS);
     }
 
@@ -865,104 +871,5 @@ public final class TimerWheel {
     /** Nanoseconds since the start; readings before the start count as the start. */
     private long relative(long nanos) {
         return Math.max(0, nanos - originNanos);
-    }
-
-    /**
-     * Settings of a {@link TimerWheel} and of the driver that runs it ({@link ExecutorDrivenWheel},
-     * {@link WheelTimer}). Not thread-safe.
-     */
-    public static final class Builder {
-        private Ticker ticker = Ticker.system();
-        private int tickShift = 20;
-        private int slotBits = 12;
-        private int maxPendingTimers = Integer.MAX_VALUE;
-        private int initialCapacity = 1024;
-
-        private Builder() {
-        }
-
-        /**
-         * The driver's clock; {@link Ticker#system()} by default. {@link #build()} reads it once,
-         * for the wheel's start; the wheel itself never reads a clock.
-         */
-        public Builder ticker(Ticker ticker) {
-            this.ticker = Objects.requireNonNull(ticker, "ticker");
-            return this;
-        }
-
-        /**
-         * The tick, rounded up to a power of two nanoseconds (1 ms becomes 1.048576 ms): the span
-         * of one level-0 slot. Timers fire at their exact deadline whatever the tick; it sets
-         * how deadlines are grouped. Between 1 microsecond and about 68.7 s (2^36 ns).
-         *
-         * @throws IllegalArgumentException if out of that range
-         */
-        public Builder tickDuration(long duration, TimeUnit unit) {
-            long nanos = unit.toNanos(duration);
-            if (nanos < 1_000 || nanos > (1L << 36)) {
-                throw new IllegalArgumentException("tick must be between 1 us and 2^36 ns: " + duration + " " + unit);
-            }
-            this.tickShift = 64 - Long.numberOfLeadingZeros(nanos - 1);
-            return this;
-        }
-
-        /**
-         * The number of level-0 slots, rounded up to a power of two, between 64 and 4096: delays
-         * up to {@code slots x tick} are placed directly in their tick's slot, longer ones on the
-         * levels above (64 slots each) and moved down when their slot comes due.
-         *
-         * @throws IllegalArgumentException if out of that range
-         */
-        public Builder slots(int slots) {
-            if (slots < 64 || slots > 4096) {
-                throw new IllegalArgumentException("slots must be between 64 and 4096: " + slots);
-            }
-            this.slotBits = 32 - Integer.numberOfLeadingZeros(slots - 1);
-            return this;
-        }
-
-        /**
-         * The most timers that the driver keeps pending at once; scheduling beyond it throws
-         * {@link RejectedExecutionException}. No limit by default. Enforced by the drivers
-         * ({@link ExecutorDrivenWheel}, {@link WheelTimer}), which count timeouts other threads are
-         * handing over; a {@link TimerWheel} used on its own holds up to its capacity.
-         *
-         * @throws IllegalArgumentException if not positive
-         */
-        public Builder maxPendingTimers(int max) {
-            if (max <= 0) {
-                throw new IllegalArgumentException("maxPendingTimers must be positive: " + max);
-            }
-            this.maxPendingTimers = max;
-            return this;
-        }
-
-        /**
-         * How many timers to make room for up front (the wheel grows by pages of 4096 timers
-         * as needed, which allocates; size this for the expected peak to keep the steady state
-         * allocation free).
-         *
-         * @throws IllegalArgumentException if negative
-         */
-        public Builder initialCapacity(int timers) {
-            if (timers < 0) {
-                throw new IllegalArgumentException("initialCapacity must not be negative: " + timers);
-            }
-            this.initialCapacity = timers;
-            return this;
-        }
-
-        /** Builds a wheel that starts at the ticker's current reading. */
-        public TimerWheel build() {
-            return new TimerWheel(this, ticker.nanoTime());
-        }
-
-        Ticker ticker() {
-            return ticker;
-        }
-
-        int maxPendingTimers() {
-            return maxPendingTimers;
-        }
     }
 }

@@ -3,7 +3,8 @@ package io.wheelbeat.bench;
 import io.wheelbeat.core.ManualTicker;
 import io.wheelbeat.core.Ticker;
 import io.wheelbeat.core.TimerCallback;
-import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.core.WheelSettings;
+import io.wheelbeat.core.internal.TimerWheel;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -72,7 +73,7 @@ public class OverflowSchemeBenchmark {
 
         Ours(Ticker clock) {
             super(clock);
-            wheel = TimerWheel.builder().ticker(clock).build();
+            wheel = TimerWheel.of(new WheelSettings().ticker(clock));
         }
 
         @Override

@@ -4,9 +4,10 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.HashedWheelTimer;
 import io.wheelbeat.core.TimerCallback;
-import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.core.WheelSettings;
 import io.wheelbeat.core.WheelTimer;
 import io.wheelbeat.core.WheelTimerTask;
+import io.wheelbeat.core.internal.TimerWheel;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.util.Locale;
@@ -98,11 +99,11 @@ public final class MemoryFootprint {
         int n = delays.length;
         switch (contender) {
             case "ours", "ours-presized" -> {
-                TimerWheel.Builder builder = TimerWheel.builder();
+                WheelSettings builder = new WheelSettings();
                 if (contender.equals("ours-presized")) {
                     builder.initialCapacity(n);
                 }
-                TimerWheel wheel = builder.build();
+                TimerWheel wheel = TimerWheel.of(builder);
                 TimerCallback callback = id -> { };
                 long start = System.nanoTime();
                 for (long delay : delays) {
@@ -114,7 +115,7 @@ public final class MemoryFootprint {
                 WheelTimer timer = WheelTimer.builder().threadFactory(WorkerThreads.factory(contender)).build();
                 WheelTimerTask task = timeout -> { };
                 for (long delay : delays) {
-                    timer.newTimeout(task, delay, TimeUnit.NANOSECONDS);
+                    timer.newTimeout(task, delay);
                 }
                 // Timeouts from this (foreign) thread wait in a queue until the timer thread drains it.
                 Thread.sleep(SETTLE_MILLIS);

@@ -1,4 +1,4 @@
-package io.wheelbeat.core;
+package io.wheelbeat.core.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.wheelbeat.core.ExecutorDrivenWheel;
+import io.wheelbeat.core.TimerCallback;
+import io.wheelbeat.core.WheelSettings;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -20,7 +23,7 @@ class TimerWheelTest {
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long START = 123_456_789L;
 
-    private final TimerWheel wheel = TimerWheel.builder().ticker(() -> START).slots(64).build();
+    private final TimerWheel wheel = TimerWheel.of(new WheelSettings().ticker(() -> START).slots(64));
     private final List<Long> fired = new ArrayList<>();
     private final TimerCallback record = fired::add;
     private long now = START;
@@ -129,7 +132,7 @@ class TimerWheelTest {
 
     @Test
     void idsNeverIssuedAreNotPending() {
-        assertFalse(wheel.cancel(TimerWheel.NO_TIMER));
+        assertFalse(wheel.cancel(ExecutorDrivenWheel.NO_TIMER));
         assertFalse(wheel.cancel(-1L));
         assertFalse(wheel.cancel(Long.MAX_VALUE));
         assertFalse(wheel.rescheduleAt(42L, in(TICK)));
@@ -342,7 +345,7 @@ class TimerWheelTest {
     /** A clock whose readings pass Long.MAX_VALUE and wrap (it stopped the wheel before v2). */
     @Test
     void clockThatWrapsPastLongMaxValueKeepsFiring() {
-        TimerWheel wrapping = TimerWheel.builder().ticker(() -> Long.MAX_VALUE - 2 * MS).build();
+        TimerWheel wrapping = TimerWheel.of(new WheelSettings().ticker(() -> Long.MAX_VALUE - 2 * MS));
         long at = Long.MAX_VALUE - 2 * MS;
         List<Long> ids = new ArrayList<>();
         wrapping.scheduleAt(ids::add, at + 5 * MS); // past the wrap
@@ -359,7 +362,7 @@ class TimerWheelTest {
     @Test
     void clockStartingBelowZeroWorks() {
         long start = -TimeUnit.DAYS.toNanos(3);
-        TimerWheel negative = TimerWheel.builder().ticker(() -> start).build();
+        TimerWheel negative = TimerWheel.of(new WheelSettings().ticker(() -> start));
         negative.scheduleAt(record, start + 7 * MS);
         assertEquals(0, negative.poll(start + 7 * MS - 1));
         assertEquals(1, negative.poll(start + 7 * MS));
@@ -378,25 +381,8 @@ class TimerWheelTest {
     }
 
     @Test
-    void tickIsRoundedUpToAPowerOfTwo() {
-        assertEquals(1L << 20, TimerWheel.builder().tickDuration(1, TimeUnit.MILLISECONDS).build().tickNanos());
-        assertEquals(1L << 10, TimerWheel.builder().tickDuration(1024, TimeUnit.NANOSECONDS).build().tickNanos());
-        assertEquals(128, TimerWheel.builder().slots(100).build().slots());
-    }
-
-    @Test
-    void badSettingsAreRejected() {
-        assertThrows(IllegalArgumentException.class, () -> TimerWheel.builder().tickDuration(0, TimeUnit.SECONDS));
-        assertThrows(IllegalArgumentException.class, () -> TimerWheel.builder().tickDuration(2, TimeUnit.MINUTES));
-        assertThrows(IllegalArgumentException.class, () -> TimerWheel.builder().slots(3));
-        assertThrows(IllegalArgumentException.class, () -> TimerWheel.builder().slots(8192));
-        assertThrows(IllegalArgumentException.class, () -> TimerWheel.builder().maxPendingTimers(0));
-        assertThrows(IllegalArgumentException.class, () -> TimerWheel.builder().initialCapacity(-1));
-    }
-
-    @Test
     void wheelGrowsPageByPageBeyondItsInitialCapacity() {
-        TimerWheel small = TimerWheel.builder().ticker(() -> START).initialCapacity(0).build();
+        TimerWheel small = TimerWheel.of(new WheelSettings().ticker(() -> START).initialCapacity(0));
         for (int i = 0; i < 10_000; i++) {
             small.scheduleAt(record, START + (i % 300) * TICK);
         }

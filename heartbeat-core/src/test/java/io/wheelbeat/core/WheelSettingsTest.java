@@ -1,0 +1,57 @@
+package io.wheelbeat.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class WheelSettingsTest {
+
+    @Test
+    void theDefaultsAreAOneMillisecondTickAndFourThousandSlots() {
+        WheelSettings defaults = new WheelSettings();
+        assertEquals(Duration.ofNanos(1L << 20), defaults.tick());
+        assertEquals(4096, defaults.slots());
+        assertEquals(Integer.MAX_VALUE, defaults.maxPendingTimers());
+        assertEquals(1024, defaults.initialCapacity());
+    }
+
+    @Test
+    void tickAndSlotsAreRoundedUpToPowersOfTwo() {
+        assertEquals(Duration.ofNanos(1L << 20), new WheelSettings().tick(Duration.ofMillis(1)).tick());
+        assertEquals(Duration.ofNanos(1L << 10), new WheelSettings().tick(Duration.ofNanos(1024)).tick());
+        assertEquals(Duration.ofNanos(1L << 11), new WheelSettings().tick(Duration.ofNanos(1025)).tick());
+        assertEquals(128, new WheelSettings().slots(100).slots());
+    }
+
+    @Test
+    void badSettingsAreRejectedWhenSet() {
+        WheelSettings settings = new WheelSettings();
+        assertThrows(IllegalArgumentException.class, () -> settings.tick(Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> settings.tick(Duration.ofNanos(999)));
+        assertThrows(IllegalArgumentException.class, () -> settings.tick(Duration.ofMinutes(2)));
+        assertThrows(NullPointerException.class, () -> settings.tick(null));
+        assertThrows(NullPointerException.class, () -> settings.ticker(null));
+        assertThrows(IllegalArgumentException.class, () -> settings.slots(3));
+        assertThrows(IllegalArgumentException.class, () -> settings.slots(8192));
+        assertThrows(IllegalArgumentException.class, () -> settings.maxPendingTimers(0));
+        assertThrows(IllegalArgumentException.class, () -> settings.initialCapacity(-1));
+        assertEquals(Duration.ofNanos(1L << 20), settings.tick(), "a refused value changes nothing");
+    }
+
+    @Test
+    void aDriverCopiesTheSettingsWhenMade() {
+        ManualTicker ticker = new ManualTicker(0);
+        WheelSettings settings = new WheelSettings().ticker(ticker).maxPendingTimers(1);
+        WheelTimer timer = WheelTimer.builder().wheel(settings).build();
+        try {
+            settings.maxPendingTimers(5);
+            timer.newTimeout(t -> { }, 1_000_000_000L);
+            assertThrows(java.util.concurrent.RejectedExecutionException.class,
+                    () -> timer.newTimeout(t -> { }, 1_000_000_000L));
+        } finally {
+            timer.stop();
+        }
+    }
+}
