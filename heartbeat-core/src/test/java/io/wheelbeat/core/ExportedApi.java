@@ -59,6 +59,51 @@ public final class ExportedApi {
         return types;
     }
 
+    /**
+     * The API a user learns: for each exported type, its name and every public or protected
+     * member it declares or inherits from a wheelbeat supertype (package-private and internal
+     * supertypes included, since their public members are callable through it), one line each,
+     * sorted. Protected members count only where a user can subclass (a final type's are out of
+     * reach); overrides of Netty's channel-handler callbacks and of {@code Object}'s methods are
+     * left out: they add nothing to learn.
+     */
+    public List<String> surface() {
+        java.util.TreeSet<String> lines = new java.util.TreeSet<>();
+        for (Class<?> type : types) {
+            lines.add(type.getName());
+            boolean open = !Modifier.isFinal(type.getModifiers());
+            for (Class<?> t = type; t != null && t.getName().startsWith("io.wheelbeat."); t = t.getSuperclass()) {
+                for (Method m : t.getDeclaredMethods()) {
+                    int modifiers = m.getModifiers();
+                    if ((Modifier.isPublic(modifiers) || open && Modifier.isProtected(modifiers)) && !m.isSynthetic()
+                            && !m.isBridge() && !NOTHING_TO_LEARN.contains(m.getName())) {
+                        lines.add(type.getName() + "." + m.getName() + java.util.Arrays.toString(m.getParameterTypes()));
+                    }
+                }
+                for (Field f : t.getDeclaredFields()) {
+                    int modifiers = f.getModifiers();
+                    if ((Modifier.isPublic(modifiers) || open && Modifier.isProtected(modifiers)) && !f.isSynthetic()) {
+                        lines.add(type.getName() + "." + f.getName());
+                    }
+                }
+            }
+            for (Constructor<?> c : type.getDeclaredConstructors()) {
+                int modifiers = c.getModifiers();
+                if (Modifier.isPublic(modifiers) || open && Modifier.isProtected(modifiers)) {
+                    lines.add(type.getName() + ".<init>" + java.util.Arrays.toString(c.getParameterTypes()));
+                }
+            }
+        }
+        return new ArrayList<>(lines);
+    }
+
+    /** Netty's channel-handler callbacks and Object's methods, which handlers override. */
+    private static final java.util.Set<String> NOTHING_TO_LEARN = java.util.Set.of("handlerAdded", "handlerRemoved",
+            "channelRegistered", "channelUnregistered", "channelActive", "channelInactive", "channelRead",
+            "channelReadComplete", "userEventTriggered", "channelWritabilityChanged", "exceptionCaught", "bind",
+            "connect", "disconnect", "close", "deregister", "read", "write", "flush", "isSharable", "toString",
+            "equals", "hashCode");
+
     /** Every place an exported type shows an internal type, one line each; empty when none. */
     public List<String> internalLeaks() {
         List<String> leaks = new ArrayList<>();
