@@ -59,7 +59,9 @@ final class WebSocketPipelines {
         long pingNanos = pingIntervalNanos(readerIdleNanos);
         // Ten missed pongs take over three reader-idle times: the reader idle decides, as it does for
         // Netty's handler, even on a loop lagging by seconds, so both report the same kind of event.
-        return WebSocketKeepAliveHandler.builder().pingInterval(Duration.ofNanos(pingNanos))
+        // No jitter: the baseline pings at exact writer-idle periods, and the same work for both is the
+        // comparison (a jitter spreads the pings over more loop wake-ups; docs/loadtest.md measures it).
+        return WebSocketKeepAliveHandler.builder().pingInterval(Duration.ofNanos(pingNanos)).pingIntervalJitter(0)
                 .pongTimeout(Duration.ofNanos(pingNanos)).maxMissedPongs(MISSED_PONGS)
                 .readerIdleTimeout(Duration.ofNanos(readerIdleNanos)).build();
     }

@@ -165,6 +165,21 @@ class WebSocketKeepAliveHandlerTest {
         }
 
         @Test
+        void withoutAJitterSetPingsComeExactlyOneIntervalApartAsNettysWriterIdleDoes() {
+            WebSocketWire wire = upgraded(WebSocketKeepAliveHandler.builder().pingInterval(Duration.ofSeconds(1)));
+            long lastPing = t0;
+            for (int i = 1; i <= 20; i++) {
+                advanceTo(wire.ch, lastPing + INTERVAL - 1);
+                assertTrue(wire.received().isEmpty(), "no ping before a whole interval, ping " + i);
+                advanceTo(wire.ch, lastPing + INTERVAL);
+                List<WebSocketFrame> frames = wire.received();
+                assertEquals(1, frames.size(), "ping " + i);
+                wire.send(pong(pingId(frames.get(0))));
+                lastPing = now(wire.ch);
+            }
+        }
+
+        @Test
         void eachIntervalIsMovedByTheJitter() {
             // Draws 0.0 and 1.0-: the first interval is 0.5 s, the second about 1.5 s.
             WebSocketWire wire = upgraded(keepAlive().pingIntervalJitter(0.5).pongTimeout(Duration.ofSeconds(10))
@@ -389,9 +404,17 @@ class WebSocketKeepAliveHandlerTest {
         void refusesAReaderIdleTimeoutThatAQuietPeerAnsweringEveryPingCouldReach() {
             // Longest interval 1.1 s (10% jitter) plus the 1 s pong timeout: 2.1 s.
             WebSocketKeepAliveHandler.Builder builder = WebSocketKeepAliveHandler.builder().pingInterval(Duration.ofSeconds(1))
-                    .pongTimeout(Duration.ofSeconds(1));
+                    .pingIntervalJitter(0.1).pongTimeout(Duration.ofSeconds(1));
             assertThrows(IllegalStateException.class, () -> builder.readerIdleTimeout(Duration.ofMillis(2100)).build());
             builder.readerIdleTimeout(Duration.ofMillis(2101)).build();
+        }
+
+        @Test
+        void withoutJitterTheLongestQuietGapIsTheIntervalPlusThePongTimeout() {
+            WebSocketKeepAliveHandler.Builder builder = WebSocketKeepAliveHandler.builder().pingInterval(Duration.ofSeconds(1))
+                    .pongTimeout(Duration.ofSeconds(1));
+            assertThrows(IllegalStateException.class, () -> builder.readerIdleTimeout(Duration.ofMillis(2000)).build());
+            builder.readerIdleTimeout(Duration.ofMillis(2001)).build();
         }
 
         @Test
