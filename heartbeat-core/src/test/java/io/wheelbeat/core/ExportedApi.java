@@ -104,6 +104,19 @@ public final class ExportedApi {
             "connect", "disconnect", "close", "deregister", "read", "write", "flush", "isSharable", "toString",
             "equals", "hashCode");
 
+    /**
+     * Fails unless the module's exported types are at least {@code minimumTypes} (the scan found
+     * them), none shows an internal type, and the surface is within {@code surfaceBudget} lines.
+     */
+    public void assertHiddenAndWithin(int minimumTypes, int surfaceBudget) {
+        org.junit.jupiter.api.Assertions.assertTrue(types.size() >= minimumTypes, "found the exported types: " + types.size());
+        org.junit.jupiter.api.Assertions.assertEquals(List.of(), internalLeaks());
+        List<String> surface = surface();
+        org.junit.jupiter.api.Assertions.assertTrue(surface.size() <= surfaceBudget, "the API surface under "
+                + internalPrefix.replaceAll("\\.internal\\.$", "") + " is " + surface.size()
+                + " lines (types and members), over its budget of " + surfaceBudget + ":\n" + String.join("\n", surface));
+    }
+
     /** Every place an exported type shows an internal type, one line each; empty when none. */
     public List<String> internalLeaks() {
         List<String> leaks = new ArrayList<>();
