@@ -80,6 +80,23 @@ class RateLimitHandlerTest {
     }
 
     @Test
+    void aConnectionLimitWithItsOwnKeysAsksThemWithoutAMessage() {
+        List<Object> asked = new ArrayList<>();
+        KeyedRateLimiter<String> perTenant = KeyedRateLimiter.builder(TWO_PER_SECOND, wheel).name("per-tenant").build();
+        RateLimitHandler limit = RateLimitHandler.builder(perTenant, (channel, msg) -> {
+            asked.add(msg == null ? "no message" : msg);
+            return "tenant-a";
+        }).perConnection().build();
+        Recorder third = new Recorder();
+        connect("10.0.0.1", 4001, limit, new Recorder());
+        connect("10.0.0.2", 4001, limit, new Recorder());
+        EmbeddedChannel c = connect("10.0.0.3", 4001, limit, third);
+        assertEquals(List.of("no message", "no message", "no message"), asked);
+        assertFalse(c.isOpen(), "three addresses, one tenant: the tenant's limit of two closes the third");
+        assertEquals("per-tenant", third.onlyEvent().limiterName());
+    }
+
+    @Test
     void eachAddressHasItsOwnConnectionLimit() {
         RateLimitHandler limit = RateLimitHandler.builder(perAddress).perConnection().build();
         connect("10.0.0.1", 4001, limit, new Recorder());
