@@ -36,7 +36,7 @@ import java.util.function.ToDoubleFunction;
  *       {@link StoreFailurePolicy};</li>
  *   <li>{@code wheelbeat.ratelimit.store.saturated} (counter, requests): requests refused because
  *       their key needed an exchange and the limiter had no room for one (at most 1,024
- *       exchanges out, 512 of them for keys never granted a lease), plus exchanges the store
+ *       exchanges out, 64 of them for keys never granted a lease), plus exchanges the store
  *       deferred as {@link LeaseStore.Failure#BUSY};</li>
  *   <li>{@code wheelbeat.ratelimit.store.exchanges} (gauge, requests): exchanges out now;</li>
  *   <li>{@code wheelbeat.ratelimit.store.latency} (function timer) and

@@ -198,8 +198,8 @@ final class Lease implements LeaseStore.Reply {
         // One horizon at the rate since the last grant, growing at most twofold per exchange
         // (slow start: a key seen once reserves little).
         long spent = Math.max(0, baseCount - left) + wanted;
-        long horizon = leases.horizonNanos;
-        long atRate = -Math.floorDiv(-spent * horizon, Math.max(now - baseAt, horizon / 16));
+        long horizon = leases.sizingHorizon();
+        long atRate = -Math.floorDiv(-spent * horizon, Math.max(now - baseAt, leases.horizonNanos / 16));
         long ask = Math.min(leases.maxLease, Math.max(wanted, Math.min(atRate, 2 * Math.max(1, lastAsk))));
         lastAsk = ask;
         sentAt = now;

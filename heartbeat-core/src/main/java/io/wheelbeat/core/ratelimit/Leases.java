@@ -22,15 +22,18 @@ final class Leases {
 
     /** How far ahead a lease is sized, and how long a token-bucket lease lives. */
     static final long HORIZON_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** The longest a lease is sized ahead (keeps the sizing's product of permits and nanoseconds in a long). */
+    private static final long MAX_SIZING_NANOS = TimeUnit.MINUTES.toNanos(1);
     /** How often a failed store is probed. */
     static final long PROBE_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     /** The most exchanges of one limiter out at once. */
     static final int MAX_EXCHANGES = 1024;
     /**
-     * The most of them for keys never granted a lease: a flood of new keys leaves the other half
-     * to the keys already served.
+     * The most of them for keys never granted a lease: a flood of new keys leaves the rest to the
+     * keys already served, and puts at most this many exchanges ahead of theirs in the store's
+     * queue (at a millisecond a round trip, still 64,000 new keys a second).
      */
-    static final int MAX_NEW_KEY_EXCHANGES = MAX_EXCHANGES / 2;
+    static final int MAX_NEW_KEY_EXCHANGES = 64;
 
     private static final VarHandle DEGRADED;
     private static final VarHandle MAX_LATENCY;
@@ -210,6 +213,17 @@ final class Leases {
             log.warn("{}: the store threw instead of reporting a failure", limiter, e);
             lease.failed(LeaseStore.Failure.ERROR);
         }
+    }
+
+    /**
+     * How far ahead a lease is sized: one horizon, or for a sliding window (whose lease lives to
+     * its window's end) four round trips if longer, within the window and a minute, so that the
+     * refill sent at half the lease comes back before the rest is spent even while the store is
+     * slow to answer. (The lease stays within {@link #maxLease}: the bound does not move.)
+     */
+    long sizingHorizon() {
+        return givesBack ? horizonNanos : Math.min(limit.periodNanos,
+                Math.max(horizonNanos, Math.min(4 * lastLatencyNanos, MAX_SIZING_NANOS)));
     }
 
     /** How long granted permits live: a sliding window's to its window's end, a bucket's one horizon. */

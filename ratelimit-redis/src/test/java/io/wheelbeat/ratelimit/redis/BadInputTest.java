@@ -67,6 +67,47 @@ class BadInputTest {
     }
 
     @Test
+    void limitersWhoseNameAndKeyJoinAlikeKeepTheirOwnCounts() throws Exception {
+        WheelTimer wheel = WheelTimer.builder().build();
+        try (RedisProcess redis = new RedisProcess();
+             RedisLeaseStore store = RedisLeaseStore.builder(redis.uri()).build()) {
+            RateLimit limit = RateLimit.slidingWindow(5, Duration.ofHours(1));
+            // Joined with ':' and the standard "s:" of a string, both would be "conn:s:s:x".
+            KeyedRateLimiter<String> first = KeyedRateLimiter.builder(limit, wheel)
+                    .name("conn:s").sharedThrough(store).maxUnconfirmed(0).build();
+            KeyedRateLimiter<String> second = KeyedRateLimiter.builder(limit, wheel)
+                    .name("conn").sharedThrough(store).maxUnconfirmed(0).build();
+            for (int i = 0; i < 4; i++) {
+                assertEquals(KeyedRateLimiter.ADMITTED, decided(first, "x"));
+            }
+            int admitted = 0;
+            for (int i = 0; i < 5; i++) {
+                admitted += decided(second, "s:x") == KeyedRateLimiter.ADMITTED ? 1 : 0;
+            }
+            assertEquals(5, admitted, "the second limiter's own key, never used before");
+            assertTrue(decided(second, "s:x") > 0, "its sixth is over its limit");
+            first.close();
+            second.close();
+        } finally {
+            wheel.stop();
+        }
+    }
+
+    /**
+     * The limiter's decision once Redis has answered: without credit, a request no lease covers is
+     * refused for one round trip (under a second) while its lease is drawn; "full" is an hour.
+     */
+    private static long decided(KeyedRateLimiter<String> limiter, String key) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        long result;
+        while ((result = limiter.tryAcquire(key)) > 0 && result < TimeUnit.SECONDS.toNanos(1)) {
+            assertTrue(System.nanoTime() - deadline < 0, "no answer from Redis");
+            Thread.sleep(1);
+        }
+        return result;
+    }
+
+    @Test
     void malformedUriIsAClearErrorAtBuild() {
         for (String uri : List.of("not a uri", "http://127.0.0.1:6379", "redis://127.0.0.1:99999")) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
