@@ -7,7 +7,9 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.ref.WeakReference;
+import java.util.Map;
 import java.util.Objects;
+import java.util.WeakHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,8 +30,7 @@ import org.slf4j.LoggerFactory;
  *       {@code IdleStateHandler} does.
  * </ul>
  * Which of these applies is found once, when this class loads; {@link #of} makes a loop's ticker
- * once (callers keep it per loop), and a reading is a plain call through a constant method
- * handle, no reflection.
+ * once, and a reading is a plain call through a constant method handle, no reflection.
  *
  * <p>Internal: not part of wheelbeat's API. Thread-safe.
  */
@@ -43,6 +44,8 @@ public final class LoopClocks {
     private static final MethodHandle TICKER_NANO_TIME;
     /** Netty 4.1: {@code (AbstractScheduledEventExecutor) -> long}, its {@code getCurrentTimeNanos()}; else null. */
     private static final MethodHandle LOOP_CURRENT_TIME;
+    /** Netty 4.2: the one adapter of {@code Ticker.systemTicker()}, the clock of every loop but EmbeddedChannel's. */
+    private static final OfNettyTicker SYSTEM_TICKER;
 
     static {
         MethodHandle loopTicker = null;
@@ -73,6 +76,7 @@ public final class LoopClocks {
         LOOP_TICKER = loopTicker;
         TICKER_NANO_TIME = tickerNanoTime;
         LOOP_CURRENT_TIME = loopCurrentTime;
+        SYSTEM_TICKER = nettyTicker == null ? null : new OfNettyTicker(nettySystemTicker(nettyTicker));
     }
 
     private LoopClocks() {
@@ -83,12 +87,25 @@ public final class LoopClocks {
         return LOOP_TICKER != null;
     }
 
-    /** Returns the clock of {@code loop}: a new ticker, for the caller to keep as long as it uses the loop. */
+    /**
+     * The ticker of each loop, made once: every handler on a loop shares it. A ticker never holds
+     * its loop strongly (see the two kinds below), so the weak keys can go.
+     */
+    private static final Map<EventExecutor, Ticker> TICKERS = new WeakHashMap<>();
+
+    /** Returns the clock of {@code loop}, made on the first call for that loop. */
     public static Ticker of(EventExecutor loop) {
         Objects.requireNonNull(loop, "loop");
+        synchronized (TICKERS) {
+            return TICKERS.computeIfAbsent(loop, LoopClocks::newTicker);
+        }
+    }
+
+    private static Ticker newTicker(EventExecutor loop) {
         if (LOOP_TICKER != null) {
             try {
-                return new OfNettyTicker(LOOP_TICKER.invokeExact(loop));
+                Object ticker = LOOP_TICKER.invokeExact(loop);
+                return ticker == SYSTEM_TICKER.ticker ? SYSTEM_TICKER : new OfNettyTicker(ticker);
             } catch (Throwable e) {
                 throw new IllegalStateException("cannot read the ticker of " + loop, e);
             }
@@ -110,6 +127,15 @@ public final class LoopClocks {
             }
         }
         return false;
+    }
+
+    private static Object nettySystemTicker(Class<?> nettyTicker) {
+        try {
+            return MethodHandles.publicLookup()
+                    .findStatic(nettyTicker, "systemTicker", MethodType.methodType(nettyTicker)).invoke();
+        } catch (Throwable e) {
+            throw new ExceptionInInitializerError(e); // Netty 4.2's Ticker without systemTicker()
+        }
     }
 
     private static Class<?> nettyTickerClass() {
