@@ -56,7 +56,7 @@ class StoreFloodTest {
      * counted as saturated; a key already served still gets its refill out.
      */
     @Test
-    void newKeysTakeAtMostHalfTheRoomForExchangesAndKeysAlreadyServedKeepTheRest() throws Exception {
+    void newKeysGetAtMost64ExchangesOutAndKeysAlreadyServedKeepTheRest() throws Exception {
         RedisCommands<String, String> sync = adminConnection.sync();
         try (RedisLeaseStore store = RedisLeaseStore.builder(redis.uri()).timeout(Duration.ofSeconds(60)).build()) {
             // An hour's window: the served key's lease outlives however long the machine takes here.
