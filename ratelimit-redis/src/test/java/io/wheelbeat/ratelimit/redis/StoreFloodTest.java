@@ -91,6 +91,39 @@ class StoreFloodTest {
         }
     }
 
+    /**
+     * A store at its maxPending (10 here), Redis paused: the 11th to 20th new keys' exchanges are
+     * not sent (BUSY) and counted as saturated, the limiter stays on Redis, and once Redis answers
+     * the keys' timers send what those exchanges carried: every key's charge reaches Redis.
+     */
+    @Test
+    void aStoreAtItsMostExchangesOutDefersTheRestWithoutFailing() throws Exception {
+        RedisCommands<String, String> sync = adminConnection.sync();
+        try (RedisLeaseStore store = RedisLeaseStore.builder(redis.uri()).timeout(Duration.ofSeconds(60))
+                .maxPending(10).build()) {
+            KeyedRateLimiter<String> limiter = KeyedRateLimiter
+                    .builder(RateLimit.slidingWindow(1000, Duration.ofHours(1)), wheel)
+                    .name("busy").sharedThrough(store).onStoreFailure(StoreFailurePolicy.REFUSE_ALL).build();
+            Meters meters = Meters.of(limiter);
+            client(sync, "PAUSE", "60000", "WRITE");
+            for (int i = 0; i < 20; i++) {
+                // Each admitted on its credit: the first ten sent, the other ten waiting to be.
+                assertEquals(KeyedRateLimiter.ADMITTED, limiter.tryAcquire("key-" + i), "key " + i);
+            }
+            assertEquals(10, meters.exchangesOut());
+            assertEquals(10, meters.saturated());
+            client(sync, "UNPAUSE");
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+            while (sync.dbsize() < 20 + 1) { // and the epoch
+                assertTrue(System.nanoTime() - deadline < 0, "keys in Redis: " + sync.keys("*"));
+                Thread.sleep(10);
+            }
+            meters.awaitAnswered();
+            assertEquals(0, meters.allFallbacks(), "never decided by the failure policy");
+            limiter.close();
+        }
+    }
+
     private static void client(RedisCommands<String, String> sync, String... args) {
         sync.dispatch(CommandType.CLIENT, new StatusOutput<>(StringCodec.UTF8),
                 new CommandArgs<>(StringCodec.UTF8).addValues(args));
