@@ -443,10 +443,16 @@ class WheelIdleStateHandlerDifferentialTest {
         }
     }
 
-    private record SharedScript(long seed, Loop loop, int channels, List<HandlerSpec> handlers, List<SharedStep> steps) {
+    /**
+     * A shared-loop script; with {@code appWrites}, the application writes and flushes from every
+     * idle event (on {@code EmbeddedChannel} a flush runs the loop's due tasks inside the event).
+     */
+    private record SharedScript(long seed, Loop loop, int channels, List<HandlerSpec> handlers, List<SharedStep> steps,
+                                boolean appWrites) {
         @Override
         public String toString() {
-            return "seed " + seed + ", loop " + loop + ", " + channels + " channels, handlers " + handlers + ", steps " + steps;
+            return "seed " + seed + ", loop " + loop + ", " + channels + " channels, app writes " + appWrites
+                    + ", handlers " + handlers + ", steps " + steps;
         }
     }
 
@@ -464,18 +470,23 @@ class WheelIdleStateHandlerDifferentialTest {
         private final long start;
         private final List<SharedEvent> events;
         private final List<Throwable> exceptions;
+        private final boolean writes;
 
-        Tagger(int handler, long start, List<SharedEvent> events, List<Throwable> exceptions) {
+        Tagger(int handler, long start, List<SharedEvent> events, List<Throwable> exceptions, boolean writes) {
             this.handler = handler;
             this.start = start;
             this.events = events;
             this.exceptions = exceptions;
+            this.writes = writes;
         }
 
         @Override
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
             if (evt instanceof IdleStateEvent event) {
                 events.add(new SharedEvent(handler, event, ctx.executor().ticker().nanoTime() - start));
+                if (writes && ctx.channel().isActive()) {
+                    ctx.writeAndFlush(Unpooled.buffer().writeZero(8));
+                }
             } else {
                 ctx.fireUserEventTriggered(evt);
             }
@@ -498,7 +509,7 @@ class WheelIdleStateHandlerDifferentialTest {
         long b = 5_300_000;
         SharedScript script = new SharedScript(0, Loop.PUNCTUAL, 1,
                 List.of(new HandlerSpec(0, false, a, 0, 0), new HandlerSpec(0, false, b, 0, 0)),
-                List.of(new SharedStep(new Step(Kind.STALL, MILLISECONDS.toNanos(7)), 0)));
+                List.of(new SharedStep(new Step(Kind.STALL, MILLISECONDS.toNanos(7)), 0)), false);
         List<SharedEvent> netty = runShared(script, HandlerSpec::netty);
         assertEquals(List.of(new SharedEvent(1, IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT, MILLISECONDS.toNanos(7)),
                 new SharedEvent(0, IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT, MILLISECONDS.toNanos(7))), netty);
@@ -534,6 +545,36 @@ class WheelIdleStateHandlerDifferentialTest {
                 SHARED_SCRIPTS, events, interleaved);
     }
 
+    /**
+     * Issue 21 item 10, pinned (docs/idle.md, "EmbeddedChannel"): on {@code EmbeddedChannel} a
+     * flush runs the loop's due scheduled tasks before it returns, so when the application writes
+     * and flushes from an idle event, Netty's handler runs its other due idle tasks inside that
+     * write, while the wheel's handler runs its due checks from the wheel's one task, one after
+     * the other. With writes that do not complete at once (a slow socket), the sequences part:
+     * here handler #2 (writer and all idle 1 ms) gives Netty a writer-idle event at 2 ms that the
+     * wheel's handler does not give. A real event loop runs no task inside a flush.
+     */
+    @Test
+    void onEmbeddedChannelAnAppWritingFromIdleEventsSeesNettysNestedTasksDiffer() {
+        SharedScript random = randomSharedScript(20_255_132L, Loop.EVERY_MILLISECOND);
+        SharedScript script = new SharedScript(random.seed, random.loop, random.channels, random.handlers, random.steps, true);
+        long ms = MILLISECONDS.toNanos(1);
+        List<SharedEvent> netty = runShared(script, HandlerSpec::netty);
+        List<SharedEvent> wheel = runShared(script, HandlerSpec::wheel);
+        assertEquals(List.of(new SharedEvent(2, IdleStateEvent.FIRST_WRITER_IDLE_STATE_EVENT, ms),
+                new SharedEvent(2, IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT, 2 * ms),
+                new SharedEvent(2, IdleStateEvent.WRITER_IDLE_STATE_EVENT, 2 * ms),
+                new SharedEvent(2, IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT, 3 * ms),
+                new SharedEvent(2, IdleStateEvent.FIRST_WRITER_IDLE_STATE_EVENT, 3 * ms)), netty.subList(0, 5));
+        assertEquals(List.of(new SharedEvent(2, IdleStateEvent.FIRST_WRITER_IDLE_STATE_EVENT, ms),
+                new SharedEvent(2, IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT, 2 * ms),
+                new SharedEvent(2, IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT, 3 * ms),
+                new SharedEvent(2, IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT, 4 * ms),
+                new SharedEvent(2, IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT, 5 * ms)), wheel.subList(0, 5));
+        // Without the application's writes the two agree on the same script.
+        compare(random, runShared(random, HandlerSpec::netty), runShared(random, HandlerSpec::wheel));
+    }
+
     private static List<SharedEvent> runShared(SharedScript script, java.util.function.Function<HandlerSpec, ChannelHandler> make) {
         SlowDrainChannel first = new SlowDrainChannel();
         LoopTime time = embeddedTime(first, script.loop);
@@ -551,7 +592,7 @@ class WheelIdleStateHandlerDifferentialTest {
         for (int h = 0; h < handlers.length; h++) {
             HandlerSpec spec = script.handlers.get(h);
             handlers[h] = make.apply(spec);
-            channels[spec.channel].pipeline().addLast(handlers[h], new Tagger(h, start, events, exceptions));
+            channels[spec.channel].pipeline().addLast(handlers[h], new Tagger(h, start, events, exceptions, script.appWrites));
         }
         for (SharedStep step : script.steps) {
             int c = script.handlers.get(step.handler).channel;
@@ -606,7 +647,7 @@ class WheelIdleStateHandlerDifferentialTest {
             steps.add(at, new SharedStep(new Step(random.nextBoolean() ? Kind.CLOSE : Kind.REMOVE, 0), random.nextInt(count)));
         }
         steps.add(new SharedStep(new Step(Kind.PAUSE, 3 * longest), 0));
-        return new SharedScript(seed, loop, channels, List.copyOf(handlers), List.copyOf(steps));
+        return new SharedScript(seed, loop, channels, List.copyOf(handlers), List.copyOf(steps), false);
     }
 
     // ---------------------------------------------------------------- script generation
