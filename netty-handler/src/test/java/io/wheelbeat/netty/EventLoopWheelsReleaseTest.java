@@ -10,6 +10,8 @@ import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Issue 21 item 6: a shut-down event loop group whose loop had a timer on its wheel must be
@@ -21,18 +23,11 @@ class EventLoopWheelsReleaseTest {
     /** A callback that references nothing, so that only the wheel's own references are tested. */
     private static final io.wheelbeat.core.TimerCallback NOTHING = id -> { };
 
-    @Test
-    void aShutDownGroupWhoseLoopHadACancelledTimerIsCollected() throws InterruptedException {
+    @ParameterizedTest(name = "timer left pending: {0}")
+    @ValueSource(booleans = {false, true})
+    void aShutDownGroupWhoseLoopHadATimerIsCollected(boolean leavePending) throws InterruptedException {
         EventLoopWheels wheels = new EventLoopWheels(Duration.ofMillis(1), 64);
-        WeakReference<EventLoop> loop = loopThatHadATimer(wheels, false);
-        assertTrue(collected(loop), "loop collected");
-        Reference.reachabilityFence(wheels);
-    }
-
-    @Test
-    void aShutDownGroupWhoseLoopStillHadAPendingTimerIsCollected() throws InterruptedException {
-        EventLoopWheels wheels = new EventLoopWheels(Duration.ofMillis(1), 64);
-        WeakReference<EventLoop> loop = loopThatHadATimer(wheels, true);
+        WeakReference<EventLoop> loop = loopThatHadATimer(wheels, leavePending);
         assertTrue(collected(loop), "loop collected");
         Reference.reachabilityFence(wheels);
     }
