@@ -68,9 +68,9 @@ final class ScenarioRun {
             client = s.tier() == Tier.LOCAL
                     ? new HeartbeatDriver(s, server.localAddress())
                     : RemoteLoadClient.launch(s, (InetSocketAddress) server.localAddress());
-            Progress progress = new Progress(label, kind, client, serverLoops, s.progressNanos());
+            Progress progress = new Progress(label, kind, client, serverLoops, jvm, s.progressNanos());
             try {
-                return measure(n, transport, plan, ledger, serverLoops, jvm, client);
+                return measure(n, transport, plan, ledger, serverLoops, jvm, client, progress);
             } finally {
                 progress.close();
                 client.closeConnections();
@@ -103,8 +103,8 @@ final class ScenarioRun {
     }
 
     private RunResult measure(int n, Transport transport, SilencePlan plan, ConnectionLedger ledger,
-                              InstrumentedEventLoopGroup serverLoops, JvmStats jvm, LoadClient client)
-            throws Exception {
+                              InstrumentedEventLoopGroup serverLoops, JvmStats jvm, LoadClient client,
+                              Progress progress) throws Exception {
         long heapBefore = JvmStats.usedHeapAfterFullGc();
         LoadClient.ClientStats clientBefore = client.stats();
         long cpuBefore = JvmStats.processCpuNanos();
@@ -136,7 +136,7 @@ final class ScenarioRun {
         double serverCpu = (serverLoops.cpuNanos() - serverCpuBefore) / 1e9;
         IdleVerdict verdict = ledger.evaluate(plan, s.readerIdleNanos(), s.toleranceNanos());
         JvmStats.GcTotals gc = jvm.totals();
-        RunResult result = new RunResult(s.tier().id(), transport.id(), s.tier().description(), kind.id(), n, opened,
+        RunResult result = new RunResult(s.tier().id(), transport.id(), s.tier().description(), kind.id(), 1, n, opened,
                 n - opened, loops.channelsActive(), rampSeconds, opened / rampSeconds, window,
                 new RunResult.Heap(heapBefore, heapAfter, perConnection(heapAfter - heapBefore, opened), checkpoints),
                 TimerAccounting.report(kind, loops, window),
@@ -145,11 +145,11 @@ final class ScenarioRun {
                         clientAfter.heartbeatsSent() - clientBefore.heartbeatsSent(),
                         clientAfter.maxSenderLagNanos() / 1e6),
                 new RunResult.Gc(jvm.collectorNames(), gc.collections(), gc.pauseMillisTotal(), gc.pauseMillisMax(),
-                        gc.explicitCollections(), gc.explicitPauseMillis()),
+                        gc.explicitCollections(), gc.explicitPauseMillis(), jvm.pauses()),
                 new RunResult.Cpu((JvmStats.processCpuNanos() - cpuBefore) / 1e9, serverCpu,
                         (clientAfter.cpuNanos() - clientBefore.cpuNanos()) / 1e9,
                         loops.messages() == 0 ? 0 : serverCpu * 1e9 / loops.messages()),
-                machine());
+                machine(), progress.samples());
         if (kind.hasHandler()) {
             log.info("[{}] done in {} s: {} of {} silenced connections detected on time, {} missed, {} false idle "
                             + "events; lateness p50 {} ms, p99 {} ms, max {} ms", label,
