@@ -118,6 +118,11 @@ final class JvmStats implements NotificationListener, AutoCloseable {
         return usedHeap();
     }
 
+    /** The system's 1-minute load average, or -1 where the system does not tell. */
+    static double loadAverage() {
+        return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    }
+
     /** Largest heap this JVM may use, in bytes. */
     static long maxHeap() {
         return Runtime.getRuntime().maxMemory();

@@ -215,9 +215,9 @@ final class Report {
             md.append(verdict.markdown()).append('\n');
         }
         md.append("Connections here are **").append(settings.tier().description()).append("**.\n\n");
-        md.append("Generated ").append(report.generatedAt()).append(". Every run ").append(report.clean()
-                ? "opened every connection and had no missed and no false idle events."
-                : "did **not** come out clean: see the failed, missed and false rows.").append("\n\n");
+        md.append("Generated ").append(report.generatedAt()).append(". ").append(report.clean()
+                ? "Every run opened every connection and had no missed and no false idle events."
+                : "**Not every run came out clean**: see the failed, missed and false rows.").append("\n\n");
         md.append("Repeat with:\n\n    ").append(report.command()).append("\n\n");
         md.append("## Scenario\n\n| setting | value |\n|---|---|\n");
         scenarioRows(runs.get(0).machine())
@@ -257,7 +257,9 @@ final class Report {
         md.append("- **Verdict**: wheel's median over netty's; lower is better for every cost, higher for the "
                 + "open rate. With repeats, a verdict is called only where the two min-max ranges do not "
                 + "overlap; otherwise \"within noise\". Timing figures (pauses, lateness tails, CPU per message) "
-                + "move between identical runs, and more when other work shares the machine.\n");
+                + "move between identical runs, and more when other work shares the machine: the machine-load "
+                + "row gives the 1-minute load average at the start and end of each run (above the core count, "
+                + "other work was competing for the CPU).\n");
         return md.toString();
     }
 
@@ -296,6 +298,8 @@ final class Report {
                 .map(m -> f("%,.0f", m.serverLoopNanosPerMessage())).orElse("-"));
         row(md, group, "worst heartbeat sender lag (ms)", r -> f("%,.0f", r.traffic().maxSenderLagMs()));
         row(md, group, "window (s)", r -> f("%.1f", r.windowSeconds()));
+        row(md, group, "machine load (1-minute load average, start / end)",
+                r -> f("%.2f / %.2f", r.machine().loadAverageAtStart(), r.machine().loadAverageAtEnd()));
         md.append('\n');
     }
 

@@ -146,7 +146,14 @@ record RunResult(String tier, String transport, String connectionKind, String ha
                double serverLoopNanosPerMessage) {
     }
 
-    /** Where it ran. */
-    record Machine(int cores, long maxHeapBytes, String jvm, List<String> jvmArguments, long openFileLimit) {
+    /**
+     * Where it ran.
+     *
+     * @param loadAverageAtStart the system's 1-minute load average when the run started (-1 where
+     *     the system does not tell): above {@code cores}, other work competed for the CPU
+     * @param loadAverageAtEnd the same at the end of the run
+     */
+    record Machine(int cores, long maxHeapBytes, String jvm, List<String> jvmArguments, long openFileLimit,
+                   double loadAverageAtStart, double loadAverageAtEnd) {
     }
 }

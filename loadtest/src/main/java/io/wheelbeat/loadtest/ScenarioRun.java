@@ -105,6 +105,7 @@ final class ScenarioRun {
     private RunResult measure(int n, Transport transport, SilencePlan plan, ConnectionLedger ledger,
                               InstrumentedEventLoopGroup serverLoops, JvmStats jvm, LoadClient client,
                               Progress progress) throws Exception {
+        double loadAtStart = JvmStats.loadAverage();
         long heapBefore = JvmStats.usedHeapAfterFullGc();
         LoadClient.ClientStats clientBefore = client.stats();
         long cpuBefore = JvmStats.processCpuNanos();
@@ -149,7 +150,7 @@ final class ScenarioRun {
                 new RunResult.Cpu((JvmStats.processCpuNanos() - cpuBefore) / 1e9, serverCpu,
                         (clientAfter.cpuNanos() - clientBefore.cpuNanos()) / 1e9,
                         loops.messages() == 0 ? 0 : serverCpu * 1e9 / loops.messages()),
-                machine(), progress.samples());
+                machine(loadAtStart), progress.samples());
         if (kind.hasHandler()) {
             log.info("[{}] done in {} s: {} of {} silenced connections detected on time, {} missed, {} false idle "
                             + "events; lateness p50 {} ms, p99 {} ms, max {} ms", label,
@@ -243,11 +244,12 @@ final class ScenarioRun {
         return connections == 0 ? 0 : (double) bytes / connections;
     }
 
-    private static RunResult.Machine machine() {
+    private static RunResult.Machine machine(double loadAtStart) {
         Preflight.Machine m = Preflight.Machine.current(List.of());
         return new RunResult.Machine(Runtime.getRuntime().availableProcessors(), JvmStats.maxHeap(),
                 System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"),
-                ManagementFactory.getRuntimeMXBean().getInputArguments(), m.maxFileDescriptors());
+                ManagementFactory.getRuntimeMXBean().getInputArguments(), m.maxFileDescriptors(), loadAtStart,
+                JvmStats.loadAverage());
     }
 
     private static void sleepNanos(long nanos) throws InterruptedException {

@@ -30,11 +30,11 @@ final class VerdictTable {
 
     static final Measure WRONG_IDLE_EVENTS = new Measure("missed + false idle events", "", Verdict.Better.LOWER, false,
             (r, b) -> r.idle().missed() + r.idle().falseIdle());
-    static final Measure IDLE_MACHINERY_BYTES = new Measure("idle machinery per connection (minus none)", "B",
+    static final Measure IDLE_MACHINERY_BYTES = new Measure("idle machinery per connection, minus none", "B",
             Verdict.Better.LOWER, true, (r, b) -> r.heap().bytesPerConnection() - b.heap().bytesPerConnection());
     static final Measure HEAP_BYTES = new Measure("heap per connection", "B", Verdict.Better.LOWER, false,
             (r, b) -> r.heap().bytesPerConnection());
-    static final Measure IDLE_MACHINERY_CPU = new Measure("idle machinery CPU per message (minus none)", "ns",
+    static final Measure IDLE_MACHINERY_CPU = new Measure("idle machinery CPU per message, minus none", "ns",
             Verdict.Better.LOWER, true,
             (r, b) -> r.cpu().serverLoopNanosPerMessage() - b.cpu().serverLoopNanosPerMessage());
     static final Measure LOOP_CPU = new Measure("server-loop CPU per message", "ns", Verdict.Better.LOWER, false,
@@ -62,10 +62,15 @@ final class VerdictTable {
 
     private final int connections;
     private final List<Row> rows;
+    /** The machine's 1-minute load average over the starts and ends of the runs compared. */
+    private final Verdict.Spread load;
+    private final int cores;
 
-    private VerdictTable(int connections, List<Row> rows) {
+    private VerdictTable(int connections, List<Row> rows, Verdict.Spread load, int cores) {
         this.connections = connections;
         this.rows = List.copyOf(rows);
+        this.load = load;
+        this.cores = cores;
     }
 
     /**
@@ -89,7 +94,10 @@ final class VerdictTable {
             Verdict.Spread t = spread(m, theirs, runs);
             rows.add(new Row(m, o, t, Verdict.call(m.better(), o, t)));
         }
-        return Optional.of(new VerdictTable(connections, rows));
+        List<Double> loads = runs.stream().filter(r -> r.connectionsRequested() == connections)
+                .flatMap(r -> java.util.stream.Stream.of(r.machine().loadAverageAtStart(), r.machine().loadAverageAtEnd()))
+                .toList();
+        return Optional.of(new VerdictTable(connections, rows, Verdict.Spread.of(loads), ours.get(0).machine().cores()));
     }
 
     /** The run without an idle handler of the same size and round as {@code run}, if any. */
@@ -165,10 +173,17 @@ final class VerdictTable {
 
     private String footnote() {
         boolean spreadKnown = rows.stream().allMatch(r -> r.call().spreadKnown());
-        return spreadKnown
+        String calls = spreadKnown
                 ? "A verdict is called only where the two ranges do not overlap; otherwise \"within noise\"."
                 : "One run each: the spread between identical runs is unknown, so any row may be noise "
                         + "(--repeat 3 calls a verdict only where the ranges do not overlap).";
+        if (load.min() < 0) {
+            return calls;
+        }
+        return calls + String.format(Locale.ROOT, " Machine load (1-minute average) %.1f to %.1f on %d cores%s",
+                load.min(), load.max(), cores, load.max() > cores
+                        ? ": other work shared the CPU, so timing rows (CPU, lateness, pauses) are less certain."
+                        : ".");
     }
 
     private static String name(Row row) {

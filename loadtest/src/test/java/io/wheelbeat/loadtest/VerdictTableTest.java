@@ -92,6 +92,6 @@ class VerdictTableTest {
                 new RunResult.Traffic(0, 0, 100_000, 0, 0),
                 new RunResult.Gc(List.of("G1"), 20, gcTotalMs, gcTotalMs / 6, 5, 3_000, List.of()),
                 new RunResult.Cpu(60, 10, 10, nanosPerMessage),
-                new RunResult.Machine(2, 6L << 30, "test", List.of(), 20_000), List.of());
+                new RunResult.Machine(2, 6L << 30, "test", List.of(), 20_000, 1, 1), List.of());
     }
 }
