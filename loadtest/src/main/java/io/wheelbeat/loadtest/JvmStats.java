@@ -118,6 +118,11 @@ final class JvmStats implements NotificationListener, AutoCloseable {
         return usedHeap();
     }
 
+    /** Heap bytes allocated so far by every thread of this JVM (an approximation, as the JVM gives it). */
+    static long allocatedBytes() {
+        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getTotalThreadAllocatedBytes();
+    }
+
     /** The system's 1-minute load average, or -1 where the system does not tell. */
     static double loadAverage() {
         return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();

@@ -7,12 +7,15 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A thread factory for event loops that remembers its threads, so that the CPU time of one side
- * (server loops, client loops) can be told apart from the rest of the process.
+ * A thread factory for event loops that remembers its threads, so that the CPU time and the heap
+ * allocation of one side (server loops, client loops) can be told apart from the rest of the
+ * process.
  */
 final class LoopThreads extends DefaultThreadFactory {
 
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    private static final com.sun.management.ThreadMXBean ALLOCATION =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
     private final List<Thread> threads = new ArrayList<>();
 
@@ -37,6 +40,20 @@ final class LoopThreads extends DefaultThreadFactory {
                 long cpu = THREADS.getThreadCpuTime(thread.getId());
                 if (cpu > 0) {
                     total += cpu;
+                }
+            }
+        }
+        return total;
+    }
+
+    /** Heap bytes allocated so far by the live threads of this factory. */
+    long allocatedBytes() {
+        long total = 0;
+        synchronized (threads) {
+            for (Thread thread : threads) {
+                long bytes = ALLOCATION.getThreadAllocatedBytes(thread.getId());
+                if (bytes > 0) {
+                    total += bytes;
                 }
             }
         }

@@ -289,6 +289,8 @@ final class Report {
                 i.lateness().p50Ms(), i.lateness().p99Ms(), i.lateness().p999Ms(), i.lateness().maxMs())));
         row(md, group, "GC collections / total pause / longest (ms)",
                 r -> f("%,d / %,.0f / %,.0f", r.gc().collections(), r.gc().totalPauseMs(), r.gc().maxPauseMs()));
+        row(md, group, "allocated: whole run (MiB) / server loops per message (B)", r -> f("%,d / %,.1f",
+                r.gc().allocatedBytes() >> 20, r.gc().serverLoopBytesPerMessage()));
         row(md, group, "heap-reading full GCs (count / ms)",
                 r -> f("%,d / %,.0f", r.gc().heapReadingCollections(), r.gc().heapReadingPauseMs()));
         row(md, group, "CPU: process / server loops / clients (s)", r -> f("%.1f / %.1f / %.1f",

@@ -118,10 +118,15 @@ record RunResult(String tier, String transport, String connectionKind, String ha
     /**
      * Collections during the run, the load test's own heap-reading full GCs apart.
      *
+     * @param allocatedBytes heap allocated in the window by every thread of the run's JVM: what
+     *     the collector has to clear (does not depend on how busy the machine was)
+     * @param serverLoopAllocatedBytes the part of it allocated by the server event loops
+     * @param serverLoopBytesPerMessage serverLoopAllocatedBytes per message at the server
      * @param pauses every stop-the-world collection, heap readings included, in order
      */
     record Gc(List<String> collectors, long collections, double totalPauseMs, double maxPauseMs,
-              long heapReadingCollections, double heapReadingPauseMs, List<Pause> pauses) {
+              long heapReadingCollections, double heapReadingPauseMs, long allocatedBytes,
+              long serverLoopAllocatedBytes, double serverLoopBytesPerMessage, List<Pause> pauses) {
     }
 
     /**

@@ -110,6 +110,8 @@ final class ScenarioRun {
         LoadClient.ClientStats clientBefore = client.stats();
         long cpuBefore = JvmStats.processCpuNanos();
         long serverCpuBefore = serverLoops.cpuNanos();
+        long allocatedBefore = JvmStats.allocatedBytes();
+        long serverAllocatedBefore = serverLoops.allocatedBytes();
         long start = Clock.nanoTime();
         client.start();
 
@@ -135,6 +137,7 @@ final class ScenarioRun {
         LoadClient.ClientStats clientAfter = client.stats();
         double window = (end - start) / 1e9;
         double serverCpu = (serverLoops.cpuNanos() - serverCpuBefore) / 1e9;
+        long serverAllocated = serverLoops.allocatedBytes() - serverAllocatedBefore;
         IdleVerdict verdict = ledger.evaluate(plan, s.readerIdleNanos(), s.toleranceNanos());
         JvmStats.GcTotals gc = jvm.totals();
         RunResult result = new RunResult(s.tier().id(), transport.id(), s.tier().description(), kind.id(), 1, n, opened,
@@ -146,7 +149,9 @@ final class ScenarioRun {
                         clientAfter.heartbeatsSent() - clientBefore.heartbeatsSent(),
                         clientAfter.maxSenderLagNanos() / 1e6),
                 new RunResult.Gc(jvm.collectorNames(), gc.collections(), gc.pauseMillisTotal(), gc.pauseMillisMax(),
-                        gc.explicitCollections(), gc.explicitPauseMillis(), jvm.pauses()),
+                        gc.explicitCollections(), gc.explicitPauseMillis(), JvmStats.allocatedBytes() - allocatedBefore,
+                        serverAllocated, loops.messages() == 0 ? 0 : (double) serverAllocated / loops.messages(),
+                        jvm.pauses()),
                 new RunResult.Cpu((JvmStats.processCpuNanos() - cpuBefore) / 1e9, serverCpu,
                         (clientAfter.cpuNanos() - clientBefore.cpuNanos()) / 1e9,
                         loops.messages() == 0 ? 0 : serverCpu * 1e9 / loops.messages()),

@@ -53,6 +53,8 @@ final class VerdictTable {
             (r, b) -> r.gc().totalPauseMs());
     static final Measure GC_LONGEST = new Measure("GC pause, longest", "ms", Verdict.Better.LOWER, false,
             (r, b) -> r.gc().maxPauseMs());
+    static final Measure LOOP_ALLOCATION = new Measure("server-loop allocation per message", "B",
+            Verdict.Better.LOWER, false, (r, b) -> r.gc().serverLoopBytesPerMessage());
     static final Measure OPEN_RATE = new Measure("open rate", "connections/s", Verdict.Better.HIGHER, false,
             (r, b) -> r.openRatePerSecond());
 
@@ -87,7 +89,7 @@ final class VerdictTable {
                 && theirs.stream().allMatch(r -> baselineOf(runs, r).isPresent());
         List<Measure> measures = List.of(WRONG_IDLE_EVENTS, baseline ? IDLE_MACHINERY_BYTES : HEAP_BYTES,
                 baseline ? IDLE_MACHINERY_CPU : LOOP_CPU, LOOP_TASKS, LATENESS_P50, LATENESS_P99, LATENESS_P999,
-                LATENESS_MAX, GC_TOTAL, GC_LONGEST, OPEN_RATE);
+                LATENESS_MAX, GC_TOTAL, GC_LONGEST, LOOP_ALLOCATION, OPEN_RATE);
         List<Row> rows = new ArrayList<>();
         for (Measure m : measures) {
             Verdict.Spread o = spread(m, ours, runs);

@@ -90,7 +90,7 @@ class VerdictTableTest {
                 new RunResult.Idle(idle, 49_693, 0, 49_693, 0, 0, 0, 0, 0, 0, 0, 0, 49_693, 0, 2_000,
                         new RunResult.Lateness(49_693, 0.5, 4, 5, 6, 0.7, "")),
                 new RunResult.Traffic(0, 0, 100_000, 0, 0),
-                new RunResult.Gc(List.of("G1"), 20, gcTotalMs, gcTotalMs / 6, 5, 3_000, List.of()),
+                new RunResult.Gc(List.of("G1"), 20, gcTotalMs, gcTotalMs / 6, 5, 3_000, 1L << 30, 1L << 20, 10, List.of()),
                 new RunResult.Cpu(60, 10, 10, nanosPerMessage),
                 new RunResult.Machine(2, 6L << 30, "test", List.of(), 20_000, 1, 1), List.of());
     }

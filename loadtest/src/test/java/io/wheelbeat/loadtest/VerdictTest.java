@@ -71,7 +71,7 @@ class VerdictTest {
                 VerdictTable.HEAP_BYTES, VerdictTable.IDLE_MACHINERY_CPU, VerdictTable.LOOP_CPU,
                 VerdictTable.LOOP_TASKS, VerdictTable.LATENESS_P50, VerdictTable.LATENESS_P99,
                 VerdictTable.LATENESS_P999, VerdictTable.LATENESS_MAX, VerdictTable.GC_TOTAL,
-                VerdictTable.GC_LONGEST)) {
+                VerdictTable.GC_LONGEST, VerdictTable.LOOP_ALLOCATION)) {
             assertEquals(Better.LOWER, m.better(), m.name());
         }
     }
