@@ -8,7 +8,8 @@ import java.util.List;
  * the measured values, no clock: a verdict is called only where the two sides' min-max ranges do
  * not overlap; where they overlap the difference is "within noise". With one run a side, the
  * range is a single value, so a call is made but flagged: one run cannot tell a difference from
- * noise.
+ * noise. A cost at or below zero on both sides (a difference against a baseline run that came
+ * out below it) is within noise too: neither side measurably costs anything.
  *
  * <p>Immutable, thread-safe.
  */
@@ -104,7 +105,7 @@ final class Verdict {
         Outcome outcome;
         if (ours.isPoint() && theirs.isPoint() && ours.min() == theirs.min()) {
             outcome = Outcome.EQUAL;
-        } else if (ours.overlaps(theirs)) {
+        } else if (ours.overlaps(theirs) || (better == Better.LOWER && ours.max() <= 0 && theirs.max() <= 0)) {
             outcome = Outcome.WITHIN_NOISE;
         } else {
             boolean oursLower = ours.max() < theirs.min();

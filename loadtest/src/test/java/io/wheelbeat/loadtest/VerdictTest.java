@@ -90,6 +90,14 @@ class VerdictTest {
     }
 
     @Test
+    void costsBelowTheBaselineOnBothSidesAreWithinNoise() {
+        // Idle machinery CPU per message, handler minus baseline, on a busy machine: -553 and -304 ns.
+        assertEquals(Outcome.WITHIN_NOISE, Verdict.call(Better.LOWER, Spread.of(-553), Spread.of(-304)).outcome());
+        assertEquals(Outcome.WON, Verdict.call(Better.LOWER, Spread.of(-50), Spread.of(400)).outcome());
+        assertEquals(Outcome.LOST, Verdict.call(Better.LOWER, Spread.of(400), Spread.of(-50)).outcome());
+    }
+
+    @Test
     void aRatioNeedsPositiveMedians() {
         // An idle-machinery difference against the baseline can come out negative: no ratio then.
         assertTrue(Double.isNaN(Verdict.call(Better.LOWER, Spread.of(-50), Spread.of(400)).ratio()));
