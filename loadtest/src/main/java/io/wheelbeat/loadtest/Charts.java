@@ -19,6 +19,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 import java.util.zip.DataFormatException;
 import javax.imageio.ImageIO;
 import org.HdrHistogram.Histogram;
@@ -235,7 +236,7 @@ final class Charts {
     }
 
     private static XYPlot panel(String label, List<RunResult> firsts,
-                                java.util.function.ToDoubleFunction<RunResult.Sample> value, boolean lines) {
+                                ToDoubleFunction<RunResult.Sample> value, boolean lines) {
         XYSeriesCollection data = new XYSeriesCollection();
         for (RunResult run : firsts) {
             XYSeries series = new XYSeries(run.handler(), true, true);

@@ -52,6 +52,7 @@ final class Report {
      * What the idle machinery itself costs at one size: a handler's run minus the baseline run
      * without a handler, same scenario, same number of connections.
      *
+     * @param round the repeat both runs belong to
      * @param bytesPerConnection heap per connection, handler minus baseline
      * @param serverLoopNanosPerMessage server-loop CPU per message, handler minus baseline
      */

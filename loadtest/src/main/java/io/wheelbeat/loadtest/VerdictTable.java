@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * The verdict of one size: a row per measure, ours ({@code wheel}) against theirs
@@ -97,7 +98,7 @@ final class VerdictTable {
             rows.add(new Row(m, o, t, Verdict.call(m.better(), o, t)));
         }
         List<Double> loads = runs.stream().filter(r -> r.connectionsRequested() == connections)
-                .flatMap(r -> java.util.stream.Stream.of(r.machine().loadAverageAtStart(), r.machine().loadAverageAtEnd()))
+                .flatMap(r -> Stream.of(r.machine().loadAverageAtStart(), r.machine().loadAverageAtEnd()))
                 .toList();
         return Optional.of(new VerdictTable(connections, rows, Verdict.Spread.of(loads), ours.get(0).machine().cores()));
     }
