@@ -5,6 +5,7 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.ToLongFunction;
 
 /**
  * A thread factory for event loops that remembers its threads, so that the CPU time and the heap
@@ -34,26 +35,22 @@ final class LoopThreads extends DefaultThreadFactory {
 
     /** CPU time used so far by the live threads of this factory, in nanoseconds. */
     long cpuNanos() {
-        long total = 0;
-        synchronized (threads) {
-            for (Thread thread : threads) {
-                long cpu = THREADS.getThreadCpuTime(thread.getId());
-                if (cpu > 0) {
-                    total += cpu;
-                }
-            }
-        }
-        return total;
+        return sum(thread -> THREADS.getThreadCpuTime(thread.getId()));
     }
 
     /** Heap bytes allocated so far by the live threads of this factory. */
     long allocatedBytes() {
+        return sum(thread -> ALLOCATION.getThreadAllocatedBytes(thread.getId()));
+    }
+
+    /** The sum of a per-thread reading over the threads, skipping the -1 of a thread that has ended. */
+    private long sum(ToLongFunction<Thread> reading) {
         long total = 0;
         synchronized (threads) {
             for (Thread thread : threads) {
-                long bytes = ALLOCATION.getThreadAllocatedBytes(thread.getId());
-                if (bytes > 0) {
-                    total += bytes;
+                long value = reading.applyAsLong(thread);
+                if (value > 0) {
+                    total += value;
                 }
             }
         }
