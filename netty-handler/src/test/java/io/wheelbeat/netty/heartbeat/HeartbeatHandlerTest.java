@@ -358,23 +358,29 @@ class HeartbeatHandlerTest {
 
         @Test
         void pingIdsStartAtARandomPointPerConnectionSoThatBlindPongsAreLate() {
-            // The blind peer: never reads, answers ping n with id n (1, 2, 3, ...).
-            HeartbeatHandler.Factory factory = echoing(1000).pongTimeout(Duration.ofMillis(500)).maxMissedPongs(3).build();
-            EmbeddedChannel ch = frozenChannel(factory.newHandler());
-            EmbeddedChannel other = frozenChannel(factory.newHandler());
-            for (long guess = 1; guess <= 3; guess++) {
-                advance(ch, 1002);
+            // The blind peer: reads nothing, sends a pong every 100 ms with the id guessed
+            // from the seconds elapsed (ping n goes out at n s, so "PONG n" would answer it in time).
+            HeartbeatHandler.Builder builder = echoing(1000).pongTimeout(Duration.ofMillis(500)).maxMissedPongs(3);
+            EmbeddedChannel ch = channelWith(builder);
+            long start = VirtualTime.now(ch);
+            for (int step = 0; step < 200 && ch.isActive(); step++) {
+                advance(ch, 100);
+                long guess = Math.max(1, (VirtualTime.now(ch) - start) / 1_000_000_000L);
                 if (ch.isActive()) {
                     ch.writeInbound("PONG " + guess);
                 }
-                advance(ch, 502);
             }
             assertFalse(ch.isActive(), "3 missed pongs close the blind peer");
-            assertTrue(events.ofType(PongReceivedEvent.class).isEmpty());
-            long id = idOf(advanceUntilWritten(other));
-            assertTrue(id > 3, "ids are positive and not 1, 2, 3: " + id);
-            long third = idOf(drainOutbound(ch).get(2));
-            assertNotEquals(id, third - 2, "each connection draws its own start");
+            long closedAfterMillis = (VirtualTime.now(ch) - start) / 1_000_000;
+            assertTrue(closedAfterMillis <= 3_600, "ping 3 at 3 s, its timeout at 3.5 s: " + closedAfterMillis);
+            assertTrue(events.ofType(PongReceivedEvent.class).isEmpty(), "no guessed pong passed: " + events.all());
+            assertEquals(3, events.ofType(HeartbeatFailedEvent.class).get(0).missedPongs());
+            List<Object> pings = drainOutbound(ch);
+            assertEquals(3, pings.size());
+            assertConsecutive(pings);
+            assertTrue(idOf(pings.get(0)) > 3, "ids are positive and not 1, 2, 3: " + pings);
+            EmbeddedChannel other = frozenChannel(builder.build().newHandler());
+            assertNotEquals(idOf(pings.get(0)), idOf(advanceUntilWritten(other)), "each connection draws its own start");
         }
 
         @Test
