@@ -16,6 +16,7 @@ import io.wheelbeat.netty.internal.HandlerOptions;
 import io.wheelbeat.netty.internal.HeartbeatMeters;
 import io.wheelbeat.netty.internal.Jitter;
 import io.wheelbeat.netty.internal.PingEnforcement;
+import io.wheelbeat.netty.internal.PingIds;
 import io.wheelbeat.netty.internal.PingLimitOptions;
 import java.time.Duration;
 import java.util.Objects;
@@ -39,7 +40,9 @@ import org.slf4j.LoggerFactory;
  * flushed; the pings and pongs this handler writes count too.
  *
  * <h3>Which ping a pong answers</h3>
- * Every ping has an id: 1 for the connection's first ping, then 2, 3, ... A pong answers exactly
+ * Every ping has an id: a random start drawn per connection plus the ping's number (1 for the
+ * connection's first ping, then 2, 3, ...), so a peer that does not read the pings cannot guess
+ * the ids and pass for alive. Ids are positive, never {@link #NO_PING}. A pong answers exactly
  * one ping, told in one of two ways:
  * <ul>
  *   <li><b>Echoed id</b> ({@link Builder#sendPings(Duration, PingFactory, Predicate, ToLongFunction)}):
@@ -73,7 +76,13 @@ import org.slf4j.LoggerFactory;
  * fires {@link TooManyPingsEvent}, writes the goodbye message if configured, and closes the
  * channel. A ping in time clears the strikes, so a peer can never ping faster than
  * {@code maxPingStrikes} pings per minimum interval. The first ping of a connection is always in
- * time.
+ * time. Enforcement is on by default: 100 ms, 3 strikes (a flood ends within its first read
+ * batch); {@code minPingInterval(Duration.ZERO)} turns it off.
+ *
+ * <p>Answers are bounded by what the peer reads: while the channel is not writable (more than its
+ * high water mark waits to go out), a ping is not answered at once; the latest such ping is kept
+ * (earlier ones released unanswered) and answered when the channel becomes writable again. A peer
+ * that pings and never reads therefore costs at most one pending ping, however fast it pings.
  *
  * <h2>Messages</h2>
  * Pings and pongs recognised by the matchers are consumed: not passed on, and released (after
@@ -114,9 +123,9 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
     private long lastWriteNanos;
     private boolean wroteSinceFlush;
     private boolean awaitingPong;
-    /** The id of the last ping sent (0 before the first): ids count the pings sent. */
+    /** The id of the last ping sent (a random start before the first): ids count the pings sent from it. */
     private long lastPingId;
-    /** Pongs matched by order: how many pongs have come (never more than pings sent). */
+    /** Pongs matched by order: the id of the ping the last pong answered (never past the last ping sent). */
     private long pongsCounted;
     private long pingSentNanos;
     /** The factory's base interval this connection last drew from. */
@@ -126,6 +135,8 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
 
     // Answering role.
     private final PingEnforcement.Strikes strikes;
+    /** The latest ping that came while the channel was not writable, answered when it is; else null. */
+    private Object owedPing;
 
     private HeartbeatHandler(Factory settings) {
         this.timers = new ChannelTimers(settings.wheels, this::onTimer);
@@ -167,6 +178,16 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
     }
 
     @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        if (owedPing != null && ctx.channel().isWritable()) {
+            Object ping = owedPing;
+            owedPing = null;
+            answer(ctx, ping);
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         if (timers.startIfActive(ctx)) {
             onStart(timers.now());
@@ -194,6 +215,7 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
         if (timers.stop()) {
             onStop();
         }
+        releaseOwedPing();
         ctx.fireChannelInactive();
     }
 
@@ -202,10 +224,13 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
         if (timers.stop()) {
             onStop();
         }
+        releaseOwedPing();
     }
 
     private void onStart(long nowNanos) {
         if (settings.pingFactory != null) {
+            lastPingId = PingIds.randomStart();
+            pongsCounted = lastPingId;
             lastWriteNanos = nowNanos;
             intervalNanos = nextInterval();
             pingWhenIdle(nowNanos);
@@ -379,6 +404,17 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
                 return;
             }
         }
+        if (!ctx.channel().isWritable()) {
+            // The peer is not reading what we sent: owe it one answer, to its latest ping.
+            releaseOwedPing();
+            owedPing = ping;
+            return;
+        }
+        answer(ctx, ping);
+    }
+
+    /** Answers {@code ping} with the pong factory's pong, and releases it. */
+    private void answer(ChannelHandlerContext ctx, Object ping) {
         Object pong;
         try {
             pong = make(ctx, settings.pongFactory, ctx.channel(), ping, "pong factory");
@@ -388,6 +424,13 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
         if (pong != null) {
             ConnectionMeters.count(settings.pingsAnswered);
             send(ctx, pong);
+        }
+    }
+
+    private void releaseOwedPing() {
+        if (owedPing != null) {
+            ReferenceCountUtil.release(owedPing);
+            owedPing = null;
         }
     }
 
@@ -438,7 +481,7 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
         return made;
     }
 
-    /** A pong id that answers no ping: ping ids start at 1. */
+    /** A pong id that answers no ping: ping ids are positive. */
     public static final long NO_PING = 0;
 
     /**
@@ -448,8 +491,9 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
     @FunctionalInterface
     public interface PingFactory {
         /**
-         * Returns the ping numbered {@code pingId} (1, 2, ... per connection), or throws (or
-         * returns null) to skip this interval's ping.
+         * Returns the ping with id {@code pingId} (a random start per connection plus the ping's
+         * number: positive, one up per ping, not predictable by the peer), or throws (or returns
+         * null) to skip this interval's ping.
          */
         Object newPing(Channel channel, long pingId);
     }
@@ -491,7 +535,7 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
             this.isPing = b.isPing;
             this.pongFactory = b.pongFactory;
             this.minPingNanos = b.pingLimit.minPingNanos();
-            this.enforcement = b.pingLimit.enforcement(registry);
+            this.enforcement = b.pongFactory == null ? null : b.pingLimit.enforcement(registry);
             this.goodbyeFactory = b.goodbyeFactory;
             this.wheels = wheels;
             this.random = random;
@@ -626,9 +670,10 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
 
         /**
          * Enforces a minimum time between the peer's pings: a sooner ping is a strike. Set it
-         * below the peers' ping interval minus their jitter. Not enforced by default.
+         * below the peers' ping interval minus their jitter. 100 ms by default (with the answering
+         * role); {@code Duration.ZERO} turns enforcement off.
          *
-         * @throws IllegalArgumentException if {@code interval} is not positive
+         * @throws IllegalArgumentException if {@code interval} is negative
          */
         public Builder minPingInterval(Duration interval) {
             pingLimit.minPingInterval(interval);
@@ -637,7 +682,7 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
 
         /**
          * The strike that closes the channel: 3 by default (two early pings in a row are
-         * tolerated, as gRPC does). Needs {@link #minPingInterval}.
+         * tolerated, as gRPC does). Needs enforcement on.
          *
          * @throws IllegalArgumentException if {@code strikes} is not positive
          */
@@ -649,7 +694,7 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
         /**
          * The message to write before closing for too many pings (a GOAWAY, say). It is flushed
          * and the channel closed at once: delivered if the socket takes it, never waited for.
-         * Needs {@link #minPingInterval}.
+         * Needs enforcement on.
          */
         public Builder goodbye(Function<? super Channel, ?> goodbyeFactory) {
             Objects.requireNonNull(goodbyeFactory, "goodbyeFactory");
@@ -703,11 +748,11 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
             if (pingOptionSet && pingFactory == null) {
                 throw new IllegalStateException("pongTimeout/maxMissedPongs/pingIntervalJitter need sendPings");
             }
-            if (pingLimit.minPingNanos() > 0 && pongFactory == null) {
-                throw new IllegalStateException("minPingInterval needs answerPings");
+            if ((pingLimit.minPingSet() || pingLimit.strikesSet()) && pongFactory == null) {
+                throw new IllegalStateException("minPingInterval/maxPingStrikes need answerPings");
             }
             if (goodbyeFactory != null && pingLimit.minPingNanos() == 0) {
-                throw new IllegalStateException("goodbye needs minPingInterval");
+                throw new IllegalStateException("goodbye needs a minPingInterval above zero");
             }
             return new Factory(this, options.wheels(), options.random(), options.registry());
         }

@@ -29,6 +29,7 @@ import io.wheelbeat.netty.internal.HandlerOptions;
 import io.wheelbeat.netty.internal.HeartbeatMeters;
 import io.wheelbeat.netty.internal.Jitter;
 import io.wheelbeat.netty.internal.PingEnforcement;
+import io.wheelbeat.netty.internal.PingIds;
 import io.wheelbeat.netty.internal.PingLimitOptions;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -45,7 +46,8 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Keepalive pings</b> ({@link Builder#keepAliveTime}, gRPC's {@code keepAliveTime} and
  *       {@code keepAliveTimeout}; for a client or a server): when nothing has been read for the
  *       keepalive time (moved by {@link Builder#keepAliveJitter}, none by default), sends a PING
- *       whose 8 opaque bytes are the ping's id (1, 2, ... per connection) and expects its ACK
+ *       whose 8 opaque bytes are the ping's id (a random start per connection plus the ping's
+ *       number, so a peer that does not read cannot acknowledge it blindly) and expects its ACK
  *       within {@link Builder#keepAliveTimeout} (20 s by default, as gRPC). The ACK of that ping
  *       fires {@code PongReceivedEvent} with the true round-trip time; an ACK of an earlier ping
  *       is late: consumed, counted, no event (ACKs of PINGs this handler did not send pass on).
@@ -56,12 +58,13 @@ import org.slf4j.LoggerFactory;
  *       open streams or not. Unless {@link Builder#keepAliveWithoutCalls}, no ping goes out while
  *       no stream is open; the first stream to open resumes them.</li>
  *   <li><b>Ping enforcement</b> ({@link Builder#minPingInterval}, gRPC's
- *       {@code permitKeepAliveTime}): the peer's PINGs (not ACKs) are judged by the rule of
- *       {@code HeartbeatHandler}'s answering role; the {@link Builder#maxPingStrikes}-th strike in
- *       a row fires {@link TooManyPingsEvent}, sends GOAWAY {@code ENHANCE_YOUR_CALM} with debug
- *       data {@code "too_many_pings"} and closes the connection at once. While no stream is
- *       open the minimum is two hours unless {@link Builder#permitKeepAliveWithoutCalls} (as
- *       gRPC's {@code KeepAliveEnforcer}). Every HEADERS or DATA frame this side writes forgives
+ *       {@code permitKeepAliveTime}; on by default at 100 ms against floods): the peer's PINGs
+ *       (not ACKs) are judged by the rule of {@code HeartbeatHandler}'s answering role; the
+ *       {@link Builder#maxPingStrikes}-th strike in a row fires {@link TooManyPingsEvent}, sends
+ *       GOAWAY {@code ENHANCE_YOUR_CALM} with debug data {@code "too_many_pings"} and closes the
+ *       connection at once. With a minimum set explicitly, while no stream is open the minimum is
+ *       two hours unless {@link Builder#permitKeepAliveWithoutCalls} (as gRPC's
+ *       {@code KeepAliveEnforcer}). Every HEADERS or DATA frame this side writes forgives
  *       the pings so far, so that a peer measuring the bandwidth with a PING per response (as
  *       gRPC clients do) is never struck for it. The codec still acknowledges every PING, as
  *       it does by default.</li>
@@ -135,6 +138,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
     private boolean readSinceStamp;
     private boolean readSincePing;
     private long lastReadNanos;
+    /** The id before this connection's first keepalive ping: random, so that ids cannot be guessed. */
+    private long pingIdStart;
     private long lastPingId;
     private long pingSentNanos;
     private boolean pongSeen;
@@ -160,7 +165,7 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
                     onDrainPingAcked();
                     return;
                 }
-                if (settings.keepAliveNanos > 0 && ping.content() > 0 && ping.content() <= lastPingId) {
+                if (settings.keepAliveNanos > 0 && ping.content() > pingIdStart && ping.content() <= lastPingId) {
                     onPingAck(ctx, ping.content());
                     return;
                 }
@@ -245,6 +250,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
             ageTimer = timers.schedule(ageNanos);
         }
         if (settings.keepAliveNanos > 0) {
+            pingIdStart = PingIds.randomStart();
+            lastPingId = pingIdStart;
             lastReadNanos = nowNanos;
             keepAliveNanos = nextKeepAlive();
             pingTimer = timers.schedule(keepAliveNanos);
@@ -378,7 +385,7 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         if (!ctx.channel().isActive()) {
             return true; // closing already: the rest of a read batch gets no more strikes
         }
-        long minNanos = settings.permitWithoutCalls || connection.numActiveStreams() > 0
+        long minNanos = !settings.noCallsRule || connection.numActiveStreams() > 0
                 ? settings.minPingNanos : Math.max(settings.minPingNanos, NO_CALLS_MIN_PING_NANOS);
         int struckOut = settings.enforcement.tooManyPings(strikes, timers.now(), minNanos);
         if (struckOut == 0) {
@@ -500,7 +507,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
     public static final class Factory {
         private final long minPingNanos;
         private final PingEnforcement enforcement;
-        private final boolean permitWithoutCalls;
+        /** gRPC's two hours while no stream is open: with a minimum set explicitly and calls not permitted. */
+        private final boolean noCallsRule;
         private final long maxIdleNanos;
         private final long maxAgeNanos;
         private final double ageJitter;
@@ -519,7 +527,7 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
                         RandomGenerator random, MeterRegistry registry) {
             this.minPingNanos = minPingNanos;
             this.enforcement = enforcement;
-            this.permitWithoutCalls = b.permitWithoutCalls;
+            this.noCallsRule = b.pingLimit.minPingSet() && !b.permitWithoutCalls;
             this.maxIdleNanos = b.maxIdleNanos;
             this.maxAgeNanos = b.maxAgeNanos;
             this.ageJitter = b.ageJitter;
@@ -613,7 +621,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         /**
          * Whether the peer may ping at the minimum interval while no stream is open; false (the
          * default, as gRPC) holds it to one ping per two hours then. Needs
-         * {@link #minPingInterval}.
+         * {@link #minPingInterval} set above zero (the default flood limit applies with or
+         * without calls).
          */
         public Builder permitKeepAliveWithoutCalls(boolean permit) {
             this.permitWithoutCalls = permit;
@@ -700,9 +709,12 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
 
         /**
          * Enforces a minimum time between the peer's pings: a sooner ping is a strike. Set it below
-         * the shortest interval the peers are meant to ping at. Not enforced by default.
+         * the shortest interval the peers are meant to ping at. Set, it also holds a connection
+         * with no open stream to one PING per two hours unless
+         * {@link #permitKeepAliveWithoutCalls}. 100 ms by default, with or without streams (a
+         * flood ends at its 4th PING); {@code Duration.ZERO} turns enforcement off.
          *
-         * @throws IllegalArgumentException if {@code interval} is not positive
+         * @throws IllegalArgumentException if {@code interval} is negative
          */
         public Builder minPingInterval(Duration interval) {
             pingLimit.minPingInterval(interval);
@@ -711,7 +723,7 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
 
         /**
          * The strike that ends the connection: 3 by default (two early pings in a row are tolerated,
-         * as gRPC does). Needs {@link #minPingInterval}.
+         * as gRPC does). Needs enforcement on.
          *
          * @throws IllegalArgumentException if {@code strikes} is not positive
          */
@@ -734,8 +746,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
             if (keepAliveOptionSet && keepAliveNanos == 0) {
                 throw new IllegalStateException("keepAliveTimeout/WithoutCalls/Jitter need keepAliveTime");
             }
-            if (permitSet && enforcement == null) {
-                throw new IllegalStateException("permitKeepAliveWithoutCalls needs minPingInterval");
+            if (permitSet && (enforcement == null || !pingLimit.minPingSet())) {
+                throw new IllegalStateException("permitKeepAliveWithoutCalls needs a minPingInterval above zero");
             }
             if (ageOptionSet && maxAgeNanos == 0) {
                 throw new IllegalStateException("maxConnectionAgeJitter/Grace need maxConnectionAge");

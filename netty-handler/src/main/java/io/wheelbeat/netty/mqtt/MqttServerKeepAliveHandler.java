@@ -57,11 +57,15 @@ import org.slf4j.LoggerFactory;
  *       when their read batch completes, so the close never comes before the deadline, and at
  *       most one wheel tick after it.</li>
  *   <li><b>PINGREQ</b> after CONNECT is answered with PINGRESP (flushed once per read batch, so a
- *       flood costs one flush per batch) and consumed. With {@link Builder#minPingInterval}, the
- *       rule of {@code HeartbeatHandler}'s answering role applies: the
- *       {@link Builder#maxPingStrikes}-th PINGREQ in a row that comes sooner than the minimum
- *       after the last one in time fires {@link TooManyPingsEvent} and closes the connection
- *       (MQTT 5: after DISCONNECT "Message rate too high").</li>
+ *       flood costs one flush per batch) and consumed. While the channel is not writable (the
+ *       client is not reading what it was sent), PINGREQs are not answered at once: one PINGRESP
+ *       answers them all when the channel becomes writable again, so a client that pings and
+ *       never reads costs no memory beyond the channel's high water mark. The rule of
+ *       {@code HeartbeatHandler}'s answering role applies, on by default
+ *       ({@link Builder#minPingInterval} 100 ms): the {@link Builder#maxPingStrikes}-th PINGREQ
+ *       in a row that comes sooner than the minimum after the last one in time fires
+ *       {@link TooManyPingsEvent} and closes the connection (MQTT 5: after DISCONNECT "Message
+ *       rate too high").</li>
  * </ul>
  * Every other packet passes through untouched, as do packets the decoder failed on (they are
  * the application's to answer) and anything that is not an {@code MqttMessage}.
@@ -73,7 +77,7 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Metrics</h2>
  * With {@link Builder#metrics(MeterRegistry)}: {@code wheelbeat.heartbeat.pings.answered},
- * {@code wheelbeat.heartbeat.ping.strikes} (with a minimum ping interval) and
+ * {@code wheelbeat.heartbeat.ping.strikes} (unless enforcement is off) and
  * {@code wheelbeat.connection.closed} tagged {@code reason} = {@code reader_idle} (keep-alive
  * expired), {@code first_message_timeout} (no CONNECT), {@code protocol_error},
  * {@code keepalive_out_of_range} or {@code too_many_pings}.
@@ -108,6 +112,8 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
     private long lastReadNanos;
     private boolean readInBatch;
     private boolean answerPending;
+    /** A PINGREQ came while the channel was not writable: one PINGRESP is owed. */
+    private boolean answerOwed;
 
     private MqttServerKeepAliveHandler(Factory settings) {
         this.timers = new ChannelTimers(settings.wheels, this::onTimer);
@@ -154,6 +160,16 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
             ctx.flush();
         }
         ctx.fireChannelReadComplete();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        if (answerOwed && ctx.channel().isWritable() && ctx.channel().isActive()) {
+            answerOwed = false;
+            ConnectionMeters.count(settings.pingsAnswered);
+            ctx.writeAndFlush(MqttMessage.PINGRESP, ctx.voidPromise());
+        }
+        ctx.fireChannelWritabilityChanged();
     }
 
     @Override
@@ -324,6 +340,10 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
                 return;
             }
         }
+        if (!ctx.channel().isWritable()) {
+            answerOwed = true; // answered when the client has read what waits for it
+            return;
+        }
         ConnectionMeters.count(settings.pingsAnswered);
         answerPending = true;
         ctx.write(MqttMessage.PINGRESP, ctx.voidPromise());
@@ -472,9 +492,10 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
 
         /**
          * Enforces a minimum time between the peer's pings: a sooner ping is a strike. Set it below
-         * the shortest interval the peers are meant to ping at. Not enforced by default.
+         * the shortest interval the peers are meant to ping at. 100 ms by default (a flood of
+         * PINGREQs ends at its 4th); {@code Duration.ZERO} turns enforcement off.
          *
-         * @throws IllegalArgumentException if {@code interval} is not positive
+         * @throws IllegalArgumentException if {@code interval} is negative
          */
         public Builder minPingInterval(Duration interval) {
             pingLimit.minPingInterval(interval);
@@ -483,7 +504,7 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
 
         /**
          * The strike that ends the connection: 3 by default (two early pings in a row are tolerated,
-         * as gRPC does). Needs {@link #minPingInterval}.
+         * as gRPC does). Needs enforcement on.
          *
          * @throws IllegalArgumentException if {@code strikes} is not positive
          */
@@ -496,7 +517,7 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
          * Returns the factory of handlers with these settings.
          *
          * @throws IllegalStateException if the minimum keep-alive exceeds the maximum, or
-         *     {@link #maxPingStrikes} is set without {@link #minPingInterval}
+         *     {@link #maxPingStrikes} is set while {@link #minPingInterval} is zero
          */
         public Factory build() {
             if (minKeepAlive > maxKeepAlive) {
