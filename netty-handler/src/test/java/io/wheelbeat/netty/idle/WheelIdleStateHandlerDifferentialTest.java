@@ -54,7 +54,7 @@ class WheelIdleStateHandlerDifferentialTest {
     private static final int ORIGIN_SCRIPTS = SCRIPTS / 5;
 
     /** How the event loop runs its scheduled tasks: at their deadlines, or on a fixed step. */
-    private enum Loop {
+    enum Loop {
         PUNCTUAL(0), EVERY_MILLISECOND(MILLISECONDS.toNanos(1)), EVERY_5_MILLISECONDS(MILLISECONDS.toNanos(5));
 
         final long stepNanos;
@@ -170,7 +170,7 @@ class WheelIdleStateHandlerDifferentialTest {
      * drives a wheel on it: scheduled tasks run punctually, then the channel's pending tasks (the
      * expiries the wheel handed over to it), compared by difference as the clock may wrap.
      */
-    private static final class ManualLoop implements WheelExecutor, LoopTime {
+    static final class ManualLoop implements WheelExecutor, LoopTime {
         private record Scheduled(long due, Runnable task, CompletableFuture<Void> done) {
         }
 
@@ -305,7 +305,7 @@ class WheelIdleStateHandlerDifferentialTest {
     }
 
     /** The clock of the loop a script runs on, and how it runs its tasks. */
-    private interface LoopTime {
+    interface LoopTime {
         long now();
 
         /** Moves time forward to {@code nanoTime}, running tasks as the loop runs them. */
@@ -316,7 +316,7 @@ class WheelIdleStateHandlerDifferentialTest {
     }
 
     /** EmbeddedChannel's own clock, frozen, with tasks run punctually or on the loop's step. */
-    private static LoopTime embeddedTime(SlowDrainChannel ch, Loop loop) {
+    static LoopTime embeddedTime(SlowDrainChannel ch, Loop loop) {
         ch.freezeTime();
         long origin = VirtualTime.now(ch);
         return new LoopTime() {
