@@ -356,40 +356,53 @@ class WheelIdleStateHandlerDifferentialTest {
         IdleEventRecorder recorder = new IdleEventRecorder();
         ch.pipeline().addLast(head, handler, recorder);
         for (Step step : script.steps) {
-            // Pipeline operations, not EmbeddedChannel's own, which would also run due tasks.
             switch (step.kind) {
-                case PAUSE -> time.advanceTo(time.now() + step.arg);
-                case STALL -> time.stall(step.arg);
-                case READ_BATCH -> {
-                    ch.pipeline().fireChannelRead("in");
-                    ch.pipeline().fireChannelReadComplete();
-                }
-                case READ_WITHOUT_COMPLETE -> ch.pipeline().fireChannelRead("in");
-                case READ_COMPLETE -> ch.pipeline().fireChannelReadComplete();
                 case WRITE_AND_FLUSH -> {
                     ch.drainBudget(Long.MAX_VALUE);
                     ch.pipeline().writeAndFlush(Unpooled.buffer().writeZero((int) step.arg));
                 }
-                case WRITE -> ch.pipeline().write(Unpooled.buffer().writeZero((int) step.arg));
-                case SLOW_FLUSH -> {
-                    ch.drainBudget(step.arg);
-                    ch.pipeline().flush();
-                }
-                case DRAIN -> {
-                    ch.drainBudget(step.arg);
-                    ch.unsafe().flush();
-                }
-                case HEAD_WRITE -> head.ctx.writeAndFlush(Unpooled.buffer().writeZero((int) step.arg));
                 case RESET_READ -> resetRead(handler);
                 case RESET_WRITE -> resetWrite(handler);
                 case CLOSE -> ch.pipeline().close();
                 case REMOVE -> ch.pipeline().remove(handler);
+                default -> traffic(step.kind.name(), step.arg, ch, time, head.ctx);
             }
             ch.inboundMessages().clear();
         }
         assertEquals(List.of(), recorder.exceptions, script::toString);
         ch.finishAndReleaseAll();
         return recorder.fired.stream().map(f -> new Event(f.event(), f.nanoTime() - start)).toList();
+    }
+
+    /**
+     * Runs a script step shared by the differential tests (this one and
+     * {@link WheelTimeoutHandlersDifferentialTest}), named as in their {@code Kind}s: time passing
+     * (PAUSE, STALL), reads (READ_BATCH, READ_WITHOUT_COMPLETE, READ_COMPLETE), writes and flushes
+     * (WRITE, SLOW_FLUSH, DRAIN, and HEAD_WRITE from {@code head}, a handler nearer the head). Pipeline
+     * operations, not EmbeddedChannel's own, which would also run due tasks.
+     */
+    static void traffic(String kind, long arg, SlowDrainChannel ch, LoopTime time, ChannelHandlerContext head) {
+        switch (kind) {
+            case "PAUSE" -> time.advanceTo(time.now() + arg);
+            case "STALL" -> time.stall(arg);
+            case "READ_BATCH" -> {
+                ch.pipeline().fireChannelRead("in");
+                ch.pipeline().fireChannelReadComplete();
+            }
+            case "READ_WITHOUT_COMPLETE" -> ch.pipeline().fireChannelRead("in");
+            case "READ_COMPLETE" -> ch.pipeline().fireChannelReadComplete();
+            case "WRITE" -> ch.pipeline().write(Unpooled.buffer().writeZero((int) arg));
+            case "SLOW_FLUSH" -> {
+                ch.drainBudget(arg);
+                ch.pipeline().flush();
+            }
+            case "DRAIN" -> {
+                ch.drainBudget(arg);
+                ch.unsafe().flush();
+            }
+            case "HEAD_WRITE" -> head.writeAndFlush(Unpooled.buffer().writeZero((int) arg));
+            default -> throw new IllegalArgumentException("not a shared step: " + kind);
+        }
     }
 
     private static void resetRead(ChannelHandler handler) {

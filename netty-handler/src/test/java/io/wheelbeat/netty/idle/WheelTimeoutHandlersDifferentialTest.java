@@ -18,6 +18,7 @@ import io.netty.handler.timeout.WriteTimeoutHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.WheelSettings;
+import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.SlowDrainChannel;
 import io.wheelbeat.netty.VirtualTime;
 import io.wheelbeat.netty.idle.WheelIdleStateHandlerDifferentialTest.Loop;
@@ -142,8 +143,8 @@ class WheelTimeoutHandlersDifferentialTest {
                     ManualLoop loop = new ManualLoop(origin);
                     ExecutorDrivenWheel wheel = new ExecutorDrivenWheel(loop, new WheelSettings().ticker(loop::now));
                     SlowDrainChannel ch = loop.drive(new SlowDrainChannel(loop.ticker));
-                    ChannelHandler handler = reads ? recordingWheelRead(script, wheel) : recordingWheelWrite(script, wheel);
-                    assertEquals(netty, run(script, ch, loop, handler), () -> "origin " + origin + ": " + script);
+                    Recording recording = reads ? recordingWheelRead(script, wheel) : recordingWheelWrite(script, wheel);
+                    assertEquals(netty, run(script, ch, loop, recording), () -> "origin " + origin + ": " + script);
                     assertEquals(0, wheel.pendingTimers(), () -> "timers left, origin " + origin + ": " + script);
                 }
                 timeouts += netty.timedOutAt.size();
@@ -154,100 +155,65 @@ class WheelTimeoutHandlersDifferentialTest {
 
     // ---------------------------------------------------------------- handlers that record instead of closing
 
-    /** Where the recording handlers note the instants of their timeouts. */
+    /** The instants of a recording handler's timeouts, on the script's clock. */
     private static final class Timeouts {
         final List<Long> at = new ArrayList<>();
         LongSupplier clock;
-    }
 
-    private static final class NettyRead extends ReadTimeoutHandler {
-        final Timeouts timeouts = new Timeouts();
-
-        NettyRead(long nanos) {
-            super(nanos, NANOSECONDS);
-        }
-
-        @Override
-        protected void readTimedOut(ChannelHandlerContext ctx) {
-            timeouts.at.add(timeouts.clock.getAsLong());
+        void record() {
+            at.add(clock.getAsLong());
         }
     }
 
-    private static final class WheelRead extends WheelReadTimeoutHandler {
-        final Timeouts timeouts = new Timeouts();
-
-        WheelRead(long nanos) {
-            super(nanos, NANOSECONDS);
-        }
-
-        WheelRead(Factory factory) {
-            super(factory);
-        }
-
-        @Override
-        protected void readTimedOut(ChannelHandlerContext ctx) {
-            timeouts.at.add(timeouts.clock.getAsLong());
-        }
+    /** Where a recording handler notes the instants of its timeouts. */
+    private record Recording(ChannelHandler handler, Timeouts timeouts) {
     }
 
-    private static final class NettyWrite extends WriteTimeoutHandler {
-        final Timeouts timeouts = new Timeouts();
-
-        NettyWrite(long nanos) {
-            super(nanos, NANOSECONDS);
-        }
-
-        @Override
-        protected void writeTimedOut(ChannelHandlerContext ctx) {
-            timeouts.at.add(timeouts.clock.getAsLong());
-        }
+    private static Recording recordingNettyRead(Script script) {
+        Timeouts timeouts = new Timeouts();
+        return new Recording(new ReadTimeoutHandler(script.timeoutNanos, NANOSECONDS) {
+            @Override
+            protected void readTimedOut(ChannelHandlerContext ctx) {
+                timeouts.record();
+            }
+        }, timeouts);
     }
 
-    private static final class WheelWrite extends WheelWriteTimeoutHandler {
-        final Timeouts timeouts = new Timeouts();
-
-        WheelWrite(long nanos) {
-            super(nanos, NANOSECONDS);
-        }
-
-        WheelWrite(long nanos, ExecutorDrivenWheel wheel) {
-            super(nanos, NANOSECONDS, loop -> wheel);
-        }
-
-        @Override
-        protected void writeTimedOut(ChannelHandlerContext ctx) {
-            timeouts.at.add(timeouts.clock.getAsLong());
-        }
+    private static Recording recordingWheelRead(Script script, ExecutorDrivenWheel wheel) {
+        Timeouts timeouts = new Timeouts();
+        return new Recording(wheel == null ? new WheelReadTimeoutHandler(script.timeoutNanos, NANOSECONDS) {
+            @Override
+            protected void readTimedOut(ChannelHandlerContext ctx) {
+                timeouts.record();
+            }
+        } : new WheelReadTimeoutHandler(WheelIdleStateHandler.builder().timer(wheel)
+                .readerIdleTime(Duration.ofNanos(script.timeoutNanos)).build()) {
+            @Override
+            protected void readTimedOut(ChannelHandlerContext ctx) {
+                timeouts.record();
+            }
+        }, timeouts);
     }
 
-    private static ChannelHandler recordingNettyRead(Script script) {
-        return new NettyRead(script.timeoutNanos);
+    private static Recording recordingNettyWrite(Script script) {
+        Timeouts timeouts = new Timeouts();
+        return new Recording(new WriteTimeoutHandler(script.timeoutNanos, NANOSECONDS) {
+            @Override
+            protected void writeTimedOut(ChannelHandlerContext ctx) {
+                timeouts.record();
+            }
+        }, timeouts);
     }
 
-    private static ChannelHandler recordingWheelRead(Script script, ExecutorDrivenWheel wheel) {
-        return wheel == null ? new WheelRead(script.timeoutNanos) : new WheelRead(WheelIdleStateHandler.builder()
-                .timer(wheel).readerIdleTime(Duration.ofNanos(script.timeoutNanos)).build());
-    }
-
-    private static ChannelHandler recordingNettyWrite(Script script) {
-        return new NettyWrite(script.timeoutNanos);
-    }
-
-    private static ChannelHandler recordingWheelWrite(Script script, ExecutorDrivenWheel wheel) {
-        return wheel == null ? new WheelWrite(script.timeoutNanos) : new WheelWrite(script.timeoutNanos, wheel);
-    }
-
-    private static Timeouts timeoutsOf(ChannelHandler handler) {
-        if (handler instanceof NettyRead h) {
-            return h.timeouts;
-        } else if (handler instanceof WheelRead h) {
-            return h.timeouts;
-        } else if (handler instanceof NettyWrite h) {
-            return h.timeouts;
-        } else if (handler instanceof WheelWrite h) {
-            return h.timeouts;
-        }
-        return new Timeouts(); // a handler as it is: it closes instead
+    private static Recording recordingWheelWrite(Script script, ExecutorDrivenWheel wheel) {
+        Timeouts timeouts = new Timeouts();
+        return new Recording(new WheelWriteTimeoutHandler(script.timeoutNanos, NANOSECONDS,
+                wheel == null ? EventLoopWheels.shared()::wheelFor : loop -> wheel) {
+            @Override
+            protected void writeTimedOut(ChannelHandlerContext ctx) {
+                timeouts.record();
+            }
+        }, timeouts);
     }
 
     // ---------------------------------------------------------------- running a script
@@ -308,14 +274,20 @@ class WheelTimeoutHandlersDifferentialTest {
         }
     }
 
+    /** Runs a handler as it is: it closes the channel instead of recording. */
     private static Outcome runOnEmbeddedLoop(Script script, ChannelHandler handler) {
-        SlowDrainChannel ch = new SlowDrainChannel();
-        return run(script, ch, WheelIdleStateHandlerDifferentialTest.embeddedTime(ch, script.loop), handler);
+        return runOnEmbeddedLoop(script, new Recording(handler, new Timeouts()));
     }
 
-    private static Outcome run(Script script, SlowDrainChannel ch, LoopTime time, ChannelHandler handler) {
+    private static Outcome runOnEmbeddedLoop(Script script, Recording recording) {
+        SlowDrainChannel ch = new SlowDrainChannel();
+        return run(script, ch, WheelIdleStateHandlerDifferentialTest.embeddedTime(ch, script.loop), recording);
+    }
+
+    private static Outcome run(Script script, SlowDrainChannel ch, LoopTime time, Recording recording) {
         long start = time.now();
-        Timeouts timeouts = timeoutsOf(handler);
+        ChannelHandler handler = recording.handler;
+        Timeouts timeouts = recording.timeouts;
         timeouts.clock = time::now;
         HeadWriter head = new HeadWriter();
         Tail tail = new Tail();
@@ -325,27 +297,8 @@ class WheelTimeoutHandlersDifferentialTest {
         ch.closeFuture().addListener(f -> closedAt[0] = time.now() - start);
         ch.pipeline().addLast(head, handler, tail);
         for (Step step : script.steps) {
-            // Pipeline operations, not EmbeddedChannel's own, which would also run due tasks.
             switch (step.kind) {
-                case PAUSE -> time.advanceTo(time.now() + step.arg);
-                case STALL -> time.stall(step.arg);
-                case READ_BATCH -> {
-                    ch.pipeline().fireChannelRead("in");
-                    ch.pipeline().fireChannelReadComplete();
-                }
-                case READ_WITHOUT_COMPLETE -> ch.pipeline().fireChannelRead("in");
-                case READ_COMPLETE -> ch.pipeline().fireChannelReadComplete();
-                case WRITE -> ch.pipeline().write(Unpooled.buffer().writeZero((int) step.arg));
                 case WRITE_AND_FLUSH -> ch.pipeline().writeAndFlush(Unpooled.buffer().writeZero((int) step.arg));
-                case SLOW_FLUSH -> {
-                    ch.drainBudget(step.arg);
-                    ch.pipeline().flush();
-                }
-                case DRAIN -> {
-                    ch.drainBudget(step.arg);
-                    ch.unsafe().flush();
-                }
-                case HEAD_WRITE -> head.ctx.writeAndFlush(Unpooled.buffer().writeZero((int) step.arg));
                 case HOLD -> head.holding = true;
                 case COMPLETE_NEWEST_HELD -> head.completeNewest();
                 case RELEASE -> head.release();
@@ -354,6 +307,7 @@ class WheelTimeoutHandlersDifferentialTest {
                         ch.pipeline().remove(handler);
                     }
                 }
+                default -> WheelIdleStateHandlerDifferentialTest.traffic(step.kind.name(), step.arg, ch, time, head.ctx);
             }
             ch.inboundMessages().clear();
         }
