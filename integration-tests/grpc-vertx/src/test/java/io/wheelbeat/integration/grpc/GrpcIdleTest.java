@@ -91,11 +91,7 @@ class GrpcIdleTest {
                 Duration.ofSeconds(20), maxConnectionIdle, Duration.ofMinutes(5)).start();
         ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort()).usePlaintext().build();
         try {
-            assertEquals("hello", ClientCalls.blockingUnaryCall(channel, ECHO, CallOptions.DEFAULT, "hello"));
-            long lastCall = System.nanoTime();
-            assertEquals("again", ClientCalls.blockingUnaryCall(channel, ECHO, CallOptions.DEFAULT, "again"));
-            CompletableFuture<Long> leftReady = whenItLeaves(channel, ConnectivityState.READY);
-            assertClosedAfter(maxConnectionIdle, lastCall, leftReady.get(5, TimeUnit.SECONDS));
+            assertClosedAfterTwoCalls(channel, maxConnectionIdle);
         } finally {
             channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
             server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
@@ -110,12 +106,8 @@ class GrpcIdleTest {
         Server server = GrpcRecipes.serverClosingSilentConnections(ANY_PORT, ECHO_SERVICE, readIdle, boss, workers).start();
         ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort()).usePlaintext().build();
         try {
-            assertEquals("hello", ClientCalls.blockingUnaryCall(channel, ECHO, CallOptions.DEFAULT, "hello"));
-            long lastCall = System.nanoTime();
-            assertEquals("again", ClientCalls.blockingUnaryCall(channel, ECHO, CallOptions.DEFAULT, "again"));
-            CompletableFuture<Long> leftReady = whenItLeaves(channel, ConnectivityState.READY);
-            // The client sends nothing more (no keepalive): its connection is closed at the timeout.
-            assertClosedAfter(readIdle, lastCall, leftReady.get(5, TimeUnit.SECONDS));
+            // The client sends nothing after its calls (no keepalive): its connection is closed at the timeout.
+            assertClosedAfterTwoCalls(channel, readIdle);
 
             try (LoopbackClient silent = new LoopbackClient(server.getPort())) {
                 assertClosedAfter(readIdle, silent.connectedAt(), silent.awaitClose(5_000));
@@ -128,11 +120,17 @@ class GrpcIdleTest {
         }
     }
 
-    /** Completes with the clock reading when {@code channel} leaves {@code state}. */
-    private static CompletableFuture<Long> whenItLeaves(ManagedChannel channel, ConnectivityState state) {
-        CompletableFuture<Long> left = new CompletableFuture<>();
-        channel.notifyWhenStateChanged(state, () -> left.complete(System.nanoTime()));
-        return left;
+    /**
+     * Makes two calls on {@code channel} (the first also connects and warms gRPC up), then checks
+     * that the channel leaves READY (its connection ended) {@code timeout} after the second began.
+     */
+    private static void assertClosedAfterTwoCalls(ManagedChannel channel, Duration timeout) throws Exception {
+        assertEquals("hello", ClientCalls.blockingUnaryCall(channel, ECHO, CallOptions.DEFAULT, "hello"));
+        long lastCall = System.nanoTime();
+        assertEquals("again", ClientCalls.blockingUnaryCall(channel, ECHO, CallOptions.DEFAULT, "again"));
+        CompletableFuture<Long> leftReady = new CompletableFuture<>();
+        channel.notifyWhenStateChanged(ConnectivityState.READY, () -> leftReady.complete(System.nanoTime()));
+        assertClosedAfter(timeout, lastCall, leftReady.get(5, TimeUnit.SECONDS));
     }
 
     private static void assertClosedAfter(Duration timeout, long from, long closedAt) {
