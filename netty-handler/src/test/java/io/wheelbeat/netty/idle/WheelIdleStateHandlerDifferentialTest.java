@@ -55,7 +55,7 @@ class WheelIdleStateHandlerDifferentialTest {
     private static final int ORIGIN_SCRIPTS = SCRIPTS / 5;
 
     /** How the event loop runs its scheduled tasks: at their deadlines, or on a fixed step. */
-    private enum Loop {
+    enum Loop {
         PUNCTUAL(0), EVERY_MILLISECOND(MILLISECONDS.toNanos(1)), EVERY_5_MILLISECONDS(MILLISECONDS.toNanos(5));
 
         final long stepNanos;
@@ -171,7 +171,7 @@ class WheelIdleStateHandlerDifferentialTest {
      * drives a wheel on it: scheduled tasks run punctually, then the channel's pending tasks (the
      * expiries the wheel handed over to it), compared by difference as the clock may wrap.
      */
-    private static final class ManualLoop implements WheelExecutor, LoopTime {
+    static final class ManualLoop implements WheelExecutor, LoopTime {
         private record Scheduled(long due, Runnable task, CompletableFuture<Void> done) {
         }
 
@@ -306,7 +306,7 @@ class WheelIdleStateHandlerDifferentialTest {
     }
 
     /** The clock of the loop a script runs on, and how it runs its tasks. */
-    private interface LoopTime {
+    interface LoopTime {
         long now();
 
         /** Moves time forward to {@code nanoTime}, running tasks as the loop runs them. */
@@ -317,7 +317,7 @@ class WheelIdleStateHandlerDifferentialTest {
     }
 
     /** EmbeddedChannel's own clock, frozen, with tasks run punctually or on the loop's step. */
-    private static LoopTime embeddedTime(SlowDrainChannel ch, Loop loop) {
+    static LoopTime embeddedTime(SlowDrainChannel ch, Loop loop) {
         ch.freezeTime();
         long origin = VirtualTime.now(ch);
         return new LoopTime() {
@@ -366,30 +366,11 @@ class WheelIdleStateHandlerDifferentialTest {
 
     /** Applies one step to {@code ch}, whose idle handler (the one resets and removal act on) is {@code handler}. */
     private static void apply(Step step, SlowDrainChannel ch, HeadWriter head, ChannelHandler handler, LoopTime time) {
-        // Pipeline operations, not EmbeddedChannel's own, which would also run due tasks.
         switch (step.kind) {
-            case PAUSE -> time.advanceTo(time.now() + step.arg);
-            case STALL -> time.stall(step.arg);
-            case READ_BATCH -> {
-                ch.pipeline().fireChannelRead("in");
-                ch.pipeline().fireChannelReadComplete();
-            }
-            case READ_WITHOUT_COMPLETE -> ch.pipeline().fireChannelRead("in");
-            case READ_COMPLETE -> ch.pipeline().fireChannelReadComplete();
             case WRITE_AND_FLUSH -> {
                 ch.drainBudget(Long.MAX_VALUE);
                 ch.pipeline().writeAndFlush(Unpooled.buffer().writeZero((int) step.arg));
             }
-            case WRITE -> ch.pipeline().write(Unpooled.buffer().writeZero((int) step.arg));
-            case SLOW_FLUSH -> {
-                ch.drainBudget(step.arg);
-                ch.pipeline().flush();
-            }
-            case DRAIN -> {
-                ch.drainBudget(step.arg);
-                ch.unsafe().flush();
-            }
-            case HEAD_WRITE -> head.ctx.writeAndFlush(Unpooled.buffer().writeZero((int) step.arg));
             case RESET_READ -> resetRead(handler);
             case RESET_WRITE -> resetWrite(handler);
             case CLOSE -> ch.pipeline().close();
@@ -398,8 +379,40 @@ class WheelIdleStateHandlerDifferentialTest {
                     ch.pipeline().remove(handler);
                 }
             }
+            default -> traffic(step.kind.name(), step.arg, ch, time, head.ctx);
         }
         ch.inboundMessages().clear();
+    }
+
+    /**
+     * Runs a script step shared by the differential tests (this one and
+     * {@link WheelTimeoutHandlersDifferentialTest}), named as in their {@code Kind}s: time passing
+     * (PAUSE, STALL), reads (READ_BATCH, READ_WITHOUT_COMPLETE, READ_COMPLETE), writes and flushes
+     * (WRITE, SLOW_FLUSH, DRAIN, and HEAD_WRITE from {@code head}, a handler nearer the head). Pipeline
+     * operations, not EmbeddedChannel's own, which would also run due tasks.
+     */
+    static void traffic(String kind, long arg, SlowDrainChannel ch, LoopTime time, ChannelHandlerContext head) {
+        switch (kind) {
+            case "PAUSE" -> time.advanceTo(time.now() + arg);
+            case "STALL" -> time.stall(arg);
+            case "READ_BATCH" -> {
+                ch.pipeline().fireChannelRead("in");
+                ch.pipeline().fireChannelReadComplete();
+            }
+            case "READ_WITHOUT_COMPLETE" -> ch.pipeline().fireChannelRead("in");
+            case "READ_COMPLETE" -> ch.pipeline().fireChannelReadComplete();
+            case "WRITE" -> ch.pipeline().write(Unpooled.buffer().writeZero((int) arg));
+            case "SLOW_FLUSH" -> {
+                ch.drainBudget(arg);
+                ch.pipeline().flush();
+            }
+            case "DRAIN" -> {
+                ch.drainBudget(arg);
+                ch.unsafe().flush();
+            }
+            case "HEAD_WRITE" -> head.writeAndFlush(Unpooled.buffer().writeZero((int) arg));
+            default -> throw new IllegalArgumentException("not a shared step: " + kind);
+        }
     }
 
     private static void resetRead(ChannelHandler handler) {
