@@ -26,12 +26,20 @@ import org.slf4j.LoggerFactory;
  * <p>Tasks run on the timer's thread, one after another, unless a task executor is given; a slow
  * task then delays no other. A task that throws is logged and the timer goes on.
  *
+ * <p>Each timer holds a thread until {@link #stop()}: one timer serves a whole application. When
+ * more than {@value #MANY_TIMERS} timers run at once (as {@code HashedWheelTimer} past 64
+ * instances), the one that crosses that number logs a warning through SLF4J.
+ *
  * <p>Thread-safe. The thread starts when the timer is built and ends with {@link #stop()}.
  */
 public final class WheelTimer extends HandoverScheduler {
 
     private static final Logger log = LoggerFactory.getLogger(WheelTimer.class);
     private static final AtomicInteger THREAD_NUMBER = new AtomicInteger();
+    /** Running timers past which the next one warns: a thread each is a leak, not a design. */
+    static final int MANY_TIMERS = 64;
+    /** Timers whose thread is running (built and not yet stopped). */
+    private static final AtomicInteger RUNNING = new AtomicInteger();
 
     private final Executor taskExecutor;
     private final Thread worker;
@@ -44,6 +52,11 @@ public final class WheelTimer extends HandoverScheduler {
         this.taskExecutor = builder.taskExecutor;
         this.worker = builder.threadFactory.newThread(this::work);
         worker.start();
+        if (RUNNING.incrementAndGet() == MANY_TIMERS + 1) {
+            log.warn("{} WheelTimers (or NettyWheelTimers) are running, each with a thread of its own: more "
+                    + "than {}. Share one timer, put per-connection timers on the event loops' wheels "
+                    + "(EventLoopWheels), and stop() the timers no longer needed.", MANY_TIMERS + 1, MANY_TIMERS);
+        }
     }
 
     /** Returns a builder: the wheel's defaults, tasks run on the timer's thread. */
@@ -126,6 +139,14 @@ public final class WheelTimer extends HandoverScheduler {
     }
 
     private void work() {
+        try {
+            runUntilStopped();
+        } finally {
+            RUNNING.decrementAndGet();
+        }
+    }
+
+    private void runUntilStopped() {
         while (!stopping) {
             drainHandover();
             pollWheel();

@@ -89,6 +89,17 @@ import org.slf4j.LoggerFactory;
  * {@link IllegalStateException} saying so. Every frame passes through, the acknowledgement of
  * its own drain PING excepted.
  *
+ * <h2>Not for gRPC-java</h2>
+ * gRPC-java is not supported: its Netty transport drives HTTP/2 with its own handler (not an
+ * {@link Http2FrameCodec}) and offers no public way into the pipeline, so this handler would
+ * fail at start there. gRPC-java has the same rules built in; set them on its builders instead:
+ * on the server {@code NettyServerBuilder.keepAliveTime}, {@code keepAliveTimeout},
+ * {@code permitKeepAliveTime}, {@code permitKeepAliveWithoutCalls}, {@code maxConnectionIdle},
+ * {@code maxConnectionAge} and {@code maxConnectionAgeGrace}; on the client
+ * {@code ManagedChannelBuilder.keepAliveTime}, {@code keepAliveTimeout} and
+ * {@code keepAliveWithoutCalls}. This handler is for HTTP/2 servers and clients built on
+ * Netty's own codec.
+ *
  * <h2>Metrics</h2>
  * With {@link Builder#metrics(MeterRegistry)}: the keepalive pings' meters, the same as
  * {@code HeartbeatHandler}'s pinging role ({@code wheelbeat.heartbeat.pings.sent},

@@ -883,8 +883,17 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
             return this;
         }
 
-        /** Returns the factory of handlers with these settings. */
+        /**
+         * Returns the factory of handlers with these settings.
+         *
+         * @return the factory; immutable and thread-safe
+         * @throws IllegalStateException if no idle time was set (a handler that watches nothing is
+         *     a mistake here; Netty's shape, {@code new WheelIdleStateHandler(0, 0, 0)}, still allows it)
+         */
         public Factory build() {
+            if (readerIdleTimeNanos == 0 && writerIdleTimeNanos == 0 && allIdleTimeNanos == 0) {
+                throw new IllegalStateException("set readerIdleTime, writerIdleTime or allIdleTime");
+            }
             return new Factory(new Settings(observeOutput, readerIdleTimeNanos, writerIdleTimeNanos, allIdleTimeNanos,
                     wheels, sharedTimer, counters));
         }
