@@ -59,7 +59,11 @@ public final class WheelTimer extends HandoverScheduler {
         }
     }
 
-    /** Returns a builder: the wheel's defaults, tasks run on the timer's thread. */
+    /**
+     * Returns a builder: the wheel's defaults, tasks run on the timer's thread.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -68,6 +72,7 @@ public final class WheelTimer extends HandoverScheduler {
      * Stops the timer thread and returns the timeouts that never fired (neither expired nor
      * cancelled). They stay unfired: none of their tasks will run. Later calls return an empty set.
      *
+     * @return the timeouts that never fired, an unmodifiable set (empty on later calls)
      * @throws IllegalStateException if called from a task this timer runs on its own thread
      */
     public Set<WheelTimeout> stop() {
@@ -201,25 +206,44 @@ public final class WheelTimer extends HandoverScheduler {
         private Builder() {
         }
 
-        /** The wheel's settings: tick, slots, maximum pending timers, ticker. */
+        /**
+         * The wheel's settings: tick, slots, maximum pending timers, ticker.
+         *
+         * @param wheel the wheel's settings
+         * @return this builder
+         */
         public Builder wheel(WheelSettings wheel) {
             this.wheel = Objects.requireNonNull(wheel, "wheel");
             return this;
         }
 
-        /** Where tasks run; by default on the timer's own thread. */
+        /**
+         * Where tasks run; by default on the timer's own thread.
+         *
+         * @param taskExecutor the executor that runs every task
+         * @return this builder
+         */
         public Builder taskExecutor(Executor taskExecutor) {
             this.taskExecutor = Objects.requireNonNull(taskExecutor, "taskExecutor");
             return this;
         }
 
-        /** Makes the timer's thread; by default a daemon thread named {@code wheelbeat-timer-N}. */
+        /**
+         * Makes the timer's thread; by default a daemon thread named {@code wheelbeat-timer-N}.
+         *
+         * @param threadFactory makes the one thread of the timer
+         * @return this builder
+         */
         public Builder threadFactory(ThreadFactory threadFactory) {
             this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");
             return this;
         }
 
-        /** Builds the timer and starts its thread. */
+        /**
+         * Builds the timer and starts its thread.
+         *
+         * @return the running timer; {@link WheelTimer#stop()} it when done
+         */
         public WheelTimer build() {
             return new WheelTimer(this);
         }
