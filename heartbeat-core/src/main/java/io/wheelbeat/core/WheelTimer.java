@@ -154,7 +154,7 @@ public final class WheelTimer extends HandoverScheduler {
     private void runUntilStopped() {
         while (!stopping) {
             drainHandover();
-            pollWheel();
+            pollWheel(Integer.MAX_VALUE);
             if (stopping) {
                 break;
             }
