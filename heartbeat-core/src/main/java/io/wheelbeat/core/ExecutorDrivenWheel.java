@@ -196,6 +196,7 @@ public final class ExecutorDrivenWheel extends HandoverScheduler {
         try {
             timeout.task().run(timeout);
         } catch (Throwable t) {
+            taskFailed();
             log.warn("task of {} threw; the wheel goes on", timeout, t);
         }
     }

@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 
 /**
@@ -30,6 +31,8 @@ abstract class HandoverScheduler implements WheelScheduler {
     private final Queue<TimeoutHandle> handover = new ConcurrentLinkedQueue<>();
     private final AtomicInteger reserved = new AtomicInteger();
     private final AtomicBoolean drainRequested = new AtomicBoolean();
+    /** Tasks of timeouts ({@link WheelTimeout}s) that threw: the driver runs them, not the wheel. */
+    private final AtomicLong failedTasks = new AtomicLong();
     /** Told how late each timer fires (set when metrics are bound). */
     private volatile LongConsumer lateness = NO_LATENESS;
 
@@ -121,12 +124,18 @@ abstract class HandoverScheduler implements WheelScheduler {
     }
 
     /**
-     * Timer callbacks that threw so far. A racy snapshot, as {@link #scheduledCount()}.
+     * Timer callbacks and timeout tasks that threw so far (each also logged). A racy snapshot, as
+     * {@link #scheduledCount()}.
      *
-     * @return the number of callbacks that threw since the driver was made
+     * @return the number of callbacks and tasks that threw since the driver was made
      */
     public long failedCount() {
-        return wheel.failedCount();
+        return wheel.failedCount() + failedTasks.get();
+    }
+
+    /** Counts a timeout's task that threw; any thread (a task executor may run tasks). */
+    final void taskFailed() {
+        failedTasks.incrementAndGet();
     }
 
     /**

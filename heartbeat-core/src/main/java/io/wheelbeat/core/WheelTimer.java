@@ -135,10 +135,11 @@ public final class WheelTimer extends HandoverScheduler {
         }
     }
 
-    private static void runTask(WheelTimeout timeout) {
+    private void runTask(WheelTimeout timeout) {
         try {
             timeout.task().run(timeout);
         } catch (Throwable t) {
+            taskFailed();
             log.warn("task of {} threw; the timer goes on", timeout, t);
         }
     }

@@ -12,6 +12,7 @@ class PublicApiTest {
     @Test
     void theEngineStaysHiddenAndTheSurfaceWithinItsBudget() throws Exception {
         ExportedApi.of(WheelSettings.class, "io.wheelbeat.core", "io.wheelbeat.core.internal")
-                .assertHiddenAndWithin(20, 170);
+                // 171: LeaseStore.Failure.BUSY (issue 21: a store at its cap of requests out is not failing).
+                .assertHiddenAndWithin(20, 171);
     }
 }

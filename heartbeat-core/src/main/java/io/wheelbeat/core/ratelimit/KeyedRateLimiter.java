@@ -54,7 +54,11 @@ import org.slf4j.LoggerFactory;
  * allocation. A lease is sized to the key's rate over the next 100 ms (growing at most twofold
  * per exchange, never above half of this process's share), refilled in the background when half
  * spent, and one exchange per key is out at a time. A sliding window's lease ends with its
- * window; a token bucket's after 100 ms, and the unspent rest goes back to the bucket. When no
+ * window, and its refills in that window add to it; a token bucket's lease ends after 100 ms,
+ * and the unspent rest goes back to the bucket. At most 1,024 exchanges of a limiter are out at
+ * once, 64 of them for keys never granted a lease; a request that needs one when there is no
+ * room is refused (retry-after: one round trip) and counted as saturated, never decided by the
+ * failure policy. When no
  * lease covers a request, up to {@link Builder#maxUnconfirmed(long) maxUnconfirmed} permits are
  * admitted on credit and charged to the store with the next exchange; otherwise the request is
  * refused with the store's retry-after (or one round trip while the answer is out).

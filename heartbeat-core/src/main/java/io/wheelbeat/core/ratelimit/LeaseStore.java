@@ -90,7 +90,12 @@ public interface LeaseStore {
         /** The store cannot be reached: not connected, or reconnecting. */
         UNAVAILABLE,
         /** The store answered with an error, or the request could not be sent. */
-        ERROR
+        ERROR,
+        /**
+         * The request was not sent: the store has its most requests out. Not a failure of the
+         * store: the limiter keeps deciding from the store and sends the key's exchange later.
+         */
+        BUSY
     }
 
     /**

@@ -71,9 +71,9 @@ import java.util.concurrent.TimeUnit;
  * either firing an event and waiting a full period, or waiting for the rest of the period counted
  * from the last traffic. The wheel fires a timer when it is polled at or after its deadline, and
  * the shared wheels poll at the earliest deadline, so a check runs when Netty's task would run on
- * the same loop: at its deadline plus only the loop's own lateness. Checks that fall due together
- * run in Netty's order (by deadline, then in the order they were scheduled), whatever order the
- * wheel fires their timers in. Events are therefore Netty's, in Netty's order, at Netty's
+ * the same loop: at its deadline plus only the loop's own lateness. Checks that fall due together,
+ * of this handler or of any other handler on the loop's wheel, run in Netty's order (by deadline,
+ * then in the order they were scheduled), the order in which the wheel fires timers. Events are therefore Netty's, in Netty's order, at Netty's
  * moments, also when the loop runs late or runs its tasks on a coarse step. In tests with
  * {@code EmbeddedChannel}, {@code freezeTime()}, {@code advanceTimeBy(...)} and
  * {@code runScheduledPendingTasks()} drive it exactly as they drive Netty's handler.
@@ -393,47 +393,14 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
     }
 
     /**
-     * The timer of the {@code fired} check fell due, on the handler's executor: runs that check
-     * and every other check due by now, in Netty's order.
+     * The timer of the {@code fired} check fell due, on the handler's executor: runs that check,
+     * as Netty's idle task of that check runs. The wheel fires timers in Netty's order (deadline,
+     * then scheduling order) across every handler on the loop, so checks run in that order too.
      */
     final void checkFellDue(IdleState fired) {
-        if (!running()) {
-            return;
+        if (running()) {
+            runCheck(fired, deadlines.ticker.nanoTime());
         }
-        long now = deadlines.ticker.nanoTime();
-        if (writes == null) {
-            runCheck(IdleState.READER_IDLE, now);
-            return;
-        }
-        IdleState state;
-        while (running() && (state = nextDueCheck(now, fired)) != null) {
-            fired = null;
-            runCheck(state, now);
-        }
-    }
-
-    /**
-     * The check due by {@code now} that Netty's scheduler runs first (earliest deadline, then the
-     * one scheduled first), or null. A due check whose timer has not fired yet runs with the one
-     * that did, as Netty's loop runs every task due when it gets to them; the {@code fired} check
-     * (if not null) counts as due whatever the clock says, as its timer did.
-     */
-    private IdleState nextDueCheck(long now, IdleState fired) {
-        IdleState next = null;
-        for (IdleState state : IdleDeadlines.STATES) {
-            if (idleTimeOf(state) <= 0) {
-                continue;
-            }
-            long at = writes.checkAt(state);
-            if (state != fired && at - now > 0) {
-                continue;
-            }
-            long nextAt = next == null ? 0 : writes.checkAt(next);
-            if (next == null || at - nextAt < 0 || (at == nextAt && writes.scheduledBefore(state, next))) {
-                next = state;
-            }
-        }
-        return next;
     }
 
     /**
@@ -488,9 +455,6 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
 
     /** Schedules the {@code state} check at {@code at}, as Netty's {@code schedule(...)}. */
     private void arm(IdleState state, long at) {
-        if (writes != null) {
-            writes.scheduled(state, at);
-        }
         deadlines.arm(this, state, at);
     }
 
@@ -575,30 +539,16 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
 
     /**
      * The state of the writer and all checks and the write traffic they count from, kept only by
-     * a handler that watches one of them; with them, the deadlines of all three checks, which
-     * decide the order of checks that fall due together. It is also the listener of every write,
+     * a handler that watches one of them. It is also the listener of every write,
      * one for all of them as in Netty, so that writes allocate no listener.
      */
     private static class WriteChecks implements ChannelFutureListener {
-        /** Reader first, then writer, then all: the order {@link #start} schedules them in. */
-        private static final byte START_ORDER = 0 << 2 * 0 /* reader */ | 1 << 2 * 1 /* writer */ | 2 << 2 * 2 /* all */;
-        private static final int LAST_PLACE = 2;
-
         private final WheelIdleStateHandler handler;
         long lastWriteTime;
         boolean firstWriterIdleEvent = true;
         boolean firstAllIdleEvent = true;
         long writerTimer = ExecutorDrivenWheel.NO_TIMER;
         long allTimer = ExecutorDrivenWheel.NO_TIMER;
-        private long readerCheckAt;
-        private long writerCheckAt;
-        private long allCheckAt;
-        /**
-         * Each check's place (two bits at {@code 2 * ordinal}; 0: longest ago) in the order the
-         * checks were last scheduled, which breaks ties between equal deadlines as Netty's
-         * scheduler does. Places, not a counter, so that it never wraps.
-         */
-        private byte scheduleOrder = START_ORDER;
 
         WriteChecks(WheelIdleStateHandler handler) {
             this.handler = handler;
@@ -622,41 +572,6 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
                 lastWriteTime = clock.ticker.nanoTime();
             }
             firstWriterIdleEvent = firstAllIdleEvent = true;
-        }
-
-        /** The {@code state} check was scheduled at {@code at}: it moves to the last place. */
-        final void scheduled(IdleState state, long at) {
-            switch (state) {
-                case READER_IDLE -> readerCheckAt = at;
-                case WRITER_IDLE -> writerCheckAt = at;
-                case ALL_IDLE -> allCheckAt = at;
-            }
-            int was = place(state);
-            int order = 0;
-            for (IdleState other : IdleDeadlines.STATES) {
-                int place = other == state ? LAST_PLACE : place(other) > was ? place(other) - 1 : place(other);
-                order |= place << 2 * other.ordinal();
-            }
-            scheduleOrder = (byte) order;
-        }
-
-        /** When the {@code state} check is due. */
-        final long checkAt(IdleState state) {
-            return switch (state) {
-                case READER_IDLE -> readerCheckAt;
-                case WRITER_IDLE -> writerCheckAt;
-                case ALL_IDLE -> allCheckAt;
-            };
-        }
-
-        /** Whether the {@code state} check was last scheduled before the {@code other} one. */
-        final boolean scheduledBefore(IdleState state, IdleState other) {
-            return place(state) < place(other);
-        }
-
-        /** The check's place, two bits at {@code 2 * ordinal}. */
-        private int place(IdleState state) {
-            return scheduleOrder >>> 2 * state.ordinal() & 3;
         }
 
         /**
