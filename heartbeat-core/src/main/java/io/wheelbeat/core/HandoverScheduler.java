@@ -96,17 +96,29 @@ abstract class HandoverScheduler implements WheelScheduler {
         return ticker;
     }
 
-    /** Timers scheduled so far. A racy snapshot: may be read from any thread, for metrics. */
+    /**
+     * Timers scheduled so far. A racy snapshot: may be read from any thread, for metrics.
+     *
+     * @return the number of timers scheduled since the driver was made
+     */
     public long scheduledCount() {
         return wheel.scheduledCount();
     }
 
-    /** Pending timers cancelled so far. A racy snapshot, as {@link #scheduledCount()}. */
+    /**
+     * Pending timers cancelled so far. A racy snapshot, as {@link #scheduledCount()}.
+     *
+     * @return the number of pending timers cancelled since the driver was made
+     */
     public long cancelledCount() {
         return wheel.cancelledCount();
     }
 
-    /** Timers that fired so far. A racy snapshot, as {@link #scheduledCount()}. */
+    /**
+     * Timers that fired so far. A racy snapshot, as {@link #scheduledCount()}.
+     *
+     * @return the number of timers fired since the driver was made
+     */
     public long expiredCount() {
         return wheel.expiredCount();
     }
@@ -114,6 +126,8 @@ abstract class HandoverScheduler implements WheelScheduler {
     /**
      * Timer callbacks and timeout tasks that threw so far (each also logged). A racy snapshot, as
      * {@link #scheduledCount()}.
+     *
+     * @return the number of callbacks and tasks that threw since the driver was made
      */
     public long failedCount() {
         return wheel.failedCount() + failedTasks.get();

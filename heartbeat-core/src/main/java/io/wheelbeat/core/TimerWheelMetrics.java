@@ -37,12 +37,22 @@ public final class TimerWheelMetrics implements MeterBinder {
     private final TimerWheel wheel;
     private final Tags tags;
 
-    /** Meters for the wheel of a {@link WheelTimer}. */
+    /**
+     * Meters for the wheel of a {@link WheelTimer}.
+     *
+     * @param timer the timer whose wheel is measured
+     * @param tags extra tags of every meter (low cardinality only)
+     */
     public TimerWheelMetrics(WheelTimer timer, Tags tags) {
         this((HandoverScheduler) timer, tags);
     }
 
-    /** Meters for the wheel of an {@link ExecutorDrivenWheel}. */
+    /**
+     * Meters for the wheel of an {@link ExecutorDrivenWheel}.
+     *
+     * @param driven the driver whose wheel is measured
+     * @param tags extra tags of every meter (low cardinality only)
+     */
     public TimerWheelMetrics(ExecutorDrivenWheel driven, Tags tags) {
         this((HandoverScheduler) driven, tags);
     }

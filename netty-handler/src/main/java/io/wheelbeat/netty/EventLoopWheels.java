@@ -47,6 +47,8 @@ public final class EventLoopWheels {
     /**
      * Wheels with the given tick (rounded up to a power of two nanoseconds) and number of slots.
      *
+     * @param tick the tick before rounding
+     * @param slots the number of slots before rounding
      * @throws IllegalArgumentException as {@link WheelSettings#tick} and {@link WheelSettings#slots}
      */
     public EventLoopWheels(Duration tick, int slots) {
@@ -56,12 +58,21 @@ public final class EventLoopWheels {
         this.slots = slots;
     }
 
-    /** The process-wide wheels: a 1.05 ms tick (2^20 ns) and 4096 slots, a 4.3 s turn. */
+    /**
+     * The process-wide wheels: a 1.05 ms tick (2^20 ns) and 4096 slots, a 4.3 s turn.
+     *
+     * @return the shared wheels
+     */
     public static EventLoopWheels shared() {
         return SHARED;
     }
 
-    /** Returns the wheel of {@code loop}, creating it on first use. */
+    /**
+     * Returns the wheel of {@code loop}, creating it on first use.
+     *
+     * @param loop the event loop
+     * @return the wheel of {@code loop}, creating it on first use
+     */
     public ExecutorDrivenWheel wheelFor(EventExecutor loop) {
         Objects.requireNonNull(loop, "loop");
         BiConsumer<EventExecutor, ExecutorDrivenWheel> announce;
@@ -96,6 +107,8 @@ public final class EventLoopWheels {
     /**
      * Calls {@code listener} for every wheel created from now on (for example to bind its
      * metrics), on the thread that created it.
+     *
+     * @param listener what to call
      */
     public void onNewWheel(BiConsumer<EventExecutor, ExecutorDrivenWheel> listener) {
         Objects.requireNonNull(listener, "listener");

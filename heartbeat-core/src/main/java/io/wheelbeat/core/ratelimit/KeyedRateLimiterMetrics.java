@@ -54,12 +54,21 @@ public final class KeyedRateLimiterMetrics implements MeterBinder {
     private final KeyedRateLimiter<?> limiter;
     private final Tags tags;
 
-    /** Meters tagged with the limiter's name only. */
+    /**
+     * Meters tagged with the limiter's name only.
+     *
+     * @param limiter the limiter to measure
+     */
     public KeyedRateLimiterMetrics(KeyedRateLimiter<?> limiter) {
         this(limiter, Tags.empty());
     }
 
-    /** Meters tagged with the limiter's name and {@code extraTags} (low cardinality only). */
+    /**
+     * Meters tagged with the limiter's name and {@code extraTags} (low cardinality only).
+     *
+     * @param limiter the limiter to measure
+     * @param extraTags extra tags of every meter
+     */
     public KeyedRateLimiterMetrics(KeyedRateLimiter<?> limiter, Tags extraTags) {
         this.limiter = Objects.requireNonNull(limiter, "limiter");
         this.tags = Objects.requireNonNull(extraTags, "extraTags").and("limiter", limiter.name());

@@ -144,7 +144,11 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
         this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
     }
 
-    /** Returns a builder; at least one role must be set. */
+    /**
+     * Returns a builder; at least one role must be set.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -494,6 +498,10 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
          * Returns the ping with id {@code pingId} (a random start per connection plus the ping's
          * number: positive, one up per ping, not predictable by the peer), or throws (or returns
          * null) to skip this interval's ping.
+         *
+         * @param channel the channel
+         * @param pingId the id of the ping (a random start per connection plus the ping's number)
+         * @return the ping to write, or null to skip this interval's ping
          */
         Object newPing(Channel channel, long pingId);
     }
@@ -544,7 +552,11 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
             this.pingsAnswered = answering ? HeartbeatMeters.pingsAnswered(registry) : null;
         }
 
-        /** Returns a new handler for one channel. */
+        /**
+         * Returns a new handler for one channel.
+         *
+         * @return a new handler, for one channel only
+         */
         public HeartbeatHandler newHandler() {
             return new HeartbeatHandler(this);
         }
@@ -553,6 +565,8 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
          * Returns the current base ping interval (before jitter), or zero without the pinging
          * role: as configured, doubled once per {@link HeartbeatHandler#peerSaysTooManyPings()}
          * that took effect.
+         *
+         * @return the current base ping interval
          */
         public Duration pingInterval() {
             return Duration.ofNanos(intervalNanos.get());
@@ -588,6 +602,10 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
          * for which {@code isPong} is true is a pong, and pongs answer pings in order (the n-th
          * pong the n-th ping).
          *
+         * @param interval the time without a write after which a ping goes out
+         * @param pingFactory makes each ping
+         * @param isPong tells a pong from other messages
+         * @return this builder
          * @throws IllegalArgumentException if {@code interval} is not positive
          */
         public Builder sendPings(Duration interval, Function<? super Channel, ?> pingFactory,
@@ -603,6 +621,11 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
          * a pong, and {@code pongId} reads the id it echoes (called only on pongs; return
          * {@link HeartbeatHandler#NO_PING} for a pong that carries no id of ours).
          *
+         * @param interval the interval
+         * @param pingFactory makes each ping
+         * @param isPong tells a pong from other messages
+         * @param pongId reads the ping id a pong echoes
+         * @return this builder
          * @throws IllegalArgumentException if {@code interval} is not positive
          */
         public Builder sendPings(Duration interval, PingFactory pingFactory, Predicate<Object> isPong,
@@ -624,6 +647,8 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
          * How long a pong may take after its ping; the ping interval by default. It may exceed
          * the interval: the next ping then waits for the pong or its timeout.
          *
+         * @param timeout the time limit
+         * @return this builder
          * @throws IllegalArgumentException if {@code timeout} is not positive
          */
         public Builder pongTimeout(Duration timeout) {
@@ -636,6 +661,8 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
          * How many pongs in a row may fail to come in time; the last of them closes the channel.
          * 3 by default.
          *
+         * @param count the number
+         * @return this builder
          * @throws IllegalArgumentException if {@code count} is not positive
          */
         public Builder maxMissedPongs(int count) {
@@ -649,6 +676,8 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
          * connection and per interval, so that connections opened together do not ping together.
          * 0 (exact intervals) by default.
          *
+         * @param fraction the fraction of the value either side, 0 for none
+         * @return this builder
          * @throws IllegalArgumentException unless {@code 0 <= fraction < 1}
          */
         public Builder pingIntervalJitter(double fraction) {
@@ -660,6 +689,10 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
         /**
          * Enables the answering role: answers each message for which {@code isPing} is true with
          * {@code pongFactory.apply(channel, ping)}.
+         *
+         * @param isPing tells a ping from other messages
+         * @param pongFactory makes the answer to a ping
+         * @return this builder
          */
         public Builder answerPings(Predicate<Object> isPing, BiFunction<? super Channel, Object, ?> pongFactory) {
             Objects.requireNonNull(pongFactory, "pongFactory");
@@ -673,6 +706,8 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
          * below the peers' ping interval minus their jitter. 100 ms by default (with the answering
          * role); {@code Duration.ZERO} turns enforcement off.
          *
+         * @param interval the interval
+         * @return this builder
          * @throws IllegalArgumentException if {@code interval} is negative
          */
         public Builder minPingInterval(Duration interval) {
@@ -684,6 +719,8 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
          * The strike that closes the channel: 3 by default (two early pings in a row are
          * tolerated, as gRPC does). Needs enforcement on.
          *
+         * @param strikes the strike that closes the connection
+         * @return this builder
          * @throws IllegalArgumentException if {@code strikes} is not positive
          */
         public Builder maxPingStrikes(int strikes) {
@@ -695,6 +732,9 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
          * The message to write before closing for too many pings (a GOAWAY, say). It is flushed
          * and the channel closed at once: delivered if the socket takes it, never waited for.
          * Needs enforcement on.
+         *
+         * @param goodbyeFactory makes the goodbye message
+         * @return this builder
          */
         public Builder goodbye(Function<? super Channel, ?> goodbyeFactory) {
             Objects.requireNonNull(goodbyeFactory, "goodbyeFactory");
@@ -705,6 +745,8 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
         /**
          * Puts the timers on these per-event-loop wheels; {@link EventLoopWheels#shared()} by default.
          *
+         * @param wheels the per-event-loop wheels
+         * @return this builder
          * @throws NullPointerException if {@code wheels} is null
          */
         public Builder wheels(EventLoopWheels wheels) {
@@ -717,6 +759,8 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
          * It is called on every channel's event loop, so it must be thread-safe if the handlers
          * serve several loops. A seeded or scripted generator makes tests exact.
          *
+         * @param random the source of the jitter; thread-safe
+         * @return this builder
          * @throws NullPointerException if {@code random} is null
          */
         public Builder random(RandomGenerator random) {
@@ -728,6 +772,8 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
          * Records the handler's meters in {@code registry}, registered once when the factory is
          * built. Without it, no meter exists and nothing is recorded.
          *
+         * @param registry the meter registry
+         * @return this builder
          * @throws NullPointerException if {@code registry} is null
          */
         public Builder metrics(MeterRegistry registry) {
@@ -738,6 +784,7 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
         /**
          * Returns the factory of handlers with these settings.
          *
+         * @return the factory, immutable and thread-safe
          * @throws IllegalStateException if no role is set, or an option is set whose role or
          *     setting is missing
          */

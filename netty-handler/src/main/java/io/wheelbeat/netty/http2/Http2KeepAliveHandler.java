@@ -92,6 +92,17 @@ import org.slf4j.LoggerFactory;
  * {@link IllegalStateException} saying so. Every frame passes through, the acknowledgement of
  * its own drain PING excepted.
  *
+ * <h2>Not for gRPC-java</h2>
+ * gRPC-java is not supported: its Netty transport drives HTTP/2 with its own handler (not an
+ * {@link Http2FrameCodec}) and offers no public way into the pipeline, so this handler would
+ * fail at start there. gRPC-java has the same rules built in; set them on its builders instead:
+ * on the server {@code NettyServerBuilder.keepAliveTime}, {@code keepAliveTimeout},
+ * {@code permitKeepAliveTime}, {@code permitKeepAliveWithoutCalls}, {@code maxConnectionIdle},
+ * {@code maxConnectionAge} and {@code maxConnectionAgeGrace}; on the client
+ * {@code ManagedChannelBuilder.keepAliveTime}, {@code keepAliveTimeout} and
+ * {@code keepAliveWithoutCalls}. This handler is for HTTP/2 servers and clients built on
+ * Netty's own codec.
+ *
  * <h2>Metrics</h2>
  * With {@link Builder#metrics(MeterRegistry)}: the keepalive pings' meters, the same as
  * {@code HeartbeatHandler}'s pinging role ({@code wheelbeat.heartbeat.pings.sent},
@@ -150,7 +161,11 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
     }
 
-    /** Returns a builder; at least one rule must be set. */
+    /**
+     * Returns a builder; at least one rule must be set.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -543,7 +558,11 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
             this.pinging = HeartbeatMeters.Pinging.of(keepAliveNanos > 0 ? registry : null);
         }
 
-        /** Returns a new handler for one channel. */
+        /**
+         * Returns a new handler for one channel.
+         *
+         * @return a new handler, for one channel only
+         */
         public Http2KeepAliveHandler newHandler() {
             return new Http2KeepAliveHandler(this);
         }
@@ -577,6 +596,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
          * Sends a keepalive PING when nothing has been read for {@code time} (gRPC's
          * {@code keepAliveTime}); off by default.
          *
+         * @param time the time without a read
+         * @return this builder
          * @throws IllegalArgumentException if {@code time} is not positive
          */
         public Builder keepAliveTime(Duration time) {
@@ -588,6 +609,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
          * How long a keepalive PING may wait for its ACK (or anything else from the peer) before
          * the connection is closed; 20 s by default (gRPC's {@code keepAliveTimeout}).
          *
+         * @param timeout the time limit
+         * @return this builder
          * @throws IllegalArgumentException if {@code timeout} is not positive
          */
         public Builder keepAliveTimeout(Duration timeout) {
@@ -599,6 +622,9 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         /**
          * Whether keepalive PINGs go out while no stream is open; false by default (gRPC's
          * {@code keepAliveWithoutCalls}): an idle connection is not pinged.
+         *
+         * @param ping whether to ping
+         * @return this builder
          */
         public Builder keepAliveWithoutCalls(boolean ping) {
             this.keepAliveWithoutCalls = ping;
@@ -610,6 +636,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
          * Moves each keepalive interval by a uniform draw within +/- {@code fraction} of it, so
          * that connections opened together do not ping together; 0 (none) by default.
          *
+         * @param fraction the fraction of the value either side, 0 for none
+         * @return this builder
          * @throws IllegalArgumentException unless {@code 0 <= fraction < 1}
          */
         public Builder keepAliveJitter(double fraction) {
@@ -623,6 +651,9 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
          * default, as gRPC) holds it to one ping per two hours then. Needs
          * {@link #minPingInterval} set above zero (the default flood limit applies with or
          * without calls).
+         *
+         * @param permit whether to permit it
+         * @return this builder
          */
         public Builder permitKeepAliveWithoutCalls(boolean permit) {
             this.permitWithoutCalls = permit;
@@ -633,6 +664,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         /**
          * Shuts a connection down gracefully once it has had no open stream for {@code idle}.
          *
+         * @param idle the longest time without an open stream
+         * @return this builder
          * @throws IllegalArgumentException if {@code idle} is not positive
          */
         public Builder maxConnectionIdle(Duration idle) {
@@ -643,6 +676,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         /**
          * Shuts a connection down gracefully at {@code age} after it starts, moved by the jitter.
          *
+         * @param age the maximum age
+         * @return this builder
          * @throws IllegalArgumentException if {@code age} is not positive
          */
         public Builder maxConnectionAge(Duration age) {
@@ -654,6 +689,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
          * Moves each connection's maximum age by a uniform draw within +/- {@code fraction} of it:
          * 0.1 (the default, as gRPC) gives 90% to 110%.
          *
+         * @param fraction the fraction of the value either side, 0 for none
+         * @return this builder
          * @throws IllegalArgumentException unless {@code 0 <= fraction < 1}
          */
         public Builder maxConnectionAgeJitter(double fraction) {
@@ -666,6 +703,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
          * How long after its maximum age a connection is closed however many streams are still
          * open; unlimited by default (as gRPC).
          *
+         * @param grace the grace period
+         * @return this builder
          * @throws IllegalArgumentException if {@code grace} is negative
          */
         public Builder maxConnectionAgeGrace(Duration grace) {
@@ -677,6 +716,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         /**
          * Puts the timers on these per-event-loop wheels; {@link EventLoopWheels#shared()} by default.
          *
+         * @param wheels the per-event-loop wheels
+         * @return this builder
          * @throws NullPointerException if {@code wheels} is null
          */
         public Builder wheels(EventLoopWheels wheels) {
@@ -689,6 +730,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
          * It is called on every channel's event loop, so it must be thread-safe if the handlers
          * serve several loops. A seeded or scripted generator makes tests exact.
          *
+         * @param random the source of the jitter; thread-safe
+         * @return this builder
          * @throws NullPointerException if {@code random} is null
          */
         public Builder random(RandomGenerator random) {
@@ -700,6 +743,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
          * Records the handler's meters in {@code registry}, registered once when the factory is
          * built. Without it, no meter exists and nothing is recorded.
          *
+         * @param registry the meter registry
+         * @return this builder
          * @throws NullPointerException if {@code registry} is null
          */
         public Builder metrics(MeterRegistry registry) {
@@ -714,6 +759,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
          * {@link #permitKeepAliveWithoutCalls}. 100 ms by default, with or without streams (a
          * flood ends at its 4th PING); {@code Duration.ZERO} turns enforcement off.
          *
+         * @param interval the interval
+         * @return this builder
          * @throws IllegalArgumentException if {@code interval} is negative
          */
         public Builder minPingInterval(Duration interval) {
@@ -725,6 +772,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
          * The strike that ends the connection: 3 by default (two early pings in a row are tolerated,
          * as gRPC does). Needs enforcement on.
          *
+         * @param strikes the strike that closes the connection
+         * @return this builder
          * @throws IllegalArgumentException if {@code strikes} is not positive
          */
         public Builder maxPingStrikes(int strikes) {
@@ -735,6 +784,7 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         /**
          * Returns the factory of handlers with these settings.
          *
+         * @return the factory, immutable and thread-safe
          * @throws IllegalStateException if no rule is set, or an option is set without its rule
          */
         public Factory build() {

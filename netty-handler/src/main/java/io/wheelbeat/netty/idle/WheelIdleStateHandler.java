@@ -126,6 +126,10 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
     /**
      * Netty's {@code IdleStateHandler(int, int, int)}: idle times in seconds, zero or less
      * disables a check.
+     *
+     * @param readerIdleTimeSeconds reader idle time in seconds
+     * @param writerIdleTimeSeconds writer idle time in seconds
+     * @param allIdleTimeSeconds all idle time in seconds
      */
     public WheelIdleStateHandler(int readerIdleTimeSeconds, int writerIdleTimeSeconds, int allIdleTimeSeconds) {
         this(readerIdleTimeSeconds, writerIdleTimeSeconds, allIdleTimeSeconds, TimeUnit.SECONDS);
@@ -135,6 +139,10 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
      * Netty's {@code IdleStateHandler(long, long, long, TimeUnit)}: zero or less disables a check;
      * positive values are floored at 1 ms.
      *
+     * @param readerIdleTime reader idle time in {@code unit}
+     * @param writerIdleTime writer idle time in {@code unit}
+     * @param allIdleTime all idle time in {@code unit}
+     * @param unit the unit of the three times
      * @throws NullPointerException if {@code unit} is null
      */
     public WheelIdleStateHandler(long readerIdleTime, long writerIdleTime, long allIdleTime, TimeUnit unit) {
@@ -144,6 +152,10 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
     /**
      * Netty's {@code IdleStateHandler(boolean, long, long, long, TimeUnit)}.
      *
+     * @param readerIdleTime reader idle time in {@code unit}
+     * @param writerIdleTime writer idle time in {@code unit}
+     * @param allIdleTime all idle time in {@code unit}
+     * @param unit the unit of the three times
      * @param observeOutput whether progress of the outbound buffer (a slow consumer still
      *     draining) keeps the writer from being idle; see the class comment
      * @throws NullPointerException if {@code unit} is null
@@ -154,7 +166,11 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
                 idleNanos(allIdleTime, unit)));
     }
 
-    /** A handler with a factory's settings; for subclasses that need the builder's options. */
+    /**
+     * A handler with a factory's settings; for subclasses that need the builder's options.
+     *
+     * @param factory the settings, from the builder
+     */
     protected WheelIdleStateHandler(Factory factory) {
         this(factory.settings);
     }
@@ -165,22 +181,38 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
                 : settings.observeOutput ? new ObservedWriteChecks(this) : new WriteChecks(this);
     }
 
-    /** Returns a builder: every check disabled, no output observation, the shared wheels, no metrics. */
+    /**
+     * Returns a builder: every check disabled, no output observation, the shared wheels, no metrics.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** Returns the reader idle time in milliseconds (0: disabled). */
+    /**
+     * Returns the reader idle time in milliseconds (0: disabled).
+     *
+     * @return the reader idle time in milliseconds
+     */
     public long getReaderIdleTimeInMillis() {
         return TimeUnit.NANOSECONDS.toMillis(settings.readerIdleTimeNanos);
     }
 
-    /** Returns the writer idle time in milliseconds (0: disabled). */
+    /**
+     * Returns the writer idle time in milliseconds (0: disabled).
+     *
+     * @return the writer idle time in milliseconds
+     */
     public long getWriterIdleTimeInMillis() {
         return TimeUnit.NANOSECONDS.toMillis(settings.writerIdleTimeNanos);
     }
 
-    /** Returns the all idle time in milliseconds (0: disabled). */
+    /**
+     * Returns the all idle time in milliseconds (0: disabled).
+     *
+     * @return the all idle time in milliseconds
+     */
     public long getAllIdleTimeInMillis() {
         return TimeUnit.NANOSECONDS.toMillis(settings.allIdleTimeNanos);
     }
@@ -471,6 +503,10 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
     /**
      * Called when an idle state event should be fired; fires it through the pipeline
      * ({@code ctx.fireUserEventTriggered(evt)}). As in Netty's handler.
+     *
+     * @param ctx the handler's context
+     * @param evt the event to fire
+     * @throws Exception anything: Netty passes it to {@code exceptionCaught}
      */
     protected void channelIdle(ChannelHandlerContext ctx, IdleStateEvent evt) throws Exception {
         ctx.fireUserEventTriggered(evt);
@@ -479,6 +515,10 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
     /**
      * Returns the event for {@code state}: by default Netty's singletons
      * ({@link IdleStateEvent#FIRST_READER_IDLE_STATE_EVENT} and the five others).
+     *
+     * @param state which idleness
+     * @param first whether it is the first event of this idle period
+     * @return the event to fire
      */
     protected IdleStateEvent newIdleStateEvent(IdleState state, boolean first) {
         return switch (state) {
@@ -697,7 +737,11 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
             this.settings = settings;
         }
 
-        /** Returns a new handler for one channel. */
+        /**
+         * Returns a new handler for one channel.
+         *
+         * @return a new handler, for one channel only
+         */
         public WheelIdleStateHandler newHandler() {
             return new WheelIdleStateHandler(settings);
         }
@@ -725,6 +769,8 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
          * Reader idle time: zero disables the check (the default); positive values are floored
          * at 1 ms.
          *
+         * @param time the time without a read
+         * @return this builder
          * @throws IllegalArgumentException if {@code time} is negative
          */
         public Builder readerIdleTime(Duration time) {
@@ -732,19 +778,34 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
             return this;
         }
 
-        /** Writer idle time, as {@link #readerIdleTime}. */
+        /**
+         * Writer idle time, as {@link #readerIdleTime}.
+         *
+         * @param time the time without a read
+         * @return this builder
+         */
         public Builder writerIdleTime(Duration time) {
             this.writerIdleTimeNanos = idleNanos("writerIdleTime", time);
             return this;
         }
 
-        /** All idle time (neither read nor write), as {@link #readerIdleTime}. */
+        /**
+         * All idle time (neither read nor write), as {@link #readerIdleTime}.
+         *
+         * @param time the time without a read
+         * @return this builder
+         */
         public Builder allIdleTime(Duration time) {
             this.allIdleTimeNanos = idleNanos("allIdleTime", time);
             return this;
         }
 
-        /** Whether a draining outbound buffer keeps the writer from being idle; off by default. */
+        /**
+         * Whether a draining outbound buffer keeps the writer from being idle; off by default.
+         *
+         * @param observeOutput whether to observe the outbound buffer
+         * @return this builder
+         */
         public Builder observeOutput(boolean observeOutput) {
             this.observeOutput = observeOutput;
             return this;
@@ -754,6 +815,8 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
          * Puts the timers on these per-event-loop wheels instead of {@link EventLoopWheels#shared()}
          * (say, wheels with another tick).
          *
+         * @param wheels the per-event-loop wheels
+         * @return this builder
          * @throws NullPointerException if {@code wheels} is null
          * @throws IllegalStateException if {@link #timer} was chosen
          */
@@ -775,6 +838,8 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
          * every check, as Netty's does: slower than the per-loop wheels, for when one timer
          * thread is wanted.
          *
+         * @param timer the timer to run on
+         * @return this builder
          * @throws NullPointerException if {@code timer} is null
          * @throws IllegalStateException if {@link #wheels} was chosen
          */
@@ -792,6 +857,8 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
          * {@code state} = {@code reader}, {@code writer} or {@code all}. Without a registry there
          * are no metrics and no cost.
          *
+         * @param registry the meter registry
+         * @return this builder
          * @throws NullPointerException if {@code registry} is null
          */
         public Builder metrics(MeterRegistry registry) {
@@ -799,8 +866,17 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
             return this;
         }
 
-        /** Returns the factory of handlers with these settings. */
+        /**
+         * Returns the factory of handlers with these settings.
+         *
+         * @return the factory; immutable and thread-safe
+         * @throws IllegalStateException if no idle time was set (a handler that watches nothing is
+         *     a mistake here; Netty's shape, {@code new WheelIdleStateHandler(0, 0, 0)}, still allows it)
+         */
         public Factory build() {
+            if (readerIdleTimeNanos == 0 && writerIdleTimeNanos == 0 && allIdleTimeNanos == 0) {
+                throw new IllegalStateException("set readerIdleTime, writerIdleTime or allIdleTime");
+            }
             return new Factory(new Settings(observeOutput, readerIdleTimeNanos, writerIdleTimeNanos, allIdleTimeNanos,
                     wheels, sharedTimer, counters));
         }

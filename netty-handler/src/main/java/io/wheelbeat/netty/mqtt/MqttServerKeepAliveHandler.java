@@ -121,7 +121,11 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
         this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
     }
 
-    /** Returns a builder with the defaults: a 10 s connect timeout, any keep-alive allowed. */
+    /**
+     * Returns a builder with the defaults: a 10 s connect timeout, any keep-alive allowed.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -416,7 +420,11 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
             return Math.min(Math.max(requested, minKeepAlive), maxKeepAlive);
         }
 
-        /** Returns a new handler for one channel. */
+        /**
+         * Returns a new handler for one channel.
+         *
+         * @return a new handler, for one channel only
+         */
         public MqttServerKeepAliveHandler newHandler() {
             return new MqttServerKeepAliveHandler(this);
         }
@@ -440,6 +448,8 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
         /**
          * How long a new connection may take to send CONNECT; 10 s by default.
          *
+         * @param timeout the time limit
+         * @return this builder
          * @throws IllegalArgumentException if {@code timeout} is not positive
          */
         public Builder connectTimeout(Duration timeout) {
@@ -451,6 +461,8 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
          * The smallest non-zero keep-alive a client may ask for, in seconds (1, any, by default):
          * shorter ones mean more PINGREQs than the server wants to answer.
          *
+         * @param seconds the smallest keep-alive accepted, in seconds
+         * @return this builder
          * @throws IllegalArgumentException unless {@code 1 <= seconds <= 65535}
          */
         public Builder minKeepAlive(int seconds) {
@@ -462,6 +474,8 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
          * The largest keep-alive a client may ask for, in seconds; a client asking for 0 (none)
          * is above it. Not limited by default.
          *
+         * @param seconds the largest keep-alive accepted, in seconds
+         * @return this builder
          * @throws IllegalArgumentException unless {@code 1 <= seconds <= 65535}
          */
         public Builder maxKeepAlive(int seconds) {
@@ -472,6 +486,8 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
         /**
          * Puts the timers on these per-event-loop wheels; {@link EventLoopWheels#shared()} by default.
          *
+         * @param wheels the per-event-loop wheels
+         * @return this builder
          * @throws NullPointerException if {@code wheels} is null
          */
         public Builder wheels(EventLoopWheels wheels) {
@@ -483,6 +499,8 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
          * Records the handler's meters in {@code registry}, registered once when the factory is
          * built. Without it, no meter exists and nothing is recorded.
          *
+         * @param registry the meter registry
+         * @return this builder
          * @throws NullPointerException if {@code registry} is null
          */
         public Builder metrics(MeterRegistry registry) {
@@ -495,6 +513,8 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
          * the shortest interval the peers are meant to ping at. 100 ms by default (a flood of
          * PINGREQs ends at its 4th); {@code Duration.ZERO} turns enforcement off.
          *
+         * @param interval the interval
+         * @return this builder
          * @throws IllegalArgumentException if {@code interval} is negative
          */
         public Builder minPingInterval(Duration interval) {
@@ -506,6 +526,8 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
          * The strike that ends the connection: 3 by default (two early pings in a row are tolerated,
          * as gRPC does). Needs enforcement on.
          *
+         * @param strikes the strike that closes the connection
+         * @return this builder
          * @throws IllegalArgumentException if {@code strikes} is not positive
          */
         public Builder maxPingStrikes(int strikes) {
@@ -516,6 +538,7 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
         /**
          * Returns the factory of handlers with these settings.
          *
+         * @return the factory, immutable and thread-safe
          * @throws IllegalStateException if the minimum keep-alive exceeds the maximum, or
          *     {@link #maxPingStrikes} is set while {@link #minPingInterval} is zero
          */

@@ -144,6 +144,8 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
     /**
      * Returns a builder with the defaults: a pong timeout equal to the ping interval, 3 missed
      * pongs, no jitter (as Netty's writer idle), no reader-idle timeout. The ping interval must be set.
+     *
+     * @return a new builder
      */
     public static Builder builder() {
         return new Builder();
@@ -409,7 +411,11 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
                     ? ConnectionMeters.closed(registry, "reader_idle") : null;
         }
 
-        /** Returns a new handler for one channel. */
+        /**
+         * Returns a new handler for one channel.
+         *
+         * @return a new handler, for one channel only
+         */
         public WebSocketKeepAliveHandler newHandler() {
             return new WebSocketKeepAliveHandler(this);
         }
@@ -458,6 +464,8 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
         /**
          * Pings after this long without a write. Required.
          *
+         * @param interval the interval
+         * @return this builder
          * @throws IllegalArgumentException if {@code interval} is not positive
          */
         public Builder pingInterval(Duration interval) {
@@ -473,6 +481,8 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
          * instead of sharing a wake-up with others (docs/loadtest.md measures it: 0.1 cost 60%
          * more server-loop CPU at 50,000 connections).
          *
+         * @param fraction the fraction of the value either side, 0 for none
+         * @return this builder
          * @throws IllegalArgumentException unless {@code 0 <= fraction < 1}
          */
         public Builder pingIntervalJitter(double fraction) {
@@ -483,6 +493,8 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
         /**
          * How long a pong may take after its ping; the ping interval by default.
          *
+         * @param timeout the time limit
+         * @return this builder
          * @throws IllegalArgumentException if {@code timeout} is not positive
          */
         public Builder pongTimeout(Duration timeout) {
@@ -494,6 +506,8 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
          * How many pings in a row may go without a pong in time; the last of them closes the
          * connection. 3 by default.
          *
+         * @param count the number
+         * @return this builder
          * @throws IllegalArgumentException if {@code count} is not positive
          */
         public Builder maxMissedPongs(int count) {
@@ -509,6 +523,8 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
          * never writes gets no pongs from it, and reader idle would close it; leave it off there
          * (a dead peer then fills the send buffer instead).
          *
+         * @param timeout the time limit
+         * @return this builder
          * @throws IllegalArgumentException if {@code timeout} is not positive
          */
         public Builder readerIdleTimeout(Duration timeout) {
@@ -519,6 +535,8 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
         /**
          * Puts the timers on these per-event-loop wheels; {@link EventLoopWheels#shared()} by default.
          *
+         * @param wheels the per-event-loop wheels
+         * @return this builder
          * @throws NullPointerException if {@code wheels} is null
          */
         public Builder wheels(EventLoopWheels wheels) {
@@ -531,6 +549,8 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
          * It is called on every channel's event loop, so it must be thread-safe if the handlers
          * serve several loops. A seeded or scripted generator makes tests exact.
          *
+         * @param random the source of the jitter; thread-safe
+         * @return this builder
          * @throws NullPointerException if {@code random} is null
          */
         public Builder random(RandomGenerator random) {
@@ -542,6 +562,8 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
          * Records the handler's meters in {@code registry}, registered once when the factory is
          * built. Without it, no meter exists and nothing is recorded.
          *
+         * @param registry the meter registry
+         * @return this builder
          * @throws NullPointerException if {@code registry} is null
          */
         public Builder metrics(MeterRegistry registry) {
@@ -552,6 +574,7 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
         /**
          * Returns the factory of handlers with these settings.
          *
+         * @return the factory, immutable and thread-safe
          * @throws IllegalStateException if the ping interval is not set, the reader-idle
          *     timeout does not exceed the longest ping interval plus the pong timeout, or
          *     {@link #maxPingStrikes} is set while {@link #minPingInterval} is zero

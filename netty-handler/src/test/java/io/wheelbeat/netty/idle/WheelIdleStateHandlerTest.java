@@ -321,6 +321,20 @@ class WheelIdleStateHandlerTest {
     }
 
     @Test
+    void builderWithNoIdleTimeIsRefusedAsTheOtherBuildersRefuseAnEmptySetup() {
+        IllegalStateException refused = assertThrows(IllegalStateException.class,
+                () -> WheelIdleStateHandler.builder().build());
+        assertTrue(refused.getMessage().contains("readerIdleTime"), refused.getMessage());
+        // Zero is "disabled", so three zeros are still nothing set; one positive time is enough.
+        assertThrows(IllegalStateException.class, () -> WheelIdleStateHandler.builder()
+                .readerIdleTime(Duration.ZERO).writerIdleTime(Duration.ZERO).allIdleTime(Duration.ZERO)
+                .observeOutput(true).build());
+        WheelIdleStateHandler.builder().writerIdleTime(Duration.ofSeconds(1)).build();
+        // Netty's shape keeps Netty's behaviour: a handler that watches nothing is allowed.
+        new WheelIdleStateHandler(0, 0, 0);
+    }
+
+    @Test
     void builderTakesEitherWheelsOrATimerNotBoth() {
         WheelTimer timer = WheelTimer.builder().build();
         try {

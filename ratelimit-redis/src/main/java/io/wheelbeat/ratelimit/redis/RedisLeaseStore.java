@@ -153,6 +153,8 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
      * Returns a builder for the Redis at {@code uri}, in Lettuce's syntax:
      * {@code redis://[password@]host[:port][/database]}, {@code rediss://} for TLS.
      *
+     * @param uri the Redis URI
+     * @return a builder with the default settings
      * @throws NullPointerException if {@code uri} is null
      */
     public static Builder builder(String uri) {
@@ -375,6 +377,8 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
          * How long a command may wait for its answer before it fails as
          * {@link LeaseStore.Failure#TIMEOUT}; the limiters then decide by their failure policy.
          *
+         * @param timeout the longest wait for an answer; 250 ms by default
+         * @return this builder
          * @throws IllegalArgumentException if not positive
          */
         public Builder timeout(Duration timeout) {
@@ -386,6 +390,8 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
         /**
          * How long {@link #build()} and each reconnect attempt may take to connect.
          *
+         * @param connectTimeout the longest connect; 2 s by default
+         * @return this builder
          * @throws IllegalArgumentException if not positive
          */
         public Builder connectTimeout(Duration connectTimeout) {
@@ -399,6 +405,8 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
          * not sent and fails at once as {@link LeaseStore.Failure#BUSY}: the limiter refuses that
          * request or sends its exchange later, and stays on shared decisions.
          *
+         * @param commands the most commands in flight; 10,000 by default
+         * @return this builder
          * @throws IllegalArgumentException if below 1
          */
         public Builder maxPending(int commands) {
@@ -412,6 +420,9 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
         /**
          * How to name keys in Redis: return a stable string for a key (the same in every
          * process), or null if the key cannot be stored. Called once per key tracked.
+         *
+         * @param keyEncoder maps a key to its Redis name, or to null if it cannot be stored
+         * @return this builder
          */
         public Builder keyEncoder(Function<Object, String> keyEncoder) {
             this.keyEncoder = Objects.requireNonNull(keyEncoder, "keyEncoder");
@@ -434,6 +445,7 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
          * Connects to Redis and loads the scripts. Blocks for at most about the connect timeout
          * plus the command timeout: call it at startup, never on an event loop.
          *
+         * @return the connected store; {@link RedisLeaseStore#close()} it when done
          * @throws IllegalArgumentException if the URI is malformed
          * @throws IllegalStateException if Redis cannot be reached or refuses the scripts
          */
