@@ -301,8 +301,9 @@ class MqttKeepAliveSocketTest {
         MqttServerKeepAliveHandler.Builder keepAlive = MqttServerKeepAliveHandler.builder()
                 .minPingInterval(Duration.ZERO);
         // Netty's default high water mark is 64 KiB; 1 MiB leaves room for what one write adds past it.
+        // The bound is the pending outbound bytes, checked every 50 ms by floodWithoutReading; how
+        // many answers fit first depends on the kernel's loopback buffers, not on us.
         assertTrue(!floodWithoutReading(keepAlive, 1 << 20, 5_000), "not closed: it is within the rules");
-        assertTrue(pingsAnswered() < 100_000, "answers stop at the high water mark: " + pingsAnswered());
     }
 
     @Test
