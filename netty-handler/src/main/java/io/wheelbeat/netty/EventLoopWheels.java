@@ -4,6 +4,7 @@ import io.netty.util.concurrent.EventExecutor;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.WheelExecutor;
 import io.wheelbeat.core.WheelSettings;
+import io.wheelbeat.netty.internal.LoopWheelOwner;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.Map;
@@ -19,6 +20,10 @@ import java.util.function.BiConsumer;
  * every wheelbeat handler on it, puts its timers on the same wheel, which the loop drives with a
  * single scheduled task. Callbacks run on the loop with no thread hop; creating a handler creates
  * no thread and no wheel.
+ *
+ * <p>A loop of a {@code WheelIoEventLoopGroup} (package {@code io.wheelbeat.netty.loop}) keeps
+ * its scheduled tasks on a wheel of its own; for such a loop this hands out that wheel, whatever
+ * tick and slots were given here.
  *
  * <p>Each wheel reads the loop's own {@code ticker()}, so {@code EmbeddedChannel}'s
  * {@code freezeTime()} / {@code advanceTimeBy(...)} drive it in virtual time. A wheel lives as
@@ -62,9 +67,14 @@ public final class EventLoopWheels {
             if (wheel != null) {
                 return wheel;
             }
-            io.netty.util.concurrent.Ticker ticker = loop.ticker();
-            wheel = new ExecutorDrivenWheel(new LoopExecutor(loop),
-                    new WheelSettings().tick(tick).slots(slots).ticker(ticker::nanoTime));
+            if (loop instanceof LoopWheelOwner) {
+                // A WheelIoEventLoopGroup's loop: its scheduled tasks are on its wheel already.
+                wheel = ((LoopWheelOwner) loop).wheel();
+            } else {
+                io.netty.util.concurrent.Ticker ticker = loop.ticker();
+                wheel = new ExecutorDrivenWheel(new LoopExecutor(loop),
+                        new WheelSettings().tick(tick).slots(slots).ticker(ticker::nanoTime));
+            }
             wheels.put(loop, wheel);
             announce = onNewWheel;
         }
