@@ -9,6 +9,7 @@ import io.netty.util.internal.ObjectUtil;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.WheelExecutor;
 import io.wheelbeat.core.WheelSettings;
+import java.util.ArrayDeque;
 import java.util.Queue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executor;
@@ -51,13 +52,30 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
     private static final long MAX_DELAY_NANOS = 1L << 62;
 
     private final Driver driver = new Driver();
+    /** Runs the wheel's driving task; what the task queue gets when the wheel is due. */
+    private final Runnable runTick = this::runTick;
+    /** Periodic tasks re-armed during the driving task, placed when it ends. */
+    private final ArrayDeque<WheelScheduledTask<?>> rearmed = new ArrayDeque<>();
+    private boolean ticking;
+    private final Ticker ticker;
     private final ExecutorDrivenWheel wheel;
 
     /** A loop as {@code MultiThreadIoEventLoopGroup} makes them, with the wheel's default settings. */
     public WheelIoEventLoop(IoEventLoopGroup parent, Executor executor, IoHandlerFactory ioHandlerFactory) {
+        this(parent, executor, ioHandlerFactory, Ticker.systemTicker());
+    }
+
+    /** A loop whose clock is {@code ticker} (virtual time in tests). */
+    public WheelIoEventLoop(IoEventLoopGroup parent, Executor executor, IoHandlerFactory ioHandlerFactory,
+            Ticker ticker) {
         super(parent, executor, ioHandlerFactory);
-        Ticker ticker = ticker();
+        this.ticker = ObjectUtil.checkNotNull(ticker, "ticker");
         this.wheel = new ExecutorDrivenWheel(driver, new WheelSettings().ticker(ticker::nanoTime));
+    }
+
+    @Override
+    public Ticker ticker() {
+        return ticker;
     }
 
     @Override
@@ -126,6 +144,35 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
         task.timerId = wheel.scheduleAt(task, task.deadlineNanos);
     }
 
+    /**
+     * Re-arms a periodic task after its run. During the driving task it waits for the task's end,
+     * so that a periodic task that fell behind runs once per turn of the loop, after the other
+     * tasks that were due with it, as on Netty's loop (which moves its due tasks to the task queue
+     * once per turn).
+     */
+    void rearm(WheelScheduledTask<?> task) {
+        if (ticking) {
+            rearmed.add(task);
+        } else {
+            place(task);
+        }
+    }
+
+    private void runTick() {
+        ticking = true;
+        try {
+            driver.tick.run();
+        } finally {
+            ticking = false;
+            WheelScheduledTask<?> task;
+            while ((task = rearmed.poll()) != null) {
+                if (!task.isCancelled()) {
+                    place(task);
+                }
+            }
+        }
+    }
+
     /** A schedule or cancel handed over from another thread, now on the loop. */
     void arrived(WheelScheduledTask<?> task) {
         if (task.isCancelled()) {
@@ -160,7 +207,7 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
     @Override
     protected boolean fetchFromScheduledTaskQueue(Queue<Runnable> taskQueue) {
         if (driverDue()) {
-            if (!taskQueue.offer(driver.tick)) {
+            if (!taskQueue.offer(runTick)) {
                 return false;
             }
             driver.armed = false;

@@ -1,0 +1,197 @@
+package io.wheelbeat.netty.loop;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.wheelbeat.core.ExecutorDrivenWheel;
+import io.wheelbeat.netty.EventLoopWheels;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+/** The group's contract on real threads and the system clock; bad input checked against Netty's group. */
+class WheelIoEventLoopGroupTest {
+
+    private static final Runnable NOOP = () -> { };
+
+    @Test
+    void badInputIsRefusedAsNettysGroupRefusesIt() throws Exception {
+        EventLoopGroup netty = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        EventLoopGroup wheel = new WheelIoEventLoopGroup(1, NioIoHandler.newFactory());
+        try {
+            List<java.util.function.Function<EventLoop, Executable>> calls = List.of(
+                    loop -> () -> loop.schedule((Runnable) null, 1, TimeUnit.SECONDS),
+                    loop -> () -> loop.schedule((java.util.concurrent.Callable<?>) null, 1, TimeUnit.SECONDS),
+                    loop -> () -> loop.schedule(NOOP, 1, null),
+                    loop -> () -> loop.scheduleAtFixedRate(NOOP, -1, 1, TimeUnit.SECONDS),
+                    loop -> () -> loop.scheduleAtFixedRate(NOOP, 0, 0, TimeUnit.SECONDS),
+                    loop -> () -> loop.scheduleAtFixedRate(NOOP, 0, -5, TimeUnit.SECONDS),
+                    loop -> () -> loop.scheduleAtFixedRate(null, 0, 1, TimeUnit.SECONDS),
+                    loop -> () -> loop.scheduleWithFixedDelay(NOOP, -1, 1, TimeUnit.SECONDS),
+                    loop -> () -> loop.scheduleWithFixedDelay(NOOP, 0, 0, TimeUnit.SECONDS),
+                    loop -> () -> loop.scheduleWithFixedDelay(NOOP, 0, -5, TimeUnit.SECONDS),
+                    loop -> () -> loop.scheduleWithFixedDelay(NOOP, 0, 1, null));
+            for (int i = 0; i < calls.size(); i++) {
+                Throwable expected = thrown(calls.get(i).apply(netty.next()));
+                Throwable actual = thrown(calls.get(i).apply(wheel.next()));
+                assertEquals(expected.getClass(), actual.getClass(), "call " + i);
+                assertEquals(expected.getMessage(), actual.getMessage(), "call " + i);
+            }
+        } finally {
+            netty.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).sync();
+            wheel.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).sync();
+        }
+        // After shutdown, from another thread: rejected, as Netty's loop rejects it.
+        Throwable expected = thrown(() -> netty.next().schedule(NOOP, 1, TimeUnit.SECONDS));
+        Throwable actual = thrown(() -> wheel.next().schedule(NOOP, 1, TimeUnit.SECONDS));
+        assertEquals(expected.getClass(), actual.getClass());
+        assertEquals(expected.getClass(), thrown(() -> wheel.next().scheduleAtFixedRate(NOOP, 1, 1, TimeUnit.SECONDS)).getClass());
+    }
+
+    private static Throwable thrown(Executable call) {
+        return assertThrows(Throwable.class, call);
+    }
+
+    @Test
+    void shutdownCancelsPendingScheduledTasksAsNettysLoopDoes() throws Exception {
+        for (Supplier<EventLoopGroup> groups : List.<Supplier<EventLoopGroup>>of(
+                () -> new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory()),
+                () -> new WheelIoEventLoopGroup(1, NioIoHandler.newFactory()))) {
+            EventLoopGroup group = groups.get();
+            EventLoop loop = group.next();
+            ScheduledFuture<?> outside = loop.schedule(NOOP, 1, TimeUnit.HOURS);
+            ScheduledFuture<?> periodic = loop.scheduleAtFixedRate(NOOP, 1, 1, TimeUnit.HOURS);
+            ScheduledFuture<?> inside = loop.submit(() -> loop.schedule(NOOP, 1, TimeUnit.HOURS)).get();
+            List<Boolean> notified = new ArrayList<>();
+            outside.addListener(f -> notified.add(f.isCancelled()));
+            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).sync();
+            assertTrue(outside.isCancelled() && periodic.isCancelled() && inside.isCancelled(), group.toString());
+            assertEquals(List.of(true), notified);
+        }
+    }
+
+    @Test
+    void futuresKeepNettysContract() throws Exception {
+        EventLoopGroup group = new WheelIoEventLoopGroup(1, NioIoHandler.newFactory());
+        try {
+            EventLoop loop = group.next();
+            ScheduledFuture<String> answer = loop.schedule(() -> "done", 20, TimeUnit.MILLISECONDS);
+            assertTrue(answer.getDelay(TimeUnit.MILLISECONDS) <= 20);
+            assertEquals("done", answer.get(10, TimeUnit.SECONDS));
+            assertTrue(answer.isSuccess());
+            assertFalse(answer.cancel(false));
+
+            CountDownLatch listened = new CountDownLatch(1);
+            ScheduledFuture<?> far = loop.schedule(NOOP, 1, TimeUnit.HOURS);
+            far.addListener(f -> {
+                assertTrue(loop.inEventLoop());
+                listened.countDown();
+            });
+            long delay = far.getDelay(TimeUnit.MINUTES);
+            assertTrue(delay >= 59 && delay <= 60, "getDelay " + delay);
+            assertTrue(far.cancel(false));
+            assertTrue(far.isCancelled());
+            assertThrows(CancellationException.class, far::get);
+            assertTrue(listened.await(10, TimeUnit.SECONDS));
+            ExecutorDrivenWheel wheel = EventLoopWheels.shared().wheelFor(loop);
+            // The hand-over of the cancel has reached the loop: the wheel holds nothing.
+            assertEquals(0, (int) loop.submit(wheel::pendingTimers).get());
+
+            ScheduledFuture<?> failing = loop.schedule(() -> {
+                throw new IllegalStateException("boom");
+            }, 1, TimeUnit.MILLISECONDS);
+            assertThrows(java.util.concurrent.ExecutionException.class, () -> failing.get(10, TimeUnit.SECONDS));
+            assertEquals("boom", failing.cause().getMessage());
+        } finally {
+            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).sync();
+        }
+    }
+
+    @Test
+    void theLoopsWheelIsTheOneEventLoopWheelsHandsOut() throws Exception {
+        EventLoopGroup group = new WheelIoEventLoopGroup(2, NioIoHandler.newFactory());
+        try {
+            EventLoop loop = group.next();
+            ExecutorDrivenWheel shared = EventLoopWheels.shared().wheelFor(loop);
+            assertSame(shared, new EventLoopWheels(java.time.Duration.ofMillis(4), 64).wheelFor(loop));
+            ScheduledFuture<?> task = loop.schedule(NOOP, 1, TimeUnit.HOURS);
+            long handlerTimer = loop.submit(() -> shared.schedule(id -> { }, TimeUnit.HOURS.toNanos(1))).get();
+            assertEquals(2, (int) loop.submit(shared::pendingTimers).get());
+            task.cancel(false);
+            loop.submit(() -> shared.cancel(handlerTimer)).sync();
+            assertEquals(0, (int) loop.submit(shared::pendingTimers).get());
+        } finally {
+            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).sync();
+        }
+    }
+
+    /**
+     * On the system clock: never early, in deadline order, and an idle loop with a far task
+     * scheduled sleeps (its thread uses little CPU) instead of spinning.
+     */
+    @Test
+    void realClockNeverEarlyInOrderAndNoSpinWhileIdle() throws Exception {
+        EventLoopGroup group = new WheelIoEventLoopGroup(1, NioIoHandler.newFactory());
+        try {
+            EventLoop loop = group.next();
+            int tasks = 40;
+            long[] deadline = new long[tasks];
+            long[] ran = new long[tasks];
+            List<Integer> order = java.util.Collections.synchronizedList(new ArrayList<>());
+            CountDownLatch done = new CountDownLatch(tasks);
+            for (int i = 0; i < tasks; i++) {
+                int task = i;
+                long delayNanos = TimeUnit.MILLISECONDS.toNanos(5L * (tasks - i));
+                Runnable body = () -> {
+                    ran[task] = System.nanoTime();
+                    order.add(task);
+                    done.countDown();
+                };
+                deadline[i] = System.nanoTime() + delayNanos;
+                if (i % 2 == 0) {
+                    loop.schedule(body, delayNanos, TimeUnit.NANOSECONDS);
+                } else {
+                    deadline[i] = loop.submit(() -> {
+                        long at = System.nanoTime() + delayNanos;
+                        loop.schedule(body, delayNanos, TimeUnit.NANOSECONDS);
+                        return at;
+                    }).get();
+                }
+            }
+            assertTrue(done.await(30, TimeUnit.SECONDS));
+            for (int i = 0; i < tasks; i++) {
+                assertTrue(ran[i] - deadline[i] >= 0, "task " + i + " ran " + (deadline[i] - ran[i]) + " ns early");
+            }
+            List<Integer> expected = new ArrayList<>();
+            for (int i = tasks - 1; i >= 0; i--) {
+                expected.add(i);
+            }
+            assertEquals(expected, order);
+
+            loop.schedule(NOOP, 1, TimeUnit.HOURS);
+            ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+            long thread = loop.submit(() -> Thread.currentThread().getId()).get();
+            long before = threads.getThreadCpuTime(thread);
+            Thread.sleep(1000);
+            long used = threads.getThreadCpuTime(thread) - before;
+            assertTrue(used < TimeUnit.MILLISECONDS.toNanos(300), "idle loop used " + used / 1_000_000 + " ms CPU in 1 s");
+        } finally {
+            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).sync();
+        }
+    }
+}
