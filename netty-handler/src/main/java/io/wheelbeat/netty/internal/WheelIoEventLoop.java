@@ -75,7 +75,9 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
 
     @Override
     public Ticker ticker() {
-        return ticker;
+        // Netty's constructor reads the clock once (its activity stamp) before this field is set.
+        Ticker clock = ticker;
+        return clock != null ? clock : Ticker.systemTicker();
     }
 
     @Override
