@@ -1,7 +1,8 @@
 /**
  * wheelbeat's Netty handlers on the shared per-event-loop wheels. {@code io.wheelbeat.netty.internal}
  * is not exported: it is the handlers' shared machinery, not API. The protocol keepalives need
- * their Netty codec on the module path ({@code requires static}: only their users bring it).
+ * their Netty codec on the module path ({@code requires static}: only their users bring it), and
+ * meters need Micrometer ({@code requires static}: bring it to give a handler a MeterRegistry).
  */
 module io.wheelbeat.netty {
     requires transitive io.wheelbeat.core;
@@ -9,7 +10,7 @@ module io.wheelbeat.netty {
     requires transitive io.netty.buffer;
     requires transitive io.netty.transport;
     requires transitive io.netty.handler;
-    requires transitive micrometer.core;
+    requires static micrometer.core;
     requires io.netty.codec;
     requires static io.netty.codec.http;
     requires static io.netty.codec.http2;

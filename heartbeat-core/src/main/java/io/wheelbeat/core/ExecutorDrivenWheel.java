@@ -30,9 +30,17 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Timing</h2>
  * A timer fires when the driving task runs at or after its deadline: never early, with no rounding
- * to a tick, in deadline order; deadlines are compared by difference, so the ticker may start
- * anywhere and wrap ({@link System#nanoTime()}'s contract). A callback that throws is logged
- * through SLF4J and counted in {@link #failedCount()}; the other timers still fire.
+ * to a tick, by deadline and, for equal deadlines, in the order the timers were scheduled (a
+ * reschedule counts as scheduling anew), as Netty's scheduler orders its tasks; deadlines are
+ * compared by difference, so the ticker may start anywhere and wrap ({@link System#nanoTime()}'s
+ * contract). A callback that throws is logged through SLF4J and counted in {@link #failedCount()};
+ * the other timers still fire.
+ *
+ * <h2>Bounded work per run</h2>
+ * One run of the driving task fires at most 4096 timers. When more are due
+ * (a loop that stalled wakes to a backlog), it schedules itself again with no delay and returns,
+ * so the executor serves its other work (a Netty loop its I/O and tasks) between batches; the
+ * backlog fires over the following runs in the same order, each timer once.
  *
  * <p>Thread rules as above; the statistics ({@link #pendingTimers()}, {@link #scheduledCount()}
  * and the other counts) may be read from any thread.
@@ -41,6 +49,9 @@ public final class ExecutorDrivenWheel extends HandoverScheduler {
 
     /** A timer id that no timer ever has: what holders of an id keep when no timer is pending. */
     public static final long NO_TIMER = TimerWheel.NO_TIMER;
+
+    /** The most timers one run of the driving task fires; a backlog continues in the next run. */
+    static final int TIMERS_PER_RUN = 4096;
 
     private static final Logger log = LoggerFactory.getLogger(ExecutorDrivenWheel.class);
 
@@ -197,10 +208,13 @@ public final class ExecutorDrivenWheel extends HandoverScheduler {
         ticking = true;
         try {
             drainHandover();
-            pollWheel();
+            pollWheel(TIMERS_PER_RUN);
         } finally {
             ticking = false;
             if (wheel.pendingTimers() > 0) {
+                // A backlog left by the bound is due already: this schedules the next run with no
+                // delay, behind what the executor has queued meanwhile (a Netty loop fetches
+                // scheduled tasks once per round of I/O and tasks).
                 aim(wheel.nextDeadlineNanos());
             }
         }

@@ -131,9 +131,14 @@ abstract class HandoverScheduler implements WheelScheduler {
         return id;
     }
 
-    /** Fires what is due now; the lateness metric sees each timer. Owner thread. */
-    final void pollWheel() {
-        wheel.poll(ticker.nanoTime(), lateness);
+    /**
+     * Fires what is due now, at most {@code limit} timers; the lateness metric sees each timer.
+     * Owner thread.
+     *
+     * @return how many fired: {@code limit} when some may still be due
+     */
+    final int pollWheel(int limit) {
+        return wheel.poll(ticker.nanoTime(), lateness, limit);
     }
 
     /** Records each timer's lateness with {@code recorder} from now on. */

@@ -128,7 +128,7 @@ public final class WheelTimer extends HandoverScheduler {
     private void work() {
         while (!stopping) {
             drainHandover();
-            pollWheel();
+            pollWheel(Integer.MAX_VALUE);
             if (stopping) {
                 break;
             }

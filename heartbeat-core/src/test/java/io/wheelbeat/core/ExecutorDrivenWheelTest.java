@@ -220,4 +220,51 @@ class ExecutorDrivenWheelTest {
         assertEquals(1, bounded.pendingTimers());
         assertEquals(1, bounded.scheduledCount(), "the refused timeout never reached the wheel");
     }
+    /**
+     * A loop that stalled wakes to 100,000 due timers: the driving task fires them in runs of at
+     * most {@link ExecutorDrivenWheel#TIMERS_PER_RUN}, each next run scheduled with no delay, so
+     * the executor's other work (here a task the first callback submits, as I/O would be) runs
+     * between runs; every timer fires once, by deadline then scheduling order.
+     */
+    @Test
+    void aBacklogOfDueTimersFiresInBoundedRunsWithTheExecutorsOtherWorkBetween() {
+        int timers = 100_000;
+        List<Long> expected = new ArrayList<>();
+        List<Object> order = new ArrayList<>();
+        List<Integer> runOfEach = new ArrayList<>();
+        long[] ids = new long[timers];
+        for (int i = 0; i < timers; i++) {
+            // 1,000 distinct deadlines over 100 ms: a hundred timers share each one.
+            ids[i] = driven.schedule(id -> {
+                order.add(id);
+                runOfEach.add(executor.scheduledDelays.size());
+                if (order.size() == 1) {
+                    executor.execute(() -> order.add("other work"));
+                }
+            }, TimeUnit.MICROSECONDS.toNanos(100 * (i % 1000)));
+        }
+        for (int deadline = 0; deadline < 1000; deadline++) {
+            for (int i = deadline; i < timers; i += 1000) {
+                expected.add(ids[i]);
+            }
+        }
+        executor.scheduledDelays.clear();
+        executor.ticker.advance(1, TimeUnit.SECONDS); // the stall: no task ran meanwhile
+        executor.runDue();
+
+        int runs = (timers + ExecutorDrivenWheel.TIMERS_PER_RUN - 1) / ExecutorDrivenWheel.TIMERS_PER_RUN;
+        assertEquals(timers + 1, order.size());
+        assertEquals("other work", order.get(ExecutorDrivenWheel.TIMERS_PER_RUN), "ran right after the first run");
+        order.remove("other work");
+        assertEquals(expected, order, "each timer once, in order");
+        assertEquals(java.util.Collections.nCopies(runs - 1, 0L), executor.scheduledDelays,
+                "each run but the last scheduled the next with no delay");
+        for (int run = 0; run < runs; run++) {
+            int inRun = java.util.Collections.frequency(runOfEach, run);
+            assertEquals(Math.min(ExecutorDrivenWheel.TIMERS_PER_RUN, timers - run * ExecutorDrivenWheel.TIMERS_PER_RUN),
+                    inRun, "timers fired in run " + run);
+        }
+        assertEquals(0, driven.pendingTimers());
+        assertEquals(0, executor.pendingScheduled());
+    }
 }

@@ -4,6 +4,7 @@ import io.netty.util.concurrent.EventExecutor;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.WheelExecutor;
 import io.wheelbeat.core.WheelSettings;
+import io.wheelbeat.netty.internal.LoopClocks;
 import io.wheelbeat.netty.internal.LoopWheelOwner;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
@@ -25,7 +26,8 @@ import java.util.function.BiConsumer;
  * its scheduled tasks on a wheel of its own; for such a loop this hands out that wheel, whatever
  * tick and slots were given here.
  *
- * <p>Each wheel reads the loop's own {@code ticker()}, so {@code EmbeddedChannel}'s
+ * <p>Each wheel reads the clock the loop schedules its tasks on (Netty 4.2: the loop's
+ * {@code ticker()}; Netty 4.1: its {@code getCurrentTimeNanos()}), so {@code EmbeddedChannel}'s
  * {@code freezeTime()} / {@code advanceTimeBy(...)} drive it in virtual time. A wheel lives as
  * long as its loop is reachable.
  *
@@ -71,9 +73,8 @@ public final class EventLoopWheels {
                 // A WheelIoEventLoopGroup's loop: its scheduled tasks are on its wheel already.
                 wheel = ((LoopWheelOwner) loop).wheel();
             } else {
-                io.netty.util.concurrent.Ticker ticker = loop.ticker();
                 wheel = new ExecutorDrivenWheel(new LoopExecutor(loop),
-                        new WheelSettings().tick(tick).slots(slots).ticker(ticker::nanoTime));
+                        new WheelSettings().tick(tick).slots(slots).ticker(LoopClocks.of(loop)));
             }
             wheels.put(loop, wheel);
             announce = onNewWheel;

@@ -6,6 +6,9 @@ import io.netty.util.TimerTask;
 import io.wheelbeat.core.WheelTimeout;
 import io.wheelbeat.core.WheelTimer;
 import io.wheelbeat.core.WheelTimerTask;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.util.HashSet;
 import java.util.Objects;
 import java.util.Set;
@@ -17,8 +20,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>The contract is {@code HashedWheelTimer}'s: {@link #newTimeout} schedules a task that runs
  * once unless its {@link Timeout} is cancelled first; {@link Timeout#cancel()} returns whether it
- * won and then calls the task's {@link TimerTask#cancelled(Timeout)} (on the cancelling thread,
- * where Netty calls it later on its worker); {@link #stop()} cancels the timeouts still pending
+ * won and then, on Netty 4.2 (4.1's {@code TimerTask} has no such method), calls the task's
+ * {@code TimerTask.cancelled(Timeout)} (on the cancelling thread, where Netty calls it later on its
+ * worker); {@link #stop()} cancels the timeouts still pending
  * and returns them, and scheduling after it throws {@link IllegalStateException}. Unlike
  * {@code HashedWheelTimer} a timeout fires at its deadline plus the timer thread's wake-up
  * lateness, not on the next tick, and the thread sleeps while nothing is due. Each
@@ -29,6 +33,12 @@ import java.util.concurrent.TimeUnit;
  * {@link IllegalStateException}, as Netty's does.
  */
 public final class NettyWheelTimer implements Timer {
+
+    /**
+     * {@code TimerTask.cancelled(Timeout)}, a default method since Netty 4.2; null on 4.1. Looked up
+     * once: a constant handle, so that calling it costs what a direct call does.
+     */
+    private static final MethodHandle TASK_CANCELLED = taskCancelled();
 
     private final WheelTimer timer;
 
@@ -86,6 +96,17 @@ public final class NettyWheelTimer implements Timer {
         return "NettyWheelTimer(" + timer + ")";
     }
 
+    private static MethodHandle taskCancelled() {
+        try {
+            return MethodHandles.publicLookup().findVirtual(TimerTask.class, "cancelled",
+                    MethodType.methodType(void.class, Timeout.class));
+        } catch (NoSuchMethodException e) {
+            return null; // Netty 4.1
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e); // a public method of a public interface
+        }
+    }
+
     /** Netty's view of one {@link WheelTimeout}; the wheel runs it as the timeout's task. */
     private static final class NettyTimeout implements Timeout, WheelTimerTask {
         private final NettyWheelTimer timer;
@@ -133,7 +154,15 @@ public final class NettyWheelTimer implements Timer {
             if (!scheduled.cancel()) {
                 return false;
             }
-            task.cancelled(this);
+            if (TASK_CANCELLED != null) {
+                try {
+                    TASK_CANCELLED.invokeExact(task, (Timeout) this);
+                } catch (RuntimeException | Error e) {
+                    throw e;
+                } catch (Throwable e) {
+                    throw new IllegalStateException(e); // cancelled(Timeout) declares no checked exception
+                }
+            }
             return true;
         }
 

@@ -22,23 +22,27 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@link #scheduleAt}, {@link #cancel} and {@link #rescheduleAt} are O(1) and allocate
  *       nothing once the wheel has grown to the peak number of pending timers. A timer is named by
- *       a {@code long} id that carries a 32-bit generation of its storage cell, so an id whose
- *       timer fired or was cancelled is answered {@code false}, never mistaken for the timer that
- *       reused the cell.</li>
+ *       a {@code long} id that carries a 40-bit generation of its storage cell, so an id whose
+ *       timer fired or was cancelled is answered {@code false}, never mistaken for a timer that
+ *       reused the cell: a cell whose generation would wrap (after 2^39 timers in it) is retired,
+ *       never used again.</li>
  *   <li><b>Exact expiry:</b> {@code poll(now)} fires exactly the pending timers whose deadline is
  *       at or before {@code now}: never one early, and no rounding to a tick (due at 10.3 ms and
  *       polled at 10.4 ms it fires; polled at 10.2 ms it does not). Deadlines and readings are
  *       compared by their difference, as {@link System#nanoTime()} asks: a clock may start
  *       anywhere and wrap.</li>
- *   <li><b>Order:</b> timers fire in deadline order across ticks (of {@link #tickNanos()}), even
- *       when one poll catches up over a long pause. Timers of one tick fire in deadline order once
- *       a poll has landed inside that tick (a driver that polls at each
- *       {@link #nextDeadlineNanos()} sees every timer in deadline order); timers of one tick that
- *       first come due together in a single poll fire in the order they reached their slot.</li>
+ *   <li><b>Order (Netty's):</b> timers fire by deadline, then in the order they were scheduled
+ *       (first scheduled, first fired, as the task ids of Netty's scheduler order them), in every
+ *       poll, also when one poll catches up over a long pause. Moving a timer
+ *       ({@link #rescheduleAt}) counts as scheduling it anew, as Netty's handlers schedule a new
+ *       task to move a deadline. The scheduling order is a 40-bit count compared by difference:
+ *       it orders timers with equal deadlines that were scheduled within 2^39 schedulings of
+ *       each other.</li>
  *   <li><b>Progress:</b> a poll fires each due timer once. A timer that a callback schedules or
- *       moves to a deadline at or before the latest deadline fired so far in this poll waits for
- *       the next poll (its driver sees {@link #nextDeadlineNanos()} already passed and polls
- *       again), so callbacks cannot keep a poll busy forever.</li>
+ *       moves to a deadline at or before the latest deadline fired so far in this poll (or the
+ *       previous poll's reading) waits for the next poll (its driver sees {@link #nextDeadlineNanos()} already passed and polls
+ *       again), so callbacks cannot keep a poll busy forever. {@link #poll(long, LongConsumer, int)}
+ *       also bounds how many timers one poll fires; the rest stay due, in the same order.</li>
  *   <li><b>Reach:</b> any deadline a {@code long} reading can name within 2^62 ns (146 years) of
  *       the start; deadlines before the start are due at once.</li>
  *   <li><b>Failure isolation:</b> a callback that throws is logged through SLF4J and counted in
@@ -51,24 +55,26 @@ import org.slf4j.LoggerFactory;
  * Time is cut into ticks of 2^k ns. Level 0 has one slot per tick for {@link WheelSettings#slots} ticks;
  * each level above has 64 slots, each spanning a whole turn of the level below, up to the reach of
  * a {@code long}. A timer goes to the lowest level whose turn covers its delay, in the slot of its
- * deadline. Every slot keeps a lower bound of the deadlines in it; a slot is walked when that
- * bound comes due, in one pass: due timers fire, the others move to the slot their deadline now
- * belongs in (one level down or more). So a timer moves at most once per level, and only while it
- * is still pending: timers cancelled or moved before their coarse slot comes due never move.
- * Occupancy bitmaps per level find the earliest slot in a few word operations, so an idle poll
- * over any gap costs about the same whatever the number of timers.
+ * deadline. Every slot keeps a lower bound of the deadlines in it; a slot of a level above 0 is
+ * walked when that bound comes due, or as soon as it could hold a timer of the tick about to fire,
+ * and its timers move to the slot their deadline now belongs in (one level down or more). So a
+ * timer moves at most once per level, and only while it is still pending: timers cancelled or
+ * moved before their coarse slot comes due never move. Timers fire only from the current tick's
+ * level-0 slot, which is put in firing order (deadline, then scheduling order) when a poll first
+ * reaches its tick, and kept in that order while the tick lasts. Occupancy bitmaps per level find
+ * the earliest slot in a few word operations, so an idle poll over any gap costs about the same
+ * whatever the number of timers.
  *
- * <p>Moving a deadline later (what traffic does to an idle deadline) only writes the new deadline:
- * the timer's slot comes due no later than the old deadline, and the walk moves it on. Moving it
- * earlier relinks it at once. The current tick's slot is kept in deadline order once a poll lands
- * inside it, so a driver waking at each distinct deadline walks only what it fires.
+ * <p>Moving a deadline later (what traffic does to an idle deadline) only writes the new deadline
+ * and scheduling order: the timer's slot comes due no later than the old deadline, and the walk
+ * moves it on. Moving it earlier, or within the current tick, relinks it at once.
  *
  * <h2>Layout</h2>
- * A timer is a cell of two longs (the deadline; the generation, the next link and the high bits of
- * the previous link), a {@code char} (the rest of the previous link) and its callback reference:
- * 22 bytes with compressed references. Cells live in pages of 4096, allocated as the wheel grows,
- * never copied. A bitmap (one bit per cell) marks free cells, which are reused lowest address
- * first; the generation's parity says whether a cell holds a pending timer.
+ * A timer is a cell of three longs (the deadline; the generation and the next link; the
+ * scheduling order and the previous link) and its callback reference: 28 bytes with compressed
+ * references. Cells live in pages of 4096, allocated as the wheel grows, never copied. A bitmap
+ * (one bit per cell) marks free cells, which are reused lowest address first; the generation's
+ * parity says whether a cell holds a pending timer.
  *
  * <p>Internal: not exported from the module (the drivers are the API); public for the drivers in
  * {@code io.wheelbeat.core} and for the benchmarks, which measure the engine against its peers.
@@ -87,15 +93,19 @@ public final class TimerWheel {
     /** Longer delays saturate here: far beyond any real deadline, and no reading overflows. */
     static final long MAX_DELAY_NANOS = 1L << 62;
 
+    /** Generations a cell goes through (two per timer: pending, then free) before it is retired. */
+    static final long GENERATIONS = 1L << 40;
+
     private static final Logger log = LoggerFactory.getLogger(TimerWheel.class);
     private static final LongConsumer NO_LATENESS = lateness -> { };
 
     private static final int INDEX_BITS = 24;
     private static final int INDEX_MASK = (1 << INDEX_BITS) - 1;
-    private static final long NEXT_BITS = (long) INDEX_MASK << 8;
     private static final int PAGE_SHIFT = 12;
     private static final int PAGE_CELLS = 1 << PAGE_SHIFT;
     private static final int PAGE_MASK = PAGE_CELLS - 1;
+    /** Longs per cell: deadline; generation and next link; scheduling order and previous link. */
+    private static final int CELL_WORDS = 3;
     private static final int UPPER_SLOT_BITS = 6;
     private static final int UPPER_SLOTS = 1 << UPPER_SLOT_BITS;
     /** The lower bound of an empty slot. */
@@ -112,8 +122,6 @@ public final class TimerWheel {
     /** The level of a delay in ticks, by the index of its highest set bit. */
     private final byte[] levelOfBit;
     private final int slotCount;
-    /** Sentinel of the list being walked. */
-    private final int walk;
     /** Sentinel of the timers that callbacks made due during a poll (placed when it ends). */
     private final int deferred;
     private final int firstTimerCell;
@@ -128,10 +136,8 @@ public final class TimerWheel {
     /** Bit l set while level l holds a timer. */
     private int occupiedLevels;
 
-    /** Per page, two longs per cell: the deadline, then generation / next / previous-high. */
+    /** Per page, three longs per cell (see {@link #CELL_WORDS}). */
     private long[][] words = new long[0][];
-    /** Per page, the low 16 bits of each cell's previous link. */
-    private char[][] previousLows = new char[0][];
     private TimerCallback[][] callbacks = new TimerCallback[0][];
     private int capacity;
     private int highWater;
@@ -143,6 +149,9 @@ public final class TimerWheel {
     private int freeCursor;
     private int freeCount;
     private int pending;
+    private int retiredCells;
+    /** The scheduling order the next (re)scheduled timer gets; its low 40 bits are stored. */
+    private long nextOrder;
 
     /**
      * Nanoseconds since the start: the last poll's reading, or, during a poll, the latest
@@ -151,14 +160,16 @@ public final class TimerWheel {
     private long position;
     /** The tick that placement counts from; it never goes back. */
     private long baseTick;
-    /** The level-0 slot of the current tick while its list is in {@link #orderKey} order, or -1. */
+    /** The level-0 slot of the current tick while its list is in firing order, or -1. */
     private int sortedSlot = -1;
-    /** The next cell of the walk in progress, or {@link #walk} when none. */
-    private int walkHead;
     private boolean polling;
     /** The lower bound of the slot that {@link #earliestSlot()} returned. */
     private long earliestDue;
-    private long[] sortKeys = new long[16];
+    /** The occupied slot above level 0 with the smallest lower bound, or -1; and that bound. */
+    private int earliestUpper;
+    private long earliestUpperDue;
+    /** Pairs (deadline, order << 24 | cell) being sorted. */
+    private long[] sortKeys = new long[32];
 
     private long scheduledCount;
     private long cancelledCount;
@@ -188,17 +199,16 @@ public final class TimerWheel {
                     : Math.min(levels - 1, 1 + (bit - levelZeroBits) / UPPER_SLOT_BITS));
         }
         this.slotCount = levelZeroSlots + upperLevels * UPPER_SLOTS;
-        this.walk = slotCount;
-        this.deferred = slotCount + 1;
-        this.firstTimerCell = slotCount + 2;
-        this.walkHead = walk;
+        this.deferred = slotCount;
+        this.firstTimerCell = slotCount + 1;
         this.due = new long[slotCount];
         Arrays.fill(due, EMPTY);
         this.occupiedZero = new long[Math.max(1, levelZeroSlots >>> 6)];
         this.occupiedUpper = new long[levels];
         ensureCapacity((int) Math.min(INDEX_MASK, (long) firstTimerCell + settings.initialCapacity()));
         for (int sentinel = 0; sentinel <= deferred; sentinel++) {
-            setLinks(sentinel, sentinel, sentinel);
+            setNext(sentinel, sentinel);
+            setPrev(sentinel, sentinel);
         }
         this.highWater = firstTimerCell;
     }
@@ -221,15 +231,16 @@ public final class TimerWheel {
     public long scheduleAt(TimerCallback callback, long deadlineNanos) {
         Objects.requireNonNull(callback, "callback");
         int cell = allocate();
-        int generation = generationOf(cell) + 1;
-        setWord1(cell, (long) generation << 32);
+        long generation = generationOf(cell) + 1;
+        setWord(cell, 1, generation << INDEX_BITS);
+        setWord(cell, 2, nextOrder++ << INDEX_BITS);
         long deadline = relative(deadlineNanos);
         setDeadline(cell, deadline);
         callbacks[cell >>> PAGE_SHIFT][cell & PAGE_MASK] = callback;
         pending++;
         scheduledCount++;
         placeOrDefer(cell, deadline);
-        return ((long) generation << 32) | cell;
+        return (generation << INDEX_BITS) | cell;
     }
 
     /**
@@ -250,8 +261,9 @@ public final class TimerWheel {
     }
 
     /**
-     * Moves a pending timer to fire at {@code deadlineNanos} instead, keeping its id and callback.
-     * A later deadline is one write; an earlier one relinks the timer.
+     * Moves a pending timer to fire at {@code deadlineNanos} instead, keeping its id and callback;
+     * among timers with the same deadline it now fires after those scheduled before this call. A
+     * later deadline is two writes; an earlier one relinks the timer.
      *
      * @return {@code true} if the timer was pending and was moved; {@code false} (and nothing
      *     changes) if it already fired or was cancelled
@@ -264,9 +276,11 @@ public final class TimerWheel {
         long deadline = relative(deadlineNanos);
         long old = deadlineOf(cell);
         setDeadline(cell, deadline);
+        setWord(cell, 2, (nextOrder++ << INDEX_BITS) | prevOf(cell));
         // Lazy: the cell's slot comes due no later than its old deadline, and the walk moves it
-        // on. Not for the current tick, whose slot is kept in deadline order.
-        if (deadline - old >= 0 && (old >>> tickShift) > baseTick) {
+        // on. Not for the current tick, whose slot is kept in firing order, nor during a poll for
+        // a timer that may sit among the deferred ones (its deadline at or before the position).
+        if (deadline - old >= 0 && (old >>> tickShift) > baseTick && !(polling && old <= position)) {
             return true;
         }
         unlink(cell);
@@ -296,22 +310,34 @@ public final class TimerWheel {
 
     /** Fires every timer due at {@code nowNanos}: {@code poll(nowNanos, lateness -> { })}. */
     public int poll(long nowNanos) {
-        return poll(nowNanos, NO_LATENESS);
+        return poll(nowNanos, NO_LATENESS, Integer.MAX_VALUE);
+    }
+
+    /** Fires every timer due at {@code nowNanos}: {@code poll(nowNanos, lateness, Integer.MAX_VALUE)}. */
+    public int poll(long nowNanos, LongConsumer lateness) {
+        return poll(nowNanos, lateness, Integer.MAX_VALUE);
     }
 
     /**
-     * Fires, on the calling thread, every pending timer whose deadline is at or before
-     * {@code nowNanos}, in the order the class comment gives. Callbacks may schedule, cancel and
-     * reschedule any timer, including ones due in this same poll. A reading earlier than the
-     * previous poll's counts as that one.
+     * Fires, on the calling thread, the pending timers whose deadline is at or before
+     * {@code nowNanos}, in the order the class comment gives, at most {@code limit} of them (as
+     * Agrona's {@code poll(now, handler, expiryLimit)}): what the limit leaves stays due, and the
+     * next poll fires it first, in the same order. Callbacks may schedule, cancel and reschedule
+     * any timer, including ones due in this same poll. A reading earlier than the previous poll's
+     * counts as that one.
      *
      * @param lateness told, before each callback runs, how late its timer fires
      *     ({@code nowNanos} minus the deadline, in ns)
-     * @return the number of timers that fired
+     * @param limit the most timers to fire, at least 1
+     * @return the number of timers that fired; {@code limit} when the limit may have left some
+     * @throws IllegalArgumentException if {@code limit} is below 1
      * @throws IllegalStateException if called from a callback of this wheel
      */
-    public int poll(long nowNanos, LongConsumer lateness) {
+    public int poll(long nowNanos, LongConsumer lateness, int limit) {
         Objects.requireNonNull(lateness, "lateness");
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be at least 1: " + limit);
+        }
         if (polling) {
             throw new IllegalStateException("poll() called from a timer callback of the same wheel");
         }
@@ -320,17 +346,32 @@ public final class TimerWheel {
         int fired = 0;
         try {
             int slot;
+            boolean stopped = false;
             while ((slot = earliestSlot()) >= 0 && earliestDue <= now) {
+                if (fired == limit) {
+                    stopped = true; // the rest stays due, in order: the base tick stays on it
+                    break;
+                }
                 moveBase(earliestDue >>> tickShift);
-                fired += visit(slot, now, lateness);
+                int currentSlot = (int) baseTick & (levelZeroSlots - 1);
+                if (slot != currentSlot) {
+                    cascade(slot);
+                } else if (earliestUpper >= 0 && (earliestUpperDue >>> tickShift) <= baseTick) {
+                    // It may hold timers of this tick: they must join the slot before any fires.
+                    cascade(earliestUpper);
+                } else {
+                    fired += fireCurrentTick(now, lateness, limit - fired);
+                }
             }
             position = now;
-            moveBase(now >>> tickShift);
+            if (!stopped) {
+                moveBase(now >>> tickShift);
+            }
         } finally {
             polling = false;
             placeDeferred();
+            sortCurrentSlot();
         }
-        sortCurrentSlot();
         return fired;
     }
 
@@ -398,7 +439,8 @@ public final class TimerWheel {
      */
     public String dump() {
         StringBuilder out = new StringBuilder(toString()).append(": position ").append(position)
-                .append(", base tick ").append(baseTick).append(", sorted slot ").append(sortedSlot).append('\n');
+                .append(", base tick ").append(baseTick).append(", sorted slot ").append(sortedSlot)
+                .append(", retired cells ").append(retiredCells).append('\n');
         for (int slot = 0; slot < slotCount; slot++) {
             if (nextOf(slot) == slot) {
                 continue;
@@ -408,8 +450,8 @@ public final class TimerWheel {
                     .append(" due ").append(due[slot]).append(':');
             int shown = 0;
             for (int cell = nextOf(slot); cell != slot && shown < 64; cell = nextOf(cell), shown++) {
-                out.append(' ').append(Long.toHexString(((long) generationOf(cell) << 32) | cell))
-                        .append('@').append(deadlineOf(cell));
+                out.append(' ').append(Long.toHexString((generationOf(cell) << INDEX_BITS) | cell))
+                        .append('@').append(deadlineOf(cell)).append('#').append(orderOf(cell));
             }
             out.append(shown == 64 ? " ...\n" : "\n");
         }
@@ -428,6 +470,24 @@ public final class TimerWheel {
     /** {@code nowNanos + delayNanos}, the delay saturated at 2^62 ns; negative delays mean now. */
     public static long deadlineAfter(long nowNanos, long delayNanos) {
         return nowNanos + Math.min(Math.max(delayNanos, 0), MAX_DELAY_NANOS);
+    }
+
+    /**
+     * For tests of generation wrap: sets the generation of the free cell of {@code staleTimerId}
+     * (a timer that fired or was cancelled) to {@code generation}, an even number below
+     * {@link #GENERATIONS}, as if it had been reused that often.
+     */
+    void setGenerationOfFreeCell(long staleTimerId, long generation) {
+        int cell = (int) staleTimerId & INDEX_MASK;
+        if ((generationOf(cell) & 1) != 0 || (generation & 1) != 0 || generation >= GENERATIONS) {
+            throw new IllegalArgumentException("cell " + cell + " is pending or generation " + generation + " is not free");
+        }
+        setWord(cell, 1, (generation << INDEX_BITS) | nextOf(cell));
+    }
+
+    /** Returns the number of cells retired because their generation would have wrapped. */
+    int retiredCells() {
+        return retiredCells;
     }
 
     // ---------------------------------------------------------------- placement
@@ -454,10 +514,11 @@ public final class TimerWheel {
         int last = prevOf(slot);
         if (last == slot) {
             markOccupied(slot);
-        } else if (slot == sortedSlot && orderKey(deadline) < orderKey(deadlineOf(last))) {
+        } else if (slot == sortedSlot && firesBefore(cell, last)) {
             int first = nextOf(slot);
-            if (orderKey(deadline) <= orderKey(deadlineOf(first))) {
-                setLinks(cell, first, slot);
+            if (firesBefore(cell, first)) {
+                setNext(cell, first);
+                setPrev(cell, slot);
                 setPrev(first, cell);
                 setNext(slot, cell);
                 due[slot] = Math.min(due[slot], deadline);
@@ -465,43 +526,42 @@ public final class TimerWheel {
             }
             sortedSlot = -1;
         }
-        setNext(last, cell);
-        setLinks(cell, slot, last);
-        setPrev(slot, cell);
+        appendTo(slot, cell);
         if (deadline < due[slot]) {
             due[slot] = deadline;
         }
+    }
+
+    /** Whether {@code cell} fires before {@code other}: earlier deadline, or scheduled earlier. */
+    private boolean firesBefore(int cell, int other) {
+        long deadline = deadlineOf(cell);
+        long otherDeadline = deadlineOf(other);
+        return deadline < otherDeadline
+                || deadline == otherDeadline && orderedBefore(word(cell, 2), word(other, 2));
+    }
+
+    /** Compares the 40-bit scheduling orders in the top bits of two words, by difference. */
+    private static boolean orderedBefore(long word, long otherWord) {
+        return ((word >>> INDEX_BITS) - (otherWord >>> INDEX_BITS)) << INDEX_BITS < 0;
     }
 
     /** Links {@code cell} at the tail of the list of {@code sentinel}; no slot bookkeeping. */
     private void appendTo(int sentinel, int cell) {
         int last = prevOf(sentinel);
         setNext(last, cell);
-        setLinks(cell, sentinel, last);
+        setNext(cell, sentinel);
+        setPrev(cell, last);
         setPrev(sentinel, cell);
     }
 
     private void unlink(int cell) {
         int next = nextOf(cell);
-        if (cell == walkHead) {
-            // The front of the walk: only walkHead points at it (its previous link is stale).
-            walkHead = next;
-            return;
-        }
         int prev = prevOf(cell);
         setNext(prev, next);
         setPrev(next, prev);
         if (prev == next && prev < slotCount) {
             markEmpty(prev);
         }
-    }
-
-    /**
-     * What the current tick's slot is ordered by: the deadline, or the tick's start for deadlines
-     * before it (all due, in no particular order).
-     */
-    private long orderKey(long deadline) {
-        return Math.max(deadline, baseTick << tickShift);
     }
 
     private void markOccupied(int slot) {
@@ -547,13 +607,15 @@ public final class TimerWheel {
 
     /**
      * Returns the occupied slot with the smallest lower bound (left in {@link #earliestDue}), or
-     * -1. Per level only two slots can hold it: the slot of the base tick (its own span, or one
-     * turn later) and the next occupied one after it, since every timer of a level lies within
-     * one turn of the base tick.
+     * -1; leaves the same for the levels above 0 in {@link #earliestUpper}. Per level only two
+     * slots can hold it: the slot of the base tick (its own span, or one turn later) and the next
+     * occupied one after it, since every timer of a level lies within one turn of the base tick.
      */
     private int earliestSlot() {
         int best = -1;
         long bestDue = EMPTY;
+        int upper = -1;
+        long upperDue = EMPTY;
         for (int levels = occupiedLevels; levels != 0; levels &= levels - 1) {
             int level = Integer.numberOfTrailingZeros(levels);
             int current = (int) (baseTick >>> levelShift[level]) & levelMask[level];
@@ -570,16 +632,28 @@ public final class TimerWheel {
                 next = others == 0 ? -1
                         : (current + 1 + Long.numberOfTrailingZeros(Long.rotateRight(others, current + 1))) & (UPPER_SLOTS - 1);
             }
-            if (currentOccupied && due[base + current] < bestDue) {
-                bestDue = due[base + current];
-                best = base + current;
+            int levelBest = -1;
+            long levelDue = EMPTY;
+            if (currentOccupied) {
+                levelDue = due[base + current];
+                levelBest = base + current;
             }
-            if (next >= 0 && due[base + next] < bestDue) {
-                bestDue = due[base + next];
-                best = base + next;
+            if (next >= 0 && due[base + next] < levelDue) {
+                levelDue = due[base + next];
+                levelBest = base + next;
+            }
+            if (level > 0 && levelDue < upperDue) {
+                upperDue = levelDue;
+                upper = levelBest;
+            }
+            if (levelDue < bestDue) {
+                bestDue = levelDue;
+                best = levelBest;
             }
         }
         earliestDue = bestDue;
+        earliestUpper = upper;
+        earliestUpperDue = upperDue;
         return best;
     }
 
@@ -600,48 +674,36 @@ public final class TimerWheel {
         return bits == 0 ? -1 : (word << 6) | Long.numberOfTrailingZeros(bits);
     }
 
-    /**
-     * Walks {@code slot} once: fires its timers due by {@code now} in the base tick or earlier,
-     * and moves every other one to the slot its deadline belongs in now.
-     */
-    private int visit(int slot, long now, LongConsumer lateness) {
-        if (slot == sortedSlot) {
-            return expireSorted(slot, now, lateness);
-        }
-        // Detach the list onto the walk sentinel: what callbacks add to this slot waits for the
-        // next visit, and they may still cancel or move any cell not yet walked.
-        int head = nextOf(slot);
-        setNext(prevOf(slot), walk);
-        setLinks(slot, slot, slot);
+    /** Moves every timer of {@code slot} to the slot its deadline belongs in now. Fires none. */
+    private void cascade(int slot) {
+        int cell = nextOf(slot);
+        setNext(slot, slot);
+        setPrev(slot, slot);
         markEmpty(slot);
-        walkHead = head;
-        long base = baseTick;
-        int fired = 0;
-        int cell;
-        while ((cell = walkHead) != walk) {
-            walkHead = nextOf(cell);
-            long deadline = deadlineOf(cell);
-            if (deadline <= now && (deadline >>> tickShift) <= base) {
-                fire(cell, deadline, now, lateness);
-                fired++;
-            } else {
-                place(cell, deadline);
-            }
+        while (cell != slot) {
+            int next = nextOf(cell);
+            place(cell, deadlineOf(cell));
+            cell = next;
         }
-        return fired;
     }
 
-    /** The current tick's slot in deadline order: fires from the front while due. */
-    private int expireSorted(int slot, long now, LongConsumer lateness) {
+    /**
+     * Fires, in firing order, the timers of the current tick's slot due by {@code now}, at most
+     * {@code budget} of them. Stops early when a callback places a timer out of order in the slot
+     * (the caller's loop comes back and sorts it again).
+     */
+    private int fireCurrentTick(long now, LongConsumer lateness, int budget) {
+        int slot = (int) baseTick & (levelZeroSlots - 1);
+        sortCurrentSlot();
         int fired = 0;
-        while (sortedSlot == slot) {
+        while (sortedSlot == slot && fired < budget) {
             int cell = nextOf(slot);
             if (cell == slot) {
                 break;
             }
             long deadline = deadlineOf(cell);
             if (deadline > now) {
-                // In order from here on, and none before the tick: this is the earliest.
+                // In order from here on: this is the earliest.
                 due[slot] = deadline;
                 break;
             }
@@ -653,7 +715,7 @@ public final class TimerWheel {
     }
 
     private void fire(int cell, long deadline, long now, LongConsumer lateness) {
-        long id = ((long) generationOf(cell) << 32) | cell;
+        long id = (generationOf(cell) << INDEX_BITS) | cell;
         TimerCallback callback = callbacks[cell >>> PAGE_SHIFT][cell & PAGE_MASK];
         release(cell);
         expiredCount++;
@@ -678,8 +740,9 @@ public final class TimerWheel {
     }
 
     /**
-     * Puts the current tick's slot in deadline order, so that polls inside this tick walk only
-     * what they fire instead of the whole slot each time.
+     * Puts the current tick's slot in firing order (deadline, then scheduling order), moving out
+     * the timers moved later while the slot was still ahead, so that polls inside this tick walk
+     * only what they fire.
      */
     private void sortCurrentSlot() {
         int slot = (int) baseTick & (levelZeroSlots - 1);
@@ -687,8 +750,6 @@ public final class TimerWheel {
         if (slot == sortedSlot || first == slot) {
             return;
         }
-        long tickStart = baseTick << tickShift;
-        long earliest = EMPTY;
         int count = 0;
         for (int cell = first, next; cell != slot; cell = next) {
             next = nextOf(cell);
@@ -699,12 +760,12 @@ public final class TimerWheel {
                 place(cell, deadline);
                 continue;
             }
-            if (count == sortKeys.length) {
-                sortKeys = Arrays.copyOf(sortKeys, 2 * count);
+            if (2 * count == sortKeys.length) {
+                sortKeys = Arrays.copyOf(sortKeys, 4 * count);
             }
-            // The offset of orderKey(deadline) in the tick, then the cell.
-            sortKeys[count++] = (Math.max(0, deadline - tickStart) << INDEX_BITS) | cell;
-            earliest = Math.min(earliest, deadline);
+            sortKeys[2 * count] = deadline;
+            sortKeys[2 * count + 1] = (word(cell, 2) & ~(long) INDEX_MASK) | cell;
+            count++;
         }
         if (count == 0) {
             return;
@@ -712,44 +773,55 @@ public final class TimerWheel {
         heapSort(sortKeys, count);
         int prev = slot;
         for (int i = 0; i < count; i++) {
-            int cell = (int) sortKeys[i] & INDEX_MASK;
+            int cell = (int) sortKeys[2 * i + 1] & INDEX_MASK;
             setNext(prev, cell);
             setPrev(cell, prev);
             prev = cell;
         }
         setNext(prev, slot);
         setPrev(slot, prev);
-        due[slot] = earliest;
+        due[slot] = sortKeys[0];
         sortedSlot = slot;
     }
 
-    /** Sorts {@code keys[0..count)} ascending, in place and without allocating. */
+    /** Sorts the pairs {@code keys[0..2 count)} by firing order, in place and without allocating. */
     private static void heapSort(long[] keys, int count) {
         for (int i = count / 2 - 1; i >= 0; i--) {
             siftDown(keys, i, count);
         }
         for (int end = count - 1; end > 0; end--) {
-            long top = keys[0];
-            keys[0] = keys[end];
-            keys[end] = top;
+            swap(keys, 0, end);
             siftDown(keys, 0, end);
         }
     }
 
     private static void siftDown(long[] keys, int i, int count) {
-        long key = keys[i];
         int child;
         while ((child = 2 * i + 1) < count) {
-            if (child + 1 < count && keys[child + 1] > keys[child]) {
+            if (child + 1 < count && pairBefore(keys, child, child + 1)) {
                 child++;
             }
-            if (keys[child] <= key) {
+            if (!pairBefore(keys, i, child)) {
                 break;
             }
-            keys[i] = keys[child];
+            swap(keys, i, child);
             i = child;
         }
-        keys[i] = key;
+    }
+
+    private static boolean pairBefore(long[] keys, int i, int j) {
+        long deadline = keys[2 * i];
+        long other = keys[2 * j];
+        return deadline < other || deadline == other && orderedBefore(keys[2 * i + 1], keys[2 * j + 1]);
+    }
+
+    private static void swap(long[] keys, int i, int j) {
+        long deadline = keys[2 * i];
+        long order = keys[2 * i + 1];
+        keys[2 * i] = keys[2 * j];
+        keys[2 * i + 1] = keys[2 * j + 1];
+        keys[2 * j] = deadline;
+        keys[2 * j + 1] = order;
     }
 
     // ---------------------------------------------------------------- cells
@@ -786,15 +858,25 @@ public final class TimerWheel {
         return highWater++;
     }
 
-    /** Frees a cell: bumps its generation (now even: free) and marks it free. */
+    /**
+     * Frees a cell: bumps its generation (now even: free) and marks it free; or, when the
+     * generation would wrap to one its ids already carried, retires it for good.
+     */
     private void release(int cell) {
         callbacks[cell >>> PAGE_SHIFT][cell & PAGE_MASK] = null;
-        setWord1(cell, (long) (generationOf(cell) + 1) << 32);
+        long generation = generationOf(cell) + 1;
+        pending--;
+        if (generation == GENERATIONS) {
+            // Generation 0 is even (not pending): no id matches it, and the cell is never handed out again.
+            setWord(cell, 1, 0L);
+            retiredCells++;
+            return;
+        }
+        setWord(cell, 1, generation << INDEX_BITS);
         int word = cell >>> 6;
         freeCells[word] |= 1L << cell;
         freeWords[word >>> 6] |= 1L << word;
         freeCount++;
-        pending--;
     }
 
     /** Adds pages until {@code cells} cells fit. */
@@ -807,65 +889,61 @@ public final class TimerWheel {
         freeCells = Arrays.copyOf(freeCells, pages << (PAGE_SHIFT - 6));
         freeWords = Arrays.copyOf(freeWords, Math.max(1, pages << (PAGE_SHIFT - 12)));
         words = Arrays.copyOf(words, pages);
-        previousLows = Arrays.copyOf(previousLows, pages);
         callbacks = Arrays.copyOf(callbacks, pages);
         for (int page = had; page < pages; page++) {
-            words[page] = new long[2 * PAGE_CELLS];
-            previousLows[page] = new char[PAGE_CELLS];
+            words[page] = new long[CELL_WORDS * PAGE_CELLS];
             callbacks[page] = new TimerCallback[PAGE_CELLS];
         }
         capacity = Math.min(INDEX_MASK, pages << PAGE_SHIFT);
     }
 
     private int pendingCell(long timerId) {
-        int cell = (int) timerId;
+        int cell = (int) timerId & INDEX_MASK;
         if (cell < firstTimerCell || cell >= highWater) {
             return -1;
         }
-        int generation = generationOf(cell);
-        return generation == (int) (timerId >>> 32) && (generation & 1) != 0 ? cell : -1;
+        long generation = generationOf(cell);
+        return generation == timerId >>> INDEX_BITS && (generation & 1) != 0 ? cell : -1;
+    }
+
+    private long word(int cell, int index) {
+        return words[cell >>> PAGE_SHIFT][(cell & PAGE_MASK) * CELL_WORDS + index];
+    }
+
+    private void setWord(int cell, int index, long value) {
+        words[cell >>> PAGE_SHIFT][(cell & PAGE_MASK) * CELL_WORDS + index] = value;
     }
 
     private long deadlineOf(int cell) {
-        return words[cell >>> PAGE_SHIFT][(cell & PAGE_MASK) << 1];
+        return word(cell, 0);
     }
 
     private void setDeadline(int cell, long deadline) {
-        words[cell >>> PAGE_SHIFT][(cell & PAGE_MASK) << 1] = deadline;
+        setWord(cell, 0, deadline);
     }
 
-    private long word1(int cell) {
-        return words[cell >>> PAGE_SHIFT][((cell & PAGE_MASK) << 1) | 1];
+    private long generationOf(int cell) {
+        return word(cell, 1) >>> INDEX_BITS;
     }
 
-    private void setWord1(int cell, long value) {
-        words[cell >>> PAGE_SHIFT][((cell & PAGE_MASK) << 1) | 1] = value;
-    }
-
-    private int generationOf(int cell) {
-        return (int) (word1(cell) >>> 32);
+    private long orderOf(int cell) {
+        return word(cell, 2) >>> INDEX_BITS;
     }
 
     private int nextOf(int cell) {
-        return (int) (word1(cell) >>> 8) & INDEX_MASK;
+        return (int) word(cell, 1) & INDEX_MASK;
     }
 
     private int prevOf(int cell) {
-        return ((int) word1(cell) & 0xFF) << 16 | previousLows[cell >>> PAGE_SHIFT][cell & PAGE_MASK];
+        return (int) word(cell, 2) & INDEX_MASK;
     }
 
     private void setNext(int cell, int next) {
-        setWord1(cell, (word1(cell) & ~NEXT_BITS) | ((long) next << 8));
+        setWord(cell, 1, (word(cell, 1) & ~(long) INDEX_MASK) | next);
     }
 
     private void setPrev(int cell, int prev) {
-        setWord1(cell, (word1(cell) & ~0xFFL) | (prev >>> 16));
-        previousLows[cell >>> PAGE_SHIFT][cell & PAGE_MASK] = (char) prev;
-    }
-
-    private void setLinks(int cell, int next, int prev) {
-        setWord1(cell, (word1(cell) & ~(NEXT_BITS | 0xFFL)) | ((long) next << 8) | (prev >>> 16));
-        previousLows[cell >>> PAGE_SHIFT][cell & PAGE_MASK] = (char) prev;
+        setWord(cell, 2, (word(cell, 2) & ~(long) INDEX_MASK) | prev);
     }
 
     /** Nanoseconds since the start; readings before the start count as the start. */

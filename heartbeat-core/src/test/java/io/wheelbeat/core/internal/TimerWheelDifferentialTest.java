@@ -1,6 +1,7 @@
 package io.wheelbeat.core.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.wheelbeat.core.ManualTicker;
 import io.wheelbeat.core.TimerCallback;
@@ -20,8 +21,10 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * Random schedule / cancel / reschedule / poll operations against a plain reference model (sorted
  * sets of deadlines): the wheel must fire exactly the timers the model says are due, each at or
- * after its exact deadline, in deadline order across ticks, and tell a wake-up time that is never
- * late. Callbacks cancel, reschedule and schedule other timers, due in the same poll or later.
+ * after its exact deadline, in exactly the model's order (by deadline, then first scheduled first,
+ * a move counting as a new scheduling: Netty's order), and tell a wake-up time that is never
+ * late. Many timers share a deadline (deadlines set lately are reused), and some polls are
+ * bounded ({@code poll(now, lateness, limit)}) and leave due timers to the next. Callbacks cancel, reschedule and schedule other timers, due in the same poll or later.
  * Delays cover every level, up to the saturated maximum; time moves in steps below a tick, to the
  * exact next deadline, and in jumps of many turns; clocks start at 0, near Long.MAX_VALUE (so
  * they wrap during the run) and below zero. Four runs of 300,000 operations: 1.2 million in all.
@@ -36,23 +39,28 @@ class TimerWheelDifferentialTest {
     /** Keeps relative time small enough that a saturated delay (2^62) never overflows. */
     private static final long MAX_TIME = 1L << 60;
 
-    /** A pending timer of the model: due at {@code deadline} (ns since the start). */
-    private record Timer(long id, long deadline, boolean ordered) {
+    /**
+     * A pending timer of the model: due at {@code deadline} (ns since the start), scheduled (or
+     * last moved) as the {@code order}-th scheduling.
+     */
+    private record Timer(long id, long deadline, long order) {
     }
 
-    private static final Comparator<Timer> BY_DEADLINE =
-            Comparator.comparingLong(Timer::deadline).thenComparingLong(Timer::id);
+    /** Netty's order: by deadline, then first scheduled first. */
+    private static final Comparator<Timer> FIRING_ORDER =
+            Comparator.comparingLong(Timer::deadline).thenComparingLong(Timer::order);
 
     private final Map<Long, Timer> pending = new HashMap<>();
     /** Every pending timer, deferred or not. */
-    private final TreeSet<Timer> all = new TreeSet<>(BY_DEADLINE);
-    /** Pending timers that may fire at the next poll (not deferred). */
-    private final TreeSet<Timer> due = new TreeSet<>(BY_DEADLINE);
-    /** The subset of {@link #due} whose deadline was ahead when set: these fire in deadline order. */
-    private final TreeSet<Timer> ordered = new TreeSet<>(BY_DEADLINE);
+    private final TreeSet<Timer> all = new TreeSet<>(FIRING_ORDER);
+    /** Pending timers that may fire at the next poll (not deferred), in the order they must fire. */
+    private final TreeSet<Timer> due = new TreeSet<>(FIRING_ORDER);
     /** Made due by a callback at or before the latest deadline fired: wait for the next poll. */
     private final Set<Long> deferred = new HashSet<>();
     private final List<Long> issued = new ArrayList<>();
+    /** Deadlines set lately: reused so that many timers share a deadline. */
+    private final long[] recentDeadlines = new long[8];
+    private long schedulings;
 
     private SplittableRandom random;
     private TimerWheel wheel;
@@ -110,7 +118,7 @@ class TimerWheelDifferentialTest {
     private void schedule(long deadline) {
         long id = wheel.scheduleAt(onFire, origin + deadline);
         issued.add(id);
-        add(new Timer(id, Math.max(0, deadline), isAhead(deadline)));
+        add(new Timer(id, Math.max(0, deadline), schedulings++));
     }
 
     private void cancel(long id) {
@@ -122,13 +130,8 @@ class TimerWheelDifferentialTest {
         boolean was = remove(id) != null;
         assertEquals(was, wheel.rescheduleAt(id, origin + deadline), "reschedule of " + Long.toHexString(id));
         if (was) {
-            add(new Timer(id, Math.max(0, deadline), isAhead(deadline)));
+            add(new Timer(id, Math.max(0, deadline), schedulings++)); // a move counts as a new scheduling
         }
-    }
-
-    /** Whether a deadline set now is ahead of what the wheel has reached; if not, it is deferred or overdue. */
-    private boolean isAhead(long deadline) {
-        return deadline > (polling ? firedUpTo : now);
     }
 
     private void add(Timer timer) {
@@ -139,9 +142,6 @@ class TimerWheelDifferentialTest {
             return;
         }
         due.add(timer);
-        if (timer.ordered) {
-            ordered.add(timer);
-        }
     }
 
     private Timer remove(long id) {
@@ -149,7 +149,6 @@ class TimerWheelDifferentialTest {
         if (timer != null) {
             all.remove(timer);
             due.remove(timer);
-            ordered.remove(timer);
             deferred.remove(id);
         }
         return timer;
@@ -166,9 +165,11 @@ class TimerWheelDifferentialTest {
         polling = true;
         firedUpTo = lastPoll; // what the wheel has reached: the previous poll's reading
         firedThisPoll = 0;
+        // Sometimes a bounded poll, which may leave due timers for the next one.
+        int limit = random.nextInt(5) == 0 ? 1 + random.nextInt(4) : Integer.MAX_VALUE;
         int fired;
         try {
-            fired = wheel.poll(origin + now);
+            fired = wheel.poll(origin + now, lateness -> { }, limit);
         } finally {
             polling = false;
         }
@@ -177,21 +178,21 @@ class TimerWheelDifferentialTest {
         }
         assertEquals(firedThisPoll, fired, "fired count at op " + op);
         assertEquals(0, wheel.failedCount(), "callbacks threw");
-        if (!due.isEmpty() && due.first().deadline <= now) {
+        assertTrue(fired <= limit, fired + " fired, limit " + limit);
+        boolean stopped = fired == limit;
+        if (!stopped && !due.isEmpty() && due.first().deadline <= now) {
             throw new AssertionError("not fired although due at " + now + ": " + due.first() + " (op " + op + ")");
         }
-        // Timers deferred in this poll are due at the next one, in whatever order.
+        // Timers deferred in this poll are due at the next one, in firing order with the rest.
         for (long id : deferred) {
-            Timer timer = pending.get(id);
-            due.add(new Timer(id, timer.deadline, false)); // same key in all: the order compares deadline and id
-            pending.put(id, new Timer(id, timer.deadline, false));
+            due.add(pending.get(id));
         }
         boolean anyDeferred = !deferred.isEmpty();
         deferred.clear();
         lastPoll = now;
         if (!pending.isEmpty()) {
             long wake = checkNextDeadline("op " + op);
-            if (!anyDeferred && wake - now <= 0) {
+            if (!anyDeferred && !stopped && wake - now <= 0) {
                 throw new AssertionError("wake-up " + wake + " not after the poll at " + now + " (op " + op + ")");
             }
         }
@@ -225,9 +226,8 @@ class TimerWheelDifferentialTest {
             failure = "fired early: " + timer + " at " + now;
             return;
         }
-        if (timer.ordered && !ordered.isEmpty()
-                && (ordered.first().deadline >>> TICK_SHIFT) < (timer.deadline >>> TICK_SHIFT)) {
-            failure = "fired out of deadline order: " + timer + " before " + ordered.first();
+        if (!due.first().equals(timer)) {
+            failure = "fired out of order (deadline, then scheduling): " + timer + " before " + due.first();
             return;
         }
         remove(id);
@@ -252,7 +252,7 @@ class TimerWheelDifferentialTest {
                     failure = "reschedule from a callback answered " + !was;
                 }
                 if (was) {
-                    add(new Timer(other, Math.max(0, deadline), isAhead(deadline)));
+                    add(new Timer(other, Math.max(0, deadline), schedulings++));
                 }
             }
         }
@@ -260,9 +260,10 @@ class TimerWheelDifferentialTest {
 
     /** From a callback: before the latest deadline fired, due later in this poll, or later. */
     private long callbackDeadline() {
-        int kind = random.nextInt(4);
+        int kind = random.nextInt(5);
         return switch (kind) {
             case 0 -> firedUpTo - random.nextLong(2 * TICK);
+            case 4 -> recentDeadline(randomDeadline(now));
             case 1 -> firedUpTo + 1 + random.nextLong(Math.max(1, now - firedUpTo));
             case 2 -> now + 1 + random.nextLong(SLOTS * TICK);
             default -> randomDeadline(now);
@@ -280,6 +281,9 @@ class TimerWheelDifferentialTest {
     /** A deadline for a timer set at {@code at}: past, on tick and level boundaries, any level, saturated. */
     private long randomDeadline(long at) {
         int kind = random.nextInt(100);
+        if (kind < 15) {
+            return recentDeadline(at + random.nextLong(SLOTS * TICK));
+        }
         long delay;
         if (kind < 5) {
             delay = -random.nextLong(10 * TICK);
@@ -300,6 +304,14 @@ class TimerWheelDifferentialTest {
             delay = TimerWheel.MAX_DELAY_NANOS; // what a saturated Long.MAX_VALUE delay becomes
         }
         return at + Math.min(delay, TimerWheel.MAX_DELAY_NANOS);
+    }
+
+    /** One of the deadlines set lately (timers sharing a deadline), else {@code otherwise}, remembered. */
+    private long recentDeadline(long otherwise) {
+        int i = random.nextInt(recentDeadlines.length);
+        long deadline = recentDeadlines[i] != 0 && random.nextInt(4) != 0 ? recentDeadlines[i] : otherwise;
+        recentDeadlines[i] = deadline;
+        return deadline;
     }
 
     /** A step of time: below a tick, onto a tick boundary, within a turn, or many turns at once. */

@@ -22,6 +22,8 @@ class TimerWheelTest {
     private static final long TICK = 1L << 20; // the default tick, in nanoseconds
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long START = 123_456_789L;
+    /** The cell's part of a timer id (its low 24 bits); the rest is the cell's generation. */
+    private static final long CELL_BITS = (1L << 24) - 1;
 
     private final TimerWheel wheel = TimerWheel.of(new WheelSettings().ticker(() -> START).slots(64));
     private final List<Long> fired = new ArrayList<>();
@@ -122,7 +124,7 @@ class TimerWheelTest {
         long first = wheel.scheduleAt(record, in(TICK));
         wheel.cancel(first);
         long second = wheel.scheduleAt(record, in(TICK));
-        assertEquals((int) first, (int) second, "the cell is reused");
+        assertEquals(first & CELL_BITS, second & CELL_BITS, "the cell is reused");
         assertNotEquals(first, second);
         assertFalse(wheel.cancel(first));
         assertFalse(wheel.rescheduleAt(first, in(5 * TICK)));
@@ -387,5 +389,172 @@ class TimerWheelTest {
             small.scheduleAt(record, START + (i % 300) * TICK);
         }
         assertEquals(10_000, small.poll(START + 300 * TICK));
+    }
+    // ---------------------------------------------------------------- Netty's order: deadline, then scheduling
+
+    /** Issue 21 item 8: 5.4 ms scheduled first, 5.3 ms second, a 7 ms stall: Netty fires 5.3 ms first. */
+    @Test
+    void timersOfOneTickReachedByAStallFireByDeadlineNotInTheOrderTheyWereScheduled() {
+        List<String> order = new ArrayList<>();
+        wheel.scheduleAt(id -> order.add("A"), in(5_400_000));
+        wheel.scheduleAt(id -> order.add("B"), in(5_300_000));
+        assertEquals(2, pollAfter(7 * MS));
+        assertEquals(List.of("B", "A"), order);
+    }
+
+    @Test
+    void equalDeadlinesFireInSchedulingOrderWhateverCellsTheyGot() {
+        List<Integer> order = new ArrayList<>();
+        long deadline = in(3 * TICK + 77);
+        long[] spacers = new long[8];
+        for (int i = 0; i < spacers.length; i++) {
+            spacers[i] = wheel.scheduleAt(record, in(50 * TICK));
+        }
+        // Free low cells in between, so later timers get lower addresses than earlier ones.
+        for (int i = 0; i < 8; i++) {
+            int n = i;
+            wheel.scheduleAt(id -> order.add(n), deadline);
+            wheel.cancel(spacers[spacers.length - 1 - i]);
+        }
+        assertEquals(8, pollAfter(4 * TICK));
+        assertEquals(List.of(0, 1, 2, 3, 4, 5, 6, 7), order);
+    }
+
+    @Test
+    void rescheduleCountsAsANewSchedulingAmongEqualDeadlines() {
+        List<String> order = new ArrayList<>();
+        long deadline = in(2 * TICK + 5);
+        long a = wheel.scheduleAt(id -> order.add("A"), in(TICK));
+        wheel.scheduleAt(id -> order.add("B"), deadline);
+        long c = wheel.scheduleAt(id -> order.add("C"), in(9 * TICK));
+        assertTrue(wheel.rescheduleAt(a, deadline)); // later: the lazy path
+        assertTrue(wheel.rescheduleAt(c, deadline)); // earlier: relinked
+        assertEquals(3, pollAfter(3 * TICK));
+        assertEquals(List.of("B", "A", "C"), order);
+    }
+
+    @Test
+    void timersOfOneTickStillOnAnUpperLevelFireInOrderWithTheTickSlot() {
+        List<String> order = new ArrayList<>();
+        long tickStart = START + 100 * TICK - (START & (TICK - 1)); // 100 ticks on, 64 level-0 slots
+        wheel.scheduleAt(id -> order.add("far, first"), tickStart + 500); // level 1 for now
+        wheel.scheduleAt(id -> order.add("far, late"), tickStart + 900);
+        assertEquals(0, pollAfter(90 * TICK));
+        wheel.scheduleAt(id -> order.add("near, early"), tickStart + 100); // level 0
+        wheel.scheduleAt(id -> order.add("near, tie"), tickStart + 500);
+        assertEquals(4, pollAfter(20 * TICK));
+        assertEquals(List.of("near, early", "far, first", "near, tie", "far, late"), order);
+    }
+
+    @Test
+    void aTimerACallbackSchedulesInTheTickBeingFiredFiresInOrderInTheSamePoll() {
+        List<String> order = new ArrayList<>();
+        long tickStart = START + 3 * TICK - (START & (TICK - 1));
+        wheel.scheduleAt(id -> {
+            order.add("first");
+            wheel.scheduleAt(second -> order.add("added at 300"), tickStart + 300);
+            wheel.scheduleAt(second -> order.add("added at 200"), tickStart + 200);
+        }, tickStart + 100);
+        wheel.scheduleAt(id -> order.add("at 200"), tickStart + 200);
+        wheel.scheduleAt(id -> order.add("at 400"), tickStart + 400);
+        assertEquals(5, pollAfter(5 * TICK));
+        assertEquals(List.of("first", "at 200", "added at 200", "added at 300", "at 400"), order);
+    }
+
+    // ---------------------------------------------------------------- bounded polls
+
+    @Test
+    void pollWithALimitFiresAtMostThatManyAndTheNextPollsContinueInOrder() {
+        int timers = 100_000;
+        long[] ids = new long[timers];
+        List<Long> order = new ArrayList<>();
+        TimerCallback callback = order::add;
+        java.util.SplittableRandom random = new java.util.SplittableRandom(7);
+        for (int i = 0; i < timers; i++) {
+            // Many equal deadlines over a few ticks and levels.
+            ids[i] = wheel.scheduleAt(callback, in(random.nextInt(200) * (TICK / 4)));
+        }
+        List<Long> expected = new ArrayList<>();
+        Integer[] byOrder = new Integer[timers];
+        for (int i = 0; i < timers; i++) {
+            byOrder[i] = i;
+        }
+        java.util.Arrays.sort(byOrder, java.util.Comparator.comparingLong((Integer i) -> wheel.deadlineNanos(ids[i]) - START)
+                .thenComparingInt(i -> i));
+        for (Integer i : byOrder) {
+            expected.add(ids[i]);
+        }
+        now += 60 * TICK; // a stall: everything is due
+        int limit = 1000;
+        int polls = 0;
+        int fired;
+        while ((fired = wheel.poll(now, lateness -> { }, limit)) > 0) {
+            assertTrue(fired <= limit, fired + " fired in one poll");
+            polls++;
+            if (wheel.pendingTimers() > 0) {
+                assertTrue(wheel.nextDeadlineNanos() - now <= 0, "the rest is still due");
+            }
+        }
+        assertEquals(timers / limit, polls);
+        assertEquals(expected, order, "each once, by deadline then scheduling order");
+        assertEquals(0, wheel.pendingTimers());
+    }
+
+    @Test
+    void limitBelowOneIsRefused() {
+        assertThrows(IllegalArgumentException.class, () -> wheel.poll(now, lateness -> { }, 0));
+    }
+
+    // ---------------------------------------------------------------- generations
+
+    /** Issue 21 item 9: after 2^31 reuses of one cell the 32-bit generation wrapped and a stale id cancelled the live timer. */
+    @Test
+    void staleIdsAreNeverMistakenWhenACellsGenerationRunsOut() {
+        long first = wheel.scheduleAt(record, in(TICK));
+        wheel.cancel(first);
+        // As if the cell had held 2^39 - 3 timers: three more, then its generation would wrap.
+        wheel.setGenerationOfFreeCell(first, TimerWheel.GENERATIONS - 6);
+        List<Long> stale = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            long id = wheel.scheduleAt(record, in(TICK));
+            assertEquals(first & CELL_BITS, id & CELL_BITS, "the same cell");
+            assertNotEquals(ExecutorDrivenWheel.NO_TIMER, id);
+            assertTrue(wheel.cancel(id));
+            stale.add(id);
+        }
+        assertEquals(1, wheel.retiredCells(), "the cell is retired");
+        List<Long> live = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            live.add(wheel.scheduleAt(record, in(TICK)));
+        }
+        for (long id : live) {
+            assertNotEquals(first & CELL_BITS, id & CELL_BITS, "the retired cell is never handed out again");
+        }
+        stale.add(first);
+        for (long id : stale) {
+            assertFalse(wheel.isPending(id));
+            assertFalse(wheel.cancel(id), "stale id " + Long.toHexString(id));
+            assertFalse(wheel.rescheduleAt(id, in(9 * TICK)));
+        }
+        assertEquals(4, wheel.pendingTimers());
+        assertEquals(4, pollAfter(TICK));
+        assertEquals(live, fired);
+    }
+
+    @Test
+    void idsStayDistinctPastTwoToTheThirtyOneReusesOfACell() {
+        long first = wheel.scheduleAt(record, in(TICK));
+        wheel.cancel(first);
+        // Where a 32-bit generation wrapped: 2^31 timers in this one cell.
+        wheel.setGenerationOfFreeCell(first, (1L << 32) - 2);
+        long before = wheel.scheduleAt(record, in(TICK));
+        wheel.cancel(before);
+        long after = wheel.scheduleAt(record, in(TICK));
+        assertEquals(first & CELL_BITS, after & CELL_BITS);
+        assertNotEquals(before, after);
+        assertNotEquals(first, after);
+        assertFalse(wheel.cancel(before));
+        assertFalse(wheel.cancel(first));
+        assertTrue(wheel.isPending(after));
     }
 }

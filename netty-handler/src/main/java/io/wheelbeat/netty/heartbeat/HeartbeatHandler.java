@@ -371,7 +371,7 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
             return;
         }
         if (settings.enforcement != null) {
-            int struckOut = settings.enforcement.tooManyPings(strikes, ctx.executor().ticker().nanoTime(),
+            int struckOut = settings.enforcement.tooManyPings(strikes, timers.now(),
                     settings.minPingNanos);
             if (struckOut > 0) {
                 ReferenceCountUtil.release(ping);

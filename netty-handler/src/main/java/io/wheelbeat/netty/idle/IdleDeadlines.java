@@ -2,11 +2,12 @@ package io.wheelbeat.netty.idle;
 
 import io.netty.handler.timeout.IdleState;
 import io.netty.util.concurrent.EventExecutor;
-import io.netty.util.concurrent.Ticker;
 import io.wheelbeat.core.ExecutorDrivenWheel;
+import io.wheelbeat.core.Ticker;
 import io.wheelbeat.core.WheelScheduler;
 import io.wheelbeat.core.WheelTimeout;
 import io.wheelbeat.core.WheelTimerTask;
+import io.wheelbeat.netty.internal.LoopClocks;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,9 +47,9 @@ abstract class IdleDeadlines {
     static final class OnLoopWheel extends IdleDeadlines {
         private final ExecutorDrivenWheel wheel;
 
-        /** {@code wheel} must be driven by {@code executor}, on its ticker. */
-        OnLoopWheel(EventExecutor executor, ExecutorDrivenWheel wheel) {
-            super(executor.ticker());
+        /** On {@code wheel}, whose ticker is its loop's clock. */
+        OnLoopWheel(ExecutorDrivenWheel wheel) {
+            super(wheel.ticker());
             this.wheel = wheel;
         }
 
@@ -92,7 +93,7 @@ abstract class IdleDeadlines {
         private WheelTimeout allTimeout;
 
         OnSharedTimer(WheelIdleStateHandler handler, WheelScheduler timer, EventExecutor executor) {
-            super(executor.ticker());
+            super(LoopClocks.of(executor));
             this.handler = handler;
             this.timer = timer;
             this.executor = executor;

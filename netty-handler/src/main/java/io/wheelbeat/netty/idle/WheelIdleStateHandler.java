@@ -227,9 +227,10 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
         if (state != NEW) {
             return;
         }
+        // Before RUNNING: if this throws, stop() has nothing to disarm.
+        deadlines = settings.deadlinesFor(this, ctx.executor());
         state = RUNNING;
         this.ctx = ctx;
-        deadlines = settings.deadlinesFor(this, ctx.executor());
         long now = deadlines.ticker.nanoTime();
         lastReadTime = now;
         if (writes != null) {
@@ -743,7 +744,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
                 }
                 // The value holds the loop's wheel, whose executor holds the loop weakly.
                 return onLoopWheels.computeIfAbsent(executor,
-                        loop -> new IdleDeadlines.OnLoopWheel(loop, wheels.wheelFor(loop)));
+                        loop -> new IdleDeadlines.OnLoopWheel(wheels.wheelFor(loop)));
             }
         }
 

@@ -62,9 +62,10 @@ public final class ChannelTimers {
         if (state != NEW) {
             return false;
         }
+        // Before RUNNING: if this throws, stop() tells the handler it has nothing to cancel.
+        this.wheel = wheels.wheelFor(ctx.executor());
         state = RUNNING;
         this.ctx = ctx;
-        this.wheel = wheels.wheelFor(ctx.executor());
         return true;
     }
 

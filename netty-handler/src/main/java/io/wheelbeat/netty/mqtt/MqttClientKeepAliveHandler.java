@@ -81,7 +81,7 @@ public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
                 && connAck.variableHeader().connectReturnCode() == MqttConnectReturnCode.CONNECTION_ACCEPTED) {
             pinging = true;
             MqttProperties.MqttProperty<?> serverKeepAlive = connAck.variableHeader().properties()
-                    .getProperty(MqttProperties.SERVER_KEEP_ALIVE);
+                    .getProperty(MqttServerKeepAliveHandler.SERVER_KEEP_ALIVE_PROPERTY);
             int keepAlive = serverKeepAlive != null ? (Integer) serverKeepAlive.value() : connectKeepAlive;
             if (keepAlive > 0) {
                 ctx.pipeline().addAfter(ctx.name(), null, settings.heartbeats(keepAlive).newHandler());

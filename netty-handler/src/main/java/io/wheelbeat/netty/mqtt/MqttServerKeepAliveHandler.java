@@ -88,6 +88,11 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
     private static final int MQTT_5 = MqttVersion.MQTT_5.protocolLevel();
     /** The largest keep-alive MQTT can express: 18 h 12 min 15 s. */
     private static final int MAX_KEEP_ALIVE = 65_535;
+    /**
+     * The identifier of the MQTT 5 Server Keep Alive property (0x13, MQTT 5.0 section 3.2.2.3.14):
+     * Netty 4.2's {@code MqttProperties.SERVER_KEEP_ALIVE}, which Netty 4.1 lacks.
+     */
+    static final int SERVER_KEEP_ALIVE_PROPERTY = 0x13;
 
     private final Factory settings;
     private final ChannelTimers timers;
@@ -252,7 +257,7 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
             return connAck;
         }
         MqttProperties.MqttProperty<?> serverKeepAlive = header.properties()
-                .getProperty(MqttProperties.SERVER_KEEP_ALIVE);
+                .getProperty(SERVER_KEEP_ALIVE_PROPERTY);
         if (serverKeepAlive != null) {
             keepAlive((Integer) serverKeepAlive.value()); // the application decided
             return connAck;
@@ -264,7 +269,7 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
         for (MqttProperties.MqttProperty<?> property : header.properties().listAll()) {
             properties.add(property);
         }
-        properties.add(new MqttProperties.IntegerProperty(MqttProperties.SERVER_KEEP_ALIVE, keepAliveSeconds));
+        properties.add(new MqttProperties.IntegerProperty(SERVER_KEEP_ALIVE_PROPERTY, keepAliveSeconds));
         return new MqttConnAckMessage(connAck.fixedHeader(),
                 new MqttConnAckVariableHeader(header.connectReturnCode(), header.isSessionPresent(), properties));
     }

@@ -18,14 +18,13 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.channel.local.LocalAddress;
 import io.netty.channel.local.LocalChannel;
-import io.netty.channel.local.LocalIoHandler;
 import io.netty.channel.local.LocalServerChannel;
 import io.wheelbeat.core.ScriptedRandom;
 import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.netty.NettyLine;
 import io.wheelbeat.netty.UserEvents;
 import java.time.Duration;
 import java.util.HashSet;
@@ -234,7 +233,7 @@ class ConnectionDeadlineHandlerTest {
                 inactive.countDown();
             }
         };
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, LocalIoHandler.newFactory());
+        EventLoopGroup group = NettyLine.local(1);
         try {
             LocalAddress address = new LocalAddress("deadline-lifecycle");
             Channel server = new ServerBootstrap().group(group).channel(LocalServerChannel.class)
@@ -333,5 +332,26 @@ class ConnectionDeadlineHandlerTest {
         ch.runScheduledPendingTasks();
         assertTrue(ch.isActive());
         assertEquals(1, pendingTimers(ch));
+    }
+
+    /**
+     * A handler whose start fails (here its wheel's listener throws; on Netty 4.1 before 0.1.0 it was
+     * a NoSuchMethodError for EventExecutor.ticker()) is removed cleanly: handlerRemoved has no
+     * timers to cancel and must not throw.
+     */
+    @Test
+    void aFailedStartLeavesAHandlerThatRemovesCleanly() {
+        EventLoopWheels failing = new EventLoopWheels(Duration.ofMillis(1), 64);
+        failing.onNewWheel((loop, wheel) -> {
+            throw new IllegalStateException("wheel refused");
+        });
+        EmbeddedChannel ch = frozenChannel();
+        ch.pipeline().addLast(firstMessageWithin(100).wheels(failing).build().newHandler());
+        Throwable failure = assertThrows(Throwable.class, ch::checkException);
+        assertTrue(failure.getMessage().endsWith("handlerAdded() has thrown an exception; removed."),
+                failure.getMessage());
+        assertEquals("wheel refused", failure.getCause().getMessage());
+        assertTrue(ch.isOpen());
+        ch.finishAndReleaseAll();
     }
 }

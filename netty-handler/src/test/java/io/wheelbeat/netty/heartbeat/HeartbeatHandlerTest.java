@@ -444,9 +444,9 @@ class HeartbeatHandlerTest {
             Set<Long> firstPingMillis = new HashSet<>();
             for (int i = 0; i < 100; i++) {
                 EmbeddedChannel ch = frozenChannel(factory.newHandler());
-                long start = ch.eventLoop().ticker().nanoTime();
+                long start = VirtualTime.now(ch);
                 advanceUntilWritten(ch);
-                long elapsed = MILLISECONDS.convert(ch.eventLoop().ticker().nanoTime() - start, NANOSECONDS);
+                long elapsed = MILLISECONDS.convert(VirtualTime.now(ch) - start, NANOSECONDS);
                 assertTrue(elapsed >= 900 && elapsed <= 1102, "first ping after " + elapsed + " ms");
                 firstPingMillis.add(elapsed);
             }

@@ -3,6 +3,7 @@ package io.wheelbeat.netty.idle;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateEvent;
+import io.wheelbeat.netty.VirtualTime;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -27,7 +28,7 @@ final class IdleEventRecorder extends ChannelInboundHandlerAdapter {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt instanceof IdleStateEvent event) {
-            fired.add(new Fired(event, ctx.executor().ticker().nanoTime()));
+            fired.add(new Fired(event, VirtualTime.now(ctx.channel())));
         } else {
             ctx.fireUserEventTriggered(evt);
         }

@@ -25,15 +25,16 @@ import org.openjdk.jol.vm.VM;
 /**
  * The heap one connection's handler costs: the objects reachable from it (JOL's sizes), not
  * counting what every handler of the channel shares (the channel, its pipeline and handler
- * contexts, the event loop, its ticker, its wheel or a shared timer) nor what it shares with the
- * handler of another connection built the same way (settings, meters, singletons). A handler's
+ * contexts, the event loop, its ticker (Netty's, and wheelbeat's view of it: one per loop), its
+ * wheel or a shared timer) nor what it shares with the handler of another connection built the
+ * same way (settings, meters, singletons). A handler's
  * scheduled tasks and timeout handles count: the handler holds them. The walk stops at the shared
  * types, which would otherwise lead from one connection's handler to every other's.
  */
 final class RetainedHeap {
 
     private static final List<Class<?>> SHARED_TYPES = List.of(Class.class, Channel.class, ChannelPipeline.class,
-            ChannelHandlerContext.class, EventExecutor.class, Ticker.class, TimerWheel.class,
+            ChannelHandlerContext.class, EventExecutor.class, Ticker.class, io.wheelbeat.core.Ticker.class, TimerWheel.class,
             ExecutorDrivenWheel.class, WheelScheduler.class, EventLoopWheels.class, Thread.class, ClassLoader.class);
 
     /** The objects counted, and their bytes by class (for reports). */

@@ -6,6 +6,7 @@ import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -228,5 +229,27 @@ class WheelIdleStateHandlerLifecycleTest {
         ch.close();
         assertEquals(0, wheel.pendingTimers());
         assertEquals(3, scheduledCount(wheel));
+    }
+
+    /**
+     * A handler whose start fails (here its wheel's listener throws; on Netty 4.1 before 0.1.0 it was
+     * a NoSuchMethodError for EventExecutor.ticker()) is removed cleanly: handlerRemoved has no
+     * deadlines to disarm and must not throw (it threw a NullPointerException).
+     */
+    @Test
+    void aFailedStartLeavesAHandlerThatRemovesCleanly() {
+        EventLoopWheels failing = new EventLoopWheels(Duration.ofMillis(1), 64);
+        failing.onNewWheel((loop, wheel) -> {
+            throw new IllegalStateException("wheel refused");
+        });
+        EmbeddedChannel ch = VirtualTime.frozenChannel();
+        ch.pipeline().addLast(WheelIdleStateHandler.builder().readerIdleTime(Duration.ofMillis(100))
+                .wheels(failing).build().newHandler());
+        Throwable failure = assertThrows(Throwable.class, ch::checkException);
+        assertTrue(failure.getMessage().endsWith("handlerAdded() has thrown an exception; removed."),
+                failure.getMessage());
+        assertEquals("wheel refused", failure.getCause().getMessage());
+        assertTrue(ch.isOpen());
+        ch.finishAndReleaseAll();
     }
 }

@@ -14,8 +14,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
@@ -23,6 +21,7 @@ import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.wheelbeat.netty.NettyLine;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,8 +44,8 @@ class WheelIdleStateHandlerSocketTest {
     private static final long SILENT_PEER_IDLE_MS = 300;
     private static final long HEALTHY_PEER_IDLE_MS = 1_000;
 
-    private final EventLoopGroup serverLoops = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-    private final EventLoopGroup clientLoops = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    private final EventLoopGroup serverLoops = NettyLine.nio(1);
+    private final EventLoopGroup clientLoops = NettyLine.nio(1);
     private final BlockingQueue<ServerSide> accepted = new LinkedBlockingQueue<>();
 
     /** What the server saw of one connection, in its loop's clock (System.nanoTime). */

@@ -16,6 +16,7 @@ import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
 import io.netty.handler.codec.http.websocketx.WebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
+import io.wheelbeat.netty.VirtualTime;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -48,7 +49,7 @@ final class WebSocketWire {
         this.server = server;
         ch = new EmbeddedChannel();
         ch.freezeTime();
-        ch.advanceTimeBy(Math.max(0, origin - ch.eventLoop().ticker().nanoTime()), TimeUnit.NANOSECONDS);
+        ch.advanceTimeBy(Math.max(0, origin - VirtualTime.now(ch)), TimeUnit.NANOSECONDS);
         // Added to the active channel, as a server's initializer adds them to an accepted one.
         ch.pipeline().addLast(handlers);
         if (!server) {
