@@ -54,8 +54,8 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
     private final Driver driver = new Driver();
     /** Runs the wheel's driving task; what the task queue gets when the wheel is due. */
     private final Runnable runTick = this::runTick;
-    /** Periodic tasks re-armed during the driving task, placed when it ends. */
-    private final ArrayDeque<WheelScheduledTask<?>> rearmed = new ArrayDeque<>();
+    /** Tasks scheduled or re-armed during the driving task, placed when it ends. */
+    private final ArrayDeque<WheelScheduledTask<?>> deferred = new ArrayDeque<>();
     private boolean ticking;
     private final Ticker ticker;
     private final ExecutorDrivenWheel wheel;
@@ -133,7 +133,7 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
 
     private <V> ScheduledFuture<V> submit(WheelScheduledTask<V> task) {
         if (inEventLoop()) {
-            place(task);
+            placeOrDefer(task);
         } else {
             // Placed when the loop runs it (WheelScheduledTask.run), as Netty hands tasks over.
             execute(task);
@@ -147,14 +147,15 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
     }
 
     /**
-     * Re-arms a periodic task after its run. During the driving task it waits for the task's end,
-     * so that a periodic task that fell behind runs once per turn of the loop, after the other
-     * tasks that were due with it, as on Netty's loop (which moves its due tasks to the task queue
-     * once per turn).
+     * Puts {@code task} on the wheel, or, during the driving task, when that ends: a task
+     * scheduled or re-armed while due tasks run waits for the next turn of the loop even if it is
+     * due already, as on Netty's loop, which moves its due tasks to the task queue once per turn.
+     * So a periodic task that fell behind runs once per turn, and the order of equal deadlines is
+     * Netty's. Loop only.
      */
-    void rearm(WheelScheduledTask<?> task) {
+    void placeOrDefer(WheelScheduledTask<?> task) {
         if (ticking) {
-            rearmed.add(task);
+            deferred.add(task);
         } else {
             place(task);
         }
@@ -167,7 +168,7 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
         } finally {
             ticking = false;
             WheelScheduledTask<?> task;
-            while ((task = rearmed.poll()) != null) {
+            while ((task = deferred.poll()) != null) {
                 if (!task.isCancelled()) {
                     place(task);
                 }

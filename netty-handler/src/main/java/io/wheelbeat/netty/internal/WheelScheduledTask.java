@@ -124,7 +124,7 @@ class WheelScheduledTask<V> extends DefaultPromise<V> implements ScheduledFuture
             if (!loop.isShutdown()) {
                 deadlineNanos = periodNanos > 0 ? deadlineNanos + periodNanos : loop.ticker().nanoTime() - periodNanos;
                 if (!isCancelled()) {
-                    loop.rearm(this);
+                    loop.placeOrDefer(this);
                 }
             }
         }
