@@ -12,6 +12,6 @@ class PublicApiTest {
     @Test
     void theEngineStaysHiddenAndTheSurfaceWithinItsBudget() throws Exception {
         ExportedApi.of(WheelSettings.class, "io.wheelbeat.core", "io.wheelbeat.core.internal")
-                .assertHiddenAndWithin(20, 170);
+                .assertHiddenAndWithin(20, 171);
     }
 }

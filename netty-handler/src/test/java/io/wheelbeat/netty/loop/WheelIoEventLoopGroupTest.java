@@ -201,4 +201,51 @@ class WheelIoEventLoopGroupTest {
             group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).sync();
         }
     }
+
+    /**
+     * A loop that stalls while 20,000 tasks come due fires them in bounded batches, one per turn
+     * of the loop (each turn serves I/O first), not all in one go.
+     */
+    @Test
+    void aStalledLoopRunsItsBacklogInBoundedBatchesWithIoBetween() throws Exception {
+        EventLoopGroup group = new WheelIoEventLoopGroup(1, NioIoHandler.newFactory());
+        try {
+            io.netty.channel.SingleThreadEventLoop loop = (io.netty.channel.SingleThreadEventLoop) group.next();
+            int tasks = 20_000;
+            int[] fired = new int[1];
+            List<Integer> perTurn = new ArrayList<>();
+            CountDownLatch done = new CountDownLatch(1);
+            Runnable[] endOfTurn = new Runnable[1];
+            int[] before = new int[1];
+            endOfTurn[0] = () -> {
+                if (fired[0] > before[0]) {
+                    perTurn.add(fired[0] - before[0]);
+                    before[0] = fired[0];
+                }
+                if (fired[0] == tasks) {
+                    done.countDown();
+                } else {
+                    // From a task: a tail task that adds itself would run again in this same turn.
+                    loop.execute(() -> loop.executeAfterEventLoopIteration(endOfTurn[0]));
+                }
+            };
+            loop.submit(() -> {
+                for (int i = 0; i < tasks; i++) {
+                    loop.schedule(() -> fired[0]++, 1, TimeUnit.MILLISECONDS);
+                }
+                loop.executeAfterEventLoopIteration(endOfTurn[0]);
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }).sync();
+            assertTrue(done.await(30, TimeUnit.SECONDS));
+            assertEquals(tasks, perTurn.stream().mapToInt(Integer::intValue).sum());
+            assertTrue(perTurn.size() >= 5 && perTurn.stream().allMatch(n -> n <= 4096),
+                    "due tasks per turn of the loop: " + perTurn);
+        } finally {
+            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).sync();
+        }
+    }
 }
