@@ -40,6 +40,8 @@ public final class EventLoopWheels {
     private final Duration tick;
     private final int slots;
     private final Map<EventExecutor, ExecutorDrivenWheel> wheels = new WeakHashMap<>();
+    /** The loops with a wheel of their own ({@link LoopWheelOwner}) whose wheel was announced. */
+    private final Map<EventExecutor, Boolean> ownWheelsAnnounced = new WeakHashMap<>();
     private BiConsumer<EventExecutor, ExecutorDrivenWheel> onNewWheel = (loop, wheel) -> { };
 
     /**
@@ -65,18 +67,22 @@ public final class EventLoopWheels {
         BiConsumer<EventExecutor, ExecutorDrivenWheel> announce;
         ExecutorDrivenWheel wheel;
         synchronized (wheels) {
-            wheel = wheels.get(loop);
-            if (wheel != null) {
-                return wheel;
-            }
             if (loop instanceof LoopWheelOwner) {
-                // A WheelIoEventLoopGroup's loop: its scheduled tasks are on its wheel already.
+                // A WheelIoEventLoopGroup's loop: its scheduled tasks are on its wheel already. Not
+                // kept in the map: that wheel holds its loop, which would keep the weak key alive.
                 wheel = ((LoopWheelOwner) loop).wheel();
+                if (ownWheelsAnnounced.put(loop, Boolean.TRUE) != null) {
+                    return wheel;
+                }
             } else {
+                wheel = wheels.get(loop);
+                if (wheel != null) {
+                    return wheel;
+                }
                 wheel = new ExecutorDrivenWheel(new LoopExecutor(loop),
                         new WheelSettings().tick(tick).slots(slots).ticker(LoopClocks.of(loop)));
+                wheels.put(loop, wheel);
             }
-            wheels.put(loop, wheel);
             announce = onNewWheel;
         }
         announce.accept(loop, wheel);

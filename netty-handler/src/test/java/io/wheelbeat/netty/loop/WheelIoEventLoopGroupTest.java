@@ -128,7 +128,12 @@ class WheelIoEventLoopGroupTest {
         try {
             EventLoop loop = group.next();
             ExecutorDrivenWheel shared = EventLoopWheels.shared().wheelFor(loop);
-            assertSame(shared, new EventLoopWheels(java.time.Duration.ofMillis(4), 64).wheelFor(loop));
+            EventLoopWheels other = new EventLoopWheels(java.time.Duration.ofMillis(4), 64);
+            List<ExecutorDrivenWheel> announced = new ArrayList<>();
+            other.onNewWheel((announcedLoop, wheel) -> announced.add(wheel));
+            assertSame(shared, other.wheelFor(loop));
+            assertSame(shared, other.wheelFor(loop));
+            assertEquals(List.of(shared), announced);
             ScheduledFuture<?> task = loop.schedule(NOOP, 1, TimeUnit.HOURS);
             long handlerTimer = loop.submit(() -> shared.schedule(id -> { }, TimeUnit.HOURS.toNanos(1))).get();
             assertEquals(2, (int) loop.submit(shared::pendingTimers).get());
