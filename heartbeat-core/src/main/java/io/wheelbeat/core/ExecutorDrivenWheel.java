@@ -68,6 +68,9 @@ public final class ExecutorDrivenWheel extends HandoverScheduler {
     /**
      * Creates a wheel with {@code settings}, driven by {@code executor}. The settings' ticker must
      * be the clock the executor schedules by.
+     *
+     * @param executor the owner thread's executor, which runs every callback
+     * @param settings tick, slots, limit and the clock the executor schedules by
      */
     public ExecutorDrivenWheel(WheelExecutor executor, WheelSettings settings) {
         super(Objects.requireNonNull(settings, "settings"));
@@ -80,6 +83,8 @@ public final class ExecutorDrivenWheel extends HandoverScheduler {
      * {@code long}, not a {@code Duration}, so that scheduling allocates nothing. Owner thread
      * only.
      *
+     * @param callback what runs on the owner thread when the timer expires
+     * @param delayNanos nanoseconds from now
      * @return the timer's id, never {@link #NO_TIMER}
      * @throws NullPointerException if {@code callback} is null
      * @throws java.util.concurrent.RejectedExecutionException if the maximum number of pending
@@ -95,6 +100,8 @@ public final class ExecutorDrivenWheel extends HandoverScheduler {
      * caller that has already read the clock (once per read batch, say) skip a second reading.
      * Owner thread only.
      *
+     * @param callback what runs on the owner thread when the timer expires
+     * @param deadlineNanos the deadline, a reading of {@link #ticker()}
      * @return the timer's id, never {@link #NO_TIMER}
      */
     public long scheduleAt(TimerCallback callback, long deadlineNanos) {
@@ -105,6 +112,7 @@ public final class ExecutorDrivenWheel extends HandoverScheduler {
     /**
      * Cancels a pending timer. Owner thread only.
      *
+     * @param timerId an id {@link #schedule} returned
      * @return whether the timer was pending (a fired, cancelled or unknown id answers false)
      */
     public boolean cancel(long timerId) {
@@ -115,6 +123,8 @@ public final class ExecutorDrivenWheel extends HandoverScheduler {
     /**
      * Moves a pending timer to fire {@code delayNanos} from now instead. Owner thread only.
      *
+     * @param timerId an id {@link #schedule} returned
+     * @param delayNanos nanoseconds from now
      * @return whether the timer was pending (and is now moved)
      */
     public boolean reschedule(long timerId, long delayNanos) {
@@ -126,6 +136,8 @@ public final class ExecutorDrivenWheel extends HandoverScheduler {
      * Moves a pending timer to fire at {@code deadlineNanos}, a reading of {@link #ticker()}.
      * Owner thread only.
      *
+     * @param timerId an id {@link #schedule} returned
+     * @param deadlineNanos the new deadline, a reading of {@link #ticker()}
      * @return whether the timer was pending (and is now moved)
      */
     public boolean rescheduleAt(long timerId, long deadlineNanos) {
@@ -136,6 +148,8 @@ public final class ExecutorDrivenWheel extends HandoverScheduler {
     /**
      * Returns whether a timer is pending. Owner thread only.
      *
+     * @param timerId an id {@link #schedule} returned
+     * @return whether the timer neither fired nor was cancelled
      */
     public boolean isPending(long timerId) {
         checkOwner();
@@ -199,6 +213,7 @@ public final class ExecutorDrivenWheel extends HandoverScheduler {
         try {
             timeout.task().run(timeout);
         } catch (Throwable t) {
+            taskFailed();
             log.warn("task of {} threw; the wheel goes on", timeout, t);
         }
     }

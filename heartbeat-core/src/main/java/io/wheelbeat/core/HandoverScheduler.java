@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 
 /**
@@ -30,6 +31,8 @@ abstract class HandoverScheduler implements WheelScheduler {
     private final Queue<TimeoutHandle> handover = new ConcurrentLinkedQueue<>();
     private final AtomicInteger reserved = new AtomicInteger();
     private final AtomicBoolean drainRequested = new AtomicBoolean();
+    /** Tasks of timeouts ({@link WheelTimeout}s) that threw: the driver runs them, not the wheel. */
+    private final AtomicLong failedTasks = new AtomicLong();
     /** Told how late each timer fires (set when metrics are bound). */
     private volatile LongConsumer lateness = NO_LATENESS;
 
@@ -93,24 +96,46 @@ abstract class HandoverScheduler implements WheelScheduler {
         return ticker;
     }
 
-    /** Timers scheduled so far. A racy snapshot: may be read from any thread, for metrics. */
+    /**
+     * Timers scheduled so far. A racy snapshot: may be read from any thread, for metrics.
+     *
+     * @return the number of timers scheduled since the driver was made
+     */
     public long scheduledCount() {
         return wheel.scheduledCount();
     }
 
-    /** Pending timers cancelled so far. A racy snapshot, as {@link #scheduledCount()}. */
+    /**
+     * Pending timers cancelled so far. A racy snapshot, as {@link #scheduledCount()}.
+     *
+     * @return the number of pending timers cancelled since the driver was made
+     */
     public long cancelledCount() {
         return wheel.cancelledCount();
     }
 
-    /** Timers that fired so far. A racy snapshot, as {@link #scheduledCount()}. */
+    /**
+     * Timers that fired so far. A racy snapshot, as {@link #scheduledCount()}.
+     *
+     * @return the number of timers fired since the driver was made
+     */
     public long expiredCount() {
         return wheel.expiredCount();
     }
 
-    /** Timer callbacks that threw so far. A racy snapshot, as {@link #scheduledCount()}. */
+    /**
+     * Timer callbacks and timeout tasks that threw so far (each also logged). A racy snapshot, as
+     * {@link #scheduledCount()}.
+     *
+     * @return the number of callbacks and tasks that threw since the driver was made
+     */
     public long failedCount() {
-        return wheel.failedCount();
+        return wheel.failedCount() + failedTasks.get();
+    }
+
+    /** Counts a timeout's task that threw; any thread (a task executor may run tasks). */
+    final void taskFailed() {
+        failedTasks.incrementAndGet();
     }
 
     /**

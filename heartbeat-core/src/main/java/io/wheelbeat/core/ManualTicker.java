@@ -21,7 +21,11 @@ public final class ManualTicker implements Ticker {
         this(0);
     }
 
-    /** Creates a ticker that reads {@code startNanos}. */
+    /**
+     * Creates a ticker that reads {@code startNanos}.
+     *
+     * @param startNanos the first reading; any long, Long.MIN_VALUE and Long.MAX_VALUE included
+     */
     public ManualTicker(long startNanos) {
         this.nanos = new AtomicLong(startNanos);
     }
@@ -34,6 +38,8 @@ public final class ManualTicker implements Ticker {
     /**
      * Moves time forward.
      *
+     * @param amount how far, zero or more
+     * @param unit the unit of {@code amount}
      * @throws IllegalArgumentException if {@code amount} is negative: a ticker never goes back
      * @return the new reading
      */
@@ -50,6 +56,8 @@ public final class ManualTicker implements Ticker {
     /**
      * Runs {@code listener} after every {@link #advance}, on the advancing thread: for instance to
      * wake a thread that sleeps until a deadline on this ticker.
+     *
+     * @param listener what to run after each advance
      */
     public void onAdvance(Runnable listener) {
         listeners.add(Objects.requireNonNull(listener, "listener"));

@@ -12,10 +12,18 @@ package io.wheelbeat.core;
 @FunctionalInterface
 public interface Ticker {
 
-    /** Returns the current reading in nanoseconds. */
+    /**
+     * Returns the current reading in nanoseconds.
+     *
+     * @return the reading; only differences between readings mean anything, as for {@link System#nanoTime()}
+     */
     long nanoTime();
 
-    /** Returns the ticker that reads {@link System#nanoTime()}. */
+    /**
+     * Returns the ticker that reads {@link System#nanoTime()}.
+     *
+     * @return the system ticker
+     */
     static Ticker system() {
         return System::nanoTime;
     }

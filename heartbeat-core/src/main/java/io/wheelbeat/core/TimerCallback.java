@@ -18,6 +18,7 @@ public interface TimerCallback {
     /**
      * Called when the timer {@code timerId} expires.
      *
+     * @throws Exception anything: the driver logs it, counts it as failed and goes on
      * @param timerId the id {@link ExecutorDrivenWheel#schedule} returned for the timer
      */
     void onTimeout(long timerId) throws Exception;

@@ -17,7 +17,8 @@ import java.util.function.ToDoubleFunction;
  * <ul>
  *   <li>{@code wheelbeat.timer.pending} (gauge, timers): scheduled, not yet fired or cancelled;</li>
  *   <li>{@code wheelbeat.timer.scheduled}, {@code .cancelled}, {@code .expired},
- *       {@code .failed} (counters, timers): totals; failed counts callbacks that threw;</li>
+ *       {@code .failed} (counters, timers): totals; failed counts timer callbacks and
+ *       timeout tasks ({@link WheelTimeout}) that threw;</li>
  *   <li>{@code wheelbeat.timer.lateness} (timer, seconds, with a percentile histogram): how long
  *       after its deadline each timer fired.</li>
  * </ul>
@@ -36,12 +37,22 @@ public final class TimerWheelMetrics implements MeterBinder {
     private final TimerWheel wheel;
     private final Tags tags;
 
-    /** Meters for the wheel of a {@link WheelTimer}. */
+    /**
+     * Meters for the wheel of a {@link WheelTimer}.
+     *
+     * @param timer the timer whose wheel is measured
+     * @param tags extra tags of every meter (low cardinality only)
+     */
     public TimerWheelMetrics(WheelTimer timer, Tags tags) {
         this((HandoverScheduler) timer, tags);
     }
 
-    /** Meters for the wheel of an {@link ExecutorDrivenWheel}. */
+    /**
+     * Meters for the wheel of an {@link ExecutorDrivenWheel}.
+     *
+     * @param driven the driver whose wheel is measured
+     * @param tags extra tags of every meter (low cardinality only)
+     */
     public TimerWheelMetrics(ExecutorDrivenWheel driven, Tags tags) {
         this((HandoverScheduler) driven, tags);
     }
@@ -63,7 +74,11 @@ public final class TimerWheelMetrics implements MeterBinder {
         counter(registry, "wheelbeat.timer.scheduled", "Timers scheduled", TimerWheel::scheduledCount);
         counter(registry, "wheelbeat.timer.cancelled", "Pending timers cancelled", TimerWheel::cancelledCount);
         counter(registry, "wheelbeat.timer.expired", "Timers that fired", TimerWheel::expiredCount);
-        counter(registry, "wheelbeat.timer.failed", "Timer callbacks that threw", TimerWheel::failedCount);
+        FunctionCounter.builder("wheelbeat.timer.failed", driver, HandoverScheduler::failedCount)
+                .description("Timer callbacks and timeout tasks that threw")
+                .baseUnit("timers")
+                .tags(tags)
+                .register(registry);
         Timer lateness = Timer.builder("wheelbeat.timer.lateness")
                 .description("Fire time minus deadline of each expired timer")
                 .tags(tags)

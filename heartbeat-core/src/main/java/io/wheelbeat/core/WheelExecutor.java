@@ -11,16 +11,26 @@ import java.util.concurrent.Future;
  */
 public interface WheelExecutor {
 
-    /** Returns whether the calling thread is the owner thread. */
+    /**
+     * Returns whether the calling thread is the owner thread.
+     *
+     * @return whether the calling thread is the owner thread
+     */
     boolean inOwnerThread();
 
-    /** Runs {@code task} on the owner thread soon. */
+    /**
+     * Runs {@code task} on the owner thread soon.
+     *
+     * @param task what to run
+     */
     void execute(Runnable task);
 
     /**
      * Runs {@code task} on the owner thread after {@code delayNanos}, measured on the wheel's
      * {@link Ticker}.
      *
+     * @param task what to run
+     * @param delayNanos nanoseconds from now
      * @return a future whose {@code cancel(false)} prevents the run
      */
     Future<?> schedule(Runnable task, long delayNanos);

@@ -21,6 +21,9 @@ public interface WheelScheduler {
      * queue. The delay is a plain {@code long}, as in every per-timer call of wheelbeat (settings
      * take a {@code Duration}); Netty's {@code (delay, unit)} shape is {@code NettyWheelTimer}'s.
      *
+     * @param task what runs when the timeout expires
+     * @param delayNanos nanoseconds from now
+     * @return the timeout, to cancel it or read its state
      * @throws NullPointerException if {@code task} is null
      * @throws RejectedExecutionException if the maximum number of pending timers is reached
      * @throws IllegalStateException if the scheduler has been stopped
@@ -30,9 +33,15 @@ public interface WheelScheduler {
     /**
      * Returns the number of timers pending, counting those handed over and not yet placed. Read
      * from a thread other than the owner it is a snapshot.
+     *
+     * @return the number of pending timers
      */
     int pendingTimers();
 
-    /** Returns the clock that deadlines are read against. */
+    /**
+     * Returns the clock that deadlines are read against.
+     *
+     * @return the scheduler's clock
+     */
     Ticker ticker();
 }

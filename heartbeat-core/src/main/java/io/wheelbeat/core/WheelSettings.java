@@ -30,6 +30,9 @@ public final class WheelSettings {
     /**
      * The driver's clock; {@link Ticker#system()} by default. The driver reads it; the wheel only
      * compares the readings it is given.
+     *
+     * @param ticker the clock
+     * @return these settings
      */
     public WheelSettings ticker(Ticker ticker) {
         this.ticker = Objects.requireNonNull(ticker, "ticker");
@@ -41,6 +44,8 @@ public final class WheelSettings {
      * one level-0 slot. Timers fire at their exact deadline whatever the tick; it sets how
      * deadlines are grouped. Between 1 microsecond and about 68.7 s (2^36 ns).
      *
+     * @param tick the tick before rounding
+     * @return these settings
      * @throws IllegalArgumentException if out of that range
      */
     public WheelSettings tick(Duration tick) {
@@ -57,6 +62,8 @@ public final class WheelSettings {
      * to {@code slots x tick} are placed directly in their tick's slot, longer ones on the levels
      * above (64 slots each) and moved down when their slot comes due.
      *
+     * @param slots the number of slots before rounding
+     * @return these settings
      * @throws IllegalArgumentException if out of that range
      */
     public WheelSettings slots(int slots) {
@@ -72,6 +79,8 @@ public final class WheelSettings {
      * handing over; scheduling beyond it throws {@link RejectedExecutionException}. No limit by
      * default.
      *
+     * @param max the most pending timers
+     * @return these settings
      * @throws IllegalArgumentException if not positive
      */
     public WheelSettings maxPendingTimers(int max) {
@@ -84,6 +93,8 @@ public final class WheelSettings {
      * needed, which allocates; size this for the expected peak to keep the steady state
      * allocation free. 1024 by default.
      *
+     * @param timers the room made up front, in timers
+     * @return these settings
      * @throws IllegalArgumentException if negative
      */
     public WheelSettings initialCapacity(int timers) {
@@ -94,27 +105,47 @@ public final class WheelSettings {
         return this;
     }
 
-    /** The clock. */
+    /**
+     * The clock.
+     *
+     * @return the clock
+     */
     public Ticker ticker() {
         return ticker;
     }
 
-    /** The tick, a power of two nanoseconds. */
+    /**
+     * The tick, a power of two nanoseconds.
+     *
+     * @return the tick after rounding
+     */
     public Duration tick() {
         return Duration.ofNanos(tickNanos);
     }
 
-    /** The number of level-0 slots, a power of two. */
+    /**
+     * The number of level-0 slots, a power of two.
+     *
+     * @return the number of level-0 slots after rounding
+     */
     public int slots() {
         return slots;
     }
 
-    /** The most timers pending at once ({@link Integer#MAX_VALUE}: no limit). */
+    /**
+     * The most timers pending at once ({@link Integer#MAX_VALUE}: no limit).
+     *
+     * @return the most timers pending at once
+     */
     public int maxPendingTimers() {
         return maxPendingTimers;
     }
 
-    /** How many timers the wheel makes room for up front. */
+    /**
+     * How many timers the wheel makes room for up front.
+     *
+     * @return the room made up front, in timers
+     */
     public int initialCapacity() {
         return initialCapacity;
     }

@@ -11,7 +11,11 @@ package io.wheelbeat.core;
  */
 public interface WheelTimeout {
 
-    /** Returns the scheduled task. */
+    /**
+     * Returns the scheduled task.
+     *
+     * @return the task given to {@code newTimeout}
+     */
     WheelTimerTask task();
 
     /**
@@ -22,12 +26,24 @@ public interface WheelTimeout {
      */
     boolean cancel();
 
-    /** Returns whether the timeout was cancelled. */
+    /**
+     * Returns whether the timeout was cancelled.
+     *
+     * @return whether {@code cancel()} succeeded on this timeout
+     */
     boolean isCancelled();
 
-    /** Returns whether the timeout expired: its task has been, or is being, run. */
+    /**
+     * Returns whether the timeout expired: its task has been, or is being, run.
+     *
+     * @return whether the timeout expired
+     */
     boolean isExpired();
 
-    /** Returns the deadline as a reading of the scheduler's {@link Ticker}. */
+    /**
+     * Returns the deadline as a reading of the scheduler's {@link Ticker}.
+     *
+     * @return the deadline in nanoseconds of the scheduler's ticker
+     */
     long deadlineNanos();
 }

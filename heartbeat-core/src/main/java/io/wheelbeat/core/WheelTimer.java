@@ -26,12 +26,20 @@ import org.slf4j.LoggerFactory;
  * <p>Tasks run on the timer's thread, one after another, unless a task executor is given; a slow
  * task then delays no other. A task that throws is logged and the timer goes on.
  *
+ * <p>Each timer holds a thread until {@link #stop()}: one timer serves a whole application. When
+ * more than {@value #MANY_TIMERS} timers run at once (as {@code HashedWheelTimer} past 64
+ * instances), the one that crosses that number logs a warning through SLF4J.
+ *
  * <p>Thread-safe. The thread starts when the timer is built and ends with {@link #stop()}.
  */
 public final class WheelTimer extends HandoverScheduler {
 
     private static final Logger log = LoggerFactory.getLogger(WheelTimer.class);
     private static final AtomicInteger THREAD_NUMBER = new AtomicInteger();
+    /** Running timers past which the next one warns: a thread each is a leak, not a design. */
+    static final int MANY_TIMERS = 64;
+    /** Timers whose thread is running (built and not yet stopped). */
+    private static final AtomicInteger RUNNING = new AtomicInteger();
 
     private final Executor taskExecutor;
     private final Thread worker;
@@ -44,9 +52,18 @@ public final class WheelTimer extends HandoverScheduler {
         this.taskExecutor = builder.taskExecutor;
         this.worker = builder.threadFactory.newThread(this::work);
         worker.start();
+        if (RUNNING.incrementAndGet() == MANY_TIMERS + 1) {
+            log.warn("{} WheelTimers (or NettyWheelTimers) are running, each with a thread of its own: more "
+                    + "than {}. Share one timer, put per-connection timers on the event loops' wheels "
+                    + "(EventLoopWheels), and stop() the timers no longer needed.", MANY_TIMERS + 1, MANY_TIMERS);
+        }
     }
 
-    /** Returns a builder: the wheel's defaults, tasks run on the timer's thread. */
+    /**
+     * Returns a builder: the wheel's defaults, tasks run on the timer's thread.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -55,6 +72,7 @@ public final class WheelTimer extends HandoverScheduler {
      * Stops the timer thread and returns the timeouts that never fired (neither expired nor
      * cancelled). They stay unfired: none of their tasks will run. Later calls return an empty set.
      *
+     * @return the timeouts that never fired, an unmodifiable set (empty on later calls)
      * @throws IllegalStateException if called from a task this timer runs on its own thread
      */
     public Set<WheelTimeout> stop() {
@@ -117,15 +135,24 @@ public final class WheelTimer extends HandoverScheduler {
         }
     }
 
-    private static void runTask(WheelTimeout timeout) {
+    private void runTask(WheelTimeout timeout) {
         try {
             timeout.task().run(timeout);
         } catch (Throwable t) {
+            taskFailed();
             log.warn("task of {} threw; the timer goes on", timeout, t);
         }
     }
 
     private void work() {
+        try {
+            runUntilStopped();
+        } finally {
+            RUNNING.decrementAndGet();
+        }
+    }
+
+    private void runUntilStopped() {
         while (!stopping) {
             drainHandover();
             pollWheel(Integer.MAX_VALUE);
@@ -180,25 +207,44 @@ public final class WheelTimer extends HandoverScheduler {
         private Builder() {
         }
 
-        /** The wheel's settings: tick, slots, maximum pending timers, ticker. */
+        /**
+         * The wheel's settings: tick, slots, maximum pending timers, ticker.
+         *
+         * @param wheel the wheel's settings
+         * @return this builder
+         */
         public Builder wheel(WheelSettings wheel) {
             this.wheel = Objects.requireNonNull(wheel, "wheel");
             return this;
         }
 
-        /** Where tasks run; by default on the timer's own thread. */
+        /**
+         * Where tasks run; by default on the timer's own thread.
+         *
+         * @param taskExecutor the executor that runs every task
+         * @return this builder
+         */
         public Builder taskExecutor(Executor taskExecutor) {
             this.taskExecutor = Objects.requireNonNull(taskExecutor, "taskExecutor");
             return this;
         }
 
-        /** Makes the timer's thread; by default a daemon thread named {@code wheelbeat-timer-N}. */
+        /**
+         * Makes the timer's thread; by default a daemon thread named {@code wheelbeat-timer-N}.
+         *
+         * @param threadFactory makes the one thread of the timer
+         * @return this builder
+         */
         public Builder threadFactory(ThreadFactory threadFactory) {
             this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");
             return this;
         }
 
-        /** Builds the timer and starts its thread. */
+        /**
+         * Builds the timer and starts its thread.
+         *
+         * @return the running timer; {@link WheelTimer#stop()} it when done
+         */
         public WheelTimer build() {
             return new WheelTimer(this);
         }

@@ -9,6 +9,11 @@ package io.wheelbeat.core;
 @FunctionalInterface
 public interface WheelTimerTask {
 
-    /** Runs the task; {@code timeout} is the handle {@code newTimeout} returned for it. */
+    /**
+     * Runs the task; {@code timeout} is the handle {@code newTimeout} returned for it.
+     *
+     * @param timeout the handle of this run
+     * @throws Exception anything: the timer logs it and goes on
+     */
     void run(WheelTimeout timeout) throws Exception;
 }

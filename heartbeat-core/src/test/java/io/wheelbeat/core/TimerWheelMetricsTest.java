@@ -1,10 +1,12 @@
 package io.wheelbeat.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -49,5 +51,38 @@ class TimerWheelMetricsTest {
         }, TimeUnit.MILLISECONDS.toNanos(1));
         executor.advance(5, TimeUnit.MILLISECONDS);
         assertEquals(1, registry.get("wheelbeat.timer.failed").functionCounter().count());
+    }
+    /** Issue 21 item 10: the tasks of timeouts ({@code newTimeout}) that threw were not counted. */
+    @Test
+    void failedTimeoutTasksAreCounted() {
+        wheel.newTimeout(timeout -> {
+            throw new IllegalStateException("boom");
+        }, TimeUnit.MILLISECONDS.toNanos(1));
+        wheel.newTimeout(timeout -> { }, TimeUnit.MILLISECONDS.toNanos(2));
+        executor.advance(5, TimeUnit.MILLISECONDS);
+        assertEquals(1, wheel.failedCount());
+        assertEquals(1, registry.get("wheelbeat.timer.failed").functionCounter().count());
+        assertEquals(2, registry.get("wheelbeat.timer.expired").functionCounter().count());
+    }
+
+    @Test
+    void failedTasksOfAWheelTimerAreCounted() throws InterruptedException {
+        ManualTicker ticker = new ManualTicker();
+        WheelTimer timer = VirtualTimers.wheelTimer(ticker, WheelTimer.builder(), new WheelSettings());
+        try {
+            SimpleMeterRegistry timerRegistry = new SimpleMeterRegistry();
+            new TimerWheelMetrics(timer, Tags.of("wheel", "timer")).bindTo(timerRegistry);
+            CountDownLatch after = new CountDownLatch(1);
+            timer.newTimeout(timeout -> {
+                throw new IllegalStateException("boom");
+            }, TimeUnit.MILLISECONDS.toNanos(1));
+            timer.newTimeout(timeout -> after.countDown(), TimeUnit.MILLISECONDS.toNanos(2));
+            ticker.advance(5, TimeUnit.MILLISECONDS);
+            assertTrue(after.await(30, TimeUnit.SECONDS), "the timer thread did not catch up");
+            assertEquals(1, timer.failedCount());
+            assertEquals(1, timerRegistry.get("wheelbeat.timer.failed").functionCounter().count());
+        } finally {
+            timer.stop();
+        }
     }
 }

@@ -6,6 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -35,6 +40,33 @@ class WheelTimerTest {
 
     private static void await(CountDownLatch latch) throws InterruptedException {
         assertTrue(latch.await(WAIT_SECONDS, TimeUnit.SECONDS), "the timer thread did not catch up");
+    }
+
+    /**
+     * Each timer is a thread: past {@link WheelTimer#MANY_TIMERS} running at once, the one that
+     * crosses the number warns through SLF4J (slf4j-simple in the tests, which writes to
+     * {@code System.err}), once per crossing rather than once per timer.
+     */
+    @Test
+    void tooManyRunningTimersWarnOnceWhenTheLimitIsCrossed() {
+        PrintStream stderr = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        List<WheelTimer> timers = new ArrayList<>();
+        try {
+            System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            // Twice the limit: crosses it whatever else runs in this JVM (at most the limit).
+            for (int i = 0; i < 2 * WheelTimer.MANY_TIMERS; i++) {
+                timers.add(WheelTimer.builder().build());
+            }
+        } finally {
+            System.setErr(stderr);
+            timers.forEach(WheelTimer::stop);
+        }
+        String log = captured.toString(StandardCharsets.UTF_8);
+        long warnings = log.lines().filter(line -> line.contains("WARN")
+                && line.contains("WheelTimers (or NettyWheelTimers) are running")).count();
+        assertEquals(1, warnings, log);
+        assertTrue(log.contains((WheelTimer.MANY_TIMERS + 1) + " WheelTimers"), log);
     }
 
     @Test

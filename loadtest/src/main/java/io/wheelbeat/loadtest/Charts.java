@@ -2,6 +2,11 @@ package io.wheelbeat.loadtest;
 
 import java.awt.BasicStroke;
 import java.awt.Color;
+import java.awt.Graphics2D;
+import java.awt.Paint;
+import java.awt.geom.Ellipse2D;
+import java.awt.geom.Rectangle2D;
+import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -13,7 +18,10 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
 import java.util.zip.DataFormatException;
+import javax.imageio.ImageIO;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramIterationValue;
 import org.jfree.chart.ChartFactory;
@@ -22,16 +30,27 @@ import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
 import org.jfree.chart.axis.NumberAxis;
 import org.jfree.chart.axis.NumberTickUnit;
+import org.jfree.chart.plot.CategoryPlot;
+import org.jfree.chart.plot.CombinedDomainXYPlot;
+import org.jfree.chart.plot.DatasetRenderingOrder;
 import org.jfree.chart.plot.PlotOrientation;
 import org.jfree.chart.plot.XYPlot;
+import org.jfree.chart.renderer.category.BarRenderer;
+import org.jfree.chart.renderer.category.ScatterRenderer;
+import org.jfree.chart.renderer.category.StandardBarPainter;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
+import org.jfree.data.category.DefaultCategoryDataset;
+import org.jfree.data.statistics.DefaultMultiValueCategoryDataset;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 
 /**
- * The report's PNG charts, drawn headless with JFreeChart: the lateness distribution of each
- * handler, heap per connection against connections, what the idle machinery adds per connection,
- * and (with several sizes) server CPU per message against connections.
+ * The report's PNG charts, drawn headless with JFreeChart: the costs the verdict weighs side by
+ * side (idle CPU per message, loop tasks per second, GC pauses), each handler's run over time
+ * (open connections, heap, loop tasks per second, idle events, GC pauses) on a shared time axis,
+ * the lateness distribution of each handler, heap per connection against connections, what the
+ * idle machinery adds per connection, and (with several sizes) server CPU per message against
+ * connections. Charts of one size show the largest size of the session.
  */
 final class Charts {
 
@@ -39,22 +58,38 @@ final class Charts {
     static final String HEAP = "heap-per-connection.png";
     static final String IDLE_MACHINERY = "idle-machinery-bytes.png";
     static final String CPU = "server-cpu-per-message.png";
+    static final String COSTS = "costs.png";
+    static final String TIMELINE = "timeline.png";
     private static final int WIDTH = 900;
     private static final int HEIGHT = 540;
     /** Lateness below this is drawn at it: a log axis has no zero. */
     private static final double LATENESS_FLOOR_MS = 0.001;
 
-    private final List<RunResult> runs;
-    private final List<Report.IdleMachinery> idleMachinery;
+    private static final int PANEL_WIDTH = 420;
+    private static final int TIMELINE_HEIGHT = 1100;
+    /** One colour per handler, the same in every chart: wheel, netty, none. */
+    private static final Map<String, Color> HANDLER_COLORS = Map.of(
+            IdleHandlerKind.WHEEL.id(), new Color(0x1f77b4),
+            IdleHandlerKind.NETTY.id(), new Color(0xd62728),
+            IdleHandlerKind.NONE.id(), new Color(0x7f7f7f));
 
-    Charts(List<RunResult> runs, List<Report.IdleMachinery> idleMachinery) {
+    private final List<RunResult> runs;
+    private final int largest;
+
+    Charts(List<RunResult> runs) {
         this.runs = runs;
-        this.idleMachinery = idleMachinery;
+        this.largest = runs.stream().mapToInt(RunResult::connectionsRequested).max().orElse(0);
     }
 
     /** Writes the charts that have data into {@code dir}; returns their file names. */
     List<String> write(Path dir) throws IOException {
         List<String> written = new ArrayList<>();
+        if (saveSideBySide(costs(), dir, COSTS)) {
+            written.add(COSTS);
+        }
+        if (save(timeline(), dir, TIMELINE, WIDTH, TIMELINE_HEIGHT)) {
+            written.add(TIMELINE);
+        }
         if (save(lateness(), dir, LATENESS)) {
             written.add(LATENESS);
         }
@@ -71,23 +106,175 @@ final class Charts {
     }
 
     private static boolean save(JFreeChart chart, Path dir, String name) throws IOException {
+        return save(chart, dir, name, WIDTH, HEIGHT);
+    }
+
+    private static boolean save(JFreeChart chart, Path dir, String name, int width, int height) throws IOException {
         if (chart == null) {
             return false;
         }
-        ChartUtils.saveChartAsPNG(dir.resolve(name).toFile(), chart, WIDTH, HEIGHT);
+        ChartUtils.saveChartAsPNG(dir.resolve(name).toFile(), chart, width, height);
         return true;
+    }
+
+    /** Draws the charts next to each other in one PNG. */
+    private static boolean saveSideBySide(List<JFreeChart> charts, Path dir, String name) throws IOException {
+        if (charts.isEmpty()) {
+            return false;
+        }
+        BufferedImage image = new BufferedImage(PANEL_WIDTH * charts.size(), HEIGHT, BufferedImage.TYPE_INT_RGB);
+        Graphics2D g = image.createGraphics();
+        try {
+            for (int i = 0; i < charts.size(); i++) {
+                charts.get(i).draw(g, new Rectangle2D.Double(i * PANEL_WIDTH, 0, PANEL_WIDTH, HEIGHT));
+            }
+        } finally {
+            g.dispose();
+        }
+        ImageIO.write(image, "png", dir.resolve(name).toFile());
+        return true;
+    }
+
+    /**
+     * The costs the verdict weighs, one panel each, one bar per handler: the median of its runs,
+     * each run a dot on it.
+     */
+    private List<JFreeChart> costs() {
+        List<RunResult> sized = runs.stream().filter(r -> r.connectionsRequested() == largest).toList();
+        boolean baseline = sized.stream().filter(r -> r.idle().applicable())
+                .allMatch(r -> VerdictTable.baselineOf(runs, r).isPresent());
+        List<VerdictTable.Measure> measures = List.of(
+                baseline ? VerdictTable.IDLE_MACHINERY_CPU : VerdictTable.LOOP_CPU, VerdictTable.LOOP_TASKS,
+                VerdictTable.GC_TOTAL, VerdictTable.GC_LONGEST);
+        List<JFreeChart> charts = new ArrayList<>();
+        for (VerdictTable.Measure m : measures) {
+            DefaultCategoryDataset medians = new DefaultCategoryDataset();
+            DefaultMultiValueCategoryDataset each = new DefaultMultiValueCategoryDataset();
+            List<String> handlers = new ArrayList<>();
+            for (String handler : handlers()) {
+                List<RunResult> mine = sized.stream().filter(r -> r.handler().equals(handler)).toList();
+                if (mine.isEmpty() || (m.needsBaseline() && !mine.get(0).idle().applicable())) {
+                    continue;
+                }
+                List<Double> values = mine.stream()
+                        .map(r -> m.value().of(r, m.needsBaseline() ? VerdictTable.baselineOf(runs, r).orElseThrow() : null))
+                        .toList();
+                medians.addValue(Verdict.Spread.of(values).median(), "median", handler);
+                each.add(values, "each run", handler);
+                handlers.add(handler);
+            }
+            if (handlers.isEmpty()) {
+                continue;
+            }
+            JFreeChart chart = ChartFactory.createBarChart(m.name(), null, m.unit(), medians,
+                    PlotOrientation.VERTICAL, false, false, false);
+            chart.getTitle().setFont(chart.getTitle().getFont().deriveFont(13f));
+            CategoryPlot plot = chart.getCategoryPlot();
+            BarRenderer bars = new BarRenderer() {
+                private static final long serialVersionUID = 1L;
+
+                @Override
+                public Paint getItemPaint(int row, int column) {
+                    return HANDLER_COLORS.getOrDefault(handlers.get(column), Color.DARK_GRAY);
+                }
+            };
+            bars.setBarPainter(new StandardBarPainter());
+            bars.setShadowVisible(false);
+            bars.setMaximumBarWidth(0.25);
+            plot.setRenderer(bars);
+            plot.setDataset(1, each);
+            ScatterRenderer dots = new ScatterRenderer();
+            dots.setSeriesPaint(0, Color.BLACK);
+            dots.setSeriesShape(0, new Ellipse2D.Double(-3, -3, 6, 6));
+            plot.setRenderer(1, dots);
+            plot.setDatasetRenderingOrder(DatasetRenderingOrder.FORWARD);
+            plot.setBackgroundPaint(Color.WHITE);
+            plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
+            ((NumberAxis) plot.getRangeAxis()).setAutoRangeIncludesZero(true);
+            charts.add(chart);
+        }
+        return charts;
+    }
+
+    /**
+     * Each handler's first run at the largest size over time, from its progress samples and GC
+     * pauses, on one time axis: open connections, heap in use, loop tasks per second, idle
+     * events, GC pauses (the load test's own heap readings left out).
+     */
+    private JFreeChart timeline() {
+        List<RunResult> firsts = new ArrayList<>();
+        for (String handler : handlers()) {
+            runs.stream().filter(r -> r.handler().equals(handler) && r.connectionsRequested() == largest)
+                    .filter(r -> r.timeline() != null && !r.timeline().isEmpty())
+                    .findFirst().ifPresent(firsts::add);
+        }
+        if (firsts.isEmpty()) {
+            return null;
+        }
+        CombinedDomainXYPlot plot = new CombinedDomainXYPlot(new NumberAxis("seconds since the run started"));
+        plot.setGap(12);
+        XYPlot open = panel("open connections", firsts, RunResult.Sample::open, true);
+        for (int i = 0; i < firsts.size(); i++) {
+            open.getRenderer().setSeriesVisibleInLegend(i, true);
+        }
+        plot.add(open);
+        plot.add(panel("heap in use (MiB)", firsts, RunResult.Sample::heapUsedMiB, true));
+        plot.add(panel("server-loop scheduled tasks / s", firsts, RunResult.Sample::loopScheduledTasksPerSecond, true));
+        plot.add(panel("idle events so far", firsts, RunResult.Sample::idleEvents, true));
+        XYSeriesCollection pauses = new XYSeriesCollection();
+        for (RunResult run : firsts) {
+            XYSeries series = new XYSeries(run.handler(), true, true);
+            run.gc().pauses().stream().filter(p -> !p.heapReading()).forEach(p -> series.add(p.atSeconds(), p.ms()));
+            pauses.addSeries(series);
+        }
+        plot.add(panel("GC pause (ms)", pauses, firsts, false));
+        JFreeChart chart = new JFreeChart(String.format(Locale.ROOT, "Each handler's run over time, %,d connections%s",
+                largest, runs.stream().anyMatch(r -> r.round() > 1) ? " (first round)" : ""),
+                JFreeChart.DEFAULT_TITLE_FONT, plot, true);
+        chart.setBackgroundPaint(Color.WHITE);
+        return chart;
+    }
+
+    private static XYPlot panel(String label, List<RunResult> firsts,
+                                ToDoubleFunction<RunResult.Sample> value, boolean lines) {
+        XYSeriesCollection data = new XYSeriesCollection();
+        for (RunResult run : firsts) {
+            XYSeries series = new XYSeries(run.handler(), true, true);
+            run.timeline().forEach(sample -> series.add(sample.atSeconds(), value.applyAsDouble(sample)));
+            data.addSeries(series);
+        }
+        return panel(label, data, firsts, lines);
+    }
+
+    private static XYPlot panel(String label, XYSeriesCollection data, List<RunResult> firsts, boolean lines) {
+        NumberAxis axis = new NumberAxis(label);
+        axis.setAutoRangeIncludesZero(true);
+        axis.setLabelFont(axis.getLabelFont().deriveFont(11f));
+        XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(lines, !lines);
+        for (int i = 0; i < firsts.size(); i++) {
+            renderer.setSeriesPaint(i, HANDLER_COLORS.getOrDefault(firsts.get(i).handler(), Color.DARK_GRAY));
+            renderer.setSeriesStroke(i, new BasicStroke(2f));
+            renderer.setSeriesShape(i, new Ellipse2D.Double(-3, -3, 6, 6));
+            renderer.setSeriesVisibleInLegend(i, false);
+        }
+        XYPlot plot = new XYPlot(data, null, axis, renderer);
+        plot.setBackgroundPaint(Color.WHITE);
+        plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
+        plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
+        return plot;
     }
 
     /** Lateness against percentile, the percentile axis in "nines" (x = 1 / (1 - p)). */
     private JFreeChart lateness() {
         XYSeriesCollection data = new XYSeriesCollection();
-        int largest = runs.stream().mapToInt(RunResult::connectionsRequested).max().orElse(0);
         for (RunResult run : runs) {
             if (!run.idle().applicable() || run.idle().lateness().count() == 0 || run.connectionsRequested() != largest) {
                 continue;
             }
             Histogram h = decode(run.idle().lateness().histogram());
-            XYSeries series = new XYSeries(run.handler() + " (" + h.getTotalCount() + " events)", false, true);
+            boolean repeated = runs.stream().anyMatch(r -> r.round() > 1);
+            XYSeries series = new XYSeries(run.handler() + (repeated ? ", round " + run.round() : "") + " ("
+                    + h.getTotalCount() + " events)", false, true);
             for (HistogramIterationValue v : h.percentiles(5)) {
                 double percentile = v.getPercentileLevelIteratedTo();
                 if (percentile >= 100) {
@@ -150,7 +337,7 @@ final class Charts {
                 if (!run.handler().equals(handler) || !run.idle().applicable()) {
                     continue;
                 }
-                Report.baselineOf(runs, run).ifPresent(base -> {
+                VerdictTable.baselineOf(runs, run).ifPresent(base -> {
                     List<RunResult.HeapPoint> mine = run.heap().checkpoints();
                     List<RunResult.HeapPoint> theirs = base.heap().checkpoints();
                     for (int k = 0; k < Math.min(mine.size(), theirs.size()); k++) {
@@ -196,9 +383,9 @@ final class Charts {
 
     private static void style(XYPlot plot, boolean shapes) {
         XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, shapes);
-        Color[] colors = {new Color(0x1f77b4), new Color(0xd62728), new Color(0x7f7f7f), new Color(0x2ca02c)};
         for (int i = 0; i < plot.getDataset().getSeriesCount(); i++) {
-            renderer.setSeriesPaint(i, colors[i % colors.length]);
+            String key = plot.getDataset().getSeriesKey(i).toString();
+            renderer.setSeriesPaint(i, HANDLER_COLORS.getOrDefault(key.split("[ ,]")[0], Color.DARK_GRAY));
             renderer.setSeriesStroke(i, new BasicStroke(2f));
         }
         plot.setRenderer(renderer);

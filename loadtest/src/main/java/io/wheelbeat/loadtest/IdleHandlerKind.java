@@ -23,16 +23,6 @@ enum IdleHandlerKind {
         return this != NONE;
     }
 
-    /** Parses {@code wheel}, {@code netty} or {@code none}, ignoring case. */
-    static IdleHandlerKind parse(String text) {
-        for (IdleHandlerKind kind : values()) {
-            if (kind.id.equalsIgnoreCase(text.trim())) {
-                return kind;
-            }
-        }
-        throw new IllegalArgumentException("unknown idle handler '" + text + "' (expected wheel, netty or none)");
-    }
-
     @Override
     public String toString() {
         return id;

@@ -49,6 +49,11 @@ final class InstrumentedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         return threads.cpuNanos();
     }
 
+    /** Heap bytes allocated so far by this group's threads. */
+    long allocatedBytes() {
+        return threads.allocatedBytes();
+    }
+
     /**
      * Sums the loops' counters, each read on its own loop so that the reading is exact and sees
      * every write the loop made before it.

@@ -4,6 +4,7 @@ import com.sun.management.GarbageCollectionNotificationInfo;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
+import java.lang.management.RuntimeMXBean;
 import java.util.ArrayList;
 import java.util.List;
 import javax.management.ListenerNotFoundException;
@@ -16,13 +17,16 @@ import javax.management.openmbean.CompositeData;
  * The JVM's view of a run: heap after a full collection, garbage-collection pauses and process
  * CPU time. Pauses come from the collectors' notifications, one per collection; collections the
  * load test itself asked for (to read the heap) are counted apart, so that the pauses reported
- * are the scenario's own. Concurrent collector phases are not pauses and are left out.
+ * are the scenario's own. Concurrent collector phases are not pauses and are left out. Each pause
+ * is also kept with its start time on the run's clock ({@link #secondsSinceStart()}), which the
+ * progress samples share.
  *
  * <p>Thread-safe.
  */
 final class JvmStats implements NotificationListener, AutoCloseable {
 
     private static final MemoryMXBean MEMORY = ManagementFactory.getMemoryMXBean();
+    private static final RuntimeMXBean RUNTIME = ManagementFactory.getRuntimeMXBean();
     private static final String EXPLICIT_CAUSE = "System.gc()";
 
     private final List<NotificationEmitter> emitters = new ArrayList<>();
@@ -32,6 +36,9 @@ final class JvmStats implements NotificationListener, AutoCloseable {
     private long pauseMillisMax;
     private long explicitCollections;
     private long explicitPauseMillis;
+    private final List<RunResult.Pause> pauses = new ArrayList<>();
+    /** JVM uptime when this object was made: the origin of the run's clock. */
+    private final long originUptimeMillis = RUNTIME.getUptime();
 
     /** Starts listening to every garbage collector of this JVM. */
     JvmStats() {
@@ -56,8 +63,11 @@ final class JvmStats implements NotificationListener, AutoCloseable {
             return;
         }
         long millis = info.getGcInfo().getDuration();
+        boolean explicit = EXPLICIT_CAUSE.equals(info.getGcCause());
         synchronized (this) {
-            if (EXPLICIT_CAUSE.equals(info.getGcCause())) {
+            pauses.add(new RunResult.Pause((info.getGcInfo().getStartTime() - originUptimeMillis) / 1e3, millis,
+                    info.getGcName(), info.getGcCause(), explicit));
+            if (explicit) {
                 explicitCollections++;
                 explicitPauseMillis += millis;
             } else {
@@ -71,6 +81,16 @@ final class JvmStats implements NotificationListener, AutoCloseable {
     /** The collections since this object was made. */
     synchronized GcTotals totals() {
         return new GcTotals(collections, pauseMillisTotal, pauseMillisMax, explicitCollections, explicitPauseMillis);
+    }
+
+    /** Every stop-the-world collection since this object was made, in order. */
+    synchronized List<RunResult.Pause> pauses() {
+        return List.copyOf(pauses);
+    }
+
+    /** Seconds since this object was made, on the clock of the pauses' start times. */
+    double secondsSinceStart() {
+        return (RUNTIME.getUptime() - originUptimeMillis) / 1e3;
     }
 
     List<String> collectorNames() {
@@ -96,6 +116,16 @@ final class JvmStats implements NotificationListener, AutoCloseable {
     static long usedHeapAfterFullGc() {
         System.gc();
         return usedHeap();
+    }
+
+    /** Heap bytes allocated so far by every thread of this JVM (an approximation, as the JVM gives it). */
+    static long allocatedBytes() {
+        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getTotalThreadAllocatedBytes();
+    }
+
+    /** The system's 1-minute load average, or -1 where the system does not tell. */
+    static double loadAverage() {
+        return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     }
 
     /** Largest heap this JVM may use, in bytes. */

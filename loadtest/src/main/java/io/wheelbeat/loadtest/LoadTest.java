@@ -33,7 +33,8 @@ import picocli.CommandLine.Option;
             ""},
         footer = {"",
             "Examples (java -jar loadtest.jar ...):",
-            "  (no options)                        500k local: wheel, then no handler",
+            "  (no options)                        500k local: wheel, netty, then no handler; ends with the verdict",
+            "  --repeat 3                          each handler 3 times, interleaved: medians, ranges, noise",
             "  --idle-handler wheel,netty          side by side, then no handler",
             "  --quick --idle-handler netty        20k connections, about 30 s",
             "  --transport tcp                     TCP: as many as the file limit allows",
@@ -93,6 +94,11 @@ public final class LoadTest implements Callable<Integer> {
     @Option(names = "--idle-handler", paramLabel = "KIND", split = ",", converter = KindConverter.class,
             description = "wheel, netty or none; a comma-separated list runs each on the same scenario (default: wheel,netty).")
     List<IdleHandlerKind> handlers = new ArrayList<>(List.of(IdleHandlerKind.WHEEL, IdleHandlerKind.NETTY));
+
+    @Option(names = "--repeat", paramLabel = "N",
+            description = "Run each handler N times, interleaved (wheel, netty, none, wheel, ...), and report the median "
+                    + "and min-max of each measure; a verdict is called only where the ranges do not overlap (default: 1).")
+    int repeats = 1;
 
     @Option(names = "--baseline", negatable = true, defaultValue = "true", fallbackValue = "true",
             description = "Also run without an idle handler, to tell what the idle machinery itself costs (default: on).")
@@ -231,10 +237,15 @@ public final class LoadTest implements Callable<Integer> {
         Report report = new Report(settings, runs);
         report.write();
         log.info("reports written to {}", settings.reportDir().toAbsolutePath());
+        // The console's last lines: who won, as report.md opens with.
+        System.out.println();
+        System.out.print(report.verdictsText());
+        System.out.flush();
         return report.clean() ? 0 : EXIT_NOT_CLEAN;
     }
 
-    private Settings resolve(Preflight.Machine machine) {
+    /** The session's settings from the parsed options, presets filled in. */
+    Settings resolve(Preflight.Machine machine) {
         Preset preset = quick ? Preset.QUICK : Preset.FULL;
         List<Integer> sizes;
         if (scaling || scalingSizes != null) {
@@ -257,7 +268,7 @@ public final class LoadTest implements Callable<Integer> {
         if (baseline && !kinds.contains(IdleHandlerKind.NONE)) {
             kinds.add(IdleHandlerKind.NONE);
         }
-        return new Settings(tier, protocol, sizes, kinds, reportDir,
+        return new Settings(tier, protocol, sizes, kinds, repeats, reportDir,
                 openRate != null ? openRate : tier == Tier.LOCAL ? LOCAL_OPEN_RATE : TCP_OPEN_RATE,
                 maxPendingConnects, orMillis(heartbeat, preset.heartbeatMs), jitter, burst, silentFraction,
                 orMillis(silenceSpread, preset.spreadMs), orMillis(readerIdle, preset.readerIdleMs),
@@ -278,37 +289,52 @@ public final class LoadTest implements Callable<Integer> {
         return new InetSocketAddress(text.substring(0, colon), Integer.parseInt(text.substring(colon + 1)));
     }
 
-    static final class TierConverter implements CommandLine.ITypeConverter<Tier> {
+    /**
+     * Parses an option's value as one of an enum's constants by its {@code toString()} (the id
+     * the reports use), ignoring case; the error names every id. A new choice option needs only
+     * a one-line subclass.
+     */
+    abstract static class ChoiceConverter<E extends Enum<E>> implements CommandLine.ITypeConverter<E> {
+        private final Class<E> type;
+        private final String what;
+
+        ChoiceConverter(Class<E> type, String what) {
+            this.type = type;
+            this.what = what;
+        }
+
         @Override
-        public Tier convert(String value) {
-            for (Tier t : Tier.values()) {
-                if (t.id().equalsIgnoreCase(value.trim())) {
-                    return t;
+        public E convert(String value) {
+            E[] choices = type.getEnumConstants();
+            for (E choice : choices) {
+                if (choice.toString().equalsIgnoreCase(value.trim())) {
+                    return choice;
                 }
             }
-            throw new CommandLine.TypeConversionException("unknown transport '" + value + "' (expected local or tcp)");
+            StringBuilder expected = new StringBuilder();
+            for (int i = 0; i < choices.length; i++) {
+                expected.append(i == 0 ? "" : i == choices.length - 1 ? " or " : ", ").append(choices[i]);
+            }
+            throw new CommandLine.TypeConversionException(
+                    "unknown " + what + " '" + value + "' (expected " + expected + ")");
         }
     }
 
-    static final class ProtocolConverter implements CommandLine.ITypeConverter<Protocol> {
-        @Override
-        public Protocol convert(String value) {
-            try {
-                return Protocol.parse(value);
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException(e.getMessage());
-            }
+    static final class TierConverter extends ChoiceConverter<Tier> {
+        TierConverter() {
+            super(Tier.class, "transport");
         }
     }
 
-    static final class KindConverter implements CommandLine.ITypeConverter<IdleHandlerKind> {
-        @Override
-        public IdleHandlerKind convert(String value) {
-            try {
-                return IdleHandlerKind.parse(value);
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException(e.getMessage());
-            }
+    static final class ProtocolConverter extends ChoiceConverter<Protocol> {
+        ProtocolConverter() {
+            super(Protocol.class, "protocol");
+        }
+    }
+
+    static final class KindConverter extends ChoiceConverter<IdleHandlerKind> {
+        KindConverter() {
+            super(IdleHandlerKind.class, "idle handler");
         }
     }
 }

@@ -5,14 +5,18 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.ToLongFunction;
 
 /**
- * A thread factory for event loops that remembers its threads, so that the CPU time of one side
- * (server loops, client loops) can be told apart from the rest of the process.
+ * A thread factory for event loops that remembers its threads, so that the CPU time and the heap
+ * allocation of one side (server loops, client loops) can be told apart from the rest of the
+ * process.
  */
 final class LoopThreads extends DefaultThreadFactory {
 
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    private static final com.sun.management.ThreadMXBean ALLOCATION =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
     private final List<Thread> threads = new ArrayList<>();
 
@@ -31,12 +35,22 @@ final class LoopThreads extends DefaultThreadFactory {
 
     /** CPU time used so far by the live threads of this factory, in nanoseconds. */
     long cpuNanos() {
+        return sum(thread -> THREADS.getThreadCpuTime(thread.getId()));
+    }
+
+    /** Heap bytes allocated so far by the live threads of this factory. */
+    long allocatedBytes() {
+        return sum(thread -> ALLOCATION.getThreadAllocatedBytes(thread.getId()));
+    }
+
+    /** The sum of a per-thread reading over the threads, skipping the -1 of a thread that has ended. */
+    private long sum(ToLongFunction<Thread> reading) {
         long total = 0;
         synchronized (threads) {
             for (Thread thread : threads) {
-                long cpu = THREADS.getThreadCpuTime(thread.getId());
-                if (cpu > 0) {
-                    total += cpu;
+                long value = reading.applyAsLong(thread);
+                if (value > 0) {
+                    total += value;
                 }
             }
         }

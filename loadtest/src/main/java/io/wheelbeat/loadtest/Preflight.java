@@ -116,6 +116,7 @@ final class Preflight {
         }
         between("--server-threads", s.serverThreads(), 1, 256);
         between("--client-threads", s.clientThreads(), 1, 256);
+        between("--repeat", s.repeats(), 1, 100);
         between("--source-addresses", s.sourceAddresses(), 1, 253);
         if (s.progressNanos() < TimeUnit.MILLISECONDS.toNanos(100)) {
             throw new BadInputException("--progress-every must be at least 100ms, got "

@@ -1,5 +1,7 @@
 package io.wheelbeat.loadtest;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -11,7 +13,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Logs a progress line every few seconds: connections open and the open rate, heap in use
  * (garbage included), timer operations per second as {@link TimerAccounting} counts them, and
- * idle events so far.
+ * idle events so far; and keeps each as a sample for the report's time series.
  */
 final class Progress implements AutoCloseable {
 
@@ -21,7 +23,7 @@ final class Progress implements AutoCloseable {
     private final IdleHandlerKind kind;
     private final LoadClient client;
     private final InstrumentedEventLoopGroup serverLoops;
-    private final long startNanos;
+    private final JvmStats jvm;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "loadtest-progress");
         t.setDaemon(true);
@@ -31,15 +33,17 @@ final class Progress implements AutoCloseable {
     private int lastOpened;
     private long lastLoopTasks;
     private TimerAccounting.Counts lastCounts = new TimerAccounting.Counts(0, 0, 0, 0, 0);
+    private final List<RunResult.Sample> samples = new ArrayList<>();
 
+    /** @param jvm whose clock the samples are timed on */
     Progress(String label, IdleHandlerKind kind, LoadClient client, InstrumentedEventLoopGroup serverLoops,
-             long everyNanos) {
+             JvmStats jvm, long everyNanos) {
         this.label = label;
         this.kind = kind;
         this.client = client;
         this.serverLoops = serverLoops;
-        this.startNanos = Clock.nanoTime();
-        this.lastNanos = startNanos;
+        this.jvm = jvm;
+        this.lastNanos = Clock.nanoTime();
         timer.scheduleAtFixedRate(this::report, everyNanos, everyNanos, TimeUnit.NANOSECONDS);
     }
 
@@ -50,14 +54,19 @@ final class Progress implements AutoCloseable {
             double seconds = (now - lastNanos) / 1e9;
             int opened = client.opened();
             TimerAccounting.Counts c = TimerAccounting.counts(kind, loops);
+            RunResult.Sample sample = new RunResult.Sample(jvm.secondsSinceStart(), opened,
+                    JvmStats.usedHeap() >> 20, (loops.loopScheduledTasks() - lastLoopTasks) / seconds,
+                    (c.reArms() - lastCounts.reArms()) / seconds, loops.firstIdleEvents() + loops.repeatIdleEvents());
+            synchronized (samples) {
+                samples.add(sample);
+            }
             log.info(String.format(Locale.ROOT,
                     "[%s] %5.1fs open %,d (+%,.0f/s) failed %,d | heap %,d MiB | timer ops/s: schedule %,.0f "
                             + "cancel %,.0f re-arm %,.0f | loop tasks/s %,.0f | idle events %,d",
-                    label, (now - startNanos) / 1e9, opened, (opened - lastOpened) / seconds, client.failed(),
-                    JvmStats.usedHeap() >> 20, (c.schedules() - lastCounts.schedules()) / seconds,
-                    (c.cancels() - lastCounts.cancels()) / seconds, (c.reArms() - lastCounts.reArms()) / seconds,
-                    (loops.loopScheduledTasks() - lastLoopTasks) / seconds,
-                    loops.firstIdleEvents() + loops.repeatIdleEvents()));
+                    label, sample.atSeconds(), opened, (opened - lastOpened) / seconds, client.failed(),
+                    sample.heapUsedMiB(), (c.schedules() - lastCounts.schedules()) / seconds,
+                    (c.cancels() - lastCounts.cancels()) / seconds, sample.reArmsPerSecond(),
+                    sample.loopScheduledTasksPerSecond(), sample.idleEvents()));
             lastNanos = now;
             lastOpened = opened;
             lastCounts = c;
@@ -68,6 +77,13 @@ final class Progress implements AutoCloseable {
             Thread.currentThread().interrupt();
         } catch (Exception e) {
             log.warn("[{}] progress failed", label, e);
+        }
+    }
+
+    /** The samples taken so far. */
+    List<RunResult.Sample> samples() {
+        synchronized (samples) {
+            return List.copyOf(samples);
         }
     }
 

@@ -20,16 +20,6 @@ enum Protocol {
         return id;
     }
 
-    /** Parses {@code frames} or {@code websocket}, ignoring case. */
-    static Protocol parse(String text) {
-        for (Protocol p : values()) {
-            if (p.id.equalsIgnoreCase(text.trim())) {
-                return p;
-            }
-        }
-        throw new IllegalArgumentException("unknown protocol '" + text + "' (expected frames or websocket)");
-    }
-
     @Override
     public String toString() {
         return id;

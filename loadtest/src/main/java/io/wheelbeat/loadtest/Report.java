@@ -17,8 +17,9 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * The session's report: {@code report.json} (every number), {@code report.md} (the side-by-side
- * tables, the charts, and what each number counts) and the PNG charts, in the report directory.
+ * The session's report: {@code report.json} (every number), {@code report.md} (the verdict
+ * first, then the side-by-side tables, the charts, and what each number counts) and the PNG
+ * charts, in the report directory.
  */
 final class Report {
 
@@ -28,11 +29,14 @@ final class Report {
     private final Settings settings;
     private final List<RunResult> runs;
     private final List<IdleMachinery> idleMachinery;
+    private final List<VerdictTable> verdicts;
 
     Report(Settings settings, List<RunResult> runs) {
         this.settings = settings;
         this.runs = List.copyOf(runs);
         this.idleMachinery = idleMachinery(runs);
+        this.verdicts = settings.sizes().stream()
+                .flatMap(size -> VerdictTable.of(size, this.runs).stream()).toList();
     }
 
     static ObjectMapper json() {
@@ -48,16 +52,28 @@ final class Report {
      * What the idle machinery itself costs at one size: a handler's run minus the baseline run
      * without a handler, same scenario, same number of connections.
      *
+     * @param round the repeat both runs belong to
      * @param bytesPerConnection heap per connection, handler minus baseline
      * @param serverLoopNanosPerMessage server-loop CPU per message, handler minus baseline
      */
-    record IdleMachinery(String handler, int connections, double bytesPerConnection,
+    record IdleMachinery(String handler, int connections, int round, double bytesPerConnection,
                          double serverLoopNanosPerMessage) {
+    }
+
+    /**
+     * One row of a verdict table, as written to {@code report.json}.
+     *
+     * @param ratio ours' median over theirs', null where that is no ratio
+     * @param outcome for wheel against netty: won, lost, within noise or equal
+     */
+    record VerdictRow(int connections, String measure, String unit, String better, Verdict.Spread wheel,
+                      Verdict.Spread netty, Double ratio, String outcome) {
     }
 
     /** The report as written to {@code report.json}. */
     record SessionReport(String generatedAt, String tier, String connectionKind, Map<String, Object> scenario,
-                         String command, boolean clean, List<RunResult> runs, List<IdleMachinery> idleMachinery) {
+                         String command, boolean clean, List<VerdictRow> verdict, List<RunResult> runs,
+                         List<IdleMachinery> idleMachinery) {
     }
 
     /** Whether every connection opened and no idle event was missed or false, in every run. */
@@ -74,10 +90,10 @@ final class Report {
         Path dir = settings.reportDir();
         Files.createDirectories(dir);
         SessionReport report = new SessionReport(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(),
-                settings.tier().id(), settings.tier().description(), scenario(), command(), clean(), runs,
-                idleMachinery);
+                settings.tier().id(), settings.tier().description(), scenario(), command(), clean(), verdictRows(),
+                runs, idleMachinery);
         json().writeValue(dir.resolve(JSON_FILE).toFile(), report);
-        List<String> charts = new Charts(runs, idleMachinery).write(dir);
+        List<String> charts = new Charts(runs).write(dir);
         Files.writeString(dir.resolve(MARKDOWN_FILE), markdown(report, charts), StandardCharsets.UTF_8);
     }
 
@@ -87,20 +103,37 @@ final class Report {
             if (!run.idle().applicable()) {
                 continue;
             }
-            baselineOf(runs, run).ifPresent(base -> result.add(new IdleMachinery(run.handler(),
-                    run.connectionsRequested(), run.heap().bytesPerConnection() - base.heap().bytesPerConnection(),
-                    run.cpu().serverLoopNanosPerMessage() - base.cpu().serverLoopNanosPerMessage())));
+            VerdictTable.baselineOf(runs, run).ifPresent(base -> result.add(new IdleMachinery(run.handler(),
+                    run.connectionsRequested(), run.round(),
+                    VerdictTable.IDLE_MACHINERY_BYTES.value().of(run, base),
+                    VerdictTable.IDLE_MACHINERY_CPU.value().of(run, base))));
         }
         return result;
     }
 
-    /** The run without an idle handler at the same size as {@code run}, if the session has one. */
-    static Optional<RunResult> baselineOf(List<RunResult> runs, RunResult run) {
-        return runs.stream()
-                .filter(r -> !r.idle().applicable() && r.connectionsRequested() == run.connectionsRequested())
-                .findFirst();
+    private List<VerdictRow> verdictRows() {
+        List<VerdictRow> rows = new ArrayList<>();
+        for (VerdictTable table : verdicts) {
+            for (VerdictTable.Row row : table.rows()) {
+                VerdictTable.Measure m = row.measure();
+                rows.add(new VerdictRow(table.connections(), m.name(), m.unit(),
+                        m.better().name().toLowerCase(Locale.ROOT), row.ours(), row.theirs(),
+                        Double.isNaN(row.call().ratio()) ? null : row.call().ratio(),
+                        row.call().outcome().plain().toLowerCase(Locale.ROOT)));
+            }
+        }
+        return rows;
     }
 
+    /** The verdict tables as plain text, for the console's last lines. */
+    String verdictsText() {
+        if (verdicts.isEmpty()) {
+            return "No verdict: it needs both the wheel and the netty idle handler in the session (--idle-handler wheel,netty).\n";
+        }
+        return String.join("\n", verdicts.stream().map(VerdictTable::plain).toList());
+    }
+
+    /** The scenario for report.json: machine-readable keys and plain values. */
     private Map<String, Object> scenario() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("tier", settings.tier().id());
@@ -120,22 +153,54 @@ final class Report {
         m.put("serverThreads", settings.serverThreads());
         m.put("clientThreads", settings.clientThreads());
         m.put("seed", settings.seed());
+        m.put("repeats", settings.repeats());
         return m;
     }
 
-    /** A command line that repeats this session. */
+    /** The scenario for report.md: what each setting is, in words and units. */
+    private List<String[]> scenarioRows(RunResult.Machine machine) {
+        Settings s = settings;
+        List<String[]> rows = new ArrayList<>();
+        rows.add(new String[] {"connections", s.tier().description()});
+        rows.add(new String[] {"protocol", s.protocol() == Protocol.WEBSOCKET
+                ? "WebSocket (wheel: WebSocketKeepAliveHandler; netty: IdleStateHandler + pings)"
+                : "the load test's own bytes: a 4-byte hello, then one byte per heartbeat"});
+        rows.add(new String[] {"connections per run", String.join(", ",
+                s.sizes().stream().map(n -> f("%,d", n)).toList())});
+        rows.add(new String[] {"idle handlers, in run order", String.join(", ", s.handlers().stream()
+                .map(k -> k == IdleHandlerKind.NONE ? "none (the baseline)" : k.id()).toList())});
+        rows.add(new String[] {"runs", s.repeats() == 1 ? "one per handler and size"
+                : s.repeats() + " per handler and size, interleaved (" + String.join(", ",
+                        s.handlers().stream().map(IdleHandlerKind::id).toList()) + ", " + s.handlers().get(0).id()
+                        + ", ...)"});
+        rows.add(new String[] {"open rate", f("at most %,.0f connections/s, at most %,d connects in flight",
+                s.openRate(), s.maxPendingConnects())});
+        rows.add(new String[] {"heartbeat", "every " + DurationConverter.human(s.heartbeatNanos())
+                + (s.burst() ? ", every connection at the same moments"
+                        : f(" +/- %.0f%%, uniform", s.jitter() * 100))});
+        rows.add(new String[] {"reader idle", DurationConverter.human(s.readerIdleNanos())});
+        rows.add(new String[] {"silent", f("%.0f%% of connections, chosen by seed, stopping at known times spread over ",
+                s.silentFraction() * 100) + DurationConverter.human(s.silenceSpreadNanos())});
+        rows.add(new String[] {"tolerance", DurationConverter.human(s.toleranceNanos())
+                + " (an idle event later than the true deadline + this counts as missed)"});
+        rows.add(new String[] {"heap readings (full GCs)", "one before the ramp, " + s.heapCheckpoints()
+                + " during it, one after it"});
+        rows.add(new String[] {"event loops", s.serverThreads() + " server, " + s.clientThreads() + " client"});
+        rows.add(new String[] {"seed", Long.toString(s.seed())});
+        rows.add(new String[] {"machine", machine.cores() + " cores, " + machine.jvm() + ", max heap "
+                + f("%,d", machine.maxHeapBytes() >> 20) + " MiB per run"});
+        return rows;
+    }
+
+    /**
+     * A command line that repeats this session: this JVM's options (which every run's JVM got
+     * too), then the session's options with the presets spelled out.
+     */
     private String command() {
-        List<String> args = new ArrayList<>(List.of("java", "-jar", "loadtest/target/loadtest.jar"));
-        List<String> perRun = settings.forRun(settings.handler(), settings.connections()).toArgs();
-        args.addAll(perRun);
-        int kinds = args.indexOf("--idle-handler");
-        args.set(kinds + 1, String.join(",", settings.handlers().stream().map(IdleHandlerKind::id).toList()));
-        if (settings.sizes().size() > 1) {
-            int n = args.indexOf("--connections");
-            args.set(n, "--scaling-sizes");
-            args.set(n + 1, String.join(",", settings.sizes().stream().map(String::valueOf).toList()));
-        }
-        settings.jvmOptions().forEach(o -> args.add("--jvm-opt=" + o));
+        List<String> args = new ArrayList<>(List.of("java"));
+        args.addAll(ChildJvm.effectiveOptions(List.of()));
+        args.addAll(List.of("-jar", "loadtest/target/loadtest.jar"));
+        args.addAll(settings.sessionArgs());
         return String.join(" ", args);
     }
 
@@ -147,19 +212,21 @@ final class Report {
                 .append(settings.protocol() == Protocol.WEBSOCKET
                         ? ", WebSocket (wheel: WebSocketKeepAliveHandler; netty: IdleStateHandler + pings)" : "")
                 .append("\n\n");
+        for (VerdictTable verdict : verdicts) {
+            md.append(verdict.markdown()).append('\n');
+        }
         md.append("Connections here are **").append(settings.tier().description()).append("**.\n\n");
-        md.append("Generated ").append(report.generatedAt()).append(". Every run ").append(report.clean()
-                ? "opened every connection and had no missed and no false idle events."
-                : "did **not** come out clean: see the failed, missed and false rows.").append("\n\n");
+        md.append("Generated ").append(report.generatedAt()).append(". ").append(report.clean()
+                ? "Every run opened every connection and had no missed and no false idle events."
+                : "**Not every run came out clean**: see the failed, missed and false rows.").append("\n\n");
         md.append("Repeat with:\n\n    ").append(report.command()).append("\n\n");
         md.append("## Scenario\n\n| setting | value |\n|---|---|\n");
-        report.scenario().forEach((k, v) -> md.append("| ").append(k).append(" | ").append(v).append(" |\n"));
-        RunResult first = runs.get(0);
-        md.append("| machine | ").append(first.machine().cores()).append(" cores, ").append(first.machine().jvm())
-                .append(", max heap ").append(first.machine().maxHeapBytes() >> 20).append(" MiB per run |\n\n");
+        scenarioRows(runs.get(0).machine())
+                .forEach(row -> md.append("| ").append(row[0]).append(" | ").append(row[1]).append(" |\n"));
+        md.append('\n');
         for (int size : settings.sizes()) {
             List<RunResult> group = runs.stream().filter(r -> r.connectionsRequested() == size).toList();
-            md.append("## ").append(String.format(Locale.ROOT, "%,d", size)).append(" connections\n\n");
+            md.append("## ").append(String.format(Locale.ROOT, "%,d", size)).append(" connections, run by run\n\n");
             table(md, group);
         }
         if (settings.sizes().size() > 1) {
@@ -188,12 +255,19 @@ final class Report {
         md.append("- **GC**: collections during the run reported by the JVM, not counting the load test's own "
                 + "heap-reading full GCs (listed apart).\n");
         md.append("- **CPU**: thread CPU time of the server event loops; process CPU time of the run's JVM.\n");
+        md.append("- **Verdict**: wheel's median over netty's; lower is better for every cost, higher for the "
+                + "open rate. With repeats, a verdict is called only where the two min-max ranges do not "
+                + "overlap; otherwise \"within noise\". Timing figures (pauses, lateness tails, CPU per message) "
+                + "move between identical runs, and more when other work shares the machine: the machine-load "
+                + "row gives the 1-minute load average at the start and end of each run (above the core count, "
+                + "other work was competing for the CPU).\n");
         return md.toString();
     }
 
     private void table(StringBuilder md, List<RunResult> group) {
         md.append("| |");
-        group.forEach(r -> md.append(' ').append(r.handler()).append(" |"));
+        group.forEach(r -> md.append(' ').append(r.handler())
+                .append(settings.repeats() > 1 ? " (" + r.round() + ")" : "").append(" |"));
         md.append("\n|---|");
         group.forEach(r -> md.append("---:|"));
         md.append('\n');
@@ -216,6 +290,8 @@ final class Report {
                 i.lateness().p50Ms(), i.lateness().p99Ms(), i.lateness().p999Ms(), i.lateness().maxMs())));
         row(md, group, "GC collections / total pause / longest (ms)",
                 r -> f("%,d / %,.0f / %,.0f", r.gc().collections(), r.gc().totalPauseMs(), r.gc().maxPauseMs()));
+        row(md, group, "allocated: whole run (MiB) / server loops per message (B)", r -> f("%,d / %,.1f",
+                r.gc().allocatedBytes() >> 20, r.gc().serverLoopBytesPerMessage()));
         row(md, group, "heap-reading full GCs (count / ms)",
                 r -> f("%,d / %,.0f", r.gc().heapReadingCollections(), r.gc().heapReadingPauseMs()));
         row(md, group, "CPU: process / server loops / clients (s)", r -> f("%.1f / %.1f / %.1f",
@@ -225,6 +301,8 @@ final class Report {
                 .map(m -> f("%,.0f", m.serverLoopNanosPerMessage())).orElse("-"));
         row(md, group, "worst heartbeat sender lag (ms)", r -> f("%,.0f", r.traffic().maxSenderLagMs()));
         row(md, group, "window (s)", r -> f("%.1f", r.windowSeconds()));
+        row(md, group, "machine load (1-minute load average, start / end)",
+                r -> f("%.2f / %.2f", r.machine().loadAverageAtStart(), r.machine().loadAverageAtEnd()));
         md.append('\n');
     }
 
@@ -245,7 +323,8 @@ final class Report {
 
     private Optional<IdleMachinery> machinery(RunResult r) {
         return idleMachinery.stream()
-                .filter(m -> m.handler().equals(r.handler()) && m.connections() == r.connectionsRequested())
+                .filter(m -> m.handler().equals(r.handler()) && m.connections() == r.connectionsRequested()
+                        && m.round() == r.round())
                 .findFirst();
     }
 

@@ -11,6 +11,7 @@ import java.util.List;
  * @param transport {@code local}, {@code epoll} or {@code nio}
  * @param connectionKind what one connection is in this tier, in words
  * @param handler {@code wheel}, {@code netty} or {@code none}
+ * @param round which repeat of the session this run was, from 1 (see {@code --repeat})
  * @param connectionsRequested connections the run was asked to open
  * @param opened connects that succeeded
  * @param failed connects that failed
@@ -18,11 +19,34 @@ import java.util.List;
  * @param rampSeconds from the first connect to the last finished one, heap checkpoints excluded
  * @param openRatePerSecond opened / rampSeconds
  * @param windowSeconds the measured window: first connect to the end of idle detection
+ * @param timeline the progress samples, every few seconds from the start of the run
  */
-record RunResult(String tier, String transport, String connectionKind, String handler,
+record RunResult(String tier, String transport, String connectionKind, String handler, int round,
                  int connectionsRequested, int opened, int failed, long serverChannels,
                  double rampSeconds, double openRatePerSecond, double windowSeconds,
-                 Heap heap, Timers timers, Idle idle, Traffic traffic, Gc gc, Cpu cpu, Machine machine) {
+                 Heap heap, Timers timers, Idle idle, Traffic traffic, Gc gc, Cpu cpu, Machine machine,
+                 List<Sample> timeline) {
+
+    /** This result as the {@code round}-th repeat of its session. */
+    RunResult inRound(int round) {
+        return new RunResult(tier, transport, connectionKind, handler, round, connectionsRequested, opened, failed,
+                serverChannels, rampSeconds, openRatePerSecond, windowSeconds, heap, timers, idle, traffic, gc, cpu,
+                machine, timeline);
+    }
+
+    /**
+     * One progress sample. Rates are over the time since the previous sample.
+     *
+     * @param atSeconds since the start of the run (the server bound), on the clock of {@link Gc#pauses}
+     * @param open connections open
+     * @param heapUsedMiB heap in use, garbage included
+     * @param loopScheduledTasksPerSecond {@code schedule(...)} calls on the server loops
+     * @param reArmsPerSecond read batches that reached the idle handler
+     * @param idleEvents idle events fired so far
+     */
+    record Sample(double atSeconds, int open, long heapUsedMiB, double loopScheduledTasksPerSecond,
+                  double reArmsPerSecond, long idleEvents) {
+    }
 
     /**
      * Heap after full collections, this JVM's: in the local tier both ends of every connection,
@@ -93,9 +117,26 @@ record RunResult(String tier, String transport, String connectionKind, String ha
 
     /**
      * Collections during the run, the load test's own heap-reading full GCs apart.
+     *
+     * @param allocatedBytes heap allocated in the window by every thread of the run's JVM: what
+     *     the collector has to clear (does not depend on how busy the machine was)
+     * @param serverLoopAllocatedBytes the part of it allocated by the server event loops
+     * @param serverLoopBytesPerMessage serverLoopAllocatedBytes per message at the server
+     * @param pauses every stop-the-world collection, heap readings included, in order
      */
     record Gc(List<String> collectors, long collections, double totalPauseMs, double maxPauseMs,
-              long heapReadingCollections, double heapReadingPauseMs) {
+              long heapReadingCollections, double heapReadingPauseMs, long allocatedBytes,
+              long serverLoopAllocatedBytes, double serverLoopBytesPerMessage, List<Pause> pauses) {
+    }
+
+    /**
+     * One stop-the-world collection.
+     *
+     * @param atSeconds when it started, since the start of the run
+     * @param cause as the JVM gives it, e.g. {@code G1 Evacuation Pause}, {@code G1 Humongous Allocation}
+     * @param heapReading whether the load test asked for it (a heap reading)
+     */
+    record Pause(double atSeconds, double ms, String collector, String cause, boolean heapReading) {
     }
 
     /**
@@ -110,7 +151,14 @@ record RunResult(String tier, String transport, String connectionKind, String ha
                double serverLoopNanosPerMessage) {
     }
 
-    /** Where it ran. */
-    record Machine(int cores, long maxHeapBytes, String jvm, List<String> jvmArguments, long openFileLimit) {
+    /**
+     * Where it ran.
+     *
+     * @param loadAverageAtStart the system's 1-minute load average when the run started (-1 where
+     *     the system does not tell): above {@code cores}, other work competed for the CPU
+     * @param loadAverageAtEnd the same at the end of the run
+     */
+    record Machine(int cores, long maxHeapBytes, String jvm, List<String> jvmArguments, long openFileLimit,
+                   double loadAverageAtStart, double loadAverageAtEnd) {
     }
 }

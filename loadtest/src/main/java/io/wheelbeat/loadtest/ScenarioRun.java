@@ -68,9 +68,9 @@ final class ScenarioRun {
             client = s.tier() == Tier.LOCAL
                     ? new HeartbeatDriver(s, server.localAddress())
                     : RemoteLoadClient.launch(s, (InetSocketAddress) server.localAddress());
-            Progress progress = new Progress(label, kind, client, serverLoops, s.progressNanos());
+            Progress progress = new Progress(label, kind, client, serverLoops, jvm, s.progressNanos());
             try {
-                return measure(n, transport, plan, ledger, serverLoops, jvm, client);
+                return measure(n, transport, plan, ledger, serverLoops, jvm, client, progress);
             } finally {
                 progress.close();
                 client.closeConnections();
@@ -103,12 +103,15 @@ final class ScenarioRun {
     }
 
     private RunResult measure(int n, Transport transport, SilencePlan plan, ConnectionLedger ledger,
-                              InstrumentedEventLoopGroup serverLoops, JvmStats jvm, LoadClient client)
-            throws Exception {
+                              InstrumentedEventLoopGroup serverLoops, JvmStats jvm, LoadClient client,
+                              Progress progress) throws Exception {
+        double loadAtStart = JvmStats.loadAverage();
         long heapBefore = JvmStats.usedHeapAfterFullGc();
         LoadClient.ClientStats clientBefore = client.stats();
         long cpuBefore = JvmStats.processCpuNanos();
         long serverCpuBefore = serverLoops.cpuNanos();
+        long allocatedBefore = JvmStats.allocatedBytes();
+        long serverAllocatedBefore = serverLoops.allocatedBytes();
         long start = Clock.nanoTime();
         client.start();
 
@@ -134,9 +137,10 @@ final class ScenarioRun {
         LoadClient.ClientStats clientAfter = client.stats();
         double window = (end - start) / 1e9;
         double serverCpu = (serverLoops.cpuNanos() - serverCpuBefore) / 1e9;
+        long serverAllocated = serverLoops.allocatedBytes() - serverAllocatedBefore;
         IdleVerdict verdict = ledger.evaluate(plan, s.readerIdleNanos(), s.toleranceNanos());
         JvmStats.GcTotals gc = jvm.totals();
-        RunResult result = new RunResult(s.tier().id(), transport.id(), s.tier().description(), kind.id(), n, opened,
+        RunResult result = new RunResult(s.tier().id(), transport.id(), s.tier().description(), kind.id(), 1, n, opened,
                 n - opened, loops.channelsActive(), rampSeconds, opened / rampSeconds, window,
                 new RunResult.Heap(heapBefore, heapAfter, perConnection(heapAfter - heapBefore, opened), checkpoints),
                 TimerAccounting.report(kind, loops, window),
@@ -145,11 +149,13 @@ final class ScenarioRun {
                         clientAfter.heartbeatsSent() - clientBefore.heartbeatsSent(),
                         clientAfter.maxSenderLagNanos() / 1e6),
                 new RunResult.Gc(jvm.collectorNames(), gc.collections(), gc.pauseMillisTotal(), gc.pauseMillisMax(),
-                        gc.explicitCollections(), gc.explicitPauseMillis()),
+                        gc.explicitCollections(), gc.explicitPauseMillis(), JvmStats.allocatedBytes() - allocatedBefore,
+                        serverAllocated, loops.messages() == 0 ? 0 : (double) serverAllocated / loops.messages(),
+                        jvm.pauses()),
                 new RunResult.Cpu((JvmStats.processCpuNanos() - cpuBefore) / 1e9, serverCpu,
                         (clientAfter.cpuNanos() - clientBefore.cpuNanos()) / 1e9,
                         loops.messages() == 0 ? 0 : serverCpu * 1e9 / loops.messages()),
-                machine());
+                machine(loadAtStart), progress.samples());
         if (kind.hasHandler()) {
             log.info("[{}] done in {} s: {} of {} silenced connections detected on time, {} missed, {} false idle "
                             + "events; lateness p50 {} ms, p99 {} ms, max {} ms", label,
@@ -243,11 +249,12 @@ final class ScenarioRun {
         return connections == 0 ? 0 : (double) bytes / connections;
     }
 
-    private static RunResult.Machine machine() {
+    private static RunResult.Machine machine(double loadAtStart) {
         Preflight.Machine m = Preflight.Machine.current(List.of());
         return new RunResult.Machine(Runtime.getRuntime().availableProcessors(), JvmStats.maxHeap(),
                 System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"),
-                ManagementFactory.getRuntimeMXBean().getInputArguments(), m.maxFileDescriptors());
+                ManagementFactory.getRuntimeMXBean().getInputArguments(), m.maxFileDescriptors(), loadAtStart,
+                JvmStats.loadAverage());
     }
 
     private static void sleepNanos(long nanos) throws InterruptedException {

@@ -12,6 +12,7 @@ import java.util.List;
  * @param sizes connections per run: one size, or the scaling series
  * @param handlers the idle handlers to run, one run each per size (the baseline {@code none}
  *     included when asked for)
+ * @param repeats how many times each (size, handler) run is made, interleaved
  * @param reportDir where the reports go
  * @param openRate connections opened per second during the ramp
  * @param maxPendingConnects connects in flight at most
@@ -31,7 +32,8 @@ import java.util.List;
  * @param jvmOptions options for the JVMs the session starts
  * @param inProcess run every handler in this JVM instead of one child JVM each
  */
-record Settings(Tier tier, Protocol protocol, List<Integer> sizes, List<IdleHandlerKind> handlers, Path reportDir,
+record Settings(Tier tier, Protocol protocol, List<Integer> sizes, List<IdleHandlerKind> handlers, int repeats,
+                Path reportDir,
                 double openRate, int maxPendingConnects, long heartbeatNanos, double jitter, boolean burst,
                 double silentFraction, long silenceSpreadNanos, long readerIdleNanos, long toleranceNanos,
                 int heapCheckpoints, int serverThreads, int clientThreads, int sourceAddresses,
@@ -59,7 +61,8 @@ record Settings(Tier tier, Protocol protocol, List<Integer> sizes, List<IdleHand
 
     /** The same scenario for a single run of {@code handler} with {@code connections}. */
     Settings forRun(IdleHandlerKind handler, int connections) {
-        return new Settings(tier, protocol, List.of(connections), List.of(handler), reportDir, openRate, maxPendingConnects,
+        return new Settings(tier, protocol, List.of(connections), List.of(handler), 1, reportDir, openRate,
+                maxPendingConnects,
                 heartbeatNanos, jitter, burst, silentFraction, silenceSpreadNanos, readerIdleNanos, toleranceNanos,
                 heapCheckpoints, serverThreads, clientThreads, sourceAddresses, progressNanos, seed, jvmOptions,
                 inProcess);
@@ -75,17 +78,47 @@ record Settings(Tier tier, Protocol protocol, List<Integer> sizes, List<IdleHand
         return handlers.get(0);
     }
 
-    /**
-     * Command-line options that reproduce this scenario exactly in another JVM, presets spelled
-     * out.
-     */
+    /** Options for a single run's JVM: this run's size and handler, no baseline, the scenario. */
     List<String> toArgs() {
+        List<String> args = new ArrayList<>(List.of(
+                "--connections", Integer.toString(connections()),
+                "--idle-handler", handler().id(),
+                "--no-baseline"));
+        args.addAll(scenarioArgs());
+        return args;
+    }
+
+    /**
+     * Options that repeat this whole session exactly: its sizes, its handlers in their order, the
+     * repeats, the scenario with the presets spelled out, and the {@code --jvm-opt}s.
+     */
+    List<String> sessionArgs() {
+        List<String> args = new ArrayList<>();
+        if (sizes.size() == 1) {
+            args.addAll(List.of("--connections", Integer.toString(sizes.get(0))));
+        } else {
+            args.addAll(List.of("--scaling-sizes", String.join(",", sizes.stream().map(String::valueOf).toList())));
+        }
+        // The baseline is added last by default; anywhere else it is named in the list.
+        boolean defaultBaseline = handlers.size() > 1 && handlers.get(handlers.size() - 1) == IdleHandlerKind.NONE;
+        List<IdleHandlerKind> named = defaultBaseline ? handlers.subList(0, handlers.size() - 1) : handlers;
+        args.addAll(List.of("--idle-handler", String.join(",", named.stream().map(IdleHandlerKind::id).toList())));
+        if (!handlers.contains(IdleHandlerKind.NONE)) {
+            args.add("--no-baseline");
+        }
+        if (repeats != 1) {
+            args.addAll(List.of("--repeat", Integer.toString(repeats)));
+        }
+        args.addAll(scenarioArgs());
+        jvmOptions.forEach(o -> args.add("--jvm-opt=" + o));
+        return args;
+    }
+
+    /** The scenario's options, presets spelled out: what every run of a session shares. */
+    private List<String> scenarioArgs() {
         List<String> args = new ArrayList<>(List.of(
                 "--transport", tier.id(),
                 "--protocol", protocol.id(),
-                "--connections", Integer.toString(connections()),
-                "--idle-handler", handler().id(),
-                "--no-baseline",
                 "--report-dir", reportDir.toString(),
                 "--open-rate", openRate == Math.rint(openRate) ? Long.toString((long) openRate) : Double.toString(openRate),
                 "--max-pending-connects", Integer.toString(maxPendingConnects),

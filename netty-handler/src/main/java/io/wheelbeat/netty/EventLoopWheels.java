@@ -11,9 +11,11 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.WeakHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 
 /**
@@ -28,8 +30,13 @@ import java.util.function.BiConsumer;
  *
  * <p>Each wheel reads the clock the loop schedules its tasks on (Netty 4.2: the loop's
  * {@code ticker()}; Netty 4.1: its {@code getCurrentTimeNanos()}), so {@code EmbeddedChannel}'s
- * {@code freezeTime()} / {@code advanceTimeBy(...)} drive it in virtual time. A wheel lives as
- * long as its loop is reachable.
+ * {@code freezeTime()} / {@code advanceTimeBy(...)} drive it in virtual time.
+ *
+ * <p>Lifetime: a wheel references its loop only weakly (also through the future of its wake-up
+ * task), and it is dropped from this registry when its loop terminates, so a shut-down event
+ * loop group is collected with its wheels, whether or not their loops ever had timers. Timers
+ * still pending when their loop terminates never fire (no loop is left to run them), and a wheel
+ * asked for after its loop terminated is a new one whose timers never fire either.
  *
  * <p>Thread-safe.
  */
@@ -47,6 +54,8 @@ public final class EventLoopWheels {
     /**
      * Wheels with the given tick (rounded up to a power of two nanoseconds) and number of slots.
      *
+     * @param tick the tick before rounding
+     * @param slots the number of slots before rounding
      * @throws IllegalArgumentException as {@link WheelSettings#tick} and {@link WheelSettings#slots}
      */
     public EventLoopWheels(Duration tick, int slots) {
@@ -56,12 +65,21 @@ public final class EventLoopWheels {
         this.slots = slots;
     }
 
-    /** The process-wide wheels: a 1.05 ms tick (2^20 ns) and 4096 slots, a 4.3 s turn. */
+    /**
+     * The process-wide wheels: a 1.05 ms tick (2^20 ns) and 4096 slots, a 4.3 s turn.
+     *
+     * @return the shared wheels
+     */
     public static EventLoopWheels shared() {
         return SHARED;
     }
 
-    /** Returns the wheel of {@code loop}, creating it on first use. */
+    /**
+     * Returns the wheel of {@code loop}, creating it on first use.
+     *
+     * @param loop the event loop
+     * @return the wheel of {@code loop}, creating it on first use
+     */
     public ExecutorDrivenWheel wheelFor(EventExecutor loop) {
         Objects.requireNonNull(loop, "loop");
         BiConsumer<EventExecutor, ExecutorDrivenWheel> announce;
@@ -85,13 +103,28 @@ public final class EventLoopWheels {
             }
             announce = onNewWheel;
         }
+        // Pending timers hold their callbacks, which may hold the loop (a handler, its channel):
+        // the weak key alone would not let such a loop go.
+        try {
+            loop.terminationFuture().addListener(terminated -> forget(loop));
+        } catch (UnsupportedOperationException neverTerminates) {
+            // EmbeddedChannel's loop: it has no termination; its wheel goes with its weak key.
+        }
         announce.accept(loop, wheel);
         return wheel;
+    }
+
+    private void forget(EventExecutor loop) {
+        synchronized (wheels) {
+            wheels.remove(loop);
+        }
     }
 
     /**
      * Calls {@code listener} for every wheel created from now on (for example to bind its
      * metrics), on the thread that created it.
+     *
+     * @param listener what to call
      */
     public void onNewWheel(BiConsumer<EventExecutor, ExecutorDrivenWheel> listener) {
         Objects.requireNonNull(listener, "listener");
@@ -126,7 +159,7 @@ public final class EventLoopWheels {
 
         @Override
         public Future<?> schedule(Runnable task, long delayNanos) {
-            return loop().schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+            return new WeaklyHeldFuture(loop().schedule(task, delayNanos, TimeUnit.NANOSECONDS));
         }
 
         private EventExecutor loop() {
@@ -140,6 +173,50 @@ public final class EventLoopWheels {
         @Override
         public String toString() {
             return name;
+        }
+    }
+
+    /**
+     * A loop's scheduled future, held weakly. Netty's future references its loop, and the wheel
+     * keeps the future of its wake-up to cancel it; held strongly, it would pin the loop for as
+     * long as the wheel lives. While the task is pending the loop's queue holds the future; once it
+     * ran or was cancelled nothing needs it, and a collected future counts as done.
+     */
+    private static final class WeaklyHeldFuture implements Future<Object> {
+        private final WeakReference<Future<?>> future;
+
+        WeaklyHeldFuture(Future<?> future) {
+            this.future = new WeakReference<>(future);
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            Future<?> f = future.get();
+            return f != null && f.cancel(mayInterruptIfRunning);
+        }
+
+        @Override
+        public boolean isCancelled() {
+            Future<?> f = future.get();
+            return f != null && f.isCancelled();
+        }
+
+        @Override
+        public boolean isDone() {
+            Future<?> f = future.get();
+            return f == null || f.isDone();
+        }
+
+        @Override
+        public Object get() throws InterruptedException, ExecutionException {
+            Future<?> f = future.get();
+            return f == null ? null : f.get();
+        }
+
+        @Override
+        public Object get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
+            Future<?> f = future.get();
+            return f == null ? null : f.get(timeout, unit);
         }
     }
 }

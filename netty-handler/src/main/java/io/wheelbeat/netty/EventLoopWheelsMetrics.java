@@ -24,7 +24,11 @@ public final class EventLoopWheelsMetrics implements MeterBinder {
 
     private final EventLoopWheels wheels;
 
-    /** Meters for the wheels of {@code wheels}. */
+    /**
+     * Meters for the wheels of {@code wheels}.
+     *
+     * @param wheels the per-event-loop wheels
+     */
     public EventLoopWheelsMetrics(EventLoopWheels wheels) {
         this.wheels = Objects.requireNonNull(wheels, "wheels");
     }

@@ -50,6 +50,7 @@ public final class NettyWheelTimer implements Timer {
     /**
      * A timer on {@code timer}; {@link #stop()} stops it.
      *
+     * @param timer the timer to run on
      * @throws NullPointerException if {@code timer} is null
      */
     public NettyWheelTimer(WheelTimer timer) {

@@ -7,6 +7,7 @@ import io.netty.channel.local.LocalIoHandler;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.wheelbeat.netty.internal.LoopClocks;
+import org.junit.jupiter.api.Assumptions;
 
 /**
  * The Netty line the tests run on (4.2, or 4.1 in module netty41-tests) and event loops for
@@ -18,7 +19,18 @@ public final class NettyLine {
     /** Whether Netty is 4.2 or later. */
     public static final boolean IS_4_2 = LoopClocks.nettyHasTickers();
 
+    /**
+     * Whether Netty's own {@code IdleStateHandler} follows EmbeddedChannel's virtual time, so that
+     * tests can compare with it: from 4.2 (its loop's ticker); Netty 4.1's reads System.nanoTime().
+     */
+    public static final boolean NETTYS_IDLE_HANDLER_IN_VIRTUAL_TIME = IS_4_2;
+
     private NettyLine() {
+    }
+
+    /** Skips the calling test, saying why, unless Netty is 4.2 or later. */
+    public static void assume42(String why) {
+        Assumptions.assumeTrue(IS_4_2, () -> "needs Netty 4.2: " + why);
     }
 
     /** NIO event loops: 4.2's IoHandler group, or 4.1's NioEventLoopGroup. */

@@ -23,6 +23,20 @@ public class SlowDrainChannel extends EmbeddedChannel {
         super(EmbeddedChannel.builder().ticker(ticker));
     }
 
+    private SlowDrainChannel(boolean register) {
+        super(register, false);
+    }
+
+    /**
+     * Another channel on the event loop of {@code first}, registered and active: channels that
+     * share one loop (its scheduler, its wheel, its clock), driven through {@code first}.
+     */
+    public static SlowDrainChannel onLoopOf(EmbeddedChannel first) {
+        SlowDrainChannel ch = new SlowDrainChannel(false);
+        first.eventLoop().register(ch).syncUninterruptibly();
+        return ch;
+    }
+
     /** Bytes the next flushes take, each; {@code Long.MAX_VALUE} drains everything flushed. */
     public void drainBudget(long bytes) {
         this.drainBudget = bytes;

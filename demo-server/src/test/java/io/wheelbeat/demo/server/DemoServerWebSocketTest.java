@@ -119,6 +119,22 @@ class DemoServerWebSocketTest {
     }
 
     @Test
+    void aMalformedControlFrameIsAnsweredByExactlyOneCloseFrame1002() throws Exception {
+        byte[][] malformed = {
+            RawWebSocketClient.frame(RawWebSocketClient.PING, new byte[126], true), // control frame over 125 bytes
+            RawWebSocketClient.frame(RawWebSocketClient.PING, new byte[4], false), // unmasked
+        };
+        for (byte[] frame : malformed) {
+            RawWebSocketClient client = rawClient();
+            client.send(frame);
+            List<Integer> closes = client.readUntilEof().stream()
+                    .filter(f -> f.opcode() == RawWebSocketClient.CLOSE).map(RawWebSocketClient.Frame::closeStatus).toList();
+            assertEquals(List.of(1002), closes);
+        }
+        assertEquals(2, awaitClosed("malformed_frame", 2));
+    }
+
+    @Test
     void otherPathsAreNotFound() throws Exception {
         HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                 URI.create("http://127.0.0.1:" + address.getPort() + "/other")).build(),

@@ -69,6 +69,9 @@ public final class BackoffPolicy {
      * Starts a policy whose delays grow from {@code initial} up to {@code max}; by default with a
      * multiplier of 2, no jitter, and no limit on attempts.
      *
+     * @param initial the delay of the first retry
+     * @param max the cap on every delay
+     * @return a builder to finish the policy
      * @throws NullPointerException if an argument is null
      * @throws IllegalArgumentException if {@code initial} is not positive, {@code max} is less
      *     than {@code initial}, or either exceeds {@code Long.MAX_VALUE} nanoseconds (292 years)
@@ -80,6 +83,8 @@ public final class BackoffPolicy {
     /**
      * gRPC's documented connection backoff: initial 1 s, multiplier 1.6, jitter +/-0.2 (the
      * proportional jitter), max 120 s, retrying forever.
+     *
+     * @return the policy
      */
     public static BackoffPolicy grpc() {
         return GRPC;
@@ -135,27 +140,46 @@ public final class BackoffPolicy {
     /**
      * Returns whether a run that has had {@code failures} consecutive failed attempts may make
      * another attempt: {@code failures < maxAttempts()}.
+     *
+     * @param failures consecutive failed attempts so far
+     * @return whether another attempt is allowed
      */
     public boolean retryAllowed(int failures) {
         return failures < maxAttempts;
     }
 
-    /** Returns the most attempts a run makes, the first included, or {@link #FOREVER}. */
+    /**
+     * Returns the most attempts a run makes, the first included, or {@link #FOREVER}.
+     *
+     * @return the most attempts, or {@link #FOREVER}
+     */
     public int maxAttempts() {
         return maxAttempts;
     }
 
-    /** Returns the delay of the first retry before jitter. */
+    /**
+     * Returns the delay of the first retry before jitter.
+     *
+     * @return the initial delay
+     */
     public Duration initialDelay() {
         return Duration.ofNanos(initialNanos);
     }
 
-    /** Returns the cap on the delay before jitter. */
+    /**
+     * Returns the cap on the delay before jitter.
+     *
+     * @return the maximum delay
+     */
     public Duration maxDelay() {
         return Duration.ofNanos(maxNanos);
     }
 
-    /** Returns the factor by which the delay grows per failure. */
+    /**
+     * Returns the factor by which the delay grows per failure.
+     *
+     * @return the multiplier, 1 or more
+     */
     public double multiplier() {
         return multiplier;
     }
@@ -195,6 +219,8 @@ public final class BackoffPolicy {
         /**
          * The factor by which the delay grows per failure; 2 by default.
          *
+         * @param multiplier the growth factor, 1 or more
+         * @return this builder
          * @throws IllegalArgumentException if less than 1 or not finite
          */
         public Builder multiplier(double multiplier) {
@@ -205,17 +231,29 @@ public final class BackoffPolicy {
             return this;
         }
 
-        /** No jitter (the default): every client waits exactly the ceiling. */
+        /**
+         * No jitter (the default): every client waits exactly the ceiling.
+         *
+         * @return this builder
+         */
         public Builder noJitter() {
             return jitter(Jitter.NONE, 0);
         }
 
-        /** AWS "full jitter": uniform between zero and the ceiling. */
+        /**
+         * AWS "full jitter": uniform between zero and the ceiling.
+         *
+         * @return this builder
+         */
         public Builder fullJitter() {
             return jitter(Jitter.FULL, 0);
         }
 
-        /** AWS "equal jitter": half the ceiling plus uniform between zero and the other half. */
+        /**
+         * AWS "equal jitter": half the ceiling plus uniform between zero and the other half.
+         *
+         * @return this builder
+         */
         public Builder equalJitter() {
             return jitter(Jitter.EQUAL, 0);
         }
@@ -223,6 +261,8 @@ public final class BackoffPolicy {
         /**
          * AWS "decorrelated jitter": uniform between the initial delay and the previous delay
          * times the multiplier, capped.
+         *
+         * @return this builder
          */
         public Builder decorrelatedJitter() {
             return jitter(Jitter.DECORRELATED, 0);
@@ -232,6 +272,8 @@ public final class BackoffPolicy {
          * gRPC's jitter: the ceiling times a uniform factor between {@code 1 - fraction} and
          * {@code 1 + fraction}.
          *
+         * @param fraction the spread either side of the ceiling, in [0, 1]
+         * @return this builder
          * @throws IllegalArgumentException if {@code fraction} is not in {@code [0, 1]}
          */
         public Builder proportionalJitter(double fraction) {
@@ -250,6 +292,8 @@ public final class BackoffPolicy {
         /**
          * Gives up after {@code attempts} attempts in a run, the first one included.
          *
+         * @param attempts the most attempts in a run, the first included
+         * @return this builder
          * @throws IllegalArgumentException if less than 1
          */
         public Builder maxAttempts(int attempts) {
@@ -260,13 +304,21 @@ public final class BackoffPolicy {
             return this;
         }
 
-        /** Never gives up (the default). */
+        /**
+         * Never gives up (the default).
+         *
+         * @return this builder
+         */
         public Builder forever() {
             this.maxAttempts = FOREVER;
             return this;
         }
 
-        /** Builds the policy. */
+        /**
+         * Builds the policy.
+         *
+         * @return the policy, immutable and thread-safe
+         */
         public BackoffPolicy build() {
             return new BackoffPolicy(this);
         }

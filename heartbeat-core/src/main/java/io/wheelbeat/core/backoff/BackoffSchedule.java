@@ -36,6 +36,8 @@ public final class BackoffSchedule {
     /**
      * A schedule that draws its jitter from {@code random}, which it uses on the caller's thread.
      *
+     * @param policy the delays and the limit on attempts
+     * @param random the source of jitter
      * @throws NullPointerException if an argument is null
      */
     public BackoffSchedule(BackoffPolicy policy, RandomGenerator random) {
@@ -43,7 +45,11 @@ public final class BackoffSchedule {
         this.random = Objects.requireNonNull(random, "random");
     }
 
-    /** Records that an attempt starts at {@code nowNanos}, a ticker reading. */
+    /**
+     * Records that an attempt starts at {@code nowNanos}, a ticker reading.
+     *
+     * @param nowNanos the start, a ticker reading
+     */
     public void attemptStarted(long nowNanos) {
         attemptOpen = true;
         attemptStartNanos = nowNanos;
@@ -53,6 +59,7 @@ public final class BackoffSchedule {
      * Records that the current attempt (or the connection it made) failed at {@code nowNanos},
      * and computes when the next attempt is due.
      *
+     * @param nowNanos the moment of the failure, a ticker reading
      * @return {@code true} if another attempt is allowed, due at {@link #nextAttemptNanos()};
      *     {@code false} if the policy gives up
      */
@@ -82,22 +89,38 @@ public final class BackoffSchedule {
         attemptOpen = false;
     }
 
-    /** Returns the consecutive failed attempts of the current run; 0 after {@link #reset()}. */
+    /**
+     * Returns the consecutive failed attempts of the current run; 0 after {@link #reset()}.
+     *
+     * @return the consecutive failures
+     */
     public int failures() {
         return failures;
     }
 
-    /** Returns the delay chosen by the last {@link #attemptFailed} that allowed a retry; 0 after {@link #reset()}. */
+    /**
+     * Returns the delay chosen by the last {@link #attemptFailed} that allowed a retry; 0 after {@link #reset()}.
+     *
+     * @return the last delay in nanoseconds
+     */
     public long lastDelayNanos() {
         return lastDelayNanos;
     }
 
-    /** Returns the deadline computed by the last {@link #attemptFailed} that allowed a retry. */
+    /**
+     * Returns the deadline computed by the last {@link #attemptFailed} that allowed a retry.
+     *
+     * @return the next attempt's deadline, a ticker reading
+     */
     public long nextAttemptNanos() {
         return nextAttemptNanos;
     }
 
-    /** Returns the policy. */
+    /**
+     * Returns the policy.
+     *
+     * @return the policy this schedule follows
+     */
     public BackoffPolicy policy() {
         return policy;
     }

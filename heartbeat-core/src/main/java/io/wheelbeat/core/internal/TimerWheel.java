@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
 /**
  * A hierarchical timing wheel: the engine behind {@link ExecutorDrivenWheel} and
  * {@link WheelTimer}. It keeps no clock: every deadline and every {@link #poll} takes a reading of
- * the caller's clock (the driver's {@link Ticker}), and {@link #nextDeadlineNanos()} tells the
+ * the caller's clock (the driver's {@link io.wheelbeat.core.Ticker Ticker}), and {@link #nextDeadlineNanos()} tells the
  * driver when to poll next.
  *
  * <h2>Contract</h2>

@@ -54,7 +54,11 @@ import org.slf4j.LoggerFactory;
  * allocation. A lease is sized to the key's rate over the next 100 ms (growing at most twofold
  * per exchange, never above half of this process's share), refilled in the background when half
  * spent, and one exchange per key is out at a time. A sliding window's lease ends with its
- * window; a token bucket's after 100 ms, and the unspent rest goes back to the bucket. When no
+ * window, and its refills in that window add to it; a token bucket's lease ends after 100 ms,
+ * and the unspent rest goes back to the bucket. At most 1,024 exchanges of a limiter are out at
+ * once, 64 of them for keys never granted a lease; a request that needs one when there is no
+ * room is refused (retry-after: one round trip) and counted as saturated, never decided by the
+ * failure policy. When no
  * lease covers a request, up to {@link Builder#maxUnconfirmed(long) maxUnconfirmed} permits are
  * admitted on credit and charged to the store with the next exchange; otherwise the request is
  * refused with the store's retry-after (or one round trip while the answer is out).
@@ -129,13 +133,21 @@ public final class KeyedRateLimiter<K> {
      * an event loop's wheel), whose {@link WheelScheduler#ticker() ticker} is also the limiter's
      * clock.
      *
+     * @param limit the limit of each key
+     * @param scheduler where the eviction timers go; its ticker is the limiter's clock
+     * @return a builder with the default settings
      * @throws NullPointerException if an argument is null
      */
     public static Builder builder(RateLimit limit, WheelScheduler scheduler) {
         return new Builder(limit, scheduler);
     }
 
-    /** Takes one permit for {@code key}; see {@link #tryAcquire(Object, long)}. */
+    /**
+     * Takes one permit for {@code key}; see {@link #tryAcquire(Object, long)}.
+     *
+     * @param key the key, not null
+     * @return as {@link #tryAcquire(Object, long)}
+     */
     public long tryAcquire(K key) {
         return tryAcquire(key, 1);
     }
@@ -143,6 +155,8 @@ public final class KeyedRateLimiter<K> {
     /**
      * Takes {@code permits} for {@code key} if its limit allows, all or nothing.
      *
+     * @param key the key, not null
+     * @param permits how many permits, 1 or more
      * @return {@link #ADMITTED}, the positive nanoseconds until the request would be admitted, or
      *     {@link #KEY_LIMIT_REACHED}; see the class documentation
      * @throws NullPointerException if {@code key} is null
@@ -169,17 +183,29 @@ public final class KeyedRateLimiter<K> {
         return leases == null ? entry.tryAcquire(limit, permits, now) : leases.tryAcquire(entry, permits, now);
     }
 
-    /** Returns the number of keys tracked now (a snapshot). */
+    /**
+     * Returns the number of keys tracked now (a snapshot).
+     *
+     * @return the number of keys tracked
+     */
     public int activeKeys() {
         return keys;
     }
 
-    /** Returns the name, used to tag this limiter's metrics. */
+    /**
+     * Returns the name, used to tag this limiter's metrics.
+     *
+     * @return the name
+     */
     public String name() {
         return name;
     }
 
-    /** Returns the limit applied to each key. */
+    /**
+     * Returns the limit applied to each key.
+     *
+     * @return the limit
+     */
     public RateLimit limit() {
         return limit;
     }
@@ -424,6 +450,8 @@ public final class KeyedRateLimiter<K> {
         /**
          * The name that tags the metrics ({@code limiter=<name>}); keep it to a few fixed values.
          *
+         * @param name the name, not blank
+         * @return this builder
          * @throws IllegalArgumentException if blank
          */
         public Builder name(String name) {
@@ -439,6 +467,8 @@ public final class KeyedRateLimiter<K> {
          * node and its eviction timer's handle (136 bytes measured with 200,000 keys), and its
          * cell in the wheel (28 bytes).
          *
+         * @param maxKeys the most keys tracked
+         * @return this builder
          * @throws IllegalArgumentException if below 1
          */
         public Builder maxKeys(int maxKeys) {
@@ -449,7 +479,12 @@ public final class KeyedRateLimiter<K> {
             return this;
         }
 
-        /** What to do with a new key when {@link #maxKeys(int)} keys are tracked. */
+        /**
+         * What to do with a new key when {@link #maxKeys(int)} keys are tracked.
+         *
+         * @param policy what happens to a new key when full
+         * @return this builder
+         */
         public Builder whenFull(KeyLimitPolicy policy) {
             this.policy = Objects.requireNonNull(policy, "policy");
             return this;
@@ -461,6 +496,8 @@ public final class KeyedRateLimiter<K> {
          * from it and spends them locally. Every process must give a key the same limit and name.
          * See the class documentation for the bound on over-admission.
          *
+         * @param store where the counts live
+         * @return this builder
          * @throws IllegalArgumentException if the limit's burst exceeds 16,777,215 permits (a
          *     lease's largest count)
          */
@@ -477,6 +514,9 @@ public final class KeyedRateLimiter<K> {
         /**
          * Cluster mode: how to decide what no lease covers while the store fails, and keys the
          * store cannot hold. Default {@link StoreFailurePolicy#FAIL_LOCAL}.
+         *
+         * @param policy the decision while the store fails
+         * @return this builder
          */
         public Builder onStoreFailure(StoreFailurePolicy policy) {
             this.failurePolicy = Objects.requireNonNull(policy, "policy");
@@ -488,6 +528,8 @@ public final class KeyedRateLimiter<K> {
          * {@link StoreFailurePolicy#FAIL_LOCAL} share is the limit divided by it, rounded up, and
          * no lease exceeds half of that share.
          *
+         * @param processes the number of processes sharing the limit
+         * @return this builder
          * @throws IllegalArgumentException if below 1
          */
         public Builder processes(int processes) {
@@ -504,6 +546,8 @@ public final class KeyedRateLimiter<K> {
          * lease is drawn. It is the bound on over-admission per process; 0 makes such requests
          * wait for the store (refused with a retry-after of one round trip).
          *
+         * @param permits the most permits admitted ahead of the store, 0 or more
+         * @return this builder
          * @throws IllegalArgumentException if negative
          */
         public Builder maxUnconfirmed(long permits) {
@@ -514,7 +558,12 @@ public final class KeyedRateLimiter<K> {
             return this;
         }
 
-        /** Builds the limiter; its clock starts at the scheduler's ticker's current reading. */
+        /**
+         * Builds the limiter; its clock starts at the scheduler's ticker's current reading.
+         *
+         * @param <K> the type of the keys
+         * @return the limiter, thread-safe
+         */
         public <K> KeyedRateLimiter<K> build() {
             return new KeyedRateLimiter<>(this);
         }

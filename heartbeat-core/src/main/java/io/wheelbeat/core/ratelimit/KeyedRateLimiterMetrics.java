@@ -34,6 +34,11 @@ import java.util.function.ToDoubleFunction;
  *       {@code cause=timeout}, {@code unavailable}, {@code error} (the store failing) or
  *       {@code key} (a key the store cannot hold): decisions left to the
  *       {@link StoreFailurePolicy};</li>
+ *   <li>{@code wheelbeat.ratelimit.store.saturated} (counter, requests): requests refused because
+ *       their key needed an exchange and the limiter had no room for one (at most 1,024
+ *       exchanges out, 64 of them for keys never granted a lease), plus exchanges the store
+ *       deferred as {@link LeaseStore.Failure#BUSY};</li>
+ *   <li>{@code wheelbeat.ratelimit.store.exchanges} (gauge, requests): exchanges out now;</li>
  *   <li>{@code wheelbeat.ratelimit.store.latency} (function timer) and
  *       {@code wheelbeat.ratelimit.store.latency.max} (gauge, seconds): the round trips answered,
  *       failures included.</li>
@@ -49,12 +54,21 @@ public final class KeyedRateLimiterMetrics implements MeterBinder {
     private final KeyedRateLimiter<?> limiter;
     private final Tags tags;
 
-    /** Meters tagged with the limiter's name only. */
+    /**
+     * Meters tagged with the limiter's name only.
+     *
+     * @param limiter the limiter to measure
+     */
     public KeyedRateLimiterMetrics(KeyedRateLimiter<?> limiter) {
         this(limiter, Tags.empty());
     }
 
-    /** Meters tagged with the limiter's name and {@code extraTags} (low cardinality only). */
+    /**
+     * Meters tagged with the limiter's name and {@code extraTags} (low cardinality only).
+     *
+     * @param limiter the limiter to measure
+     * @param extraTags extra tags of every meter
+     */
     public KeyedRateLimiterMetrics(KeyedRateLimiter<?> limiter, Tags extraTags) {
         this.limiter = Objects.requireNonNull(limiter, "limiter");
         this.tags = Objects.requireNonNull(extraTags, "extraTags").and("limiter", limiter.name());
@@ -95,6 +109,15 @@ public final class KeyedRateLimiterMetrics implements MeterBinder {
             counter(registry, "wheelbeat.ratelimit.store.fallbacks", Tags.of("cause", cause.tag()), "requests",
                     "Decisions left to the store failure policy", l -> leases.fallbackCount(cause));
         }
+        counter(registry, "wheelbeat.ratelimit.store.saturated", Tags.empty(), "requests",
+                "Requests refused, or exchanges deferred, for want of room for another exchange",
+                l -> leases.saturatedCount());
+        Gauge.builder("wheelbeat.ratelimit.store.exchanges", leases, Leases::exchangesOut)
+                .description("Exchanges with the lease store out now")
+                .baseUnit("requests")
+                .tags(tags)
+                .strongReference(true)
+                .register(registry);
         FunctionTimer.builder("wheelbeat.ratelimit.store.latency", leases, Leases::answeredCount,
                         Leases::latencySeconds, TimeUnit.SECONDS)
                 .description("Round trips to the lease store, answered or failed")

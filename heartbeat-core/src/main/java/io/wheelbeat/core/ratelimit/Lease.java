@@ -18,9 +18,15 @@ import java.lang.invoke.VarHandle;
  */
 final class Lease implements LeaseStore.Reply {
 
+    /** What {@link #sendIfIdle} did: sent an exchange, found one out, or found no room for one. */
+    static final int SENT = 0;
+    static final int OUT = 1;
+    static final int NO_ROOM = 2;
+
     static final int COUNT_BITS = 24;
     static final long MAX_COUNT = (1L << COUNT_BITS) - 1;
     private static final int UNIT_SHIFT = 14;
+    private static final long EXPIRY_MASK = (1L << (64 - COUNT_BITS)) - 1;
 
     private static final VarHandle GRANT;
     private static final VarHandle IN_FLIGHT;
@@ -68,10 +74,13 @@ final class Lease implements LeaseStore.Reply {
     /** Until then (limiter nanos) the store said the key is full; read only with {@link #refused}. */
     private volatile long refusedUntil;
     private volatile boolean refused;
+    /** Set by the first grant: the key may use all the room for exchanges, not only new keys' half. */
+    private volatile boolean established;
 
     // The exchange out: written by its sender, read by its reply (ordered by inFlight).
     private long sentAt;
     private long charged;
+    private long givenBack;
     /** The lease count after the last grant, and when: the base of the rate estimate. */
     private long baseCount;
     private long baseAt;
@@ -99,7 +108,7 @@ final class Lease implements LeaseStore.Reply {
             }
             if (GRANT.compareAndSet(this, lease, lease - permits)) {
                 if (count - permits <= lowWater && !refused) {
-                    sendIfIdle(now);
+                    sendIfIdle(now, 0);
                 }
                 return true;
             }
@@ -107,8 +116,12 @@ final class Lease implements LeaseStore.Reply {
     }
 
     private static boolean validAt(long lease, long nowUnits) {
-        // Expiry minus now, as a signed 40-bit distance.
-        return ((((lease >>> COUNT_BITS) - nowUnits) << COUNT_BITS) >> COUNT_BITS) > 0;
+        return distance(lease >>> COUNT_BITS, nowUnits) > 0;
+    }
+
+    /** {@code a - b} of two expiries modulo 2^40, as a signed 40-bit distance. */
+    private static long distance(long a, long b) {
+        return ((a - b) << COUNT_BITS) >> COUNT_BITS;
     }
 
     // ---------------------------------------------------------------- the slow path
@@ -143,10 +156,35 @@ final class Lease implements LeaseStore.Reply {
         }
     }
 
-    /** Starts an exchange unless one is out; the reply starts the next if credit waits. */
-    void sendIfIdle(long now) {
-        if ((int) IN_FLIGHT.getVolatile(this) == 0 && IN_FLIGHT.compareAndSet(this, 0, 1)) {
+    /**
+     * Starts an exchange unless one is out; the reply starts the next if credit waits. When the
+     * limiter has no room for another exchange, gives back {@code credit} permits just taken on
+     * credit, unless an exchange sent meanwhile already carries them, and returns {@link #NO_ROOM}.
+     */
+    int sendIfIdle(long now, long credit) {
+        if ((int) IN_FLIGHT.getVolatile(this) != 0 || !IN_FLIGHT.compareAndSet(this, 0, 1)) {
+            return OUT;
+        }
+        if (leases.reserveExchange(established)) {
             send(now);
+            return SENT;
+        }
+        int outcome = credit > 0 && !returnCredit(credit) ? OUT : NO_ROOM;
+        IN_FLIGHT.setVolatile(this, 0);
+        return outcome;
+    }
+
+    /** Takes back credit not yet sent; false if an exchange took it. {@link #inFlight} held. */
+    private boolean returnCredit(long credit) {
+        for (;;) {
+            long unsent = (long) UNCHARGED.getVolatile(this);
+            if (unsent < credit) {
+                return false;
+            }
+            if (UNCHARGED.compareAndSet(this, unsent, unsent - credit)) {
+                UNCONFIRMED.getAndAdd(this, -credit);
+                return true;
+            }
         }
     }
 
@@ -160,12 +198,13 @@ final class Lease implements LeaseStore.Reply {
         // One horizon at the rate since the last grant, growing at most twofold per exchange
         // (slow start: a key seen once reserves little).
         long spent = Math.max(0, baseCount - left) + wanted;
-        long horizon = leases.horizonNanos;
-        long atRate = -Math.floorDiv(-spent * horizon, Math.max(now - baseAt, horizon / 16));
+        long horizon = leases.sizingHorizon();
+        long atRate = -Math.floorDiv(-spent * horizon, Math.max(now - baseAt, leases.horizonNanos / 16));
         long ask = Math.min(leases.maxLease, Math.max(wanted, Math.min(atRate, 2 * Math.max(1, lastAsk))));
         lastAsk = ask;
         sentAt = now;
         charged = charge;
+        givenBack = back;
         leases.send(this, charge, ask, back);
     }
 
@@ -174,19 +213,28 @@ final class Lease implements LeaseStore.Reply {
     @Override
     public void granted(long permits, long validNanos, long retryAfterNanos) {
         long now = leases.now();
+        leases.releaseExchange();
         UNCONFIRMED.getAndAdd(this, -charged);
         leases.answered(now - sentAt, permits);
         long left = 0;
         if (permits > 0) {
-            long expiryUnits = (sentAt + leases.lifetime(validNanos)) >>> UNIT_SHIFT;
+            established = true;
+            long expiryUnits = ((sentAt + leases.lifetime(validNanos)) >>> UNIT_SHIFT) & EXPIRY_MASK;
+            long sameWindowUnits = leases.sameWindowNanos >>> UNIT_SHIFT;
             long nowUnits = now >>> UNIT_SHIFT;
             for (;;) {
                 long old = (long) GRANT.getVolatile(this);
                 long oldCount = old & MAX_COUNT;
-                boolean sameLease = (old >>> COUNT_BITS) == (expiryUnits & ((1L << 40) - 1));
-                left = Math.min(MAX_COUNT, (sameLease ? oldCount : 0) + permits);
-                if (GRANT.compareAndSet(this, old, (expiryUnits << COUNT_BITS) | left)) {
-                    if (!sameLease && oldCount > 0 && validAt(old, nowUnits)) {
+                boolean oldValid = oldCount > 0 && validAt(old, nowUnits);
+                long oldExpiry = old >>> COUNT_BITS;
+                long later = distance(expiryUnits, oldExpiry);
+                // Grants of one window add up: each reply's end of the window is computed from
+                // its own send time, so they differ by a round trip; the earlier end holds both.
+                boolean sameWindow = oldValid && Math.abs(later) < sameWindowUnits;
+                long expiry = sameWindow && later > 0 ? oldExpiry : expiryUnits;
+                left = Math.min(MAX_COUNT, (sameWindow ? oldCount : 0) + permits);
+                if (GRANT.compareAndSet(this, old, (expiry << COUNT_BITS) | left)) {
+                    if (!sameWindow && oldValid) {
                         lapsed(oldCount);
                     }
                     break;
@@ -205,6 +253,15 @@ final class Lease implements LeaseStore.Reply {
     @Override
     public void failed(LeaseStore.Failure cause) {
         long now = leases.now();
+        leases.releaseExchange();
+        if (cause == LeaseStore.Failure.BUSY) {
+            // Not sent: what it carried waits for the key's timer to send it (not a store failure).
+            UNCHARGED.getAndAdd(this, charged);
+            GIVE_BACK.getAndAdd(this, givenBack);
+            leases.deferred();
+            IN_FLIGHT.setVolatile(this, 0);
+            return;
+        }
         UNCONFIRMED.getAndAdd(this, -charged);
         leases.answered(now - sentAt, 0);
         leases.failed(cause);
@@ -215,7 +272,7 @@ final class Lease implements LeaseStore.Reply {
     private void finish(long now) {
         IN_FLIGHT.setVolatile(this, 0);
         if ((long) UNCHARGED.getVolatile(this) > 0 && !leases.degraded()) {
-            sendIfIdle(now);
+            sendIfIdle(now, 0);
         }
     }
 
@@ -243,7 +300,7 @@ final class Lease implements LeaseStore.Reply {
         }
         if (((long) UNCHARGED.getVolatile(this) > 0 || (long) GIVE_BACK.getVolatile(this) > 0)
                 && !leases.degraded()) {
-            sendIfIdle(now);
+            sendIfIdle(now, 0);
             return leases.horizonNanos;
         }
         long wait = refusedFor(now);

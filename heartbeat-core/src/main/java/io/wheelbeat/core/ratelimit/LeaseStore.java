@@ -25,6 +25,10 @@ public interface LeaseStore {
      * {@code null} if the key cannot be stored: the limiter then decides that key by its
      * {@link StoreFailurePolicy} and counts it as a fallback. Called once per key tracked (the
      * cold path); must not block.
+     *
+     * @param limiterName the limiter's name
+     * @param key the application's key
+     * @return the key's name in the store, or null
      */
     Object storeKey(String limiterName, Object key);
 
@@ -32,6 +36,9 @@ public interface LeaseStore {
      * Applies {@code request} atomically at the store's current time and reports the outcome to
      * {@code reply} exactly once, on any thread, within the store's timeout. Never blocks, never
      * throws.
+     *
+     * @param request what to apply
+     * @param reply where the outcome goes
      */
     void send(Request request, Reply reply);
 
@@ -39,6 +46,8 @@ public interface LeaseStore {
      * Makes the cheapest round trip that tells whether the store answers, reporting to
      * {@code reply} as {@link #send}: {@link Reply#granted} with zeros on success. Never blocks,
      * never throws.
+     *
+     * @param reply where the outcome goes
      */
     void probe(Reply reply);
 
@@ -54,6 +63,13 @@ public interface LeaseStore {
      */
     record Request(Object storeKey, RateLimit limit, long charge, long ask, long giveBack) {
         /**
+         * Checks the request's parts.
+         *
+         * @param storeKey what {@link LeaseStore#storeKey} returned for the key
+         * @param limit the key's limit
+         * @param charge permits already admitted, to count
+         * @param ask the most permits to grant
+         * @param giveBack unspent permits of an earlier lease to return
          * @throws NullPointerException if {@code storeKey} or {@code limit} is null
          * @throws IllegalArgumentException if a count is negative
          */
@@ -74,7 +90,12 @@ public interface LeaseStore {
         /** The store cannot be reached: not connected, or reconnecting. */
         UNAVAILABLE,
         /** The store answered with an error, or the request could not be sent. */
-        ERROR
+        ERROR,
+        /**
+         * The request was not sent: the store has its most requests out. Not a failure of the
+         * store: the limiter keeps deciding from the store and sends the key's exchange later.
+         */
+        BUSY
     }
 
     /**
@@ -95,7 +116,11 @@ public interface LeaseStore {
          */
         void granted(long permits, long validNanos, long retryAfterNanos);
 
-        /** The request failed; it may or may not have been applied. */
+        /**
+         * The request failed; it may or may not have been applied.
+         *
+         * @param cause why it failed
+         */
         void failed(Failure cause);
     }
 }

@@ -6,6 +6,7 @@ import io.wheelbeat.core.WheelTimerTask;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,8 +22,18 @@ final class Leases {
 
     /** How far ahead a lease is sized, and how long a token-bucket lease lives. */
     static final long HORIZON_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** The longest a lease is sized ahead (keeps the sizing's product of permits and nanoseconds in a long). */
+    private static final long MAX_SIZING_NANOS = TimeUnit.MINUTES.toNanos(1);
     /** How often a failed store is probed. */
     static final long PROBE_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    /** The most exchanges of one limiter out at once. */
+    static final int MAX_EXCHANGES = 1024;
+    /**
+     * The most of them for keys never granted a lease: a flood of new keys leaves the rest to the
+     * keys already served, and puts at most this many exchanges ahead of theirs in the store's
+     * queue (at a millisecond a round trip, still 64,000 new keys a second).
+     */
+    static final int MAX_NEW_KEY_EXCHANGES = 64;
 
     private static final VarHandle DEGRADED;
     private static final VarHandle MAX_LATENCY;
@@ -48,6 +59,12 @@ final class Leases {
     final long maxLease;
     final long horizonNanos;
     final boolean givesBack;
+    /**
+     * Two sliding-window grants whose ends differ by less than this end the same window (their
+     * ends differ by the round trips'); 0 for a token bucket, whose grants each end on their own.
+     */
+    final long sameWindowNanos;
+    private final AtomicInteger exchangesOut = new AtomicInteger();
 
     /** Why the store is failing, or null while it answers. */
     @SuppressWarnings("unused") // accessed through DEGRADED
@@ -64,6 +81,7 @@ final class Leases {
     private final LongAdder permitsLeased = new LongAdder();
     private final LongAdder latencyNanos = new LongAdder();
     private final LongAdder answered = new LongAdder();
+    private final LongAdder saturated = new LongAdder();
     @SuppressWarnings("unused") // accessed through MAX_LATENCY
     private volatile long maxLatencyNanos;
     private final LongAdder[] fallbacks = new LongAdder[FallbackCause.values().length];
@@ -77,6 +95,7 @@ final class Leases {
                 case TIMEOUT -> TIMEOUT;
                 case UNAVAILABLE -> UNAVAILABLE;
                 case ERROR -> ERROR;
+                case BUSY -> throw new IllegalArgumentException("not a failure of the store: " + failure);
             };
         }
 
@@ -96,6 +115,7 @@ final class Leases {
         this.maxLease = Math.max(1, Math.min(Lease.MAX_COUNT, limit.burst() / (2L * settings.processes)));
         this.horizonNanos = Math.min(HORIZON_NANOS, limit.periodNanos);
         this.givesBack = limit.kind() == RateLimit.Kind.TOKEN_BUCKET;
+        this.sameWindowNanos = givesBack ? 0 : limit.periodNanos / 2;
         for (int i = 0; i < fallbacks.length; i++) {
             fallbacks[i] = new LongAdder();
         }
@@ -138,7 +158,11 @@ final class Leases {
             return wait;
         }
         boolean credited = lease.takeCredit(permits, maxUnconfirmed);
-        lease.sendIfIdle(now);
+        if (lease.sendIfIdle(now, credited ? permits : 0) == Lease.NO_ROOM) {
+            // No exchange could start: refused, its credit (if any) returned, tried again later.
+            saturated.increment();
+            return Math.max(1, lastLatencyNanos);
+        }
         return credited ? KeyedRateLimiter.ADMITTED : Math.max(1, lastLatencyNanos);
     }
 
@@ -153,6 +177,30 @@ final class Leases {
 
     // ---------------------------------------------------------------- exchanges
 
+    /** Takes room for one exchange: false when {@code established ? all : half} of it is taken. */
+    boolean reserveExchange(boolean established) {
+        int cap = established ? MAX_EXCHANGES : MAX_NEW_KEY_EXCHANGES;
+        for (;;) {
+            int out = exchangesOut.get();
+            if (out >= cap) {
+                return false;
+            }
+            if (exchangesOut.compareAndSet(out, out + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /** An exchange ended (answered, failed, or not sent). */
+    void releaseExchange() {
+        exchangesOut.decrementAndGet();
+    }
+
+    /** The store had no room for an exchange; the key sends it later. */
+    void deferred() {
+        saturated.increment();
+    }
+
     void send(Lease lease, long charge, long ask, long giveBack) {
         roundTrips.increment();
         if (ask > 0) {
@@ -165,6 +213,17 @@ final class Leases {
             log.warn("{}: the store threw instead of reporting a failure", limiter, e);
             lease.failed(LeaseStore.Failure.ERROR);
         }
+    }
+
+    /**
+     * How far ahead a lease is sized: one horizon, or for a sliding window (whose lease lives to
+     * its window's end) four round trips if longer, within the window and a minute, so that the
+     * refill sent at half the lease comes back before the rest is spent even while the store is
+     * slow to answer. (The lease stays within {@link #maxLease}: the bound does not move.)
+     */
+    long sizingHorizon() {
+        return givesBack ? horizonNanos : Math.min(limit.periodNanos,
+                Math.max(horizonNanos, Math.min(4 * lastLatencyNanos, MAX_SIZING_NANOS)));
     }
 
     /** How long granted permits live: a sliding window's to its window's end, a bucket's one horizon. */
@@ -225,7 +284,9 @@ final class Leases {
 
         @Override
         public void failed(LeaseStore.Failure cause) {
-            degraded = cause;
+            if (cause != LeaseStore.Failure.BUSY) {
+                degraded = cause;
+            }
             armProbe();
         }
     }
@@ -258,6 +319,14 @@ final class Leases {
 
     long fallbackCount(FallbackCause cause) {
         return fallbacks[cause.ordinal()].sum();
+    }
+
+    long saturatedCount() {
+        return saturated.sum();
+    }
+
+    long exchangesOut() {
+        return exchangesOut.get();
     }
 
     long answeredCount() {

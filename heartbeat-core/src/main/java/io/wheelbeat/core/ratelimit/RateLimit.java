@@ -43,6 +43,9 @@ public abstract sealed class RateLimit permits SlidingWindowCounter, TokenBucket
      * edge of two fixed windows. A key may take all of its permits at once; there is no separate
      * burst.
      *
+     * @param permits the most permits per window
+     * @param window the window
+     * @return the limit
      * @throws IllegalArgumentException if {@code permits} is below 1 or above
      *     {@link #MAX_WINDOW_PERMITS}, if {@code window} is not positive, or if
      *     {@code permits x window} in nanoseconds does not fit in a {@code long}
@@ -56,6 +59,9 @@ public abstract sealed class RateLimit permits SlidingWindowCounter, TokenBucket
      * A token bucket of {@code permits} tokens refilled at {@code permits} per {@code period}: a
      * key may take all of them at once, then one every {@code period / permits}.
      *
+     * @param permits the bucket's size and the refill per period
+     * @param period the refill period
+     * @return the limit
      * @throws IllegalArgumentException as {@link #tokenBucket(long, Duration, long)}
      */
     public static RateLimit tokenBucket(long permits, Duration period) {
@@ -67,6 +73,10 @@ public abstract sealed class RateLimit permits SlidingWindowCounter, TokenBucket
      * refill interval {@code period / permits} is rounded up to a whole nanosecond, so the rate
      * is never exceeded (and is slower by at most one nanosecond per permit).
      *
+     * @param permits the refill per period
+     * @param period the refill period
+     * @param burst the bucket's size
+     * @return the limit
      * @throws IllegalArgumentException if {@code permits} or {@code burst} is below 1, if
      *     {@code period} is not positive or shorter than {@code permits} nanoseconds, or if
      *     {@code burst x refill interval} exceeds 2^62 nanoseconds
@@ -76,20 +86,36 @@ public abstract sealed class RateLimit permits SlidingWindowCounter, TokenBucket
         return new TokenBucket(permits, period, burst);
     }
 
-    /** Returns the permits per period (per window for a sliding window). */
+    /**
+     * Returns the permits per period (per window for a sliding window).
+     *
+     * @return the permits per period
+     */
     public final long permits() {
         return permits;
     }
 
-    /** Returns the period (the window of a sliding window). */
+    /**
+     * Returns the period (the window of a sliding window).
+     *
+     * @return the period
+     */
     public final Duration period() {
         return Duration.ofNanos(periodNanos);
     }
 
-    /** Returns the most permits one call may ask for: more could never be admitted. */
+    /**
+     * Returns the most permits one call may ask for: more could never be admitted.
+     *
+     * @return the most permits per call
+     */
     public abstract long burst();
 
-    /** Returns which algorithm this limit is. */
+    /**
+     * Returns which algorithm this limit is.
+     *
+     * @return the kind
+     */
     public abstract Kind kind();
 
     /** The two algorithms. */

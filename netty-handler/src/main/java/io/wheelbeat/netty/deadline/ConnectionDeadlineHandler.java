@@ -56,7 +56,11 @@ public final class ConnectionDeadlineHandler extends ChannelDuplexHandler {
         this.settings = settings;
     }
 
-    /** Returns a builder; at least one of the two deadlines must be set. */
+    /**
+     * Returns a builder; at least one of the two deadlines must be set.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -178,7 +182,11 @@ public final class ConnectionDeadlineHandler extends ChannelDuplexHandler {
             this.ageCloses = registry == null ? null : ConnectionMeters.closed(registry, "max_connection_age");
         }
 
-        /** Returns a new handler for one channel. */
+        /**
+         * Returns a new handler for one channel.
+         *
+         * @return a new handler, for one channel only
+         */
         public ConnectionDeadlineHandler newHandler() {
             return new ConnectionDeadlineHandler(this);
         }
@@ -203,6 +211,8 @@ public final class ConnectionDeadlineHandler extends ChannelDuplexHandler {
         /**
          * Closes the channel if nothing is read within {@code limit} after it becomes active.
          *
+         * @param limit the time limit
+         * @return this builder
          * @throws IllegalArgumentException if {@code limit} is not positive
          */
         public Builder firstMessageTimeout(Duration limit) {
@@ -213,6 +223,8 @@ public final class ConnectionDeadlineHandler extends ChannelDuplexHandler {
         /**
          * Ends the connection at {@code age} after it becomes active, moved by the jitter.
          *
+         * @param age the maximum age
+         * @return this builder
          * @throws IllegalArgumentException if {@code age} is not positive
          */
         public Builder maxConnectionAge(Duration age) {
@@ -224,6 +236,8 @@ public final class ConnectionDeadlineHandler extends ChannelDuplexHandler {
          * Moves each connection's maximum age by a uniform draw within +/- {@code fraction} of it:
          * 0.1 (the default, as gRPC) gives 90% to 110%; 0 gives every connection the exact age.
          *
+         * @param fraction the fraction of the value either side, 0 for none
+         * @return this builder
          * @throws IllegalArgumentException unless {@code 0 <= fraction < 1}
          */
         public Builder maxConnectionAgeJitter(double fraction) {
@@ -236,6 +250,8 @@ public final class ConnectionDeadlineHandler extends ChannelDuplexHandler {
          * How long after the {@link MaxConnectionAgeEvent} the channel is forcibly closed. Zero
          * (the default) closes it right after the event, once the listeners have run.
          *
+         * @param grace the grace period
+         * @return this builder
          * @throws IllegalArgumentException if {@code grace} is negative
          */
         public Builder maxConnectionAgeGrace(Duration grace) {
@@ -247,6 +263,8 @@ public final class ConnectionDeadlineHandler extends ChannelDuplexHandler {
         /**
          * Puts the timers on these per-event-loop wheels; {@link EventLoopWheels#shared()} by default.
          *
+         * @param wheels the per-event-loop wheels
+         * @return this builder
          * @throws NullPointerException if {@code wheels} is null
          */
         public Builder wheels(EventLoopWheels wheels) {
@@ -259,6 +277,8 @@ public final class ConnectionDeadlineHandler extends ChannelDuplexHandler {
          * It is called on every channel's event loop, so it must be thread-safe if the handlers
          * serve several loops. A seeded or scripted generator makes tests exact.
          *
+         * @param random the source of the jitter; thread-safe
+         * @return this builder
          * @throws NullPointerException if {@code random} is null
          */
         public Builder random(RandomGenerator random) {
@@ -270,6 +290,8 @@ public final class ConnectionDeadlineHandler extends ChannelDuplexHandler {
          * Records the handler's meters in {@code registry}, registered once when the factory is
          * built. Without it, no meter exists and nothing is recorded.
          *
+         * @param registry the meter registry
+         * @return this builder
          * @throws NullPointerException if {@code registry} is null
          */
         public Builder metrics(MeterRegistry registry) {
@@ -280,6 +302,7 @@ public final class ConnectionDeadlineHandler extends ChannelDuplexHandler {
         /**
          * Returns the factory of handlers with these settings.
          *
+         * @return the factory, immutable and thread-safe
          * @throws IllegalStateException if neither deadline is set, or an age option is set
          *     without {@link #maxConnectionAge}
          */

@@ -17,7 +17,11 @@ public final class FirstMessageTimeoutEvent {
         this.timeoutNanos = timeoutNanos;
     }
 
-    /** Returns the limit that passed without a message, in nanoseconds. */
+    /**
+     * Returns the limit that passed without a message, in nanoseconds.
+     *
+     * @return the limit that passed without a message, in nanoseconds
+     */
     public long timeoutNanos() {
         return timeoutNanos;
     }

@@ -24,12 +24,20 @@ public final class MaxConnectionAgeEvent {
         this.graceNanos = graceNanos;
     }
 
-    /** Returns the age this connection was given, jitter included, in nanoseconds. */
+    /**
+     * Returns the age this connection was given, jitter included, in nanoseconds.
+     *
+     * @return the age this connection was given, jitter included, in nanoseconds
+     */
     public long ageNanos() {
         return ageNanos;
     }
 
-    /** Returns how long after this event the channel is forcibly closed, in nanoseconds. */
+    /**
+     * Returns how long after this event the channel is forcibly closed, in nanoseconds.
+     *
+     * @return how long after this event the channel is forcibly closed, in nanoseconds
+     */
     public long graceNanos() {
         return graceNanos;
     }

@@ -78,6 +78,9 @@ public final class ClosePacer {
      * Returns a builder of a pacer that closes at most {@code closes} connections per
      * {@code period}, evenly spaced.
      *
+     * @param closes the most closes per period
+     * @param period the period
+     * @return a new builder
      * @throws IllegalArgumentException if {@code closes} or {@code period} is not positive
      * @throws ArithmeticException if {@code period} is over 292 years
      * @throws NullPointerException if {@code period} is null
@@ -92,6 +95,8 @@ public final class ClosePacer {
      * gets one paced close: asking again (a repeated idle event while it waits, say) changes
      * nothing.
      *
+     * @param channel the channel
+     * @param goodbye the last message to write, or null for none
      * @return {@code true} if this call asked for the channel's close, {@code false} if a paced
      *     close had been asked for it already (the goodbye is then released)
      */
@@ -115,6 +120,9 @@ public final class ClosePacer {
      * {@code window} from now in their iteration order, each after writing and flushing the
      * goodbye {@code goodbye} makes for it (null for none) on its event loop.
      *
+     * @param channels the channels to close
+     * @param window the time to spread the closes over
+     * @param goodbye the last message to write to each, or null for none
      * @return completes when every one of them is closed
      * @throws IllegalArgumentException if {@code window} is negative
      */
@@ -141,7 +149,11 @@ public final class ClosePacer {
         return CompletableFuture.allOf(closed.toArray(CompletableFuture[]::new));
     }
 
-    /** Returns the number of closes waiting for their slot now (a snapshot). */
+    /**
+     * Returns the number of closes waiting for their slot now (a snapshot).
+     *
+     * @return the number of closes waiting for their slot now
+     */
     public int waiting() {
         return waiting.get();
     }
@@ -226,19 +238,33 @@ public final class ClosePacer {
             this.slotNanos = -Math.floorDiv(-periodNanos, closes); // rounded up: never faster than asked
         }
 
-        /** The wheels the waiting closes go on; {@link EventLoopWheels#shared()} by default. */
+        /**
+         * The wheels the waiting closes go on; {@link EventLoopWheels#shared()} by default.
+         *
+         * @param wheels the per-event-loop wheels
+         * @return this builder
+         */
         public Builder wheels(EventLoopWheels wheels) {
             this.wheels = Objects.requireNonNull(wheels, "wheels");
             return this;
         }
 
-        /** Registers the pacer's meters in {@code registry}; none by default. */
+        /**
+         * Registers the pacer's meters in {@code registry}; none by default.
+         *
+         * @param registry the meter registry
+         * @return this builder
+         */
         public Builder metrics(MeterRegistry registry) {
             this.registry = Objects.requireNonNull(registry, "registry");
             return this;
         }
 
-        /** Returns the pacer. */
+        /**
+         * Returns the pacer.
+         *
+         * @return the pacer
+         */
         public ClosePacer build() {
             return new ClosePacer(this);
         }

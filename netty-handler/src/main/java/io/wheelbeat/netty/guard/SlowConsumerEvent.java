@@ -34,12 +34,20 @@ public final class SlowConsumerEvent {
         this.pendingBytes = pendingBytes;
     }
 
-    /** Returns which rule ended the connection. */
+    /**
+     * Returns which rule ended the connection.
+     *
+     * @return which rule ended the connection
+     */
     public Cause cause() {
         return cause;
     }
 
-    /** Returns the bytes pending in the outbound buffer when the connection was ended. */
+    /**
+     * Returns the bytes pending in the outbound buffer when the connection was ended.
+     *
+     * @return the bytes pending in the outbound buffer when the connection was ended
+     */
     public long pendingBytes() {
         return pendingBytes;
     }

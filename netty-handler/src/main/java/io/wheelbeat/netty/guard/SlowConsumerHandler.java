@@ -71,7 +71,11 @@ public final class SlowConsumerHandler extends ChannelDuplexHandler {
         this.settings = settings;
     }
 
-    /** Returns a builder with the defaults above. */
+    /**
+     * Returns a builder with the defaults above.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -209,7 +213,11 @@ public final class SlowConsumerHandler extends ChannelDuplexHandler {
                     "Times reading from a connection was paused because it was not writable", "pauses");
         }
 
-        /** Returns a new handler for one channel. */
+        /**
+         * Returns a new handler for one channel.
+         *
+         * @return a new handler, for one channel only
+         */
         public SlowConsumerHandler newHandler() {
             return new SlowConsumerHandler(this);
         }
@@ -235,6 +243,8 @@ public final class SlowConsumerHandler extends ChannelDuplexHandler {
          * The most bytes that may be pending in a channel's outbound buffer after a write; more
          * ends the connection. 4 MiB by default.
          *
+         * @param bytes the limit in bytes
+         * @return this builder
          * @throws IllegalArgumentException if {@code bytes} is not positive
          */
         public Builder maxPendingBytes(long bytes) {
@@ -248,6 +258,8 @@ public final class SlowConsumerHandler extends ChannelDuplexHandler {
         /**
          * How long a channel may stay unwritable before the connection is ended. 30 s by default.
          *
+         * @param timeout the time limit
+         * @return this builder
          * @throws IllegalArgumentException if {@code timeout} is not positive
          */
         public Builder unwritableTimeout(Duration timeout) {
@@ -259,6 +271,9 @@ public final class SlowConsumerHandler extends ChannelDuplexHandler {
          * The write-buffer water marks set on each channel: unwritable above {@code high} bytes
          * pending, writable again below {@code low}. 32 KiB and 64 KiB by default (Netty's).
          *
+         * @param low the low water mark in bytes
+         * @param high the high water mark in bytes
+         * @return this builder
          * @throws IllegalArgumentException unless {@code 0 <= low <= high}, and {@code high}
          *     is positive
          */
@@ -274,6 +289,9 @@ public final class SlowConsumerHandler extends ChannelDuplexHandler {
         /**
          * Whether to stop reading while the channel is unwritable; {@code true} by default. Turn
          * it off only if another handler already applies back-pressure through {@code autoRead}.
+         *
+         * @param pause whether to stop reading
+         * @return this builder
          */
         public Builder pauseReadingWhileUnwritable(boolean pause) {
             this.pauseReading = pause;
@@ -283,6 +301,8 @@ public final class SlowConsumerHandler extends ChannelDuplexHandler {
         /**
          * Puts the timers on these per-event-loop wheels; {@link EventLoopWheels#shared()} by default.
          *
+         * @param wheels the per-event-loop wheels
+         * @return this builder
          * @throws NullPointerException if {@code wheels} is null
          */
         public Builder wheels(EventLoopWheels wheels) {
@@ -294,6 +314,8 @@ public final class SlowConsumerHandler extends ChannelDuplexHandler {
          * Records the handler's meters in {@code registry}, registered once when the factory is
          * built. Without it, no meter exists and nothing is recorded.
          *
+         * @param registry the meter registry
+         * @return this builder
          * @throws NullPointerException if {@code registry} is null
          */
         public Builder metrics(MeterRegistry registry) {
@@ -304,6 +326,7 @@ public final class SlowConsumerHandler extends ChannelDuplexHandler {
         /**
          * Returns the factory of handlers with these settings.
          *
+         * @return the factory, immutable and thread-safe
          * @throws IllegalStateException if the cap is not above the high water mark: the channel
          *     must be able to turn unwritable before the cap ends it
          */

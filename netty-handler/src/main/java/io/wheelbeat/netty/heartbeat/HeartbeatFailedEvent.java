@@ -16,7 +16,11 @@ public final class HeartbeatFailedEvent {
         this.missedPongs = missedPongs;
     }
 
-    /** Returns how many pongs in a row did not come in time. */
+    /**
+     * Returns how many pongs in a row did not come in time.
+     *
+     * @return how many pongs in a row did not come in time
+     */
     public int missedPongs() {
         return missedPongs;
     }

@@ -16,6 +16,7 @@ import io.wheelbeat.netty.internal.HandlerOptions;
 import io.wheelbeat.netty.internal.HeartbeatMeters;
 import io.wheelbeat.netty.internal.Jitter;
 import io.wheelbeat.netty.internal.PingEnforcement;
+import io.wheelbeat.netty.internal.PingIds;
 import io.wheelbeat.netty.internal.PingLimitOptions;
 import java.time.Duration;
 import java.util.Objects;
@@ -39,7 +40,9 @@ import org.slf4j.LoggerFactory;
  * flushed; the pings and pongs this handler writes count too.
  *
  * <h3>Which ping a pong answers</h3>
- * Every ping has an id: 1 for the connection's first ping, then 2, 3, ... A pong answers exactly
+ * Every ping has an id: a random start drawn per connection plus the ping's number (1 for the
+ * connection's first ping, then 2, 3, ...), so a peer that does not read the pings cannot guess
+ * the ids and pass for alive. Ids are positive, never {@link #NO_PING}. A pong answers exactly
  * one ping, told in one of two ways:
  * <ul>
  *   <li><b>Echoed id</b> ({@link Builder#sendPings(Duration, PingFactory, Predicate, ToLongFunction)}):
@@ -73,7 +76,13 @@ import org.slf4j.LoggerFactory;
  * fires {@link TooManyPingsEvent}, writes the goodbye message if configured, and closes the
  * channel. A ping in time clears the strikes, so a peer can never ping faster than
  * {@code maxPingStrikes} pings per minimum interval. The first ping of a connection is always in
- * time.
+ * time. Enforcement is on by default: 100 ms, 3 strikes (a flood ends within its first read
+ * batch); {@code minPingInterval(Duration.ZERO)} turns it off.
+ *
+ * <p>Answers are bounded by what the peer reads: while the channel is not writable (more than its
+ * high water mark waits to go out), a ping is not answered at once; the latest such ping is kept
+ * (earlier ones released unanswered) and answered when the channel becomes writable again. A peer
+ * that pings and never reads therefore costs at most one pending ping, however fast it pings.
  *
  * <h2>Messages</h2>
  * Pings and pongs recognised by the matchers are consumed: not passed on, and released (after
@@ -114,9 +123,9 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
     private long lastWriteNanos;
     private boolean wroteSinceFlush;
     private boolean awaitingPong;
-    /** The id of the last ping sent (0 before the first): ids count the pings sent. */
+    /** The id of the last ping sent (a random start before the first): ids count the pings sent from it. */
     private long lastPingId;
-    /** Pongs matched by order: how many pongs have come (never more than pings sent). */
+    /** Pongs matched by order: the id of the ping the last pong answered (never past the last ping sent). */
     private long pongsCounted;
     private long pingSentNanos;
     /** The factory's base interval this connection last drew from. */
@@ -126,6 +135,8 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
 
     // Answering role.
     private final PingEnforcement.Strikes strikes;
+    /** The latest ping that came while the channel was not writable, answered when it is; else null. */
+    private Object owedPing;
 
     private HeartbeatHandler(Factory settings) {
         this.timers = new ChannelTimers(settings.wheels, this::onTimer);
@@ -133,7 +144,11 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
         this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
     }
 
-    /** Returns a builder; at least one role must be set. */
+    /**
+     * Returns a builder; at least one role must be set.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -167,6 +182,16 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
     }
 
     @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        if (owedPing != null && ctx.channel().isWritable()) {
+            Object ping = owedPing;
+            owedPing = null;
+            answer(ctx, ping);
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         if (timers.startIfActive(ctx)) {
             onStart(timers.now());
@@ -194,6 +219,7 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
         if (timers.stop()) {
             onStop();
         }
+        releaseOwedPing();
         ctx.fireChannelInactive();
     }
 
@@ -202,10 +228,13 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
         if (timers.stop()) {
             onStop();
         }
+        releaseOwedPing();
     }
 
     private void onStart(long nowNanos) {
         if (settings.pingFactory != null) {
+            lastPingId = PingIds.randomStart();
+            pongsCounted = lastPingId;
             lastWriteNanos = nowNanos;
             intervalNanos = nextInterval();
             pingWhenIdle(nowNanos);
@@ -379,6 +408,17 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
                 return;
             }
         }
+        if (!ctx.channel().isWritable()) {
+            // The peer is not reading what we sent: owe it one answer, to its latest ping.
+            releaseOwedPing();
+            owedPing = ping;
+            return;
+        }
+        answer(ctx, ping);
+    }
+
+    /** Answers {@code ping} with the pong factory's pong, and releases it. */
+    private void answer(ChannelHandlerContext ctx, Object ping) {
         Object pong;
         try {
             pong = make(ctx, settings.pongFactory, ctx.channel(), ping, "pong factory");
@@ -388,6 +428,13 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
         if (pong != null) {
             ConnectionMeters.count(settings.pingsAnswered);
             send(ctx, pong);
+        }
+    }
+
+    private void releaseOwedPing() {
+        if (owedPing != null) {
+            ReferenceCountUtil.release(owedPing);
+            owedPing = null;
         }
     }
 
@@ -438,7 +485,7 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
         return made;
     }
 
-    /** A pong id that answers no ping: ping ids start at 1. */
+    /** A pong id that answers no ping: ping ids are positive. */
     public static final long NO_PING = 0;
 
     /**
@@ -448,8 +495,13 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
     @FunctionalInterface
     public interface PingFactory {
         /**
-         * Returns the ping numbered {@code pingId} (1, 2, ... per connection), or throws (or
-         * returns null) to skip this interval's ping.
+         * Returns the ping with id {@code pingId} (a random start per connection plus the ping's
+         * number: positive, one up per ping, not predictable by the peer), or throws (or returns
+         * null) to skip this interval's ping.
+         *
+         * @param channel the channel
+         * @param pingId the id of the ping (a random start per connection plus the ping's number)
+         * @return the ping to write, or null to skip this interval's ping
          */
         Object newPing(Channel channel, long pingId);
     }
@@ -491,7 +543,7 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
             this.isPing = b.isPing;
             this.pongFactory = b.pongFactory;
             this.minPingNanos = b.pingLimit.minPingNanos();
-            this.enforcement = b.pingLimit.enforcement(registry);
+            this.enforcement = b.pongFactory == null ? null : b.pingLimit.enforcement(registry);
             this.goodbyeFactory = b.goodbyeFactory;
             this.wheels = wheels;
             this.random = random;
@@ -500,7 +552,11 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
             this.pingsAnswered = answering ? HeartbeatMeters.pingsAnswered(registry) : null;
         }
 
-        /** Returns a new handler for one channel. */
+        /**
+         * Returns a new handler for one channel.
+         *
+         * @return a new handler, for one channel only
+         */
         public HeartbeatHandler newHandler() {
             return new HeartbeatHandler(this);
         }
@@ -509,6 +565,8 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
          * Returns the current base ping interval (before jitter), or zero without the pinging
          * role: as configured, doubled once per {@link HeartbeatHandler#peerSaysTooManyPings()}
          * that took effect.
+         *
+         * @return the current base ping interval
          */
         public Duration pingInterval() {
             return Duration.ofNanos(intervalNanos.get());
@@ -544,6 +602,10 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
          * for which {@code isPong} is true is a pong, and pongs answer pings in order (the n-th
          * pong the n-th ping).
          *
+         * @param interval the time without a write after which a ping goes out
+         * @param pingFactory makes each ping
+         * @param isPong tells a pong from other messages
+         * @return this builder
          * @throws IllegalArgumentException if {@code interval} is not positive
          */
         public Builder sendPings(Duration interval, Function<? super Channel, ?> pingFactory,
@@ -559,6 +621,11 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
          * a pong, and {@code pongId} reads the id it echoes (called only on pongs; return
          * {@link HeartbeatHandler#NO_PING} for a pong that carries no id of ours).
          *
+         * @param interval the interval
+         * @param pingFactory makes each ping
+         * @param isPong tells a pong from other messages
+         * @param pongId reads the ping id a pong echoes
+         * @return this builder
          * @throws IllegalArgumentException if {@code interval} is not positive
          */
         public Builder sendPings(Duration interval, PingFactory pingFactory, Predicate<Object> isPong,
@@ -580,6 +647,8 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
          * How long a pong may take after its ping; the ping interval by default. It may exceed
          * the interval: the next ping then waits for the pong or its timeout.
          *
+         * @param timeout the time limit
+         * @return this builder
          * @throws IllegalArgumentException if {@code timeout} is not positive
          */
         public Builder pongTimeout(Duration timeout) {
@@ -592,6 +661,8 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
          * How many pongs in a row may fail to come in time; the last of them closes the channel.
          * 3 by default.
          *
+         * @param count the number
+         * @return this builder
          * @throws IllegalArgumentException if {@code count} is not positive
          */
         public Builder maxMissedPongs(int count) {
@@ -605,6 +676,8 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
          * connection and per interval, so that connections opened together do not ping together.
          * 0 (exact intervals) by default.
          *
+         * @param fraction the fraction of the value either side, 0 for none
+         * @return this builder
          * @throws IllegalArgumentException unless {@code 0 <= fraction < 1}
          */
         public Builder pingIntervalJitter(double fraction) {
@@ -616,6 +689,10 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
         /**
          * Enables the answering role: answers each message for which {@code isPing} is true with
          * {@code pongFactory.apply(channel, ping)}.
+         *
+         * @param isPing tells a ping from other messages
+         * @param pongFactory makes the answer to a ping
+         * @return this builder
          */
         public Builder answerPings(Predicate<Object> isPing, BiFunction<? super Channel, Object, ?> pongFactory) {
             Objects.requireNonNull(pongFactory, "pongFactory");
@@ -626,9 +703,12 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
 
         /**
          * Enforces a minimum time between the peer's pings: a sooner ping is a strike. Set it
-         * below the peers' ping interval minus their jitter. Not enforced by default.
+         * below the peers' ping interval minus their jitter. 100 ms by default (with the answering
+         * role); {@code Duration.ZERO} turns enforcement off.
          *
-         * @throws IllegalArgumentException if {@code interval} is not positive
+         * @param interval the interval
+         * @return this builder
+         * @throws IllegalArgumentException if {@code interval} is negative
          */
         public Builder minPingInterval(Duration interval) {
             pingLimit.minPingInterval(interval);
@@ -637,8 +717,10 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
 
         /**
          * The strike that closes the channel: 3 by default (two early pings in a row are
-         * tolerated, as gRPC does). Needs {@link #minPingInterval}.
+         * tolerated, as gRPC does). Needs enforcement on.
          *
+         * @param strikes the strike that closes the connection
+         * @return this builder
          * @throws IllegalArgumentException if {@code strikes} is not positive
          */
         public Builder maxPingStrikes(int strikes) {
@@ -649,7 +731,10 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
         /**
          * The message to write before closing for too many pings (a GOAWAY, say). It is flushed
          * and the channel closed at once: delivered if the socket takes it, never waited for.
-         * Needs {@link #minPingInterval}.
+         * Needs enforcement on.
+         *
+         * @param goodbyeFactory makes the goodbye message
+         * @return this builder
          */
         public Builder goodbye(Function<? super Channel, ?> goodbyeFactory) {
             Objects.requireNonNull(goodbyeFactory, "goodbyeFactory");
@@ -660,6 +745,8 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
         /**
          * Puts the timers on these per-event-loop wheels; {@link EventLoopWheels#shared()} by default.
          *
+         * @param wheels the per-event-loop wheels
+         * @return this builder
          * @throws NullPointerException if {@code wheels} is null
          */
         public Builder wheels(EventLoopWheels wheels) {
@@ -672,6 +759,8 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
          * It is called on every channel's event loop, so it must be thread-safe if the handlers
          * serve several loops. A seeded or scripted generator makes tests exact.
          *
+         * @param random the source of the jitter; thread-safe
+         * @return this builder
          * @throws NullPointerException if {@code random} is null
          */
         public Builder random(RandomGenerator random) {
@@ -683,6 +772,8 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
          * Records the handler's meters in {@code registry}, registered once when the factory is
          * built. Without it, no meter exists and nothing is recorded.
          *
+         * @param registry the meter registry
+         * @return this builder
          * @throws NullPointerException if {@code registry} is null
          */
         public Builder metrics(MeterRegistry registry) {
@@ -693,6 +784,7 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
         /**
          * Returns the factory of handlers with these settings.
          *
+         * @return the factory, immutable and thread-safe
          * @throws IllegalStateException if no role is set, or an option is set whose role or
          *     setting is missing
          */
@@ -703,11 +795,11 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
             if (pingOptionSet && pingFactory == null) {
                 throw new IllegalStateException("pongTimeout/maxMissedPongs/pingIntervalJitter need sendPings");
             }
-            if (pingLimit.minPingNanos() > 0 && pongFactory == null) {
-                throw new IllegalStateException("minPingInterval needs answerPings");
+            if ((pingLimit.minPingSet() || pingLimit.strikesSet()) && pongFactory == null) {
+                throw new IllegalStateException("minPingInterval/maxPingStrikes need answerPings");
             }
             if (goodbyeFactory != null && pingLimit.minPingNanos() == 0) {
-                throw new IllegalStateException("goodbye needs minPingInterval");
+                throw new IllegalStateException("goodbye needs a minPingInterval above zero");
             }
             return new Factory(this, options.wheels(), options.random(), options.registry());
         }

@@ -21,12 +21,20 @@ public final class PongReceivedEvent {
         this.first = first;
     }
 
-    /** Returns the time from sending the ping to receiving this pong, in nanoseconds. */
+    /**
+     * Returns the time from sending the ping to receiving this pong, in nanoseconds.
+     *
+     * @return the time from sending the ping to receiving this pong, in nanoseconds
+     */
     public long roundTripNanos() {
         return roundTripNanos;
     }
 
-    /** Returns whether this is the first pong received on the connection. */
+    /**
+     * Returns whether this is the first pong received on the connection.
+     *
+     * @return whether this is the first pong received on the connection
+     */
     public boolean first() {
         return first;
     }

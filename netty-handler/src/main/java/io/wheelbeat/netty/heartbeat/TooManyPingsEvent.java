@@ -17,7 +17,11 @@ public final class TooManyPingsEvent {
         this.strikes = strikes;
     }
 
-    /** Returns how many early pings the peer sent since its last ping in time. */
+    /**
+     * Returns how many early pings the peer sent since its last ping in time.
+     *
+     * @return how many early pings the peer sent since its last ping in time
+     */
     public int strikes() {
         return strikes;
     }

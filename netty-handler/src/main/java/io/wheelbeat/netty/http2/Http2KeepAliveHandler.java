@@ -29,6 +29,7 @@ import io.wheelbeat.netty.internal.HandlerOptions;
 import io.wheelbeat.netty.internal.HeartbeatMeters;
 import io.wheelbeat.netty.internal.Jitter;
 import io.wheelbeat.netty.internal.PingEnforcement;
+import io.wheelbeat.netty.internal.PingIds;
 import io.wheelbeat.netty.internal.PingLimitOptions;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -45,7 +46,8 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Keepalive pings</b> ({@link Builder#keepAliveTime}, gRPC's {@code keepAliveTime} and
  *       {@code keepAliveTimeout}; for a client or a server): when nothing has been read for the
  *       keepalive time (moved by {@link Builder#keepAliveJitter}, none by default), sends a PING
- *       whose 8 opaque bytes are the ping's id (1, 2, ... per connection) and expects its ACK
+ *       whose 8 opaque bytes are the ping's id (a random start per connection plus the ping's
+ *       number, so a peer that does not read cannot acknowledge it blindly) and expects its ACK
  *       within {@link Builder#keepAliveTimeout} (20 s by default, as gRPC). The ACK of that ping
  *       fires {@code PongReceivedEvent} with the true round-trip time; an ACK of an earlier ping
  *       is late: consumed, counted, no event (ACKs of PINGs this handler did not send pass on).
@@ -56,12 +58,13 @@ import org.slf4j.LoggerFactory;
  *       open streams or not. Unless {@link Builder#keepAliveWithoutCalls}, no ping goes out while
  *       no stream is open; the first stream to open resumes them.</li>
  *   <li><b>Ping enforcement</b> ({@link Builder#minPingInterval}, gRPC's
- *       {@code permitKeepAliveTime}): the peer's PINGs (not ACKs) are judged by the rule of
- *       {@code HeartbeatHandler}'s answering role; the {@link Builder#maxPingStrikes}-th strike in
- *       a row fires {@link TooManyPingsEvent}, sends GOAWAY {@code ENHANCE_YOUR_CALM} with debug
- *       data {@code "too_many_pings"} and closes the connection at once. While no stream is
- *       open the minimum is two hours unless {@link Builder#permitKeepAliveWithoutCalls} (as
- *       gRPC's {@code KeepAliveEnforcer}). Every HEADERS or DATA frame this side writes forgives
+ *       {@code permitKeepAliveTime}; on by default at 100 ms against floods): the peer's PINGs
+ *       (not ACKs) are judged by the rule of {@code HeartbeatHandler}'s answering role; the
+ *       {@link Builder#maxPingStrikes}-th strike in a row fires {@link TooManyPingsEvent}, sends
+ *       GOAWAY {@code ENHANCE_YOUR_CALM} with debug data {@code "too_many_pings"} and closes the
+ *       connection at once. With a minimum set explicitly, while no stream is open the minimum is
+ *       two hours unless {@link Builder#permitKeepAliveWithoutCalls} (as gRPC's
+ *       {@code KeepAliveEnforcer}). Every HEADERS or DATA frame this side writes forgives
  *       the pings so far, so that a peer measuring the bandwidth with a PING per response (as
  *       gRPC clients do) is never struck for it. The codec still acknowledges every PING, as
  *       it does by default.</li>
@@ -88,6 +91,17 @@ import org.slf4j.LoggerFactory;
  * an {@link Http2FrameCodec} before it, the handler fails at start with an
  * {@link IllegalStateException} saying so. Every frame passes through, the acknowledgement of
  * its own drain PING excepted.
+ *
+ * <h2>Not for gRPC-java</h2>
+ * gRPC-java is not supported: its Netty transport drives HTTP/2 with its own handler (not an
+ * {@link Http2FrameCodec}) and offers no public way into the pipeline, so this handler would
+ * fail at start there. gRPC-java has the same rules built in; set them on its builders instead:
+ * on the server {@code NettyServerBuilder.keepAliveTime}, {@code keepAliveTimeout},
+ * {@code permitKeepAliveTime}, {@code permitKeepAliveWithoutCalls}, {@code maxConnectionIdle},
+ * {@code maxConnectionAge} and {@code maxConnectionAgeGrace}; on the client
+ * {@code ManagedChannelBuilder.keepAliveTime}, {@code keepAliveTimeout} and
+ * {@code keepAliveWithoutCalls}. This handler is for HTTP/2 servers and clients built on
+ * Netty's own codec.
  *
  * <h2>Metrics</h2>
  * With {@link Builder#metrics(MeterRegistry)}: the keepalive pings' meters, the same as
@@ -135,6 +149,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
     private boolean readSinceStamp;
     private boolean readSincePing;
     private long lastReadNanos;
+    /** The id before this connection's first keepalive ping: random, so that ids cannot be guessed. */
+    private long pingIdStart;
     private long lastPingId;
     private long pingSentNanos;
     private boolean pongSeen;
@@ -145,7 +161,11 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
     }
 
-    /** Returns a builder; at least one rule must be set. */
+    /**
+     * Returns a builder; at least one rule must be set.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -160,7 +180,7 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
                     onDrainPingAcked();
                     return;
                 }
-                if (settings.keepAliveNanos > 0 && ping.content() > 0 && ping.content() <= lastPingId) {
+                if (settings.keepAliveNanos > 0 && ping.content() > pingIdStart && ping.content() <= lastPingId) {
                     onPingAck(ctx, ping.content());
                     return;
                 }
@@ -245,6 +265,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
             ageTimer = timers.schedule(ageNanos);
         }
         if (settings.keepAliveNanos > 0) {
+            pingIdStart = PingIds.randomStart();
+            lastPingId = pingIdStart;
             lastReadNanos = nowNanos;
             keepAliveNanos = nextKeepAlive();
             pingTimer = timers.schedule(keepAliveNanos);
@@ -378,7 +400,7 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         if (!ctx.channel().isActive()) {
             return true; // closing already: the rest of a read batch gets no more strikes
         }
-        long minNanos = settings.permitWithoutCalls || connection.numActiveStreams() > 0
+        long minNanos = !settings.noCallsRule || connection.numActiveStreams() > 0
                 ? settings.minPingNanos : Math.max(settings.minPingNanos, NO_CALLS_MIN_PING_NANOS);
         int struckOut = settings.enforcement.tooManyPings(strikes, timers.now(), minNanos);
         if (struckOut == 0) {
@@ -500,7 +522,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
     public static final class Factory {
         private final long minPingNanos;
         private final PingEnforcement enforcement;
-        private final boolean permitWithoutCalls;
+        /** gRPC's two hours while no stream is open: with a minimum set explicitly and calls not permitted. */
+        private final boolean noCallsRule;
         private final long maxIdleNanos;
         private final long maxAgeNanos;
         private final double ageJitter;
@@ -519,7 +542,7 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
                         RandomGenerator random, MeterRegistry registry) {
             this.minPingNanos = minPingNanos;
             this.enforcement = enforcement;
-            this.permitWithoutCalls = b.permitWithoutCalls;
+            this.noCallsRule = b.pingLimit.minPingSet() && !b.permitWithoutCalls;
             this.maxIdleNanos = b.maxIdleNanos;
             this.maxAgeNanos = b.maxAgeNanos;
             this.ageJitter = b.ageJitter;
@@ -535,7 +558,11 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
             this.pinging = HeartbeatMeters.Pinging.of(keepAliveNanos > 0 ? registry : null);
         }
 
-        /** Returns a new handler for one channel. */
+        /**
+         * Returns a new handler for one channel.
+         *
+         * @return a new handler, for one channel only
+         */
         public Http2KeepAliveHandler newHandler() {
             return new Http2KeepAliveHandler(this);
         }
@@ -569,6 +596,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
          * Sends a keepalive PING when nothing has been read for {@code time} (gRPC's
          * {@code keepAliveTime}); off by default.
          *
+         * @param time the time without a read
+         * @return this builder
          * @throws IllegalArgumentException if {@code time} is not positive
          */
         public Builder keepAliveTime(Duration time) {
@@ -580,6 +609,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
          * How long a keepalive PING may wait for its ACK (or anything else from the peer) before
          * the connection is closed; 20 s by default (gRPC's {@code keepAliveTimeout}).
          *
+         * @param timeout the time limit
+         * @return this builder
          * @throws IllegalArgumentException if {@code timeout} is not positive
          */
         public Builder keepAliveTimeout(Duration timeout) {
@@ -591,6 +622,9 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         /**
          * Whether keepalive PINGs go out while no stream is open; false by default (gRPC's
          * {@code keepAliveWithoutCalls}): an idle connection is not pinged.
+         *
+         * @param ping whether to ping
+         * @return this builder
          */
         public Builder keepAliveWithoutCalls(boolean ping) {
             this.keepAliveWithoutCalls = ping;
@@ -602,6 +636,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
          * Moves each keepalive interval by a uniform draw within +/- {@code fraction} of it, so
          * that connections opened together do not ping together; 0 (none) by default.
          *
+         * @param fraction the fraction of the value either side, 0 for none
+         * @return this builder
          * @throws IllegalArgumentException unless {@code 0 <= fraction < 1}
          */
         public Builder keepAliveJitter(double fraction) {
@@ -613,7 +649,11 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         /**
          * Whether the peer may ping at the minimum interval while no stream is open; false (the
          * default, as gRPC) holds it to one ping per two hours then. Needs
-         * {@link #minPingInterval}.
+         * {@link #minPingInterval} set above zero (the default flood limit applies with or
+         * without calls).
+         *
+         * @param permit whether to permit it
+         * @return this builder
          */
         public Builder permitKeepAliveWithoutCalls(boolean permit) {
             this.permitWithoutCalls = permit;
@@ -624,6 +664,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         /**
          * Shuts a connection down gracefully once it has had no open stream for {@code idle}.
          *
+         * @param idle the longest time without an open stream
+         * @return this builder
          * @throws IllegalArgumentException if {@code idle} is not positive
          */
         public Builder maxConnectionIdle(Duration idle) {
@@ -634,6 +676,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         /**
          * Shuts a connection down gracefully at {@code age} after it starts, moved by the jitter.
          *
+         * @param age the maximum age
+         * @return this builder
          * @throws IllegalArgumentException if {@code age} is not positive
          */
         public Builder maxConnectionAge(Duration age) {
@@ -645,6 +689,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
          * Moves each connection's maximum age by a uniform draw within +/- {@code fraction} of it:
          * 0.1 (the default, as gRPC) gives 90% to 110%.
          *
+         * @param fraction the fraction of the value either side, 0 for none
+         * @return this builder
          * @throws IllegalArgumentException unless {@code 0 <= fraction < 1}
          */
         public Builder maxConnectionAgeJitter(double fraction) {
@@ -657,6 +703,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
          * How long after its maximum age a connection is closed however many streams are still
          * open; unlimited by default (as gRPC).
          *
+         * @param grace the grace period
+         * @return this builder
          * @throws IllegalArgumentException if {@code grace} is negative
          */
         public Builder maxConnectionAgeGrace(Duration grace) {
@@ -668,6 +716,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         /**
          * Puts the timers on these per-event-loop wheels; {@link EventLoopWheels#shared()} by default.
          *
+         * @param wheels the per-event-loop wheels
+         * @return this builder
          * @throws NullPointerException if {@code wheels} is null
          */
         public Builder wheels(EventLoopWheels wheels) {
@@ -680,6 +730,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
          * It is called on every channel's event loop, so it must be thread-safe if the handlers
          * serve several loops. A seeded or scripted generator makes tests exact.
          *
+         * @param random the source of the jitter; thread-safe
+         * @return this builder
          * @throws NullPointerException if {@code random} is null
          */
         public Builder random(RandomGenerator random) {
@@ -691,6 +743,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
          * Records the handler's meters in {@code registry}, registered once when the factory is
          * built. Without it, no meter exists and nothing is recorded.
          *
+         * @param registry the meter registry
+         * @return this builder
          * @throws NullPointerException if {@code registry} is null
          */
         public Builder metrics(MeterRegistry registry) {
@@ -700,9 +754,14 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
 
         /**
          * Enforces a minimum time between the peer's pings: a sooner ping is a strike. Set it below
-         * the shortest interval the peers are meant to ping at. Not enforced by default.
+         * the shortest interval the peers are meant to ping at. Set, it also holds a connection
+         * with no open stream to one PING per two hours unless
+         * {@link #permitKeepAliveWithoutCalls}. 100 ms by default, with or without streams (a
+         * flood ends at its 4th PING); {@code Duration.ZERO} turns enforcement off.
          *
-         * @throws IllegalArgumentException if {@code interval} is not positive
+         * @param interval the interval
+         * @return this builder
+         * @throws IllegalArgumentException if {@code interval} is negative
          */
         public Builder minPingInterval(Duration interval) {
             pingLimit.minPingInterval(interval);
@@ -711,8 +770,10 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
 
         /**
          * The strike that ends the connection: 3 by default (two early pings in a row are tolerated,
-         * as gRPC does). Needs {@link #minPingInterval}.
+         * as gRPC does). Needs enforcement on.
          *
+         * @param strikes the strike that closes the connection
+         * @return this builder
          * @throws IllegalArgumentException if {@code strikes} is not positive
          */
         public Builder maxPingStrikes(int strikes) {
@@ -723,6 +784,7 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         /**
          * Returns the factory of handlers with these settings.
          *
+         * @return the factory, immutable and thread-safe
          * @throws IllegalStateException if no rule is set, or an option is set without its rule
          */
         public Factory build() {
@@ -734,8 +796,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
             if (keepAliveOptionSet && keepAliveNanos == 0) {
                 throw new IllegalStateException("keepAliveTimeout/WithoutCalls/Jitter need keepAliveTime");
             }
-            if (permitSet && enforcement == null) {
-                throw new IllegalStateException("permitKeepAliveWithoutCalls needs minPingInterval");
+            if (permitSet && (enforcement == null || !pingLimit.minPingSet())) {
+                throw new IllegalStateException("permitKeepAliveWithoutCalls needs a minPingInterval above zero");
             }
             if (ageOptionSet && maxAgeNanos == 0) {
                 throw new IllegalStateException("maxConnectionAgeJitter/Grace need maxConnectionAge");

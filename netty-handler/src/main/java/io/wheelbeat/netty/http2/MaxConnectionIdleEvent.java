@@ -16,7 +16,11 @@ public final class MaxConnectionIdleEvent {
         this.idleNanos = idleNanos;
     }
 
-    /** Returns how long the connection had no open stream, in nanoseconds. */
+    /**
+     * Returns how long the connection had no open stream, in nanoseconds.
+     *
+     * @return how long the connection had no open stream, in nanoseconds
+     */
     public long idleNanos() {
         return idleNanos;
     }

@@ -71,9 +71,9 @@ import java.util.concurrent.TimeUnit;
  * either firing an event and waiting a full period, or waiting for the rest of the period counted
  * from the last traffic. The wheel fires a timer when it is polled at or after its deadline, and
  * the shared wheels poll at the earliest deadline, so a check runs when Netty's task would run on
- * the same loop: at its deadline plus only the loop's own lateness. Checks that fall due together
- * run in Netty's order (by deadline, then in the order they were scheduled), whatever order the
- * wheel fires their timers in. Events are therefore Netty's, in Netty's order, at Netty's
+ * the same loop: at its deadline plus only the loop's own lateness. Checks that fall due together,
+ * of this handler or of any other handler on the loop's wheel, run in Netty's order (by deadline,
+ * then in the order they were scheduled), the order in which the wheel fires timers. Events are therefore Netty's, in Netty's order, at Netty's
  * moments, also when the loop runs late or runs its tasks on a coarse step. In tests with
  * {@code EmbeddedChannel}, {@code freezeTime()}, {@code advanceTimeBy(...)} and
  * {@code runScheduledPendingTasks()} drive it exactly as they drive Netty's handler.
@@ -126,6 +126,10 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
     /**
      * Netty's {@code IdleStateHandler(int, int, int)}: idle times in seconds, zero or less
      * disables a check.
+     *
+     * @param readerIdleTimeSeconds reader idle time in seconds
+     * @param writerIdleTimeSeconds writer idle time in seconds
+     * @param allIdleTimeSeconds all idle time in seconds
      */
     public WheelIdleStateHandler(int readerIdleTimeSeconds, int writerIdleTimeSeconds, int allIdleTimeSeconds) {
         this(readerIdleTimeSeconds, writerIdleTimeSeconds, allIdleTimeSeconds, TimeUnit.SECONDS);
@@ -135,6 +139,10 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
      * Netty's {@code IdleStateHandler(long, long, long, TimeUnit)}: zero or less disables a check;
      * positive values are floored at 1 ms.
      *
+     * @param readerIdleTime reader idle time in {@code unit}
+     * @param writerIdleTime writer idle time in {@code unit}
+     * @param allIdleTime all idle time in {@code unit}
+     * @param unit the unit of the three times
      * @throws NullPointerException if {@code unit} is null
      */
     public WheelIdleStateHandler(long readerIdleTime, long writerIdleTime, long allIdleTime, TimeUnit unit) {
@@ -144,6 +152,10 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
     /**
      * Netty's {@code IdleStateHandler(boolean, long, long, long, TimeUnit)}.
      *
+     * @param readerIdleTime reader idle time in {@code unit}
+     * @param writerIdleTime writer idle time in {@code unit}
+     * @param allIdleTime all idle time in {@code unit}
+     * @param unit the unit of the three times
      * @param observeOutput whether progress of the outbound buffer (a slow consumer still
      *     draining) keeps the writer from being idle; see the class comment
      * @throws NullPointerException if {@code unit} is null
@@ -154,7 +166,11 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
                 idleNanos(allIdleTime, unit)));
     }
 
-    /** A handler with a factory's settings; for subclasses that need the builder's options. */
+    /**
+     * A handler with a factory's settings; for subclasses that need the builder's options.
+     *
+     * @param factory the settings, from the builder
+     */
     protected WheelIdleStateHandler(Factory factory) {
         this(factory.settings);
     }
@@ -165,22 +181,38 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
                 : settings.observeOutput ? new ObservedWriteChecks(this) : new WriteChecks(this);
     }
 
-    /** Returns a builder: every check disabled, no output observation, the shared wheels, no metrics. */
+    /**
+     * Returns a builder: every check disabled, no output observation, the shared wheels, no metrics.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** Returns the reader idle time in milliseconds (0: disabled). */
+    /**
+     * Returns the reader idle time in milliseconds (0: disabled).
+     *
+     * @return the reader idle time in milliseconds
+     */
     public long getReaderIdleTimeInMillis() {
         return TimeUnit.NANOSECONDS.toMillis(settings.readerIdleTimeNanos);
     }
 
-    /** Returns the writer idle time in milliseconds (0: disabled). */
+    /**
+     * Returns the writer idle time in milliseconds (0: disabled).
+     *
+     * @return the writer idle time in milliseconds
+     */
     public long getWriterIdleTimeInMillis() {
         return TimeUnit.NANOSECONDS.toMillis(settings.writerIdleTimeNanos);
     }
 
-    /** Returns the all idle time in milliseconds (0: disabled). */
+    /**
+     * Returns the all idle time in milliseconds (0: disabled).
+     *
+     * @return the all idle time in milliseconds
+     */
     public long getAllIdleTimeInMillis() {
         return TimeUnit.NANOSECONDS.toMillis(settings.allIdleTimeNanos);
     }
@@ -361,47 +393,14 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
     }
 
     /**
-     * The timer of the {@code fired} check fell due, on the handler's executor: runs that check
-     * and every other check due by now, in Netty's order.
+     * The timer of the {@code fired} check fell due, on the handler's executor: runs that check,
+     * as Netty's idle task of that check runs. The wheel fires timers in Netty's order (deadline,
+     * then scheduling order) across every handler on the loop, so checks run in that order too.
      */
     final void checkFellDue(IdleState fired) {
-        if (!running()) {
-            return;
+        if (running()) {
+            runCheck(fired, deadlines.ticker.nanoTime());
         }
-        long now = deadlines.ticker.nanoTime();
-        if (writes == null) {
-            runCheck(IdleState.READER_IDLE, now);
-            return;
-        }
-        IdleState state;
-        while (running() && (state = nextDueCheck(now, fired)) != null) {
-            fired = null;
-            runCheck(state, now);
-        }
-    }
-
-    /**
-     * The check due by {@code now} that Netty's scheduler runs first (earliest deadline, then the
-     * one scheduled first), or null. A due check whose timer has not fired yet runs with the one
-     * that did, as Netty's loop runs every task due when it gets to them; the {@code fired} check
-     * (if not null) counts as due whatever the clock says, as its timer did.
-     */
-    private IdleState nextDueCheck(long now, IdleState fired) {
-        IdleState next = null;
-        for (IdleState state : IdleDeadlines.STATES) {
-            if (idleTimeOf(state) <= 0) {
-                continue;
-            }
-            long at = writes.checkAt(state);
-            if (state != fired && at - now > 0) {
-                continue;
-            }
-            long nextAt = next == null ? 0 : writes.checkAt(next);
-            if (next == null || at - nextAt < 0 || (at == nextAt && writes.scheduledBefore(state, next))) {
-                next = state;
-            }
-        }
-        return next;
     }
 
     /**
@@ -456,9 +455,6 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
 
     /** Schedules the {@code state} check at {@code at}, as Netty's {@code schedule(...)}. */
     private void arm(IdleState state, long at) {
-        if (writes != null) {
-            writes.scheduled(state, at);
-        }
         deadlines.arm(this, state, at);
     }
 
@@ -507,6 +503,10 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
     /**
      * Called when an idle state event should be fired; fires it through the pipeline
      * ({@code ctx.fireUserEventTriggered(evt)}). As in Netty's handler.
+     *
+     * @param ctx the handler's context
+     * @param evt the event to fire
+     * @throws Exception anything: Netty passes it to {@code exceptionCaught}
      */
     protected void channelIdle(ChannelHandlerContext ctx, IdleStateEvent evt) throws Exception {
         ctx.fireUserEventTriggered(evt);
@@ -515,6 +515,10 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
     /**
      * Returns the event for {@code state}: by default Netty's singletons
      * ({@link IdleStateEvent#FIRST_READER_IDLE_STATE_EVENT} and the five others).
+     *
+     * @param state which idleness
+     * @param first whether it is the first event of this idle period
+     * @return the event to fire
      */
     protected IdleStateEvent newIdleStateEvent(IdleState state, boolean first) {
         return switch (state) {
@@ -535,30 +539,16 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
 
     /**
      * The state of the writer and all checks and the write traffic they count from, kept only by
-     * a handler that watches one of them; with them, the deadlines of all three checks, which
-     * decide the order of checks that fall due together. It is also the listener of every write,
+     * a handler that watches one of them. It is also the listener of every write,
      * one for all of them as in Netty, so that writes allocate no listener.
      */
     private static class WriteChecks implements ChannelFutureListener {
-        /** Reader first, then writer, then all: the order {@link #start} schedules them in. */
-        private static final byte START_ORDER = 0 << 2 * 0 /* reader */ | 1 << 2 * 1 /* writer */ | 2 << 2 * 2 /* all */;
-        private static final int LAST_PLACE = 2;
-
         private final WheelIdleStateHandler handler;
         long lastWriteTime;
         boolean firstWriterIdleEvent = true;
         boolean firstAllIdleEvent = true;
         long writerTimer = ExecutorDrivenWheel.NO_TIMER;
         long allTimer = ExecutorDrivenWheel.NO_TIMER;
-        private long readerCheckAt;
-        private long writerCheckAt;
-        private long allCheckAt;
-        /**
-         * Each check's place (two bits at {@code 2 * ordinal}; 0: longest ago) in the order the
-         * checks were last scheduled, which breaks ties between equal deadlines as Netty's
-         * scheduler does. Places, not a counter, so that it never wraps.
-         */
-        private byte scheduleOrder = START_ORDER;
 
         WriteChecks(WheelIdleStateHandler handler) {
             this.handler = handler;
@@ -582,41 +572,6 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
                 lastWriteTime = clock.ticker.nanoTime();
             }
             firstWriterIdleEvent = firstAllIdleEvent = true;
-        }
-
-        /** The {@code state} check was scheduled at {@code at}: it moves to the last place. */
-        final void scheduled(IdleState state, long at) {
-            switch (state) {
-                case READER_IDLE -> readerCheckAt = at;
-                case WRITER_IDLE -> writerCheckAt = at;
-                case ALL_IDLE -> allCheckAt = at;
-            }
-            int was = place(state);
-            int order = 0;
-            for (IdleState other : IdleDeadlines.STATES) {
-                int place = other == state ? LAST_PLACE : place(other) > was ? place(other) - 1 : place(other);
-                order |= place << 2 * other.ordinal();
-            }
-            scheduleOrder = (byte) order;
-        }
-
-        /** When the {@code state} check is due. */
-        final long checkAt(IdleState state) {
-            return switch (state) {
-                case READER_IDLE -> readerCheckAt;
-                case WRITER_IDLE -> writerCheckAt;
-                case ALL_IDLE -> allCheckAt;
-            };
-        }
-
-        /** Whether the {@code state} check was last scheduled before the {@code other} one. */
-        final boolean scheduledBefore(IdleState state, IdleState other) {
-            return place(state) < place(other);
-        }
-
-        /** The check's place, two bits at {@code 2 * ordinal}. */
-        private int place(IdleState state) {
-            return scheduleOrder >>> 2 * state.ordinal() & 3;
         }
 
         /**
@@ -782,7 +737,11 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
             this.settings = settings;
         }
 
-        /** Returns a new handler for one channel. */
+        /**
+         * Returns a new handler for one channel.
+         *
+         * @return a new handler, for one channel only
+         */
         public WheelIdleStateHandler newHandler() {
             return new WheelIdleStateHandler(settings);
         }
@@ -810,6 +769,8 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
          * Reader idle time: zero disables the check (the default); positive values are floored
          * at 1 ms.
          *
+         * @param time the time without a read
+         * @return this builder
          * @throws IllegalArgumentException if {@code time} is negative
          */
         public Builder readerIdleTime(Duration time) {
@@ -817,19 +778,34 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
             return this;
         }
 
-        /** Writer idle time, as {@link #readerIdleTime}. */
+        /**
+         * Writer idle time, as {@link #readerIdleTime}.
+         *
+         * @param time the time without a read
+         * @return this builder
+         */
         public Builder writerIdleTime(Duration time) {
             this.writerIdleTimeNanos = idleNanos("writerIdleTime", time);
             return this;
         }
 
-        /** All idle time (neither read nor write), as {@link #readerIdleTime}. */
+        /**
+         * All idle time (neither read nor write), as {@link #readerIdleTime}.
+         *
+         * @param time the time without a read
+         * @return this builder
+         */
         public Builder allIdleTime(Duration time) {
             this.allIdleTimeNanos = idleNanos("allIdleTime", time);
             return this;
         }
 
-        /** Whether a draining outbound buffer keeps the writer from being idle; off by default. */
+        /**
+         * Whether a draining outbound buffer keeps the writer from being idle; off by default.
+         *
+         * @param observeOutput whether to observe the outbound buffer
+         * @return this builder
+         */
         public Builder observeOutput(boolean observeOutput) {
             this.observeOutput = observeOutput;
             return this;
@@ -839,6 +815,8 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
          * Puts the timers on these per-event-loop wheels instead of {@link EventLoopWheels#shared()}
          * (say, wheels with another tick).
          *
+         * @param wheels the per-event-loop wheels
+         * @return this builder
          * @throws NullPointerException if {@code wheels} is null
          * @throws IllegalStateException if {@link #timer} was chosen
          */
@@ -860,6 +838,8 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
          * every check, as Netty's does: slower than the per-loop wheels, for when one timer
          * thread is wanted.
          *
+         * @param timer the timer to run on
+         * @return this builder
          * @throws NullPointerException if {@code timer} is null
          * @throws IllegalStateException if {@link #wheels} was chosen
          */
@@ -877,6 +857,8 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
          * {@code state} = {@code reader}, {@code writer} or {@code all}. Without a registry there
          * are no metrics and no cost.
          *
+         * @param registry the meter registry
+         * @return this builder
          * @throws NullPointerException if {@code registry} is null
          */
         public Builder metrics(MeterRegistry registry) {
@@ -884,8 +866,17 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
             return this;
         }
 
-        /** Returns the factory of handlers with these settings. */
+        /**
+         * Returns the factory of handlers with these settings.
+         *
+         * @return the factory; immutable and thread-safe
+         * @throws IllegalStateException if no idle time was set (a handler that watches nothing is
+         *     a mistake here; Netty's shape, {@code new WheelIdleStateHandler(0, 0, 0)}, still allows it)
+         */
         public Factory build() {
+            if (readerIdleTimeNanos == 0 && writerIdleTimeNanos == 0 && allIdleTimeNanos == 0) {
+                throw new IllegalStateException("set readerIdleTime, writerIdleTime or allIdleTime");
+            }
             return new Factory(new Settings(observeOutput, readerIdleTimeNanos, writerIdleTimeNanos, allIdleTimeNanos,
                     wheels, sharedTimer, counters));
         }

@@ -62,7 +62,11 @@ public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
         this.settings = settings;
     }
 
-    /** Returns a builder with the defaults: a PINGRESP timeout equal to the keep-alive. */
+    /**
+     * Returns a builder with the defaults: a PINGRESP timeout equal to the keep-alive.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -128,7 +132,11 @@ public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
             });
         }
 
-        /** Returns a new handler for one channel. */
+        /**
+         * Returns a new handler for one channel.
+         *
+         * @return a new handler, for one channel only
+         */
         public MqttClientKeepAliveHandler newHandler() {
             return new MqttClientKeepAliveHandler(this);
         }
@@ -150,6 +158,8 @@ public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
          * How long a PINGRESP may take after its PINGREQ before the connection is closed; the
          * keep-alive by default.
          *
+         * @param timeout the time limit
+         * @return this builder
          * @throws IllegalArgumentException if {@code timeout} is not positive
          */
         public Builder pingRespTimeout(Duration timeout) {
@@ -160,6 +170,8 @@ public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
         /**
          * Puts the timers on these per-event-loop wheels; {@link EventLoopWheels#shared()} by default.
          *
+         * @param wheels the per-event-loop wheels
+         * @return this builder
          * @throws NullPointerException if {@code wheels} is null
          */
         public Builder wheels(EventLoopWheels wheels) {
@@ -172,6 +184,8 @@ public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
          * It is called on every channel's event loop, so it must be thread-safe if the handlers
          * serve several loops. A seeded or scripted generator makes tests exact.
          *
+         * @param random the source of the jitter; thread-safe
+         * @return this builder
          * @throws NullPointerException if {@code random} is null
          */
         public Builder random(RandomGenerator random) {
@@ -183,6 +197,8 @@ public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
          * Records the handler's meters in {@code registry}, registered once when the factory is
          * built. Without it, no meter exists and nothing is recorded.
          *
+         * @param registry the meter registry
+         * @return this builder
          * @throws NullPointerException if {@code registry} is null
          */
         public Builder metrics(MeterRegistry registry) {
@@ -190,7 +206,11 @@ public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
             return this;
         }
 
-        /** Returns the factory of handlers with these settings. */
+        /**
+         * Returns the factory of handlers with these settings.
+         *
+         * @return the factory, immutable and thread-safe
+         */
         public Factory build() {
             return new Factory(pingRespTimeoutNanos, options.wheels(), options.random(), options.registry());
         }

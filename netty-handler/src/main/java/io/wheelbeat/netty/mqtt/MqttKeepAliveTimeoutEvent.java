@@ -16,7 +16,11 @@ public final class MqttKeepAliveTimeoutEvent {
         this.keepAliveSeconds = keepAliveSeconds;
     }
 
-    /** Returns the keep-alive in force on the connection, in seconds; the deadline was 1.5 times it. */
+    /**
+     * Returns the keep-alive in force on the connection, in seconds; the deadline was 1.5 times it.
+     *
+     * @return the keep-alive in force on the connection, in seconds
+     */
     public int keepAliveSeconds() {
         return keepAliveSeconds;
     }

@@ -57,11 +57,15 @@ import org.slf4j.LoggerFactory;
  *       when their read batch completes, so the close never comes before the deadline, and at
  *       most one wheel tick after it.</li>
  *   <li><b>PINGREQ</b> after CONNECT is answered with PINGRESP (flushed once per read batch, so a
- *       flood costs one flush per batch) and consumed. With {@link Builder#minPingInterval}, the
- *       rule of {@code HeartbeatHandler}'s answering role applies: the
- *       {@link Builder#maxPingStrikes}-th PINGREQ in a row that comes sooner than the minimum
- *       after the last one in time fires {@link TooManyPingsEvent} and closes the connection
- *       (MQTT 5: after DISCONNECT "Message rate too high").</li>
+ *       flood costs one flush per batch) and consumed. While the channel is not writable (the
+ *       client is not reading what it was sent), PINGREQs are not answered at once: one PINGRESP
+ *       answers them all when the channel becomes writable again, so a client that pings and
+ *       never reads costs no memory beyond the channel's high water mark. The rule of
+ *       {@code HeartbeatHandler}'s answering role applies, on by default
+ *       ({@link Builder#minPingInterval} 100 ms): the {@link Builder#maxPingStrikes}-th PINGREQ
+ *       in a row that comes sooner than the minimum after the last one in time fires
+ *       {@link TooManyPingsEvent} and closes the connection (MQTT 5: after DISCONNECT "Message
+ *       rate too high").</li>
  * </ul>
  * Every other packet passes through untouched, as do packets the decoder failed on (they are
  * the application's to answer) and anything that is not an {@code MqttMessage}.
@@ -73,7 +77,7 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Metrics</h2>
  * With {@link Builder#metrics(MeterRegistry)}: {@code wheelbeat.heartbeat.pings.answered},
- * {@code wheelbeat.heartbeat.ping.strikes} (with a minimum ping interval) and
+ * {@code wheelbeat.heartbeat.ping.strikes} (unless enforcement is off) and
  * {@code wheelbeat.connection.closed} tagged {@code reason} = {@code reader_idle} (keep-alive
  * expired), {@code first_message_timeout} (no CONNECT), {@code protocol_error},
  * {@code keepalive_out_of_range} or {@code too_many_pings}.
@@ -108,6 +112,8 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
     private long lastReadNanos;
     private boolean readInBatch;
     private boolean answerPending;
+    /** A PINGREQ came while the channel was not writable: one PINGRESP is owed. */
+    private boolean answerOwed;
 
     private MqttServerKeepAliveHandler(Factory settings) {
         this.timers = new ChannelTimers(settings.wheels, this::onTimer);
@@ -115,7 +121,11 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
         this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
     }
 
-    /** Returns a builder with the defaults: a 10 s connect timeout, any keep-alive allowed. */
+    /**
+     * Returns a builder with the defaults: a 10 s connect timeout, any keep-alive allowed.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -154,6 +164,16 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
             ctx.flush();
         }
         ctx.fireChannelReadComplete();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        if (answerOwed && ctx.channel().isWritable() && ctx.channel().isActive()) {
+            answerOwed = false;
+            ConnectionMeters.count(settings.pingsAnswered);
+            ctx.writeAndFlush(MqttMessage.PINGRESP, ctx.voidPromise());
+        }
+        ctx.fireChannelWritabilityChanged();
     }
 
     @Override
@@ -324,6 +344,10 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
                 return;
             }
         }
+        if (!ctx.channel().isWritable()) {
+            answerOwed = true; // answered when the client has read what waits for it
+            return;
+        }
         ConnectionMeters.count(settings.pingsAnswered);
         answerPending = true;
         ctx.write(MqttMessage.PINGRESP, ctx.voidPromise());
@@ -396,7 +420,11 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
             return Math.min(Math.max(requested, minKeepAlive), maxKeepAlive);
         }
 
-        /** Returns a new handler for one channel. */
+        /**
+         * Returns a new handler for one channel.
+         *
+         * @return a new handler, for one channel only
+         */
         public MqttServerKeepAliveHandler newHandler() {
             return new MqttServerKeepAliveHandler(this);
         }
@@ -420,6 +448,8 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
         /**
          * How long a new connection may take to send CONNECT; 10 s by default.
          *
+         * @param timeout the time limit
+         * @return this builder
          * @throws IllegalArgumentException if {@code timeout} is not positive
          */
         public Builder connectTimeout(Duration timeout) {
@@ -431,6 +461,8 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
          * The smallest non-zero keep-alive a client may ask for, in seconds (1, any, by default):
          * shorter ones mean more PINGREQs than the server wants to answer.
          *
+         * @param seconds the smallest keep-alive accepted, in seconds
+         * @return this builder
          * @throws IllegalArgumentException unless {@code 1 <= seconds <= 65535}
          */
         public Builder minKeepAlive(int seconds) {
@@ -442,6 +474,8 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
          * The largest keep-alive a client may ask for, in seconds; a client asking for 0 (none)
          * is above it. Not limited by default.
          *
+         * @param seconds the largest keep-alive accepted, in seconds
+         * @return this builder
          * @throws IllegalArgumentException unless {@code 1 <= seconds <= 65535}
          */
         public Builder maxKeepAlive(int seconds) {
@@ -452,6 +486,8 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
         /**
          * Puts the timers on these per-event-loop wheels; {@link EventLoopWheels#shared()} by default.
          *
+         * @param wheels the per-event-loop wheels
+         * @return this builder
          * @throws NullPointerException if {@code wheels} is null
          */
         public Builder wheels(EventLoopWheels wheels) {
@@ -463,6 +499,8 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
          * Records the handler's meters in {@code registry}, registered once when the factory is
          * built. Without it, no meter exists and nothing is recorded.
          *
+         * @param registry the meter registry
+         * @return this builder
          * @throws NullPointerException if {@code registry} is null
          */
         public Builder metrics(MeterRegistry registry) {
@@ -472,9 +510,12 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
 
         /**
          * Enforces a minimum time between the peer's pings: a sooner ping is a strike. Set it below
-         * the shortest interval the peers are meant to ping at. Not enforced by default.
+         * the shortest interval the peers are meant to ping at. 100 ms by default (a flood of
+         * PINGREQs ends at its 4th); {@code Duration.ZERO} turns enforcement off.
          *
-         * @throws IllegalArgumentException if {@code interval} is not positive
+         * @param interval the interval
+         * @return this builder
+         * @throws IllegalArgumentException if {@code interval} is negative
          */
         public Builder minPingInterval(Duration interval) {
             pingLimit.minPingInterval(interval);
@@ -483,8 +524,10 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
 
         /**
          * The strike that ends the connection: 3 by default (two early pings in a row are tolerated,
-         * as gRPC does). Needs {@link #minPingInterval}.
+         * as gRPC does). Needs enforcement on.
          *
+         * @param strikes the strike that closes the connection
+         * @return this builder
          * @throws IllegalArgumentException if {@code strikes} is not positive
          */
         public Builder maxPingStrikes(int strikes) {
@@ -495,8 +538,9 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
         /**
          * Returns the factory of handlers with these settings.
          *
+         * @return the factory, immutable and thread-safe
          * @throws IllegalStateException if the minimum keep-alive exceeds the maximum, or
-         *     {@link #maxPingStrikes} is set without {@link #minPingInterval}
+         *     {@link #maxPingStrikes} is set while {@link #minPingInterval} is zero
          */
         public Factory build() {
             if (minKeepAlive > maxKeepAlive) {

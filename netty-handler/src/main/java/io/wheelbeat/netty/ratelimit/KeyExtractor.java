@@ -22,6 +22,8 @@ public interface KeyExtractor<K> {
      * pass without counting it (a heartbeat, say). It must not release {@code msg}; if it throws,
      * the handler releases the message and the exception goes to {@code exceptionCaught}.
      *
+     * @param channel the channel
+     * @return the key of {@code msg} read on {@code channel}, or {@code null} to let the message pass without counting it
      * @param msg the message, or {@code null} when a connection (not a message) is counted
      */
     K keyOf(Channel channel, Object msg);
@@ -31,6 +33,8 @@ public interface KeyExtractor<K> {
      * {@link InetSocketAddress} (the host name if it is unresolved), or the remote
      * {@link SocketAddress} itself on other transports (local, domain sockets); {@code null} when
      * the channel has no remote address. Allocates nothing: the channel keeps its address.
+     *
+     * @return the extractor of the remote IP
      */
     static KeyExtractor<Object> remoteIp() {
         return RemoteIp.INSTANCE;

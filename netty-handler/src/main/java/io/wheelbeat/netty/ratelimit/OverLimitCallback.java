@@ -15,6 +15,7 @@ public interface OverLimitCallback {
      * Handles a message over the limit. The callback owns {@code msg}: it must release it or pass
      * it on, even if it throws (an exception goes to the pipeline's {@code exceptionCaught}).
      *
+     * @throws Exception anything: it goes to the pipeline's {@code exceptionCaught}
      * @param ctx the context of the {@link RateLimitHandler}
      * @param msg the message refused
      * @param event what was exceeded and when a permit will be available

@@ -43,17 +43,29 @@ public final class RateLimitExceededEvent {
         this.result = result;
     }
 
-    /** Returns the name of the limiter that refused. */
+    /**
+     * Returns the name of the limiter that refused.
+     *
+     * @return the name of the limiter that refused
+     */
     public String limiterName() {
         return limiterName;
     }
 
-    /** Returns what was counted: a connection or a message. */
+    /**
+     * Returns what was counted: a connection or a message.
+     *
+     * @return what was counted: a connection or a message
+     */
     public Limited limited() {
         return limited;
     }
 
-    /** Returns what the handler does about it. */
+    /**
+     * Returns what the handler does about it.
+     *
+     * @return what the handler does about it
+     */
     public OverLimitAction action() {
         return action;
     }
@@ -61,6 +73,8 @@ public final class RateLimitExceededEvent {
     /**
      * Returns the nanoseconds until the key would have a permit again if it took none meanwhile
      * (a retry-after hint), or {@code -1} if {@link #keyLimitReached()}.
+     *
+     * @return the nanoseconds until the key would have a permit again if it took none meanwhile
      */
     public long retryAfterNanos() {
         return result > 0 ? result : -1;
@@ -69,6 +83,8 @@ public final class RateLimitExceededEvent {
     /**
      * Returns whether the refusal came from the limiter's key limit (a new key it could not
      * track), not from the key's own rate.
+     *
+     * @return whether the refusal came from the limiter's key limit
      */
     public boolean keyLimitReached() {
         return result == KeyedRateLimiter.KEY_LIMIT_REACHED;

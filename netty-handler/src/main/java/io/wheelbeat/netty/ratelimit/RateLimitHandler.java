@@ -64,6 +64,8 @@ public final class RateLimitHandler extends ChannelInboundHandlerAdapter {
      * Returns a builder of a limit keyed by the remote IP ({@link KeyExtractor#remoteIp()}); a
      * channel without a remote address is not limited.
      *
+     * @param limiter the limiter, keyed by remote IP
+     * @return a new builder
      * @throws NullPointerException if {@code limiter} is null
      */
     public static Builder builder(KeyedRateLimiter<Object> limiter) {
@@ -75,6 +77,10 @@ public final class RateLimitHandler extends ChannelInboundHandlerAdapter {
      * {@link Builder#perConnection()}, {@code keys} is asked with a null message). A null key is
      * not limited.
      *
+     * @param <K> the type of the keys
+     * @param limiter the limiter
+     * @param keys finds the key of a channel or message
+     * @return a new builder
      * @throws NullPointerException if an argument is null
      */
     @SuppressWarnings("unchecked") // keys yields a K (or null) and the limiter takes a K: the erasure is safe
@@ -166,29 +172,48 @@ public final class RateLimitHandler extends ChannelInboundHandlerAdapter {
          * Each new connection takes a permit; a connection over the limit is closed at once,
          * before the handlers after this one see it active. Put the handler first in the accepted
          * channels' pipeline; an admitted connection removes it.
+         *
+         * @return this builder
          */
         public Builder perConnection() {
             this.limited = Limited.CONNECTION;
             return this;
         }
 
-        /** Each message takes a permit (the default). Put the handler after the frame decoder. */
+        /**
+         * Each message takes a permit (the default). Put the handler after the frame decoder.
+         *
+         * @return this builder
+         */
         public Builder perMessage() {
             this.limited = Limited.MESSAGE;
             return this;
         }
 
-        /** Over the limit, release the message and read on. The default for messages. */
+        /**
+         * Over the limit, release the message and read on. The default for messages.
+         *
+         * @return this builder
+         */
         public Builder dropWhenOver() {
             return action(OverLimitAction.DROP, null);
         }
 
-        /** Over the limit, release the message and close the connection. */
+        /**
+         * Over the limit, release the message and close the connection.
+         *
+         * @return this builder
+         */
         public Builder closeWhenOver() {
             return action(OverLimitAction.CLOSE, null);
         }
 
-        /** Over the limit, hand the message to {@code callback}, which then owns it. */
+        /**
+         * Over the limit, hand the message to {@code callback}, which then owns it.
+         *
+         * @param callback what to do with a message over the limit
+         * @return this builder
+         */
         public Builder whenOver(OverLimitCallback callback) {
             return action(OverLimitAction.CALLBACK, Objects.requireNonNull(callback, "callback"));
         }
@@ -196,6 +221,7 @@ public final class RateLimitHandler extends ChannelInboundHandlerAdapter {
         /**
          * Builds the handler; one instance serves every channel ({@code @Sharable}).
          *
+         * @return the handler, {@code @Sharable}
          * @throws IllegalStateException if {@link #perConnection()} is combined with
          *     {@link #dropWhenOver()} or {@link #whenOver}: a connection over the limit is always closed
          */

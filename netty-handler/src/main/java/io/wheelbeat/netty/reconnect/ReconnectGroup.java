@@ -30,6 +30,7 @@ public final class ReconnectGroup {
      * A group that waits for permits with the default policy: 10 ms doubling up to 1 s, equal
      * jitter.
      *
+     * @param maxConcurrentAttempts the most connect attempts in flight at once in the group
      * @throws IllegalArgumentException if {@code maxConcurrentAttempts} is not positive
      */
     public ReconnectGroup(int maxConcurrentAttempts) {
@@ -41,6 +42,8 @@ public final class ReconnectGroup {
      * refusals in a row as its failure count. Its {@code maxAttempts} is ignored: a client waits
      * as long as it takes.
      *
+     * @param maxConcurrentAttempts the most connect attempts in flight at once in the group
+     * @param permitWait how long a refused client waits before it asks again
      * @throws IllegalArgumentException if {@code maxConcurrentAttempts} is not positive
      * @throws NullPointerException if {@code permitWait} is null
      */
@@ -52,17 +55,29 @@ public final class ReconnectGroup {
         this.permitWait = Objects.requireNonNull(permitWait, "permitWait");
     }
 
-    /** Returns the most attempts that may be in progress at once. */
+    /**
+     * Returns the most attempts that may be in progress at once.
+     *
+     * @return the most attempts that may be in progress at once
+     */
     public int maxConcurrentAttempts() {
         return maxConcurrentAttempts;
     }
 
-    /** Returns how long a client waits before asking again after a refusal. */
+    /**
+     * Returns how long a client waits before asking again after a refusal.
+     *
+     * @return how long a client waits before asking again after a refusal
+     */
     public BackoffPolicy permitWait() {
         return permitWait;
     }
 
-    /** Returns the number of attempts in progress now (a snapshot). */
+    /**
+     * Returns the number of attempts in progress now (a snapshot).
+     *
+     * @return the number of attempts in progress now
+     */
     public int attemptsInProgress() {
         return inProgress.get();
     }

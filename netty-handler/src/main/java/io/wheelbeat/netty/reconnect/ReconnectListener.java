@@ -9,6 +9,10 @@ package io.wheelbeat.netty.reconnect;
 @FunctionalInterface
 public interface ReconnectListener {
 
-    /** Called for each event, in order. */
+    /**
+     * Called for each event, in order.
+     *
+     * @param event what happened
+     */
     void onEvent(ReconnectEvent event);
 }

@@ -43,6 +43,8 @@ public final class ReconnectMetrics {
     /**
      * Registers the meters in {@code registry} with {@code tags}.
      *
+     * @param registry the meter registry
+     * @param tags extra tags of every meter (low cardinality only)
      * @throws NullPointerException if an argument is null
      */
     public ReconnectMetrics(MeterRegistry registry, Tags tags) {

@@ -148,6 +148,9 @@ public final class ReconnectingClient {
     /**
      * Starts a client that connects to {@code host:port}, resolving the name on every attempt.
      *
+     * @param host the host name, resolved on every attempt
+     * @param port the port
+     * @return a new builder
      * @param bootstrap a configured bootstrap (group, channel, handler); it is copied, not changed
      * @throws NullPointerException if {@code bootstrap} or {@code host} is null
      * @throws IllegalArgumentException if {@code port} is out of range
@@ -162,6 +165,9 @@ public final class ReconnectingClient {
      * Starts a client that connects to {@code remote}. An unresolved {@link InetSocketAddress} is
      * resolved by the bootstrap's resolver on every attempt; a resolved one is used as it is.
      *
+     * @param bootstrap a configured bootstrap: group, channel type and handler
+     * @param remote the address to connect to
+     * @return a new builder
      * @throws NullPointerException if an argument is null
      * @throws IllegalStateException if the bootstrap lacks a group, a channel or a handler
      */
@@ -213,6 +219,9 @@ public final class ReconnectingClient {
     /**
      * Returns the client that made {@code channel}, or {@code null} if no client made it: how a
      * protocol handler in the connection's pipeline reaches its client.
+     *
+     * @param channel the channel
+     * @return the client that made {@code channel}, or {@code null} if no client made it: how a protocol handler in the connection's pipeline reaches its client
      */
     public static ReconnectingClient of(Channel channel) {
         return channel.hasAttr(CLIENT) ? channel.attr(CLIENT).get() : null;
@@ -227,6 +236,7 @@ public final class ReconnectingClient {
      * of the next one if there is none now); a later call replaces an earlier one, and
      * {@link Duration#ZERO} withdraws it. Thread-safe.
      *
+     * @param window the time to spread the closes over
      * @throws IllegalArgumentException if {@code window} is negative or longer than 292 years
      */
     public void spreadReconnectOver(Duration window) {
@@ -241,22 +251,38 @@ public final class ReconnectingClient {
         }
     }
 
-    /** Returns the current connection, or {@code null} while there is none. */
+    /**
+     * Returns the current connection, or {@code null} while there is none.
+     *
+     * @return the current connection, or {@code null} while there is none
+     */
     public Channel channel() {
         return channel;
     }
 
-    /** Returns whether {@link #close()} was called. */
+    /**
+     * Returns whether {@link #close()} was called.
+     *
+     * @return whether {@link #close()} was called
+     */
     public boolean isClosed() {
         return closed;
     }
 
-    /** Returns the event loop that carries every connection, timer and event of this client. */
+    /**
+     * Returns the event loop that carries every connection, timer and event of this client.
+     *
+     * @return the event loop that carries every connection, timer and event of this client
+     */
     public EventLoop eventLoop() {
         return loop;
     }
 
-    /** Returns the address connected to, as given. */
+    /**
+     * Returns the address connected to, as given.
+     *
+     * @return the address connected to, as given
+     */
     public SocketAddress remoteAddress() {
         return remote;
     }
@@ -554,6 +580,9 @@ public final class ReconnectingClient {
         /**
          * The retry delays and the limit on attempts; {@link BackoffPolicy#grpc()} (forever) by
          * default. A lost healthy connection counts as the first attempt of the run that follows.
+         *
+         * @param policy the backoff policy
+         * @return this builder
          */
         public Builder backoff(BackoffPolicy policy) {
             this.backoff = Objects.requireNonNull(policy, "policy");
@@ -564,6 +593,8 @@ public final class ReconnectingClient {
          * How long one attempt (resolving and connecting) may take; 20 s by default, gRPC's
          * minimum connect timeout.
          *
+         * @param timeout the time limit
+         * @return this builder
          * @throws IllegalArgumentException if not positive or longer than 292 years
          */
         public Builder connectTimeout(Duration timeout) {
@@ -575,6 +606,8 @@ public final class ReconnectingClient {
          * How long a connection must stay up to prove healthy when no heartbeat pong has proven
          * it sooner; 10 s by default.
          *
+         * @param uptime how long a connection must last to count as healthy
+         * @return this builder
          * @throws IllegalArgumentException if not positive or longer than 292 years
          */
         public Builder healthyAfter(Duration uptime) {
@@ -582,25 +615,44 @@ public final class ReconnectingClient {
             return this;
         }
 
-        /** Only the first heartbeat pong proves a connection healthy, however long it stays up. */
+        /**
+         * Only the first heartbeat pong proves a connection healthy, however long it stays up.
+         *
+         * @return this builder
+         */
         public Builder healthyOnlyOnPong() {
             this.healthyAfterNanos = 0;
             return this;
         }
 
-        /** Shares a limit on concurrent attempts with the other clients of {@code group}. */
+        /**
+         * Shares a limit on concurrent attempts with the other clients of {@code group}.
+         *
+         * @param group the group to share the limit with
+         * @return this builder
+         */
         public Builder group(ReconnectGroup group) {
             this.group = Objects.requireNonNull(group, "group");
             return this;
         }
 
-        /** Receives the client's events; none by default. */
+        /**
+         * Receives the client's events; none by default.
+         *
+         * @param listener what to call
+         * @return this builder
+         */
         public Builder listener(ReconnectListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener");
             return this;
         }
 
-        /** Counts this client in {@code metrics}; no metrics by default. */
+        /**
+         * Counts this client in {@code metrics}; no metrics by default.
+         *
+         * @param metrics the meters to count in
+         * @return this builder
+         */
         public Builder metrics(ReconnectMetrics metrics) {
             this.metrics = Objects.requireNonNull(metrics, "metrics");
             return this;
@@ -609,19 +661,31 @@ public final class ReconnectingClient {
         /**
          * The source of jitter, used on the client's event loop only; give each client its own.
          * A new {@link SplittableRandom} by default; a seeded one makes the delays reproducible.
+         *
+         * @param random the source of the jitter; thread-safe
+         * @return this builder
          */
         public Builder random(RandomGenerator random) {
             this.random = Objects.requireNonNull(random, "random");
             return this;
         }
 
-        /** The wheels for the client's timers; {@link EventLoopWheels#shared()} by default. */
+        /**
+         * The wheels for the client's timers; {@link EventLoopWheels#shared()} by default.
+         *
+         * @param wheels the per-event-loop wheels
+         * @return this builder
+         */
         public Builder wheels(EventLoopWheels wheels) {
             this.wheels = Objects.requireNonNull(wheels, "wheels");
             return this;
         }
 
-        /** Builds the client; nothing connects until {@link ReconnectingClient#start()}. */
+        /**
+         * Builds the client; nothing connects until {@link ReconnectingClient#start()}.
+         *
+         * @return the client, not yet started
+         */
         public ReconnectingClient build() {
             return new ReconnectingClient(this, random != null ? random : new SplittableRandom());
         }

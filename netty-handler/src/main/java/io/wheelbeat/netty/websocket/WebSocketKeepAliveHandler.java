@@ -23,6 +23,7 @@ import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
+import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
 import io.wheelbeat.netty.internal.ChannelTimers;
 import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.wheelbeat.netty.internal.HandlerOptions;
@@ -42,9 +43,9 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li><b>Pings.</b> From the end of the opening handshake on, whenever nothing was written
  *       (flushed) for the ping interval (moved by a random jitter per interval if one is set),
- *       a ping frame goes out whose application data is the ping's 8-byte id (1, 2, ... per
- *       connection). A pong echoes its ping's data [RFC 6455 5.5.3], so a pong answers exactly its
- *       own ping: one that comes within the pong timeout fires {@link PongReceivedEvent} with that
+ *       a ping frame goes out whose application data is the ping's 8-byte id (a random start per
+ *       connection plus the ping's number, so a peer that does not read cannot guess it). A pong
+ *       echoes its ping's data [RFC 6455 5.5.3], so a pong answers exactly its own ping: one that comes within the pong timeout fires {@link PongReceivedEvent} with that
  *       ping's round-trip time; any other pong is late and counted. One ping is outstanding at a
  *       time.</li>
  *   <li><b>Missed pongs.</b> When {@link Builder#maxMissedPongs} pings in a row get no pong in
@@ -56,14 +57,20 @@ import org.slf4j.LoggerFactory;
  *       close frame 1001 {@value #IDLE_TIMEOUT} if the handshake is done, then the channel is
  *       closed. Each socket read counts when its batch completes, so the close never comes
  *       before the timeout and at most one wheel tick after it.</li>
+ *   <li><b>The peer's pings</b> are answered with a pong echoing their data, as Netty's protocol
+ *       handler would, by {@link HeartbeatHandler}'s answering role, which this handler adds right
+ *       before the protocol handler at the handshake: a ping that comes while the channel is not
+ *       writable is answered when it is writable again (only the latest such ping), and the
+ *       {@link Builder#maxPingStrikes}-th ping in a row sooner than {@link Builder#minPingInterval}
+ *       (100 ms by default) after the last one in time fires {@link TooManyPingsEvent}, sends a
+ *       close frame 1008 (policy violation) {@value #TOO_MANY_PINGS} and closes the channel.</li>
  * </ul>
  * Pings and pongs are {@link HeartbeatHandler}'s pinging role, which this handler adds to the
  * pipeline right before itself when the handshake completes
  * ({@link WebSocketServerProtocolHandler.HandshakeComplete} or
  * {@link WebSocketClientProtocolHandler.ClientHandshakeStateEvent#HANDSHAKE_COMPLETE}); the events
  * and meters are therefore exactly those of {@code HeartbeatHandler}. Pong frames are consumed;
- * every other message and event passes through. The peer's pings are answered by Netty's protocol
- * handler, as always. Once a close frame goes out through this handler (the application's or its
+ * every other message and event passes through. Once a close frame goes out through this handler (the application's or its
  * own), pinging stops: the closing handshake is the protocol handler's.
  *
  * <h2>Pipeline: pongs must reach this handler</h2>
@@ -86,7 +93,9 @@ import org.slf4j.LoggerFactory;
  * <h2>Metrics</h2>
  * With {@link Builder#metrics(MeterRegistry)}: {@code HeartbeatHandler}'s pinging meters
  * ({@code wheelbeat.heartbeat.pings.sent}, {@code .pongs.missed}, {@code .pongs.late}, timer
- * {@code .rtt}, {@code wheelbeat.connection.closed{reason=heartbeat_timeout}}) and
+ * {@code .rtt}, {@code wheelbeat.connection.closed{reason=heartbeat_timeout}}), its answering ones
+ * ({@code wheelbeat.heartbeat.pings.answered}, {@code .ping.strikes},
+ * {@code wheelbeat.connection.closed{reason=too_many_pings}}) and
  * {@code wheelbeat.connection.closed{reason=reader_idle}}.
  *
  * <p>Usage: build a {@link Factory} once, then add {@link Factory#newHandler()} to each channel's
@@ -100,6 +109,8 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
     public static final String PING_TIMEOUT = "ping timeout";
     /** The close reason after the reader-idle timeout. */
     public static final String IDLE_TIMEOUT = "idle timeout";
+    /** The close reason for a peer that pings too often. */
+    public static final String TOO_MANY_PINGS = "too many pings";
 
     /**
      * RFC 6455's "going away" (Netty's {@link WebSocketCloseStatus#ENDPOINT_UNAVAILABLE}), as Jetty
@@ -108,6 +119,8 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
     private static final int GOING_AWAY = WebSocketCloseStatus.ENDPOINT_UNAVAILABLE.code();
     /** RFC 6455's "internal error": this end is misconfigured. */
     private static final int INTERNAL_ERROR = WebSocketCloseStatus.INTERNAL_SERVER_ERROR.code();
+    /** RFC 6455's "policy violation": the peer pings too often. */
+    private static final int POLICY_VIOLATION = WebSocketCloseStatus.POLICY_VIOLATION.code();
     private static final Logger log = LoggerFactory.getLogger(WebSocketKeepAliveHandler.class);
     /** Empty and never released (an empty buffer's reference count is fixed): one serves every channel. */
     private static final PongWebSocketFrame PROBE = new PongWebSocketFrame(Unpooled.EMPTY_BUFFER);
@@ -131,6 +144,8 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
     /**
      * Returns a builder with the defaults: a pong timeout equal to the ping interval, 3 missed
      * pongs, no jitter (as Netty's writer idle), no reader-idle timeout. The ping interval must be set.
+     *
+     * @return a new builder
      */
     public static Builder builder() {
         return new Builder();
@@ -268,6 +283,9 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
         // Before this handler, so that its HeartbeatFailedEvent passes here (for the close frame)
         // and the application's writes pass it (they postpone the next ping).
         ctx.pipeline().addBefore(ctx.name(), null, heartbeat);
+        // Before the protocol handler, which would answer every ping at once, however many wait to go out.
+        ChannelHandlerContext protocol = protocolHandlerBefore(ctx);
+        ctx.pipeline().addBefore(protocol.name(), null, settings.answers.newHandler());
     }
 
     /** Removes the heartbeat handler, which stops its timers. */
@@ -350,6 +368,19 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
         return msg instanceof PongWebSocketFrame;
     }
 
+    private static boolean isPing(Object msg) {
+        return msg instanceof PingWebSocketFrame;
+    }
+
+    /** The pong to the peer's ping: its data echoed [RFC 6455 5.5.3], as Netty's protocol handler answers. */
+    private static PongWebSocketFrame pong(Channel channel, Object ping) {
+        return new PongWebSocketFrame(((PingWebSocketFrame) ping).content().retain());
+    }
+
+    private static CloseWebSocketFrame tooManyPings(Channel channel) {
+        return new CloseWebSocketFrame(POLICY_VIOLATION, TOO_MANY_PINGS);
+    }
+
     /** The id a pong echoes: the 8 bytes of our ping, or none for any other application data. */
     private static long pingIdOf(Object pong) {
         ByteBuf data = ((PongWebSocketFrame) pong).content();
@@ -363,21 +394,28 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
      */
     public static final class Factory {
         private final HeartbeatHandler.Factory heartbeats;
+        /** The answering role, placed before the protocol handler. */
+        private final HeartbeatHandler.Factory answers;
         private final long readerIdleNanos;
         private final EventLoopWheels wheels;
         private final Counter readerIdleCloses;
         private final AtomicBoolean misconfigurationLogged = new AtomicBoolean();
 
-        private Factory(HeartbeatHandler.Factory heartbeats, long readerIdleNanos,
+        private Factory(HeartbeatHandler.Factory heartbeats, HeartbeatHandler.Factory answers, long readerIdleNanos,
                         EventLoopWheels wheels, MeterRegistry registry) {
             this.heartbeats = heartbeats;
+            this.answers = answers;
             this.readerIdleNanos = readerIdleNanos;
             this.wheels = wheels;
             this.readerIdleCloses = registry != null && readerIdleNanos > 0
                     ? ConnectionMeters.closed(registry, "reader_idle") : null;
         }
 
-        /** Returns a new handler for one channel. */
+        /**
+         * Returns a new handler for one channel.
+         *
+         * @return a new handler, for one channel only
+         */
         public WebSocketKeepAliveHandler newHandler() {
             return new WebSocketKeepAliveHandler(this);
         }
@@ -395,13 +433,39 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
         private int maxMissedPongs = 3;
         private double jitter;
         private long readerIdleNanos;
+        private Duration minPingInterval;
+        private int maxPingStrikes;
 
         private Builder() {
         }
 
         /**
+         * Enforces a minimum time between the peer's pings: a sooner ping is a strike. 100 ms by
+         * default (a flood ends at its 4th ping); {@code Duration.ZERO} turns enforcement off.
+         *
+         * @throws IllegalArgumentException if {@code interval} is negative
+         */
+        public Builder minPingInterval(Duration interval) {
+            ConfigChecks.nonNegativeNanos("minPingInterval", interval);
+            this.minPingInterval = interval;
+            return this;
+        }
+
+        /**
+         * The strike that ends the connection: 3 by default. Needs enforcement on.
+         *
+         * @throws IllegalArgumentException if {@code strikes} is not positive
+         */
+        public Builder maxPingStrikes(int strikes) {
+            this.maxPingStrikes = ConfigChecks.positive("maxPingStrikes", strikes);
+            return this;
+        }
+
+        /**
          * Pings after this long without a write. Required.
          *
+         * @param interval the interval
+         * @return this builder
          * @throws IllegalArgumentException if {@code interval} is not positive
          */
         public Builder pingInterval(Duration interval) {
@@ -417,6 +481,8 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
          * instead of sharing a wake-up with others (docs/loadtest.md measures it: 0.1 cost 60%
          * more server-loop CPU at 50,000 connections).
          *
+         * @param fraction the fraction of the value either side, 0 for none
+         * @return this builder
          * @throws IllegalArgumentException unless {@code 0 <= fraction < 1}
          */
         public Builder pingIntervalJitter(double fraction) {
@@ -427,6 +493,8 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
         /**
          * How long a pong may take after its ping; the ping interval by default.
          *
+         * @param timeout the time limit
+         * @return this builder
          * @throws IllegalArgumentException if {@code timeout} is not positive
          */
         public Builder pongTimeout(Duration timeout) {
@@ -438,6 +506,8 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
          * How many pings in a row may go without a pong in time; the last of them closes the
          * connection. 3 by default.
          *
+         * @param count the number
+         * @return this builder
          * @throws IllegalArgumentException if {@code count} is not positive
          */
         public Builder maxMissedPongs(int count) {
@@ -453,6 +523,8 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
          * never writes gets no pongs from it, and reader idle would close it; leave it off there
          * (a dead peer then fills the send buffer instead).
          *
+         * @param timeout the time limit
+         * @return this builder
          * @throws IllegalArgumentException if {@code timeout} is not positive
          */
         public Builder readerIdleTimeout(Duration timeout) {
@@ -463,6 +535,8 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
         /**
          * Puts the timers on these per-event-loop wheels; {@link EventLoopWheels#shared()} by default.
          *
+         * @param wheels the per-event-loop wheels
+         * @return this builder
          * @throws NullPointerException if {@code wheels} is null
          */
         public Builder wheels(EventLoopWheels wheels) {
@@ -475,6 +549,8 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
          * It is called on every channel's event loop, so it must be thread-safe if the handlers
          * serve several loops. A seeded or scripted generator makes tests exact.
          *
+         * @param random the source of the jitter; thread-safe
+         * @return this builder
          * @throws NullPointerException if {@code random} is null
          */
         public Builder random(RandomGenerator random) {
@@ -486,6 +562,8 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
          * Records the handler's meters in {@code registry}, registered once when the factory is
          * built. Without it, no meter exists and nothing is recorded.
          *
+         * @param registry the meter registry
+         * @return this builder
          * @throws NullPointerException if {@code registry} is null
          */
         public Builder metrics(MeterRegistry registry) {
@@ -496,8 +574,10 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
         /**
          * Returns the factory of handlers with these settings.
          *
-         * @throws IllegalStateException if the ping interval is not set, or the reader-idle
-         *     timeout does not exceed the longest ping interval plus the pong timeout
+         * @return the factory, immutable and thread-safe
+         * @throws IllegalStateException if the ping interval is not set, the reader-idle
+         *     timeout does not exceed the longest ping interval plus the pong timeout, or
+         *     {@link #maxPingStrikes} is set while {@link #minPingInterval} is zero
          */
         public Factory build() {
             if (intervalNanos == 0) {
@@ -518,11 +598,24 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
                     .pingIntervalJitter(jitter)
                     .wheels(options.wheels())
                     .random(options.random());
+            HeartbeatHandler.Builder answers = HeartbeatHandler.builder()
+                    .answerPings(WebSocketKeepAliveHandler::isPing, WebSocketKeepAliveHandler::pong)
+                    .wheels(options.wheels());
+            if (minPingInterval != null) {
+                answers.minPingInterval(minPingInterval);
+            }
+            if (maxPingStrikes > 0) {
+                answers.maxPingStrikes(maxPingStrikes);
+            }
+            if (minPingInterval == null || !minPingInterval.isZero()) {
+                answers.goodbye(WebSocketKeepAliveHandler::tooManyPings);
+            }
             MeterRegistry registry = options.registry();
             if (registry != null) {
                 heartbeats.metrics(registry);
+                answers.metrics(registry);
             }
-            return new Factory(heartbeats.build(), readerIdleNanos, options.wheels(), registry);
+            return new Factory(heartbeats.build(), answers.build(), readerIdleNanos, options.wheels(), registry);
         }
 
         private static long saturatedAdd(long a, long b) {

@@ -17,7 +17,11 @@ public final class WebSocketReaderIdleEvent {
         this.timeoutNanos = timeoutNanos;
     }
 
-    /** Returns the reader-idle timeout that passed without a read, in nanoseconds. */
+    /**
+     * Returns the reader-idle timeout that passed without a read, in nanoseconds.
+     *
+     * @return the reader-idle timeout that passed without a read, in nanoseconds
+     */
     public long timeoutNanos() {
         return timeoutNanos;
     }

@@ -5,6 +5,7 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.NANOSECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,6 +17,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.wheelbeat.core.ScriptedRandom;
 import io.wheelbeat.netty.UserEvents;
@@ -88,6 +90,23 @@ class HeartbeatHandlerTest {
             }
         }
         return pings;
+    }
+
+    /** The id that "PING id" carries. */
+    private static long idOf(Object ping) {
+        return Long.parseLong(((String) ping).substring(5));
+    }
+
+    /** The pong that echoes "PING id": "PONG id". */
+    private static String pongTo(Object ping) {
+        return "PONG" + ((String) ping).substring(4);
+    }
+
+    /** Asserts that {@code pings} are "PING id" with ids one up from each other. */
+    private static void assertConsecutive(List<Object> pings) {
+        for (int i = 1; i < pings.size(); i++) {
+            assertEquals(idOf(pings.get(0)) + i, idOf(pings.get(i)), "ping ids count up: " + pings);
+        }
     }
 
     /** Answers every message starting with "PING" with "PONG" and what followed. */
@@ -210,8 +229,10 @@ class HeartbeatHandlerTest {
             advance(ch, 1002); // first ping, about 1001
             advance(ch, 500); // missed, about 1502
             advance(ch, 500); // second ping, about 2002
-            assertEquals(List.of("PING 1", "PING 2"), drainOutbound(ch));
-            ch.writeInbound("PONG 2");
+            List<Object> pings = drainOutbound(ch);
+            assertEquals(2, pings.size());
+            assertConsecutive(pings);
+            ch.writeInbound(pongTo(pings.get(1)));
             advance(ch, 1600); // third ping about 3003, missed about 3504: one in a row
             assertTrue(ch.isActive());
             advance(ch, 1000); // fourth ping about 4004, missed about 4505: two in a row
@@ -239,7 +260,8 @@ class HeartbeatHandlerTest {
             ch.closeFuture().addListener(f -> closedAt[0] = VirtualTime.now(ch));
             List<Object> pings = answerEveryPingAfter(ch, 1200, 20_000);
             assertFalse(ch.isActive());
-            assertEquals(List.of("PING 1", "PING 2", "PING 3"), pings);
+            assertEquals(3, pings.size());
+            assertConsecutive(pings);
             assertTrue(events.ofType(PongReceivedEvent.class).isEmpty(), "no pong reported: " + events.all());
             assertEquals(3, events.ofType(HeartbeatFailedEvent.class).get(0).missedPongs());
             long closedAfterMillis = (closedAt[0] - start) / 1_000_000;
@@ -265,15 +287,16 @@ class HeartbeatHandlerTest {
         void aLatePongIsDroppedAndThePongInTimeReportsTheRoundTripOfItsOwnPing() {
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
             EmbeddedChannel ch = channelWith(echoing(1000).pongTimeout(Duration.ofMillis(500)).metrics(registry));
-            assertEquals("PING 1", advanceUntilWritten(ch));
+            Object ping1 = advanceUntilWritten(ch);
             advance(ch, 502); // ping 1 times out
-            assertEquals("PING 2", advanceUntilWritten(ch));
+            Object ping2 = advanceUntilWritten(ch);
+            assertEquals(idOf(ping1) + 1, idOf(ping2));
             long ping2At = VirtualTime.now(ch);
             advance(ch, 100);
-            ch.writeInbound("PONG 1"); // late: answers ping 1
+            ch.writeInbound(pongTo(ping1)); // late: answers ping 1
             assertTrue(events.ofType(PongReceivedEvent.class).isEmpty());
             advance(ch, 200);
-            ch.writeInbound("PONG 2");
+            ch.writeInbound(pongTo(ping2));
             PongReceivedEvent pong = events.ofType(PongReceivedEvent.class).get(0);
             assertEquals(VirtualTime.now(ch) - ping2At, pong.roundTripNanos());
             assertTrue(pong.first(), "the first pong in time is the first");
@@ -284,10 +307,10 @@ class HeartbeatHandlerTest {
         @Test
         void aLatePongDoesNotClearTheMissedCount() {
             EmbeddedChannel ch = channelWith(echoing(1000).pongTimeout(Duration.ofMillis(500)).maxMissedPongs(2));
-            assertEquals("PING 1", advanceUntilWritten(ch));
+            Object ping1 = advanceUntilWritten(ch);
             advance(ch, 502); // missed 1
-            ch.writeInbound("PONG 1");
-            assertEquals("PING 2", advanceUntilWritten(ch));
+            ch.writeInbound(pongTo(ping1));
+            assertEquals(idOf(ping1) + 1, idOf(advanceUntilWritten(ch)));
             advance(ch, 502); // missed 2 in a row: the late pong did not count
             assertFalse(ch.isActive());
         }
@@ -295,17 +318,17 @@ class HeartbeatHandlerTest {
         @Test
         void aPongEchoingAnIdOfNoPingIsLate() {
             EmbeddedChannel ch = channelWith(echoing(1000));
-            assertEquals("PING 1", advanceUntilWritten(ch));
-            ch.writeInbound("PONG 2", "PONG 0", "PONG -1");
+            long id = idOf(advanceUntilWritten(ch));
+            ch.writeInbound("PONG " + (id + 1), "PONG " + (id - 1), "PONG 0", "PONG 1", "PONG -1");
             assertTrue(events.all().isEmpty());
-            ch.writeInbound("PONG 1");
+            ch.writeInbound("PONG " + id);
             assertEquals(1, events.ofType(PongReceivedEvent.class).size());
         }
 
         @Test
         void aThrowingPongIdFunctionIsReportedAndThePongIsLate() {
             EmbeddedChannel ch = channelWith(echoing(1000));
-            assertEquals("PING 1", advanceUntilWritten(ch));
+            assertTrue(idOf(advanceUntilWritten(ch)) > 0);
             assertThrows(NumberFormatException.class, () -> ch.writeInbound("PONG x"));
             assertNull(ch.readInbound(), "a pong is consumed even when its id cannot be read");
             assertTrue(events.all().isEmpty());
@@ -326,8 +349,38 @@ class HeartbeatHandlerTest {
             advance(ch, 1000); // ping 2 fails
             assertThrows(IllegalStateException.class, ch::checkException);
             advance(ch, 1002);
-            assertEquals(List.of("PING 1", "PING 2"), drainOutbound(ch));
-            assertEquals(List.of(1L, 2L, 2L), ids);
+            List<Object> pings = drainOutbound(ch);
+            assertEquals(2, pings.size());
+            assertConsecutive(pings);
+            long first = ids.get(0);
+            assertEquals(List.of(first, first + 1, first + 1), ids);
+        }
+
+        @Test
+        void pingIdsStartAtARandomPointPerConnectionSoThatBlindPongsAreLate() {
+            // The blind peer: reads nothing, sends a pong every 100 ms with the id guessed
+            // from the seconds elapsed (ping n goes out at n s, so "PONG n" would answer it in time).
+            HeartbeatHandler.Builder builder = echoing(1000).pongTimeout(Duration.ofMillis(500)).maxMissedPongs(3);
+            EmbeddedChannel ch = channelWith(builder);
+            long start = VirtualTime.now(ch);
+            for (int step = 0; step < 200 && ch.isActive(); step++) {
+                advance(ch, 100);
+                long guess = Math.max(1, (VirtualTime.now(ch) - start) / 1_000_000_000L);
+                if (ch.isActive()) {
+                    ch.writeInbound("PONG " + guess);
+                }
+            }
+            assertFalse(ch.isActive(), "3 missed pongs close the blind peer");
+            long closedAfterMillis = (VirtualTime.now(ch) - start) / 1_000_000;
+            assertTrue(closedAfterMillis <= 3_600, "ping 3 at 3 s, its timeout at 3.5 s: " + closedAfterMillis);
+            assertTrue(events.ofType(PongReceivedEvent.class).isEmpty(), "no guessed pong passed: " + events.all());
+            assertEquals(3, events.ofType(HeartbeatFailedEvent.class).get(0).missedPongs());
+            List<Object> pings = drainOutbound(ch);
+            assertEquals(3, pings.size());
+            assertConsecutive(pings);
+            assertTrue(idOf(pings.get(0)) > 3, "ids are positive and not 1, 2, 3: " + pings);
+            EmbeddedChannel other = frozenChannel(builder.build().newHandler());
+            assertNotEquals(idOf(pings.get(0)), idOf(advanceUntilWritten(other)), "each connection draws its own start");
         }
 
         @Test
@@ -356,21 +409,21 @@ class HeartbeatHandlerTest {
             HeartbeatHandler.Factory factory = echoing(1000).build();
             EmbeddedChannel ch = frozenChannel(factory.newHandler());
             EmbeddedChannel other = frozenChannel(factory.newHandler());
-            assertEquals("PING 1", advanceUntilWritten(ch));
+            Object ping1 = advanceUntilWritten(ch);
             advanceUntilWritten(other);
             ch.pipeline().get(HeartbeatHandler.class).peerSaysTooManyPings();
             other.pipeline().get(HeartbeatHandler.class).peerSaysTooManyPings();
             assertEquals(java.time.Duration.ofSeconds(2), factory.pingInterval(), "doubled once, not once per connection");
-            ch.writeInbound("PONG 1");
+            ch.writeInbound(pongTo(ping1));
             advance(ch, 1999);
             assertNull(ch.readOutbound(), "the next interval is 2 s");
             advance(ch, 4);
-            assertEquals("PING 2", ch.readOutbound());
+            assertEquals(idOf(ping1) + 1, idOf(ch.readOutbound()));
             EmbeddedChannel later = frozenChannel(factory.newHandler());
             advance(later, 1999);
             assertNull(later.readOutbound());
             advance(later, 4);
-            assertEquals("PING 1", later.readOutbound());
+            assertTrue(later.readOutbound().toString().startsWith("PING "));
             later.pipeline().get(HeartbeatHandler.class).peerSaysTooManyPings();
             assertEquals(java.time.Duration.ofSeconds(4), factory.pingInterval());
         }
@@ -620,13 +673,69 @@ class HeartbeatHandlerTest {
         }
 
         @Test
-        void withoutAMinimumIntervalAFloodIsAnsweredAndNeverClosed() {
-            EmbeddedChannel ch = channelWith(answering());
+        void withEnforcementTurnedOffAFloodIsAnsweredAndNeverClosed() {
+            EmbeddedChannel ch = channelWith(answering().minPingInterval(Duration.ZERO));
             for (int i = 0; i < 1000; i++) {
                 ch.writeInbound("PING");
             }
             assertEquals(1000, drainOutbound(ch).size());
             assertTrue(ch.isActive());
+        }
+
+        @Test
+        void byDefaultAFloodEndsAtItsFourthPingAndPingsEvery100MsAreAllAnswered() {
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            EmbeddedChannel ch = channelWith(answering().metrics(registry));
+            for (int i = 0; i < 20; i++) {
+                ch.writeInbound("PING");
+                advance(ch, 100);
+            }
+            assertTrue(ch.isActive());
+            assertEquals(0.0, registry.get("wheelbeat.heartbeat.ping.strikes").counter().count());
+            ch.writeInbound("PING", "PING", "PING", "PING", "PING");
+            assertFalse(ch.isActive());
+            assertEquals(3.0, registry.get("wheelbeat.heartbeat.ping.strikes").counter().count());
+            assertEquals(1.0, registry.get("wheelbeat.connection.closed").tag("reason", "too_many_pings")
+                    .counter().count());
+            assertEquals(23, drainOutbound(ch).size(), "20 pings apart, then the flood's first 3");
+        }
+
+        @Test
+        void whileUnwritableOnlyTheLatestPingIsAnsweredWhenTheChannelDrains() {
+            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder()
+                    .answerPings(msg -> msg instanceof ByteBuf, (c, ping) -> "PONG " + ((ByteBuf) ping).toString(
+                            StandardCharsets.US_ASCII)).minPingInterval(Duration.ZERO));
+            ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(64, 128));
+            ch.write("UNREAD DATA"); // queued, not flushed: one message is about 96 bytes
+            ch.write("MORE UNREAD DATA");
+            assertFalse(ch.isWritable());
+            List<ByteBuf> pings = new ArrayList<>();
+            for (int i = 0; i < 10_000; i++) {
+                ByteBuf ping = text("PING " + i);
+                pings.add(ping);
+                ch.writeInbound(ping);
+            }
+            assertFalse(ch.isWritable(), "no answer queued while the peer reads nothing");
+            assertTrue(pings.subList(0, 9_999).stream().allMatch(ping -> ping.refCnt() == 0), "earlier pings released");
+            assertEquals(1, pings.get(9_999).refCnt(), "the latest is kept");
+            ch.flush(); // the peer reads: the channel drains and becomes writable
+            assertEquals(List.of("UNREAD DATA", "MORE UNREAD DATA", "PONG PING 9999"), drainOutbound(ch));
+            assertEquals(0, pings.get(9_999).refCnt());
+            ch.writeInbound(text("PING next"));
+            assertEquals("PONG PING next", ch.readOutbound(), "writable: answered at once");
+        }
+
+        @Test
+        void aPingKeptWhileUnwritableIsReleasedWhenTheChannelCloses() {
+            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder()
+                    .answerPings(msg -> msg instanceof ByteBuf, (c, ping) -> "PONG").minPingInterval(Duration.ZERO));
+            ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(1, 2));
+            ch.write("UNREAD DATA");
+            ByteBuf ping = text("PING");
+            ch.writeInbound(ping);
+            assertEquals(1, ping.refCnt());
+            ch.close();
+            assertEquals(0, ping.refCnt());
         }
 
         @Test
@@ -722,9 +831,13 @@ class HeartbeatHandlerTest {
         }
 
         @Test
-        void refusesStrikesOrGoodbyeWithoutAMinimumPingInterval() {
-            assertThrows(IllegalStateException.class, () -> answering().maxPingStrikes(2).build());
-            assertThrows(IllegalStateException.class, () -> answering().goodbye(c -> "bye").build());
+        void refusesStrikesOrGoodbyeWithEnforcementTurnedOff() {
+            assertThrows(IllegalStateException.class,
+                    () -> answering().minPingInterval(Duration.ZERO).maxPingStrikes(2).build());
+            assertThrows(IllegalStateException.class,
+                    () -> answering().minPingInterval(Duration.ZERO).goodbye(c -> "bye").build());
+            answering().maxPingStrikes(2).goodbye(c -> "bye").build(); // the default minimum enforces
+            assertThrows(IllegalArgumentException.class, () -> answering().minPingInterval(Duration.ofMillis(-1)));
         }
 
         @Test

@@ -156,6 +156,22 @@ class Http2KeepAliveHandlerTest {
         }
 
         @Test
+        void byDefaultAPingFloodIsClosedAtItsFourthPingWithOrWithoutStreamsAndPingsEvery100MsAreFine() {
+            start(Http2KeepAliveHandler.builder().metrics(registry));
+            for (int i = 0; i < 30; i++) {
+                advanceTo(ch, start + MILLISECONDS.toNanos(100L * i));
+                send(Http2Wire.ping(i, false));
+            }
+            assertTrue(ch.isActive(), "one PING per 100 ms, no stream open: no strike");
+            assertEquals(30, sent(PING).size());
+            send(Http2Wire.ping(30, false), Http2Wire.ping(31, false), Http2Wire.ping(32, false),
+                    Http2Wire.ping(33, false), Http2Wire.ping(34, false));
+            assertFalse(ch.isActive());
+            assertEquals("too_many_pings", sent(GOAWAY).get(0).goAwayDebugData());
+            assertEquals(1, closed("too_many_pings"));
+        }
+
+        @Test
         void pingsAtTheMinimumIntervalAreFine() {
             start(enforcing().permitKeepAliveWithoutCalls(true));
             for (int i = 0; i < 10; i++) {
@@ -217,9 +233,12 @@ class Http2KeepAliveHandlerTest {
             assertEquals(List.of(), sent(PING));
             advanceTo(ch, start + SECONDS.toNanos(10) + TICK);
             Frame ping = sent(PING).get(0);
-            assertEquals(1, ping.pingContent(), "the first ping's id");
+            long id = ping.pingContent();
+            assertTrue(id > 3, "the first ping's id, which a peer cannot guess: " + id);
             advanceTo(ch, start + SECONDS.toNanos(12));
-            send(Http2Wire.ping(1, true));
+            send(Http2Wire.ping(1, true), Http2Wire.ping(2, true)); // guessed: someone else's, passed on
+            assertTrue(events.ofType(PongReceivedEvent.class).isEmpty());
+            send(Http2Wire.ping(id, true));
             PongReceivedEvent pong = events.ofType(PongReceivedEvent.class).get(0);
             assertTrue(pong.first());
             assertTrue(Math.abs(pong.roundTripNanos() - SECONDS.toNanos(2)) <= TICK, pong.toString());
@@ -229,7 +248,7 @@ class Http2KeepAliveHandlerTest {
             advanceTo(ch, start + SECONDS.toNanos(22) - TICK);
             assertEquals(List.of(), sent(PING), "the next ping counts from the ACK, a read");
             advanceTo(ch, start + SECONDS.toNanos(22) + TICK);
-            assertEquals(2, sent(PING).get(0).pingContent());
+            assertEquals(id + 1, sent(PING).get(0).pingContent());
             assertTrue(ch.isActive());
         }
 
@@ -257,14 +276,16 @@ class Http2KeepAliveHandlerTest {
             start(pinging());
             send(Http2Wire.get(1));
             advanceTo(ch, start + SECONDS.toNanos(10) + TICK);
-            assertEquals(1, sent(PING).size());
+            List<Frame> first = sent(PING);
+            assertEquals(1, first.size());
             advanceTo(ch, start + SECONDS.toNanos(13));
             send(Http2Wire.get(3));
             advanceTo(ch, start + SECONDS.toNanos(20));
             assertTrue(ch.isActive());
             assertTrue(events.ofType(HeartbeatFailedEvent.class).isEmpty());
             advanceTo(ch, start + SECONDS.toNanos(23) + TICK);
-            assertEquals(2, sent(PING).get(0).pingContent(), "next ping 10 s after the last read");
+            assertEquals(first.get(0).pingContent() + 1, sent(PING).get(0).pingContent(),
+                    "next ping 10 s after the last read");
         }
 
         @Test
@@ -295,8 +316,8 @@ class Http2KeepAliveHandlerTest {
             start(pinging());
             send(Http2Wire.get(1));
             advanceTo(ch, start + SECONDS.toNanos(10) + TICK);
-            assertEquals(1, sent(PING).get(0).pingContent());
-            send(Http2Wire.ping(1, true));
+            long id = sent(PING).get(0).pingContent();
+            send(Http2Wire.ping(id, true));
             requests.respond();
             advanceTo(ch, start + SECONDS.toNanos(200));
             assertEquals(List.of(), sent(PING), "no stream open since 10 s: paused");
@@ -307,7 +328,7 @@ class Http2KeepAliveHandlerTest {
             advanceTo(ch, start + SECONDS.toNanos(210) - TICK);
             assertEquals(List.of(), sent(PING), "the peer's new stream is a read");
             advanceTo(ch, start + SECONDS.toNanos(210) + TICK);
-            assertEquals(2, sent(PING).get(0).pingContent());
+            assertEquals(id + 1, sent(PING).get(0).pingContent());
         }
 
         @Test
@@ -319,13 +340,14 @@ class Http2KeepAliveHandlerTest {
             advanceTo(ch, start + MILLISECONDS.toNanos(7_500) - TICK);
             assertEquals(List.of(), sent(PING));
             advanceTo(ch, start + MILLISECONDS.toNanos(7_500) + TICK);
-            assertEquals(1, sent(PING).size());
+            List<Frame> first = sent(PING);
+            assertEquals(1, first.size());
             advanceTo(ch, start + SECONDS.toNanos(8));
-            send(Http2Wire.ping(1, true));
+            send(Http2Wire.ping(first.get(0).pingContent(), true));
             advanceTo(ch, start + MILLISECONDS.toNanos(20_500) - TICK);
             assertEquals(List.of(), sent(PING), "12.5 s after the ACK, not 7.5 s nor 10 s");
             advanceTo(ch, start + MILLISECONDS.toNanos(20_500) + TICK);
-            assertEquals(2, sent(PING).get(0).pingContent());
+            assertEquals(first.get(0).pingContent() + 1, sent(PING).get(0).pingContent());
             assertEquals(3, random.draws());
         }
 
@@ -395,8 +417,9 @@ class Http2KeepAliveHandlerTest {
         void aLateAckIsCountedAndFiresNothingAndAnAckOfSomeoneElsesPingPassesOn() {
             start(pinging().keepAliveWithoutCalls(true));
             advanceTo(ch, start + SECONDS.toNanos(10) + TICK);
-            send(Http2Wire.ping(1, true));
-            send(Http2Wire.ping(1, true));
+            long id = sent(PING).get(0).pingContent();
+            send(Http2Wire.ping(id, true));
+            send(Http2Wire.ping(id, true));
             assertEquals(1, events.ofType(PongReceivedEvent.class).size());
             assertEquals(1, registry.get("wheelbeat.heartbeat.pongs.late").counter().count());
             send(Http2Wire.ping(0x5EED, true));
@@ -533,7 +556,12 @@ class Http2KeepAliveHandlerTest {
 
     @Test
     void settingsAreCheckedWhenConfigured() {
-        assertThrows(IllegalStateException.class, () -> Http2KeepAliveHandler.builder().build());
+        assertThrows(IllegalStateException.class,
+                () -> Http2KeepAliveHandler.builder().minPingInterval(Duration.ZERO).build());
+        Http2KeepAliveHandler.builder().build(); // the default ping-flood limit is a rule
+        assertThrows(IllegalStateException.class, () -> Http2KeepAliveHandler.builder()
+                .minPingInterval(Duration.ZERO).maxConnectionIdle(Duration.ofSeconds(1))
+                .permitKeepAliveWithoutCalls(true).build());
         assertThrows(IllegalStateException.class, () -> Http2KeepAliveHandler.builder()
                 .maxConnectionIdle(Duration.ofSeconds(1)).permitKeepAliveWithoutCalls(true).build());
         assertThrows(IllegalStateException.class, () -> Http2KeepAliveHandler.builder()

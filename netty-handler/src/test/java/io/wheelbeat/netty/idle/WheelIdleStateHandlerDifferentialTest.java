@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.timeout.IdleStateEvent;
@@ -54,7 +55,7 @@ class WheelIdleStateHandlerDifferentialTest {
     private static final int ORIGIN_SCRIPTS = SCRIPTS / 5;
 
     /** How the event loop runs its scheduled tasks: at their deadlines, or on a fixed step. */
-    private enum Loop {
+    enum Loop {
         PUNCTUAL(0), EVERY_MILLISECOND(MILLISECONDS.toNanos(1)), EVERY_5_MILLISECONDS(MILLISECONDS.toNanos(5));
 
         final long stepNanos;
@@ -170,7 +171,7 @@ class WheelIdleStateHandlerDifferentialTest {
      * drives a wheel on it: scheduled tasks run punctually, then the channel's pending tasks (the
      * expiries the wheel handed over to it), compared by difference as the clock may wrap.
      */
-    private static final class ManualLoop implements WheelExecutor, LoopTime {
+    static final class ManualLoop implements WheelExecutor, LoopTime {
         private record Scheduled(long due, Runnable task, CompletableFuture<Void> done) {
         }
 
@@ -275,7 +276,7 @@ class WheelIdleStateHandlerDifferentialTest {
                 loop, SCRIPTS, firstSeed, events, repeated);
     }
 
-    private static void compare(Script script, List<Event> netty, List<Event> wheel) {
+    private static void compare(Object script, List<?> netty, List<?> wheel) {
         for (int i = 0; i < Math.min(netty.size(), wheel.size()); i++) {
             if (!netty.get(i).equals(wheel.get(i))) {
                 fail("event " + i + ": Netty " + netty.get(i) + ", wheel " + wheel.get(i) + around(i, netty, wheel, script));
@@ -287,7 +288,7 @@ class WheelIdleStateHandlerDifferentialTest {
         }
     }
 
-    private static String around(int index, List<Event> netty, List<Event> wheel, Script script) {
+    private static String around(int index, List<?> netty, List<?> wheel, Object script) {
         int from = Math.max(0, index - 4);
         return "\n" + script + "\nNetty from event " + from + ": " + netty.subList(Math.min(from, netty.size()),
                 Math.min(index + 3, netty.size())) + "\nwheel from event " + from + ": "
@@ -305,7 +306,7 @@ class WheelIdleStateHandlerDifferentialTest {
     }
 
     /** The clock of the loop a script runs on, and how it runs its tasks. */
-    private interface LoopTime {
+    interface LoopTime {
         long now();
 
         /** Moves time forward to {@code nanoTime}, running tasks as the loop runs them. */
@@ -316,7 +317,7 @@ class WheelIdleStateHandlerDifferentialTest {
     }
 
     /** EmbeddedChannel's own clock, frozen, with tasks run punctually or on the loop's step. */
-    private static LoopTime embeddedTime(SlowDrainChannel ch, Loop loop) {
+    static LoopTime embeddedTime(SlowDrainChannel ch, Loop loop) {
         ch.freezeTime();
         long origin = VirtualTime.now(ch);
         return new LoopTime() {
@@ -356,40 +357,62 @@ class WheelIdleStateHandlerDifferentialTest {
         IdleEventRecorder recorder = new IdleEventRecorder();
         ch.pipeline().addLast(head, handler, recorder);
         for (Step step : script.steps) {
-            // Pipeline operations, not EmbeddedChannel's own, which would also run due tasks.
-            switch (step.kind) {
-                case PAUSE -> time.advanceTo(time.now() + step.arg);
-                case STALL -> time.stall(step.arg);
-                case READ_BATCH -> {
-                    ch.pipeline().fireChannelRead("in");
-                    ch.pipeline().fireChannelReadComplete();
-                }
-                case READ_WITHOUT_COMPLETE -> ch.pipeline().fireChannelRead("in");
-                case READ_COMPLETE -> ch.pipeline().fireChannelReadComplete();
-                case WRITE_AND_FLUSH -> {
-                    ch.drainBudget(Long.MAX_VALUE);
-                    ch.pipeline().writeAndFlush(Unpooled.buffer().writeZero((int) step.arg));
-                }
-                case WRITE -> ch.pipeline().write(Unpooled.buffer().writeZero((int) step.arg));
-                case SLOW_FLUSH -> {
-                    ch.drainBudget(step.arg);
-                    ch.pipeline().flush();
-                }
-                case DRAIN -> {
-                    ch.drainBudget(step.arg);
-                    ch.unsafe().flush();
-                }
-                case HEAD_WRITE -> head.ctx.writeAndFlush(Unpooled.buffer().writeZero((int) step.arg));
-                case RESET_READ -> resetRead(handler);
-                case RESET_WRITE -> resetWrite(handler);
-                case CLOSE -> ch.pipeline().close();
-                case REMOVE -> ch.pipeline().remove(handler);
-            }
-            ch.inboundMessages().clear();
+            apply(step, ch, head, handler, time);
         }
         assertEquals(List.of(), recorder.exceptions, script::toString);
         ch.finishAndReleaseAll();
         return recorder.fired.stream().map(f -> new Event(f.event(), f.nanoTime() - start)).toList();
+    }
+
+    /** Applies one step to {@code ch}, whose idle handler (the one resets and removal act on) is {@code handler}. */
+    private static void apply(Step step, SlowDrainChannel ch, HeadWriter head, ChannelHandler handler, LoopTime time) {
+        switch (step.kind) {
+            case WRITE_AND_FLUSH -> {
+                ch.drainBudget(Long.MAX_VALUE);
+                ch.pipeline().writeAndFlush(Unpooled.buffer().writeZero((int) step.arg));
+            }
+            case RESET_READ -> resetRead(handler);
+            case RESET_WRITE -> resetWrite(handler);
+            case CLOSE -> ch.pipeline().close();
+            case REMOVE -> {
+                if (ch.pipeline().context(handler) != null) {
+                    ch.pipeline().remove(handler);
+                }
+            }
+            default -> traffic(step.kind.name(), step.arg, ch, time, head.ctx);
+        }
+        ch.inboundMessages().clear();
+    }
+
+    /**
+     * Runs a script step shared by the differential tests (this one and
+     * {@link WheelTimeoutHandlersDifferentialTest}), named as in their {@code Kind}s: time passing
+     * (PAUSE, STALL), reads (READ_BATCH, READ_WITHOUT_COMPLETE, READ_COMPLETE), writes and flushes
+     * (WRITE, SLOW_FLUSH, DRAIN, and HEAD_WRITE from {@code head}, a handler nearer the head). Pipeline
+     * operations, not EmbeddedChannel's own, which would also run due tasks.
+     */
+    static void traffic(String kind, long arg, SlowDrainChannel ch, LoopTime time, ChannelHandlerContext head) {
+        switch (kind) {
+            case "PAUSE" -> time.advanceTo(time.now() + arg);
+            case "STALL" -> time.stall(arg);
+            case "READ_BATCH" -> {
+                ch.pipeline().fireChannelRead("in");
+                ch.pipeline().fireChannelReadComplete();
+            }
+            case "READ_WITHOUT_COMPLETE" -> ch.pipeline().fireChannelRead("in");
+            case "READ_COMPLETE" -> ch.pipeline().fireChannelReadComplete();
+            case "WRITE" -> ch.pipeline().write(Unpooled.buffer().writeZero((int) arg));
+            case "SLOW_FLUSH" -> {
+                ch.drainBudget(arg);
+                ch.pipeline().flush();
+            }
+            case "DRAIN" -> {
+                ch.drainBudget(arg);
+                ch.unsafe().flush();
+            }
+            case "HEAD_WRITE" -> head.writeAndFlush(Unpooled.buffer().writeZero((int) arg));
+            default -> throw new IllegalArgumentException("not a shared step: " + kind);
+        }
     }
 
     private static void resetRead(ChannelHandler handler) {
@@ -406,6 +429,238 @@ class WheelIdleStateHandlerDifferentialTest {
         } else {
             ((WheelIdleStateHandler) handler).resetWriteTimeout();
         }
+    }
+
+    // ---------------------------------------------------------------- several handlers and channels on one loop
+
+    /** Shared-loop scripts; override to explore: -Dwheelbeat.idle.sharedScripts=4000. */
+    private static final int SHARED_SCRIPTS = Integer.getInteger("wheelbeat.idle.sharedScripts", 450);
+    private static final int SHARED_MIN_PERIODS = 20;
+
+    /** An idle handler of a shared-loop script: its channel and its settings. */
+    private record HandlerSpec(int channel, boolean observeOutput, long readerNanos, long writerNanos, long allNanos) {
+        ChannelHandler netty() {
+            return new IdleStateHandler(observeOutput, readerNanos, writerNanos, allNanos, NANOSECONDS);
+        }
+
+        ChannelHandler wheel() {
+            return new WheelIdleStateHandler(observeOutput, readerNanos, writerNanos, allNanos, NANOSECONDS);
+        }
+    }
+
+    /** A step of a shared-loop script on the channel of handler {@code handler} (which resets and removal act on). */
+    private record SharedStep(Step step, int handler) {
+        @Override
+        public String toString() {
+            return step + "@" + handler;
+        }
+    }
+
+    /**
+     * A shared-loop script; with {@code appWrites}, the application writes and flushes from every
+     * idle event (on {@code EmbeddedChannel} a flush runs the loop's due tasks inside the event).
+     */
+    private record SharedScript(long seed, Loop loop, int channels, List<HandlerSpec> handlers, List<SharedStep> steps,
+                                boolean appWrites) {
+        @Override
+        public String toString() {
+            return "seed " + seed + ", loop " + loop + ", " + channels + " channels, app writes " + appWrites
+                    + ", handlers " + handlers + ", steps " + steps;
+        }
+    }
+
+    /** An event as compared on a shared loop: the handler that fired it (index), state and first flag, when. */
+    private record SharedEvent(int handler, IdleStateEvent event, long at) {
+        @Override
+        public String toString() {
+            return "#" + handler + ":" + event.state() + (event.isFirst() ? "(first)" : "") + "@" + at;
+        }
+    }
+
+    /** Records, in one list for the whole loop, the idle events of the handler just before it, and swallows them. */
+    private static final class Tagger extends ChannelInboundHandlerAdapter {
+        private final int handler;
+        private final long start;
+        private final List<SharedEvent> events;
+        private final List<Throwable> exceptions;
+        private final boolean writes;
+
+        Tagger(int handler, long start, List<SharedEvent> events, List<Throwable> exceptions, boolean writes) {
+            this.handler = handler;
+            this.start = start;
+            this.events = events;
+            this.exceptions = exceptions;
+            this.writes = writes;
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            if (evt instanceof IdleStateEvent event) {
+                events.add(new SharedEvent(handler, event, ctx.executor().ticker().nanoTime() - start));
+                if (writes && ctx.channel().isActive()) {
+                    ctx.writeAndFlush(Unpooled.buffer().writeZero(8));
+                }
+            } else {
+                ctx.fireUserEventTriggered(evt);
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            exceptions.add(cause);
+        }
+    }
+
+    /**
+     * Issue 21 item 8: handler A (reader idle 5.4 ms) added first, B (5.3 ms) second, both on one
+     * channel, and a 7 ms loop stall: Netty fires B's event, then A's (deadline order); the wheel
+     * used to fire A's first (the order their timers reached the wheel's slot).
+     */
+    @Test
+    void twoHandlersOnOneLoopFireInDeadlineOrderAfterAStall() {
+        long a = 5_400_000;
+        long b = 5_300_000;
+        SharedScript script = new SharedScript(0, Loop.PUNCTUAL, 1,
+                List.of(new HandlerSpec(0, false, a, 0, 0), new HandlerSpec(0, false, b, 0, 0)),
+                List.of(new SharedStep(new Step(Kind.STALL, MILLISECONDS.toNanos(7)), 0)), false);
+        List<SharedEvent> netty = runShared(script, HandlerSpec::netty);
+        assertEquals(List.of(new SharedEvent(1, IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT, MILLISECONDS.toNanos(7)),
+                new SharedEvent(0, IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT, MILLISECONDS.toNanos(7))), netty);
+        compare(script, netty, runShared(script, HandlerSpec::wheel));
+    }
+
+    /**
+     * Several idle handlers on several channels of one event loop (one scheduler, one wheel, one
+     * clock), some with equal idle times so that checks of different handlers fall due at the same
+     * instant, with traffic on each channel and loop stalls: the events of all handlers, in the
+     * order they fire across the loop, must be Netty's, at Netty's instants. Netty orders its tasks
+     * by deadline, then by scheduling order (task ids per loop); the wheel must give the same order.
+     */
+    @Test
+    void firesNettysEventsInNettysOrderAcrossHandlersAndChannelsSharingALoop() {
+        int events = 0;
+        int interleaved = 0;
+        for (int i = 0; i < SHARED_SCRIPTS; i++) {
+            SharedScript script = randomSharedScript(FIRST_SEED + 4L * SCRIPTS + i, Loop.values()[i % Loop.values().length]);
+            List<SharedEvent> netty = runShared(script, HandlerSpec::netty);
+            compare(script, netty, runShared(script, HandlerSpec::wheel));
+            events += netty.size();
+            for (int e = 1; e < netty.size(); e++) {
+                if (netty.get(e).at == netty.get(e - 1).at && netty.get(e).handler != netty.get(e - 1).handler) {
+                    interleaved++;
+                }
+            }
+        }
+        // Not a silent pass: many events, and many instants where handlers' events meet.
+        assertTrue(events > 100 * SHARED_SCRIPTS && interleaved > SHARED_SCRIPTS,
+                events + " events, " + interleaved + " of different handlers at one instant, in " + SHARED_SCRIPTS + " scripts");
+        System.out.printf("differential, shared loop: %d scripts, %d events, %d of different handlers at one instant, all as Netty's%n",
+                SHARED_SCRIPTS, events, interleaved);
+    }
+
+    /**
+     * Issue 21 item 10, pinned (docs/idle.md, "EmbeddedChannel"): on {@code EmbeddedChannel} a
+     * flush runs the loop's due scheduled tasks before it returns, so when the application writes
+     * and flushes from an idle event, Netty's handler runs its other due idle tasks inside that
+     * write, while the wheel's handler runs its due checks from the wheel's one task, one after
+     * the other. With writes that do not complete at once (a slow socket), the sequences part:
+     * here handler #2 (writer and all idle 1 ms) gives Netty a writer-idle event at 2 ms that the
+     * wheel's handler does not give. A real event loop runs no task inside a flush.
+     */
+    @Test
+    void onEmbeddedChannelAnAppWritingFromIdleEventsSeesNettysNestedTasksDiffer() {
+        SharedScript random = randomSharedScript(20_255_132L, Loop.EVERY_MILLISECOND);
+        SharedScript script = new SharedScript(random.seed, random.loop, random.channels, random.handlers, random.steps, true);
+        long ms = MILLISECONDS.toNanos(1);
+        List<SharedEvent> netty = runShared(script, HandlerSpec::netty);
+        List<SharedEvent> wheel = runShared(script, HandlerSpec::wheel);
+        assertEquals(List.of(new SharedEvent(2, IdleStateEvent.FIRST_WRITER_IDLE_STATE_EVENT, ms),
+                new SharedEvent(2, IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT, 2 * ms),
+                new SharedEvent(2, IdleStateEvent.WRITER_IDLE_STATE_EVENT, 2 * ms),
+                new SharedEvent(2, IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT, 3 * ms),
+                new SharedEvent(2, IdleStateEvent.FIRST_WRITER_IDLE_STATE_EVENT, 3 * ms)), netty.subList(0, 5));
+        assertEquals(List.of(new SharedEvent(2, IdleStateEvent.FIRST_WRITER_IDLE_STATE_EVENT, ms),
+                new SharedEvent(2, IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT, 2 * ms),
+                new SharedEvent(2, IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT, 3 * ms),
+                new SharedEvent(2, IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT, 4 * ms),
+                new SharedEvent(2, IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT, 5 * ms)), wheel.subList(0, 5));
+        // Without the application's writes the two agree on the same script.
+        compare(random, runShared(random, HandlerSpec::netty), runShared(random, HandlerSpec::wheel));
+    }
+
+    private static List<SharedEvent> runShared(SharedScript script, java.util.function.Function<HandlerSpec, ChannelHandler> make) {
+        SlowDrainChannel first = new SlowDrainChannel();
+        LoopTime time = embeddedTime(first, script.loop);
+        long start = time.now();
+        List<SharedEvent> events = new ArrayList<>();
+        List<Throwable> exceptions = new ArrayList<>();
+        SlowDrainChannel[] channels = new SlowDrainChannel[script.channels];
+        HeadWriter[] heads = new HeadWriter[script.channels];
+        for (int c = 0; c < script.channels; c++) {
+            channels[c] = c == 0 ? first : SlowDrainChannel.onLoopOf(first);
+            heads[c] = new HeadWriter();
+            channels[c].pipeline().addLast(heads[c]);
+        }
+        ChannelHandler[] handlers = new ChannelHandler[script.handlers.size()];
+        for (int h = 0; h < handlers.length; h++) {
+            HandlerSpec spec = script.handlers.get(h);
+            handlers[h] = make.apply(spec);
+            channels[spec.channel].pipeline().addLast(handlers[h], new Tagger(h, start, events, exceptions, script.appWrites));
+        }
+        for (SharedStep step : script.steps) {
+            int c = script.handlers.get(step.handler).channel;
+            apply(step.step, channels[c], heads[c], handlers[step.handler], time);
+        }
+        assertEquals(List.of(), exceptions, script::toString);
+        for (SlowDrainChannel ch : channels) {
+            ch.finishAndReleaseAll();
+        }
+        first.runPendingTasks();
+        if (handlers[0] instanceof WheelIdleStateHandler) {
+            assertEquals(0, VirtualTime.pendingTimers(first), () -> "timers left after close: " + script);
+        }
+        return events;
+    }
+
+    private static SharedScript randomSharedScript(long seed, Loop loop) {
+        SplittableRandom random = new SplittableRandom(seed);
+        int channels = 1 + random.nextInt(3);
+        int count = channels + 1 + random.nextInt(3);
+        List<HandlerSpec> handlers = new ArrayList<>();
+        long longest = 0;
+        for (int h = 0; h < count; h++) {
+            int channel = h < channels ? h : random.nextInt(channels);
+            HandlerSpec spec;
+            if (h > 0 && random.nextInt(3) == 0) {
+                // The settings of an earlier handler: their checks fall due at the same instants.
+                HandlerSpec same = handlers.get(random.nextInt(h));
+                spec = new HandlerSpec(channel, same.observeOutput, same.readerNanos, same.writerNanos, same.allNanos);
+            } else {
+                long reader = randomIdleTime(random);
+                long writer = random.nextInt(6) == 0 ? reader : randomIdleTime(random);
+                long all = random.nextInt(6) == 0 ? Math.max(reader, writer) : randomIdleTime(random);
+                if (reader == 0 && writer == 0 && all == 0) {
+                    reader = MILLISECONDS.toNanos(5) + random.nextLong(MILLISECONDS.toNanos(1));
+                }
+                spec = new HandlerSpec(channel, random.nextBoolean(), reader, writer, all);
+            }
+            handlers.add(spec);
+            longest = Math.max(longest, Math.max(spec.readerNanos, Math.max(spec.writerNanos, spec.allNanos)));
+        }
+        List<SharedStep> steps = new ArrayList<>();
+        for (long elapsed = 0; elapsed < SHARED_MIN_PERIODS * longest; ) {
+            Step step = randomStep(random, longest);
+            steps.add(new SharedStep(step, random.nextInt(count)));
+            if (step.kind == Kind.PAUSE || step.kind == Kind.STALL) {
+                elapsed += step.arg;
+            }
+        }
+        if (random.nextInt(4) == 0) {
+            int at = steps.size() / 2 + random.nextInt(steps.size() - steps.size() / 2);
+            steps.add(at, new SharedStep(new Step(random.nextBoolean() ? Kind.CLOSE : Kind.REMOVE, 0), random.nextInt(count)));
+        }
+        steps.add(new SharedStep(new Step(Kind.PAUSE, 3 * longest), 0));
+        return new SharedScript(seed, loop, channels, List.copyOf(handlers), List.copyOf(steps), false);
     }
 
     // ---------------------------------------------------------------- script generation

@@ -17,6 +17,7 @@ import io.netty.handler.timeout.IdleStateHandler;
 import java.util.List;
 import java.util.function.BiConsumer;
 import org.junit.jupiter.api.Test;
+import io.wheelbeat.netty.NettyLine;
 import io.wheelbeat.netty.SlowDrainChannel;
 import io.wheelbeat.netty.VirtualTime;
 
@@ -82,10 +83,13 @@ class WheelIdleStateHandlerTimingTest {
     /** Runs {@code scenario} with Netty's handler and with ours, both built from the same arguments. */
     private static void assertBothFire(List<Event> expected, boolean observeOutput, double readerMs, double writerMs,
                                        double allMs, BiConsumer<Run, ChannelHandler> scenario) {
-        Run netty = new Run(new IdleStateHandler(observeOutput, ms(readerMs), ms(writerMs), ms(allMs),
-                NANOSECONDS));
-        scenario.accept(netty, netty.handler);
-        assertEquals(expected, netty.events(), "Netty's handler");
+        // On Netty 4.1 only ours is checked: Netty's handler there does not see virtual time.
+        if (NettyLine.NETTYS_IDLE_HANDLER_IN_VIRTUAL_TIME) {
+            Run netty = new Run(new IdleStateHandler(observeOutput, ms(readerMs), ms(writerMs), ms(allMs),
+                    NANOSECONDS));
+            scenario.accept(netty, netty.handler);
+            assertEquals(expected, netty.events(), "Netty's handler");
+        }
         Run wheel = new Run(new WheelIdleStateHandler(observeOutput, ms(readerMs), ms(writerMs), ms(allMs),
                 NANOSECONDS));
         scenario.accept(wheel, wheel.handler);

@@ -15,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.mqtt.MqttConnAckMessage;
 import io.netty.handler.codec.mqtt.MqttConnectMessage;
@@ -183,7 +184,8 @@ class MqttServerKeepAliveHandlerTest {
 
         @Test
         void aBatchOfPingreqsIsAnsweredWithOneFlush() {
-            EmbeddedChannel ch = channel(MqttServerKeepAliveHandler.builder());
+            EmbeddedChannel ch = channel(MqttServerKeepAliveHandler.builder().minPingInterval(Duration.ZERO));
+            ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(1 << 20, 1 << 20)); // the 1000 answers fit
             ch.writeInbound(connect(MqttVersion.MQTT_3_1_1, 30));
             int[] flushes = {0};
             ch.pipeline().addFirst(new io.netty.channel.ChannelOutboundHandlerAdapter() {
@@ -198,6 +200,43 @@ class MqttServerKeepAliveHandlerTest {
             ch.writeInbound(flood);
             assertEquals(1, flushes[0]);
             assertEquals(1000, outbound(ch).size());
+            assertTrue(ch.isActive());
+        }
+
+        @Test
+        void byDefaultAPingreqFloodIsClosedAtItsFourthPingreq() {
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            EmbeddedChannel ch = channel(MqttServerKeepAliveHandler.builder().metrics(registry));
+            ch.writeInbound(connect(MqttVersion.MQTT_3_1_1, 30));
+            Object[] flood = new Object[1000];
+            java.util.Arrays.fill(flood, MqttMessage.PINGREQ);
+            ch.writeInbound(flood);
+            assertFalse(ch.isActive());
+            assertEquals(3, outbound(ch).size(), "answered until the 3rd strike");
+            assertEquals(1.0, registry.get("wheelbeat.connection.closed").tag("reason", "too_many_pings")
+                    .counter().count());
+        }
+
+        @Test
+        void pingreqsWhileUnwritableAreAnsweredByOnePingrespWhenTheChannelDrains() {
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            EmbeddedChannel ch = channel(MqttServerKeepAliveHandler.builder().minPingInterval(Duration.ZERO)
+                    .metrics(registry));
+            ch.writeInbound(connect(MqttVersion.MQTT_3_1_1, 30));
+            ch.readInbound();
+            ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(64 << 10, 64 << 10));
+            Object[] flood = new Object[100_000];
+            java.util.Arrays.fill(flood, MqttMessage.PINGREQ);
+            for (Object pingreq : flood) { // one read batch, its answers not yet flushed
+                ch.pipeline().fireChannelRead(pingreq);
+            }
+            assertFalse(ch.isWritable());
+            long answered = (long) registry.get("wheelbeat.heartbeat.pings.answered").counter().count();
+            // About 96 bytes counted per queued message: the answers stop at the 64 KiB high mark.
+            assertTrue(answered >= 600 && answered <= 700, "answered before the high mark: " + answered);
+            ch.pipeline().fireChannelReadComplete(); // flushed: the peer reads them, the channel drains
+            assertTrue(ch.isWritable());
+            assertEquals(answered + 1, outbound(ch).size(), "one PINGRESP for all the PINGREQs that waited");
             assertTrue(ch.isActive());
         }
 
@@ -377,7 +416,10 @@ class MqttServerKeepAliveHandlerTest {
             assertThrows(IllegalStateException.class,
                     () -> MqttServerKeepAliveHandler.builder().minKeepAlive(10).maxKeepAlive(5).build());
             assertThrows(IllegalStateException.class,
-                    () -> MqttServerKeepAliveHandler.builder().maxPingStrikes(2).build());
+                    () -> MqttServerKeepAliveHandler.builder().minPingInterval(Duration.ZERO).maxPingStrikes(2).build());
+            MqttServerKeepAliveHandler.builder().maxPingStrikes(2).build(); // enforced by default
+            assertThrows(IllegalArgumentException.class,
+                    () -> MqttServerKeepAliveHandler.builder().minPingInterval(Duration.ofMillis(-1)));
             assertThrows(IllegalArgumentException.class,
                     () -> MqttServerKeepAliveHandler.builder().connectTimeout(Duration.ofMillis(0)));
         }

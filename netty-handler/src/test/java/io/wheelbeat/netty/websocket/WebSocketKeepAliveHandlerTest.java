@@ -17,6 +17,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
@@ -32,6 +33,7 @@ import io.wheelbeat.netty.UserEvents;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
+import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -120,7 +122,7 @@ class WebSocketKeepAliveHandlerTest {
             advanceTo(wire.ch, t0 + INTERVAL + TICK);
             List<WebSocketFrame> frames = wire.received();
             assertEquals(1, frames.size());
-            assertEquals(1, pingId(frames.get(0)));
+            assertTrue(pingId(frames.get(0)) > 3, "an id the peer cannot guess, not 1");
             assertEquals(1, counter("wheelbeat.heartbeat.pings.sent"));
         }
 
@@ -161,7 +163,7 @@ class WebSocketKeepAliveHandlerTest {
             assertEquals(1, frames.size());
             assertInstanceOf(TextWebSocketFrame.class, frames.get(0));
             advanceTo(wire.ch, t0 + INTERVAL * 3 / 2 + TICK);
-            assertEquals(1, pingId(wire.received().get(0)));
+            pingId(wire.received().get(0));
         }
 
         @Test
@@ -188,11 +190,12 @@ class WebSocketKeepAliveHandlerTest {
             assertTrue(wire.received().isEmpty());
             advanceTo(wire.ch, t0 + INTERVAL / 2 + TICK);
             long firstPing = now(wire.ch);
-            wire.send(pong(pingId(wire.received().get(0))));
+            long firstId = pingId(wire.received().get(0));
+            wire.send(pong(firstId));
             advanceTo(wire.ch, firstPing + INTERVAL * 3 / 2 - MILLISECONDS.toNanos(2));
             assertTrue(wire.received().isEmpty());
             advanceTo(wire.ch, firstPing + INTERVAL * 3 / 2 + TICK);
-            assertEquals(2, pingId(wire.received().get(0)));
+            assertEquals(firstId + 1, pingId(wire.received().get(0)));
         }
 
         @Test
@@ -206,8 +209,7 @@ class WebSocketKeepAliveHandlerTest {
             assertFalse(wire.ch.isActive());
             List<WebSocketFrame> frames = wire.received();
             assertEquals(3, frames.size(), frames.toString());
-            assertEquals(1, pingId(frames.get(0)));
-            assertEquals(2, pingId(frames.get(1)));
+            assertEquals(pingId(frames.get(0)) + 1, pingId(frames.get(1)));
             assertClose(frames.get(2), 1001, WebSocketKeepAliveHandler.PING_TIMEOUT);
             assertEquals(2, events.ofType(HeartbeatFailedEvent.class).get(0).missedPongs());
             assertEquals(2, counter("wheelbeat.heartbeat.pongs.missed"));
@@ -222,16 +224,87 @@ class WebSocketKeepAliveHandlerTest {
             List<WebSocketFrame> frames = wire.received();
             assertEquals(1, frames.size(), frames.toString());
             assertClose(frames.get(0), 1000, "bye");
-            assertNull(wire.ch.pipeline().get(HeartbeatHandler.class));
+            long heartbeats = wire.ch.pipeline().toMap().values().stream().filter(h -> h instanceof HeartbeatHandler).count();
+            assertEquals(1, heartbeats, "only the answering role before the protocol handler is left");
             assertTrue(errors.caught.isEmpty(), errors.caught.toString());
         }
 
         @Test
-        void thePeersPingsAreStillAnsweredByTheProtocolHandler() {
+        void aPeerThatNeverReadsAndPongsWithGuessedIdsIsClosedAfterMaxMissedPongs() {
+            // The blind peer: reads nothing, sends a pong every 100 ms with the id guessed
+            // from the time elapsed (1 during the first interval after the first ping, then 2, ...).
+            WebSocketWire wire = upgraded(keepAlive().maxMissedPongs(3));
+            long step = MILLISECONDS.toNanos(100);
+            for (long t = t0 + step; t <= t0 + 20 * INTERVAL && wire.ch.isActive(); t += step) {
+                advanceTo(wire.ch, t);
+                long guess = Math.max(1, (t - t0) / INTERVAL);
+                if (wire.ch.isActive()) {
+                    wire.send(pong(guess));
+                }
+            }
+            assertFalse(wire.ch.isActive(), "closed");
+            // Ping 1 at 1 s, then 3 pong timeouts of 1 s: closed at 4 s, a few wheel ticks late at most.
+            assertTrue(now(wire.ch) <= t0 + 4 * INTERVAL + 4 * TICK + MILLISECONDS.toNanos(100),
+                    "closed by " + (now(wire.ch) - t0) + " ns");
+            assertTrue(events.ofType(PongReceivedEvent.class).isEmpty(), "no guessed pong passed for an answer");
+            assertEquals(3, events.ofType(HeartbeatFailedEvent.class).get(0).missedPongs());
+            List<WebSocketFrame> frames = wire.received();
+            assertClose(frames.get(frames.size() - 1), 1001, WebSocketKeepAliveHandler.PING_TIMEOUT);
+        }
+
+        @Test
+        void thePeersPingsAreAnsweredWithTheirDataEchoed() {
             WebSocketWire wire = upgraded(keepAlive());
             wire.send(new PingWebSocketFrame(Unpooled.buffer(8).writeLong(99)));
             PongWebSocketFrame answer = assertInstanceOf(PongWebSocketFrame.class, wire.received().get(0));
             assertEquals(99, answer.content().getLong(0));
+            assertEquals(1, counter("wheelbeat.heartbeat.pings.answered"));
+        }
+
+        @Test
+        void aPingFloodIsClosedWithPolicyViolationAtItsFourthPingByDefault() {
+            WebSocketWire wire = upgraded(keepAlive());
+            for (int i = 0; i < 10 && wire.ch.isActive(); i++) {
+                wire.send(new PingWebSocketFrame(Unpooled.buffer(8).writeLong(i)));
+            }
+            assertFalse(wire.ch.isActive());
+            List<WebSocketFrame> frames = wire.received();
+            assertEquals(4, frames.size(), frames.toString());
+            assertTrue(frames.subList(0, 3).stream().allMatch(f -> f instanceof PongWebSocketFrame));
+            assertClose(frames.get(3), 1008, WebSocketKeepAliveHandler.TOO_MANY_PINGS);
+            assertEquals(1, events.ofType(TooManyPingsEvent.class).size());
+            assertEquals(1, counter("wheelbeat.connection.closed", "reason", "too_many_pings"));
+        }
+
+        @Test
+        void pingsAtTheDefaultMinimumAreAllAnswered() {
+            WebSocketWire wire = upgraded(keepAlive());
+            for (int i = 0; i < 30; i++) {
+                wire.send(new PingWebSocketFrame(Unpooled.buffer(8).writeLong(i)));
+                advanceTo(wire.ch, now(wire.ch) + MILLISECONDS.toNanos(100));
+                wire.received().forEach(WebSocketFrame::release);
+            }
+            assertTrue(wire.ch.isActive());
+            assertEquals(30, counter("wheelbeat.heartbeat.pings.answered"));
+        }
+
+        @Test
+        void whileUnwritableThePeersPingsWaitAndOnlyTheLatestIsAnswered() {
+            WebSocketWire wire = upgraded(keepAlive().minPingInterval(Duration.ZERO));
+            wire.ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(256, 512));
+            wire.ch.write(new TextWebSocketFrame("x".repeat(1000))); // not flushed: over the high mark
+            assertFalse(wire.ch.isWritable());
+            for (int i = 0; i < 10_000; i++) {
+                wire.send(new PingWebSocketFrame(Unpooled.buffer(8).writeLong(i)));
+            }
+            assertFalse(wire.ch.isWritable(), "no pong queued for a peer that reads nothing");
+            assertEquals(0, counter("wheelbeat.heartbeat.pings.answered"));
+            wire.ch.flush(); // the peer reads
+            List<WebSocketFrame> frames = wire.received();
+            assertEquals(2, frames.size(), frames.toString());
+            assertInstanceOf(TextWebSocketFrame.class, frames.get(0));
+            assertEquals(9_999, assertInstanceOf(PongWebSocketFrame.class, frames.get(1)).content().getLong(0));
+            assertEquals(1, counter("wheelbeat.heartbeat.pings.answered"));
         }
 
         @Test

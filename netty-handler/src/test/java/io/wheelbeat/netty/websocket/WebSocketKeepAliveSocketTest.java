@@ -109,14 +109,16 @@ class WebSocketKeepAliveSocketTest {
     void aClientThatStopsAnsweringAfterTheHandshakeIsClosedAfterTheMissedPongsWithACloseFrame() throws Exception {
         int port = startServer(WebSocketKeepAliveHandler.builder().pingInterval(Duration.ofMillis(100))
                 .pingIntervalJitter(0).pongTimeout(Duration.ofMillis(100)).maxMissedPongs(3));
+        // Timed from before the handshake request: the server's timers cannot start sooner, however
+        // late this thread gets to run after the 101 arrives.
+        long requested = System.nanoTime();
         RawWebSocketClient raw = rawClient(port);
-        long upgraded = System.nanoTime();
         List<RawWebSocketClient.Frame> frames = raw.readUntilEof();
-        long closedAfter = System.nanoTime() - upgraded;
+        long closedAfter = System.nanoTime() - requested;
         assertEquals(4, frames.size(), frames.toString());
         for (int i = 0; i < 3; i++) {
             assertEquals(RawWebSocketClient.PING, frames.get(i).opcode());
-            assertEquals(i + 1, frames.get(i).longPayload(), "ping ids count up");
+            assertEquals(frames.get(0).longPayload() + i, frames.get(i).longPayload(), "ping ids count up");
         }
         assertEquals(RawWebSocketClient.CLOSE, frames.get(3).opcode());
         assertEquals(1001, frames.get(3).closeStatus());
@@ -128,11 +130,38 @@ class WebSocketKeepAliveSocketTest {
     }
 
     @Test
+    void aClientThatNeverReadsAndPongsWithGuessedIdsIsClosedAfterTheMissedPongs() throws Exception {
+        int port = startServer(WebSocketKeepAliveHandler.builder().pingInterval(Duration.ofMillis(100))
+                .pingIntervalJitter(0).pongTimeout(Duration.ofMillis(100)).maxMissedPongs(3));
+        RawWebSocketClient blind = rawClient(port);
+        long upgraded = System.nanoTime();
+        // The blind peer: reads nothing, sends a pong every 20 ms with the id guessed from
+        // the time elapsed (ping n would go out about n intervals after the handshake).
+        try {
+            while (counter("wheelbeat.connection.closed", "reason", "heartbeat_timeout") == 0
+                    && System.nanoTime() - upgraded < SECONDS.toNanos(20)) {
+                long guess = Math.max(1, (System.nanoTime() - upgraded) / MILLISECONDS.toNanos(100));
+                blind.send(RawWebSocketClient.frame(RawWebSocketClient.PONG,
+                        java.nio.ByteBuffer.allocate(8).putLong(guess).array(), true));
+                Thread.sleep(20);
+            }
+        } catch (IOException closedByTheServer) {
+            // the close came while a pong was being written
+        }
+        List<RawWebSocketClient.Frame> frames = blind.readUntilEof(); // read only now: what was sent meanwhile
+        RawWebSocketClient.Frame close = frames.get(frames.size() - 1);
+        assertEquals(1001, close.closeStatus(), frames.toString());
+        assertEquals(WebSocketKeepAliveHandler.PING_TIMEOUT, close.closeReason());
+        assertEquals(1, counter("wheelbeat.connection.closed", "reason", "heartbeat_timeout"));
+        assertEquals(0, serverEventsOf(PongReceivedEvent.class), "no guessed pong passed for an answer");
+    }
+
+    @Test
     void aConnectionThatNeverSendsItsHandshakeIsClosedAfterTheReaderIdleTimeout() throws Exception {
         int port = startServer(WebSocketKeepAliveHandler.builder().pingInterval(Duration.ofMillis(100))
                 .pongTimeout(Duration.ofMillis(100)).readerIdleTimeout(Duration.ofMillis(500)));
+        long opened = System.nanoTime(); // before the connect: the server's timer cannot start sooner
         Socket socket = socket(port);
-        long opened = System.nanoTime();
         assertEquals(-1, socket.getInputStream().read(), "closed without a byte");
         assertTrue(System.nanoTime() - opened >= MILLISECONDS.toNanos(500));
         assertEquals(1, counter("wheelbeat.connection.closed", "reason", "reader_idle"));

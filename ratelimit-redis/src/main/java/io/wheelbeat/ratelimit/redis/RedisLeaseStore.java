@@ -4,17 +4,21 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
 import io.wheelbeat.core.Ticker;
 import io.wheelbeat.core.internal.ConfigChecks;
 import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
@@ -33,6 +37,8 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,9 +63,17 @@ import org.slf4j.LoggerFactory;
  * {@link Builder#timeout(Duration) timeout} fails as {@link LeaseStore.Failure#TIMEOUT}, one sent
  * while the connection is down fails at once as {@link LeaseStore.Failure#UNAVAILABLE} (Lettuce
  * reconnects on its own, with its backoff, and the limiters' probes notice), and an error reply
- * fails as {@link LeaseStore.Failure#ERROR}.
+ * fails as {@link LeaseStore.Failure#ERROR}. At most {@link Builder#maxPending(int) maxPending}
+ * exchanges are out at once; one more is not sent ({@link LeaseStore.Failure#BUSY}).
  *
- * <p>Keys are stored as {@code wheelbeat:rl:<limiter name>:<key>}. A key is encoded if it is a
+ * <p>Lost state: the key {@code wheelbeat:rl:epoch} names the state's epoch, and every exchange
+ * says which one it knows. When Redis loses its state (FLUSHALL, a restart without persistence),
+ * the next exchange finds a new epoch, and the scripts take a sliding-window key that has no
+ * count in the window of the loss as full for the rest of that window, and a token-bucket key
+ * with no state as emptied at the moment of the loss; the store logs the loss once.
+ *
+ * <p>Keys are stored as {@code wheelbeat:rl:<length of the limiter name>:<limiter name>:<key>}, so
+ * that no two limiters' keys can share a name. A key is encoded if it is a
  * {@link CharSequence} of well-formed UTF-16, a {@link Number} of the standard integer types, an
  * {@link InetAddress}, an unresolved {@link InetSocketAddress} or a {@link UUID}, each with its
  * own type prefix; anything else, or an encoding longer than 1,024 characters, cannot be stored,
@@ -73,6 +87,10 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(RedisLeaseStore.class);
     private static final String KEY_PREFIX = "wheelbeat:rl:";
+    /** The store's epoch: no limiter key has this name (theirs go on with the name's length). */
+    static final String EPOCH_KEY = KEY_PREFIX + "epoch";
+    /** Lettuce's own queue may hold this many commands beyond ours: probes, scripts resent by body. */
+    private static final int QUEUE_MARGIN = 1024;
     private static final int MAX_KEY_CHARS = 1024;
 
     private final String uri;
@@ -85,6 +103,11 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
     private final long sharedOrigin;
     private final Script slidingWindow;
     private final Script tokenBucket;
+    private final int maxPending;
+    /** Exchanges sent and not yet completed; at most {@link #maxPending}. */
+    private final AtomicInteger pending = new AtomicInteger();
+    /** The epoch id this store knows: a reply with another one means Redis lost its state. */
+    private final AtomicReference<String> epoch = new AtomicReference<>();
 
     /** A server-side script, sent by digest and by body once the server has lost it. */
     private record Script(String body, String digest) {
@@ -95,21 +118,30 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
         this.keyEncoder = builder.keyEncoder;
         this.sharedClock = builder.sharedClock;
         this.sharedOrigin = builder.sharedOrigin;
-        this.resources = DefaultClientResources.builder().ioThreadPoolSize(1).computationThreadPoolSize(1).build();
+        this.maxPending = builder.maxPending;
+        this.resources = DefaultClientResources.builder().ioThreadPoolSize(1).computationThreadPoolSize(1)
+                // At most a second between reconnect attempts: shared decisions resume soon after Redis does.
+                .reconnectDelay(Delay.exponential(Duration.ZERO, Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
+                .build();
         this.client = RedisClient.create(resources, redisUri);
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(true)
                 // Fail fast while disconnected: the limiters fall back instead of queueing.
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .requestQueueSize(builder.maxPending)
+                // Ours holds maxPending exchanges: Lettuce never refuses one as over its queue.
+                .requestQueueSize(builder.maxPending + QUEUE_MARGIN)
                 .timeoutOptions(TimeoutOptions.enabled(builder.timeout))
                 .socketOptions(SocketOptions.builder().connectTimeout(builder.connectTimeout).keepAlive(true).build())
                 .build());
         try {
             this.connection = client.connect(StringCodec.UTF8);
             this.redis = connection.async();
-            this.slidingWindow = load("sliding-window.lua");
-            this.tokenBucket = load("token-bucket.lua");
+            String prelude = resource("epoch.lua");
+            this.slidingWindow = load(prelude + resource("sliding-window.lua"));
+            this.tokenBucket = load(prelude + resource("token-bucket.lua"));
+            RedisCommands<String, String> sync = connection.sync();
+            sync.set(EPOCH_KEY, UUID.randomUUID() + " 0", SetArgs.Builder.nx());
+            epoch.set(sync.get(EPOCH_KEY).split(" ", 2)[0]);
         } catch (RuntimeException e) {
             shutDownClient();
             throw new IllegalStateException("cannot use Redis at " + uri + ": " + e.getMessage(), e);
@@ -121,6 +153,8 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
      * Returns a builder for the Redis at {@code uri}, in Lettuce's syntax:
      * {@code redis://[password@]host[:port][/database]}, {@code rediss://} for TLS.
      *
+     * @param uri the Redis URI
+     * @return a builder with the default settings
      * @throws NullPointerException if {@code uri} is null
      */
     public static Builder builder(String uri) {
@@ -133,7 +167,8 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
         if (encoded == null || encoded.length() > MAX_KEY_CHARS || !wellFormed(encoded)) {
             return null;
         }
-        return KEY_PREFIX + limiterName + ":" + encoded;
+        // The name's length first: no name and key can spell another name and key.
+        return KEY_PREFIX + limiterName.length() + ":" + limiterName + ":" + encoded;
     }
 
     @Override
@@ -149,27 +184,38 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
             script = slidingWindow;
             // Whole microseconds, rounded up: a longer window is only stricter.
             args = new String[] {now, Long.toString(-Math.floorDiv(-periodNanos, 1000)),
-                    Long.toString(limit.permits()), Long.toString(request.charge()), Long.toString(request.ask())};
+                    Long.toString(limit.permits()), Long.toString(request.charge()), Long.toString(request.ask()),
+                    epoch.get()};
         } else {
             script = tokenBucket;
             long intervalNanos = -Math.floorDiv(-periodNanos, limit.permits());
             args = new String[] {now, micros(intervalNanos), micros(intervalNanos * limit.burst()),
-                    Long.toString(request.charge()), Long.toString(request.ask()), Long.toString(request.giveBack())};
+                    Long.toString(request.charge()), Long.toString(request.ask()), Long.toString(request.giveBack()),
+                    epoch.get()};
         }
-        String[] keys = {(String) request.storeKey()};
+        String[] keys = {(String) request.storeKey(), EPOCH_KEY};
+        if (pending.incrementAndGet() > maxPending) {
+            pending.decrementAndGet();
+            reply.failed(Failure.BUSY);
+            return;
+        }
         try {
             RedisFuture<List<Object>> sent = redis.evalsha(script.digest, ScriptOutputType.MULTI, keys, args);
             sent.whenComplete((result, error) -> {
                 if (error != null && unwrap(error) instanceof RedisNoScriptException) {
                     // A restarted or flushed server lost the script: send its body, which reloads it.
-                    RedisFuture<List<Object>> again = redis.eval(script.body, ScriptOutputType.MULTI, keys, args);
-                    again.whenComplete((retried, failure) -> complete(retried, failure, reply));
+                    try {
+                        RedisFuture<List<Object>> again = redis.eval(script.body, ScriptOutputType.MULTI, keys, args);
+                        again.whenComplete((retried, failure) -> complete(retried, failure, reply));
+                    } catch (RuntimeException e) {
+                        complete(null, e, reply);
+                    }
                     return;
                 }
                 complete(result, error, reply);
             });
         } catch (RuntimeException e) {
-            reply.failed(failureOf(e));
+            complete(null, e, reply);
         }
     }
 
@@ -203,6 +249,7 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
     // ---------------------------------------------------------------- internals
 
     private void complete(List<Object> result, Throwable error, Reply reply) {
+        pending.decrementAndGet();
         if (error != null) {
             reply.failed(failureOf(error));
             return;
@@ -214,6 +261,7 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
             granted = (Long) result.get(0);
             validMicros = (Long) result.get(1);
             retryMicros = (Long) result.get(2);
+            noteEpoch((String) result.get(3));
         } catch (RuntimeException malformed) {
             log.warn("{}: unexpected script reply {}", this, result, malformed);
             reply.failed(Failure.ERROR);
@@ -223,10 +271,23 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
                 TimeUnit.MICROSECONDS.toNanos(retryMicros));
     }
 
+    /** Warns once per new epoch: Redis lost its state, and the scripts apply the loss rule. */
+    private void noteEpoch(String id) {
+        String known = epoch.get();
+        if (!id.equals(known) && epoch.compareAndSet(known, id)) {
+            log.warn("{}: Redis lost its rate-limit state (epoch {} is now {}); keys without a count are taken as"
+                    + " full for the rest of their window (token buckets: as emptied at the loss)", this, known, id);
+        }
+    }
+
     private Failure failureOf(Throwable error) {
         Throwable cause = unwrap(error);
         if (cause instanceof RedisCommandTimeoutException) {
             return Failure.TIMEOUT;
+        }
+        if (cause instanceof RedisException && String.valueOf(cause.getMessage()).contains("size exceeded")) {
+            // Lettuce's queue is full (commands it still waits for after their timeout): not sent.
+            return Failure.BUSY;
         }
         if (cause instanceof RedisConnectionException || cause instanceof IOException || !connection.isOpen()) {
             return Failure.UNAVAILABLE;
@@ -239,13 +300,15 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
         return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     }
 
-    private Script load(String resource) {
-        String body;
-        try (InputStream in = RedisLeaseStore.class.getResourceAsStream(resource)) {
-            body = new String(Objects.requireNonNull(in, resource).readAllBytes(), StandardCharsets.UTF_8);
+    private static String resource(String name) {
+        try (InputStream in = RedisLeaseStore.class.getResourceAsStream(name)) {
+            return new String(Objects.requireNonNull(in, name).readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    private Script load(String body) {
         return new Script(body, connection.sync().scriptLoad(body));
     }
 
@@ -295,7 +358,7 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 
     /**
      * Settings of a {@link RedisLeaseStore}. Defaults: a 250 ms command timeout, a 2 s connect
-     * timeout, at most 10,000 commands waiting, the standard key encoding. Not thread-safe.
+     * timeout, at most 10,000 exchanges out, the standard key encoding. Not thread-safe.
      */
     public static final class Builder {
         private final String uri;
@@ -314,6 +377,8 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
          * How long a command may wait for its answer before it fails as
          * {@link LeaseStore.Failure#TIMEOUT}; the limiters then decide by their failure policy.
          *
+         * @param timeout the longest wait for an answer; 250 ms by default
+         * @return this builder
          * @throws IllegalArgumentException if not positive
          */
         public Builder timeout(Duration timeout) {
@@ -325,6 +390,8 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
         /**
          * How long {@link #build()} and each reconnect attempt may take to connect.
          *
+         * @param connectTimeout the longest connect; 2 s by default
+         * @return this builder
          * @throws IllegalArgumentException if not positive
          */
         public Builder connectTimeout(Duration connectTimeout) {
@@ -334,9 +401,12 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
         }
 
         /**
-         * The most commands sent and not yet answered; beyond it a command fails at once as an
-         * {@link LeaseStore.Failure#ERROR} instead of queueing.
+         * The most exchanges sent and not yet answered (default 10,000); beyond it an exchange is
+         * not sent and fails at once as {@link LeaseStore.Failure#BUSY}: the limiter refuses that
+         * request or sends its exchange later, and stays on shared decisions.
          *
+         * @param commands the most commands in flight; 10,000 by default
+         * @return this builder
          * @throws IllegalArgumentException if below 1
          */
         public Builder maxPending(int commands) {
@@ -350,6 +420,9 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
         /**
          * How to name keys in Redis: return a stable string for a key (the same in every
          * process), or null if the key cannot be stored. Called once per key tracked.
+         *
+         * @param keyEncoder maps a key to its Redis name, or to null if it cannot be stored
+         * @return this builder
          */
         public Builder keyEncoder(Function<Object, String> keyEncoder) {
             this.keyEncoder = Objects.requireNonNull(keyEncoder, "keyEncoder");
@@ -372,6 +445,7 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
          * Connects to Redis and loads the scripts. Blocks for at most about the connect timeout
          * plus the command timeout: call it at startup, never on an event loop.
          *
+         * @return the connected store; {@link RedisLeaseStore#close()} it when done
          * @throws IllegalArgumentException if the URI is malformed
          * @throws IllegalStateException if Redis cannot be reached or refuses the scripts
          */

@@ -1,8 +1,11 @@
 -- A sliding-window lease: charge what the caller admitted ahead of an answer, then grant up to
 -- ask permits while previous x (unexpired fraction) + current <= permits, over fixed windows of
 -- W microseconds on one clock (the server's TIME unless the caller gives a shared one).
--- KEYS[1] the key; ARGV: now (us, or empty), W (us), permits, charge, ask.
--- Returns {granted, valid (us until the window ends), retry (us until one permit, when none granted)}.
+-- KEYS[1] the key, KEYS[2] the epoch; ARGV: now (us, or empty), W (us), permits, charge, ask,
+-- the epoch id the caller knows. A key with no count in the window in which Redis lost its state
+-- is taken as full in that window: its count before the loss is unknown.
+-- Returns {granted, valid (us until the window ends), retry (us until one permit, when none
+-- granted), epoch id}.
 local now = tonumber(ARGV[1])
 if not now then
   local t = redis.call('TIME')
@@ -13,6 +16,7 @@ local permits = tonumber(ARGV[3])
 local charge = tonumber(ARGV[4])
 local ask = tonumber(ARGV[5])
 local w = math.floor(now / W)
+local id, lost = epoch(ARGV[6], now)
 local s = redis.call('HMGET', KEYS[1], 'w', 'c', 'p')
 local sw = tonumber(s[1]) or w
 local cur = tonumber(s[2]) or 0
@@ -24,6 +28,9 @@ if sw < w then
 elseif sw > w then
   -- Written by a caller whose clock reads later: count in that window, from its start.
   w = sw
+end
+if not s[1] and lost > 0 and math.floor(lost / W) == w then
+  cur = permits
 end
 local start = w * W
 local elapsed = math.max(0, now - start)
@@ -51,4 +58,4 @@ if granted == 0 and ask > 0 then
   retry = math.max(1, math.ceil(at - now))
 end
 -- TIME truncates to the microsecond: end the lease one microsecond early.
-return {granted, math.max(0, start + W - now - 1), retry}
+return {granted, math.max(0, start + W - now - 1), retry, id}

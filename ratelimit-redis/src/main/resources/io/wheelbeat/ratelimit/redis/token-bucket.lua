@@ -1,9 +1,11 @@
 -- A token-bucket (GCRA) lease: give back unspent permits, charge what the caller admitted ahead
 -- of an answer, then grant up to ask permits while the theoretical arrival time stays within
 -- the tolerance (burst x interval) of now, on one clock (the server's TIME unless the caller
--- gives a shared one). KEYS[1] the key; ARGV: now (us, or empty), interval (us per permit),
--- tolerance (us), charge, ask, give back.
--- Returns {granted, -1 (no end in the store), retry (us until one permit, when none granted)}.
+-- gives a shared one). KEYS[1] the key, KEYS[2] the epoch; ARGV: now (us, or empty), interval
+-- (us per permit), tolerance (us), charge, ask, give back, the epoch id the caller knows. A key
+-- with no state after Redis lost its state is taken as emptied at the moment of the loss.
+-- Returns {granted, -1 (no end in the store), retry (us until one permit, when none granted),
+-- epoch id}.
 local now = tonumber(ARGV[1])
 if not now then
   local t = redis.call('TIME')
@@ -14,7 +16,10 @@ local tolerance = tonumber(ARGV[3])
 local charge = tonumber(ARGV[4])
 local ask = tonumber(ARGV[5])
 local back = tonumber(ARGV[6])
-local tat = tonumber(redis.call('GET', KEYS[1])) or now
+local id, lost = epoch(ARGV[7], now)
+local tat = tonumber(redis.call('GET', KEYS[1]))
+if not tat and lost > 0 and now < lost + tolerance then tat = lost + tolerance end
+tat = tat or now
 if tat < now then tat = now end
 if back > 0 then tat = math.max(now, tat - back * interval) end
 tat = tat + charge * interval
@@ -32,4 +37,4 @@ local retry = 0
 if granted == 0 and ask > 0 then
   retry = math.max(1, math.ceil(tat + interval - tolerance - now))
 end
-return {granted, -1, retry}
+return {granted, -1, retry, id}

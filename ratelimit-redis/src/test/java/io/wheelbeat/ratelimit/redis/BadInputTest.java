@@ -50,13 +50,13 @@ class BadInputTest {
             RedisClient client = RedisClient.create(redis.uri());
             try (StatefulRedisConnection<String, String> connection = client.connect()) {
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (connection.sync().dbsize() < 4) {
+                while (connection.sync().dbsize() < 4 + 1) { // and the store's epoch
                     assertTrue(System.nanoTime() - deadline < 0, "keys " + connection.sync().keys("*"));
                     Thread.sleep(5);
                 }
-                assertTrue(connection.sync().exists("wheelbeat:rl:bad-keys:ip:10.1.2.3") == 1,
+                assertTrue(connection.sync().exists("wheelbeat:rl:8:bad-keys:ip:10.1.2.3") == 1,
                         "keys " + connection.sync().keys("*"));
-                assertTrue(connection.sync().pttl("wheelbeat:rl:bad-keys:s:alice") > 0, "keys expire on their own");
+                assertTrue(connection.sync().pttl("wheelbeat:rl:8:bad-keys:s:alice") > 0, "keys expire on their own");
             } finally {
                 client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
             }
@@ -64,6 +64,47 @@ class BadInputTest {
         } finally {
             wheel.stop();
         }
+    }
+
+    @Test
+    void limitersWhoseNameAndKeyJoinAlikeKeepTheirOwnCounts() throws Exception {
+        WheelTimer wheel = WheelTimer.builder().build();
+        try (RedisProcess redis = new RedisProcess();
+             RedisLeaseStore store = RedisLeaseStore.builder(redis.uri()).build()) {
+            RateLimit limit = RateLimit.slidingWindow(5, Duration.ofHours(1));
+            // Joined with ':' and the standard "s:" of a string, both would be "conn:s:s:x".
+            KeyedRateLimiter<String> first = KeyedRateLimiter.builder(limit, wheel)
+                    .name("conn:s").sharedThrough(store).maxUnconfirmed(0).build();
+            KeyedRateLimiter<String> second = KeyedRateLimiter.builder(limit, wheel)
+                    .name("conn").sharedThrough(store).maxUnconfirmed(0).build();
+            for (int i = 0; i < 4; i++) {
+                assertEquals(KeyedRateLimiter.ADMITTED, decided(first, "x"));
+            }
+            int admitted = 0;
+            for (int i = 0; i < 5; i++) {
+                admitted += decided(second, "s:x") == KeyedRateLimiter.ADMITTED ? 1 : 0;
+            }
+            assertEquals(5, admitted, "the second limiter's own key, never used before");
+            assertTrue(decided(second, "s:x") > 0, "its sixth is over its limit");
+            first.close();
+            second.close();
+        } finally {
+            wheel.stop();
+        }
+    }
+
+    /**
+     * The limiter's decision once Redis has answered: without credit, a request no lease covers is
+     * refused for one round trip (under a second) while its lease is drawn; "full" is an hour.
+     */
+    private static long decided(KeyedRateLimiter<String> limiter, String key) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        long result;
+        while ((result = limiter.tryAcquire(key)) > 0 && result < TimeUnit.SECONDS.toNanos(1)) {
+            assertTrue(System.nanoTime() - deadline < 0, "no answer from Redis");
+            Thread.sleep(1);
+        }
+        return result;
     }
 
     @Test

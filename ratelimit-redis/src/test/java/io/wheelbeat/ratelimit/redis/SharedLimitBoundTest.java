@@ -8,9 +8,11 @@ import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.ManualTicker;
 import io.wheelbeat.core.VirtualExecutor;
 import io.wheelbeat.core.WheelSettings;
+import io.wheelbeat.core.WheelTimer;
 import io.wheelbeat.core.internal.TimerWheel;
 import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
 import io.wheelbeat.core.ratelimit.RateLimit;
+import io.wheelbeat.core.ratelimit.StoreFailurePolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -47,7 +49,8 @@ class SharedLimitBoundTest {
     private final List<Process> processes = new ArrayList<>();
 
     /** One simulated process: its wheel, its connection, its limiter. */
-    private record Process(VirtualExecutor executor, RedisLeaseStore store, KeyedRateLimiter<String> limiter) {
+    private record Process(VirtualExecutor executor, RedisLeaseStore store, KeyedRateLimiter<String> limiter,
+                           Meters meters) {
     }
 
     @BeforeAll
@@ -79,13 +82,18 @@ class SharedLimitBoundTest {
     }
 
     private void startProcesses(RateLimit limit, long maxUnconfirmed) {
+        startProcesses(limit, maxUnconfirmed, StoreFailurePolicy.FAIL_LOCAL);
+    }
+
+    private void startProcesses(RateLimit limit, long maxUnconfirmed, StoreFailurePolicy policy) {
         for (int i = 0; i < PROCESSES; i++) {
             VirtualExecutor executor = new VirtualExecutor(clock);
             ExecutorDrivenWheel wheel = new ExecutorDrivenWheel(executor, new WheelSettings().ticker(clock));
             RedisLeaseStore store = RedisLeaseStore.builder(redis.uri()).sharedClock(clock, origin).build();
-            KeyedRateLimiter<String> limiter = KeyedRateLimiter.builder(limit, wheel)
-                    .name("bound").sharedThrough(store).processes(PROCESSES).maxUnconfirmed(maxUnconfirmed).build();
-            processes.add(new Process(executor, store, limiter));
+            KeyedRateLimiter<String> limiter = KeyedRateLimiter.builder(limit, wheel).name("bound")
+                    .sharedThrough(store).processes(PROCESSES).maxUnconfirmed(maxUnconfirmed).onStoreFailure(policy)
+                    .build();
+            processes.add(new Process(executor, store, limiter, Meters.of(limiter)));
         }
     }
 
@@ -173,6 +181,152 @@ class SharedLimitBoundTest {
         for (List<Long> times : admitted.values()) {
             assertTrue(times.size() <= burst + permits * 30 + PROCESSES * credit * 30, "run total " + times.size());
             assertTrue(times.size() >= permits * 30 * 3 / 4, "the cluster served too little: " + times.size());
+        }
+    }
+
+    /**
+     * Steady demand of 300 a second on one key, two requests from each process every 20 ms of
+     * virtual time, until {@code untilNanos} after the origin; every exchange is answered before
+     * time moves on. Counts the admitted per window of {@code window} on the scripts' clock.
+     */
+    private void demand(long untilNanos, Duration window, Map<Long, Integer> perWindow) throws InterruptedException {
+        long windowMicros = window.toNanos() / 1000;
+        while (clock.nanoTime() - origin < untilNanos) {
+            advance(20 * MILLI);
+            for (Process p : processes) {
+                for (int i = 0; i < 2; i++) {
+                    if (p.limiter.tryAcquire("k") == KeyedRateLimiter.ADMITTED) {
+                        long micros = -Math.floorDiv(-(clock.nanoTime() - origin), 1000);
+                        perWindow.merge(Math.floorDiv(micros, windowMicros), 1, Integer::sum);
+                    }
+                }
+            }
+            for (Process p : processes) {
+                p.meters.awaitAnswered();
+            }
+        }
+    }
+
+    private static void assertWindowsWithin(Map<Long, Integer> perWindow, long bound, String what) {
+        for (Map.Entry<Long, Integer> window : perWindow.entrySet()) {
+            assertTrue(window.getValue() <= bound, what + ": window " + window.getKey() + " admitted "
+                    + window.getValue() + " > " + bound + " " + perWindow);
+        }
+    }
+
+    /**
+     * FLUSHALL in the middle of a window, in steady state (the window fills as the previous one's
+     * weight fades, so the processes keep drawing leases): the next exchange finds a new epoch,
+     * and the key is taken as full for the rest of that window, so no window admits more than
+     * permits + N x D. The window after serves the limit again.
+     */
+    @Test
+    void aFlushMidWindowKeepsEveryWindowWithinTheBound() throws InterruptedException {
+        Duration window = Duration.ofSeconds(4);
+        startProcesses(RateLimit.slidingWindow(100, window), 1);
+        Map<Long, Integer> perWindow = new HashMap<>();
+        demand(10 * SECOND, window, perWindow);
+        RedisClient client = RedisClient.create(redis.uri());
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            connection.sync().flushall();
+        } finally {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+        demand(16 * SECOND, window, perWindow);
+        assertWindowsWithin(perWindow, 100 + PROCESSES, "flushed 2 s into window 2");
+        assertTrue(perWindow.getOrDefault(3L, 0) >= 75, "serves the limit again: " + perWindow);
+    }
+
+    /**
+     * redis-server stopped (SIGTERM) and started again on its port, empty (no persistence), in
+     * the middle of a window in steady state, with REFUSE_ALL while it is gone: back on Redis, the
+     * limiters find a new epoch and the lost count is not granted again.
+     */
+    @Test
+    void anEmptyRestartMidWindowKeepsEveryWindowWithinTheBound() throws InterruptedException {
+        Duration window = Duration.ofSeconds(4);
+        startProcesses(RateLimit.slidingWindow(100, window), 1, StoreFailurePolicy.REFUSE_ALL);
+        Map<Long, Integer> perWindow = new HashMap<>();
+        demand(10 * SECOND, window, perWindow);
+        redis.kill();
+        redis.start();
+        awaitClients(PROCESSES);
+        // The stores are connected again before the next exchange: with time frozen meanwhile, no
+        // request fell into the window of the outage; under load, one may, and is refused.
+        demand(11 * SECOND + SECOND / 2, window, perWindow);
+        double fallbacks = processes.stream().mapToDouble(p -> p.meters.allFallbacks()).sum();
+        demand(16 * SECOND, window, perWindow);
+        assertTrue(processes.stream().mapToDouble(p -> p.meters.allFallbacks()).sum() == fallbacks,
+                "back on Redis within the window of the restart");
+        assertWindowsWithin(perWindow, 100 + PROCESSES, "restarted 2 s into window 2");
+        assertTrue(perWindow.getOrDefault(3L, 0) >= 75, "serves the limit again: " + perWindow);
+    }
+
+    /** Waits until the restarted server has the stores' connections back (Lettuce reconnects). */
+    private static void awaitClients(int stores) throws InterruptedException {
+        RedisClient client = RedisClient.create(redis.uri());
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (connection.sync().clientList().lines().count() < stores + 1) {
+                assertTrue(System.nanoTime() - deadline < 0, "stores not reconnected: " + connection.sync().clientList());
+                Thread.sleep(20);
+            }
+        } finally {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+    }
+
+    /**
+     * One process, one key, a request every 30 ms on the Redis server's clock (real time): the
+     * lease's refills add to what is left of it, so the process admits the whole limit, and at
+     * most the limit plus its credit. Each request waits until the exchanges out are answered, so
+     * the count never depends on how fast Redis answers.
+     */
+    @Test
+    void aSingleProcessAdmitsItsWholeLimitWithinOneWindow() throws InterruptedException {
+        long[] limits = {20, 10, 5};
+        WheelTimer wheel = WheelTimer.builder().build();
+        try (RedisLeaseStore store = RedisLeaseStore.builder(redis.uri()).build()) {
+            awaitWindowRoom(Duration.ofSeconds(10), Duration.ofSeconds(6));
+            for (long permits : limits) {
+                KeyedRateLimiter<String> limiter = KeyedRateLimiter
+                        .builder(RateLimit.slidingWindow(permits, Duration.ofSeconds(10)), wheel)
+                        .name("single-" + permits).sharedThrough(store).processes(1).build();
+                Meters meters = Meters.of(limiter);
+                int admitted = 0;
+                int firstRefused = -1;
+                for (int i = 0; i < permits + 5; i++) {
+                    if (limiter.tryAcquire("k") == KeyedRateLimiter.ADMITTED) {
+                        admitted++;
+                    } else if (firstRefused < 0) {
+                        firstRefused = i;
+                    }
+                    meters.awaitAnswered();
+                    Thread.sleep(30);
+                }
+                assertTrue(firstRefused < 0 || firstRefused >= permits, "limit " + permits + ": request "
+                        + firstRefused + " refused, admitted " + admitted);
+                assertTrue(admitted >= permits && admitted <= permits + 1, "limit " + permits + ": admitted "
+                        + admitted + " of " + (permits + 5));
+                limiter.close();
+            }
+        } finally {
+            wheel.stop();
+        }
+    }
+
+    /** Sleeps into the next window of Redis's clock unless this one has {@code room} left. */
+    private static void awaitWindowRoom(Duration window, Duration room) throws InterruptedException {
+        RedisClient client = RedisClient.create(redis.uri());
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            List<String> time = connection.sync().time();
+            long micros = Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
+            long left = window.toNanos() / 1000 - micros % (window.toNanos() / 1000);
+            if (left < room.toNanos() / 1000) {
+                Thread.sleep(left / 1000 + 50);
+            }
+        } finally {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         }
     }
 

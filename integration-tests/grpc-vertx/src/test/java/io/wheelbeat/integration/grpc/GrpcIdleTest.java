@@ -1,0 +1,165 @@
+package io.wheelbeat.integration.grpc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.grpc.CallOptions;
+import io.grpc.ConnectivityState;
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.Server;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.ServerCalls;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.wheelbeat.integration.LoopbackClient;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The recipes of {@link GrpcRecipes} on a real gRPC-java server, with a real gRPC client and a
+ * raw HTTP/2 client on loopback: gRPC's own keepalive closes a client that does not answer pings
+ * at keepAliveTime + keepAliveTimeout, its max connection idle ends a connection with no call,
+ * and the wheel's read timeout, put in through the channel type, lets calls through and closes
+ * connections that have sent nothing for the timeout.
+ */
+class GrpcIdleTest {
+
+    private static final long LATE_NANOS = TimeUnit.SECONDS.toNanos(2);
+    private static final long EARLY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    private static final InetSocketAddress ANY_PORT = new InetSocketAddress("127.0.0.1", 0);
+
+    /** A unary echo of strings, without protobuf. */
+    private static final MethodDescriptor<String, String> ECHO = MethodDescriptor.<String, String>newBuilder()
+            .setType(MethodDescriptor.MethodType.UNARY)
+            .setFullMethodName("wheelbeat.Echo/Echo")
+            .setRequestMarshaller(new Utf8())
+            .setResponseMarshaller(new Utf8())
+            .build();
+
+    private static final ServerServiceDefinition ECHO_SERVICE = ServerServiceDefinition.builder("wheelbeat.Echo")
+            .addMethod(ECHO, ServerCalls.asyncUnaryCall((request, response) -> {
+                response.onNext(request);
+                response.onCompleted();
+            }))
+            .build();
+
+    /** The client connection preface and an empty SETTINGS frame: an HTTP/2 client that then says nothing. */
+    private static final byte[] HTTP2_PREFACE_AND_SETTINGS = concat(
+            "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII), new byte[] {0, 0, 0, 4, 0, 0, 0, 0, 0});
+
+    /**
+     * gRPC's keepalive: the server pings a connection that has been silent for keepAliveTime and
+     * closes it when the ping is not answered within keepAliveTimeout. gRPC-java 1.85 raises a
+     * keepAliveTime below 10 s to 10 s, so this test takes that long.
+     */
+    @Test
+    void grpcKeepaliveClosesAClientThatDoesNotAnswerPings() throws Exception {
+        Duration keepAliveTime = Duration.ofSeconds(10);
+        Duration keepAliveTimeout = Duration.ofMillis(300);
+        Server server = GrpcRecipes.serverWithGrpcKeepalive(ANY_PORT, ECHO_SERVICE, keepAliveTime, keepAliveTimeout,
+                Duration.ofHours(1), Duration.ofMinutes(5)).start();
+        try (LoopbackClient client = new LoopbackClient(server.getPort())) {
+            long sent = client.send(HTTP2_PREFACE_AND_SETTINGS);
+            // It reads (the server's SETTINGS and PING frames are skipped) but never answers.
+            assertClosedAfter(keepAliveTime.plus(keepAliveTimeout), sent, client.awaitClose(15_000));
+        } finally {
+            server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * gRPC's max connection idle: the server ends a connection that has had no call for that long
+     * (GOAWAY, then close), and the client's channel leaves READY. gRPC-java 1.85 raises a value
+     * below 1 s to 1 s.
+     */
+    @Test
+    void grpcMaxConnectionIdleEndsAConnectionWithoutCalls() throws Exception {
+        Duration maxConnectionIdle = Duration.ofSeconds(1);
+        Server server = GrpcRecipes.serverWithGrpcKeepalive(ANY_PORT, ECHO_SERVICE, Duration.ofHours(2),
+                Duration.ofSeconds(20), maxConnectionIdle, Duration.ofMinutes(5)).start();
+        ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort()).usePlaintext().build();
+        try {
+            assertClosedAfterTwoCalls(channel, maxConnectionIdle);
+        } finally {
+            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void theWheelReadTimeoutThroughTheChannelTypeLetsCallsThroughAndClosesSilentConnections() throws Exception {
+        Duration readIdle = Duration.ofMillis(500);
+        EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        EventLoopGroup workers = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        Server server = GrpcRecipes.serverClosingSilentConnections(ANY_PORT, ECHO_SERVICE, readIdle, boss, workers).start();
+        ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort()).usePlaintext().build();
+        try {
+            // The client sends nothing after its calls (no keepalive): its connection is closed at the timeout.
+            assertClosedAfterTwoCalls(channel, readIdle);
+
+            try (LoopbackClient silent = new LoopbackClient(server.getPort())) {
+                assertClosedAfter(readIdle, silent.connectedAt(), silent.awaitClose(5_000));
+            }
+        } finally {
+            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * Makes two calls on {@code channel} (the first also connects and warms gRPC up), then checks
+     * that the channel leaves READY (its connection ended) {@code timeout} after the second began.
+     */
+    private static void assertClosedAfterTwoCalls(ManagedChannel channel, Duration timeout) throws Exception {
+        assertEquals("hello", ClientCalls.blockingUnaryCall(channel, ECHO, CallOptions.DEFAULT, "hello"));
+        long lastCall = System.nanoTime();
+        assertEquals("again", ClientCalls.blockingUnaryCall(channel, ECHO, CallOptions.DEFAULT, "again"));
+        CompletableFuture<Long> leftReady = new CompletableFuture<>();
+        channel.notifyWhenStateChanged(ConnectivityState.READY, () -> leftReady.complete(System.nanoTime()));
+        assertClosedAfter(timeout, lastCall, leftReady.get(5, TimeUnit.SECONDS));
+    }
+
+    private static void assertClosedAfter(Duration timeout, long from, long closedAt) {
+        assertTrue(closedAt != -1, "still open 5 s later");
+        long after = closedAt - from;
+        assertTrue(after >= timeout.toNanos() - EARLY_NANOS, "closed " + after / 1_000 + " us after, before " + timeout);
+        assertTrue(after <= timeout.toNanos() + LATE_NANOS, "closed " + after / 1_000 + " us after, " + timeout + " expected");
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] both = new byte[a.length + b.length];
+        System.arraycopy(a, 0, both, 0, a.length);
+        System.arraycopy(b, 0, both, a.length, b.length);
+        return both;
+    }
+
+    private static final class Utf8 implements MethodDescriptor.Marshaller<String> {
+        @Override
+        public InputStream stream(String value) {
+            return new ByteArrayInputStream(value.getBytes(StandardCharsets.UTF_8));
+        }
+
+        @Override
+        public String parse(InputStream stream) {
+            try {
+                return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+}

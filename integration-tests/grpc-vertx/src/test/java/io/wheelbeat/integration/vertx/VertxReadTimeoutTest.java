@@ -1,0 +1,45 @@
+package io.wheelbeat.integration.vertx;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.net.NetServer;
+import io.wheelbeat.integration.LoopbackClient;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The recipe of {@link VertxRecipes} on a real Vert.x 5 NetServer and a real client on loopback:
+ * a client that talks is kept (and echoed), and is closed once it has been silent for the read
+ * timeout, never before.
+ */
+class VertxReadTimeoutTest {
+
+    private static final Duration READ_IDLE = Duration.ofMillis(400);
+
+    @Test
+    void netServerKeepsAClientThatTalksAndClosesItOnceSilent() throws Exception {
+        Vertx vertx = Vertx.vertx();
+        try {
+            NetServer server = VertxRecipes.echoServerClosingIdleConnections(vertx, READ_IDLE)
+                    .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            try (LoopbackClient client = new LoopbackClient(server.actualPort())) {
+                long lastSent = 0;
+                for (int i = 0; i < 6; i++) { // 1.2 s, three timeouts, a message every 200 ms
+                    lastSent = client.send("ping" + i);
+                    assertEquals("ping" + i, client.readUntil("ping" + i), "echo");
+                    assertEquals(-1, client.awaitClose(200), "closed while the client talks");
+                }
+                long closedAt = client.awaitClose(5_000);
+                assertTrue(closedAt != -1, "still open 5 s later");
+                long after = closedAt - lastSent;
+                assertTrue(after >= READ_IDLE.toNanos() - TimeUnit.MILLISECONDS.toNanos(10), "closed early: " + after + " ns");
+                assertTrue(after <= READ_IDLE.toNanos() + TimeUnit.SECONDS.toNanos(2), "closed late: " + after + " ns");
+            }
+        } finally {
+            vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
+    }
+}

@@ -1,0 +1,79 @@
+package io.wheelbeat.netty.idle;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.ReadTimeoutException;
+import io.netty.handler.timeout.ReadTimeoutHandler;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A drop-in replacement for Netty's {@link ReadTimeoutHandler} on the event loop's shared wheel:
+ * when no read batch completed for the timeout, it fires {@link ReadTimeoutException#INSTANCE}
+ * through {@code exceptionCaught} and closes the channel, once, at the moment Netty's does.
+ *
+ * <p>As Netty's is an {@code IdleStateHandler} with a reader idle time and one override, this is a
+ * {@link WheelIdleStateHandler} with a reader idle time whose {@link #channelIdle} calls
+ * {@link #readTimedOut}: reads are counted, and the timeout falls due, exactly as the reader-idle
+ * event of {@link WheelIdleStateHandler} (which runs Netty's algorithm), and a timeout of zero or
+ * less disables it. It is the close-on-idle handler for frameworks that ignore
+ * {@code IdleStateEvent} (Reactor Netty, Vert.x): no closer to write.
+ * <pre>{@code
+ * // was: pipeline.addLast("readTimeout", new ReadTimeoutHandler(30));
+ * pipeline.addLast("readTimeout", new WheelReadTimeoutHandler(30));
+ * }</pre>
+ * It is not a subclass of Netty's {@code ReadTimeoutHandler}: code that looks the handler up by
+ * that class must look up this one.
+ *
+ * <p>Thread rules: one instance per channel, used on its event loop, as
+ * {@link WheelIdleStateHandler}; not {@code @Sharable}.
+ */
+public class WheelReadTimeoutHandler extends WheelIdleStateHandler {
+
+    private boolean closed;
+
+    /**
+     * Netty's {@code ReadTimeoutHandler(int)}.
+     *
+     * @param timeoutSeconds the read timeout in seconds; zero or less disables it
+     */
+    public WheelReadTimeoutHandler(int timeoutSeconds) {
+        this(timeoutSeconds, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Netty's {@code ReadTimeoutHandler(long, TimeUnit)}: positive timeouts are floored at 1 ms.
+     *
+     * @param timeout the read timeout; zero or less disables it
+     * @param unit the unit of {@code timeout}
+     * @throws NullPointerException if {@code unit} is null
+     */
+    public WheelReadTimeoutHandler(long timeout, TimeUnit unit) {
+        super(timeout, 0, 0, unit);
+    }
+
+    /** A handler with a factory's settings (say, its timer), for tests that drive the timer themselves. */
+    WheelReadTimeoutHandler(Factory factory) {
+        super(factory);
+    }
+
+    /** Calls {@link #readTimedOut}: the reader has been idle for the timeout. */
+    @Override
+    protected final void channelIdle(ChannelHandlerContext ctx, IdleStateEvent evt) throws Exception {
+        readTimedOut(ctx);
+    }
+
+    /**
+     * Called when the read timed out: fires {@link ReadTimeoutException#INSTANCE} and closes the
+     * channel, the first time only, as Netty's handler does. May be overridden.
+     *
+     * @param ctx the handler's context
+     * @throws Exception to be fired through {@code exceptionCaught}
+     */
+    protected void readTimedOut(ChannelHandlerContext ctx) throws Exception {
+        if (!closed) {
+            ctx.fireExceptionCaught(ReadTimeoutException.INSTANCE);
+            ctx.close();
+            closed = true;
+        }
+    }
+}
