@@ -5,7 +5,7 @@ import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.WheelExecutor;
 import io.wheelbeat.core.WheelSettings;
 import io.wheelbeat.netty.internal.LoopClocks;
-import io.wheelbeat.netty.internal.LoopWheelOwner;
+import io.wheelbeat.netty.loop.LoopWheelOwner;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.Map;

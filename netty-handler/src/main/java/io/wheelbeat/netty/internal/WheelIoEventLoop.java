@@ -9,6 +9,7 @@ import io.netty.util.internal.ObjectUtil;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.WheelExecutor;
 import io.wheelbeat.core.WheelSettings;
+import io.wheelbeat.netty.loop.LoopWheelOwner;
 import java.util.ArrayDeque;
 import java.util.Queue;
 import java.util.concurrent.Callable;
