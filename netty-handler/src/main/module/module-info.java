@@ -23,6 +23,7 @@ module io.wheelbeat.netty {
     exports io.wheelbeat.netty.heartbeat;
     exports io.wheelbeat.netty.http2;
     exports io.wheelbeat.netty.idle;
+    exports io.wheelbeat.netty.loop;
     exports io.wheelbeat.netty.mqtt;
     exports io.wheelbeat.netty.ratelimit;
     exports io.wheelbeat.netty.reconnect;

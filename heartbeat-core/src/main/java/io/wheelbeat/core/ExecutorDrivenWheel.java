@@ -1,8 +1,11 @@
 package io.wheelbeat.core;
 
 import io.wheelbeat.core.internal.TimerWheel;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Future;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -151,6 +154,20 @@ public final class ExecutorDrivenWheel extends HandoverScheduler {
     public boolean isPending(long timerId) {
         checkOwner();
         return wheel.isPending(timerId);
+    }
+
+    /**
+     * Passes the callback of every timer placed in the wheel and still pending to {@code action}
+     * (not timeouts still being handed over from other threads). For an owner that must settle
+     * its pending timers itself, as an event loop shutting down cancels its scheduled tasks.
+     * Owner thread only; {@code action} may cancel timers.
+     */
+    public void forEachPending(Consumer<? super TimerCallback> action) {
+        checkOwner();
+        Objects.requireNonNull(action, "action");
+        List<TimerCallback> pending = new ArrayList<>(wheel.pendingTimers());
+        wheel.forEachPending(pending::add);
+        pending.forEach(action);
     }
 
     private boolean move(long timerId, long deadlineNanos) {

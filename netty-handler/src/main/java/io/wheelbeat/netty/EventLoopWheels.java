@@ -5,6 +5,7 @@ import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.WheelExecutor;
 import io.wheelbeat.core.WheelSettings;
 import io.wheelbeat.netty.internal.LoopClocks;
+import io.wheelbeat.netty.loop.LoopWheelOwner;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.Map;
@@ -22,6 +23,10 @@ import java.util.function.BiConsumer;
  * every wheelbeat handler on it, puts its timers on the same wheel, which the loop drives with a
  * single scheduled task. Callbacks run on the loop with no thread hop; creating a handler creates
  * no thread and no wheel.
+ *
+ * <p>A loop of a {@code WheelIoEventLoopGroup} (package {@code io.wheelbeat.netty.loop}) keeps
+ * its scheduled tasks on a wheel of its own; for such a loop this hands out that wheel, whatever
+ * tick and slots were given here.
  *
  * <p>Each wheel reads the clock the loop schedules its tasks on (Netty 4.2: the loop's
  * {@code ticker()}; Netty 4.1: its {@code getCurrentTimeNanos()}), so {@code EmbeddedChannel}'s
@@ -42,6 +47,8 @@ public final class EventLoopWheels {
     private final Duration tick;
     private final int slots;
     private final Map<EventExecutor, ExecutorDrivenWheel> wheels = new WeakHashMap<>();
+    /** The loops with a wheel of their own ({@link LoopWheelOwner}) whose wheel was announced. */
+    private final Map<EventExecutor, Boolean> ownWheelsAnnounced = new WeakHashMap<>();
     private BiConsumer<EventExecutor, ExecutorDrivenWheel> onNewWheel = (loop, wheel) -> { };
 
     /**
@@ -78,13 +85,22 @@ public final class EventLoopWheels {
         BiConsumer<EventExecutor, ExecutorDrivenWheel> announce;
         ExecutorDrivenWheel wheel;
         synchronized (wheels) {
-            wheel = wheels.get(loop);
-            if (wheel != null) {
-                return wheel;
+            if (loop instanceof LoopWheelOwner) {
+                // A WheelIoEventLoopGroup's loop: its scheduled tasks are on its wheel already. Not
+                // kept in the map: that wheel holds its loop, which would keep the weak key alive.
+                wheel = ((LoopWheelOwner) loop).wheel();
+                if (ownWheelsAnnounced.put(loop, Boolean.TRUE) != null) {
+                    return wheel;
+                }
+            } else {
+                wheel = wheels.get(loop);
+                if (wheel != null) {
+                    return wheel;
+                }
+                wheel = new ExecutorDrivenWheel(new LoopExecutor(loop),
+                        new WheelSettings().tick(tick).slots(slots).ticker(LoopClocks.of(loop)));
+                wheels.put(loop, wheel);
             }
-            wheel = new ExecutorDrivenWheel(new LoopExecutor(loop),
-                    new WheelSettings().tick(tick).slots(slots).ticker(LoopClocks.of(loop)));
-            wheels.put(loop, wheel);
             announce = onNewWheel;
         }
         // Pending timers hold their callbacks, which may hold the loop (a handler, its channel):

@@ -13,6 +13,7 @@ class PublicApiTest {
     @Test
     void theInternalsStayHiddenAndTheSurfaceWithinItsBudget() throws Exception {
         ExportedApi.of(EventLoopWheels.class, "io.wheelbeat.netty", "io.wheelbeat.netty.internal")
-                .assertHiddenAndWithin(30, 299);
+                // 308: 299 + WheelIoEventLoopGroup and its six constructors, LoopWheelOwner and wheel() (issue 23).
+                .assertHiddenAndWithin(30, 308);
     }
 }

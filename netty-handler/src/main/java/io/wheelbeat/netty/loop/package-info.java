@@ -1,0 +1,5 @@
+/**
+ * An event loop group for Netty 4.2 whose loops keep every scheduled task on the loop's timing
+ * wheel: {@link io.wheelbeat.netty.loop.WheelIoEventLoopGroup}.
+ */
+package io.wheelbeat.netty.loop;

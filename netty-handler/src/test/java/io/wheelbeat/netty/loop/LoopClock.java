@@ -1,0 +1,74 @@
+package io.wheelbeat.netty.loop;
+
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SingleThreadIoEventLoop;
+import io.netty.channel.local.LocalIoHandler;
+import io.netty.util.concurrent.Ticker;
+import io.wheelbeat.netty.internal.WheelIoEventLoop;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A virtual clock shared by the test thread and one event loop: it moves only when the test
+ * advances it. Its {@link #initialNanoTime()} follows the system clock so that the loop's I/O
+ * wait, which Netty computes from {@code System.nanoTime()} minus it, lasts the virtual delay
+ * (short) instead of spinning or sleeping for ever; the test wakes the loop after each advance.
+ */
+final class LoopClock implements Ticker {
+
+    private final long origin;
+    private volatile long now;
+
+    LoopClock(long origin) {
+        this.origin = origin;
+        this.now = origin;
+    }
+
+    void advance(long nanos) {
+        now += nanos;
+    }
+
+    @Override
+    public long initialNanoTime() {
+        return System.nanoTime() - (now - origin);
+    }
+
+    @Override
+    public long nanoTime() {
+        return now;
+    }
+
+    @Override
+    public void sleep(long delay, TimeUnit unit) {
+        throw new UnsupportedOperationException("virtual time");
+    }
+
+    /** Netty's own loop (one thread, local transport) on this clock: the reference. */
+    MultiThreadIoEventLoopGroup nettyGroup() {
+        LoopClock clock = this;
+        return new MultiThreadIoEventLoopGroup(1, LocalIoHandler.newFactory()) {
+            @Override
+            protected IoEventLoop newChild(Executor executor, IoHandlerFactory factory, Object... args) {
+                return new SingleThreadIoEventLoop(this, executor, factory) {
+                    @Override
+                    public Ticker ticker() {
+                        return clock;
+                    }
+                };
+            }
+        };
+    }
+
+    /** The wheel loop (one thread, local transport) on this clock. */
+    MultiThreadIoEventLoopGroup wheelGroup() {
+        LoopClock clock = this;
+        return new MultiThreadIoEventLoopGroup(1, LocalIoHandler.newFactory()) {
+            @Override
+            protected IoEventLoop newChild(Executor executor, IoHandlerFactory factory, Object... args) {
+                return new WheelIoEventLoop(this, executor, factory, clock);
+            }
+        };
+    }
+}

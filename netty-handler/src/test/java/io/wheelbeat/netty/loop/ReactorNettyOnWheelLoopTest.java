@@ -1,0 +1,62 @@
+package io.wheelbeat.netty.loop;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.io.InputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.server.HttpServer;
+import reactor.netty.resources.LoopResources;
+
+/**
+ * Reactor Netty 1.3, unmodified, on the wheel group through its {@code LoopResources}: an HTTP
+ * server with an idle timeout closes a kept-alive connection that sends no next request, no
+ * earlier than the timeout (its timer is a task on the loop's wheel).
+ */
+class ReactorNettyOnWheelLoopTest {
+
+    @Test
+    void anHttpServersIdleTimeoutClosesAQuietKeptAliveConnection() throws Exception {
+        EventLoopGroup group = new WheelIoEventLoopGroup(2, NioIoHandler.newFactory());
+        LoopResources loops = new LoopResources() {
+            @Override
+            public EventLoopGroup onServer(boolean useNative) {
+                return group;
+            }
+
+            @Override
+            public Mono<Void> disposeLater(Duration quietPeriod, Duration timeout) {
+                return Mono.empty(); // the test shuts the group down itself
+            }
+        };
+        DisposableServer server = HttpServer.create().host("127.0.0.1").port(0).runOn(loops, false)
+                .idleTimeout(Duration.ofMillis(300))
+                .handle((request, response) -> response.sendString(Mono.just("ok")))
+                .bindNow();
+        try (Socket socket = new Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout(20_000);
+            socket.getOutputStream().write("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            InputStream in = socket.getInputStream();
+            StringBuilder response = new StringBuilder();
+            int b;
+            while (!response.toString().endsWith("ok") && (b = in.read()) >= 0) {
+                response.append((char) b);
+            }
+            long answeredAt = System.nanoTime();
+            assertTrue(response.toString().startsWith("HTTP/1.1 200"), response.toString());
+            assertTrue(in.read() < 0, "the server closes the quiet connection");
+            long after = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - answeredAt);
+            assertTrue(after >= 300 - 50, "closed " + after + " ms after the response, idle timeout 300 ms");
+        } finally {
+            server.disposeNow();
+            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).sync();
+        }
+    }
+}
