@@ -7,7 +7,7 @@ import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.wheelbeat.netty.websocket.WebSocketReaderIdleEvent;
-import io.wheelbeat.loadtest.InstrumentedEventLoopGroup.InstrumentedEventLoop;
+import io.wheelbeat.loadtest.InstrumentedEventLoopGroup.LoopCounters;
 
 /**
  * Last handler of every server channel, behind the idle handler: what an application does with
@@ -21,9 +21,11 @@ import io.wheelbeat.loadtest.InstrumentedEventLoopGroup.InstrumentedEventLoop;
 final class IdleRecorder extends ChannelInboundHandlerAdapter {
 
     private final ConnectionLedger ledger;
+    private final InstrumentedEventLoopGroup serverLoops;
 
-    IdleRecorder(ConnectionLedger ledger) {
+    IdleRecorder(ConnectionLedger ledger, InstrumentedEventLoopGroup serverLoops) {
         this.ledger = ledger;
+        this.serverLoops = serverLoops;
     }
 
     @Override
@@ -39,7 +41,7 @@ final class IdleRecorder extends ChannelInboundHandlerAdapter {
             return;
         }
         long now = ctx.executor().ticker().nanoTime();
-        InstrumentedEventLoop loop = (InstrumentedEventLoop) ctx.executor();
+        LoopCounters loop = serverLoops.counters(ctx.executor());
         // WebSocketKeepAliveHandler's reader idle comes once: it closes the connection.
         if (!readerIdle || ((IdleStateEvent) evt).isFirst()) {
             loop.firstIdleEvents++;

@@ -10,8 +10,12 @@ import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.netty.loop.LoopWheelOwner;
+import io.wheelbeat.netty.loop.WheelIoEventLoopGroup;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -20,28 +24,50 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The server's event loops: ordinary {@link SingleThreadIoEventLoop}s that also count what the
- * load test reports, namely the tasks scheduled on them (the timer operations of Netty's
+ * The server's event loops, Netty's or wheelbeat's ({@link EventLoopKind}), and what the load
+ * test counts on them: the tasks scheduled on them (the timer operations of Netty's
  * {@code IdleStateHandler}, and the driving task of a shared wheel) and the traffic and idle
- * events the server probes see. Counting costs one field increment per event on the loop's own
- * thread, the same for every idle handler under test.
+ * events the server probes see ({@link LoopCounters}). Counting costs one field increment per
+ * event on the loop's own thread, the same for every idle handler under test.
+ *
+ * <p>Scheduled tasks are counted where each group keeps them: Netty's loops count their
+ * {@code schedule(...)} calls; a {@code WheelIoEventLoopGroup} loop puts every scheduled task on
+ * its own wheel, so its count is that wheel's scheduled timers (which, with a wheel handler, are
+ * the handler's timers too: the loop and the handler share the wheel).
  */
-final class InstrumentedEventLoopGroup extends MultiThreadIoEventLoopGroup {
+final class InstrumentedEventLoopGroup {
 
+    private final IoEventLoopGroup loops;
     private final LoopThreads threads;
+    /** Filled in the constructor, read-only afterwards. */
+    private final Map<EventExecutor, LoopCounters> counters = new IdentityHashMap<>();
 
-    InstrumentedEventLoopGroup(int nThreads, String name, IoHandlerFactory ioHandlerFactory) {
-        this(nThreads, new LoopThreads(name), ioHandlerFactory);
+    InstrumentedEventLoopGroup(EventLoopKind kind, int nThreads, String name, IoHandlerFactory ioHandlerFactory) {
+        this.threads = new LoopThreads(name);
+        this.loops = kind == EventLoopKind.WHEEL
+                ? new WheelIoEventLoopGroup(nThreads, threads, ioHandlerFactory)
+                : new CountingGroup(nThreads, threads, ioHandlerFactory);
+        for (EventExecutor loop : loops) {
+            counters.put(loop, new LoopCounters());
+        }
     }
 
-    private InstrumentedEventLoopGroup(int nThreads, LoopThreads threads, IoHandlerFactory ioHandlerFactory) {
-        super(nThreads, threads, ioHandlerFactory);
-        this.threads = threads;
+    /** The loops, for a server bootstrap. */
+    IoEventLoopGroup loops() {
+        return loops;
     }
 
-    @Override
-    protected IoEventLoop newChild(Executor executor, IoHandlerFactory ioHandlerFactory, Object... args) {
-        return new InstrumentedEventLoop(this, executor, ioHandlerFactory);
+    /** The counters of {@code loop}, one of this group's loops; to be written on that loop only. */
+    LoopCounters counters(EventExecutor loop) {
+        LoopCounters c = counters.get(loop);
+        if (c == null) {
+            throw new IllegalArgumentException(loop + " is not a loop of this group");
+        }
+        return c;
+    }
+
+    Future<?> shutdownGracefully(long quietPeriod, long timeout, TimeUnit unit) {
+        return loops.shutdownGracefully(quietPeriod, timeout, unit);
     }
 
     /** CPU time of the group's threads so far, in nanoseconds. */
@@ -64,9 +90,8 @@ final class InstrumentedEventLoopGroup extends MultiThreadIoEventLoopGroup {
     LoopSnapshot snapshot(boolean readWheels, long timeout, TimeUnit unit)
             throws InterruptedException, ExecutionException, TimeoutException {
         List<Future<LoopSnapshot>> parts = new ArrayList<>();
-        for (EventExecutor loop : this) {
-            InstrumentedEventLoop instrumented = (InstrumentedEventLoop) loop;
-            parts.add(loop.submit(() -> instrumented.snapshot(readWheels)));
+        for (EventExecutor loop : loops) {
+            parts.add(loop.submit(() -> snapshot(loop, readWheels)));
         }
         LoopSnapshot total = LoopSnapshot.ZERO;
         for (Future<LoopSnapshot> part : parts) {
@@ -75,18 +100,55 @@ final class InstrumentedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         return total;
     }
 
-    /** One server event loop and its counters. Counters are written on the loop's thread only. */
-    static final class InstrumentedEventLoop extends SingleThreadIoEventLoop {
-        private long scheduledOnLoop;
-        private final AtomicLong scheduledFromElsewhere = new AtomicLong();
+    /** One loop's reading, on that loop. */
+    private LoopSnapshot snapshot(EventExecutor loop, boolean readWheel) {
+        long scheduled = loop instanceof LoopWheelOwner owner
+                ? owner.wheel().scheduledCount()
+                : ((CountingLoop) loop).scheduled();
+        long wheelScheduled = 0;
+        long wheelCancelled = 0;
+        long wheelExpired = 0;
+        long wheelPending = 0;
+        if (readWheel) {
+            ExecutorDrivenWheel wheel = EventLoopWheels.shared().wheelFor(loop);
+            wheelScheduled = wheel.scheduledCount();
+            wheelCancelled = wheel.cancelledCount();
+            wheelExpired = wheel.expiredCount();
+            wheelPending = wheel.pendingTimers();
+        }
+        LoopCounters c = counters(loop);
+        return new LoopSnapshot(scheduled, c.channelsActive, c.channelsClosed, c.messages, c.readBatches,
+                c.firstIdleEvents, c.repeatIdleEvents, wheelScheduled, wheelCancelled, wheelExpired, wheelPending);
+    }
+
+    /** What the server pipelines count on one loop. Written and read on that loop's thread only. */
+    static final class LoopCounters {
         long channelsActive;
         long channelsClosed;
         long messages;
         long readBatches;
         long firstIdleEvents;
         long repeatIdleEvents;
+    }
 
-        InstrumentedEventLoop(IoEventLoopGroup parent, Executor executor, IoHandlerFactory ioHandlerFactory) {
+    /** Netty's group, its loops counting their {@code schedule(...)} calls. */
+    private static final class CountingGroup extends MultiThreadIoEventLoopGroup {
+        CountingGroup(int nThreads, LoopThreads threads, IoHandlerFactory ioHandlerFactory) {
+            super(nThreads, threads, ioHandlerFactory);
+        }
+
+        @Override
+        protected IoEventLoop newChild(Executor executor, IoHandlerFactory ioHandlerFactory, Object... args) {
+            return new CountingLoop(this, executor, ioHandlerFactory);
+        }
+    }
+
+    /** Netty's {@link SingleThreadIoEventLoop}, counting {@code schedule(...)} calls. */
+    private static final class CountingLoop extends SingleThreadIoEventLoop {
+        private long scheduledOnLoop;
+        private final AtomicLong scheduledFromElsewhere = new AtomicLong();
+
+        CountingLoop(IoEventLoopGroup parent, Executor executor, IoHandlerFactory ioHandlerFactory) {
             super(parent, executor, ioHandlerFactory);
         }
 
@@ -110,21 +172,9 @@ final class InstrumentedEventLoopGroup extends MultiThreadIoEventLoopGroup {
             }
         }
 
-        private LoopSnapshot snapshot(boolean readWheel) {
-            long wheelScheduled = 0;
-            long wheelCancelled = 0;
-            long wheelExpired = 0;
-            long wheelPending = 0;
-            if (readWheel) {
-                ExecutorDrivenWheel wheel = EventLoopWheels.shared().wheelFor(this);
-                wheelScheduled = wheel.scheduledCount();
-                wheelCancelled = wheel.cancelledCount();
-                wheelExpired = wheel.expiredCount();
-                wheelPending = wheel.pendingTimers();
-            }
-            return new LoopSnapshot(scheduledOnLoop + scheduledFromElsewhere.get(), channelsActive, channelsClosed,
-                    messages, readBatches, firstIdleEvents, repeatIdleEvents,
-                    wheelScheduled, wheelCancelled, wheelExpired, wheelPending);
+        /** On the loop. */
+        long scheduled() {
+            return scheduledOnLoop + scheduledFromElsewhere.get();
         }
     }
 }

@@ -36,6 +36,7 @@ import picocli.CommandLine.Option;
             "  (no options)                        500k local: wheel, netty, then no handler; ends with the verdict",
             "  --repeat 3                          each handler 3 times, interleaved: medians, ranges, noise",
             "  --idle-handler wheel,netty          side by side, then no handler",
+            "  --idle-handler netty --event-loop wheel  Netty's IdleStateHandler on WheelIoEventLoopGroup",
             "  --quick --idle-handler netty        20k connections, about 30 s",
             "  --transport tcp                     TCP: as many as the file limit allows",
             "  --scaling --idle-handler wheel,netty  10k, 50k, 100k, 250k, 500k"})
@@ -151,6 +152,11 @@ public final class LoadTest implements Callable<Integer> {
     @Option(names = "--heap-checkpoints", paramLabel = "N",
             description = "Full-GC heap readings during the ramp, besides the one after it (default: 3, --quick 2).")
     Integer heapCheckpoints;
+
+    @Option(names = "--event-loop", paramLabel = "netty|wheel", converter = EventLoopConverter.class,
+            description = "The server's event loops: netty = MultiThreadIoEventLoopGroup (default); "
+                    + "wheel = WheelIoEventLoopGroup, every scheduled task on the loop's timing wheel.")
+    EventLoopKind eventLoop = EventLoopKind.NETTY;
 
     @Option(names = "--server-threads", paramLabel = "N", description = "Server event loops (default: cores).")
     int serverThreads = Runtime.getRuntime().availableProcessors();
@@ -273,8 +279,8 @@ public final class LoadTest implements Callable<Integer> {
                 maxPendingConnects, orMillis(heartbeat, preset.heartbeatMs), jitter, burst, silentFraction,
                 orMillis(silenceSpread, preset.spreadMs), orMillis(readerIdle, preset.readerIdleMs),
                 orMillis(tolerance, preset.toleranceMs),
-                heapCheckpoints != null ? heapCheckpoints : preset.heapCheckpoints, serverThreads, clientThreads,
-                sourceAddresses, orMillis(progressEvery, preset.progressMs), seed, jvmOptions, inProcess);
+                heapCheckpoints != null ? heapCheckpoints : preset.heapCheckpoints, eventLoop, serverThreads,
+                clientThreads, sourceAddresses, orMillis(progressEvery, preset.progressMs), seed, jvmOptions, inProcess);
     }
 
     private static long orMillis(Long nanos, long defaultMillis) {
@@ -329,6 +335,12 @@ public final class LoadTest implements Callable<Integer> {
     static final class ProtocolConverter extends ChoiceConverter<Protocol> {
         ProtocolConverter() {
             super(Protocol.class, "protocol");
+        }
+    }
+
+    static final class EventLoopConverter extends ChoiceConverter<EventLoopKind> {
+        EventLoopConverter() {
+            super(EventLoopKind.class, "event loop");
         }
     }
 

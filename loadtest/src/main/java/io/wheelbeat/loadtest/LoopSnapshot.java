@@ -6,7 +6,8 @@ package io.wheelbeat.loadtest;
  * @param loopScheduledTasks calls to {@code schedule(...)} on the server loops: Netty's
  *     {@code IdleStateHandler} makes one per channel when it starts and one each time its timer
  *     task runs (it re-arms for the time left, or for a full period after firing); a shared
- *     wheel makes one each time it re-aims its single driving task
+ *     wheel makes one each time it re-aims its single driving task; on a {@code WheelIoEventLoopGroup},
+ *     the timers scheduled on the loops' own wheels, which every {@code schedule(...)} lands on
  * @param channelsActive server channels that became active
  * @param channelsClosed server channels that became inactive
  * @param messages {@code channelRead} calls of the server pipelines (the local transport, like

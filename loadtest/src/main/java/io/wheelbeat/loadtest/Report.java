@@ -150,6 +150,7 @@ final class Report {
         m.put("readerIdleMs", settings.readerIdleNanos() / 1e6);
         m.put("toleranceMs", settings.toleranceNanos() / 1e6);
         m.put("heapCheckpoints", settings.heapCheckpoints());
+        m.put("eventLoop", settings.eventLoop().id());
         m.put("serverThreads", settings.serverThreads());
         m.put("clientThreads", settings.clientThreads());
         m.put("seed", settings.seed());
@@ -185,7 +186,9 @@ final class Report {
                 + " (an idle event later than the true deadline + this counts as missed)"});
         rows.add(new String[] {"heap readings (full GCs)", "one before the ramp, " + s.heapCheckpoints()
                 + " during it, one after it"});
-        rows.add(new String[] {"event loops", s.serverThreads() + " server, " + s.clientThreads() + " client"});
+        rows.add(new String[] {"event loops", s.serverThreads() + " server ("
+                + (s.eventLoop() == EventLoopKind.WHEEL ? "WheelIoEventLoopGroup" : "MultiThreadIoEventLoopGroup")
+                + "), " + s.clientThreads() + " client"});
         rows.add(new String[] {"seed", Long.toString(s.seed())});
         rows.add(new String[] {"machine", machine.cores() + " cores, " + machine.jvm() + ", max heap "
                 + f("%,d", machine.maxHeapBytes() >> 20) + " MiB per run"});

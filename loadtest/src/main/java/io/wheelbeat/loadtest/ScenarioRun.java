@@ -60,11 +60,11 @@ final class ScenarioRun {
                 DurationConverter.human(s.readerIdleNanos()), Math.round(s.silentFraction() * 100),
                 DurationConverter.human(s.silenceSpreadNanos()));
         ConnectionLedger ledger = new ConnectionLedger(n);
-        InstrumentedEventLoopGroup serverLoops = transport.newServerGroup(s.serverThreads());
+        InstrumentedEventLoopGroup serverLoops = transport.newServerGroup(s.eventLoop(), s.serverThreads());
         LoadClient client = null;
         try (JvmStats jvm = new JvmStats()) {
             Channel server = transport.bind(serverLoops,
-                    new ServerInitializer(s.protocol(), kind, s.readerIdleNanos(), ledger));
+                    new ServerInitializer(s.protocol(), kind, s.readerIdleNanos(), ledger, serverLoops));
             client = s.tier() == Tier.LOCAL
                     ? new HeartbeatDriver(s, server.localAddress())
                     : RemoteLoadClient.launch(s, (InetSocketAddress) server.localAddress());
@@ -272,27 +272,30 @@ final class ScenarioRun {
         private final IdleHandlerKind kind;
         private final long readerIdleNanos;
         private final ConnectionLedger ledger;
+        private final InstrumentedEventLoopGroup serverLoops;
         private final IdleRecorder recorder;
         private final WebSocketKeepAliveHandler.Factory keepAlive;
 
-        ServerInitializer(Protocol protocol, IdleHandlerKind kind, long readerIdleNanos, ConnectionLedger ledger) {
+        ServerInitializer(Protocol protocol, IdleHandlerKind kind, long readerIdleNanos, ConnectionLedger ledger,
+                          InstrumentedEventLoopGroup serverLoops) {
             this.protocol = protocol;
             this.keepAlive = protocol == Protocol.WEBSOCKET ? WebSocketPipelines.keepAlive(readerIdleNanos) : null;
             this.kind = kind;
             this.readerIdleNanos = readerIdleNanos;
             this.ledger = ledger;
-            this.recorder = new IdleRecorder(ledger);
+            this.serverLoops = serverLoops;
+            this.recorder = new IdleRecorder(ledger, serverLoops);
         }
 
         @Override
         protected void initChannel(Channel ch) {
             ChannelPipeline p = ch.pipeline();
             if (protocol == Protocol.WEBSOCKET) {
-                WebSocketPipelines.addServerHandlers(p, kind, readerIdleNanos, keepAlive, new ServerProbe(ledger));
+                WebSocketPipelines.addServerHandlers(p, kind, readerIdleNanos, keepAlive, new ServerProbe(ledger, serverLoops));
                 p.addLast(recorder);
                 return;
             }
-            p.addLast(new ServerProbe(ledger));
+            p.addLast(new ServerProbe(ledger, serverLoops));
             if (kind.hasHandler()) {
                 p.addLast(IdleHandlers.create(kind, readerIdleNanos, 0, 0, TimeUnit.NANOSECONDS));
             }

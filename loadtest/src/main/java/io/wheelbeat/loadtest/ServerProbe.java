@@ -4,7 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
-import io.wheelbeat.loadtest.InstrumentedEventLoopGroup.InstrumentedEventLoop;
+import io.wheelbeat.loadtest.InstrumentedEventLoopGroup.LoopCounters;
 
 /**
  * First handler of every server channel, in front of the idle handler: learns which connection
@@ -20,13 +20,15 @@ final class ServerProbe extends ChannelInboundHandlerAdapter {
     private static final int HELLO_BYTES = Integer.BYTES;
 
     private final ConnectionLedger ledger;
-    private InstrumentedEventLoop loop;
+    private final InstrumentedEventLoopGroup serverLoops;
+    private LoopCounters loop;
     private int index = -1;
     private int helloValue;
     private int helloBytesSeen;
 
-    ServerProbe(ConnectionLedger ledger) {
+    ServerProbe(ConnectionLedger ledger, InstrumentedEventLoopGroup serverLoops) {
         this.ledger = ledger;
+        this.serverLoops = serverLoops;
     }
 
     /** The connection index this channel announced, or -1 before its hello is complete. */
@@ -36,7 +38,7 @@ final class ServerProbe extends ChannelInboundHandlerAdapter {
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
-        loop = (InstrumentedEventLoop) ctx.executor();
+        loop = serverLoops.counters(ctx.executor());
     }
 
     @Override

@@ -24,6 +24,7 @@ import java.util.List;
  * @param readerIdleNanos the idle handler's reader-idle limit
  * @param toleranceNanos how late an idle event may be and still count as detected
  * @param heapCheckpoints full-GC heap readings during the ramp (besides the one after it)
+ * @param eventLoop whose event loops the server runs on
  * @param serverThreads server event loops
  * @param clientThreads client event loops
  * @param sourceAddresses tcp: loopback source addresses the clients rotate over
@@ -36,7 +37,7 @@ record Settings(Tier tier, Protocol protocol, List<Integer> sizes, List<IdleHand
                 Path reportDir,
                 double openRate, int maxPendingConnects, long heartbeatNanos, double jitter, boolean burst,
                 double silentFraction, long silenceSpreadNanos, long readerIdleNanos, long toleranceNanos,
-                int heapCheckpoints, int serverThreads, int clientThreads, int sourceAddresses,
+                int heapCheckpoints, EventLoopKind eventLoop, int serverThreads, int clientThreads, int sourceAddresses,
                 long progressNanos, long seed, List<String> jvmOptions, boolean inProcess) {
 
     Settings {
@@ -64,8 +65,8 @@ record Settings(Tier tier, Protocol protocol, List<Integer> sizes, List<IdleHand
         return new Settings(tier, protocol, List.of(connections), List.of(handler), 1, reportDir, openRate,
                 maxPendingConnects,
                 heartbeatNanos, jitter, burst, silentFraction, silenceSpreadNanos, readerIdleNanos, toleranceNanos,
-                heapCheckpoints, serverThreads, clientThreads, sourceAddresses, progressNanos, seed, jvmOptions,
-                inProcess);
+                heapCheckpoints, eventLoop, serverThreads, clientThreads, sourceAddresses, progressNanos, seed,
+                jvmOptions, inProcess);
     }
 
     /** The connections of a single-run settings. */
@@ -129,6 +130,7 @@ record Settings(Tier tier, Protocol protocol, List<Integer> sizes, List<IdleHand
                 "--reader-idle", DurationConverter.format(readerIdleNanos),
                 "--tolerance", DurationConverter.format(toleranceNanos),
                 "--heap-checkpoints", Integer.toString(heapCheckpoints),
+                "--event-loop", eventLoop.id(),
                 "--server-threads", Integer.toString(serverThreads),
                 "--client-threads", Integer.toString(clientThreads),
                 "--source-addresses", Integer.toString(sourceAddresses),

@@ -63,9 +63,9 @@ enum Transport {
         return id;
     }
 
-    /** Server event loops that count what the load test reports. */
-    InstrumentedEventLoopGroup newServerGroup(int threads) {
-        return new InstrumentedEventLoopGroup(threads, "server", ioHandlers.get());
+    /** Server event loops of {@code kind} that count what the load test reports. */
+    InstrumentedEventLoopGroup newServerGroup(EventLoopKind kind, int threads) {
+        return new InstrumentedEventLoopGroup(kind, threads, "server", ioHandlers.get());
     }
 
     /** Plain client event loops whose CPU time {@code threads} keeps. */
@@ -75,7 +75,7 @@ enum Transport {
 
     /** Binds a server on a fresh local address, or on an ephemeral loopback port. */
     Channel bind(InstrumentedEventLoopGroup group, ChannelHandler childHandler) throws InterruptedException {
-        ServerBootstrap b = new ServerBootstrap().group(group).channel(serverChannel).childHandler(childHandler);
+        ServerBootstrap b = new ServerBootstrap().group(group.loops()).channel(serverChannel).childHandler(childHandler);
         if (this == LOCAL) {
             return b.bind(new LocalAddress("wheelbeat-loadtest-" + UUID.randomUUID())).sync().channel();
         }

@@ -60,6 +60,11 @@ class BadInputTest {
     }
 
     @Test
+    void anUnknownEventLoopIsRejected() {
+        assertRejected(run("--event-loop", "heap"), "unknown event loop 'heap' (expected netty or wheel)");
+    }
+
+    @Test
     void zeroConnectionsAreRejected() {
         assertRejected(run("--idle-handler", "netty", "--connections", "0"), "--connections must be at least 1");
     }

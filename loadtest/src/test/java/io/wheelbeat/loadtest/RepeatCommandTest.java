@@ -23,6 +23,7 @@ class RepeatCommandTest {
         "--quick --idle-handler netty --no-baseline --repeat 3",
         "--idle-handler none,wheel",
         "--idle-handler wheel,netty,none --no-baseline",
+        "--idle-handler netty --no-baseline --event-loop wheel",
         "--scaling --quick --burst --jvm-opt=-Xmx8g --jvm-opt=-XX:+UseParallelGC",
         "--transport tcp --protocol websocket --connections 1000 --seed 7 --jitter 0.25 --open-rate 1234.5",
     })

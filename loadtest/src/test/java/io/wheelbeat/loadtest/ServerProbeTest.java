@@ -35,11 +35,11 @@ class ServerProbeTest {
 
     @BeforeEach
     void connect() throws Exception {
-        serverLoops = Transport.LOCAL.newServerGroup(1);
+        serverLoops = Transport.LOCAL.newServerGroup(EventLoopKind.NETTY, 1);
         Channel server = Transport.LOCAL.bind(serverLoops, new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
-                ch.pipeline().addLast(new ServerProbe(ledger), new IdleRecorder(ledger));
+                ch.pipeline().addLast(new ServerProbe(ledger, serverLoops), new IdleRecorder(ledger, serverLoops));
             }
         });
         clientLoops = new MultiThreadIoEventLoopGroup(1, LocalIoHandler.newFactory());

@@ -1,0 +1,74 @@
+package io.wheelbeat.loadtest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.channel.EventLoop;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.wheelbeat.netty.loop.WheelIoEventLoopGroup;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * {@code --event-loop} reaches the run: it parses, it is passed on to each run's JVM, and the
+ * server group a run makes from it is that kind of group, whose scheduled tasks the load test
+ * still counts. No timing.
+ */
+class EventLoopOptionTest {
+
+    private static final Preflight.Machine MACHINE = Preflight.Machine.current(List.of());
+
+    @Test
+    void nettyIsTheDefaultAndWheelIsPassedOnToEachRun() {
+        assertEquals(EventLoopKind.NETTY, settings().eventLoop());
+        Settings wheel = settings("--event-loop", "WHEEL", "--idle-handler", "netty");
+        assertEquals(EventLoopKind.WHEEL, wheel.eventLoop());
+        Settings run = wheel.forRun(IdleHandlerKind.NETTY, 1000);
+        List<String> childArgs = run.toArgs();
+        int at = childArgs.indexOf("--event-loop");
+        assertEquals("wheel", childArgs.get(at + 1), String.join(" ", childArgs));
+        assertEquals(run, settings(childArgs.toArray(String[]::new)));
+    }
+
+    @Test
+    void theRunsServerGroupIsOfTheKindAskedForAndItsScheduledTasksAreCounted() throws Exception {
+        for (EventLoopKind kind : EventLoopKind.values()) {
+            Settings s = settings("--event-loop", kind.id(), "--server-threads", "1");
+            InstrumentedEventLoopGroup group = Transport.of(s.tier()).newServerGroup(s.eventLoop(), s.serverThreads());
+            try {
+                if (kind == EventLoopKind.WHEEL) {
+                    assertInstanceOf(WheelIoEventLoopGroup.class, group.loops());
+                } else {
+                    assertInstanceOf(MultiThreadIoEventLoopGroup.class, group.loops());
+                    assertFalse(group.loops() instanceof WheelIoEventLoopGroup);
+                }
+                EventLoop loop = (EventLoop) group.loops().next();
+                long before = group.snapshot(false, 10, TimeUnit.SECONDS).loopScheduledTasks();
+                // Two from the loop, one handed over from this thread; none runs (an hour ahead).
+                List<ScheduledFuture<?>> tasks = loop.submit(() -> List.<ScheduledFuture<?>>of(
+                        loop.schedule(() -> { }, 1, TimeUnit.HOURS),
+                        loop.schedule(() -> 1, 1, TimeUnit.HOURS))).get(10, TimeUnit.SECONDS);
+                ScheduledFuture<?> fromOutside = loop.schedule(() -> { }, 1, TimeUnit.HOURS);
+                long after = group.snapshot(false, 10, TimeUnit.SECONDS).loopScheduledTasks();
+                assertEquals(3, after - before, kind + ": scheduled tasks counted");
+                for (ScheduledFuture<?> task : tasks) {
+                    assertTrue(task.cancel(false));
+                }
+                assertTrue(fromOutside.cancel(false));
+            } finally {
+                group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private static Settings settings(String... args) {
+        LoadTest command = new LoadTest();
+        new CommandLine(command).parseArgs(args);
+        return command.resolve(MACHINE);
+    }
+}
