@@ -10,12 +10,19 @@ import io.grpc.MethodDescriptor;
 import io.grpc.Server;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCalls;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.EventExecutor;
+import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.integration.LoopbackClient;
+import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.netty.loop.WheelIoEventLoopGroup;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -32,7 +39,8 @@ import org.junit.jupiter.api.Test;
  * raw HTTP/2 client on loopback: gRPC's own keepalive closes a client that does not answer pings
  * at keepAliveTime + keepAliveTimeout, its max connection idle ends a connection with no call,
  * and the wheel's read timeout, put in through the channel type, lets calls through and closes
- * connections that have sent nothing for the timeout.
+ * connections that have sent nothing for the timeout. gRPC-java also runs unmodified on
+ * {@link WheelIoEventLoopGroup}, its keepalive and idle timers on the loops' wheels.
  */
 class GrpcIdleTest {
 
@@ -98,6 +106,72 @@ class GrpcIdleTest {
         }
     }
 
+    /**
+     * gRPC-java, unmodified, with every event loop a {@link WheelIoEventLoopGroup} loop: the
+     * server's keepalive closes a connection that does not answer its ping at keepAliveTime +
+     * keepAliveTimeout; a gRPC client that answers (and pings within permitKeepAliveTime) outlives
+     * that moment and is idled out at maxConnectionIdle after its last call. Their timers are on
+     * the loops' wheels, and gone from them when the connections are. One 13 s wait for both.
+     */
+    @Test
+    void onWheelIoEventLoopGroupGrpcKeepsAnAnsweringClientAliveAndIdlesItOutOnTime() throws Exception {
+        Duration keepAliveTime = Duration.ofSeconds(10);
+        Duration keepAliveTimeout = Duration.ofMillis(300);
+        // Later than the silent connection's close at 10.3 s plus its bound, so the two cannot be confused.
+        Duration maxConnectionIdle = Duration.ofSeconds(13);
+        EventLoopGroup serverLoops = new WheelIoEventLoopGroup(1, NioIoHandler.newFactory());
+        EventLoopGroup clientLoops = new WheelIoEventLoopGroup(1, NioIoHandler.newFactory());
+        Server server = NettyServerBuilder.forAddress(ANY_PORT)
+                .bossEventLoopGroup(serverLoops)
+                .workerEventLoopGroup(serverLoops)
+                .channelType(NioServerSocketChannel.class)
+                .addService(ECHO_SERVICE)
+                .keepAliveTime(keepAliveTime.toNanos(), TimeUnit.NANOSECONDS)
+                .keepAliveTimeout(keepAliveTimeout.toNanos(), TimeUnit.NANOSECONDS)
+                .permitKeepAliveTime(5, TimeUnit.SECONDS)
+                .permitKeepAliveWithoutCalls(true)
+                .maxConnectionIdle(maxConnectionIdle.toNanos(), TimeUnit.NANOSECONDS)
+                .build().start();
+        ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort()).usePlaintext()
+                .eventLoopGroup(clientLoops)
+                .channelType(NioSocketChannel.class)
+                .keepAliveTime(10, TimeUnit.SECONDS)
+                .keepAliveWithoutCalls(true)
+                .build();
+        EventExecutor serverLoop = serverLoops.next();
+        ExecutorDrivenWheel serverWheel = EventLoopWheels.shared().wheelFor(serverLoop);
+        ExecutorDrivenWheel clientWheel = EventLoopWheels.shared().wheelFor(clientLoops.next());
+        try {
+            int pendingBefore = pending(serverLoop, serverWheel);
+            long scheduledBefore = serverWheel.scheduledCount();
+            try (LoopbackClient silent = new LoopbackClient(server.getPort())) {
+                long sent = silent.send(HTTP2_PREFACE_AND_SETTINGS);
+                long lastCall = twoCalls(channel);
+                // Per connection, gRPC's keepalive ping timer and its max-idle timer.
+                int pendingOpen = pending(serverLoop, serverWheel);
+                assertTrue(pendingOpen >= pendingBefore + 4, "gRPC's server timers on the loop's wheel: "
+                        + pendingBefore + " before the connections, " + pendingOpen + " with both open");
+                assertTrue(pending(clientLoops.next(), clientWheel) >= 1, "the client's keepalive timer on its loop's wheel");
+
+                assertClosedAfter(keepAliveTime.plus(keepAliveTimeout), sent, silent.awaitClose(15_000));
+                assertEquals(ConnectivityState.READY, channel.getState(false),
+                        "the answering client outlives the silent one");
+                assertLeavesReadyAfter(channel, maxConnectionIdle, lastCall);
+            }
+            assertTrue(serverWheel.scheduledCount() - scheduledBefore >= 4, "gRPC scheduled on the loop's wheel");
+            long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (pending(serverLoop, serverWheel) != pendingBefore && System.nanoTime() < giveUp) {
+                Thread.sleep(10);
+            }
+            assertEquals(pendingBefore, pending(serverLoop, serverWheel), "gRPC's timers leave with its connections");
+        } finally {
+            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            serverLoops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            clientLoops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        }
+    }
+
     @Test
     void theWheelReadTimeoutThroughTheChannelTypeLetsCallsThroughAndClosesSilentConnections() throws Exception {
         Duration readIdle = Duration.ofMillis(500);
@@ -125,12 +199,27 @@ class GrpcIdleTest {
      * that the channel leaves READY (its connection ended) {@code timeout} after the second began.
      */
     private static void assertClosedAfterTwoCalls(ManagedChannel channel, Duration timeout) throws Exception {
+        assertLeavesReadyAfter(channel, timeout, twoCalls(channel));
+    }
+
+    /** Makes two calls on {@code channel} (the first also connects) and returns when the second began. */
+    private static long twoCalls(ManagedChannel channel) {
         assertEquals("hello", ClientCalls.blockingUnaryCall(channel, ECHO, CallOptions.DEFAULT, "hello"));
         long lastCall = System.nanoTime();
         assertEquals("again", ClientCalls.blockingUnaryCall(channel, ECHO, CallOptions.DEFAULT, "again"));
+        return lastCall;
+    }
+
+    /** Checks that {@code channel}, READY now, leaves READY {@code timeout} after {@code from}. */
+    private static void assertLeavesReadyAfter(ManagedChannel channel, Duration timeout, long from) throws Exception {
         CompletableFuture<Long> leftReady = new CompletableFuture<>();
         channel.notifyWhenStateChanged(ConnectivityState.READY, () -> leftReady.complete(System.nanoTime()));
-        assertClosedAfter(timeout, lastCall, leftReady.get(5, TimeUnit.SECONDS));
+        assertClosedAfter(timeout, from, leftReady.get(timeout.toMillis() + 5_000, TimeUnit.MILLISECONDS));
+    }
+
+    /** The wheel's pending timers, read on its loop. */
+    private static int pending(EventExecutor loop, ExecutorDrivenWheel wheel) throws Exception {
+        return loop.submit(wheel::pendingTimers).get(5, TimeUnit.SECONDS);
     }
 
     private static void assertClosedAfter(Duration timeout, long from, long closedAt) {
