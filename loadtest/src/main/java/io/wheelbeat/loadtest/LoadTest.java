@@ -36,7 +36,7 @@ import picocli.CommandLine.Option;
             "  (no options)                        500k local: wheel, netty, then no handler; ends with the verdict",
             "  --repeat 3                          each handler 3 times, interleaved: medians, ranges, noise",
             "  --idle-handler wheel,netty          side by side, then no handler",
-            "  --idle-handler netty --event-loop wheel  Netty's IdleStateHandler on WheelIoEventLoopGroup",
+            "  --event-loop wheel                  the server's loops: WheelIoEventLoopGroup",
             "  --quick --idle-handler netty        20k connections, about 30 s",
             "  --transport tcp                     TCP: as many as the file limit allows",
             "  --scaling --idle-handler wheel,netty  10k, 50k, 100k, 250k, 500k"})
