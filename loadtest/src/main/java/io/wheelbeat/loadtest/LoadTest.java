@@ -280,7 +280,8 @@ public final class LoadTest implements Callable<Integer> {
                 orMillis(silenceSpread, preset.spreadMs), orMillis(readerIdle, preset.readerIdleMs),
                 orMillis(tolerance, preset.toleranceMs),
                 heapCheckpoints != null ? heapCheckpoints : preset.heapCheckpoints, eventLoop, serverThreads,
-                clientThreads, sourceAddresses, orMillis(progressEvery, preset.progressMs), seed, jvmOptions, inProcess);
+                clientThreads, sourceAddresses, orMillis(progressEvery, preset.progressMs), seed, jvmOptions,
+                inProcess);
     }
 
     private static long orMillis(Long nanos, long defaultMillis) {

@@ -291,7 +291,8 @@ final class ScenarioRun {
         protected void initChannel(Channel ch) {
             ChannelPipeline p = ch.pipeline();
             if (protocol == Protocol.WEBSOCKET) {
-                WebSocketPipelines.addServerHandlers(p, kind, readerIdleNanos, keepAlive, new ServerProbe(ledger, serverLoops));
+                WebSocketPipelines.addServerHandlers(p, kind, readerIdleNanos, keepAlive,
+                        new ServerProbe(ledger, serverLoops));
                 p.addLast(recorder);
                 return;
             }

@@ -37,8 +37,8 @@ record Settings(Tier tier, Protocol protocol, List<Integer> sizes, List<IdleHand
                 Path reportDir,
                 double openRate, int maxPendingConnects, long heartbeatNanos, double jitter, boolean burst,
                 double silentFraction, long silenceSpreadNanos, long readerIdleNanos, long toleranceNanos,
-                int heapCheckpoints, EventLoopKind eventLoop, int serverThreads, int clientThreads, int sourceAddresses,
-                long progressNanos, long seed, List<String> jvmOptions, boolean inProcess) {
+                int heapCheckpoints, EventLoopKind eventLoop, int serverThreads, int clientThreads,
+                int sourceAddresses, long progressNanos, long seed, List<String> jvmOptions, boolean inProcess) {
 
     Settings {
         sizes = List.copyOf(sizes);

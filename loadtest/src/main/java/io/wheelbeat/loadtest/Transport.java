@@ -75,7 +75,8 @@ enum Transport {
 
     /** Binds a server on a fresh local address, or on an ephemeral loopback port. */
     Channel bind(InstrumentedEventLoopGroup group, ChannelHandler childHandler) throws InterruptedException {
-        ServerBootstrap b = new ServerBootstrap().group(group.loops()).channel(serverChannel).childHandler(childHandler);
+        ServerBootstrap b = new ServerBootstrap().group(group.loops()).channel(serverChannel)
+                .childHandler(childHandler);
         if (this == LOCAL) {
             return b.bind(new LocalAddress("wheelbeat-loadtest-" + UUID.randomUUID())).sync().channel();
         }

@@ -151,7 +151,8 @@ class GrpcIdleTest {
                 int pendingOpen = pending(serverLoop, serverWheel);
                 assertTrue(pendingOpen >= pendingBefore + 4, "gRPC's server timers on the loop's wheel: "
                         + pendingBefore + " before the connections, " + pendingOpen + " with both open");
-                assertTrue(pending(clientLoops.next(), clientWheel) >= 1, "the client's keepalive timer on its loop's wheel");
+                assertTrue(pending(clientLoops.next(), clientWheel) >= 1,
+                        "the client's keepalive timer on its loop's wheel");
 
                 assertClosedAfter(keepAliveTime.plus(keepAliveTimeout), sent, silent.awaitClose(15_000));
                 assertEquals(ConnectivityState.READY, channel.getState(false),
