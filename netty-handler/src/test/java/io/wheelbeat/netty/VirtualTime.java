@@ -7,6 +7,9 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.wheelbeat.netty.internal.LoopClocks;
+import java.time.Duration;
+import java.util.function.Function;
+import org.junit.jupiter.api.Assertions;
 
 /** EmbeddedChannels in virtual time, for the handler tests. */
 public final class VirtualTime {
@@ -20,6 +23,26 @@ public final class VirtualTime {
         ch.freezeTime();
         ch.pipeline().addLast(handlers);
         return ch;
+    }
+
+    /**
+     * Adds the handler that {@code handlerOn} makes for wheels whose creation throws, and checks
+     * that Netty reports the failed {@code handlerAdded} and removes the handler cleanly (no
+     * second exception from {@code handlerRemoved}), leaving the channel open.
+     */
+    public static void assertAFailedStartRemovesCleanly(Function<EventLoopWheels, ChannelHandler> handlerOn) {
+        EventLoopWheels failing = new EventLoopWheels(Duration.ofMillis(1), 64);
+        failing.onNewWheel((loop, wheel) -> {
+            throw new IllegalStateException("wheel refused");
+        });
+        EmbeddedChannel ch = frozenChannel();
+        ch.pipeline().addLast(handlerOn.apply(failing));
+        Throwable failure = Assertions.assertThrows(Throwable.class, ch::checkException);
+        Assertions.assertTrue(failure.getMessage().endsWith("handlerAdded() has thrown an exception; removed."),
+                failure.getMessage());
+        Assertions.assertEquals("wheel refused", failure.getCause().getMessage());
+        Assertions.assertTrue(ch.isOpen());
+        ch.finishAndReleaseAll();
     }
 
     /**

@@ -26,6 +26,7 @@ import io.wheelbeat.core.ScriptedRandom;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.NettyLine;
 import io.wheelbeat.netty.UserEvents;
+import io.wheelbeat.netty.VirtualTime;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Random;
@@ -341,17 +342,6 @@ class ConnectionDeadlineHandlerTest {
      */
     @Test
     void aFailedStartLeavesAHandlerThatRemovesCleanly() {
-        EventLoopWheels failing = new EventLoopWheels(Duration.ofMillis(1), 64);
-        failing.onNewWheel((loop, wheel) -> {
-            throw new IllegalStateException("wheel refused");
-        });
-        EmbeddedChannel ch = frozenChannel();
-        ch.pipeline().addLast(firstMessageWithin(100).wheels(failing).build().newHandler());
-        Throwable failure = assertThrows(Throwable.class, ch::checkException);
-        assertTrue(failure.getMessage().endsWith("handlerAdded() has thrown an exception; removed."),
-                failure.getMessage());
-        assertEquals("wheel refused", failure.getCause().getMessage());
-        assertTrue(ch.isOpen());
-        ch.finishAndReleaseAll();
+        VirtualTime.assertAFailedStartRemovesCleanly(wheels -> firstMessageWithin(100).wheels(wheels).build().newHandler());
     }
 }

@@ -238,18 +238,7 @@ class WheelIdleStateHandlerLifecycleTest {
      */
     @Test
     void aFailedStartLeavesAHandlerThatRemovesCleanly() {
-        EventLoopWheels failing = new EventLoopWheels(Duration.ofMillis(1), 64);
-        failing.onNewWheel((loop, wheel) -> {
-            throw new IllegalStateException("wheel refused");
-        });
-        EmbeddedChannel ch = VirtualTime.frozenChannel();
-        ch.pipeline().addLast(WheelIdleStateHandler.builder().readerIdleTime(Duration.ofMillis(100))
-                .wheels(failing).build().newHandler());
-        Throwable failure = assertThrows(Throwable.class, ch::checkException);
-        assertTrue(failure.getMessage().endsWith("handlerAdded() has thrown an exception; removed."),
-                failure.getMessage());
-        assertEquals("wheel refused", failure.getCause().getMessage());
-        assertTrue(ch.isOpen());
-        ch.finishAndReleaseAll();
+        VirtualTime.assertAFailedStartRemovesCleanly(wheels -> WheelIdleStateHandler.builder()
+                .readerIdleTime(Duration.ofMillis(100)).wheels(wheels).build().newHandler());
     }
 }
