@@ -121,14 +121,14 @@ public class LoopScheduleBenchmark {
             bench.contender = contender;
             bench.pending = 1;
             bench.setUp();
-            long before = usedAfterGc();
+            long before = MemoryFootprint.usedAfterGc();
             ScheduledFuture<?>[] held = new ScheduledFuture<?>[tasks];
             bench.loop.submit(() -> {
                 for (int i = 0; i < tasks; i++) {
                     held[i] = bench.loop.schedule(NOOP, BACKGROUND_NANOS + i, TimeUnit.NANOSECONDS);
                 }
             }).sync();
-            long after = usedAfterGc();
+            long after = MemoryFootprint.usedAfterGc();
             // The array of futures the caller keeps (4 B per task with compressed references) is
             // the caller's, not the loop's: left out.
             long bytes = after - before - (16 + 4L * tasks);
@@ -136,16 +136,5 @@ public class LoopScheduleBenchmark {
                     (double) bytes / tasks);
             bench.tearDown();
         }
-    }
-
-    private static long usedAfterGc() throws InterruptedException {
-        Runtime runtime = Runtime.getRuntime();
-        long used = Long.MAX_VALUE;
-        for (int i = 0; i < 5; i++) {
-            System.gc();
-            Thread.sleep(50);
-            used = Math.min(used, runtime.totalMemory() - runtime.freeMemory());
-        }
-        return used;
     }
 }

@@ -190,7 +190,7 @@ public final class MemoryFootprint {
      * Heap used after full GCs, repeated until it stops falling: the first collections still free
      * objects that need two cycles to die (reference processing), about 2 MB at start-up.
      */
-    private static long usedAfterGc() throws InterruptedException {
+    static long usedAfterGc() throws InterruptedException {
         MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
         long used = Long.MAX_VALUE;
         for (int round = 0; round < 10; round++) {
