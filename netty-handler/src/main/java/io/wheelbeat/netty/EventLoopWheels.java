@@ -32,8 +32,9 @@ import java.util.function.BiConsumer;
  * {@code ticker()}; Netty 4.1: its {@code getCurrentTimeNanos()}), so {@code EmbeddedChannel}'s
  * {@code freezeTime()} / {@code advanceTimeBy(...)} drive it in virtual time.
  *
- * <p>Lifetime: a wheel references its loop only weakly (also through the future of its wake-up
- * task), and it is dropped from this registry when its loop terminates, so a shut-down event
+ * <p>Lifetime: a wheel made here references its loop only weakly (also through the future of its
+ * wake-up task), and it is dropped from this registry when its loop terminates (the wheel of a
+ * {@code WheelIoEventLoopGroup} loop is part of that loop and goes with it), so a shut-down event
  * loop group is collected with its wheels, whether or not their loops ever had timers. Timers
  * still pending when their loop terminates never fire (no loop is left to run them), and a wheel
  * asked for after its loop terminated is a new one whose timers never fire either.
