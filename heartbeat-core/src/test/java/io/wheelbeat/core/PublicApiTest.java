@@ -11,7 +11,7 @@ class PublicApiTest {
 
     @Test
     void theEngineStaysHiddenAndTheSurfaceWithinItsBudget() throws Exception {
-        ExportedApi.of(WheelSettings.class, "io.wheelbeat.core", "io.wheelbeat.core.internal")
+        ExportedApi.of(WheelSettings.class, "io.wheelbeat.core")
                 // 171: LeaseStore.Failure.BUSY (issue 21: a store at its cap of requests out is not failing).
                 // 172: ExecutorDrivenWheel.forEachPending (issue 23: the event loop cancels its pending tasks at shutdown).
                 .assertHiddenAndWithin(20, 172);
