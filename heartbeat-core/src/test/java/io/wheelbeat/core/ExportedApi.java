@@ -16,8 +16,8 @@ import java.util.stream.Stream;
 
 /**
  * The public and protected types of a module's exported packages, read from its compiled classes,
- * and where they show an internal type: in their hierarchy (extends, implements) or in a public
- * or protected member's signature. For each module's public-API test.
+ * and where they show a hidden type (internal, or not public): in their hierarchy (extends,
+ * implements) or in a public or protected member's signature. For each module's public-API test.
  */
 public final class ExportedApi {
 
@@ -105,11 +105,11 @@ public final class ExportedApi {
 
     /**
      * Fails unless the module's exported types are at least {@code minimumTypes} (the scan found
-     * them), none shows an internal type, and the surface is within {@code surfaceBudget} lines.
+     * them), none shows a hidden type ({@link #hiddenTypeLeaks()}), and the surface is within {@code surfaceBudget} lines.
      */
     public void assertHiddenAndWithin(int minimumTypes, int surfaceBudget) {
         org.junit.jupiter.api.Assertions.assertTrue(types.size() >= minimumTypes, "found the exported types: " + types.size());
-        org.junit.jupiter.api.Assertions.assertEquals(List.of(), internalLeaks());
+        org.junit.jupiter.api.Assertions.assertEquals(List.of(), hiddenTypeLeaks());
         List<String> surface = surface();
         org.junit.jupiter.api.Assertions.assertTrue(surface.size() <= surfaceBudget, "the API surface under "
                 + basePackage + " is " + surface.size()
@@ -126,7 +126,7 @@ public final class ExportedApi {
      * {@code internal} segment (this module's, another wheelbeat module's, or a library's), or a
      * wheelbeat type that is not public (nor protected, where nested).
      */
-    public List<String> internalLeaks() {
+    public List<String> hiddenTypeLeaks() {
         List<String> leaks = new ArrayList<>();
         for (Class<?> type : types) {
             checkBounds(leaks, type.getName(), type.getTypeParameters());

@@ -25,6 +25,6 @@ class ExportedApiTest {
                 "io.wheelbeat.core.apicheck.Leaks$Signatures.thrown throws io.wheelbeat.core.apicheck.internal.Engine$Failure (internal)",
                 "io.wheelbeat.core.apicheck.Leaks$ThroughASuperinterface extends io.wheelbeat.core.apicheck.Leaks$Step, naming io.wheelbeat.core.apicheck.Leaks$Step (not public)",
                 "io.wheelbeat.core.apicheck.Leaks$ThroughASuperinterface through io.wheelbeat.core.apicheck.Leaks$Step extends io.wheelbeat.core.apicheck.internal.Engine$Part, naming io.wheelbeat.core.apicheck.internal.Engine$Part (internal)"),
-                api.internalLeaks().stream().sorted().toList());
+                api.hiddenTypeLeaks().stream().sorted().toList());
     }
 }

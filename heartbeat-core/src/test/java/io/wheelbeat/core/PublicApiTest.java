@@ -5,7 +5,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The core's exported API never shows its engine or another hidden type (no public type's
  * hierarchy or public signature names a type of a package with an {@code internal} segment, or a
- * non-public type: see {@link ExportedApi#internalLeaks()}), and it does not grow unnoticed: its
+ * non-public type: see {@link ExportedApi#hiddenTypeLeaks()}), and it does not grow unnoticed: its
  * surface stays within the budget docs/api.md states (raise both together, on purpose).
  */
 class PublicApiTest {

@@ -6,7 +6,7 @@ import org.junit.jupiter.api.Test;
 /**
  * netty-handler's exported API never shows an internal package, its own or the core's, nor a
  * non-public type (no public type's superclasses or superinterfaces, no public or protected member's
- * signature: see {@code ExportedApi.internalLeaks()}), and it does not grow unnoticed: its surface
+ * signature: see {@code ExportedApi.hiddenTypeLeaks()}), and it does not grow unnoticed: its surface
  * stays within the budget docs/api.md states.
  */
 class PublicApiTest {

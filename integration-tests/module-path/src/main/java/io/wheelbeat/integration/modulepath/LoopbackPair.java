@@ -60,7 +60,7 @@ public final class LoopbackPair implements AutoCloseable {
                 .childHandler(new ChannelInitializer<LocalChannel>() {
                     @Override
                     protected void initChannel(LocalChannel ch) {
-                        ch.pipeline().addLast(idle.newHandler(), new Answer(), new Recorder(serverEvents));
+                        ch.pipeline().addLast(idle.newHandler(), new Answer(), recorder(serverEvents));
                     }
                 }).bind(address).sync().channel();
         client = new Bootstrap().group(group).channel(LocalChannel.class)
@@ -68,7 +68,7 @@ public final class LoopbackPair implements AutoCloseable {
                     @Override
                     protected void initChannel(LocalChannel ch) {
                         ch.pipeline().addLast(HEARTBEAT, heartbeats.newHandler());
-                        ch.pipeline().addLast(new Recorder(clientEvents));
+                        ch.pipeline().addLast(recorder(clientEvents));
                     }
                 }).connect(address).sync().channel();
     }
@@ -112,17 +112,13 @@ public final class LoopbackPair implements AutoCloseable {
         }
     }
 
-    /** Records every user event. */
-    private static final class Recorder extends ChannelInboundHandlerAdapter {
-        private final BlockingQueue<Object> events;
-
-        Recorder(BlockingQueue<Object> events) {
-            this.events = events;
-        }
-
-        @Override
-        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-            events.add(evt);
-        }
+    /** A handler that records every user event into {@code events}. */
+    private static ChannelInboundHandlerAdapter recorder(BlockingQueue<Object> events) {
+        return new ChannelInboundHandlerAdapter() {
+            @Override
+            public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                events.add(evt);
+            }
+        };
     }
 }
