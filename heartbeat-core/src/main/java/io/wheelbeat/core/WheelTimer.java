@@ -135,8 +135,9 @@ public final class WheelTimer implements WheelScheduler {
     }
 
     /**
-     * Timeout tasks that threw so far (each also logged), on the timer's thread or on the task
-     * executor. A racy snapshot, as {@link #scheduledCount()}.
+     * Timeout tasks that threw so far, on the timer's thread or on the task executor, each also
+     * logged (a task executor that throws when handed a task, other than by rejecting it, counts
+     * too). A racy snapshot, as {@link #scheduledCount()}.
      *
      * @return the number of tasks that threw since the timer was built
      */

@@ -184,8 +184,8 @@ public final class TimerWheel {
      *
      * @param startNanos the clock's reading now: deadlines before it are due at once
      * @param tickNanos the span of one level-0 slot, a power of two nanoseconds
-     * @param slots the number of level-0 slots, a power of two from 64 to 4096 (one bit each in
-     *     a one-word summary of 64 words)
+     * @param slots the number of level-0 slots, a power of two from 64 to 4096 (level 0's
+     *     occupancy bitmap is at most 64 words, summarised in one)
      * @param initialCapacity how many timers to make room for up front (it grows by pages of
      *     4096 when needed, which allocates)
      * @throws IllegalArgumentException if {@code tickNanos} or {@code slots} is not such a power
