@@ -4,7 +4,6 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -27,7 +26,11 @@ import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
 import io.wheelbeat.netty.internal.ChannelTimers;
 import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.wheelbeat.netty.internal.HandlerOptions;
+import io.wheelbeat.netty.internal.HeartbeatMeters;
 import io.wheelbeat.netty.internal.Jitter;
+import io.wheelbeat.netty.internal.PingEnforcement;
+import io.wheelbeat.netty.internal.PingLimitOptions;
+import io.wheelbeat.netty.internal.PingLoop;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -125,20 +128,34 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
     /** Empty and never released (an empty buffer's reference count is fixed): one serves every channel. */
     private static final PongWebSocketFrame PROBE = new PongWebSocketFrame(Unpooled.EMPTY_BUFFER);
 
+    /** The reason a pong this handler did not send gives its write. */
+    private static final Exception PONG_NOT_SENT = new IllegalStateException(
+            "pong not sent: a later one answers the peer, or the connection closed") {
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this; // shared: no stack
+        }
+    };
+
     private final Factory settings;
     private final ChannelTimers timers;
+    private final PingLoop pings;
+    private final PingEnforcement.Strikes strikes;
     private long readerIdleTimer = ExecutorDrivenWheel.NO_TIMER;
     private long lastReadNanos;
-    /** The heartbeat handler this one added at the handshake, until pinging stops. */
-    private HeartbeatHandler heartbeat;
     private boolean handshakeDone;
     private boolean closeSent;
     private boolean probing;
     private boolean probeArrived;
+    /** The latest answer to the peer's pings that came while the channel was not writable; else null. */
+    private Object owedPong;
+    private ChannelPromise owedPromise;
 
     private WebSocketKeepAliveHandler(Factory settings) {
         this.timers = new ChannelTimers(settings.wheels, this::onTimer);
         this.settings = settings;
+        this.pings = new PingLoop(timers, new Pings());
+        this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
     }
 
     /**
@@ -153,10 +170,12 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (msg instanceof PongWebSocketFrame) {
-            // The probe, or a pong while no heartbeat handler is in place (before the handshake,
-            // after a close frame): consumed either way.
+        if (msg instanceof PongWebSocketFrame pong) {
+            // Ours to consume: the probe, an answer to our ping, or one while we do not ping.
             probeArrived |= probing;
+            if (pings.running()) {
+                pings.onPong(ctx, pingIdOf(pong));
+            }
             ReferenceCountUtil.release(msg);
             return;
         }
@@ -173,11 +192,33 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+        if (msg instanceof PongWebSocketFrame && handshakeDone) {
+            onAnswer(ctx, msg, promise);
+            return;
+        }
         if (msg instanceof CloseWebSocketFrame) {
             closeSent = true;
-            stopPinging(ctx);
+            pings.stop(); // the closing handshake is the protocol handler's
         }
+        pings.onWrite();
         ctx.write(msg, promise);
+    }
+
+    @Override
+    public void flush(ChannelHandlerContext ctx) throws Exception {
+        pings.onFlush();
+        ctx.flush();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        if (owedPong != null && ctx.channel().isWritable()) {
+            Object pong = owedPong;
+            owedPong = null;
+            ConnectionMeters.count(settings.pingsAnswered);
+            ctx.writeAndFlush(pong, owedPromise);
+        }
+        ctx.fireChannelWritabilityChanged();
     }
 
     @Override
@@ -185,8 +226,6 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
         if (evt instanceof WebSocketServerProtocolHandler.HandshakeComplete
                 || evt == WebSocketClientProtocolHandler.ClientHandshakeStateEvent.HANDSHAKE_COMPLETE) {
             onHandshake(ctx);
-        } else if (evt instanceof HeartbeatFailedEvent) {
-            sendClose(ctx, GOING_AWAY, PING_TIMEOUT);
         }
         ctx.fireUserEventTriggered(evt);
     }
@@ -216,20 +255,13 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        if (timers.stop()) {
-            onStop();
-        }
+        onStop();
         ctx.fireChannelInactive();
     }
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
-        if (ctx.channel().isActive()) {
-            stopPinging(ctx);
-        }
-        if (timers.stop()) {
-            onStop();
-        }
+        onStop();
     }
 
     private void onStart(long nowNanos) {
@@ -245,11 +277,19 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
     }
 
     private void onStop() {
-        readerIdleTimer = timers.cancel(readerIdleTimer);
+        if (timers.stop()) {
+            readerIdleTimer = timers.cancel(readerIdleTimer);
+            pings.stop();
+        }
+        if (owedPong != null) {
+            drop(owedPong, owedPromise);
+            owedPong = null;
+        }
     }
 
     private void onTimer(long timerId) {
         if (timerId != readerIdleTimer) {
+            pings.onTimer(timerId);
             return;
         }
         readerIdleTimer = ExecutorDrivenWheel.NO_TIMER;
@@ -279,21 +319,72 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
             refuse(ctx, misconfiguration);
             return;
         }
-        heartbeat = settings.heartbeats.newHandler();
-        // Before this handler, so that its HeartbeatFailedEvent passes here (for the close frame)
-        // and the application's writes pass it (they postpone the next ping).
-        ctx.pipeline().addBefore(ctx.name(), null, heartbeat);
-        // Before the protocol handler, which would answer every ping at once, however many wait to go out.
-        ChannelHandlerContext protocol = protocolHandlerBefore(ctx);
-        ctx.pipeline().addBefore(protocol.name(), null, settings.answers.newHandler());
+        pings.start(settings.pinging, timers.now());
     }
 
-    /** Removes the heartbeat handler, which stops its timers. */
-    private void stopPinging(ChannelHandlerContext ctx) {
-        HeartbeatHandler added = heartbeat;
-        heartbeat = null;
-        if (added != null && ctx.pipeline().context(added) != null) {
-            ctx.pipeline().remove(added);
+    /** The pinging protocol: a ping frame with the id as its data; a close frame 1001 on a miss. */
+    private final class Pings implements PingLoop.Protocol {
+        @Override
+        public Object newPing(ChannelHandlerContext ctx, long pingId) {
+            return new PingWebSocketFrame(ctx.alloc().buffer(Long.BYTES, Long.BYTES).writeLong(pingId));
+        }
+
+        @Override
+        public void pongsMissed(ChannelHandlerContext ctx, int missedPongs) {
+            sendClose(ctx, GOING_AWAY, PING_TIMEOUT);
+            ctx.fireUserEventTriggered(new HeartbeatFailedEvent(missedPongs));
+            ctx.close();
+        }
+    }
+
+    /** The id a pong echoes: the 8 bytes of our ping, or none for any other application data. */
+    private static long pingIdOf(PongWebSocketFrame pong) {
+        ByteBuf data = pong.content();
+        return data.readableBytes() == Long.BYTES ? data.getLong(data.readerIndex()) : HeartbeatHandler.NO_PING;
+    }
+
+    // ---------------------------------------------------------------- the peer's pings
+
+    /**
+     * The protocol handler's answer to one of the peer's pings (it answers each ping at once, with
+     * a pong written from the pipeline's tail, so every answer passes here): judged by the ping
+     * limit, held while the channel is not writable.
+     */
+    private void onAnswer(ChannelHandlerContext ctx, Object pong, ChannelPromise promise) {
+        if (!ctx.channel().isActive()) {
+            ctx.write(pong, promise); // closing already: fails as any write; no more strikes
+            return;
+        }
+        if (settings.enforcement != null) {
+            int struckOut = settings.enforcement.tooManyPings(strikes, timers.now(), settings.minPingNanos);
+            if (struckOut > 0) {
+                drop(pong, promise);
+                log.debug("{}: {} pings sooner than {} ns apart, closing", ctx.channel(), struckOut,
+                        settings.minPingNanos);
+                ctx.fireUserEventTriggered(new TooManyPingsEvent(struckOut));
+                sendClose(ctx, POLICY_VIOLATION, TOO_MANY_PINGS);
+                ctx.close();
+                return;
+            }
+        }
+        if (!ctx.channel().isWritable()) {
+            // The peer is not reading what we sent: owe it one answer, to its latest ping.
+            if (owedPong != null) {
+                drop(owedPong, owedPromise);
+            }
+            owedPong = pong;
+            owedPromise = promise;
+            return;
+        }
+        ConnectionMeters.count(settings.pingsAnswered);
+        ctx.write(pong, promise);
+    }
+
+    /** Releases a pong this handler does not send and fails its write (a void promise stays silent). */
+    private static void drop(Object pong, ChannelPromise promise) {
+        ReferenceCountUtil.release(pong);
+        if (!promise.isVoid()) {
+            promise.tryFailure(PONG_NOT_SENT);
         }
     }
 
@@ -358,55 +449,30 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
         ctx.close();
     }
 
-    // ---------------------------------------------------------------- the ping frames
-
-    private static PingWebSocketFrame ping(Channel channel, long pingId) {
-        return new PingWebSocketFrame(channel.alloc().buffer(Long.BYTES, Long.BYTES).writeLong(pingId));
-    }
-
-    private static boolean isPong(Object msg) {
-        return msg instanceof PongWebSocketFrame;
-    }
-
-    private static boolean isPing(Object msg) {
-        return msg instanceof PingWebSocketFrame;
-    }
-
-    /** The pong to the peer's ping: its data echoed [RFC 6455 5.5.3], as Netty's protocol handler answers. */
-    private static PongWebSocketFrame pong(Channel channel, Object ping) {
-        return new PongWebSocketFrame(((PingWebSocketFrame) ping).content().retain());
-    }
-
-    private static CloseWebSocketFrame tooManyPings(Channel channel) {
-        return new CloseWebSocketFrame(POLICY_VIOLATION, TOO_MANY_PINGS);
-    }
-
-    /** The id a pong echoes: the 8 bytes of our ping, or none for any other application data. */
-    private static long pingIdOf(Object pong) {
-        ByteBuf data = ((PongWebSocketFrame) pong).content();
-        return data.readableBytes() == Long.BYTES ? data.getLong(data.readerIndex()) : HeartbeatHandler.NO_PING;
-    }
-
     /**
      * Immutable settings that make one {@link WebSocketKeepAliveHandler} per channel.
      *
      * <p>Thread-safe: {@link #newHandler()} may be called from any event loop.
      */
     public static final class Factory {
-        private final HeartbeatHandler.Factory heartbeats;
-        /** The answering role, placed before the protocol handler. */
-        private final HeartbeatHandler.Factory answers;
+        private final PingLoop.Settings pinging;
+        private final long minPingNanos;
+        /** The peer's ping limit, or null when off. */
+        private final PingEnforcement enforcement;
+        private final Counter pingsAnswered;
         private final long readerIdleNanos;
         private final EventLoopWheels wheels;
         private final Counter readerIdleCloses;
         private final AtomicBoolean misconfigurationLogged = new AtomicBoolean();
 
-        private Factory(HeartbeatHandler.Factory heartbeats, HeartbeatHandler.Factory answers, long readerIdleNanos,
-                        EventLoopWheels wheels, MeterRegistry registry) {
-            this.heartbeats = heartbeats;
-            this.answers = answers;
-            this.readerIdleNanos = readerIdleNanos;
-            this.wheels = wheels;
+        private Factory(Builder b, long pongTimeoutNanos, MeterRegistry registry) {
+            this.pinging = new PingLoop.Settings(b.intervalNanos, pongTimeoutNanos, b.maxMissedPongs, b.jitter,
+                    b.options.random(), PingLoop.Traffic.WRITES, HeartbeatMeters.Pinging.of(registry));
+            this.minPingNanos = b.pingLimit.minPingNanos();
+            this.enforcement = b.pingLimit.enforcement(registry);
+            this.pingsAnswered = registry == null ? null : HeartbeatMeters.pingsAnswered(registry);
+            this.readerIdleNanos = b.readerIdleNanos;
+            this.wheels = b.options.wheels();
             this.readerIdleCloses = registry != null && readerIdleNanos > 0
                     ? ConnectionMeters.closed(registry, "reader_idle") : null;
         }
@@ -433,8 +499,7 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
         private int maxMissedPongs = 3;
         private double jitter;
         private long readerIdleNanos;
-        private Duration minPingInterval;
-        private int maxPingStrikes;
+        private final PingLimitOptions pingLimit = new PingLimitOptions();
 
         private Builder() {
         }
@@ -446,8 +511,7 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
          * @throws IllegalArgumentException if {@code interval} is negative
          */
         public Builder minPingInterval(Duration interval) {
-            ConfigChecks.nonNegativeNanos("minPingInterval", interval);
-            this.minPingInterval = interval;
+            pingLimit.minPingInterval(interval);
             return this;
         }
 
@@ -457,7 +521,7 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
          * @throws IllegalArgumentException if {@code strikes} is not positive
          */
         public Builder maxPingStrikes(int strikes) {
-            this.maxPingStrikes = ConfigChecks.positive("maxPingStrikes", strikes);
+            pingLimit.maxPingStrikes(strikes);
             return this;
         }
 
@@ -590,32 +654,7 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
                         + "ping interval plus the pong timeout (" + longestGap + " ns), or a quiet peer that answers "
                         + "every ping would be closed");
             }
-            HeartbeatHandler.Builder heartbeats = HeartbeatHandler.builder()
-                    .sendPings(Duration.ofNanos(intervalNanos), WebSocketKeepAliveHandler::ping,
-                            WebSocketKeepAliveHandler::isPong, WebSocketKeepAliveHandler::pingIdOf)
-                    .pongTimeout(Duration.ofNanos(pongTimeout))
-                    .maxMissedPongs(maxMissedPongs)
-                    .pingIntervalJitter(jitter)
-                    .wheels(options.wheels())
-                    .random(options.random());
-            HeartbeatHandler.Builder answers = HeartbeatHandler.builder()
-                    .answerPings(WebSocketKeepAliveHandler::isPing, WebSocketKeepAliveHandler::pong)
-                    .wheels(options.wheels());
-            if (minPingInterval != null) {
-                answers.minPingInterval(minPingInterval);
-            }
-            if (maxPingStrikes > 0) {
-                answers.maxPingStrikes(maxPingStrikes);
-            }
-            if (minPingInterval == null || !minPingInterval.isZero()) {
-                answers.goodbye(WebSocketKeepAliveHandler::tooManyPings);
-            }
-            MeterRegistry registry = options.registry();
-            if (registry != null) {
-                heartbeats.metrics(registry);
-                answers.metrics(registry);
-            }
-            return new Factory(heartbeats.build(), answers.build(), readerIdleNanos, options.wheels(), registry);
+            return new Factory(this, pongTimeout, options.registry());
         }
 
         private static long saturatedAdd(long a, long b) {
