@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -28,8 +29,6 @@ import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.wheelbeat.netty.internal.HandlerOptions;
 import io.wheelbeat.netty.internal.HeartbeatMeters;
 import io.wheelbeat.netty.internal.Jitter;
-import io.wheelbeat.netty.internal.PingEnforcement;
-import io.wheelbeat.netty.internal.PingLimitOptions;
 import io.wheelbeat.netty.internal.PingLoop;
 import java.time.Duration;
 import java.util.Map;
@@ -62,19 +61,21 @@ import org.slf4j.LoggerFactory;
  *       before the timeout and at most one wheel tick after it.</li>
  *   <li><b>The peer's pings</b> are answered with a pong echoing their data, as Netty's protocol
  *       handler would, by {@link HeartbeatHandler}'s answering role, which this handler adds right
- *       before the protocol handler at the handshake: a ping that comes while the channel is not
- *       writable is answered when it is writable again (only the latest such ping), and the
- *       {@link Builder#maxPingStrikes}-th ping in a row sooner than {@link Builder#minPingInterval}
- *       (100 ms by default) after the last one in time fires {@link TooManyPingsEvent}, sends a
- *       close frame 1008 (policy violation) {@value #TOO_MANY_PINGS} and closes the channel.</li>
+ *       before the protocol handler at the handshake (Netty's answers every ping at once from its
+ *       own context and cannot be told not to, so only a handler before it can hold them): a
+ *       ping that comes while the channel is not writable is answered when it is writable again
+ *       (only the latest such ping), and the {@link Builder#maxPingStrikes}-th ping in a row
+ *       sooner than {@link Builder#minPingInterval} (100 ms by default) after the last one in
+ *       time fires {@link TooManyPingsEvent}, sends a close frame 1008 (policy violation)
+ *       {@value #TOO_MANY_PINGS} and closes the channel.</li>
  * </ul>
- * Pings and pongs are {@link HeartbeatHandler}'s pinging role, which this handler adds to the
- * pipeline right before itself when the handshake completes
+ * Pinging starts when the handshake completes
  * ({@link WebSocketServerProtocolHandler.HandshakeComplete} or
- * {@link WebSocketClientProtocolHandler.ClientHandshakeStateEvent#HANDSHAKE_COMPLETE}); the events
- * and meters are therefore exactly those of {@code HeartbeatHandler}. Pong frames are consumed;
- * every other message and event passes through. Once a close frame goes out through this handler (the application's or its
- * own), pinging stops: the closing handshake is the protocol handler's.
+ * {@link WebSocketClientProtocolHandler.ClientHandshakeStateEvent#HANDSHAKE_COMPLETE}); its events
+ * and meters are those of {@code HeartbeatHandler}'s pinging role. Pong frames are consumed;
+ * every other message and event passes through. Once a close frame goes out through this
+ * handler (the application's or its own), pinging stops: the closing handshake is the protocol
+ * handler's.
  *
  * <h2>Pipeline: pongs must reach this handler</h2>
  * Add it after the {@link WebSocketServerProtocolHandler} (or {@link WebSocketClientProtocolHandler})
@@ -128,34 +129,20 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
     /** Empty and never released (an empty buffer's reference count is fixed): one serves every channel. */
     private static final PongWebSocketFrame PROBE = new PongWebSocketFrame(Unpooled.EMPTY_BUFFER);
 
-    /** The reason a pong this handler did not send gives its write. */
-    private static final Exception PONG_NOT_SENT = new IllegalStateException(
-            "pong not sent: a later one answers the peer, or the connection closed") {
-        @Override
-        public synchronized Throwable fillInStackTrace() {
-            return this; // shared: no stack
-        }
-    };
-
     private final Factory settings;
     private final ChannelTimers timers;
     private final PingLoop pings;
-    private final PingEnforcement.Strikes strikes;
     private long readerIdleTimer = ExecutorDrivenWheel.NO_TIMER;
     private long lastReadNanos;
     private boolean handshakeDone;
     private boolean closeSent;
     private boolean probing;
     private boolean probeArrived;
-    /** The latest answer to the peer's pings that came while the channel was not writable; else null. */
-    private Object owedPong;
-    private ChannelPromise owedPromise;
 
     private WebSocketKeepAliveHandler(Factory settings) {
         this.timers = new ChannelTimers(settings.wheels, this::onTimer);
         this.settings = settings;
         this.pings = new PingLoop(timers, new Pings());
-        this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
     }
 
     /**
@@ -192,10 +179,6 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
-        if (msg instanceof PongWebSocketFrame && handshakeDone) {
-            onAnswer(ctx, msg, promise);
-            return;
-        }
         if (msg instanceof CloseWebSocketFrame) {
             closeSent = true;
             pings.stop(); // the closing handshake is the protocol handler's
@@ -208,17 +191,6 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
     public void flush(ChannelHandlerContext ctx) throws Exception {
         pings.onFlush();
         ctx.flush();
-    }
-
-    @Override
-    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
-        if (owedPong != null && ctx.channel().isWritable()) {
-            Object pong = owedPong;
-            owedPong = null;
-            ConnectionMeters.count(settings.pingsAnswered);
-            ctx.writeAndFlush(pong, owedPromise);
-        }
-        ctx.fireChannelWritabilityChanged();
     }
 
     @Override
@@ -281,10 +253,6 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
             readerIdleTimer = timers.cancel(readerIdleTimer);
             pings.stop();
         }
-        if (owedPong != null) {
-            drop(owedPong, owedPromise);
-            owedPong = null;
-        }
     }
 
     private void onTimer(long timerId) {
@@ -320,6 +288,9 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
             return;
         }
         pings.start(settings.pinging, timers.now());
+        // Netty's protocol handler answers every ping at once from its own context, however many
+        // wait to go out, and has no option to stop: only a handler before it can hold its answers.
+        ctx.pipeline().addBefore(protocolHandlerBefore(ctx).name(), null, settings.answers.newHandler());
     }
 
     /** The pinging protocol: a ping frame with the id as its data; a close frame 1001 on a miss. */
@@ -337,55 +308,15 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
         }
     }
 
+    /** The pong to the peer's ping: its data echoed [RFC 6455 5.5.3], as Netty's protocol handler answers. */
+    private static PongWebSocketFrame pong(Channel channel, Object ping) {
+        return new PongWebSocketFrame(((PingWebSocketFrame) ping).content().retain());
+    }
+
     /** The id a pong echoes: the 8 bytes of our ping, or none for any other application data. */
     private static long pingIdOf(PongWebSocketFrame pong) {
         ByteBuf data = pong.content();
         return data.readableBytes() == Long.BYTES ? data.getLong(data.readerIndex()) : HeartbeatHandler.NO_PING;
-    }
-
-    // ---------------------------------------------------------------- the peer's pings
-
-    /**
-     * The protocol handler's answer to one of the peer's pings (it answers each ping at once, with
-     * a pong written from the pipeline's tail, so every answer passes here): judged by the ping
-     * limit, held while the channel is not writable.
-     */
-    private void onAnswer(ChannelHandlerContext ctx, Object pong, ChannelPromise promise) {
-        if (!ctx.channel().isActive()) {
-            ctx.write(pong, promise); // closing already: fails as any write; no more strikes
-            return;
-        }
-        if (settings.enforcement != null) {
-            int struckOut = settings.enforcement.tooManyPings(strikes, timers.now(), settings.minPingNanos);
-            if (struckOut > 0) {
-                drop(pong, promise);
-                log.debug("{}: {} pings sooner than {} ns apart, closing", ctx.channel(), struckOut,
-                        settings.minPingNanos);
-                ctx.fireUserEventTriggered(new TooManyPingsEvent(struckOut));
-                sendClose(ctx, POLICY_VIOLATION, TOO_MANY_PINGS);
-                ctx.close();
-                return;
-            }
-        }
-        if (!ctx.channel().isWritable()) {
-            // The peer is not reading what we sent: owe it one answer, to its latest ping.
-            if (owedPong != null) {
-                drop(owedPong, owedPromise);
-            }
-            owedPong = pong;
-            owedPromise = promise;
-            return;
-        }
-        ConnectionMeters.count(settings.pingsAnswered);
-        ctx.write(pong, promise);
-    }
-
-    /** Releases a pong this handler does not send and fails its write (a void promise stays silent). */
-    private static void drop(Object pong, ChannelPromise promise) {
-        ReferenceCountUtil.release(pong);
-        if (!promise.isVoid()) {
-            promise.tryFailure(PONG_NOT_SENT);
-        }
     }
 
     /** Writes a close frame with {@code status} and {@code reason}, once, if the WebSocket is up. */
@@ -456,21 +387,17 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
      */
     public static final class Factory {
         private final PingLoop.Settings pinging;
-        private final long minPingNanos;
-        /** The peer's ping limit, or null when off. */
-        private final PingEnforcement enforcement;
-        private final Counter pingsAnswered;
+        /** The answering role placed before the protocol handler. */
+        private final HeartbeatHandler.Factory answers;
         private final long readerIdleNanos;
         private final EventLoopWheels wheels;
         private final Counter readerIdleCloses;
         private final AtomicBoolean misconfigurationLogged = new AtomicBoolean();
 
-        private Factory(Builder b, long pongTimeoutNanos, MeterRegistry registry) {
+        private Factory(Builder b, long pongTimeoutNanos, HeartbeatHandler.Factory answers, MeterRegistry registry) {
             this.pinging = new PingLoop.Settings(b.intervalNanos, pongTimeoutNanos, b.maxMissedPongs, b.jitter,
                     b.options.random(), PingLoop.Traffic.WRITES, HeartbeatMeters.Pinging.of(registry));
-            this.minPingNanos = b.pingLimit.minPingNanos();
-            this.enforcement = b.pingLimit.enforcement(registry);
-            this.pingsAnswered = registry == null ? null : HeartbeatMeters.pingsAnswered(registry);
+            this.answers = answers;
             this.readerIdleNanos = b.readerIdleNanos;
             this.wheels = b.options.wheels();
             this.readerIdleCloses = registry != null && readerIdleNanos > 0
@@ -499,7 +426,8 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
         private int maxMissedPongs = 3;
         private double jitter;
         private long readerIdleNanos;
-        private final PingLimitOptions pingLimit = new PingLimitOptions();
+        private Duration minPingInterval;
+        private int maxPingStrikes;
 
         private Builder() {
         }
@@ -511,7 +439,8 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
          * @throws IllegalArgumentException if {@code interval} is negative
          */
         public Builder minPingInterval(Duration interval) {
-            pingLimit.minPingInterval(interval);
+            ConfigChecks.nonNegativeNanos("minPingInterval", interval);
+            this.minPingInterval = interval;
             return this;
         }
 
@@ -521,7 +450,7 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
          * @throws IllegalArgumentException if {@code strikes} is not positive
          */
         public Builder maxPingStrikes(int strikes) {
-            pingLimit.maxPingStrikes(strikes);
+            this.maxPingStrikes = ConfigChecks.positive("maxPingStrikes", strikes);
             return this;
         }
 
@@ -654,7 +583,22 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
                         + "ping interval plus the pong timeout (" + longestGap + " ns), or a quiet peer that answers "
                         + "every ping would be closed");
             }
-            return new Factory(this, pongTimeout, options.registry());
+            HeartbeatHandler.Builder answers = HeartbeatHandler.builder()
+                    .answerPings(msg -> msg instanceof PingWebSocketFrame, WebSocketKeepAliveHandler::pong)
+                    .wheels(options.wheels());
+            if (minPingInterval != null) {
+                answers.minPingInterval(minPingInterval);
+            }
+            if (maxPingStrikes > 0) {
+                answers.maxPingStrikes(maxPingStrikes);
+            }
+            if (minPingInterval == null || !minPingInterval.isZero()) {
+                answers.goodbye(channel -> new CloseWebSocketFrame(POLICY_VIOLATION, TOO_MANY_PINGS));
+            }
+            if (options.registry() != null) {
+                answers.metrics(options.registry());
+            }
+            return new Factory(this, pongTimeout, answers.build(), options.registry());
         }
 
         private static long saturatedAdd(long a, long b) {
