@@ -119,7 +119,6 @@ class ModulePathTest {
     void everyPackageOutsideTheInternalOnesIsExportedAndNoInternalOneIsReachable() {
         Module user = ModulePathTest.class.getModule();
         Map<String, Set<String>> internalByModule = internalPackages();
-        assertEquals(WHEELBEAT_MODULES, internalByModule.keySet());
         for (String name : WHEELBEAT_MODULES) {
             Module module = ModuleLayer.boot().findModule(name).orElseThrow();
             assertFalse(internalByModule.get(name).isEmpty(), name + " has an internal package to hide");
