@@ -554,7 +554,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
         /**
          * Writer idle time, as {@link #readerIdleTime}.
          *
-         * @param time the time without a read
+         * @param time the time without a write
          * @return this builder
          */
         public Builder writerIdleTime(Duration time) {
@@ -565,7 +565,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
         /**
          * All idle time (neither read nor write), as {@link #readerIdleTime}.
          *
-         * @param time the time without a read
+         * @param time the time without a read or a write
          * @return this builder
          */
         public Builder allIdleTime(Duration time) {
