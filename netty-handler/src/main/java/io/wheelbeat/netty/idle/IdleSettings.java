@@ -3,7 +3,7 @@ package io.wheelbeat.netty.idle;
 import io.netty.handler.timeout.IdleState;
 import io.netty.util.concurrent.EventExecutor;
 import io.wheelbeat.core.WheelScheduler;
-import io.wheelbeat.core.internal.ConfigChecks;
+import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
 import java.time.Duration;
 import java.util.Map;
