@@ -2,7 +2,7 @@ package io.wheelbeat.netty.internal;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.wheelbeat.core.internal.ConfigChecks;
+import io.wheelbeat.core.internal.checks.ConfigChecks;
 
 /**
  * The answering side's rule against peers that ping too often, shared by {@code HeartbeatHandler}

@@ -1,7 +1,7 @@
 package io.wheelbeat.netty.internal;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.wheelbeat.core.internal.ConfigChecks;
+import io.wheelbeat.core.internal.checks.ConfigChecks;
 import java.time.Duration;
 
 /**
