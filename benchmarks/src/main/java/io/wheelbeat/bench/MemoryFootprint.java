@@ -103,7 +103,7 @@ public final class MemoryFootprint {
                 if (contender.equals("ours-presized")) {
                     builder.initialCapacity(n);
                 }
-                TimerWheel wheel = TimerWheel.of(builder);
+                TimerWheel wheel = OursAdapter.engine(builder, System.nanoTime());
                 TimerCallback callback = id -> { };
                 long start = System.nanoTime();
                 for (long delay : delays) {

@@ -21,8 +21,16 @@ final class OursAdapter extends OwnerThreadAdapter {
         super(capacity);
         this.clock = clock(virtualTime);
         // Default settings (2^20 ns tick, 4096 slots, arrays grown on demand): what a user gets.
-        this.wheel = TimerWheel.of(new WheelSettings().ticker(clock));
+        this.wheel = engine(new WheelSettings(), clock.nanoTime());
         this.ids = new long[capacity];
+    }
+
+    /**
+     * The engine with {@code settings}' tick, slots and initial room, starting at
+     * {@code startNanos}: what a driver builds from them, without the driver.
+     */
+    static TimerWheel engine(WheelSettings settings, long startNanos) {
+        return new TimerWheel(startNanos, settings.tick().toNanos(), settings.slots(), settings.initialCapacity());
     }
 
     @Override

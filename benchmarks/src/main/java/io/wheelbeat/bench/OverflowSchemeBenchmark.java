@@ -73,7 +73,7 @@ public class OverflowSchemeBenchmark {
 
         Ours(Ticker clock) {
             super(clock);
-            wheel = TimerWheel.of(new WheelSettings().ticker(clock));
+            wheel = OursAdapter.engine(new WheelSettings(), clock.nanoTime());
         }
 
         @Override

@@ -54,7 +54,7 @@ public class RearmBreakdownBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        wheel = TimerWheel.of(new WheelSettings());
+        wheel = OursAdapter.engine(new WheelSettings(), System.nanoTime());
         ids = new long[pending];
         delayNanos = TimeUnit.MILLISECONDS.toNanos(delayMs);
         long[] delays = Workloads.steadyStateDelays(Workloads.randomOrder(pending), delayNanos);

@@ -6,8 +6,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Future;
 import java.util.function.Consumer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A hierarchical timing wheel that an existing single-threaded executor drives, such as a Netty
@@ -45,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread rules as above; the statistics ({@link #pendingTimers()}, {@link #scheduledCount()}
  * and the other counts) may be read from any thread.
  */
-public final class ExecutorDrivenWheel extends HandoverScheduler {
+public final class ExecutorDrivenWheel implements WheelScheduler {
 
     /** A timer id that no timer ever has: what holders of an id keep when no timer is pending. */
     public static final long NO_TIMER = TimerWheel.NO_TIMER;
@@ -53,11 +51,13 @@ public final class ExecutorDrivenWheel extends HandoverScheduler {
     /** The most timers one run of the driving task fires; a backlog continues in the next run. */
     static final int TIMERS_PER_RUN = 4096;
 
-    private static final Logger log = LoggerFactory.getLogger(ExecutorDrivenWheel.class);
-
     private final WheelExecutor executor;
+    /** The engine, the clock, the limit, the statistics and the hand-over, shared with {@link WheelTimer}. */
+    final HandoverScheduler timers;
+    private final TimerWheel wheel;
+    private final Ticker ticker;
     private final Runnable tick = this::tick;
-    private final Runnable drain = this::drainHandover;
+    private final Runnable drain;
     /** The one scheduled task that drives the wheel, or null when none is scheduled. */
     private Future<?> wake;
     /** The reading {@link #wake} is aimed at. */
@@ -73,8 +73,63 @@ public final class ExecutorDrivenWheel extends HandoverScheduler {
      * @param settings tick, slots, limit and the clock the executor schedules by
      */
     public ExecutorDrivenWheel(WheelExecutor executor, WheelSettings settings) {
-        super(Objects.requireNonNull(settings, "settings"));
         this.executor = Objects.requireNonNull(executor, "executor");
+        this.timers = new HandoverScheduler(Objects.requireNonNull(settings, "settings"), new Driving());
+        this.wheel = timers.wheel;
+        this.ticker = timers.ticker;
+        this.drain = timers::drainHandover;
+    }
+
+    @Override
+    public WheelTimeout newTimeout(WheelTimerTask task, long delayNanos) {
+        return timers.newTimeout(task, delayNanos);
+    }
+
+    @Override
+    public int pendingTimers() {
+        return timers.pendingTimers();
+    }
+
+    @Override
+    public Ticker ticker() {
+        return ticker;
+    }
+
+    /**
+     * Timers scheduled so far. A racy snapshot: may be read from any thread, for metrics.
+     *
+     * @return the number of timers scheduled since the driver was made
+     */
+    public long scheduledCount() {
+        return wheel.scheduledCount();
+    }
+
+    /**
+     * Pending timers cancelled so far. A racy snapshot, as {@link #scheduledCount()}.
+     *
+     * @return the number of pending timers cancelled since the driver was made
+     */
+    public long cancelledCount() {
+        return wheel.cancelledCount();
+    }
+
+    /**
+     * Timers that fired so far. A racy snapshot, as {@link #scheduledCount()}.
+     *
+     * @return the number of timers fired since the driver was made
+     */
+    public long expiredCount() {
+        return wheel.expiredCount();
+    }
+
+    /**
+     * Timer callbacks and timeout tasks that threw so far (each also logged). A racy snapshot, as
+     * {@link #scheduledCount()}.
+     *
+     * @return the number of callbacks and tasks that threw since the driver was made
+     */
+    public long failedCount() {
+        return timers.failedCount();
     }
 
     /**
@@ -92,7 +147,7 @@ public final class ExecutorDrivenWheel extends HandoverScheduler {
      */
     public long schedule(TimerCallback callback, long delayNanos) {
         checkOwner();
-        return place(callback, TimerWheel.deadlineAfter(ticker.nanoTime(), delayNanos));
+        return timers.place(callback, TimerWheel.deadlineAfter(ticker.nanoTime(), delayNanos));
     }
 
     /**
@@ -106,7 +161,7 @@ public final class ExecutorDrivenWheel extends HandoverScheduler {
      */
     public long scheduleAt(TimerCallback callback, long deadlineNanos) {
         checkOwner();
-        return place(callback, deadlineNanos);
+        return timers.place(callback, deadlineNanos);
     }
 
     /**
@@ -178,8 +233,7 @@ public final class ExecutorDrivenWheel extends HandoverScheduler {
         return true;
     }
 
-    @Override
-    void wakeBy(long deadlineNanos) {
+    private void wakeBy(long deadlineNanos) {
         if (!ticking && (wake == null || deadlineNanos - wakeAt < 0)) {
             aim(deadlineNanos);
         }
@@ -193,28 +247,37 @@ public final class ExecutorDrivenWheel extends HandoverScheduler {
         wake = executor.schedule(tick, Math.max(0, deadlineNanos - ticker.nanoTime()));
     }
 
-    @Override
-    boolean inOwnerThread() {
-        return executor.inOwnerThread();
-    }
+    /** What this driver does for {@link #timers}: the executor's thread owns the wheel and runs every task. */
+    private final class Driving implements HandoverScheduler.Driver {
 
-    @Override
-    void wakeOwnerToDrain() {
-        executor.execute(drain);
-    }
+        @Override
+        public boolean inOwnerThread() {
+            return executor.inOwnerThread();
+        }
 
-    @Override
-    boolean accepting() {
-        return true;
-    }
+        @Override
+        public void wakeOwnerToDrain() {
+            executor.execute(drain);
+        }
 
-    @Override
-    void runExpired(TimeoutHandle timeout) {
-        try {
-            timeout.task().run(timeout);
-        } catch (Throwable t) {
-            taskFailed();
-            log.warn("task of {} threw; the wheel goes on", timeout, t);
+        @Override
+        public boolean accepting() {
+            return true;
+        }
+
+        @Override
+        public void runExpired(TimeoutHandle timeout) {
+            timers.runTask(timeout);
+        }
+
+        @Override
+        public void wakeBy(long deadlineNanos) {
+            ExecutorDrivenWheel.this.wakeBy(deadlineNanos);
+        }
+
+        @Override
+        public String toString() {
+            return ExecutorDrivenWheel.this.toString();
         }
     }
 
@@ -222,8 +285,8 @@ public final class ExecutorDrivenWheel extends HandoverScheduler {
         wake = null;
         ticking = true;
         try {
-            drainHandover();
-            pollWheel(TIMERS_PER_RUN);
+            timers.drainHandover();
+            timers.pollWheel(TIMERS_PER_RUN);
         } finally {
             ticking = false;
             if (wheel.pendingTimers() > 0) {

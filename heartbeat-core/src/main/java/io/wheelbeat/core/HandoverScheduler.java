@@ -9,11 +9,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * What the two drivers of a {@link TimerWheel} share: the clock, the maximum number of pending
- * timers, the lateness metric, and the hand-over of timeouts created on other threads, which go to
- * the owner thread through a lock-free queue and are placed in the wheel there.
+ * What the two drivers of a {@link TimerWheel} ({@link ExecutorDrivenWheel}, {@link WheelTimer})
+ * share, held by each as a field: the engine and the clock it is read with, the maximum number of
+ * pending timers, the statistics, the lateness metric, and the hand-over of timeouts created on
+ * other threads, which go to the owner thread through a lock-free queue and are placed in the
+ * wheel there. What differs between the drivers (their owner thread, how it is woken, where tasks
+ * run) it asks of the driver through {@link Driver}.
  *
  * <p>The maximum number of pending timers holds across threads this way: a foreign thread
  * reserves a place (an atomic count) before it hands a timeout over, and the owner thread counts
@@ -21,12 +26,36 @@ import java.util.function.LongConsumer;
  * and other threads schedule at the same instant the limit can be passed by the number of threads
  * racing; it is never passed by more.
  */
-abstract class HandoverScheduler implements WheelScheduler {
+final class HandoverScheduler {
 
+    /** What a driver does for the scheduler it holds. */
+    interface Driver {
+
+        /** Whether the calling thread owns the wheel. */
+        boolean inOwnerThread();
+
+        /** Makes the owner thread call {@link #drainHandover()} soon. */
+        void wakeOwnerToDrain();
+
+        /** Whether the driver still takes timeouts. */
+        boolean accepting();
+
+        /** Runs an expired timeout's task. Called on the owner thread. */
+        void runExpired(TimeoutHandle timeout);
+
+        /**
+         * Tells the driver that a timer now waits for {@code deadlineNanos}, in case that is
+         * earlier than it planned to poll. Owner thread.
+         */
+        void wakeBy(long deadlineNanos);
+    }
+
+    private static final Logger log = LoggerFactory.getLogger(HandoverScheduler.class);
     private static final LongConsumer NO_LATENESS = lateness -> { };
 
     final TimerWheel wheel;
     final Ticker ticker;
+    private final Driver driver;
     private final int maxPendingTimers;
     private final Queue<TimeoutHandle> handover = new ConcurrentLinkedQueue<>();
     private final AtomicInteger reserved = new AtomicInteger();
@@ -36,39 +65,24 @@ abstract class HandoverScheduler implements WheelScheduler {
     /** Told how late each timer fires (set when metrics are bound). */
     private volatile LongConsumer lateness = NO_LATENESS;
 
-    HandoverScheduler(WheelSettings settings) {
+    /** A wheel with {@code settings}, starting at their ticker's reading now, run by {@code driver}. */
+    HandoverScheduler(WheelSettings settings, Driver driver) {
         this.ticker = settings.ticker();
         this.maxPendingTimers = settings.maxPendingTimers();
-        this.wheel = TimerWheel.of(settings);
+        this.driver = driver;
+        this.wheel = new TimerWheel(ticker.nanoTime(), settings.tick().toNanos(), settings.slots(),
+                settings.initialCapacity());
     }
 
-    /** Whether the calling thread owns the wheel. */
-    abstract boolean inOwnerThread();
-
-    /** Makes the owner thread call {@link #drainHandover()} soon. */
-    abstract void wakeOwnerToDrain();
-
-    /** Whether the scheduler still takes timeouts. */
-    abstract boolean accepting();
-
-    /** Runs an expired timeout's task. Called on the owner thread. */
-    abstract void runExpired(TimeoutHandle timeout);
-
-    /**
-     * Tells the driver that a timer now waits for {@code deadlineNanos}, in case that is earlier
-     * than it planned to poll. Owner thread.
-     */
-    abstract void wakeBy(long deadlineNanos);
-
-    @Override
-    public WheelTimeout newTimeout(WheelTimerTask task, long delayNanos) {
+    /** {@link WheelScheduler#newTimeout}, for the drivers. */
+    WheelTimeout newTimeout(WheelTimerTask task, long delayNanos) {
         Objects.requireNonNull(task, "task");
-        if (!accepting()) {
-            throw new IllegalStateException("cannot schedule: " + this + " has been stopped");
+        if (!driver.accepting()) {
+            throw new IllegalStateException("cannot schedule: " + driver + " has been stopped");
         }
         long deadline = TimerWheel.deadlineAfter(ticker.nanoTime(), delayNanos);
         TimeoutHandle timeout = new TimeoutHandle(this, task, deadline);
-        if (inOwnerThread()) {
+        if (driver.inOwnerThread()) {
             timeout.placed(place(timeout, deadline));
             return timeout;
         }
@@ -79,63 +93,34 @@ abstract class HandoverScheduler implements WheelScheduler {
         }
         handover.add(timeout);
         requestDrain();
-        if (!accepting() && timeout.cancel()) {
+        if (!driver.accepting() && timeout.cancel()) {
             // Stopped while handing over: the owner may never place it, so it must not count.
-            throw new IllegalStateException("cannot schedule: " + this + " has been stopped");
+            throw new IllegalStateException("cannot schedule: " + driver + " has been stopped");
         }
         return timeout;
     }
 
-    @Override
-    public int pendingTimers() {
+    /** {@link WheelScheduler#pendingTimers()}: placed timers and places reserved by other threads. */
+    int pendingTimers() {
         return wheel.pendingTimers() + reserved.get();
     }
 
-    @Override
-    public Ticker ticker() {
-        return ticker;
-    }
-
-    /**
-     * Timers scheduled so far. A racy snapshot: may be read from any thread, for metrics.
-     *
-     * @return the number of timers scheduled since the driver was made
-     */
-    public long scheduledCount() {
-        return wheel.scheduledCount();
-    }
-
-    /**
-     * Pending timers cancelled so far. A racy snapshot, as {@link #scheduledCount()}.
-     *
-     * @return the number of pending timers cancelled since the driver was made
-     */
-    public long cancelledCount() {
-        return wheel.cancelledCount();
-    }
-
-    /**
-     * Timers that fired so far. A racy snapshot, as {@link #scheduledCount()}.
-     *
-     * @return the number of timers fired since the driver was made
-     */
-    public long expiredCount() {
-        return wheel.expiredCount();
-    }
-
-    /**
-     * Timer callbacks and timeout tasks that threw so far (each also logged). A racy snapshot, as
-     * {@link #scheduledCount()}.
-     *
-     * @return the number of callbacks and tasks that threw since the driver was made
-     */
-    public long failedCount() {
+    /** Timer callbacks (counted by the wheel) and timeout tasks (counted here) that threw. */
+    long failedCount() {
         return wheel.failedCount() + failedTasks.get();
     }
 
-    /** Counts a timeout's task that threw; any thread (a task executor may run tasks). */
-    final void taskFailed() {
-        failedTasks.incrementAndGet();
+    /**
+     * Runs a timeout's task; one that throws is logged and counted, and the driver goes on. Any
+     * thread (a task executor may run tasks).
+     */
+    void runTask(TimeoutHandle timeout) {
+        try {
+            timeout.task().run(timeout);
+        } catch (Throwable t) {
+            failedTasks.incrementAndGet();
+            log.warn("task of {} threw; {} goes on", timeout, driver, t);
+        }
     }
 
     /**
@@ -143,7 +128,7 @@ abstract class HandoverScheduler implements WheelScheduler {
      *
      * @throws RejectedExecutionException if the limit is reached
      */
-    final long place(TimerCallback callback, long deadlineNanos) {
+    long place(TimerCallback callback, long deadlineNanos) {
         if (maxPendingTimers != Integer.MAX_VALUE) {
             int taken = wheel.pendingTimers() + reserved.get();
             if (taken >= maxPendingTimers) {
@@ -152,7 +137,7 @@ abstract class HandoverScheduler implements WheelScheduler {
             }
         }
         long id = wheel.scheduleAt(callback, deadlineNanos);
-        wakeBy(deadlineNanos);
+        driver.wakeBy(deadlineNanos);
         return id;
     }
 
@@ -162,18 +147,23 @@ abstract class HandoverScheduler implements WheelScheduler {
      *
      * @return how many fired: {@code limit} when some may still be due
      */
-    final int pollWheel(int limit) {
+    int pollWheel(int limit) {
         return wheel.poll(ticker.nanoTime(), lateness, limit);
     }
 
     /** Records each timer's lateness with {@code recorder} from now on. */
-    final void lateness(LongConsumer recorder) {
+    void lateness(LongConsumer recorder) {
         this.lateness = Objects.requireNonNull(recorder, "recorder");
+    }
+
+    /** Called by a timeout that expired: the driver runs its task. Owner thread. */
+    void runExpired(TimeoutHandle timeout) {
+        driver.runExpired(timeout);
     }
 
     /** Called by a timeout cancelled while it sat in the wheel. */
     void cancelled(TimeoutHandle timeout) {
-        if (inOwnerThread()) {
+        if (driver.inOwnerThread()) {
             wheel.cancel(timeout.timerId());
         } else {
             handover.add(timeout);
@@ -182,7 +172,7 @@ abstract class HandoverScheduler implements WheelScheduler {
     }
 
     /** Places handed-over timeouts and removes cancelled ones. Owner thread only. */
-    final void drainHandover() {
+    void drainHandover() {
         drainRequested.set(false);
         TimeoutHandle timeout;
         while ((timeout = handover.poll()) != null) {
@@ -195,7 +185,7 @@ abstract class HandoverScheduler implements WheelScheduler {
             long id = wheel.scheduleAt(timeout, timeout.deadlineNanos());
             reserved.decrementAndGet();
             if (timeout.placed(id)) {
-                wakeBy(timeout.deadlineNanos());
+                driver.wakeBy(timeout.deadlineNanos());
             } else {
                 wheel.cancel(id);
             }
@@ -203,7 +193,7 @@ abstract class HandoverScheduler implements WheelScheduler {
     }
 
     /** Removes every timeout not yet placed and returns it to {@code out} if still pending. */
-    final void drainUnplaced(java.util.Collection<? super WheelTimeout> out) {
+    void drainUnplaced(java.util.Collection<? super WheelTimeout> out) {
         TimeoutHandle timeout;
         while ((timeout = handover.poll()) != null) {
             if (timeout.timerId() == TimerWheel.NO_TIMER) {
@@ -217,7 +207,7 @@ abstract class HandoverScheduler implements WheelScheduler {
 
     private void requestDrain() {
         if (!drainRequested.get() && drainRequested.compareAndSet(false, true)) {
-            wakeOwnerToDrain();
+            driver.wakeOwnerToDrain();
         }
     }
 }

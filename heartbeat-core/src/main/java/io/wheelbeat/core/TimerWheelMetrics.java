@@ -44,7 +44,7 @@ public final class TimerWheelMetrics implements MeterBinder {
      * @param tags extra tags of every meter (low cardinality only)
      */
     public TimerWheelMetrics(WheelTimer timer, Tags tags) {
-        this((HandoverScheduler) timer, tags);
+        this(timer.timers, tags);
     }
 
     /**
@@ -54,7 +54,7 @@ public final class TimerWheelMetrics implements MeterBinder {
      * @param tags extra tags of every meter (low cardinality only)
      */
     public TimerWheelMetrics(ExecutorDrivenWheel driven, Tags tags) {
-        this((HandoverScheduler) driven, tags);
+        this(driven.timers, tags);
     }
 
     private TimerWheelMetrics(HandoverScheduler driver, Tags tags) {

@@ -1,6 +1,6 @@
 package io.wheelbeat.core;
 
-import io.wheelbeat.core.internal.ConfigChecks;
+import io.wheelbeat.core.internal.checks.ConfigChecks;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;

@@ -1,5 +1,6 @@
 package io.wheelbeat.core;
 
+import io.wheelbeat.core.internal.TimerWheel;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.Objects;
@@ -32,7 +33,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe. The thread starts when the timer is built and ends with {@link #stop()}.
  */
-public final class WheelTimer extends HandoverScheduler {
+public final class WheelTimer implements WheelScheduler {
 
     private static final Logger log = LoggerFactory.getLogger(WheelTimer.class);
     private static final AtomicInteger THREAD_NUMBER = new AtomicInteger();
@@ -42,13 +43,15 @@ public final class WheelTimer extends HandoverScheduler {
     private static final AtomicInteger RUNNING = new AtomicInteger();
 
     private final Executor taskExecutor;
+    /** The engine, the clock, the limit, the statistics and the hand-over, shared with {@link ExecutorDrivenWheel}. */
+    final HandoverScheduler timers;
     private final Thread worker;
     private volatile boolean stopping;
     /** Written by the worker as it exits; read after joining it. */
     private Set<WheelTimeout> unfired = Collections.emptySet();
 
     private WheelTimer(Builder builder) {
-        super(builder.wheel);
+        this.timers = new HandoverScheduler(builder.wheel, new Driving());
         this.taskExecutor = builder.taskExecutor;
         this.worker = builder.threadFactory.newThread(this::work);
         worker.start();
@@ -90,18 +93,61 @@ public final class WheelTimer extends HandoverScheduler {
     }
 
     @Override
+    public WheelTimeout newTimeout(WheelTimerTask task, long delayNanos) {
+        return timers.newTimeout(task, delayNanos);
+    }
+
+    @Override
+    public int pendingTimers() {
+        return timers.pendingTimers();
+    }
+
+    @Override
+    public Ticker ticker() {
+        return timers.ticker;
+    }
+
+    /**
+     * Timers scheduled so far. A racy snapshot: may be read from any thread, for metrics.
+     *
+     * @return the number of timers scheduled since the timer was built
+     */
+    public long scheduledCount() {
+        return timers.wheel.scheduledCount();
+    }
+
+    /**
+     * Pending timers cancelled so far. A racy snapshot, as {@link #scheduledCount()}.
+     *
+     * @return the number of pending timers cancelled since the timer was built
+     */
+    public long cancelledCount() {
+        return timers.wheel.cancelledCount();
+    }
+
+    /**
+     * Timers that fired so far. A racy snapshot, as {@link #scheduledCount()}.
+     *
+     * @return the number of timers fired since the timer was built
+     */
+    public long expiredCount() {
+        return timers.wheel.expiredCount();
+    }
+
+    /**
+     * Timeout tasks that threw so far, on the timer's thread or on the task executor, each also
+     * logged (a task executor that throws when handed a task, other than by rejecting it, counts
+     * too). A racy snapshot, as {@link #scheduledCount()}.
+     *
+     * @return the number of tasks that threw since the timer was built
+     */
+    public long failedCount() {
+        return timers.failedCount();
+    }
+
+    @Override
     public String toString() {
         return "WheelTimer(" + worker.getName() + ")";
-    }
-
-    @Override
-    boolean inOwnerThread() {
-        return Thread.currentThread() == worker;
-    }
-
-    @Override
-    void wakeOwnerToDrain() {
-        LockSupport.unpark(worker);
     }
 
     /**
@@ -112,37 +158,48 @@ public final class WheelTimer extends HandoverScheduler {
         LockSupport.unpark(worker);
     }
 
-    @Override
-    boolean accepting() {
-        return !stopping;
+    /** What this timer does for {@link #timers}: its own thread owns the wheel. */
+    private final class Driving implements HandoverScheduler.Driver {
+
+        @Override
+        public boolean inOwnerThread() {
+            return Thread.currentThread() == worker;
+        }
+
+        @Override
+        public void wakeOwnerToDrain() {
+            LockSupport.unpark(worker);
+        }
+
+        @Override
+        public boolean accepting() {
+            return !stopping;
+        }
+
+        @Override
+        public void runExpired(TimeoutHandle timeout) {
+            if (taskExecutor == null) {
+                timers.runTask(timeout);
+                return;
+            }
+            try {
+                taskExecutor.execute(() -> timers.runTask(timeout));
+            } catch (RejectedExecutionException e) {
+                log.warn("task executor rejected the task of {}; it will not run", timeout, e);
+            }
+        }
+
+        @Override
+        public void wakeBy(long deadlineNanos) {
+            // Only the timer's own thread places timers, and it computes its next wake after each round.
+        }
+
+        @Override
+        public String toString() {
+            return WheelTimer.this.toString();
+        }
     }
 
-    @Override
-    void wakeBy(long deadlineNanos) {
-        // Only the timer's own thread places timers, and it computes its next wake after each round.
-    }
-
-    @Override
-    void runExpired(TimeoutHandle timeout) {
-        if (taskExecutor == null) {
-            runTask(timeout);
-            return;
-        }
-        try {
-            taskExecutor.execute(() -> runTask(timeout));
-        } catch (RejectedExecutionException e) {
-            log.warn("task executor rejected the task of {}; it will not run", timeout, e);
-        }
-    }
-
-    private void runTask(WheelTimeout timeout) {
-        try {
-            timeout.task().run(timeout);
-        } catch (Throwable t) {
-            taskFailed();
-            log.warn("task of {} threw; the timer goes on", timeout, t);
-        }
-    }
 
     private void work() {
         try {
@@ -153,30 +210,31 @@ public final class WheelTimer extends HandoverScheduler {
     }
 
     private void runUntilStopped() {
+        TimerWheel wheel = timers.wheel;
         while (!stopping) {
-            drainHandover();
-            pollWheel(Integer.MAX_VALUE);
+            timers.drainHandover();
+            timers.pollWheel(Integer.MAX_VALUE);
             if (stopping) {
                 break;
             }
             if (wheel.pendingTimers() == 0) {
                 LockSupport.park(this);
             } else {
-                long wait = wheel.nextDeadlineNanos() - ticker.nanoTime();
+                long wait = wheel.nextDeadlineNanos() - timers.ticker.nanoTime();
                 if (wait > 0) {
                     LockSupport.parkNanos(this, wait);
                 }
             }
         }
         Set<WheelTimeout> left = new HashSet<>();
-        drainHandover();
+        timers.drainHandover();
         wheel.forEachPending(callback -> {
             WheelTimeout timeout = (TimeoutHandle) callback;
             if (!timeout.isCancelled()) {
                 left.add(timeout);
             }
         });
-        drainUnplaced(left);
+        timers.drainUnplaced(left);
         unfired = Collections.unmodifiableSet(left);
     }
 

@@ -25,7 +25,7 @@ class TimerWheelAllocationTest {
     @Test
     void scheduleCancelReschedulePollOnTheWheelAllocateNothing() {
         long[] now = {1L << 40};
-        TimerWheel wheel = TimerWheel.of(new WheelSettings().ticker(() -> now[0]).initialCapacity(TIMERS));
+        TimerWheel wheel = new TimerWheel(now[0], 1L << 20, 4096, TIMERS);
         long[] ids = new long[TIMERS];
         for (int i = 0; i < TIMERS; i++) {
             ids[i] = wheel.scheduleAt(callback, now[0] + i * MS);

@@ -1,9 +1,6 @@
 package io.wheelbeat.core.internal;
 
-import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.TimerCallback;
-import io.wheelbeat.core.WheelSettings;
-import io.wheelbeat.core.WheelTimer;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
@@ -13,10 +10,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A hierarchical timing wheel: the engine behind {@link ExecutorDrivenWheel} and
- * {@link WheelTimer}. It keeps no clock: every deadline and every {@link #poll} takes a reading of
- * the caller's clock (the driver's {@link io.wheelbeat.core.Ticker Ticker}), and {@link #nextDeadlineNanos()} tells the
- * driver when to poll next.
+ * A hierarchical timing wheel. Like Agrona's DeadlineTimerWheel it is made of plain numbers (its
+ * start reading, tick, number of slots and initial room) and knows nothing of what drives it: the
+ * drivers (ExecutorDrivenWheel and WheelTimer in io.wheelbeat.core) read their clock and pass the
+ * readings in. It keeps no clock: every deadline and every {@link #poll} takes a reading of the
+ * caller's clock, and {@link #nextDeadlineNanos()} tells the caller when to poll next.
  *
  * <h2>Contract</h2>
  * <ul>
@@ -52,7 +50,7 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <h2>How it works</h2>
- * Time is cut into ticks of 2^k ns. Level 0 has one slot per tick for {@link WheelSettings#slots} ticks;
+ * Time is cut into ticks of 2^k ns. Level 0 has one slot per tick for {@link #slots()} ticks;
  * each level above has 64 slots, each spanning a whole turn of the level below, up to the reach of
  * a {@code long}. A timer goes to the lowest level whose turn covers its delay, in the slot of its
  * deadline. Every slot keeps a lower bound of the deadlines in it; a slot of a level above 0 is
@@ -73,11 +71,16 @@ import org.slf4j.LoggerFactory;
  * A timer is a cell of three longs (the deadline; the generation and the next link; the
  * scheduling order and the previous link) and its callback reference: 28 bytes with compressed
  * references. Cells live in pages of 4096, allocated as the wheel grows, never copied. A bitmap
- * (one bit per cell) marks free cells, which are reused lowest address first; the generation's
- * parity says whether a cell holds a pending timer.
+ * (one bit per cell) marks free cells, and a summary (one bit per word of it) the words that have
+ * one. A new timer takes a free cell from a cursor on: the lowest free cell of the first page at or
+ * after the cursor's page (the page where it last found one, wrapping around) that has one. So
+ * freed cells are reused in address order within a page, not lowest address first over the wheel;
+ * cells never used yet are taken only when no freed cell is left. The generation's parity says
+ * whether a cell holds a pending timer.
  *
- * <p>Internal: not exported from the module (the drivers are the API); public for the drivers in
- * {@code io.wheelbeat.core} and for the benchmarks, which measure the engine against its peers.
+ * <p>Internal: its package is exported to no module (the drivers are the API); public for the
+ * drivers in {@code io.wheelbeat.core}, and for the benchmarks (which measure the engine against
+ * its peers) and tests, which use it on the class path.
  *
  * <h2>Thread rules</h2>
  * Not thread-safe: one owner thread calls every method, and callbacks run on it, inside
@@ -176,10 +179,31 @@ public final class TimerWheel {
     private long expiredCount;
     private long failedCount;
 
-    private TimerWheel(WheelSettings settings, long startNanos) {
+    /**
+     * A wheel that starts at {@code startNanos}, a reading of the clock it will be polled with.
+     *
+     * @param startNanos the clock's reading now: deadlines before it are due at once
+     * @param tickNanos the span of one level-0 slot, a power of two nanoseconds
+     * @param slots the number of level-0 slots, a power of two from 64 to 4096 (level 0's
+     *     occupancy bitmap is at most 64 words, summarised in one)
+     * @param initialCapacity how many timers to make room for up front (it grows by pages of
+     *     4096 when needed, which allocates)
+     * @throws IllegalArgumentException if {@code tickNanos} or {@code slots} is not such a power
+     *     of two, or {@code initialCapacity} is negative
+     */
+    public TimerWheel(long startNanos, long tickNanos, int slots, int initialCapacity) {
+        if (tickNanos <= 0 || Long.bitCount(tickNanos) != 1) {
+            throw new IllegalArgumentException("tickNanos must be a power of two: " + tickNanos);
+        }
+        if (slots < 64 || slots > 4096 || Integer.bitCount(slots) != 1) {
+            throw new IllegalArgumentException("slots must be a power of two from 64 to 4096: " + slots);
+        }
+        if (initialCapacity < 0) {
+            throw new IllegalArgumentException("initialCapacity must not be negative: " + initialCapacity);
+        }
         this.originNanos = startNanos;
-        this.tickShift = Long.numberOfTrailingZeros(settings.tick().toNanos());
-        this.levelZeroBits = Integer.numberOfTrailingZeros(settings.slots());
+        this.tickShift = Long.numberOfTrailingZeros(tickNanos);
+        this.levelZeroBits = Integer.numberOfTrailingZeros(slots);
         this.levelZeroSlots = 1 << levelZeroBits;
         int tickBits = 63 - tickShift;
         int upperLevels = Math.max(1, (tickBits - levelZeroBits + UPPER_SLOT_BITS - 1) / UPPER_SLOT_BITS);
@@ -205,17 +229,12 @@ public final class TimerWheel {
         Arrays.fill(due, EMPTY);
         this.occupiedZero = new long[Math.max(1, levelZeroSlots >>> 6)];
         this.occupiedUpper = new long[levels];
-        ensureCapacity((int) Math.min(INDEX_MASK, (long) firstTimerCell + settings.initialCapacity()));
+        ensureCapacity((int) Math.min(INDEX_MASK, (long) firstTimerCell + initialCapacity));
         for (int sentinel = 0; sentinel <= deferred; sentinel++) {
             setNext(sentinel, sentinel);
             setPrev(sentinel, sentinel);
         }
         this.highWater = firstTimerCell;
-    }
-
-    /** A wheel with {@code settings}, starting at their ticker's current reading. */
-    public static TimerWheel of(WheelSettings settings) {
-        return new TimerWheel(settings, settings.ticker().nanoTime());
     }
 
     // ---------------------------------------------------------------- timers
@@ -827,9 +846,10 @@ public final class TimerWheel {
     // ---------------------------------------------------------------- cells
 
     /**
-     * Takes the free cell at the lowest address from a cursor on (or a new one): allocating in
-     * address order lets the memory system stream the cells a burst of schedules writes, where a
-     * free list would hand them out in the scattered order they were freed.
+     * Takes the lowest free cell of the first page, from the cursor's page on (wrapping around),
+     * that has one; or a cell never used yet when none is free. Allocating in address order lets
+     * the memory system stream the cells a burst of schedules writes, where a free list would hand
+     * them out in the scattered order they were freed.
      */
     private int allocate() {
         if (freeCount > 0) {

@@ -1,7 +1,6 @@
 /**
- * Internal: not part of wheelbeat's API, exported only to wheelbeat's own modules. The timing
- * wheel engine ({@link io.wheelbeat.core.internal.TimerWheel}, driven by the public
- * {@code ExecutorDrivenWheel} and {@code WheelTimer}) and the checks every settings class and
- * builder share ({@link io.wheelbeat.core.internal.ConfigChecks}).
+ * Internal: not part of wheelbeat's API, and exported to no module. The timing wheel engine
+ * ({@link io.wheelbeat.core.internal.TimerWheel}), a leaf that only the drivers in
+ * {@code io.wheelbeat.core} ({@code ExecutorDrivenWheel}, {@code WheelTimer}) reach.
  */
 package io.wheelbeat.core.internal;

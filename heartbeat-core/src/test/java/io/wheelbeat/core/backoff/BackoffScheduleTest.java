@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.wheelbeat.core.ScriptedRandom;
-import io.wheelbeat.core.WheelSettings;
 import io.wheelbeat.core.internal.TimerWheel;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -135,7 +134,7 @@ class BackoffScheduleTest {
     @Test
     void retriesOnATimerWheelStartAtTheFirstPollAtOrAfterTheirDeadline() {
         long[] now = {0};
-        TimerWheel wheel = TimerWheel.of(new WheelSettings().ticker(() -> now[0]));
+        TimerWheel wheel = new TimerWheel(now[0], 1L << 20, 4096, 1024);
         long tick = wheel.tickNanos();
         BackoffPolicy policy = BackoffPolicy.exponential(Duration.ofMillis(50), Duration.ofMillis(400))
                 .fullJitter().build();

@@ -3,9 +3,7 @@ package io.wheelbeat.core.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.wheelbeat.core.ManualTicker;
 import io.wheelbeat.core.TimerCallback;
-import io.wheelbeat.core.WheelSettings;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -85,7 +83,7 @@ class TimerWheelDifferentialTest {
         random = new SplittableRandom(seed);
         // Near Long.MAX_VALUE the clock wraps within the first seconds of the run.
         origin = start == Long.MAX_VALUE ? start - random.nextLong(TICK * SLOTS) : start;
-        wheel = TimerWheel.of(new WheelSettings().ticker(new ManualTicker(origin)).slots(SLOTS).initialCapacity(0));
+        wheel = new TimerWheel(origin, TICK, SLOTS, 0);
         try {
             for (int op = 0; op < OPERATIONS; op++) {
                 step(op);

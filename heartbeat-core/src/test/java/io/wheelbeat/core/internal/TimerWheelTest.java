@@ -6,9 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.TimerCallback;
-import io.wheelbeat.core.WheelSettings;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -19,13 +17,16 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 class TimerWheelTest {
 
-    private static final long TICK = 1L << 20; // the default tick, in nanoseconds
+    private static final long TICK = 1L << 20; // WheelSettings' default tick, in nanoseconds
+    /** WheelSettings' default number of slots and initial room. */
+    private static final int SLOTS = 4096;
+    private static final int ROOM = 1024;
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long START = 123_456_789L;
     /** The cell's part of a timer id (its low 24 bits); the rest is the cell's generation. */
     private static final long CELL_BITS = (1L << 24) - 1;
 
-    private final TimerWheel wheel = TimerWheel.of(new WheelSettings().ticker(() -> START).slots(64));
+    private final TimerWheel wheel = new TimerWheel(START, TICK, 64, ROOM);
     private final List<Long> fired = new ArrayList<>();
     private final TimerCallback record = fired::add;
     private long now = START;
@@ -134,7 +135,7 @@ class TimerWheelTest {
 
     @Test
     void idsNeverIssuedAreNotPending() {
-        assertFalse(wheel.cancel(ExecutorDrivenWheel.NO_TIMER));
+        assertFalse(wheel.cancel(TimerWheel.NO_TIMER));
         assertFalse(wheel.cancel(-1L));
         assertFalse(wheel.cancel(Long.MAX_VALUE));
         assertFalse(wheel.rescheduleAt(42L, in(TICK)));
@@ -339,6 +340,27 @@ class TimerWheelTest {
         assertTrue(wheel.isPending(late));
     }
 
+    /** The engine takes plain numbers from any caller, so it checks them itself. */
+    @Test
+    void constructorRejectsWhatTheWheelCannotBeMadeOf() {
+        assertThrows(IllegalArgumentException.class, () -> new TimerWheel(START, 0, SLOTS, ROOM));
+        assertThrows(IllegalArgumentException.class, () -> new TimerWheel(START, -TICK, SLOTS, ROOM));
+        assertThrows(IllegalArgumentException.class, () -> new TimerWheel(START, TICK + 1, SLOTS, ROOM));
+        assertThrows(IllegalArgumentException.class, () -> new TimerWheel(START, TICK, 32, ROOM));
+        assertThrows(IllegalArgumentException.class, () -> new TimerWheel(START, TICK, 8192, ROOM));
+        assertThrows(IllegalArgumentException.class, () -> new TimerWheel(START, TICK, 100, ROOM));
+        assertThrows(IllegalArgumentException.class, () -> new TimerWheel(START, TICK, SLOTS, -1));
+        TimerWheel smallest = new TimerWheel(START, 1, 64, 0);
+        assertEquals(1, smallest.tickNanos());
+        assertEquals(64, smallest.slots());
+        smallest.scheduleAt(record, START + 1000);
+        smallest.scheduleAt(record, START + (1L << 40));
+        assertEquals(0, smallest.poll(START + 999));
+        assertEquals(1, smallest.poll(START + 1000));
+        assertEquals(0, smallest.poll(START + (1L << 40) - 1));
+        assertEquals(1, smallest.poll(START + (1L << 40)));
+    }
+
     @Test
     void nextDeadlineWithNothingPendingIsRejected() {
         assertThrows(IllegalStateException.class, wheel::nextDeadlineNanos);
@@ -347,7 +369,7 @@ class TimerWheelTest {
     /** A clock whose readings pass Long.MAX_VALUE and wrap (it stopped the wheel before v2). */
     @Test
     void clockThatWrapsPastLongMaxValueKeepsFiring() {
-        TimerWheel wrapping = TimerWheel.of(new WheelSettings().ticker(() -> Long.MAX_VALUE - 2 * MS));
+        TimerWheel wrapping = new TimerWheel(Long.MAX_VALUE - 2 * MS, TICK, SLOTS, ROOM);
         long at = Long.MAX_VALUE - 2 * MS;
         List<Long> ids = new ArrayList<>();
         wrapping.scheduleAt(ids::add, at + 5 * MS); // past the wrap
@@ -364,7 +386,7 @@ class TimerWheelTest {
     @Test
     void clockStartingBelowZeroWorks() {
         long start = -TimeUnit.DAYS.toNanos(3);
-        TimerWheel negative = TimerWheel.of(new WheelSettings().ticker(() -> start));
+        TimerWheel negative = new TimerWheel(start, TICK, SLOTS, ROOM);
         negative.scheduleAt(record, start + 7 * MS);
         assertEquals(0, negative.poll(start + 7 * MS - 1));
         assertEquals(1, negative.poll(start + 7 * MS));
@@ -384,7 +406,7 @@ class TimerWheelTest {
 
     @Test
     void wheelGrowsPageByPageBeyondItsInitialCapacity() {
-        TimerWheel small = TimerWheel.of(new WheelSettings().ticker(() -> START).initialCapacity(0));
+        TimerWheel small = new TimerWheel(START, TICK, SLOTS, 0);
         for (int i = 0; i < 10_000; i++) {
             small.scheduleAt(record, START + (i % 300) * TICK);
         }
@@ -518,7 +540,7 @@ class TimerWheelTest {
         for (int i = 0; i < 3; i++) {
             long id = wheel.scheduleAt(record, in(TICK));
             assertEquals(first & CELL_BITS, id & CELL_BITS, "the same cell");
-            assertNotEquals(ExecutorDrivenWheel.NO_TIMER, id);
+            assertNotEquals(TimerWheel.NO_TIMER, id);
             assertTrue(wheel.cancel(id));
             stale.add(id);
         }

@@ -5,7 +5,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.internal.ConfigChecks;
+import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.JitteredHandlerBuilder;
 import io.wheelbeat.netty.internal.ChannelTimers;

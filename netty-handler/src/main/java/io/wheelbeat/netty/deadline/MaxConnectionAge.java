@@ -1,6 +1,6 @@
 package io.wheelbeat.netty.deadline;
 
-import io.wheelbeat.core.internal.ConfigChecks;
+import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.internal.Jitter;
 import java.time.Duration;
 import java.util.Objects;

@@ -9,7 +9,7 @@ import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.WriteBufferWaterMark;
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.internal.ConfigChecks;
+import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.HandlerBuilder;
 import io.wheelbeat.netty.internal.ChannelTimers;

@@ -1,6 +1,6 @@
 package io.wheelbeat.netty.heartbeat;
 
-import io.wheelbeat.core.internal.ConfigChecks;
+import io.wheelbeat.core.internal.checks.ConfigChecks;
 import java.time.Duration;
 import java.util.Objects;
 

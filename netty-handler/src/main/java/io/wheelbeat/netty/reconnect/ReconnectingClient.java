@@ -16,7 +16,7 @@ import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.TimerCallback;
 import io.wheelbeat.core.backoff.BackoffPolicy;
 import io.wheelbeat.core.backoff.BackoffSchedule;
-import io.wheelbeat.core.internal.ConfigChecks;
+import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.reconnect.ReconnectEvent.AttemptScheduled;

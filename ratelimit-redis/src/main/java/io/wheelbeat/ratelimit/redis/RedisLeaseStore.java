@@ -20,7 +20,7 @@ import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 import io.wheelbeat.core.Ticker;
-import io.wheelbeat.core.internal.ConfigChecks;
+import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
 import io.wheelbeat.core.ratelimit.LeaseStore;
 import io.wheelbeat.core.ratelimit.RateLimit;

@@ -9,7 +9,6 @@ import io.wheelbeat.core.ManualTicker;
 import io.wheelbeat.core.VirtualExecutor;
 import io.wheelbeat.core.WheelSettings;
 import io.wheelbeat.core.WheelTimer;
-import io.wheelbeat.core.internal.TimerWheel;
 import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
 import io.wheelbeat.core.ratelimit.RateLimit;
 import io.wheelbeat.core.ratelimit.StoreFailurePolicy;

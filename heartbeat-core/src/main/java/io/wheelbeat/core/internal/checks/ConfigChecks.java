@@ -1,4 +1,4 @@
-package io.wheelbeat.core.internal;
+package io.wheelbeat.core.internal.checks;
 
 import java.time.Duration;
 import java.util.Objects;
