@@ -7,27 +7,8 @@ package io.wheelbeat.netty.deadline;
  * CONNECT within the connect timeout. The handler closes the channel right after firing it.
  *
  * <p>Immutable and thread-safe.
+ *
+ * @param timeoutNanos the limit that passed without a message, in nanoseconds
  */
-public final class FirstMessageTimeoutEvent {
-
-    private final long timeoutNanos;
-
-    /** @param timeoutNanos the limit that passed without a message */
-    public FirstMessageTimeoutEvent(long timeoutNanos) {
-        this.timeoutNanos = timeoutNanos;
-    }
-
-    /**
-     * Returns the limit that passed without a message, in nanoseconds.
-     *
-     * @return the limit that passed without a message, in nanoseconds
-     */
-    public long timeoutNanos() {
-        return timeoutNanos;
-    }
-
-    @Override
-    public String toString() {
-        return "FirstMessageTimeoutEvent(timeout=" + timeoutNanos + "ns)";
-    }
+public record FirstMessageTimeoutEvent(long timeoutNanos) {
 }

@@ -9,41 +9,9 @@ package io.wheelbeat.netty.deadline;
  * begins its graceful shutdown; its grace is {@code Long.MAX_VALUE} when unlimited.
  *
  * <p>Immutable and thread-safe.
+ *
+ * @param ageNanos the age this connection was given, jitter included, in nanoseconds
+ * @param graceNanos how long after this event the channel is forcibly closed, in nanoseconds
  */
-public final class MaxConnectionAgeEvent {
-
-    private final long ageNanos;
-    private final long graceNanos;
-
-    /**
-     * @param ageNanos the age this connection was given (the configured maximum with its jitter)
-     * @param graceNanos how long after this event the channel is forcibly closed
-     */
-    public MaxConnectionAgeEvent(long ageNanos, long graceNanos) {
-        this.ageNanos = ageNanos;
-        this.graceNanos = graceNanos;
-    }
-
-    /**
-     * Returns the age this connection was given, jitter included, in nanoseconds.
-     *
-     * @return the age this connection was given, jitter included, in nanoseconds
-     */
-    public long ageNanos() {
-        return ageNanos;
-    }
-
-    /**
-     * Returns how long after this event the channel is forcibly closed, in nanoseconds.
-     *
-     * @return how long after this event the channel is forcibly closed, in nanoseconds
-     */
-    public long graceNanos() {
-        return graceNanos;
-    }
-
-    @Override
-    public String toString() {
-        return "MaxConnectionAgeEvent(age=" + ageNanos + "ns, grace=" + graceNanos + "ns)";
-    }
+public record MaxConnectionAgeEvent(long ageNanos, long graceNanos) {
 }

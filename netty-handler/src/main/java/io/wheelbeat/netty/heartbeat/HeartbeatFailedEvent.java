@@ -6,27 +6,8 @@ package io.wheelbeat.netty.heartbeat;
  * channel right after firing it.
  *
  * <p>Immutable and thread-safe.
+ *
+ * @param missedPongs how many pongs in a row did not come in time
  */
-public final class HeartbeatFailedEvent {
-
-    private final int missedPongs;
-
-    /** @param missedPongs how many pongs in a row did not come in time */
-    public HeartbeatFailedEvent(int missedPongs) {
-        this.missedPongs = missedPongs;
-    }
-
-    /**
-     * Returns how many pongs in a row did not come in time.
-     *
-     * @return how many pongs in a row did not come in time
-     */
-    public int missedPongs() {
-        return missedPongs;
-    }
-
-    @Override
-    public String toString() {
-        return "HeartbeatFailedEvent(missedPongs=" + missedPongs + ")";
-    }
+public record HeartbeatFailedEvent(int missedPongs) {
 }

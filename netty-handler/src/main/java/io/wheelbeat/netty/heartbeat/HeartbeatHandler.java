@@ -7,7 +7,6 @@ import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.ReferenceCountUtil;
-import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.JitteredHandlerBuilder;
@@ -16,11 +15,9 @@ import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.wheelbeat.netty.internal.HeartbeatMeters;
 import io.wheelbeat.netty.internal.Jitter;
 import io.wheelbeat.netty.internal.PingEnforcement;
-import io.wheelbeat.netty.internal.PingIds;
+import io.wheelbeat.netty.internal.PingLoop;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -113,25 +110,8 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
 
     private final Factory settings;
     private final ChannelTimers timers;
-
-    // Pinging role.
-    private long idleTimer = ExecutorDrivenWheel.NO_TIMER;
-    private long pongTimer = ExecutorDrivenWheel.NO_TIMER;
-    /** This interval's length, jitter included. */
-    private long intervalNanos;
-    private long lastWriteNanos;
-    private boolean wroteSinceFlush;
-    private boolean awaitingPong;
-    /** The id of the last ping sent (a random start before the first): ids count the pings sent from it. */
-    private long lastPingId;
-    /** Pongs matched by order: the id of the ping the last pong answered (never past the last ping sent). */
-    private long pongsCounted;
-    private long pingSentNanos;
-    /** The factory's base interval this connection last drew from. */
-    private long baseIntervalNanos;
-    private boolean pongSeen;
-    private int missedPongs;
-
+    /** The pinging role, or null. */
+    private final PingLoop pings;
     // Answering role.
     private final PingEnforcement.Strikes strikes;
     /** The latest ping that came while the channel was not writable, answered when it is; else null. */
@@ -140,6 +120,7 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
     private HeartbeatHandler(Factory settings) {
         this.timers = new ChannelTimers(settings.wheels, this::onTimer);
         this.settings = settings;
+        this.pings = settings.pinging == null ? null : new PingLoop(timers, settings.pingProtocol);
         this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
     }
 
@@ -154,10 +135,14 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (settings.pingFactory != null && matches(ctx, settings.isPong, msg)) {
-            long answered = answeredPing(ctx, msg);
+        if (pings != null && matches(ctx, settings.isPong, msg)) {
+            long answered = settings.pongId == null ? NO_PING : pongId(ctx, msg);
             ReferenceCountUtil.release(msg);
-            onPong(ctx, answered);
+            if (settings.pongId == null) {
+                pings.onPongInOrder(ctx);
+            } else {
+                pings.onPong(ctx, answered);
+            }
         } else if (settings.pongFactory != null && matches(ctx, settings.isPing, msg)) {
             onPing(ctx, msg);
         } else {
@@ -167,15 +152,16 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
-        wroteSinceFlush = true;
+        if (pings != null) {
+            pings.onWrite();
+        }
         ctx.write(msg, promise);
     }
 
     @Override
     public void flush(ChannelHandlerContext ctx) throws Exception {
-        if (wroteSinceFlush) {
-            wroteSinceFlush = false;
-            markWrite();
+        if (pings != null) {
+            pings.onFlush();
         }
         ctx.flush();
     }
@@ -215,178 +201,58 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        if (timers.stop()) {
-            onStop();
-        }
-        releaseOwedPing();
+        onStop();
         ctx.fireChannelInactive();
     }
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
-        if (timers.stop()) {
-            onStop();
-        }
-        releaseOwedPing();
+        onStop();
     }
 
     private void onStart(long nowNanos) {
-        if (settings.pingFactory != null) {
-            lastPingId = PingIds.randomStart();
-            pongsCounted = lastPingId;
-            lastWriteNanos = nowNanos;
-            intervalNanos = nextInterval();
-            pingWhenIdle(nowNanos);
+        if (pings != null) {
+            pings.start(settings.pinging, nowNanos);
         }
     }
 
     private void onStop() {
-        idleTimer = timers.cancel(idleTimer);
-        pongTimer = timers.cancel(pongTimer);
+        if (timers.stop() && pings != null) {
+            pings.stop();
+        }
+        releaseOwedPing();
     }
 
     private void onTimer(long timerId) {
-        if (timerId == idleTimer) {
-            idleTimer = ExecutorDrivenWheel.NO_TIMER;
-            pingWhenIdle(timers.now());
-        } else if (timerId == pongTimer) {
-            pongTimer = ExecutorDrivenWheel.NO_TIMER;
-            onPongTimeout();
-        }
+        pings.onTimer(timerId); // the loop's timers are the only ones
     }
 
-    // ---------------------------------------------------------------- pinging role
-
-    /**
-     * Pings if nothing was written for the interval, else arms the idle timer for the rest of it.
-     * Lazy, like Netty's IdleStateHandler: writes only stamp a time, and the timer re-arms when
-     * it fires early. Called when no ping is outstanding.
-     */
-    private void pingWhenIdle(long now) {
-        if (!timers.running() || !timers.ctx().channel().isActive()) {
-            return; // a listener closed the channel: it is going inactive
-        }
-        long idleNanos = now - lastWriteNanos;
-        if (idleNanos < intervalNanos) {
-            idleTimer = timers.schedule(intervalNanos - idleNanos);
-            return;
-        }
-        ChannelHandlerContext ctx = timers.ctx();
-        long pingId = lastPingId + 1;
-        Object ping = newPing(ctx, settings.pingFactory, pingId);
-        if (ping == null) {
-            intervalNanos = nextInterval();
-            idleTimer = timers.schedule(intervalNanos);
-            return;
-        }
-        lastPingId = pingId;
-        awaitingPong = true;
-        pingSentNanos = now;
-        intervalNanos = nextInterval();
-        // Armed before the write, so that a write failing into a close cancels it.
-        pongTimer = timers.schedule(settings.pongTimeoutNanos);
-        settings.pinging.pingSent();
-        send(ctx, ping);
-    }
-
-    /** Returns the id of the ping {@code pong} answers, or {@link #NO_PING}. */
-    private long answeredPing(ChannelHandlerContext ctx, Object pong) {
-        ToLongFunction<Object> pongId = settings.pongId;
-        if (pongId == null) {
-            // By order; a pong beyond the pings sent answers none and does not count.
-            return pongsCounted < lastPingId ? ++pongsCounted : NO_PING;
-        }
+    /** Runs the pong id function; if it throws, reports it and returns {@link #NO_PING}. */
+    private long pongId(ChannelHandlerContext ctx, Object pong) {
         try {
-            return pongId.applyAsLong(pong);
+            return settings.pongId.applyAsLong(pong);
         } catch (RuntimeException e) {
             ctx.fireExceptionCaught(e);
             return NO_PING;
         }
     }
 
-    private void onPong(ChannelHandlerContext ctx, long answeredPingId) {
-        if (!awaitingPong || answeredPingId != lastPingId) {
-            settings.pinging.pongLate();
-            return;
-        }
-        long now = timers.now();
-        long roundTripNanos = now - pingSentNanos;
-        awaitingPong = false;
-        pongTimer = timers.cancel(pongTimer);
-        missedPongs = 0;
-        boolean first = !pongSeen;
-        pongSeen = true;
-        settings.pinging.pongInTime(roundTripNanos);
-        ctx.fireUserEventTriggered(new PongReceivedEvent(roundTripNanos, first));
-        pingWhenIdle(now);
-    }
-
-    private void onPongTimeout() {
-        awaitingPong = false;
-        missedPongs++;
-        settings.pinging.pongMissed();
-        if (missedPongs < settings.maxMissedPongs) {
-            pingWhenIdle(timers.now());
-            return;
-        }
-        ChannelHandlerContext ctx = timers.ctx();
-        settings.pinging.closed();
-        log.debug("{}: {} pongs missed in a row, closing", ctx.channel(), missedPongs);
-        ctx.fireUserEventTriggered(new HeartbeatFailedEvent(missedPongs));
-        ctx.close();
-    }
-
-    private long nextInterval() {
-        baseIntervalNanos = settings.intervalNanos.get();
-        return Jitter.apply(baseIntervalNanos, settings.jitter, settings.random);
-    }
-
-    /** Runs the user's ping factory; if it throws or returns null, reports it and returns null. */
-    private static Object newPing(ChannelHandlerContext ctx, PingFactory factory, long pingId) {
-        Object ping;
-        try {
-            ping = factory.newPing(ctx.channel(), pingId);
-        } catch (RuntimeException e) {
-            ctx.fireExceptionCaught(e);
-            return null;
-        }
-        if (ping == null) {
-            ctx.fireExceptionCaught(new NullPointerException("ping factory returned null"));
-        }
-        return ping;
-    }
-
     /**
      * The peer says this side pings too often (gRPC's GOAWAY {@code too_many_pings}, say): doubles
      * the ping interval of this handler's {@link Factory}, as gRPC clients do, from the interval
-     * under way on this connection and from their next interval on the factory's other connections. The doubling
-     * starts from the interval this connection last used, and only once per value: when many
-     * connections of one factory are told at once, the interval doubles once, not once per
-     * connection. Saturates at {@code Long.MAX_VALUE} nanoseconds; the pong timeout stays as set.
+     * under way on this connection and from their next interval on the factory's other
+     * connections. The doubling starts from the interval this connection last used, and only once
+     * per value: when many connections of one factory are told at once, the interval doubles once,
+     * not once per connection. Saturates at {@code Long.MAX_VALUE} nanoseconds; the pong timeout
+     * stays as set.
      *
      * <p>Protocol handlers call it when their peer's "too many pings" arrives (the demo client on
      * the GOODBYE reason {@code too many pings}). Event loop only; does nothing without the
      * pinging role or before the handler has started.
      */
     public void peerSaysTooManyPings() {
-        long base = baseIntervalNanos;
-        if (base == 0) {
-            return;
-        }
-        long doubled = base > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : base * 2;
-        if (settings.intervalNanos.compareAndSet(base, doubled)) {
-            log.info("{}: the peer says we ping too often; ping interval now {} ms", timers.ctx().channel(),
-                    TimeUnit.NANOSECONDS.toMillis(doubled));
-        }
-        if (timers.running()) {
-            // The interval under way grows too; the idle timer, when it fires early, re-arms for the rest.
-            intervalNanos = nextInterval();
-        }
-    }
-
-    private void markWrite() {
-        if (settings.pingFactory != null && timers.running()) {
-            lastWriteNanos = timers.now();
+        if (pings != null) {
+            pings.peerSaysTooManyPings();
         }
     }
 
@@ -453,8 +319,12 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
 
     // ---------------------------------------------------------------- shared
 
+    /** Writes one of this handler's own messages, which counts as a write for the pinging role. */
     private void send(ChannelHandlerContext ctx, Object msg) {
-        markWrite();
+        if (pings != null) {
+            pings.onWrite();
+            pings.onFlush();
+        }
         ctx.writeAndFlush(msg, ctx.voidPromise());
     }
 
@@ -512,33 +382,28 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
      * <p>Thread-safe: {@link #newHandler()} may be called from any event loop.
      */
     public static final class Factory {
-        private final PingFactory pingFactory;
+        /** The pinging role's settings, or null without it. */
+        private final PingLoop.Settings pinging;
+        /** Makes the pings, through the user's ping factory. */
+        private final PingLoop.Protocol pingProtocol;
         private final Predicate<Object> isPong;
         /** Null: pongs answer pings by order. */
         private final ToLongFunction<Object> pongId;
-        /** The base ping interval, before jitter; doubled on "too many pings". */
-        private final AtomicLong intervalNanos;
-        private final long pongTimeoutNanos;
-        private final int maxMissedPongs;
-        private final double jitter;
         private final Predicate<Object> isPing;
         private final BiFunction<Channel, Object, ?> pongFactory;
         private final long minPingNanos;
         private final PingEnforcement enforcement;
         private final BiFunction<Channel, Object, ?> goodbyeFactory;
         private final EventLoopWheels wheels;
-        private final RandomGenerator random;
-        private final HeartbeatMeters.Pinging pinging;
         private final Counter pingsAnswered;
 
         private Factory(Builder b, EventLoopWheels wheels, RandomGenerator random, MeterRegistry registry) {
-            this.pingFactory = b.pingFactory;
+            PingFactory pingFactory = b.pingFactory;
+            this.pinging = pingFactory == null ? null : new PingLoop.Settings(b.intervalNanos, b.pongTimeoutNanos,
+                    b.maxMissedPongs, b.jitter, random, PingLoop.Traffic.WRITES, HeartbeatMeters.Pinging.of(registry));
+            this.pingProtocol = (ctx, pingId) -> newPing(ctx, pingFactory, pingId);
             this.isPong = b.isPong;
             this.pongId = b.pongId;
-            this.intervalNanos = new AtomicLong(b.intervalNanos);
-            this.pongTimeoutNanos = b.pongTimeoutNanos > 0 ? b.pongTimeoutNanos : b.intervalNanos;
-            this.maxMissedPongs = b.maxMissedPongs;
-            this.jitter = b.jitter;
             this.isPing = b.isPing;
             this.pongFactory = b.pongFactory;
             PingLimits limits = b.pingLimits == null ? PingLimits.DEFAULT : b.pingLimits;
@@ -546,10 +411,22 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
             this.enforcement = b.pongFactory == null ? null : PingEnforcement.of(limits, registry);
             this.goodbyeFactory = b.goodbyeFactory;
             this.wheels = wheels;
-            this.random = random;
-            boolean answering = registry != null && pongFactory != null;
-            this.pinging = HeartbeatMeters.Pinging.of(pingFactory == null ? null : registry);
-            this.pingsAnswered = answering ? HeartbeatMeters.pingsAnswered(registry) : null;
+            this.pingsAnswered = registry != null && pongFactory != null ? HeartbeatMeters.pingsAnswered(registry) : null;
+        }
+
+        /** Runs the user's ping factory; if it throws or returns null, reports it and returns null. */
+        private static Object newPing(ChannelHandlerContext ctx, PingFactory factory, long pingId) {
+            Object ping;
+            try {
+                ping = factory.newPing(ctx.channel(), pingId);
+            } catch (RuntimeException e) {
+                ctx.fireExceptionCaught(e);
+                return null;
+            }
+            if (ping == null) {
+                ctx.fireExceptionCaught(new NullPointerException("ping factory returned null"));
+            }
+            return ping;
         }
 
         /**
@@ -569,7 +446,7 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
          * @return the current base ping interval
          */
         public Duration pingInterval() {
-            return Duration.ofNanos(intervalNanos.get());
+            return Duration.ofNanos(pinging == null ? 0 : pinging.intervalNanos());
         }
     }
 

@@ -7,27 +7,8 @@ package io.wheelbeat.netty.heartbeat;
  * is configured and closes the channel.
  *
  * <p>Immutable and thread-safe.
+ *
+ * @param strikes how many early pings the peer sent since its last ping in time
  */
-public final class TooManyPingsEvent {
-
-    private final int strikes;
-
-    /** @param strikes how many early pings the peer sent since its last ping in time */
-    public TooManyPingsEvent(int strikes) {
-        this.strikes = strikes;
-    }
-
-    /**
-     * Returns how many early pings the peer sent since its last ping in time.
-     *
-     * @return how many early pings the peer sent since its last ping in time
-     */
-    public int strikes() {
-        return strikes;
-    }
-
-    @Override
-    public String toString() {
-        return "TooManyPingsEvent(strikes=" + strikes + ")";
-    }
+public record TooManyPingsEvent(int strikes) {
 }

@@ -31,7 +31,7 @@ import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.wheelbeat.netty.internal.HeartbeatMeters;
 import io.wheelbeat.netty.internal.Jitter;
 import io.wheelbeat.netty.internal.PingEnforcement;
-import io.wheelbeat.netty.internal.PingIds;
+import io.wheelbeat.netty.internal.PingLoop;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -144,23 +144,14 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
     private long drainTimer = ExecutorDrivenWheel.NO_TIMER;
     private boolean draining;
     private boolean drainPingAcked;
-    // Keepalive pings.
-    private long pingTimer = ExecutorDrivenWheel.NO_TIMER;
-    private long ackTimer = ExecutorDrivenWheel.NO_TIMER;
-    private long keepAliveNanos;
-    private boolean readSinceStamp;
-    private boolean readSincePing;
-    private long lastReadNanos;
-    /** The id before this connection's first keepalive ping: random, so that ids cannot be guessed. */
-    private long pingIdStart;
-    private long lastPingId;
-    private long pingSentNanos;
-    private boolean pongSeen;
+    /** The keepalive pings, or null without them. */
+    private final PingLoop pings;
 
     private Http2KeepAliveHandler(Factory settings) {
         this.timers = new ChannelTimers(settings.wheels, this::onTimer);
         this.settings = settings;
         this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
+        this.pings = settings.keepAlive == null ? null : new PingLoop(timers, new KeepAlivePings());
     }
 
     /**
@@ -174,16 +165,17 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        readSinceStamp = true;
-        readSincePing = true;
+        if (pings != null) {
+            pings.onRead();
+        }
         if (msg instanceof Http2PingFrame ping && timers.running()) {
             if (ping.ack()) {
                 if (ping.content() == DRAIN_PING && draining) {
                     onDrainPingAcked();
                     return;
                 }
-                if (settings.keepAliveNanos > 0 && ping.content() > pingIdStart && ping.content() <= lastPingId) {
-                    onPingAck(ctx, ping.content());
+                if (pings != null && pings.sent(ping.content())) {
+                    pings.onPong(ctx, ping.content());
                     return;
                 }
             } else if (settings.enforcement != null && onPing(ctx)) {
@@ -195,11 +187,9 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
-        if (readSinceStamp && settings.keepAliveNanos > 0 && timers.running()) {
-            // One clock read per read batch, as Netty's IdleStateHandler.
-            lastReadNanos = timers.now();
+        if (pings != null) {
+            pings.onReadComplete();
         }
-        readSinceStamp = false;
         ctx.fireChannelReadComplete();
     }
 
@@ -266,12 +256,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
             ageNanos = Jitter.apply(settings.maxAgeNanos, settings.ageJitter, settings.random);
             ageTimer = timers.schedule(ageNanos);
         }
-        if (settings.keepAliveNanos > 0) {
-            pingIdStart = PingIds.randomStart();
-            lastPingId = pingIdStart;
-            lastReadNanos = nowNanos;
-            keepAliveNanos = nextKeepAlive();
-            pingTimer = timers.schedule(keepAliveNanos);
+        if (pings != null) {
+            pings.start(settings.keepAlive, nowNanos);
         }
     }
 
@@ -283,11 +269,15 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         ageTimer = timers.cancel(ageTimer);
         graceTimer = timers.cancel(graceTimer);
         drainTimer = timers.cancel(drainTimer);
-        pingTimer = timers.cancel(pingTimer);
-        ackTimer = timers.cancel(ackTimer);
+        if (pings != null) {
+            pings.stop();
+        }
     }
 
     private void onTimer(long timerId) {
+        if (pings != null && pings.onTimer(timerId)) {
+            return;
+        }
         if (timerId == idleTimer) {
             idleTimer = ExecutorDrivenWheel.NO_TIMER;
             onIdleTimer();
@@ -297,12 +287,6 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         } else if (timerId == drainTimer) {
             drainTimer = ExecutorDrivenWheel.NO_TIMER;
             onDrainPingAcked();
-        } else if (timerId == pingTimer) {
-            pingTimer = ExecutorDrivenWheel.NO_TIMER;
-            pingWhenIdle(timers.now());
-        } else if (timerId == ackTimer) {
-            ackTimer = ExecutorDrivenWheel.NO_TIMER;
-            onAckTimeout();
         } else if (timerId == graceTimer) {
             graceTimer = ExecutorDrivenWheel.NO_TIMER;
             log.debug("{}: grace after maximum age over, closing", timers.ctx().channel());
@@ -312,69 +296,25 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
 
     // ---------------------------------------------------------------- keepalive pings
 
-    /**
-     * Pings if nothing was read for the keepalive time, else arms the timer for the rest of it
-     * (lazy, like Netty's IdleStateHandler: reads only stamp a time). Without calls permitted and
-     * no stream open, pauses: the next stream to open resumes.
-     */
-    private void pingWhenIdle(long now) {
-        if (!timers.ctx().channel().isActive()) {
-            return;
+    /** The keepalive's protocol part: PING frames, paused while no stream is open, GOAWAY on a miss. */
+    private final class KeepAlivePings implements PingLoop.Protocol {
+        @Override
+        public Object newPing(ChannelHandlerContext ctx, long pingId) {
+            return new DefaultHttp2PingFrame(pingId);
         }
-        if (!settings.keepAliveWithoutCalls && connection.numActiveStreams() == 0) {
-            return; // paused until a stream opens
-        }
-        long idle = now - lastReadNanos;
-        if (idle < keepAliveNanos) {
-            pingTimer = timers.schedule(keepAliveNanos - idle);
-            return;
-        }
-        lastPingId++;
-        pingSentNanos = now;
-        readSincePing = false;
-        keepAliveNanos = nextKeepAlive();
-        // Armed before the write, so that a write failing into a close cancels it.
-        ackTimer = timers.schedule(settings.keepAliveTimeoutNanos);
-        settings.pinging.pingSent();
-        timers.ctx().writeAndFlush(new DefaultHttp2PingFrame(lastPingId), timers.ctx().voidPromise());
-    }
 
-    /** This connection's next keepalive interval, jitter drawn anew. */
-    private long nextKeepAlive() {
-        return Jitter.apply(settings.keepAliveNanos, settings.keepAliveJitter, settings.random);
-    }
-
-    private void onPingAck(ChannelHandlerContext ctx, long pingId) {
-        if (ackTimer == ExecutorDrivenWheel.NO_TIMER || pingId != lastPingId) {
-            settings.pinging.pongLate();
-            return;
+        @Override
+        public boolean mayPing() {
+            return settings.keepAliveWithoutCalls || connection.numActiveStreams() > 0;
         }
-        long now = timers.now();
-        long roundTripNanos = now - pingSentNanos;
-        ackTimer = timers.cancel(ackTimer);
-        settings.pinging.pongInTime(roundTripNanos);
-        boolean first = !pongSeen;
-        pongSeen = true;
-        ctx.fireUserEventTriggered(new PongReceivedEvent(roundTripNanos, first));
-        lastReadNanos = now;
-        pingTimer = timers.schedule(keepAliveNanos);
-    }
 
-    private void onAckTimeout() {
-        if (readSincePing) {
-            // The peer sent something meanwhile: alive, as gRPC judges it; the next check as usual.
-            pingWhenIdle(timers.now());
-            return;
-        }
-        ChannelHandlerContext ctx = timers.ctx();
-        settings.pinging.pongMissed();
-        settings.pinging.closed();
-        log.debug("{}: no PING ACK nor anything else within {} ns, GOAWAY and close", ctx.channel(),
-                settings.keepAliveTimeoutNanos);
-        ctx.fireUserEventTriggered(new HeartbeatFailedEvent(1));
-        if (ctx.channel().isActive()) {
-            goAway(Http2Error.NO_ERROR, "ping_timeout", 0);
-            closeNow();
+        @Override
+        public void pongsMissed(ChannelHandlerContext ctx, int missedPongs) {
+            ctx.fireUserEventTriggered(new HeartbeatFailedEvent(missedPongs));
+            if (ctx.channel().isActive()) {
+                goAway(Http2Error.NO_ERROR, "ping_timeout", 0);
+                closeNow();
+            }
         }
     }
 
@@ -385,13 +325,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
      * before a new call.
      */
     private void onStreamOpened(Http2Stream stream) {
-        if (settings.keepAliveNanos > 0 && timers.running() && pingTimer == ExecutorDrivenWheel.NO_TIMER
-                && ackTimer == ExecutorDrivenWheel.NO_TIMER) {
-            long now = timers.now();
-            if (connection.remote().isValidStreamId(stream.id())) {
-                lastReadNanos = now;
-            }
-            pingWhenIdle(now);
+        if (pings != null) {
+            pings.resumeIfPaused(connection.remote().isValidStreamId(stream.id()));
         }
     }
 
@@ -534,11 +469,9 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         private final RandomGenerator random;
         private final Counter idleCloses;
         private final Counter ageCloses;
-        private final long keepAliveNanos;
-        private final long keepAliveTimeoutNanos;
+        /** The keepalive pings' settings, or null without them. */
+        private final PingLoop.Settings keepAlive;
         private final boolean keepAliveWithoutCalls;
-        private final double keepAliveJitter;
-        private final HeartbeatMeters.Pinging pinging;
 
         private Factory(Builder b, long minPingNanos, PingEnforcement enforcement, EventLoopWheels wheels,
                         RandomGenerator random, MeterRegistry registry) {
@@ -553,11 +486,11 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
             this.random = random;
             this.idleCloses = registry == null ? null : ConnectionMeters.closed(registry, "max_connection_idle");
             this.ageCloses = registry == null ? null : ConnectionMeters.closed(registry, "max_connection_age");
-            this.keepAliveNanos = b.keepAliveNanos;
-            this.keepAliveTimeoutNanos = b.keepAliveTimeoutNanos;
+            // gRPC closes at the first ACK missed, unless anything else was read meanwhile.
+            this.keepAlive = b.keepAliveNanos == 0 ? null : new PingLoop.Settings(b.keepAliveNanos,
+                    b.keepAliveTimeoutNanos, 1, b.keepAliveJitter, random, PingLoop.Traffic.READS,
+                    HeartbeatMeters.Pinging.of(registry));
             this.keepAliveWithoutCalls = b.keepAliveWithoutCalls;
-            this.keepAliveJitter = b.keepAliveJitter;
-            this.pinging = HeartbeatMeters.Pinging.of(keepAliveNanos > 0 ? registry : null);
         }
 
         /**

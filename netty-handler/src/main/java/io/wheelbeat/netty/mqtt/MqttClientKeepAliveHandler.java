@@ -14,28 +14,31 @@ import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.HandlerBuilder;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
-import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
+import io.wheelbeat.netty.internal.ChannelTimers;
+import io.wheelbeat.netty.internal.HeartbeatMeters;
+import io.wheelbeat.netty.internal.Jitter;
+import io.wheelbeat.netty.internal.PingLoop;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The client side of MQTT's keep-alive (MQTT 3.1, 3.1.1 and 5): sends PINGREQ when the client has
- * sent nothing for its keep-alive and closes the connection when the PINGRESP does not come, with
- * {@link HeartbeatHandler}'s engine on the event loop's shared wheel.
+ * sent nothing for its keep-alive and closes the connection when the PINGRESP does not come, on
+ * the event loop's shared wheel, pinging as {@code HeartbeatHandler}'s pinging role does.
  *
  * <h2>Rules</h2>
  * The keep-alive is the one the application's CONNECT announces, or, for MQTT 5, the Server Keep
  * Alive of the server's CONNACK, which the client must use instead [MQTT-3.2.2-21]. Pinging
  * starts when the server accepts the connection (never before CONNECT: a PINGREQ first would be a
- * protocol error) and only for a keep-alive above 0. From then on it is
- * {@code HeartbeatHandler}'s pinging role, which this handler adds to the pipeline right after
- * itself: a PINGREQ when nothing was written (flushed) for the keep-alive; its PINGRESP
+ * protocol error) and only for a keep-alive above 0. From then on: a PINGREQ when nothing was
+ * written (flushed) for the keep-alive; its PINGRESP
  * (PINGRESPs answer PINGREQs in order) expected within the PINGRESP timeout (the keep-alive by
  * default), firing {@link PongReceivedEvent} with the round-trip time; when it does not come in
  * time, {@link HeartbeatFailedEvent} and the connection is closed [MQTT-3.1.2-24's "reasonable
- * amount of time"]. PINGRESPs are consumed; every other message passes through.
+ * amount of time"]. PINGRESPs are consumed while pinging; every other message passes through.
  *
  * <h2>Pipeline</h2>
  * {@code MqttDecoder, MqttEncoder.INSTANCE, keepAlive.newHandler(), client}: the application's
@@ -52,13 +55,23 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
 
+    /** PINGREQ; a missed PINGRESP ends the connection (fire the event, close). */
+    private static final PingLoop.Protocol PINGREQ = (ctx, pingId) -> MqttMessage.PINGREQ;
+
     private final Factory settings;
+    private final ChannelTimers timers;
+    private final PingLoop pings;
     /** The keep-alive of the CONNECT written, -1 before it. */
     private int connectKeepAlive = -1;
-    private boolean pinging;
 
     private MqttClientKeepAliveHandler(Factory settings) {
         this.settings = settings;
+        this.timers = new ChannelTimers(settings.wheels, this::onTimer);
+        this.pings = new PingLoop(timers, PINGREQ);
+    }
+
+    private void onTimer(long timerId) {
+        pings.onTimer(timerId); // the loop's timers are the only ones
     }
 
     /**
@@ -75,22 +88,64 @@ public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
         if (msg instanceof MqttConnectMessage connect) {
             connectKeepAlive = connect.variableHeader().keepAliveTimeSeconds();
         }
+        pings.onWrite();
         ctx.write(msg, promise);
     }
 
     @Override
+    public void flush(ChannelHandlerContext ctx) throws Exception {
+        pings.onFlush();
+        ctx.flush();
+    }
+
+    @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (!pinging && connectKeepAlive >= 0 && msg instanceof MqttConnAckMessage connAck
+        if (pings.running() && isPingResp(msg)) {
+            pings.onPongInOrder(ctx);
+            return;
+        }
+        if (connectKeepAlive >= 0 && timers.running() && msg instanceof MqttConnAckMessage connAck
                 && connAck.variableHeader().connectReturnCode() == MqttConnectReturnCode.CONNECTION_ACCEPTED) {
-            pinging = true;
             MqttProperties.MqttProperty<?> serverKeepAlive = connAck.variableHeader().properties()
                     .getProperty(MqttServerKeepAliveHandler.SERVER_KEEP_ALIVE_PROPERTY);
             int keepAlive = serverKeepAlive != null ? (Integer) serverKeepAlive.value() : connectKeepAlive;
             if (keepAlive > 0) {
-                ctx.pipeline().addAfter(ctx.name(), null, settings.heartbeats(keepAlive).newHandler());
+                pings.start(settings.pinging(keepAlive), timers.now());
             }
         }
         ctx.fireChannelRead(msg);
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        timers.startIfActive(ctx);
+    }
+
+    @Override
+    public void channelRegistered(ChannelHandlerContext ctx) {
+        timers.startIfActive(ctx);
+        ctx.fireChannelRegistered();
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        timers.start(ctx);
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (timers.stop()) {
+            pings.stop();
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        if (timers.stop()) {
+            pings.stop();
+        }
     }
 
     static boolean isPingResp(Object msg) {
@@ -106,26 +161,20 @@ public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
     public static final class Factory {
         private final long pingRespTimeoutNanos;
         private final EventLoopWheels wheels;
-        private final MeterRegistry registry;
-        /** One heartbeat factory per keep-alive in use: few values, and meters registered once. */
-        private final Map<Integer, HeartbeatHandler.Factory> heartbeats = new ConcurrentHashMap<>();
+        private final HeartbeatMeters.Pinging meters;
+        /** The pinging settings per keep-alive in use: few values. */
+        private final Map<Integer, PingLoop.Settings> pinging = new ConcurrentHashMap<>();
 
         private Factory(long pingRespTimeoutNanos, EventLoopWheels wheels, MeterRegistry registry) {
             this.pingRespTimeoutNanos = pingRespTimeoutNanos;
             this.wheels = wheels;
-            this.registry = registry;
+            this.meters = HeartbeatMeters.Pinging.of(registry);
         }
 
-        private HeartbeatHandler.Factory heartbeats(int keepAliveSeconds) {
-            return heartbeats.computeIfAbsent(keepAliveSeconds, seconds -> {
-                HeartbeatHandler.Builder builder = HeartbeatHandler.builder()
-                        .sendPings(Duration.ofSeconds(seconds), channel -> MqttMessage.PINGREQ,
-                                MqttClientKeepAliveHandler::isPingResp)
-                        .pongTimeout(pingRespTimeoutNanos > 0 ? Duration.ofNanos(pingRespTimeoutNanos)
-                                : Duration.ofSeconds(seconds))
-                        .maxMissedPongs(1).wheels(wheels);
-                return (registry == null ? builder : builder.metrics(registry)).build();
-            });
+        private PingLoop.Settings pinging(int keepAliveSeconds) {
+            return pinging.computeIfAbsent(keepAliveSeconds, seconds -> new PingLoop.Settings(
+                    TimeUnit.SECONDS.toNanos(seconds), pingRespTimeoutNanos, 1, 0, Jitter.THREAD_LOCAL_RANDOM,
+                    PingLoop.Traffic.WRITES, meters));
         }
 
         /**

@@ -28,7 +28,9 @@ import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
 import io.wheelbeat.netty.internal.ChannelTimers;
 import io.wheelbeat.netty.internal.ConnectionMeters;
+import io.wheelbeat.netty.internal.HeartbeatMeters;
 import io.wheelbeat.netty.internal.Jitter;
+import io.wheelbeat.netty.internal.PingLoop;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -61,19 +63,21 @@ import org.slf4j.LoggerFactory;
  *       before the timeout and at most one wheel tick after it.</li>
  *   <li><b>The peer's pings</b> are answered with a pong echoing their data, as Netty's protocol
  *       handler would, by {@link HeartbeatHandler}'s answering role, which this handler adds right
- *       before the protocol handler at the handshake: a ping that comes while the channel is not
- *       writable is answered when it is writable again (only the latest such ping), and the
- *       last strike of {@link Builder#pingLimits} ({@link PingLimits#DEFAULT}: the 3rd ping in a
- *       row sooner than 100 ms after the last one in time) fires {@link TooManyPingsEvent}, sends a
- *       close frame 1008 (policy violation) {@value #TOO_MANY_PINGS} and closes the channel.</li>
+ *       before the protocol handler at the handshake (Netty's answers every ping at once from its
+ *       own context and cannot be told not to, so only a handler before it can hold them): a
+ *       ping that comes while the channel is not writable is answered when it is writable again
+ *       (only the latest such ping), and the last strike of {@link Builder#pingLimits}
+ *       ({@link PingLimits#DEFAULT}: the 3rd ping in a row sooner than 100 ms after the last one
+ *       in time) fires {@link TooManyPingsEvent}, sends a close frame 1008 (policy violation)
+ *       {@value #TOO_MANY_PINGS} and closes the channel.</li>
  * </ul>
- * Pings and pongs are {@link HeartbeatHandler}'s pinging role, which this handler adds to the
- * pipeline right before itself when the handshake completes
+ * Pinging starts when the handshake completes
  * ({@link WebSocketServerProtocolHandler.HandshakeComplete} or
- * {@link WebSocketClientProtocolHandler.ClientHandshakeStateEvent#HANDSHAKE_COMPLETE}); the events
- * and meters are therefore exactly those of {@code HeartbeatHandler}. Pong frames are consumed;
- * every other message and event passes through. Once a close frame goes out through this handler (the application's or its
- * own), pinging stops: the closing handshake is the protocol handler's.
+ * {@link WebSocketClientProtocolHandler.ClientHandshakeStateEvent#HANDSHAKE_COMPLETE}); its events
+ * and meters are those of {@code HeartbeatHandler}'s pinging role. Pong frames are consumed;
+ * every other message and event passes through. Once a close frame goes out through this
+ * handler (the application's or its own), pinging stops: the closing handshake is the protocol
+ * handler's.
  *
  * <h2>Pipeline: pongs must reach this handler</h2>
  * Add it after the {@link WebSocketServerProtocolHandler} (or {@link WebSocketClientProtocolHandler})
@@ -129,10 +133,9 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
 
     private final Factory settings;
     private final ChannelTimers timers;
+    private final PingLoop pings;
     private long readerIdleTimer = ExecutorDrivenWheel.NO_TIMER;
     private long lastReadNanos;
-    /** The heartbeat handler this one added at the handshake, until pinging stops. */
-    private HeartbeatHandler heartbeat;
     private boolean handshakeDone;
     private boolean closeSent;
     private boolean probing;
@@ -141,6 +144,7 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
     private WebSocketKeepAliveHandler(Factory settings) {
         this.timers = new ChannelTimers(settings.wheels, this::onTimer);
         this.settings = settings;
+        this.pings = new PingLoop(timers, new Pings());
     }
 
     /**
@@ -155,10 +159,12 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (msg instanceof PongWebSocketFrame) {
-            // The probe, or a pong while no heartbeat handler is in place (before the handshake,
-            // after a close frame): consumed either way.
+        if (msg instanceof PongWebSocketFrame pong) {
+            // Ours to consume: the probe, an answer to our ping, or one while we do not ping.
             probeArrived |= probing;
+            if (pings.running()) {
+                pings.onPong(ctx, pingIdOf(pong));
+            }
             ReferenceCountUtil.release(msg);
             return;
         }
@@ -177,9 +183,16 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
         if (msg instanceof CloseWebSocketFrame) {
             closeSent = true;
-            stopPinging(ctx);
+            pings.stop(); // the closing handshake is the protocol handler's
         }
+        pings.onWrite();
         ctx.write(msg, promise);
+    }
+
+    @Override
+    public void flush(ChannelHandlerContext ctx) throws Exception {
+        pings.onFlush();
+        ctx.flush();
     }
 
     @Override
@@ -187,8 +200,6 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
         if (evt instanceof WebSocketServerProtocolHandler.HandshakeComplete
                 || evt == WebSocketClientProtocolHandler.ClientHandshakeStateEvent.HANDSHAKE_COMPLETE) {
             onHandshake(ctx);
-        } else if (evt instanceof HeartbeatFailedEvent) {
-            sendClose(ctx, GOING_AWAY, PING_TIMEOUT);
         }
         ctx.fireUserEventTriggered(evt);
     }
@@ -218,20 +229,13 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        if (timers.stop()) {
-            onStop();
-        }
+        onStop();
         ctx.fireChannelInactive();
     }
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
-        if (ctx.channel().isActive()) {
-            stopPinging(ctx);
-        }
-        if (timers.stop()) {
-            onStop();
-        }
+        onStop();
     }
 
     private void onStart(long nowNanos) {
@@ -247,11 +251,15 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
     }
 
     private void onStop() {
-        readerIdleTimer = timers.cancel(readerIdleTimer);
+        if (timers.stop()) {
+            readerIdleTimer = timers.cancel(readerIdleTimer);
+            pings.stop();
+        }
     }
 
     private void onTimer(long timerId) {
         if (timerId != readerIdleTimer) {
+            pings.onTimer(timerId);
             return;
         }
         readerIdleTimer = ExecutorDrivenWheel.NO_TIMER;
@@ -281,22 +289,36 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
             refuse(ctx, misconfiguration);
             return;
         }
-        heartbeat = settings.heartbeats.newHandler();
-        // Before this handler, so that its HeartbeatFailedEvent passes here (for the close frame)
-        // and the application's writes pass it (they postpone the next ping).
-        ctx.pipeline().addBefore(ctx.name(), null, heartbeat);
-        // Before the protocol handler, which would answer every ping at once, however many wait to go out.
-        ChannelHandlerContext protocol = protocolHandlerBefore(ctx);
-        ctx.pipeline().addBefore(protocol.name(), null, settings.answers.newHandler());
+        pings.start(settings.pinging, timers.now());
+        // Netty's protocol handler answers every ping at once from its own context, however many
+        // wait to go out, and has no option to stop: only a handler before it can hold its answers.
+        ctx.pipeline().addBefore(protocolHandlerBefore(ctx).name(), null, settings.answers.newHandler());
     }
 
-    /** Removes the heartbeat handler, which stops its timers. */
-    private void stopPinging(ChannelHandlerContext ctx) {
-        HeartbeatHandler added = heartbeat;
-        heartbeat = null;
-        if (added != null && ctx.pipeline().context(added) != null) {
-            ctx.pipeline().remove(added);
+    /** The pinging protocol: a ping frame with the id as its data; a close frame 1001 on a miss. */
+    private final class Pings implements PingLoop.Protocol {
+        @Override
+        public Object newPing(ChannelHandlerContext ctx, long pingId) {
+            return new PingWebSocketFrame(ctx.alloc().buffer(Long.BYTES, Long.BYTES).writeLong(pingId));
         }
+
+        @Override
+        public void pongsMissed(ChannelHandlerContext ctx, int missedPongs) {
+            sendClose(ctx, GOING_AWAY, PING_TIMEOUT);
+            ctx.fireUserEventTriggered(new HeartbeatFailedEvent(missedPongs));
+            ctx.close();
+        }
+    }
+
+    /** The pong to the peer's ping: its data echoed [RFC 6455 5.5.3], as Netty's protocol handler answers. */
+    private static PongWebSocketFrame pong(Channel channel, Object ping) {
+        return new PongWebSocketFrame(((PingWebSocketFrame) ping).content().retain());
+    }
+
+    /** The id a pong echoes: the 8 bytes of our ping, or none for any other application data. */
+    private static long pingIdOf(PongWebSocketFrame pong) {
+        ByteBuf data = pong.content();
+        return data.readableBytes() == Long.BYTES ? data.getLong(data.readerIndex()) : HeartbeatHandler.NO_PING;
     }
 
     /** Writes a close frame with {@code status} and {@code reason}, once, if the WebSocket is up. */
@@ -360,54 +382,26 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
         ctx.close();
     }
 
-    // ---------------------------------------------------------------- the ping frames
-
-    private static PingWebSocketFrame ping(Channel channel, long pingId) {
-        return new PingWebSocketFrame(channel.alloc().buffer(Long.BYTES, Long.BYTES).writeLong(pingId));
-    }
-
-    private static boolean isPong(Object msg) {
-        return msg instanceof PongWebSocketFrame;
-    }
-
-    private static boolean isPing(Object msg) {
-        return msg instanceof PingWebSocketFrame;
-    }
-
-    /** The pong to the peer's ping: its data echoed [RFC 6455 5.5.3], as Netty's protocol handler answers. */
-    private static PongWebSocketFrame pong(Channel channel, Object ping) {
-        return new PongWebSocketFrame(((PingWebSocketFrame) ping).content().retain());
-    }
-
-    private static CloseWebSocketFrame tooManyPings(Channel channel) {
-        return new CloseWebSocketFrame(POLICY_VIOLATION, TOO_MANY_PINGS);
-    }
-
-    /** The id a pong echoes: the 8 bytes of our ping, or none for any other application data. */
-    private static long pingIdOf(Object pong) {
-        ByteBuf data = ((PongWebSocketFrame) pong).content();
-        return data.readableBytes() == Long.BYTES ? data.getLong(data.readerIndex()) : HeartbeatHandler.NO_PING;
-    }
-
     /**
      * Immutable settings that make one {@link WebSocketKeepAliveHandler} per channel.
      *
      * <p>Thread-safe: {@link #newHandler()} may be called from any event loop.
      */
     public static final class Factory {
-        private final HeartbeatHandler.Factory heartbeats;
-        /** The answering role, placed before the protocol handler. */
+        private final PingLoop.Settings pinging;
+        /** The answering role placed before the protocol handler. */
         private final HeartbeatHandler.Factory answers;
         private final long readerIdleNanos;
         private final EventLoopWheels wheels;
         private final Counter readerIdleCloses;
         private final AtomicBoolean misconfigurationLogged = new AtomicBoolean();
 
-        private Factory(HeartbeatHandler.Factory heartbeats, HeartbeatHandler.Factory answers, long readerIdleNanos,
-                        EventLoopWheels wheels, MeterRegistry registry) {
-            this.heartbeats = heartbeats;
+        private Factory(Builder b, long pongTimeoutNanos, HeartbeatHandler.Factory answers, EventLoopWheels wheels,
+                        RandomGenerator random, MeterRegistry registry) {
+            this.pinging = new PingLoop.Settings(b.intervalNanos, pongTimeoutNanos, b.maxMissedPongs, b.jitter,
+                    random, PingLoop.Traffic.WRITES, HeartbeatMeters.Pinging.of(registry));
             this.answers = answers;
-            this.readerIdleNanos = readerIdleNanos;
+            this.readerIdleNanos = b.readerIdleNanos;
             this.wheels = wheels;
             this.readerIdleCloses = registry != null && readerIdleNanos > 0
                     ? ConnectionMeters.closed(registry, "reader_idle") : null;
@@ -542,27 +536,17 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
                         + "ping interval plus the pong timeout (" + longestGap + " ns), or a quiet peer that answers "
                         + "every ping would be closed");
             }
-            HeartbeatHandler.Builder heartbeats = HeartbeatHandler.builder()
-                    .sendPings(Duration.ofNanos(intervalNanos), WebSocketKeepAliveHandler::ping,
-                            WebSocketKeepAliveHandler::isPong, WebSocketKeepAliveHandler::pingIdOf)
-                    .pongTimeout(Duration.ofNanos(pongTimeout))
-                    .maxMissedPongs(maxMissedPongs)
-                    .pingIntervalJitter(jitter)
-                    .wheels(wheels())
-                    .random(random());
             HeartbeatHandler.Builder answers = HeartbeatHandler.builder()
-                    .answerPings(WebSocketKeepAliveHandler::isPing, WebSocketKeepAliveHandler::pong)
+                    .answerPings(msg -> msg instanceof PingWebSocketFrame, WebSocketKeepAliveHandler::pong)
                     .pingLimits(pingLimits)
                     .wheels(wheels());
             if (!pingLimits.equals(PingLimits.OFF)) {
-                answers.goodbye(WebSocketKeepAliveHandler::tooManyPings);
+                answers.goodbye(channel -> new CloseWebSocketFrame(POLICY_VIOLATION, TOO_MANY_PINGS));
             }
-            MeterRegistry registry = registry();
-            if (registry != null) {
-                heartbeats.metrics(registry);
-                answers.metrics(registry);
+            if (registry() != null) {
+                answers.metrics(registry());
             }
-            return new Factory(heartbeats.build(), answers.build(), readerIdleNanos, wheels(), registry);
+            return new Factory(this, pongTimeout, answers.build(), wheels(), random(), registry());
         }
 
         private static long saturatedAdd(long a, long b) {

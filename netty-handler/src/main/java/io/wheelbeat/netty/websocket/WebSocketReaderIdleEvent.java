@@ -7,27 +7,8 @@ package io.wheelbeat.netty.websocket;
  * the channel.
  *
  * <p>Immutable and thread-safe.
+ *
+ * @param timeoutNanos the reader-idle timeout that passed without a read, in nanoseconds
  */
-public final class WebSocketReaderIdleEvent {
-
-    private final long timeoutNanos;
-
-    /** @param timeoutNanos the reader-idle timeout that passed without a read */
-    public WebSocketReaderIdleEvent(long timeoutNanos) {
-        this.timeoutNanos = timeoutNanos;
-    }
-
-    /**
-     * Returns the reader-idle timeout that passed without a read, in nanoseconds.
-     *
-     * @return the reader-idle timeout that passed without a read, in nanoseconds
-     */
-    public long timeoutNanos() {
-        return timeoutNanos;
-    }
-
-    @Override
-    public String toString() {
-        return "WebSocketReaderIdleEvent(timeout=" + timeoutNanos + "ns)";
-    }
+public record WebSocketReaderIdleEvent(long timeoutNanos) {
 }
