@@ -210,6 +210,9 @@ public final class PingLoop {
      * in time if it answers the outstanding ping before its timeout, else late.
      */
     public void onPong(ChannelHandlerContext ctx, long answeredPingId) {
+        if (settings == null) {
+            return; // before the start: no ping was sent, and no meters to count it in
+        }
         if (!awaitingPong || answeredPingId != lastPingId) {
             settings.meters.pongLate();
             return;
