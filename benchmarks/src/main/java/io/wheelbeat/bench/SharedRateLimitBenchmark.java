@@ -53,6 +53,8 @@ public class SharedRateLimitBenchmark {
     /** 160 million a second with a burst of 16 million (a lease's largest count): never refused. */
     private static final RateLimit LIMIT = RateLimit.tokenBucket(16_000_000, Duration.ofMillis(100));
     private static final String KEY = "10.0.0.1";
+    /** The naive limiter's epoch key (the script's KEYS[2]), apart from the store's. */
+    private static final String NAIVE_EPOCH_KEY = "bench:naive:epoch";
 
     @Param({"local", "cluster", "naive", "bucket4j"})
     public String mode;
@@ -82,9 +84,11 @@ public class SharedRateLimitBenchmark {
                 client = RedisClient.create(redis.uri());
                 naiveConnection = client.connect();
                 naive = naiveConnection.sync();
-                tokenBucketDigest = naive.scriptLoad(script("token-bucket.lua"));
-                // now (server clock), interval 6.25 ns, tolerance 16M intervals, charge 0, ask 1, give back 0.
-                naiveArgs = new String[] {"", "0.00625", "100000", "0", "1", "0"};
+                // The script as the store sends it: the shared prelude (clock, epoch check), then the bucket.
+                tokenBucketDigest = naive.scriptLoad(script("prelude.lua") + script("token-bucket.lua"));
+                // now (server clock), interval 6.25 ns, tolerance 16M intervals, charge 0, ask 1, give back 0,
+                // no epoch known (never marks a loss).
+                naiveArgs = new String[] {"", "0.00625", "100000", "0", "1", "0", ""};
             }
             case "bucket4j" -> {
                 client = RedisClient.create(redis.uri());
@@ -118,7 +122,7 @@ public class SharedRateLimitBenchmark {
     public boolean tryAcquire() {
         return switch (mode) {
             case "naive" -> (Long) naive.<List<Object>>evalsha(tokenBucketDigest, ScriptOutputType.MULTI,
-                    new String[] {KEY}, naiveArgs).get(0) == 1L;
+                    new String[] {KEY, NAIVE_EPOCH_KEY}, naiveArgs).get(0) == 1L;
             case "bucket4j" -> bucket.tryConsume(1);
             default -> limiter.tryAcquire(KEY) == KeyedRateLimiter.ADMITTED;
         };

@@ -10,6 +10,11 @@
  * {@code websocket}, {@code http2} and {@code mqtt} (protocol keepalives), {@code ratelimit} and
  * {@code reconnect}.
  *
- * <p>Thread rules: {@code EventLoopWheels} and {@code NettyWheelTimer} are thread-safe.
+ * <p>{@link io.wheelbeat.netty.HandlerBuilder} and {@link io.wheelbeat.netty.JitteredHandlerBuilder}
+ * hold the settings the handlers' builders share ({@code wheels}, {@code metrics}, {@code random}),
+ * each once; only wheelbeat's builders extend them.
+ *
+ * <p>Thread rules: {@code EventLoopWheels} and {@code NettyWheelTimer} are thread-safe; builders
+ * are not.
  */
 package io.wheelbeat.netty;

@@ -1,5 +1,7 @@
 package io.wheelbeat.netty;
 
+import io.wheelbeat.netty.deadline.MaxConnectionAge;
+import io.wheelbeat.netty.heartbeat.PingLimits;
 import java.time.Duration;
 import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
@@ -72,8 +74,8 @@ class HotPathAllocationTest {
                 HeartbeatHandler.builder()
                         .sendPings(Duration.ofHours(1), (c, id) -> "PING", msg -> msg instanceof Pong, msg -> ((Pong) msg).pingId())
                         .answerPings("PING"::equals, (c, ping) -> "PONG")
-                        .minPingInterval(Duration.ofMillis(1)).build().newHandler(),
-                ConnectionDeadlineHandler.builder().firstMessageTimeout(Duration.ofHours(1)).maxConnectionAge(Duration.ofHours(1)).build()
+                        .pingLimits(PingLimits.of(Duration.ofMillis(1), 3)).build().newHandler(),
+                ConnectionDeadlineHandler.builder().firstMessageTimeout(Duration.ofHours(1)).maxConnectionAge(MaxConnectionAge.of(Duration.ofHours(1))).build()
                         .newHandler(),
                 new InboundSink());
         for (int warmUp = 0; warmUp < 3; warmUp++) {

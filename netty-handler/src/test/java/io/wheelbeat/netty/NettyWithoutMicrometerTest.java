@@ -16,12 +16,15 @@ import io.netty.handler.timeout.IdleStateHandler;
 import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
 import io.wheelbeat.core.ratelimit.RateLimit;
 import io.wheelbeat.netty.deadline.ConnectionDeadlineHandler;
+import io.wheelbeat.netty.deadline.MaxConnectionAge;
 import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
+import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.idle.WheelIdleStateHandler;
 import io.wheelbeat.netty.mqtt.MqttServerKeepAliveHandler;
 import io.wheelbeat.netty.ratelimit.RateLimitHandler;
 import java.time.Duration;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -81,6 +84,22 @@ class NettyWithoutMicrometerTest {
         VirtualTime.advance(ch, 10);
         assertFalse(ch.isActive());
         ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void theSharedBuilderOptionsAndValueTypesNeedNoMicrometer() {
+        EmbeddedChannel aged = VirtualTime.frozenChannel(ConnectionDeadlineHandler.builder()
+                .maxConnectionAge(MaxConnectionAge.of(Duration.ofMillis(100)).withJitter(0))
+                .wheels(EventLoopWheels.shared()).random(new Random(1)).build().newHandler(), events);
+        VirtualTime.advance(aged, 110);
+        assertFalse(aged.isActive(), "closed at its age");
+        EmbeddedChannel flooded = VirtualTime.frozenChannel(HeartbeatHandler.builder()
+                .answerPings("PING"::equals, (channel, ping) -> "PONG")
+                .pingLimits(PingLimits.of(Duration.ofSeconds(1), 1)).build().newHandler(), new UserEvents());
+        flooded.writeInbound("PING", "PING");
+        assertFalse(flooded.isActive(), "the second ping within a second strikes out");
+        aged.finishAndReleaseAll();
+        flooded.finishAndReleaseAll();
     }
 
     @Test

@@ -15,6 +15,8 @@ class PublicApiTest {
     void theInternalsStayHiddenAndTheSurfaceWithinItsBudget() throws Exception {
         ExportedApi.of(EventLoopWheels.class, "io.wheelbeat.netty")
                 // 308: 299 + WheelIoEventLoopGroup and its six constructors, LoopWheelOwner and wheel() (issue 23).
-                .assertHiddenAndWithin(30, 308);
+                // 326: 308 + the shared builder options of issue 25: HandlerBuilder (6) and JitteredHandlerBuilder (8)
+                // with their protected members, PingLimits (6) and MaxConnectionAge (7), less 9 setters they replace.
+                .assertHiddenAndWithin(30, 326);
     }
 }

@@ -12,10 +12,12 @@ import io.wheelbeat.demo.protocol.FrameEncoder;
 import io.wheelbeat.demo.protocol.FrameType;
 import io.wheelbeat.netty.guard.ClosePacer;
 import io.wheelbeat.netty.deadline.ConnectionDeadlineHandler;
+import io.wheelbeat.netty.deadline.MaxConnectionAge;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.guard.SlowConsumerHandler;
 import io.wheelbeat.netty.idle.WheelIdleStateHandler;
 import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
+import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.ratelimit.RateLimitHandler;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -56,16 +58,15 @@ final class ServerPipeline extends ChannelInitializer<Channel> {
         this.deadlines = ConnectionDeadlineHandler.builder()
                 .wheels(wheels)
                 .firstMessageTimeout(Duration.ofMillis(options.firstMessageMillis))
-                .maxConnectionAge(Duration.ofMillis(options.maxAgeMillis))
-                .maxConnectionAgeGrace(Duration.ofMillis(Math.max(1, options.maxAgeGraceMillis)))
+                .maxConnectionAge(MaxConnectionAge.of(Duration.ofMillis(options.maxAgeMillis))
+                        .withGrace(Duration.ofMillis(Math.max(1, options.maxAgeGraceMillis))))
                 .metrics(registry)
                 .build();
         this.heartbeats = HeartbeatHandler.builder()
                 .wheels(wheels)
                 .answerPings(msg -> msg instanceof Frame frame && frame.is(FrameType.PING),
                         (channel, ping) -> new Frame(FrameType.PONG, ((Frame) ping).content().retain()))
-                .minPingInterval(Duration.ofMillis(options.minPingIntervalMillis))
-                .maxPingStrikes(options.maxPingStrikes)
+                .pingLimits(PingLimits.of(Duration.ofMillis(options.minPingIntervalMillis), options.maxPingStrikes))
                 .goodbye(channel -> Frame.goodbye(Frame.TOO_MANY_PINGS))
                 .metrics(registry)
                 .build();

@@ -7,11 +7,12 @@ import io.netty.channel.ChannelHandlerContext;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.netty.JitteredHandlerBuilder;
 import io.wheelbeat.netty.internal.ChannelTimers;
 import io.wheelbeat.netty.internal.ConnectionMeters;
-import io.wheelbeat.netty.internal.HandlerOptions;
 import io.wheelbeat.netty.internal.Jitter;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -172,9 +173,9 @@ public final class ConnectionDeadlineHandler extends ChannelDuplexHandler {
 
         private Factory(Builder b, EventLoopWheels wheels, RandomGenerator random, MeterRegistry registry) {
             this.firstMessageNanos = b.firstMessageNanos;
-            this.maxAgeNanos = b.maxAgeNanos;
-            this.ageJitter = b.ageJitter;
-            this.graceNanos = b.graceNanos;
+            this.maxAgeNanos = b.maxAge == null ? 0 : b.maxAge.age().toNanos();
+            this.ageJitter = b.maxAge == null ? 0 : b.maxAge.jitter();
+            this.graceNanos = b.maxAge == null ? 0 : b.maxAge.grace().map(Duration::toNanos).orElse(0L);
             this.wheels = wheels;
             this.random = random;
             this.firstMessageCloses = registry == null ? null
@@ -193,17 +194,14 @@ public final class ConnectionDeadlineHandler extends ChannelDuplexHandler {
     }
 
     /**
-     * Settings of a {@link ConnectionDeadlineHandler}. Every setter checks its argument at once
-     * ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value out
-     * of range). Not thread-safe.
+     * Settings of a {@link ConnectionDeadlineHandler}; {@code wheels}, {@code random} and
+     * {@code metrics} are in {@link JitteredHandlerBuilder}. Every setter checks its argument at
+     * once ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value
+     * out of range). Not thread-safe.
      */
-    public static final class Builder {
-        private final HandlerOptions options = new HandlerOptions();
+    public static final class Builder extends JitteredHandlerBuilder<Builder> {
         private long firstMessageNanos;
-        private long maxAgeNanos;
-        private double ageJitter = 0.1;
-        private long graceNanos;
-        private boolean ageOptionSet;
+        private MaxConnectionAge maxAge;
 
         private Builder() {
         }
@@ -221,81 +219,16 @@ public final class ConnectionDeadlineHandler extends ChannelDuplexHandler {
         }
 
         /**
-         * Ends the connection at {@code age} after it becomes active, moved by the jitter.
+         * Ends the connection at its maximum age after it becomes active: fires
+         * {@link MaxConnectionAgeEvent}, then closes the channel after the grace, which is zero
+         * unless set (the channel is closed right after the event, once the listeners have run).
          *
-         * @param age the maximum age
+         * @param maxAge the maximum age, its jitter and grace
          * @return this builder
-         * @throws IllegalArgumentException if {@code age} is not positive
+         * @throws NullPointerException if {@code maxAge} is null
          */
-        public Builder maxConnectionAge(Duration age) {
-            this.maxAgeNanos = ConfigChecks.positiveNanos("maxConnectionAge", age);
-            return this;
-        }
-
-        /**
-         * Moves each connection's maximum age by a uniform draw within +/- {@code fraction} of it:
-         * 0.1 (the default, as gRPC) gives 90% to 110%; 0 gives every connection the exact age.
-         *
-         * @param fraction the fraction of the value either side, 0 for none
-         * @return this builder
-         * @throws IllegalArgumentException unless {@code 0 <= fraction < 1}
-         */
-        public Builder maxConnectionAgeJitter(double fraction) {
-            this.ageJitter = Jitter.checkFraction("maxConnectionAgeJitter", fraction);
-            this.ageOptionSet = true;
-            return this;
-        }
-
-        /**
-         * How long after the {@link MaxConnectionAgeEvent} the channel is forcibly closed. Zero
-         * (the default) closes it right after the event, once the listeners have run.
-         *
-         * @param grace the grace period
-         * @return this builder
-         * @throws IllegalArgumentException if {@code grace} is negative
-         */
-        public Builder maxConnectionAgeGrace(Duration grace) {
-            this.graceNanos = ConfigChecks.nonNegativeNanos("maxConnectionAgeGrace", grace);
-            this.ageOptionSet = true;
-            return this;
-        }
-
-        /**
-         * Puts the timers on these per-event-loop wheels; {@link EventLoopWheels#shared()} by default.
-         *
-         * @param wheels the per-event-loop wheels
-         * @return this builder
-         * @throws NullPointerException if {@code wheels} is null
-         */
-        public Builder wheels(EventLoopWheels wheels) {
-            options.wheels(wheels);
-            return this;
-        }
-
-        /**
-         * The source of the jitter; the calling event loop's {@code ThreadLocalRandom} by default.
-         * It is called on every channel's event loop, so it must be thread-safe if the handlers
-         * serve several loops. A seeded or scripted generator makes tests exact.
-         *
-         * @param random the source of the jitter; thread-safe
-         * @return this builder
-         * @throws NullPointerException if {@code random} is null
-         */
-        public Builder random(RandomGenerator random) {
-            options.random(random);
-            return this;
-        }
-
-        /**
-         * Records the handler's meters in {@code registry}, registered once when the factory is
-         * built. Without it, no meter exists and nothing is recorded.
-         *
-         * @param registry the meter registry
-         * @return this builder
-         * @throws NullPointerException if {@code registry} is null
-         */
-        public Builder metrics(MeterRegistry registry) {
-            options.metrics(registry);
+        public Builder maxConnectionAge(MaxConnectionAge maxAge) {
+            this.maxAge = Objects.requireNonNull(maxAge, "maxConnectionAge");
             return this;
         }
 
@@ -303,17 +236,13 @@ public final class ConnectionDeadlineHandler extends ChannelDuplexHandler {
          * Returns the factory of handlers with these settings.
          *
          * @return the factory, immutable and thread-safe
-         * @throws IllegalStateException if neither deadline is set, or an age option is set
-         *     without {@link #maxConnectionAge}
+         * @throws IllegalStateException if neither deadline is set
          */
         public Factory build() {
-            if (firstMessageNanos == 0 && maxAgeNanos == 0) {
+            if (firstMessageNanos == 0 && maxAge == null) {
                 throw new IllegalStateException("set firstMessageTimeout, maxConnectionAge or both");
             }
-            if (ageOptionSet && maxAgeNanos == 0) {
-                throw new IllegalStateException("maxConnectionAgeJitter/Grace need maxConnectionAge");
-            }
-            return new Factory(this, options.wheels(), options.random(), options.registry());
+            return new Factory(this, wheels(), random(), registry());
         }
     }
 }

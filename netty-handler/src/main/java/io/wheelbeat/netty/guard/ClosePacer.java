@@ -21,6 +21,7 @@ import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.netty.HandlerBuilder;
 
 /**
  * Spreads disconnects over time, so that a storm of deadlines falling due at once (a network
@@ -60,14 +61,14 @@ public final class ClosePacer {
     private final AtomicInteger waiting = new AtomicInteger();
     private final Counter paced;
 
-    private ClosePacer(Builder b) {
-        this.slots = new CloseSlots(b.slotNanos);
-        this.wheels = b.wheels;
-        if (b.registry != null) {
+    private ClosePacer(long slotNanos, EventLoopWheels wheels, MeterRegistry registry) {
+        this.slots = new CloseSlots(slotNanos);
+        this.wheels = wheels;
+        if (registry != null) {
             Gauge.builder("wheelbeat.connection.closes.waiting", waiting, AtomicInteger::get)
                     .description("Closes waiting for their slot of the close rate")
-                    .baseUnit("connections").register(b.registry);
-            this.paced = ConnectionMeters.counter(b.registry, "wheelbeat.connection.closes.paced",
+                    .baseUnit("connections").register(registry);
+            this.paced = ConnectionMeters.counter(registry, "wheelbeat.connection.closes.paced",
                     "Closes that waited for a slot of the close rate", "connections");
         } else {
             this.paced = null;
@@ -223,11 +224,12 @@ public final class ClosePacer {
         return "ClosePacer(" + slots + ", " + waiting.get() + " waiting)";
     }
 
-    /** Settings of a {@link ClosePacer}. Not thread-safe. */
-    public static final class Builder {
+    /**
+     * Settings of a {@link ClosePacer}; {@code wheels} (where the waiting closes go) and
+     * {@code metrics} are in {@link HandlerBuilder}. Not thread-safe.
+     */
+    public static final class Builder extends HandlerBuilder<Builder> {
         private final long slotNanos;
-        private EventLoopWheels wheels = EventLoopWheels.shared();
-        private MeterRegistry registry;
 
         private Builder(int closes, Duration period) {
             Objects.requireNonNull(period, "period");
@@ -239,34 +241,12 @@ public final class ClosePacer {
         }
 
         /**
-         * The wheels the waiting closes go on; {@link EventLoopWheels#shared()} by default.
-         *
-         * @param wheels the per-event-loop wheels
-         * @return this builder
-         */
-        public Builder wheels(EventLoopWheels wheels) {
-            this.wheels = Objects.requireNonNull(wheels, "wheels");
-            return this;
-        }
-
-        /**
-         * Registers the pacer's meters in {@code registry}; none by default.
-         *
-         * @param registry the meter registry
-         * @return this builder
-         */
-        public Builder metrics(MeterRegistry registry) {
-            this.registry = Objects.requireNonNull(registry, "registry");
-            return this;
-        }
-
-        /**
          * Returns the pacer.
          *
          * @return the pacer
          */
         public ClosePacer build() {
-            return new ClosePacer(this);
+            return new ClosePacer(slotNanos, wheels(), registry());
         }
     }
 }

@@ -11,9 +11,9 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.netty.HandlerBuilder;
 import io.wheelbeat.netty.internal.ChannelTimers;
 import io.wheelbeat.netty.internal.ConnectionMeters;
-import io.wheelbeat.netty.internal.HandlerOptions;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -224,12 +224,12 @@ public final class SlowConsumerHandler extends ChannelDuplexHandler {
     }
 
     /**
-     * Settings of a {@link SlowConsumerHandler}. Every setter checks its arguments at once
+     * Settings of a {@link SlowConsumerHandler}; {@code wheels} and {@code metrics} are in
+     * {@link HandlerBuilder}. Every setter checks its arguments at once
      * ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value out
      * of range); {@link #build()} checks that they fit together. Not thread-safe.
      */
-    public static final class Builder {
-        private final HandlerOptions options = new HandlerOptions();
+    public static final class Builder extends HandlerBuilder<Builder> {
         private long maxPendingBytes = 4L << 20;
         private long unwritableTimeoutNanos = TimeUnit.SECONDS.toNanos(30);
         private int lowWaterMark = 32 << 10;
@@ -299,31 +299,6 @@ public final class SlowConsumerHandler extends ChannelDuplexHandler {
         }
 
         /**
-         * Puts the timers on these per-event-loop wheels; {@link EventLoopWheels#shared()} by default.
-         *
-         * @param wheels the per-event-loop wheels
-         * @return this builder
-         * @throws NullPointerException if {@code wheels} is null
-         */
-        public Builder wheels(EventLoopWheels wheels) {
-            options.wheels(wheels);
-            return this;
-        }
-
-        /**
-         * Records the handler's meters in {@code registry}, registered once when the factory is
-         * built. Without it, no meter exists and nothing is recorded.
-         *
-         * @param registry the meter registry
-         * @return this builder
-         * @throws NullPointerException if {@code registry} is null
-         */
-        public Builder metrics(MeterRegistry registry) {
-            options.metrics(registry);
-            return this;
-        }
-
-        /**
          * Returns the factory of handlers with these settings.
          *
          * @return the factory, immutable and thread-safe
@@ -335,7 +310,7 @@ public final class SlowConsumerHandler extends ChannelDuplexHandler {
                 throw new IllegalStateException("maxPendingBytes (" + maxPendingBytes
                         + ") must be above the high water mark (" + highWaterMark + ")");
             }
-            return new Factory(this, options.wheels(), options.registry());
+            return new Factory(this, wheels(), registry());
         }
     }
 }

@@ -9,14 +9,13 @@ import io.netty.channel.ChannelPromise;
 import io.netty.util.ReferenceCountUtil;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.netty.JitteredHandlerBuilder;
 import io.wheelbeat.netty.internal.ChannelTimers;
 import io.wheelbeat.netty.internal.ConnectionMeters;
-import io.wheelbeat.netty.internal.HandlerOptions;
 import io.wheelbeat.netty.internal.HeartbeatMeters;
 import io.wheelbeat.netty.internal.Jitter;
 import io.wheelbeat.netty.internal.PingEnforcement;
 import io.wheelbeat.netty.internal.PingLoop;
-import io.wheelbeat.netty.internal.PingLimitOptions;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.BiFunction;
@@ -68,13 +67,13 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Answering (server) role: {@link Builder#answerPings}</h2>
  * Answers each ping, recognised by the ping matcher, with the pong the pong factory makes from
- * it. With {@link Builder#minPingInterval}, a ping that comes sooner than that after the last ping
- * in time is a strike (still answered); the {@link Builder#maxPingStrikes}-th strike in a row
- * fires {@link TooManyPingsEvent}, writes the goodbye message if configured, and closes the
+ * it. With {@link Builder#pingLimits}, a ping that comes sooner than their minimum interval after
+ * the last ping in time is a strike (still answered); their {@code maxPingStrikes}-th strike in a
+ * row fires {@link TooManyPingsEvent}, writes the goodbye message if configured, and closes the
  * channel. A ping in time clears the strikes, so a peer can never ping faster than
  * {@code maxPingStrikes} pings per minimum interval. The first ping of a connection is always in
- * time. Enforcement is on by default: 100 ms, 3 strikes (a flood ends within its first read
- * batch); {@code minPingInterval(Duration.ZERO)} turns it off.
+ * time. Enforcement is on by default ({@link PingLimits#DEFAULT}: 100 ms, 3 strikes; a flood ends
+ * within its first read batch); {@link PingLimits#OFF} turns it off.
  *
  * <p>Answers are bounded by what the peer reads: while the channel is not writable (more than its
  * high water mark waits to go out), a ping is not answered at once; the latest such ping is kept
@@ -407,8 +406,9 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
             this.pongId = b.pongId;
             this.isPing = b.isPing;
             this.pongFactory = b.pongFactory;
-            this.minPingNanos = b.pingLimit.minPingNanos();
-            this.enforcement = b.pongFactory == null ? null : b.pingLimit.enforcement(registry);
+            PingLimits limits = b.pingLimits == null ? PingLimits.DEFAULT : b.pingLimits;
+            this.minPingNanos = limits.minPingInterval().toNanos();
+            this.enforcement = b.pongFactory == null ? null : PingEnforcement.of(limits, registry);
             this.goodbyeFactory = b.goodbyeFactory;
             this.wheels = wheels;
             this.pingsAnswered = registry != null && pongFactory != null ? HeartbeatMeters.pingsAnswered(registry) : null;
@@ -451,12 +451,12 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
     }
 
     /**
-     * Settings of a {@link HeartbeatHandler}. Every setter checks its arguments at once
+     * Settings of a {@link HeartbeatHandler}; {@code wheels}, {@code random} and {@code metrics}
+     * are in {@link JitteredHandlerBuilder}. Every setter checks its arguments at once
      * ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value out
      * of range); {@link #build()} checks that they fit together. Not thread-safe.
      */
-    public static final class Builder {
-        private final HandlerOptions options = new HandlerOptions();
+    public static final class Builder extends JitteredHandlerBuilder<Builder> {
         private PingFactory pingFactory;
         private Predicate<Object> isPong;
         private ToLongFunction<Object> pongId;
@@ -467,7 +467,8 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
         private boolean pingOptionSet;
         private Predicate<Object> isPing;
         private BiFunction<Channel, Object, ?> pongFactory;
-        private final PingLimitOptions pingLimit = new PingLimitOptions();
+        /** Null: not set, {@link PingLimits#DEFAULT}. */
+        private PingLimits pingLimits;
         private BiFunction<Channel, Object, ?> goodbyeFactory;
 
         private Builder() {
@@ -579,36 +580,22 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
         }
 
         /**
-         * Enforces a minimum time between the peer's pings: a sooner ping is a strike. Set it
-         * below the peers' ping interval minus their jitter. 100 ms by default (with the answering
-         * role); {@code Duration.ZERO} turns enforcement off.
+         * How often the peer may ping before the channel is closed; {@link PingLimits#DEFAULT}
+         * (with the answering role) unless set. Needs the answering role.
          *
-         * @param interval the interval
+         * @param limits the limits, or {@link PingLimits#OFF}
          * @return this builder
-         * @throws IllegalArgumentException if {@code interval} is negative
+         * @throws NullPointerException if {@code limits} is null
          */
-        public Builder minPingInterval(Duration interval) {
-            pingLimit.minPingInterval(interval);
-            return this;
-        }
-
-        /**
-         * The strike that closes the channel: 3 by default (two early pings in a row are
-         * tolerated, as gRPC does). Needs enforcement on.
-         *
-         * @param strikes the strike that closes the connection
-         * @return this builder
-         * @throws IllegalArgumentException if {@code strikes} is not positive
-         */
-        public Builder maxPingStrikes(int strikes) {
-            pingLimit.maxPingStrikes(strikes);
+        public Builder pingLimits(PingLimits limits) {
+            this.pingLimits = Objects.requireNonNull(limits, "pingLimits");
             return this;
         }
 
         /**
          * The message to write before closing for too many pings (a GOAWAY, say). It is flushed
          * and the channel closed at once: delivered if the socket takes it, never waited for.
-         * Needs enforcement on.
+         * Needs ping limits other than {@link PingLimits#OFF}.
          *
          * @param goodbyeFactory makes the goodbye message
          * @return this builder
@@ -616,45 +603,6 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
         public Builder goodbye(Function<? super Channel, ?> goodbyeFactory) {
             Objects.requireNonNull(goodbyeFactory, "goodbyeFactory");
             this.goodbyeFactory = (channel, unused) -> goodbyeFactory.apply(channel);
-            return this;
-        }
-
-        /**
-         * Puts the timers on these per-event-loop wheels; {@link EventLoopWheels#shared()} by default.
-         *
-         * @param wheels the per-event-loop wheels
-         * @return this builder
-         * @throws NullPointerException if {@code wheels} is null
-         */
-        public Builder wheels(EventLoopWheels wheels) {
-            options.wheels(wheels);
-            return this;
-        }
-
-        /**
-         * The source of the jitter; the calling event loop's {@code ThreadLocalRandom} by default.
-         * It is called on every channel's event loop, so it must be thread-safe if the handlers
-         * serve several loops. A seeded or scripted generator makes tests exact.
-         *
-         * @param random the source of the jitter; thread-safe
-         * @return this builder
-         * @throws NullPointerException if {@code random} is null
-         */
-        public Builder random(RandomGenerator random) {
-            options.random(random);
-            return this;
-        }
-
-        /**
-         * Records the handler's meters in {@code registry}, registered once when the factory is
-         * built. Without it, no meter exists and nothing is recorded.
-         *
-         * @param registry the meter registry
-         * @return this builder
-         * @throws NullPointerException if {@code registry} is null
-         */
-        public Builder metrics(MeterRegistry registry) {
-            options.metrics(registry);
             return this;
         }
 
@@ -672,13 +620,13 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
             if (pingOptionSet && pingFactory == null) {
                 throw new IllegalStateException("pongTimeout/maxMissedPongs/pingIntervalJitter need sendPings");
             }
-            if ((pingLimit.minPingSet() || pingLimit.strikesSet()) && pongFactory == null) {
-                throw new IllegalStateException("minPingInterval/maxPingStrikes need answerPings");
+            if (pingLimits != null && pongFactory == null) {
+                throw new IllegalStateException("pingLimits needs answerPings");
             }
-            if (goodbyeFactory != null && pingLimit.minPingNanos() == 0) {
-                throw new IllegalStateException("goodbye needs a minPingInterval above zero");
+            if (goodbyeFactory != null && PingLimits.OFF.equals(pingLimits)) {
+                throw new IllegalStateException("goodbye needs pingLimits other than OFF");
             }
-            return new Factory(this, options.wheels(), options.random(), options.registry());
+            return new Factory(this, wheels(), random(), registry());
         }
     }
 }

@@ -19,18 +19,21 @@ import io.netty.handler.codec.http2.Http2Stream;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.netty.JitteredHandlerBuilder;
+import io.wheelbeat.netty.deadline.MaxConnectionAge;
 import io.wheelbeat.netty.deadline.MaxConnectionAgeEvent;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
+import io.wheelbeat.netty.heartbeat.PingLimits;
+import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
 import io.wheelbeat.netty.internal.ChannelTimers;
 import io.wheelbeat.netty.internal.ConnectionMeters;
-import io.wheelbeat.netty.internal.HandlerOptions;
 import io.wheelbeat.netty.internal.HeartbeatMeters;
 import io.wheelbeat.netty.internal.Jitter;
 import io.wheelbeat.netty.internal.PingEnforcement;
 import io.wheelbeat.netty.internal.PingLoop;
-import io.wheelbeat.netty.internal.PingLimitOptions;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
@@ -56,12 +59,12 @@ import org.slf4j.LoggerFactory;
  *       {@code NO_ERROR} with debug data {@code "ping_timeout"} and closes the connection at once,
  *       open streams or not. Unless {@link Builder#keepAliveWithoutCalls}, no ping goes out while
  *       no stream is open; the first stream to open resumes them.</li>
- *   <li><b>Ping enforcement</b> ({@link Builder#minPingInterval}, gRPC's
- *       {@code permitKeepAliveTime}; on by default at 100 ms against floods): the peer's PINGs
- *       (not ACKs) are judged by the rule of {@code HeartbeatHandler}'s answering role; the
- *       {@link Builder#maxPingStrikes}-th strike in a row fires {@link TooManyPingsEvent}, sends
+ *   <li><b>Ping enforcement</b> ({@link Builder#pingLimits}, gRPC's {@code permitKeepAliveTime}
+ *       and {@code maxPingStrikes}; on by default at {@link PingLimits#DEFAULT} against floods):
+ *       the peer's PINGs (not ACKs) are judged by the rule of {@link PingLimits}; the last
+ *       strike fires {@link TooManyPingsEvent}, sends
  *       GOAWAY {@code ENHANCE_YOUR_CALM} with debug data {@code "too_many_pings"} and closes the
- *       connection at once. With a minimum set explicitly, while no stream is open the minimum is
+ *       connection at once. With limits set explicitly, while no stream is open the minimum is
  *       two hours unless {@link Builder#permitKeepAliveWithoutCalls} (as gRPC's
  *       {@code KeepAliveEnforcer}). Every HEADERS or DATA frame this side writes forgives
  *       the pings so far, so that a peer measuring the bandwidth with a PING per response (as
@@ -71,9 +74,9 @@ import org.slf4j.LoggerFactory;
  *       stream for that long fires {@link MaxConnectionIdleEvent} and is shut down
  *       gracefully.</li>
  *   <li><b>Maximum age</b> ({@link Builder#maxConnectionAge}, moved by +/-10% per connection
- *       unless {@link Builder#maxConnectionAgeJitter} says otherwise): at its age a connection
- *       fires {@link MaxConnectionAgeEvent} and is shut down gracefully; after
- *       {@link Builder#maxConnectionAgeGrace} (unlimited by default, as gRPC) it is closed
+ *       unless {@link MaxConnectionAge#withJitter} says otherwise): at its age a connection
+ *       fires {@link MaxConnectionAgeEvent} and is shut down gracefully; after the grace
+ *       ({@link MaxConnectionAge#withGrace}, unlimited by default, as gRPC) it is closed
  *       whatever streams are still open.</li>
  * </ul>
  *
@@ -474,11 +477,11 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
                         RandomGenerator random, MeterRegistry registry) {
             this.minPingNanos = minPingNanos;
             this.enforcement = enforcement;
-            this.noCallsRule = b.pingLimit.minPingSet() && !b.permitWithoutCalls;
+            this.noCallsRule = b.pingLimits != null && !b.permitWithoutCalls;
             this.maxIdleNanos = b.maxIdleNanos;
-            this.maxAgeNanos = b.maxAgeNanos;
-            this.ageJitter = b.ageJitter;
-            this.graceNanos = b.graceNanos;
+            this.maxAgeNanos = b.maxAge == null ? 0 : b.maxAge.age().toNanos();
+            this.ageJitter = b.maxAge == null ? 0 : b.maxAge.jitter();
+            this.graceNanos = b.maxAge == null ? 0 : b.maxAge.grace().map(Duration::toNanos).orElse(Long.MAX_VALUE);
             this.wheels = wheels;
             this.random = random;
             this.idleCloses = registry == null ? null : ConnectionMeters.closed(registry, "max_connection_idle");
@@ -501,20 +504,18 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
     }
 
     /**
-     * Settings of a {@link Http2KeepAliveHandler}. Every setter checks its arguments at once
+     * Settings of a {@link Http2KeepAliveHandler}; {@code wheels}, {@code random} and
+     * {@code metrics} are in {@link JitteredHandlerBuilder}. Every setter checks its arguments at once
      * ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value out
      * of range); {@link #build()} checks that they fit together. Not thread-safe.
      */
-    public static final class Builder {
-        private final HandlerOptions options = new HandlerOptions();
-        private final PingLimitOptions pingLimit = new PingLimitOptions();
+    public static final class Builder extends JitteredHandlerBuilder<Builder> {
+        /** Null: not set, {@link PingLimits#DEFAULT} (and no two-hour rule without calls). */
+        private PingLimits pingLimits;
         private boolean permitWithoutCalls;
         private boolean permitSet;
         private long maxIdleNanos;
-        private long maxAgeNanos;
-        private double ageJitter = 0.1;
-        private long graceNanos = Long.MAX_VALUE;
-        private boolean ageOptionSet;
+        private MaxConnectionAge maxAge;
         private long keepAliveNanos;
         private long keepAliveTimeoutNanos = DEFAULT_KEEPALIVE_TIMEOUT_NANOS;
         private boolean keepAliveWithoutCalls;
@@ -580,8 +581,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
 
         /**
          * Whether the peer may ping at the minimum interval while no stream is open; false (the
-         * default, as gRPC) holds it to one ping per two hours then. Needs
-         * {@link #minPingInterval} set above zero (the default flood limit applies with or
+         * default, as gRPC) holds it to one ping per two hours then. Needs {@link #pingLimits}
+         * set other than {@link PingLimits#OFF} (the default flood limit applies with or
          * without calls).
          *
          * @param permit whether to permit it
@@ -606,110 +607,30 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         }
 
         /**
-         * Shuts a connection down gracefully at {@code age} after it starts, moved by the jitter.
+         * Shuts a connection down gracefully at its maximum age after it starts; the grace after
+         * which it is closed with streams still open is unlimited unless set (as gRPC).
          *
-         * @param age the maximum age
+         * @param maxAge the maximum age, its jitter and grace
          * @return this builder
-         * @throws IllegalArgumentException if {@code age} is not positive
+         * @throws NullPointerException if {@code maxAge} is null
          */
-        public Builder maxConnectionAge(Duration age) {
-            this.maxAgeNanos = ConfigChecks.positiveNanos("maxConnectionAge", age);
+        public Builder maxConnectionAge(MaxConnectionAge maxAge) {
+            this.maxAge = Objects.requireNonNull(maxAge, "maxConnectionAge");
             return this;
         }
 
         /**
-         * Moves each connection's maximum age by a uniform draw within +/- {@code fraction} of it:
-         * 0.1 (the default, as gRPC) gives 90% to 110%.
+         * How often the peer may PING before the connection is ended; {@link PingLimits#DEFAULT}
+         * unless set, with or without streams (a flood ends at its 4th PING). Set, the limits also
+         * hold a connection with no open stream to one PING per two hours unless
+         * {@link #permitKeepAliveWithoutCalls}.
          *
-         * @param fraction the fraction of the value either side, 0 for none
+         * @param limits the limits, or {@link PingLimits#OFF}
          * @return this builder
-         * @throws IllegalArgumentException unless {@code 0 <= fraction < 1}
+         * @throws NullPointerException if {@code limits} is null
          */
-        public Builder maxConnectionAgeJitter(double fraction) {
-            this.ageJitter = Jitter.checkFraction("maxConnectionAgeJitter", fraction);
-            this.ageOptionSet = true;
-            return this;
-        }
-
-        /**
-         * How long after its maximum age a connection is closed however many streams are still
-         * open; unlimited by default (as gRPC).
-         *
-         * @param grace the grace period
-         * @return this builder
-         * @throws IllegalArgumentException if {@code grace} is negative
-         */
-        public Builder maxConnectionAgeGrace(Duration grace) {
-            this.graceNanos = ConfigChecks.nonNegativeNanos("maxConnectionAgeGrace", grace);
-            this.ageOptionSet = true;
-            return this;
-        }
-
-        /**
-         * Puts the timers on these per-event-loop wheels; {@link EventLoopWheels#shared()} by default.
-         *
-         * @param wheels the per-event-loop wheels
-         * @return this builder
-         * @throws NullPointerException if {@code wheels} is null
-         */
-        public Builder wheels(EventLoopWheels wheels) {
-            options.wheels(wheels);
-            return this;
-        }
-
-        /**
-         * The source of the jitter; the calling event loop's {@code ThreadLocalRandom} by default.
-         * It is called on every channel's event loop, so it must be thread-safe if the handlers
-         * serve several loops. A seeded or scripted generator makes tests exact.
-         *
-         * @param random the source of the jitter; thread-safe
-         * @return this builder
-         * @throws NullPointerException if {@code random} is null
-         */
-        public Builder random(RandomGenerator random) {
-            options.random(random);
-            return this;
-        }
-
-        /**
-         * Records the handler's meters in {@code registry}, registered once when the factory is
-         * built. Without it, no meter exists and nothing is recorded.
-         *
-         * @param registry the meter registry
-         * @return this builder
-         * @throws NullPointerException if {@code registry} is null
-         */
-        public Builder metrics(MeterRegistry registry) {
-            options.metrics(registry);
-            return this;
-        }
-
-        /**
-         * Enforces a minimum time between the peer's pings: a sooner ping is a strike. Set it below
-         * the shortest interval the peers are meant to ping at. Set, it also holds a connection
-         * with no open stream to one PING per two hours unless
-         * {@link #permitKeepAliveWithoutCalls}. 100 ms by default, with or without streams (a
-         * flood ends at its 4th PING); {@code Duration.ZERO} turns enforcement off.
-         *
-         * @param interval the interval
-         * @return this builder
-         * @throws IllegalArgumentException if {@code interval} is negative
-         */
-        public Builder minPingInterval(Duration interval) {
-            pingLimit.minPingInterval(interval);
-            return this;
-        }
-
-        /**
-         * The strike that ends the connection: 3 by default (two early pings in a row are tolerated,
-         * as gRPC does). Needs enforcement on.
-         *
-         * @param strikes the strike that closes the connection
-         * @return this builder
-         * @throws IllegalArgumentException if {@code strikes} is not positive
-         */
-        public Builder maxPingStrikes(int strikes) {
-            pingLimit.maxPingStrikes(strikes);
+        public Builder pingLimits(PingLimits limits) {
+            this.pingLimits = Objects.requireNonNull(limits, "pingLimits");
             return this;
         }
 
@@ -720,22 +641,18 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
          * @throws IllegalStateException if no rule is set, or an option is set without its rule
          */
         public Factory build() {
-            PingEnforcement enforcement = pingLimit.enforcement(options.registry());
-            if (enforcement == null && maxIdleNanos == 0 && maxAgeNanos == 0 && keepAliveNanos == 0) {
-                throw new IllegalStateException(
-                        "set keepAliveTime, minPingInterval, maxConnectionIdle or maxConnectionAge");
+            PingLimits limits = pingLimits == null ? PingLimits.DEFAULT : pingLimits;
+            PingEnforcement enforcement = PingEnforcement.of(limits, registry());
+            if (enforcement == null && maxIdleNanos == 0 && maxAge == null && keepAliveNanos == 0) {
+                throw new IllegalStateException("set keepAliveTime, pingLimits, maxConnectionIdle or maxConnectionAge");
             }
             if (keepAliveOptionSet && keepAliveNanos == 0) {
                 throw new IllegalStateException("keepAliveTimeout/WithoutCalls/Jitter need keepAliveTime");
             }
-            if (permitSet && (enforcement == null || !pingLimit.minPingSet())) {
-                throw new IllegalStateException("permitKeepAliveWithoutCalls needs a minPingInterval above zero");
+            if (permitSet && (enforcement == null || pingLimits == null)) {
+                throw new IllegalStateException("permitKeepAliveWithoutCalls needs pingLimits other than OFF");
             }
-            if (ageOptionSet && maxAgeNanos == 0) {
-                throw new IllegalStateException("maxConnectionAgeJitter/Grace need maxConnectionAge");
-            }
-            return new Factory(this, pingLimit.minPingNanos(), enforcement, options.wheels(), options.random(),
-                    options.registry());
+            return new Factory(this, limits.minPingInterval().toNanos(), enforcement, wheels(), random(), registry());
         }
     }
 }

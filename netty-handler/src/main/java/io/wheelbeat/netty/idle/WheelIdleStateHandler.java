@@ -2,10 +2,7 @@ package io.wheelbeat.netty.idle;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.ChannelDuplexHandler;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
@@ -14,12 +11,10 @@ import io.netty.util.concurrent.EventExecutor;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.TimerCallback;
 import io.wheelbeat.core.WheelScheduler;
-import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.netty.internal.ChannelTimers;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Objects;
-import java.util.WeakHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -73,8 +68,9 @@ import java.util.concurrent.TimeUnit;
  * the shared wheels poll at the earliest deadline, so a check runs when Netty's task would run on
  * the same loop: at its deadline plus only the loop's own lateness. Checks that fall due together,
  * of this handler or of any other handler on the loop's wheel, run in Netty's order (by deadline,
- * then in the order they were scheduled), the order in which the wheel fires timers. Events are therefore Netty's, in Netty's order, at Netty's
- * moments, also when the loop runs late or runs its tasks on a coarse step. In tests with
+ * then in the order they were scheduled), the order in which the wheel fires timers. Events are
+ * therefore Netty's, in Netty's order, at Netty's moments, also when the loop runs late or runs its
+ * tasks on a coarse step. In tests with
  * {@code EmbeddedChannel}, {@code freezeTime()}, {@code advanceTimeBy(...)} and
  * {@code runScheduledPendingTasks()} drive it exactly as they drive Netty's handler.
  *
@@ -99,21 +95,16 @@ import java.util.concurrent.TimeUnit;
  */
 public class WheelIdleStateHandler extends ChannelDuplexHandler implements TimerCallback {
 
-    private static final long MIN_TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-    /** Netty's states: not yet started, started, stopped for good (never starts again). */
-    private static final byte NEW = 0;
-    private static final byte RUNNING = 1;
-    private static final byte STOPPED = 2;
-
     // Heap per connection (WheelIdleStateHandlerFootprintTest): the settings and, per loop, the
     // clock and wheel are shared, and the state of the writer and all checks exists only when one
     // of them is watched, so a started reader-idle handler is this one 48-byte object.
-    private final Settings settings;
+    private final IdleSettings settings;
     /** The writer and all checks and the writes they count; null unless one of them is watched. */
     private final WriteChecks writes;
 
     private ChannelHandlerContext ctx;
-    private byte state = NEW;
+    /** {@link ChannelTimers}' lifecycle, kept here: its object would not fit in the 48 bytes. */
+    private byte state = ChannelTimers.NEW;
     /** The clock and the timers; null until started. */
     private IdleDeadlines deadlines;
 
@@ -162,8 +153,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
      */
     public WheelIdleStateHandler(boolean observeOutput, long readerIdleTime, long writerIdleTime,
                                  long allIdleTime, TimeUnit unit) {
-        this(Settings.interned(observeOutput, idleNanos(readerIdleTime, unit), idleNanos(writerIdleTime, unit),
-                idleNanos(allIdleTime, unit)));
+        this(IdleSettings.interned(observeOutput, readerIdleTime, writerIdleTime, allIdleTime, unit));
     }
 
     /**
@@ -175,10 +165,9 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
         this(factory.settings);
     }
 
-    private WheelIdleStateHandler(Settings settings) {
+    private WheelIdleStateHandler(IdleSettings settings) {
         this.settings = settings;
-        this.writes = !settings.watchesWrites ? null
-                : settings.observeOutput ? new ObservedWriteChecks(this) : new WriteChecks(this);
+        this.writes = WriteChecks.of(settings, this);
     }
 
     /**
@@ -219,13 +208,14 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
 
     // ---------------------------------------------------------------- lifecycle
 
-    // Netty's state machine (Netty issue 143): start once, on whichever of these comes first with
-    // the channel active and the handler in place; stop for good on the first of inactive/removed.
+    // ChannelTimers' lifecycle (Netty issue 143): start once, on whichever of these comes first
+    // with the channel active and the handler in place; stop for good on the first of
+    // inactive/removed.
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
-        if (ctx.channel().isActive() && ctx.channel().isRegistered()) {
-            start(ctx); // channelActive has fired already and will not reach this handler
+        if (ChannelTimers.startsEarly(state, ctx)) {
+            start(ctx);
         }
     }
 
@@ -236,7 +226,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
 
     @Override
     public void channelRegistered(ChannelHandlerContext ctx) throws Exception {
-        if (ctx.channel().isActive()) {
+        if (ChannelTimers.startsEarly(state, ctx)) {
             start(ctx);
         }
         ctx.fireChannelRegistered();
@@ -244,7 +234,9 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
-        start(ctx);
+        if (ChannelTimers.starts(state)) {
+            start(ctx);
+        }
         ctx.fireChannelActive();
     }
 
@@ -256,12 +248,9 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
 
     /** Starts the checks, as Netty's {@code initialize}: the channel is active and the handler in place. */
     private void start(ChannelHandlerContext ctx) {
-        if (state != NEW) {
-            return;
-        }
         // Before RUNNING: if this throws, stop() has nothing to disarm.
         deadlines = settings.deadlinesFor(this, ctx.executor());
-        state = RUNNING;
+        state = ChannelTimers.RUNNING;
         this.ctx = ctx;
         long now = deadlines.ticker.nanoTime();
         lastReadTime = now;
@@ -270,8 +259,8 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
         }
         // Netty schedules its tasks in this order, which breaks ties between equal deadlines.
         for (IdleState state : IdleDeadlines.STATES) {
-            if (idleTimeOf(state) > 0) {
-                arm(state, now + idleTimeOf(state));
+            if (settings.idleTime(state) > 0) {
+                arm(state, now + settings.idleTime(state));
             }
         }
     }
@@ -279,19 +268,15 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
     /** Stops the checks for good, as Netty's {@code destroy}: the channel went inactive or the handler was removed. */
     private void stop() {
         byte was = state;
-        state = STOPPED;
-        if (was == RUNNING) {
+        state = ChannelTimers.STOPPED;
+        if (was == ChannelTimers.RUNNING) {
             disarmAll();
         }
     }
 
-    private boolean running() {
-        return state == RUNNING;
-    }
-
     private void disarmAll() {
         for (IdleState state : IdleDeadlines.STATES) {
-            if (idleTimeOf(state) > 0) {
+            if (settings.idleTime(state) > 0) {
                 deadlines.disarm(this, state);
             }
         }
@@ -398,7 +383,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
      * then scheduling order) across every handler on the loop, so checks run in that order too.
      */
     final void checkFellDue(IdleState fired) {
-        if (running()) {
+        if (state == ChannelTimers.RUNNING) {
             runCheck(fired, deadlines.ticker.nanoTime());
         }
     }
@@ -413,7 +398,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
             disarmAll(); // as Netty's task: a closed channel stops it (and fires nothing after)
             return;
         }
-        long idleTime = idleTimeOf(state);
+        long idleTime = settings.idleTime(state);
         long nextDelay = idleTime;
         if (state == IdleState.WRITER_IDLE || !reading) {
             // Traffic stamped after {@code now} (by an event fired in this same run) counts as now.
@@ -425,19 +410,11 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
         }
         arm(state, now + idleTime);
         boolean first;
-        switch (state) {
-            case READER_IDLE -> {
-                first = firstReaderIdleEvent;
-                firstReaderIdleEvent = false;
-            }
-            case WRITER_IDLE -> {
-                first = writes.firstWriterIdleEvent;
-                writes.firstWriterIdleEvent = false;
-            }
-            default -> {
-                first = writes.firstAllIdleEvent;
-                writes.firstAllIdleEvent = false;
-            }
+        if (state == IdleState.READER_IDLE) {
+            first = firstReaderIdleEvent;
+            firstReaderIdleEvent = false;
+        } else {
+            first = writes.takeFirst(state);
         }
         try {
             if (state != IdleState.READER_IDLE && writes.hasOutputChanged(ctx, first)) {
@@ -460,42 +437,26 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
 
     /** The last traffic the {@code state} check counts from: reads, writes, or the later of both. */
     private long lastTrafficOf(IdleState state) {
-        if (state == IdleState.READER_IDLE) {
-            return lastReadTime;
-        }
-        long lastWriteTime = writes.lastWriteTime;
-        return state == IdleState.WRITER_IDLE || lastWriteTime - lastReadTime > 0 ? lastWriteTime : lastReadTime;
-    }
-
-    private long idleTimeOf(IdleState state) {
-        return switch (state) {
-            case READER_IDLE -> settings.readerIdleTimeNanos;
-            case WRITER_IDLE -> settings.writerIdleTimeNanos;
-            case ALL_IDLE -> settings.allIdleTimeNanos;
-        };
+        return state == IdleState.READER_IDLE ? lastReadTime : writes.lastTraffic(state, lastReadTime);
     }
 
     /** The loop-wheel timer of the {@code state} check, or {@link ExecutorDrivenWheel#NO_TIMER}; for {@link IdleDeadlines.OnLoopWheel}. */
     final long timer(IdleState state) {
-        if (state == IdleState.READER_IDLE) {
-            return readerTimer;
-        }
-        return writes == null ? ExecutorDrivenWheel.NO_TIMER
-                : state == IdleState.WRITER_IDLE ? writes.writerTimer : writes.allTimer;
+        return state == IdleState.READER_IDLE ? readerTimer
+                : writes == null ? ExecutorDrivenWheel.NO_TIMER : writes.timer(state);
     }
 
     final void setTimer(IdleState state, long timer) {
-        switch (state) {
-            case READER_IDLE -> readerTimer = timer;
-            case WRITER_IDLE -> writes.writerTimer = timer;
-            case ALL_IDLE -> writes.allTimer = timer;
+        if (state == IdleState.READER_IDLE) {
+            readerTimer = timer;
+        } else {
+            writes.setTimer(state, timer);
         }
     }
 
-    /** An idle time in nanoseconds: zero or less disables the check; positive values are floored at 1 ms. */
-    private static long idleNanos(long time, TimeUnit unit) {
-        Objects.requireNonNull(unit, "unit");
-        return time <= 0 ? 0 : Math.max(unit.toNanos(time), MIN_TIMEOUT_NANOS);
+    /** The clock and timers once started, else null; for {@link WriteChecks}. */
+    final IdleDeadlines deadlines() {
+        return deadlines;
     }
 
     // ---------------------------------------------------------------- extension points
@@ -535,194 +496,6 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
                 + (ctx == null ? "" : ", " + ctx.channel()) + ")";
     }
 
-    // ---------------------------------------------------------------- per-handler parts
-
-    /**
-     * The state of the writer and all checks and the write traffic they count from, kept only by
-     * a handler that watches one of them. It is also the listener of every write,
-     * one for all of them as in Netty, so that writes allocate no listener.
-     */
-    private static class WriteChecks implements ChannelFutureListener {
-        private final WheelIdleStateHandler handler;
-        long lastWriteTime;
-        boolean firstWriterIdleEvent = true;
-        boolean firstAllIdleEvent = true;
-        long writerTimer = ExecutorDrivenWheel.NO_TIMER;
-        long allTimer = ExecutorDrivenWheel.NO_TIMER;
-
-        WriteChecks(WheelIdleStateHandler handler) {
-            this.handler = handler;
-        }
-
-        /** The handler starts at {@code now}: Netty's {@code initialize}. */
-        void start(ChannelHandlerContext ctx, long now) {
-            lastWriteTime = now;
-        }
-
-        /** A write completed: Netty's write listener. */
-        @Override
-        public void operationComplete(ChannelFuture future) {
-            writeObserved();
-        }
-
-        /** A write completed, or the write timeout was reset: stamps the time, as Netty does. */
-        final void writeObserved() {
-            IdleDeadlines clock = handler.deadlines;
-            if (clock != null) {
-                lastWriteTime = clock.ticker.nanoTime();
-            }
-            firstWriterIdleEvent = firstAllIdleEvent = true;
-        }
-
-        /**
-         * Whether a non-first writer or all event is skipped because the outbound buffer made
-         * progress; never without observeOutput.
-         */
-        boolean hasOutputChanged(ChannelHandlerContext ctx, boolean first) {
-            return false;
-        }
-    }
-
-    /** The writer and all checks with observeOutput: what it compares against, as Netty keeps it. */
-    private static final class ObservedWriteChecks extends WriteChecks {
-        private long lastChangeCheckTimeStamp;
-        private int lastMessageHashCode;
-        private long lastPendingWriteBytes;
-        private long lastFlushProgress;
-
-        ObservedWriteChecks(WheelIdleStateHandler handler) {
-            super(handler);
-        }
-
-        /** Also records the outbound buffer as it is when the handler starts. */
-        @Override
-        void start(ChannelHandlerContext ctx, long now) {
-            super.start(ctx, now);
-            ChannelOutboundBuffer buf = ctx.channel().unsafe().outboundBuffer();
-            if (buf != null) {
-                lastMessageHashCode = System.identityHashCode(buf.current());
-                lastPendingWriteBytes = buf.totalPendingWriteBytes();
-                lastFlushProgress = buf.currentProgress();
-            }
-        }
-
-        /**
-         * Whether the outbound buffer changed since the last call (Netty issue 6150): a completed
-         * write, another message at the head, other pending bytes, or flush progress. A first call
-         * only records; it never reports a change, so first events are never skipped.
-         */
-        @Override
-        boolean hasOutputChanged(ChannelHandlerContext ctx, boolean first) {
-            if (lastChangeCheckTimeStamp != lastWriteTime) {
-                // Writes complete: a change at the message level, assumed at the byte level too.
-                lastChangeCheckTimeStamp = lastWriteTime;
-                if (!first) {
-                    return true;
-                }
-            }
-            ChannelOutboundBuffer buf = ctx.channel().unsafe().outboundBuffer();
-            if (buf == null) {
-                return false;
-            }
-            int messageHashCode = System.identityHashCode(buf.current());
-            long pendingWriteBytes = buf.totalPendingWriteBytes();
-            if (messageHashCode != lastMessageHashCode || pendingWriteBytes != lastPendingWriteBytes) {
-                lastMessageHashCode = messageHashCode;
-                lastPendingWriteBytes = pendingWriteBytes;
-                if (!first) {
-                    return true;
-                }
-            }
-            long flushProgress = buf.currentProgress();
-            if (flushProgress != lastFlushProgress) {
-                lastFlushProgress = flushProgress;
-                return !first;
-            }
-            return false;
-        }
-    }
-
-    /**
-     * A handler's configuration: immutable, so one instance serves every handler configured
-     * alike (one per builder, or one per distinct set of constructor arguments), and a handler
-     * keeps one reference instead of the values.
-     */
-    private static final class Settings {
-        /**
-         * Recent settings of the Netty-shaped constructors, by their values. Racy on purpose: a
-         * reader sees null, an older or a newer entry, each fully built (every field is final),
-         * and a miss only costs a new instance.
-         */
-        private static final Settings[] INTERNED = new Settings[16];
-
-        final boolean observeOutput;
-        final long readerIdleTimeNanos;
-        final long writerIdleTimeNanos;
-        final long allIdleTimeNanos;
-        /** Reader or all idleness is watched: reads count. */
-        final boolean watchesReads;
-        /** Writer or all idleness is watched: writes count. */
-        final boolean watchesWrites;
-        /** Where the timers go: per-event-loop wheels, or (when non-null) {@link #sharedTimer}. */
-        final EventLoopWheels wheels;
-        final WheelScheduler sharedTimer;
-        /** Null when no meter registry was given. */
-        final IdleEventCounters counters;
-        /** Per event loop, the clock and wheel of every handler with these settings there; lazily. */
-        private Map<EventExecutor, IdleDeadlines> onLoopWheels;
-
-        Settings(boolean observeOutput, long readerIdleTimeNanos, long writerIdleTimeNanos, long allIdleTimeNanos,
-                 EventLoopWheels wheels, WheelScheduler sharedTimer, IdleEventCounters counters) {
-            this.observeOutput = observeOutput;
-            this.readerIdleTimeNanos = readerIdleTimeNanos;
-            this.writerIdleTimeNanos = writerIdleTimeNanos;
-            this.allIdleTimeNanos = allIdleTimeNanos;
-            this.watchesReads = readerIdleTimeNanos > 0 || allIdleTimeNanos > 0;
-            this.watchesWrites = writerIdleTimeNanos > 0 || allIdleTimeNanos > 0;
-            this.wheels = wheels;
-            this.sharedTimer = sharedTimer;
-            this.counters = counters;
-        }
-
-        /**
-         * Where a handler with these settings, starting on {@code executor}, keeps its clock and
-         * timers: the loop's wheel (one object per loop, shared), or its own handles on the shared
-         * timer.
-         */
-        IdleDeadlines deadlinesFor(WheelIdleStateHandler handler, EventExecutor executor) {
-            if (sharedTimer != null) {
-                return new IdleDeadlines.OnSharedTimer(handler, sharedTimer, executor);
-            }
-            synchronized (this) {
-                if (onLoopWheels == null) {
-                    onLoopWheels = new WeakHashMap<>();
-                }
-                // The value holds the loop's wheel, whose executor holds the loop weakly.
-                return onLoopWheels.computeIfAbsent(executor,
-                        loop -> new IdleDeadlines.OnLoopWheel(wheels.wheelFor(loop)));
-            }
-        }
-
-        /** Settings with the shared wheels and no metrics, as the Netty-shaped constructors give. */
-        static Settings interned(boolean observeOutput, long readerIdleTimeNanos, long writerIdleTimeNanos,
-                                 long allIdleTimeNanos) {
-            int hash = Boolean.hashCode(observeOutput) + 31 * (Long.hashCode(readerIdleTimeNanos)
-                    + 31 * (Long.hashCode(writerIdleTimeNanos) + 31 * Long.hashCode(allIdleTimeNanos)));
-            int index = (hash ^ hash >>> 16) & (INTERNED.length - 1);
-            Settings cached = INTERNED[index];
-            if (cached != null && cached.observeOutput == observeOutput
-                    && cached.readerIdleTimeNanos == readerIdleTimeNanos
-                    && cached.writerIdleTimeNanos == writerIdleTimeNanos
-                    && cached.allIdleTimeNanos == allIdleTimeNanos) {
-                return cached;
-            }
-            Settings settings = new Settings(observeOutput, readerIdleTimeNanos, writerIdleTimeNanos, allIdleTimeNanos,
-                    EventLoopWheels.shared(), null, null);
-            INTERNED[index] = settings;
-            return settings;
-        }
-    }
-
     /**
      * Settings that make one {@link WheelIdleStateHandler} per channel: immutable, so handlers
      * made by one factory share its settings and meters.
@@ -731,9 +504,9 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
      * channel in a {@code ChannelInitializer}.
      */
     public static final class Factory {
-        private final Settings settings;
+        private final IdleSettings settings;
 
-        private Factory(Settings settings) {
+        private Factory(IdleSettings settings) {
             this.settings = settings;
         }
 
@@ -774,29 +547,29 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
          * @throws IllegalArgumentException if {@code time} is negative
          */
         public Builder readerIdleTime(Duration time) {
-            this.readerIdleTimeNanos = idleNanos("readerIdleTime", time);
+            this.readerIdleTimeNanos = IdleSettings.idleNanos("readerIdleTime", time);
             return this;
         }
 
         /**
          * Writer idle time, as {@link #readerIdleTime}.
          *
-         * @param time the time without a read
+         * @param time the time without a write
          * @return this builder
          */
         public Builder writerIdleTime(Duration time) {
-            this.writerIdleTimeNanos = idleNanos("writerIdleTime", time);
+            this.writerIdleTimeNanos = IdleSettings.idleNanos("writerIdleTime", time);
             return this;
         }
 
         /**
          * All idle time (neither read nor write), as {@link #readerIdleTime}.
          *
-         * @param time the time without a read
+         * @param time the time without a read or a write
          * @return this builder
          */
         public Builder allIdleTime(Duration time) {
-            this.allIdleTimeNanos = idleNanos("allIdleTime", time);
+            this.allIdleTimeNanos = IdleSettings.idleNanos("allIdleTime", time);
             return this;
         }
 
@@ -877,16 +650,8 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
             if (readerIdleTimeNanos == 0 && writerIdleTimeNanos == 0 && allIdleTimeNanos == 0) {
                 throw new IllegalStateException("set readerIdleTime, writerIdleTime or allIdleTime");
             }
-            return new Factory(new Settings(observeOutput, readerIdleTimeNanos, writerIdleTimeNanos, allIdleTimeNanos,
-                    wheels, sharedTimer, counters));
-        }
-
-        private static long idleNanos(String name, Duration time) {
-            Objects.requireNonNull(time, name);
-            if (time.isNegative()) {
-                throw new IllegalArgumentException(name + " must not be negative: " + time);
-            }
-            return time.isZero() ? 0 : Math.max(ConfigChecks.positiveNanos(name, time), MIN_TIMEOUT_NANOS);
+            return new Factory(new IdleSettings(observeOutput, readerIdleTimeNanos, writerIdleTimeNanos,
+                    allIdleTimeNanos, wheels, sharedTimer, counters));
         }
     }
 }

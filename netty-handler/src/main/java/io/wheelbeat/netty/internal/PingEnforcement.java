@@ -2,7 +2,7 @@ package io.wheelbeat.netty.internal;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.wheelbeat.core.internal.checks.ConfigChecks;
+import io.wheelbeat.netty.heartbeat.PingLimits;
 
 /**
  * The answering side's rule against peers that ping too often, shared by {@code HeartbeatHandler}
@@ -27,15 +27,20 @@ public final class PingEnforcement {
     private final Counter strikes;
     private final Counter closes;
 
-    /**
-     * @param maxStrikes the strike that ends the connection
-     * @param registry where to count, or null for no meters
-     */
-    public PingEnforcement(int maxStrikes, MeterRegistry registry) {
-        this.maxStrikes = ConfigChecks.positive("maxPingStrikes", maxStrikes);
+    private PingEnforcement(int maxStrikes, MeterRegistry registry) {
+        this.maxStrikes = maxStrikes;
         this.strikes = registry == null ? null : ConnectionMeters.counter(registry,
                 "wheelbeat.heartbeat.ping.strikes", "Pings sooner than the minimum ping interval", "pings");
         this.closes = registry == null ? null : ConnectionMeters.closed(registry, TOO_MANY_PINGS);
+    }
+
+    /**
+     * The enforcement of {@code limits}, or null when they are {@link PingLimits#OFF}.
+     *
+     * @param registry where to count, or null for no meters
+     */
+    public static PingEnforcement of(PingLimits limits, MeterRegistry registry) {
+        return limits.equals(PingLimits.OFF) ? null : new PingEnforcement(limits.maxPingStrikes(), registry);
     }
 
     /**

@@ -4,6 +4,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.random.RandomGenerator;
@@ -16,9 +17,9 @@ import org.slf4j.LoggerFactory;
  * {@code MqttClientKeepAliveHandler}); the protocol adds only its {@link Protocol} hooks.
  *
  * <p>When the connection has seen no {@link Traffic traffic} for the interval (moved by a jitter
- * drawn per interval), writes a ping with the next id (a random start per connection plus the
- * ping's number, see {@link PingIds}) and expects its pong within the pong timeout; one ping is
- * outstanding at a time. Lazy, as Netty's {@code IdleStateHandler}: traffic only stamps a time
+ * drawn per interval), writes a ping with the next id and expects its pong within the pong
+ * timeout; one ping is outstanding at a time. Ids start at a random point per connection, then go
+ * one up per ping, so that a peer that never reads cannot echo guessed ids and pass for alive. Lazy, as Netty's {@code IdleStateHandler}: traffic only stamps a time
  * (read once per flush or read batch), and a timer that fires early re-arms for the rest. A pong
  * that answers the outstanding ping in time fires {@link PongReceivedEvent}, clears the missed
  * count and re-arms; any other pong is late: counted, nothing else. After
@@ -133,7 +134,9 @@ public final class PingLoop {
         }
         this.settings = settings;
         running = true;
-        firstPingIdMinusOne = PingIds.randomStart();
+        // Uniform in [2^40, 2^62): the next 2^62 ids are positive (never NO_PING) and above small
+        // constants such as HTTP/2's drain PING. The loop's thread's generator: no contention.
+        firstPingIdMinusOne = ThreadLocalRandom.current().nextLong(1L << 40, 1L << 62);
         lastPingId = firstPingIdMinusOne;
         pongsCounted = firstPingIdMinusOne;
         lastTrafficNanos = nowNanos;
@@ -207,6 +210,9 @@ public final class PingLoop {
      * in time if it answers the outstanding ping before its timeout, else late.
      */
     public void onPong(ChannelHandlerContext ctx, long answeredPingId) {
+        if (settings == null) {
+            return; // before the start: no ping was sent, and no meters to count it in
+        }
         if (!awaitingPong || answeredPingId != lastPingId) {
             settings.meters.pongLate();
             return;

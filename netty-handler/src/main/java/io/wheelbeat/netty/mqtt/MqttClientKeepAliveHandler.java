@@ -12,17 +12,17 @@ import io.netty.handler.codec.mqtt.MqttMessageType;
 import io.netty.handler.codec.mqtt.MqttProperties;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.netty.HandlerBuilder;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.internal.ChannelTimers;
-import io.wheelbeat.netty.internal.HandlerOptions;
 import io.wheelbeat.netty.internal.HeartbeatMeters;
+import io.wheelbeat.netty.internal.Jitter;
 import io.wheelbeat.netty.internal.PingLoop;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.random.RandomGenerator;
 
 /**
  * The client side of MQTT's keep-alive (MQTT 3.1, 3.1.1 and 5): sends PINGREQ when the client has
@@ -161,22 +161,19 @@ public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
     public static final class Factory {
         private final long pingRespTimeoutNanos;
         private final EventLoopWheels wheels;
-        private final RandomGenerator random;
         private final HeartbeatMeters.Pinging meters;
         /** The pinging settings per keep-alive in use: few values. */
         private final Map<Integer, PingLoop.Settings> pinging = new ConcurrentHashMap<>();
 
-        private Factory(long pingRespTimeoutNanos, EventLoopWheels wheels, RandomGenerator random,
-                        MeterRegistry registry) {
+        private Factory(long pingRespTimeoutNanos, EventLoopWheels wheels, MeterRegistry registry) {
             this.pingRespTimeoutNanos = pingRespTimeoutNanos;
             this.wheels = wheels;
-            this.random = random;
             this.meters = HeartbeatMeters.Pinging.of(registry);
         }
 
         private PingLoop.Settings pinging(int keepAliveSeconds) {
             return pinging.computeIfAbsent(keepAliveSeconds, seconds -> new PingLoop.Settings(
-                    TimeUnit.SECONDS.toNanos(seconds), pingRespTimeoutNanos, 1, 0, random,
+                    TimeUnit.SECONDS.toNanos(seconds), pingRespTimeoutNanos, 1, 0, Jitter.THREAD_LOCAL_RANDOM,
                     PingLoop.Traffic.WRITES, meters));
         }
 
@@ -191,12 +188,12 @@ public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
     }
 
     /**
-     * Settings of a {@link MqttClientKeepAliveHandler}. Every setter checks its arguments at once
+     * Settings of a {@link MqttClientKeepAliveHandler}; {@code wheels} and {@code metrics} are in
+     * {@link HandlerBuilder}. Every setter checks its arguments at once
      * ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value out
      * of range). Not thread-safe.
      */
-    public static final class Builder {
-        private final HandlerOptions options = new HandlerOptions();
+    public static final class Builder extends HandlerBuilder<Builder> {
         private long pingRespTimeoutNanos;
 
         private Builder() {
@@ -216,51 +213,12 @@ public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
         }
 
         /**
-         * Puts the timers on these per-event-loop wheels; {@link EventLoopWheels#shared()} by default.
-         *
-         * @param wheels the per-event-loop wheels
-         * @return this builder
-         * @throws NullPointerException if {@code wheels} is null
-         */
-        public Builder wheels(EventLoopWheels wheels) {
-            options.wheels(wheels);
-            return this;
-        }
-
-        /**
-         * The source of the jitter; the calling event loop's {@code ThreadLocalRandom} by default.
-         * It is called on every channel's event loop, so it must be thread-safe if the handlers
-         * serve several loops. A seeded or scripted generator makes tests exact.
-         *
-         * @param random the source of the jitter; thread-safe
-         * @return this builder
-         * @throws NullPointerException if {@code random} is null
-         */
-        public Builder random(RandomGenerator random) {
-            options.random(random);
-            return this;
-        }
-
-        /**
-         * Records the handler's meters in {@code registry}, registered once when the factory is
-         * built. Without it, no meter exists and nothing is recorded.
-         *
-         * @param registry the meter registry
-         * @return this builder
-         * @throws NullPointerException if {@code registry} is null
-         */
-        public Builder metrics(MeterRegistry registry) {
-            options.metrics(registry);
-            return this;
-        }
-
-        /**
          * Returns the factory of handlers with these settings.
          *
          * @return the factory, immutable and thread-safe
          */
         public Factory build() {
-            return new Factory(pingRespTimeoutNanos, options.wheels(), options.random(), options.registry());
+            return new Factory(pingRespTimeoutNanos, wheels(), registry());
         }
     }
 }

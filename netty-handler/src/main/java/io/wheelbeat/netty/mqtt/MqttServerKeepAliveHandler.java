@@ -19,15 +19,16 @@ import io.netty.util.ReferenceCountUtil;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.netty.HandlerBuilder;
 import io.wheelbeat.netty.deadline.FirstMessageTimeoutEvent;
+import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
 import io.wheelbeat.netty.internal.ChannelTimers;
 import io.wheelbeat.netty.internal.ConnectionMeters;
-import io.wheelbeat.netty.internal.HandlerOptions;
 import io.wheelbeat.netty.internal.HeartbeatMeters;
 import io.wheelbeat.netty.internal.PingEnforcement;
-import io.wheelbeat.netty.internal.PingLimitOptions;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,8 +63,8 @@ import org.slf4j.LoggerFactory;
  *       answers them all when the channel becomes writable again, so a client that pings and
  *       never reads costs no memory beyond the channel's high water mark. The rule of
  *       {@code HeartbeatHandler}'s answering role applies, on by default
- *       ({@link Builder#minPingInterval} 100 ms): the {@link Builder#maxPingStrikes}-th PINGREQ
- *       in a row that comes sooner than the minimum after the last one in time fires
+ *       ({@link Builder#pingLimits}, {@link PingLimits#DEFAULT}): the 3rd PINGREQ in a row that
+ *       comes sooner than 100 ms after the last one in time fires
  *       {@link TooManyPingsEvent} and closes the connection (MQTT 5: after DISCONNECT "Message
  *       rate too high").</li>
  * </ul>
@@ -431,13 +432,13 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
     }
 
     /**
-     * Settings of a {@link MqttServerKeepAliveHandler}. Every setter checks its arguments at once
+     * Settings of a {@link MqttServerKeepAliveHandler}; {@code wheels} and {@code metrics} are in
+     * {@link HandlerBuilder}. Every setter checks its arguments at once
      * ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value out
      * of range); {@link #build()} checks that they fit together. Not thread-safe.
      */
-    public static final class Builder {
-        private final HandlerOptions options = new HandlerOptions();
-        private final PingLimitOptions pingLimit = new PingLimitOptions();
+    public static final class Builder extends HandlerBuilder<Builder> {
+        private PingLimits pingLimits = PingLimits.DEFAULT;
         private long connectTimeoutNanos = TimeUnit.SECONDS.toNanos(10);
         private int minKeepAlive = 1;
         private int maxKeepAlive = MAX_KEEP_ALIVE;
@@ -484,54 +485,16 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
         }
 
         /**
-         * Puts the timers on these per-event-loop wheels; {@link EventLoopWheels#shared()} by default.
+         * How often the client may send PINGREQ before the connection is ended;
+         * {@link PingLimits#DEFAULT} unless set (a flood of PINGREQs ends at its 4th). Set the
+         * minimum below the shortest keep-alive the clients are meant to use.
          *
-         * @param wheels the per-event-loop wheels
+         * @param limits the limits, or {@link PingLimits#OFF}
          * @return this builder
-         * @throws NullPointerException if {@code wheels} is null
+         * @throws NullPointerException if {@code limits} is null
          */
-        public Builder wheels(EventLoopWheels wheels) {
-            options.wheels(wheels);
-            return this;
-        }
-
-        /**
-         * Records the handler's meters in {@code registry}, registered once when the factory is
-         * built. Without it, no meter exists and nothing is recorded.
-         *
-         * @param registry the meter registry
-         * @return this builder
-         * @throws NullPointerException if {@code registry} is null
-         */
-        public Builder metrics(MeterRegistry registry) {
-            options.metrics(registry);
-            return this;
-        }
-
-        /**
-         * Enforces a minimum time between the peer's pings: a sooner ping is a strike. Set it below
-         * the shortest interval the peers are meant to ping at. 100 ms by default (a flood of
-         * PINGREQs ends at its 4th); {@code Duration.ZERO} turns enforcement off.
-         *
-         * @param interval the interval
-         * @return this builder
-         * @throws IllegalArgumentException if {@code interval} is negative
-         */
-        public Builder minPingInterval(Duration interval) {
-            pingLimit.minPingInterval(interval);
-            return this;
-        }
-
-        /**
-         * The strike that ends the connection: 3 by default (two early pings in a row are tolerated,
-         * as gRPC does). Needs enforcement on.
-         *
-         * @param strikes the strike that closes the connection
-         * @return this builder
-         * @throws IllegalArgumentException if {@code strikes} is not positive
-         */
-        public Builder maxPingStrikes(int strikes) {
-            pingLimit.maxPingStrikes(strikes);
+        public Builder pingLimits(PingLimits limits) {
+            this.pingLimits = Objects.requireNonNull(limits, "pingLimits");
             return this;
         }
 
@@ -539,15 +502,15 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
          * Returns the factory of handlers with these settings.
          *
          * @return the factory, immutable and thread-safe
-         * @throws IllegalStateException if the minimum keep-alive exceeds the maximum, or
-         *     {@link #maxPingStrikes} is set while {@link #minPingInterval} is zero
+         * @throws IllegalStateException if the minimum keep-alive exceeds the maximum
          */
         public Factory build() {
             if (minKeepAlive > maxKeepAlive) {
                 throw new IllegalStateException("minKeepAlive " + minKeepAlive + " s exceeds maxKeepAlive "
                         + maxKeepAlive + " s");
             }
-            return new Factory(this, options.wheels(), pingLimit.minPingNanos(), pingLimit.enforcement(options.registry()), options.registry());
+            return new Factory(this, wheels(), pingLimits.minPingInterval().toNanos(),
+                    PingEnforcement.of(pingLimits, registry()), registry());
         }
 
         private static int keepAliveSeconds(String name, int seconds) {

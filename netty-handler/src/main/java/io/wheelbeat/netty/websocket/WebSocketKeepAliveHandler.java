@@ -20,18 +20,20 @@ import io.netty.util.ReferenceCountUtil;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.netty.JitteredHandlerBuilder;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
+import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
 import io.wheelbeat.netty.internal.ChannelTimers;
 import io.wheelbeat.netty.internal.ConnectionMeters;
-import io.wheelbeat.netty.internal.HandlerOptions;
 import io.wheelbeat.netty.internal.HeartbeatMeters;
 import io.wheelbeat.netty.internal.Jitter;
 import io.wheelbeat.netty.internal.PingLoop;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
@@ -64,9 +66,9 @@ import org.slf4j.LoggerFactory;
  *       before the protocol handler at the handshake (Netty's answers every ping at once from its
  *       own context and cannot be told not to, so only a handler before it can hold them): a
  *       ping that comes while the channel is not writable is answered when it is writable again
- *       (only the latest such ping), and the {@link Builder#maxPingStrikes}-th ping in a row
- *       sooner than {@link Builder#minPingInterval} (100 ms by default) after the last one in
- *       time fires {@link TooManyPingsEvent}, sends a close frame 1008 (policy violation)
+ *       (only the latest such ping), and the last strike of {@link Builder#pingLimits}
+ *       ({@link PingLimits#DEFAULT}: the 3rd ping in a row sooner than 100 ms after the last one
+ *       in time) fires {@link TooManyPingsEvent}, sends a close frame 1008 (policy violation)
  *       {@value #TOO_MANY_PINGS} and closes the channel.</li>
  * </ul>
  * Pinging starts when the handshake completes
@@ -394,12 +396,13 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
         private final Counter readerIdleCloses;
         private final AtomicBoolean misconfigurationLogged = new AtomicBoolean();
 
-        private Factory(Builder b, long pongTimeoutNanos, HeartbeatHandler.Factory answers, MeterRegistry registry) {
+        private Factory(Builder b, long pongTimeoutNanos, HeartbeatHandler.Factory answers, EventLoopWheels wheels,
+                        RandomGenerator random, MeterRegistry registry) {
             this.pinging = new PingLoop.Settings(b.intervalNanos, pongTimeoutNanos, b.maxMissedPongs, b.jitter,
-                    b.options.random(), PingLoop.Traffic.WRITES, HeartbeatMeters.Pinging.of(registry));
+                    random, PingLoop.Traffic.WRITES, HeartbeatMeters.Pinging.of(registry));
             this.answers = answers;
             this.readerIdleNanos = b.readerIdleNanos;
-            this.wheels = b.options.wheels();
+            this.wheels = wheels;
             this.readerIdleCloses = registry != null && readerIdleNanos > 0
                     ? ConnectionMeters.closed(registry, "reader_idle") : null;
         }
@@ -415,42 +418,32 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
     }
 
     /**
-     * Settings of a {@link WebSocketKeepAliveHandler}. Every setter checks its arguments at once
+     * Settings of a {@link WebSocketKeepAliveHandler}; {@code wheels}, {@code random} and
+     * {@code metrics} are in {@link JitteredHandlerBuilder}. Every setter checks its arguments at once
      * ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value out
      * of range); {@link #build()} checks that they fit together. Not thread-safe.
      */
-    public static final class Builder {
-        private final HandlerOptions options = new HandlerOptions();
+    public static final class Builder extends JitteredHandlerBuilder<Builder> {
         private long intervalNanos;
         private long pongTimeoutNanos;
         private int maxMissedPongs = 3;
         private double jitter;
         private long readerIdleNanos;
-        private Duration minPingInterval;
-        private int maxPingStrikes;
+        private PingLimits pingLimits = PingLimits.DEFAULT;
 
         private Builder() {
         }
 
         /**
-         * Enforces a minimum time between the peer's pings: a sooner ping is a strike. 100 ms by
-         * default (a flood ends at its 4th ping); {@code Duration.ZERO} turns enforcement off.
+         * How often the peer may ping before the connection is ended; {@link PingLimits#DEFAULT}
+         * unless set (a flood ends at its 4th ping).
          *
-         * @throws IllegalArgumentException if {@code interval} is negative
+         * @param limits the limits, or {@link PingLimits#OFF}
+         * @return this builder
+         * @throws NullPointerException if {@code limits} is null
          */
-        public Builder minPingInterval(Duration interval) {
-            ConfigChecks.nonNegativeNanos("minPingInterval", interval);
-            this.minPingInterval = interval;
-            return this;
-        }
-
-        /**
-         * The strike that ends the connection: 3 by default. Needs enforcement on.
-         *
-         * @throws IllegalArgumentException if {@code strikes} is not positive
-         */
-        public Builder maxPingStrikes(int strikes) {
-            this.maxPingStrikes = ConfigChecks.positive("maxPingStrikes", strikes);
+        public Builder pingLimits(PingLimits limits) {
+            this.pingLimits = Objects.requireNonNull(limits, "pingLimits");
             return this;
         }
 
@@ -526,51 +519,11 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
         }
 
         /**
-         * Puts the timers on these per-event-loop wheels; {@link EventLoopWheels#shared()} by default.
-         *
-         * @param wheels the per-event-loop wheels
-         * @return this builder
-         * @throws NullPointerException if {@code wheels} is null
-         */
-        public Builder wheels(EventLoopWheels wheels) {
-            options.wheels(wheels);
-            return this;
-        }
-
-        /**
-         * The source of the jitter; the calling event loop's {@code ThreadLocalRandom} by default.
-         * It is called on every channel's event loop, so it must be thread-safe if the handlers
-         * serve several loops. A seeded or scripted generator makes tests exact.
-         *
-         * @param random the source of the jitter; thread-safe
-         * @return this builder
-         * @throws NullPointerException if {@code random} is null
-         */
-        public Builder random(RandomGenerator random) {
-            options.random(random);
-            return this;
-        }
-
-        /**
-         * Records the handler's meters in {@code registry}, registered once when the factory is
-         * built. Without it, no meter exists and nothing is recorded.
-         *
-         * @param registry the meter registry
-         * @return this builder
-         * @throws NullPointerException if {@code registry} is null
-         */
-        public Builder metrics(MeterRegistry registry) {
-            options.metrics(registry);
-            return this;
-        }
-
-        /**
          * Returns the factory of handlers with these settings.
          *
          * @return the factory, immutable and thread-safe
-         * @throws IllegalStateException if the ping interval is not set, the reader-idle
-         *     timeout does not exceed the longest ping interval plus the pong timeout, or
-         *     {@link #maxPingStrikes} is set while {@link #minPingInterval} is zero
+         * @throws IllegalStateException if the ping interval is not set, or the reader-idle
+         *     timeout does not exceed the longest ping interval plus the pong timeout
          */
         public Factory build() {
             if (intervalNanos == 0) {
@@ -585,20 +538,15 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
             }
             HeartbeatHandler.Builder answers = HeartbeatHandler.builder()
                     .answerPings(msg -> msg instanceof PingWebSocketFrame, WebSocketKeepAliveHandler::pong)
-                    .wheels(options.wheels());
-            if (minPingInterval != null) {
-                answers.minPingInterval(minPingInterval);
-            }
-            if (maxPingStrikes > 0) {
-                answers.maxPingStrikes(maxPingStrikes);
-            }
-            if (minPingInterval == null || !minPingInterval.isZero()) {
+                    .pingLimits(pingLimits)
+                    .wheels(wheels());
+            if (!pingLimits.equals(PingLimits.OFF)) {
                 answers.goodbye(channel -> new CloseWebSocketFrame(POLICY_VIOLATION, TOO_MANY_PINGS));
             }
-            if (options.registry() != null) {
-                answers.metrics(options.registry());
+            if (registry() != null) {
+                answers.metrics(registry());
             }
-            return new Factory(this, pongTimeout, answers.build(), options.registry());
+            return new Factory(this, pongTimeout, answers.build(), wheels(), random(), registry());
         }
 
         private static long saturatedAdd(long a, long b) {

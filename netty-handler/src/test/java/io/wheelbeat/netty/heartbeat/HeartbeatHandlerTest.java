@@ -608,7 +608,7 @@ class HeartbeatHandlerTest {
         @Test
         void pingsAtTheMinimumIntervalAreAllAnswered() {
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
-            EmbeddedChannel ch = channelWith(answering().minPingInterval(Duration.ofMillis(1000)).metrics(registry));
+            EmbeddedChannel ch = channelWith(answering().pingLimits(PingLimits.of(Duration.ofMillis(1000), 3)).metrics(registry));
             for (int i = 0; i < 10; i++) {
                 ch.writeInbound("PING");
                 advance(ch, 1000);
@@ -621,7 +621,7 @@ class HeartbeatHandlerTest {
         @Test
         void anEarlyPingIsAStrikeAndStillAnswered() {
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
-            EmbeddedChannel ch = channelWith(answering().minPingInterval(Duration.ofMillis(1000)).metrics(registry));
+            EmbeddedChannel ch = channelWith(answering().pingLimits(PingLimits.of(Duration.ofMillis(1000), 3)).metrics(registry));
             ch.writeInbound("PING 1");
             advance(ch, 999);
             ch.writeInbound("PING 2");
@@ -632,7 +632,7 @@ class HeartbeatHandlerTest {
 
         @Test
         void aPingFloodIsAnsweredUntilTheLastStrikeThenClosedWithTooManyPingsEvent() {
-            EmbeddedChannel ch = channelWith(answering().minPingInterval(Duration.ofMillis(1000)).maxPingStrikes(3));
+            EmbeddedChannel ch = channelWith(answering().pingLimits(PingLimits.of(Duration.ofMillis(1000), 3)));
             ch.writeInbound("PING 1", "PING 2", "PING 3", "PING 4", "PING 5", "PING 6");
             assertFalse(ch.isActive());
             assertEquals(List.of("PONG 1", "PONG 2", "PONG 3"), drainOutbound(ch));
@@ -645,7 +645,7 @@ class HeartbeatHandlerTest {
         void releasesThePingsOfAFloodItNoLongerAnswers() {
             EmbeddedChannel ch = channelWith(HeartbeatHandler.builder()
                     .answerPings(msg -> isText(msg, "PING"), (c, ping) -> "PONG")
-                    .minPingInterval(Duration.ofMillis(1000)).maxPingStrikes(1));
+                    .pingLimits(PingLimits.of(Duration.ofMillis(1000), 1)));
             List<ByteBuf> flood = List.of(text("PING"), text("PING"), text("PING"), text("PING"));
             ch.writeInbound(flood.toArray());
             assertFalse(ch.isActive());
@@ -654,7 +654,7 @@ class HeartbeatHandlerTest {
 
         @Test
         void writesTheGoodbyeBeforeClosingForTooManyPings() {
-            EmbeddedChannel ch = channelWith(answering().minPingInterval(Duration.ofMillis(1000)).maxPingStrikes(1)
+            EmbeddedChannel ch = channelWith(answering().pingLimits(PingLimits.of(Duration.ofMillis(1000), 1))
                     .goodbye(c -> "GOAWAY too_many_pings"));
             ch.writeInbound("PING 1", "PING 2");
             assertEquals(List.of("PONG 1", "GOAWAY too_many_pings"), drainOutbound(ch));
@@ -663,7 +663,7 @@ class HeartbeatHandlerTest {
 
         @Test
         void aPingInTimeClearsTheStrikes() {
-            EmbeddedChannel ch = channelWith(answering().minPingInterval(Duration.ofMillis(1000)).maxPingStrikes(3));
+            EmbeddedChannel ch = channelWith(answering().pingLimits(PingLimits.of(Duration.ofMillis(1000), 3)));
             ch.writeInbound("PING", "PING", "PING"); // two strikes
             advance(ch, 1000);
             ch.writeInbound("PING", "PING", "PING"); // in time, then two strikes again
@@ -674,7 +674,7 @@ class HeartbeatHandlerTest {
 
         @Test
         void withEnforcementTurnedOffAFloodIsAnsweredAndNeverClosed() {
-            EmbeddedChannel ch = channelWith(answering().minPingInterval(Duration.ZERO));
+            EmbeddedChannel ch = channelWith(answering().pingLimits(PingLimits.OFF));
             for (int i = 0; i < 1000; i++) {
                 ch.writeInbound("PING");
             }
@@ -704,7 +704,7 @@ class HeartbeatHandlerTest {
         void whileUnwritableOnlyTheLatestPingIsAnsweredWhenTheChannelDrains() {
             EmbeddedChannel ch = channelWith(HeartbeatHandler.builder()
                     .answerPings(msg -> msg instanceof ByteBuf, (c, ping) -> "PONG " + ((ByteBuf) ping).toString(
-                            StandardCharsets.US_ASCII)).minPingInterval(Duration.ZERO));
+                            StandardCharsets.US_ASCII)).pingLimits(PingLimits.OFF));
             ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(64, 128));
             ch.write("UNREAD DATA"); // queued, not flushed: one message is about 96 bytes
             ch.write("MORE UNREAD DATA");
@@ -728,7 +728,7 @@ class HeartbeatHandlerTest {
         @Test
         void aPingKeptWhileUnwritableIsReleasedWhenTheChannelCloses() {
             EmbeddedChannel ch = channelWith(HeartbeatHandler.builder()
-                    .answerPings(msg -> msg instanceof ByteBuf, (c, ping) -> "PONG").minPingInterval(Duration.ZERO));
+                    .answerPings(msg -> msg instanceof ByteBuf, (c, ping) -> "PONG").pingLimits(PingLimits.OFF));
             ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(1, 2));
             ch.write("UNREAD DATA");
             ByteBuf ping = text("PING");
@@ -749,7 +749,7 @@ class HeartbeatHandlerTest {
         @Test
         void countsAnswersStrikesAndClosesInMetrics() {
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
-            EmbeddedChannel ch = channelWith(answering().minPingInterval(Duration.ofMillis(1000)).maxPingStrikes(2)
+            EmbeddedChannel ch = channelWith(answering().pingLimits(PingLimits.of(Duration.ofMillis(1000), 2))
                     .metrics(registry));
             ch.writeInbound("PING", "PING", "PING");
             assertEquals(2.0, registry.get("wheelbeat.heartbeat.pings.answered").counter().count());
@@ -781,14 +781,14 @@ class HeartbeatHandlerTest {
             assertThrows(IllegalArgumentException.class, () -> builder.sendPings(Duration.ofMillis(0), c -> "", x -> true));
             assertThrows(IllegalArgumentException.class, () -> builder.sendPings(Duration.ofMillis(-1), c -> "", x -> true));
             assertThrows(IllegalArgumentException.class, () -> builder.pongTimeout(Duration.ofMillis(0)));
-            assertThrows(IllegalArgumentException.class, () -> builder.minPingInterval(Duration.ofMillis(-5)));
+            assertThrows(IllegalArgumentException.class, () -> builder.pingLimits(PingLimits.of(Duration.ofMillis(-5), 3)));
         }
 
         @Test
         void rejectsNonPositiveCounts() {
             HeartbeatHandler.Builder builder = HeartbeatHandler.builder();
             assertThrows(IllegalArgumentException.class, () -> builder.maxMissedPongs(0));
-            assertThrows(IllegalArgumentException.class, () -> builder.maxPingStrikes(-1));
+            assertThrows(IllegalArgumentException.class, () -> builder.pingLimits(PingLimits.of(Duration.ofMillis(100), -1)));
         }
 
         @Test
@@ -827,17 +827,17 @@ class HeartbeatHandlerTest {
         @Test
         void refusesEnforcementWithoutAnswerPings() {
             assertThrows(IllegalStateException.class,
-                    () -> pinging(1000).minPingInterval(Duration.ofMillis(1)).build());
+                    () -> pinging(1000).pingLimits(PingLimits.of(Duration.ofMillis(1), 3)).build());
         }
 
         @Test
         void refusesStrikesOrGoodbyeWithEnforcementTurnedOff() {
+            // Strikes without a minimum interval: PingLimits.OFF is the only way to turn it off.
+            assertThrows(IllegalArgumentException.class, () -> PingLimits.of(Duration.ZERO, 2));
             assertThrows(IllegalStateException.class,
-                    () -> answering().minPingInterval(Duration.ZERO).maxPingStrikes(2).build());
-            assertThrows(IllegalStateException.class,
-                    () -> answering().minPingInterval(Duration.ZERO).goodbye(c -> "bye").build());
-            answering().maxPingStrikes(2).goodbye(c -> "bye").build(); // the default minimum enforces
-            assertThrows(IllegalArgumentException.class, () -> answering().minPingInterval(Duration.ofMillis(-1)));
+                    () -> answering().pingLimits(PingLimits.OFF).goodbye(c -> "bye").build());
+            answering().goodbye(c -> "bye").build(); // the default limits enforce
+            assertThrows(IllegalArgumentException.class, () -> answering().pingLimits(PingLimits.of(Duration.ofMillis(-1), 3)));
         }
 
         @Test

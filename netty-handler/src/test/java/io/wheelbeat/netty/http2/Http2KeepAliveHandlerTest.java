@@ -1,6 +1,8 @@
 package io.wheelbeat.netty.http2;
 
+import io.wheelbeat.netty.deadline.MaxConnectionAge;
 import io.wheelbeat.core.ScriptedRandom;
+import io.wheelbeat.netty.heartbeat.PingLimits;
 import java.time.Duration;
 import static io.wheelbeat.netty.VirtualTime.advanceTo;
 import static io.wheelbeat.netty.VirtualTime.now;
@@ -134,7 +136,7 @@ class Http2KeepAliveHandlerTest {
     }
 
     private static Http2KeepAliveHandler.Builder enforcing() {
-        return Http2KeepAliveHandler.builder().minPingInterval(Duration.ofSeconds(10));
+        return Http2KeepAliveHandler.builder().pingLimits(PingLimits.of(Duration.ofSeconds(10), 3));
     }
 
     @Nested
@@ -495,7 +497,7 @@ class Http2KeepAliveHandlerTest {
 
         @Test
         void streamsInFlightFinishAndTheLastStreamIdNamesThem() {
-            start(Http2KeepAliveHandler.builder().maxConnectionAge(Duration.ofSeconds(60)).maxConnectionAgeJitter(0));
+            start(Http2KeepAliveHandler.builder().maxConnectionAge(MaxConnectionAge.of(Duration.ofSeconds(60)).withJitter(0)));
             send(Http2Wire.get(1), Http2Wire.get(3));
             advanceTo(ch, start + SECONDS.toNanos(60) - 1);
             assertEquals(List.of(), sent());
@@ -518,8 +520,7 @@ class Http2KeepAliveHandlerTest {
 
         @Test
         void afterTheGraceTheConnectionClosesWithStreamsStillOpen() {
-            start(Http2KeepAliveHandler.builder().maxConnectionAge(Duration.ofSeconds(60)).maxConnectionAgeJitter(0)
-                    .maxConnectionAgeGrace(Duration.ofSeconds(5)));
+            start(Http2KeepAliveHandler.builder().maxConnectionAge(MaxConnectionAge.of(Duration.ofSeconds(60)).withJitter(0).withGrace(Duration.ofSeconds(5))));
             send(Http2Wire.get(1));
             advanceTo(ch, start + SECONDS.toNanos(60) + TICK);
             send(Http2Wire.ping(Http2KeepAliveHandler.DRAIN_PING, true));
@@ -532,7 +533,7 @@ class Http2KeepAliveHandlerTest {
 
         @Test
         void eachConnectionsAgeIsMovedByTheJitter() {
-            start(Http2KeepAliveHandler.builder().maxConnectionAge(Duration.ofSeconds(100))
+            start(Http2KeepAliveHandler.builder().maxConnectionAge(MaxConnectionAge.of(Duration.ofSeconds(100)))
                     .random(new ScriptedRandom(0.0)));
             advanceTo(ch, start + SECONDS.toNanos(90) + TICK);
             assertEquals(SECONDS.toNanos(90), events.ofType(MaxConnectionAgeEvent.class).get(0).ageNanos());
@@ -557,16 +558,14 @@ class Http2KeepAliveHandlerTest {
     @Test
     void settingsAreCheckedWhenConfigured() {
         assertThrows(IllegalStateException.class,
-                () -> Http2KeepAliveHandler.builder().minPingInterval(Duration.ZERO).build());
+                () -> Http2KeepAliveHandler.builder().pingLimits(PingLimits.OFF).build());
         Http2KeepAliveHandler.builder().build(); // the default ping-flood limit is a rule
         assertThrows(IllegalStateException.class, () -> Http2KeepAliveHandler.builder()
-                .minPingInterval(Duration.ZERO).maxConnectionIdle(Duration.ofSeconds(1))
+                .pingLimits(PingLimits.OFF).maxConnectionIdle(Duration.ofSeconds(1))
                 .permitKeepAliveWithoutCalls(true).build());
         assertThrows(IllegalStateException.class, () -> Http2KeepAliveHandler.builder()
                 .maxConnectionIdle(Duration.ofSeconds(1)).permitKeepAliveWithoutCalls(true).build());
-        assertThrows(IllegalStateException.class, () -> Http2KeepAliveHandler.builder()
-                .maxConnectionIdle(Duration.ofSeconds(1)).maxConnectionAgeGrace(Duration.ofSeconds(1)).build());
-        assertThrows(IllegalArgumentException.class, () -> Http2KeepAliveHandler.builder()
-                .maxConnectionAge(Duration.ofSeconds(0)));
+        assertThrows(NullPointerException.class, () -> Http2KeepAliveHandler.builder().maxConnectionAge(null));
+        assertThrows(NullPointerException.class, () -> Http2KeepAliveHandler.builder().pingLimits(null));
     }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.wheelbeat.netty.deadline.MaxConnectionAge;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBufUtil;
@@ -35,6 +36,7 @@ import io.netty.handler.codec.http2.Http2ServerUpgradeCodec;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
+import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
 import io.wheelbeat.netty.http2.Http2Wire.Frame;
@@ -199,8 +201,7 @@ class Http2KeepAliveSocketTest {
      */
     @Test
     void theJdkClientIsDrainedAtMaxConnectionAgeAndServedOnANewConnection() throws Exception {
-        int port = startServer(Http2KeepAliveHandler.builder().maxConnectionAge(Duration.ofMillis(200))
-                .maxConnectionAgeJitter(0).maxConnectionAgeGrace(Duration.ofSeconds(5)));
+        int port = startServer(Http2KeepAliveHandler.builder().maxConnectionAge(MaxConnectionAge.of(Duration.ofMillis(200)).withJitter(0).withGrace(Duration.ofSeconds(5))));
         HttpClient client = jdkClient();
         for (int i = 0; i < 3; i++) {
             get(client, port);
@@ -216,7 +217,7 @@ class Http2KeepAliveSocketTest {
 
     @Test
     void aPeerThatPingsTooOftenGetsGoAwayEnhanceYourCalmWhileTheJdkClientIsServed() throws Exception {
-        int port = startServer(Http2KeepAliveHandler.builder().minPingInterval(Duration.ofSeconds(1))
+        int port = startServer(Http2KeepAliveHandler.builder().pingLimits(PingLimits.of(Duration.ofSeconds(1), 3))
                 .permitKeepAliveWithoutCalls(true));
         HttpClient client = jdkClient();
         get(client, port);
@@ -234,7 +235,7 @@ class Http2KeepAliveSocketTest {
 
     @Test
     void pingsWithABadLengthCloseThatConnectionWithFrameSizeErrorAndNothingElse() throws Exception {
-        int port = startServer(Http2KeepAliveHandler.builder().minPingInterval(Duration.ofSeconds(1)));
+        int port = startServer(Http2KeepAliveHandler.builder().pingLimits(PingLimits.of(Duration.ofSeconds(1), 3)));
         HttpClient client = jdkClient();
         get(client, port);
         for (int length : new int[] {7, 9, 0}) {

@@ -35,7 +35,20 @@ final class RetainedHeap {
 
     private static final List<Class<?>> SHARED_TYPES = List.of(Class.class, Channel.class, ChannelPipeline.class,
             ChannelHandlerContext.class, EventExecutor.class, Ticker.class, io.wheelbeat.core.Ticker.class, TimerWheel.class,
-            ExecutorDrivenWheel.class, WheelScheduler.class, EventLoopWheels.class, Thread.class, ClassLoader.class);
+            ExecutorDrivenWheel.class, WheelScheduler.class, handoverScheduler(), EventLoopWheels.class, Thread.class,
+            ClassLoader.class);
+
+    /**
+     * The part of a {@link io.wheelbeat.core.WheelTimer} its timeout handles point to (package-private
+     * in core): its queue of handles not yet placed would otherwise lead to another connection's.
+     */
+    private static Class<?> handoverScheduler() {
+        try {
+            return Class.forName("io.wheelbeat.core.HandoverScheduler");
+        } catch (ClassNotFoundException e) {
+            throw new AssertionError("the shared timer's internals moved: update RetainedHeap", e);
+        }
+    }
 
     /** The objects counted, and their bytes by class (for reports). */
     record Footprint(long bytes, Map<String, Long> bytesByClass) {

@@ -71,7 +71,7 @@ class WheelIdleStateHandlerFootprintTest {
     }
 
     private static boolean ownsSettings(WheelIdleStateHandler handler, WheelIdleStateHandler other) {
-        return RetainedHeap.of(handler, other).bytesByClass().containsKey("WheelIdleStateHandler$Settings");
+        return RetainedHeap.of(handler, other).bytesByClass().containsKey(IdleSettings.class.getSimpleName());
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.wheelbeat.netty.mqtt;
 
+import io.wheelbeat.netty.heartbeat.PingLimits;
 import java.time.Duration;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
@@ -299,7 +300,7 @@ class MqttKeepAliveSocketTest {
     void withEnforcementOffAPingreqFlooderThatNeverReadsCostsAboutTheHighWaterMarkAndTheOthersAreServed()
             throws Exception {
         MqttServerKeepAliveHandler.Builder keepAlive = MqttServerKeepAliveHandler.builder()
-                .minPingInterval(Duration.ZERO);
+                .pingLimits(PingLimits.OFF);
         // Netty's default high water mark is 64 KiB; 1 MiB leaves room for what one write adds past it.
         // The bound is the pending outbound bytes, checked every 50 ms by floodWithoutReading; how
         // many answers fit first depends on the kernel's loopback buffers, not on us.
@@ -308,7 +309,7 @@ class MqttKeepAliveSocketTest {
 
     @Test
     void aPingreqFloodFromAClientThatReadsIsAnsweredWithoutEnforcement() throws Exception {
-        int port = startServer(MqttServerKeepAliveHandler.builder().minPingInterval(Duration.ZERO));
+        int port = startServer(MqttServerKeepAliveHandler.builder().pingLimits(PingLimits.OFF));
         Socket flooder = rawSocket(port);
         int pings = 50_000;
         byte[] flood = new byte[pings * 2];
@@ -354,7 +355,7 @@ class MqttKeepAliveSocketTest {
 
     @Test
     void aPingreqFloodIsClosedForTooManyPingsWhileAWellBehavedClientStays() throws Exception {
-        int port = startServer(MqttServerKeepAliveHandler.builder().minPingInterval(Duration.ofMillis(500)));
+        int port = startServer(MqttServerKeepAliveHandler.builder().pingLimits(PingLimits.of(Duration.ofMillis(500), 3)));
         MqttClient wellBehaved = paho3(port, 1);
         Socket flooder = rawSocket(port);
         flooder.getOutputStream().write(connect(30));

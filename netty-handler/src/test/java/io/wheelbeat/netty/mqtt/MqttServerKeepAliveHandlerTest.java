@@ -1,5 +1,6 @@
 package io.wheelbeat.netty.mqtt;
 
+import io.wheelbeat.netty.heartbeat.PingLimits;
 import java.time.Duration;
 import static io.wheelbeat.netty.VirtualTime.advanceTo;
 import static io.wheelbeat.netty.VirtualTime.now;
@@ -184,7 +185,7 @@ class MqttServerKeepAliveHandlerTest {
 
         @Test
         void aBatchOfPingreqsIsAnsweredWithOneFlush() {
-            EmbeddedChannel ch = channel(MqttServerKeepAliveHandler.builder().minPingInterval(Duration.ZERO));
+            EmbeddedChannel ch = channel(MqttServerKeepAliveHandler.builder().pingLimits(PingLimits.OFF));
             ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(1 << 20, 1 << 20)); // the 1000 answers fit
             ch.writeInbound(connect(MqttVersion.MQTT_3_1_1, 30));
             int[] flushes = {0};
@@ -220,7 +221,7 @@ class MqttServerKeepAliveHandlerTest {
         @Test
         void pingreqsWhileUnwritableAreAnsweredByOnePingrespWhenTheChannelDrains() {
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
-            EmbeddedChannel ch = channel(MqttServerKeepAliveHandler.builder().minPingInterval(Duration.ZERO)
+            EmbeddedChannel ch = channel(MqttServerKeepAliveHandler.builder().pingLimits(PingLimits.OFF)
                     .metrics(registry));
             ch.writeInbound(connect(MqttVersion.MQTT_3_1_1, 30));
             ch.readInbound();
@@ -244,7 +245,7 @@ class MqttServerKeepAliveHandlerTest {
         void pingreqsFasterThanTheMinimumIntervalCloseAfterTheStrikes() {
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
             EmbeddedChannel ch = channel(MqttServerKeepAliveHandler.builder().metrics(registry)
-                    .minPingInterval(Duration.ofSeconds(1)).maxPingStrikes(3));
+                    .pingLimits(PingLimits.of(Duration.ofSeconds(1), 3)));
             ch.writeInbound(connect(MqttVersion.MQTT_5, 30));
             ch.writeInbound(MqttMessage.PINGREQ, MqttMessage.PINGREQ, MqttMessage.PINGREQ);
             assertTrue(ch.isActive(), "the first is in time, two strikes so far");
@@ -263,7 +264,7 @@ class MqttServerKeepAliveHandlerTest {
 
         @Test
         void pingreqsAtTheMinimumIntervalAreFine() {
-            EmbeddedChannel ch = channel(MqttServerKeepAliveHandler.builder().minPingInterval(Duration.ofSeconds(1)));
+            EmbeddedChannel ch = channel(MqttServerKeepAliveHandler.builder().pingLimits(PingLimits.of(Duration.ofSeconds(1), 3)));
             ch.writeInbound(connect(MqttVersion.MQTT_3_1_1, 30));
             for (int i = 1; i <= 20; i++) {
                 advanceTo(ch, start + SECONDS.toNanos(i));
@@ -415,11 +416,9 @@ class MqttServerKeepAliveHandlerTest {
                     () -> MqttServerKeepAliveHandler.builder().minKeepAlive(65_536));
             assertThrows(IllegalStateException.class,
                     () -> MqttServerKeepAliveHandler.builder().minKeepAlive(10).maxKeepAlive(5).build());
-            assertThrows(IllegalStateException.class,
-                    () -> MqttServerKeepAliveHandler.builder().minPingInterval(Duration.ZERO).maxPingStrikes(2).build());
-            MqttServerKeepAliveHandler.builder().maxPingStrikes(2).build(); // enforced by default
+            MqttServerKeepAliveHandler.builder().pingLimits(PingLimits.of(Duration.ofMillis(100), 2)).build();
             assertThrows(IllegalArgumentException.class,
-                    () -> MqttServerKeepAliveHandler.builder().minPingInterval(Duration.ofMillis(-1)));
+                    () -> MqttServerKeepAliveHandler.builder().pingLimits(PingLimits.of(Duration.ofMillis(-1), 3)));
             assertThrows(IllegalArgumentException.class,
                     () -> MqttServerKeepAliveHandler.builder().connectTimeout(Duration.ofMillis(0)));
         }

@@ -1,5 +1,6 @@
 package io.wheelbeat.netty.websocket;
 
+import io.wheelbeat.netty.heartbeat.PingLimits;
 import java.time.Duration;
 import static io.wheelbeat.netty.VirtualTime.advanceTo;
 import static io.wheelbeat.netty.VirtualTime.now;
@@ -290,7 +291,7 @@ class WebSocketKeepAliveHandlerTest {
 
         @Test
         void whileUnwritableThePeersPingsWaitAndOnlyTheLatestIsAnswered() {
-            WebSocketWire wire = upgraded(keepAlive().minPingInterval(Duration.ZERO));
+            WebSocketWire wire = upgraded(keepAlive().pingLimits(PingLimits.OFF));
             wire.ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(256, 512));
             wire.ch.write(new TextWebSocketFrame("x".repeat(1000))); // not flushed: over the high mark
             assertFalse(wire.ch.isWritable());

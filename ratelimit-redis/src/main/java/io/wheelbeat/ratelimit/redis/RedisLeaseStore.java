@@ -136,7 +136,7 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
         try {
             this.connection = client.connect(StringCodec.UTF8);
             this.redis = connection.async();
-            String prelude = resource("epoch.lua");
+            String prelude = resource("prelude.lua");
             this.slidingWindow = load(prelude + resource("sliding-window.lua"));
             this.tokenBucket = load(prelude + resource("token-bucket.lua"));
             RedisCommands<String, String> sync = connection.sync();

@@ -6,11 +6,7 @@
 -- is taken as full in that window: its count before the loss is unknown.
 -- Returns {granted, valid (us until the window ends), retry (us until one permit, when none
 -- granted), epoch id}.
-local now = tonumber(ARGV[1])
-if not now then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-end
+local now = clock(ARGV[1])
 local W = tonumber(ARGV[2])
 local permits = tonumber(ARGV[3])
 local charge = tonumber(ARGV[4])

@@ -6,11 +6,7 @@
 -- with no state after Redis lost its state is taken as emptied at the moment of the loss.
 -- Returns {granted, -1 (no end in the store), retry (us until one permit, when none granted),
 -- epoch id}.
-local now = tonumber(ARGV[1])
-if not now then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-end
+local now = clock(ARGV[1])
 local interval = tonumber(ARGV[2])
 local tolerance = tonumber(ARGV[3])
 local charge = tonumber(ARGV[4])

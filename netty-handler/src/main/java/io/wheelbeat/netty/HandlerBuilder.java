@@ -1,0 +1,77 @@
+package io.wheelbeat.netty;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Objects;
+
+/**
+ * The settings every builder of wheelbeat's handlers shares (and {@code ClosePacer}'s): where the
+ * timers go and where the meters go. Each setter and its check live here once; a builder's own
+ * setters and {@code build()} are on its subclass, and every setter returns that subclass, so
+ * calls chain in any order.
+ *
+ * <p>Extended only by wheelbeat's own builders: the constructor is protected because they live in
+ * other packages, not as an extension point. Not thread-safe: configure a builder on one thread;
+ * what its {@code build()} returns is immutable.
+ *
+ * <p>A builder that is not given a registry needs no Micrometer on the class path.
+ *
+ * @param <B> the builder's own type, returned by every setter
+ */
+public abstract class HandlerBuilder<B extends HandlerBuilder<B>> {
+
+    private EventLoopWheels wheels = EventLoopWheels.shared();
+    private MeterRegistry registry;
+
+    /** For wheelbeat's builders only. */
+    protected HandlerBuilder() {
+    }
+
+    /**
+     * Puts the timers on these per-event-loop wheels; {@link EventLoopWheels#shared()} by default.
+     *
+     * @param wheels the per-event-loop wheels
+     * @return this builder
+     * @throws NullPointerException if {@code wheels} is null
+     */
+    public final B wheels(EventLoopWheels wheels) {
+        this.wheels = Objects.requireNonNull(wheels, "wheels");
+        return self();
+    }
+
+    /**
+     * Records the meters in {@code registry}, registered once when {@code build()} is called.
+     * Without it, no meter exists and nothing is recorded.
+     *
+     * @param registry the meter registry
+     * @return this builder
+     * @throws NullPointerException if {@code registry} is null
+     */
+    public final B metrics(MeterRegistry registry) {
+        this.registry = Objects.requireNonNull(registry, "registry");
+        return self();
+    }
+
+    /**
+     * The wheels chosen with {@link #wheels(EventLoopWheels)}, or the shared ones.
+     *
+     * @return the wheels to put the timers on
+     */
+    protected final EventLoopWheels wheels() {
+        return wheels;
+    }
+
+    /**
+     * The registry given to {@link #metrics(MeterRegistry)}.
+     *
+     * @return the registry, or null for no meters
+     */
+    protected final MeterRegistry registry() {
+        return registry;
+    }
+
+    /** This builder as its own type: {@code B} is the subclass by the type parameter's contract. */
+    @SuppressWarnings("unchecked")
+    final B self() {
+        return (B) this;
+    }
+}

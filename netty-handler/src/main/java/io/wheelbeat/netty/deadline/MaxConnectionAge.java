@@ -1,0 +1,119 @@
+package io.wheelbeat.netty.deadline;
+
+import io.wheelbeat.core.internal.checks.ConfigChecks;
+import io.wheelbeat.netty.internal.Jitter;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The age at which a connection is ended, as gRPC's {@code maxConnectionAge}, for
+ * {@link ConnectionDeadlineHandler} and {@code Http2KeepAliveHandler}: each connection's age is
+ * the maximum moved by a uniform draw within +/- the jitter, drawn once per connection so that
+ * connections opened together do not end together; after the age the handler says goodbye and
+ * closes the channel at the latest after the grace period.
+ *
+ * <p>Made with {@link #of(Duration)}, then {@link #withJitter(double)} and
+ * {@link #withGrace(Duration)} for what differs from the defaults. Immutable and thread-safe.
+ */
+public final class MaxConnectionAge {
+
+    /** The jitter unless set: 0.1, as gRPC, so ages spread over 90% to 110% of the maximum. */
+    private static final double DEFAULT_JITTER = 0.1;
+
+    private final Duration age;
+    private final double jitter;
+    /** Null: the handler's own default. */
+    private final Duration grace;
+
+    private MaxConnectionAge(Duration age, double jitter, Duration grace) {
+        this.age = age;
+        this.jitter = jitter;
+        this.grace = grace;
+    }
+
+    /**
+     * A maximum age of {@code age}, with a jitter of 0.1 (as gRPC: ages spread over 90% to 110%
+     * of it) and the handler's default grace.
+     *
+     * @param age the maximum age
+     * @return the maximum age
+     * @throws NullPointerException if {@code age} is null
+     * @throws IllegalArgumentException if {@code age} is not positive
+     */
+    public static MaxConnectionAge of(Duration age) {
+        ConfigChecks.positiveNanos("maxConnectionAge", age);
+        return new MaxConnectionAge(age, DEFAULT_JITTER, null);
+    }
+
+    /**
+     * This age with another jitter: each connection's age is a uniform draw within +/-
+     * {@code fraction} of the maximum; 0 gives every connection the exact age.
+     *
+     * @param fraction the fraction of the age either side, 0 for none
+     * @return the maximum age with that jitter
+     * @throws IllegalArgumentException unless {@code 0 <= fraction < 1}
+     */
+    public MaxConnectionAge withJitter(double fraction) {
+        return new MaxConnectionAge(age, Jitter.checkFraction("maxConnectionAge jitter", fraction), grace);
+    }
+
+    /**
+     * This age with a grace period: how long after the age the channel is closed, however the
+     * goodbye goes. Zero closes it right after the goodbye.
+     *
+     * @param grace the grace period
+     * @return the maximum age with that grace
+     * @throws NullPointerException if {@code grace} is null
+     * @throws IllegalArgumentException if {@code grace} is negative
+     */
+    public MaxConnectionAge withGrace(Duration grace) {
+        ConfigChecks.nonNegativeNanos("maxConnectionAge grace", grace);
+        return new MaxConnectionAge(age, jitter, grace);
+    }
+
+    /**
+     * The maximum age, before jitter.
+     *
+     * @return the maximum age
+     */
+    public Duration age() {
+        return age;
+    }
+
+    /**
+     * The jitter, as a fraction of the age either side.
+     *
+     * @return the fraction, at least 0 and below 1
+     */
+    public double jitter() {
+        return jitter;
+    }
+
+    /**
+     * The grace period, if one was set. Without one, each handler's default applies:
+     * {@link ConnectionDeadlineHandler} closes right after its {@link MaxConnectionAgeEvent};
+     * {@code Http2KeepAliveHandler} waits for the open streams without limit, as gRPC does.
+     *
+     * @return the grace period, or empty for the handler's default
+     */
+    public Optional<Duration> grace() {
+        return Optional.ofNullable(grace);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof MaxConnectionAge other && age.equals(other.age) && jitter == other.jitter
+                && Objects.equals(grace, other.grace);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(age, jitter, grace);
+    }
+
+    @Override
+    public String toString() {
+        return "MaxConnectionAge(" + age + ", jitter " + jitter + ", grace " + (grace == null ? "default" : grace) + ")";
+    }
+}

@@ -1,0 +1,88 @@
+package io.wheelbeat.netty.heartbeat;
+
+import io.wheelbeat.core.internal.checks.ConfigChecks;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How often a peer may ping before the connection is ended, for every handler that answers
+ * pings ({@link HeartbeatHandler} with {@code answerPings}, and the WebSocket, HTTP/2 and MQTT
+ * server keepalives): a ping sooner than {@link #minPingInterval()} after the last ping in time is
+ * a strike, a ping in time clears the strikes, and the {@link #maxPingStrikes()}-th strike in a row
+ * ends the connection. A peer therefore never gets more than {@code maxPingStrikes} pings per
+ * interval answered.
+ *
+ * <p>Every answering handler enforces {@link #DEFAULT} unless given other limits; {@link #OFF}
+ * answers any rate. Immutable and thread-safe.
+ */
+public final class PingLimits {
+
+    /**
+     * 100 ms and 3 strikes: the 3rd of 3 pings within 100 ms of the last ping in time ends the
+     * connection (a peer pinging every 33 ms or more often), far above any keepalive's rate and
+     * far below a flood's; two early pings in a row are tolerated, as gRPC does.
+     */
+    public static final PingLimits DEFAULT = new PingLimits(Duration.ofMillis(100), 3);
+
+    /** No limit: pings are answered at any rate. Its interval is zero and its strikes 0. */
+    public static final PingLimits OFF = new PingLimits(Duration.ZERO, 0);
+
+    private final Duration minPingInterval;
+    private final int maxPingStrikes;
+
+    private PingLimits(Duration minPingInterval, int maxPingStrikes) {
+        this.minPingInterval = minPingInterval;
+        this.maxPingStrikes = maxPingStrikes;
+    }
+
+    /**
+     * Limits that make a ping sooner than {@code minPingInterval} after the last one in time a
+     * strike, and the {@code maxPingStrikes}-th strike in a row the end of the connection. Set the
+     * interval below the shortest interval the peers are meant to ping at, minus their jitter.
+     *
+     * @param minPingInterval the shortest time between pings that is not a strike
+     * @param maxPingStrikes the strike that ends the connection
+     * @return the limits
+     * @throws NullPointerException if {@code minPingInterval} is null
+     * @throws IllegalArgumentException if {@code minPingInterval} or {@code maxPingStrikes} is not
+     *     positive ({@link #OFF} turns the limit off)
+     */
+    public static PingLimits of(Duration minPingInterval, int maxPingStrikes) {
+        ConfigChecks.positiveNanos("minPingInterval", minPingInterval);
+        return new PingLimits(minPingInterval, ConfigChecks.positive("maxPingStrikes", maxPingStrikes));
+    }
+
+    /**
+     * The shortest time between pings that is not a strike.
+     *
+     * @return the interval, zero for {@link #OFF}
+     */
+    public Duration minPingInterval() {
+        return minPingInterval;
+    }
+
+    /**
+     * The strike that ends the connection.
+     *
+     * @return the number of strikes in a row, 0 for {@link #OFF}
+     */
+    public int maxPingStrikes() {
+        return maxPingStrikes;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof PingLimits other && minPingInterval.equals(other.minPingInterval)
+                && maxPingStrikes == other.maxPingStrikes;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(minPingInterval, maxPingStrikes);
+    }
+
+    @Override
+    public String toString() {
+        return this == OFF ? "PingLimits.OFF" : "PingLimits(" + minPingInterval + ", " + maxPingStrikes + " strikes)";
+    }
+}
