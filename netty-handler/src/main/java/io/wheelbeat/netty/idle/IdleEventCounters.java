@@ -3,6 +3,7 @@ package io.wheelbeat.netty.idle;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.handler.timeout.IdleState;
+import io.wheelbeat.netty.internal.ConnectionMeters;
 
 /**
  * The counter {@code wheelbeat.idle.events} (events), tagged {@code state} = {@code reader},
@@ -32,10 +33,6 @@ final class IdleEventCounters {
     }
 
     private static Counter counter(MeterRegistry registry, String state) {
-        return Counter.builder(NAME)
-                .description("Idle state events fired")
-                .baseUnit("events")
-                .tag("state", state)
-                .register(registry);
+        return ConnectionMeters.counter(registry, NAME, "Idle state events fired", "events", "state", state);
     }
 }

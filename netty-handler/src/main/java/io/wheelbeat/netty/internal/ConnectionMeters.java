@@ -22,11 +22,8 @@ public final class ConnectionMeters {
 
     /** The {@value #CLOSED} counter for {@code reason}. */
     public static Counter closed(MeterRegistry registry, String reason) {
-        return Counter.builder(CLOSED)
-                .description("Connections closed by a wheelbeat handler, by reason")
-                .baseUnit("connections")
-                .tag("reason", reason)
-                .register(registry);
+        return counter(registry, CLOSED, "Connections closed by a wheelbeat handler, by reason", "connections",
+                "reason", reason);
     }
 
     /** Increments {@code counter} unless it is null (no registry: no meters, no cost). */
@@ -36,8 +33,9 @@ public final class ConnectionMeters {
         }
     }
 
-    /** A counter without tags. */
-    public static Counter counter(MeterRegistry registry, String name, String description, String baseUnit) {
-        return Counter.builder(name).description(description).baseUnit(baseUnit).register(registry);
+    /** A counter, with {@code tags} as key, value, key, value... (none for an untagged one). */
+    public static Counter counter(MeterRegistry registry, String name, String description, String baseUnit,
+                                  String... tags) {
+        return Counter.builder(name).description(description).baseUnit(baseUnit).tags(tags).register(registry);
     }
 }
