@@ -12,17 +12,17 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A virtual clock shared by the test thread and one event loop: it moves only when the test
- * advances it. Its {@link #initialNanoTime()} follows the system clock so that the loop's I/O
- * wait, which Netty computes from {@code System.nanoTime()} minus it, lasts the virtual delay
- * (short) instead of spinning or sleeping for ever; the test wakes the loop after each advance.
+ * advances it, from any origin. Its {@link #initialNanoTime()} follows the system clock so that
+ * {@code System.nanoTime() - initialNanoTime()} is the virtual reading, as Netty's {@code Ticker}
+ * contract says ({@code nanoTime()} is the time since {@code initialNanoTime()}): the loop's I/O
+ * wait, which Netty computes that way, then lasts the virtual delay (short) instead of spinning or
+ * sleeping for ever; the test wakes the loop after each advance.
  */
 final class LoopClock implements Ticker {
 
-    private final long origin;
     private volatile long now;
 
     LoopClock(long origin) {
-        this.origin = origin;
         this.now = origin;
     }
 
@@ -32,7 +32,7 @@ final class LoopClock implements Ticker {
 
     @Override
     public long initialNanoTime() {
-        return System.nanoTime() - (now - origin);
+        return System.nanoTime() - now;
     }
 
     @Override
