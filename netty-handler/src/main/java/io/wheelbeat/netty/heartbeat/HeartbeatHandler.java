@@ -265,8 +265,7 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
             return;
         }
         if (settings.enforcement != null) {
-            int struckOut = settings.enforcement.tooManyPings(strikes, timers.now(),
-                    settings.minPingNanos);
+            int struckOut = settings.enforcement.tooManyPings(strikes, timers.now());
             if (struckOut > 0) {
                 ReferenceCountUtil.release(ping);
                 tooManyPings(ctx, struckOut);
@@ -305,7 +304,7 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
 
     private void tooManyPings(ChannelHandlerContext ctx, int strikesInARow) {
         log.debug("{}: {} pings sooner than {} ns apart, closing", ctx.channel(), strikesInARow,
-                settings.minPingNanos);
+                settings.enforcement.minIntervalNanos());
         ctx.fireUserEventTriggered(new TooManyPingsEvent(strikesInARow));
         if (settings.goodbyeFactory != null && ctx.channel().isActive()) {
             Object goodbye = make(ctx, settings.goodbyeFactory, ctx.channel(), null, "goodbye factory");
@@ -391,7 +390,6 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
         private final ToLongFunction<Object> pongId;
         private final Predicate<Object> isPing;
         private final BiFunction<Channel, Object, ?> pongFactory;
-        private final long minPingNanos;
         private final PingEnforcement enforcement;
         private final BiFunction<Channel, Object, ?> goodbyeFactory;
         private final EventLoopWheels wheels;
@@ -407,7 +405,6 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
             this.isPing = b.isPing;
             this.pongFactory = b.pongFactory;
             PingLimits limits = b.pingLimits == null ? PingLimits.DEFAULT : b.pingLimits;
-            this.minPingNanos = limits.minPingInterval().toNanos();
             this.enforcement = b.pongFactory == null ? null : PingEnforcement.of(limits, registry);
             this.goodbyeFactory = b.goodbyeFactory;
             this.wheels = wheels;

@@ -338,7 +338,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
             return true; // closing already: the rest of a read batch gets no more strikes
         }
         long minNanos = !settings.noCallsRule || connection.numActiveStreams() > 0
-                ? settings.minPingNanos : Math.max(settings.minPingNanos, NO_CALLS_MIN_PING_NANOS);
+                ? settings.enforcement.minIntervalNanos()
+                : Math.max(settings.enforcement.minIntervalNanos(), NO_CALLS_MIN_PING_NANOS);
         int struckOut = settings.enforcement.tooManyPings(strikes, timers.now(), minNanos);
         if (struckOut == 0) {
             return false;
@@ -457,7 +458,6 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
      * <p>Thread-safe: {@link #newHandler()} may be called from any event loop.
      */
     public static final class Factory {
-        private final long minPingNanos;
         private final PingEnforcement enforcement;
         /** gRPC's two hours while no stream is open: with a minimum set explicitly and calls not permitted. */
         private final boolean noCallsRule;
@@ -473,9 +473,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         private final PingLoop.Settings keepAlive;
         private final boolean keepAliveWithoutCalls;
 
-        private Factory(Builder b, long minPingNanos, PingEnforcement enforcement, EventLoopWheels wheels,
+        private Factory(Builder b, PingEnforcement enforcement, EventLoopWheels wheels,
                         RandomGenerator random, MeterRegistry registry) {
-            this.minPingNanos = minPingNanos;
             this.enforcement = enforcement;
             this.noCallsRule = b.pingLimits != null && !b.permitWithoutCalls;
             this.maxIdleNanos = b.maxIdleNanos;
@@ -652,7 +651,7 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
             if (permitSet && (enforcement == null || pingLimits == null)) {
                 throw new IllegalStateException("permitKeepAliveWithoutCalls needs pingLimits other than OFF");
             }
-            return new Factory(this, limits.minPingInterval().toNanos(), enforcement, wheels(), random(), registry());
+            return new Factory(this, enforcement, wheels(), random(), registry());
         }
     }
 }

@@ -23,12 +23,14 @@ public final class PingEnforcement {
     /** The {@code reason} tag of {@link ConnectionMeters#CLOSED} for a peer that struck out. */
     public static final String TOO_MANY_PINGS = "too_many_pings";
 
+    private final long minIntervalNanos;
     private final int maxStrikes;
     private final Counter strikes;
     private final Counter closes;
 
-    private PingEnforcement(int maxStrikes, MeterRegistry registry) {
-        this.maxStrikes = maxStrikes;
+    private PingEnforcement(PingLimits limits, MeterRegistry registry) {
+        this.minIntervalNanos = limits.minPingInterval().toNanos();
+        this.maxStrikes = limits.maxPingStrikes();
         this.strikes = registry == null ? null : ConnectionMeters.counter(registry,
                 "wheelbeat.heartbeat.ping.strikes", "Pings sooner than the minimum ping interval", "pings");
         this.closes = registry == null ? null : ConnectionMeters.closed(registry, TOO_MANY_PINGS);
@@ -40,11 +42,22 @@ public final class PingEnforcement {
      * @param registry where to count, or null for no meters
      */
     public static PingEnforcement of(PingLimits limits, MeterRegistry registry) {
-        return limits.equals(PingLimits.OFF) ? null : new PingEnforcement(limits.maxPingStrikes(), registry);
+        return limits.equals(PingLimits.OFF) ? null : new PingEnforcement(limits, registry);
+    }
+
+    /** The minimum time between the peer's pings, in nanoseconds, as the limits set it. */
+    public long minIntervalNanos() {
+        return minIntervalNanos;
+    }
+
+    /** Records a ping that came at {@code nowNanos}, judged against the limits' minimum interval. */
+    public int tooManyPings(Strikes state, long nowNanos) {
+        return tooManyPings(state, nowNanos, minIntervalNanos);
     }
 
     /**
-     * Records a ping that came at {@code nowNanos}, judged against {@code minIntervalNanos}.
+     * Records a ping that came at {@code nowNanos}, judged against {@code minIntervalNanos} (HTTP/2
+     * holds a connection without streams to a longer one).
      *
      * @return the strikes in a row if this ping is the one that ends the connection (the close is
      *     counted then), else 0

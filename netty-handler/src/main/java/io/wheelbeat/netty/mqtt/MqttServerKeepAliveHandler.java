@@ -336,10 +336,10 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
             return; // closing already: the rest of a read batch gets neither answers nor strikes
         }
         if (settings.enforcement != null) {
-            int struckOut = settings.enforcement.tooManyPings(strikes, timers.now(), settings.minPingNanos);
+            int struckOut = settings.enforcement.tooManyPings(strikes, timers.now());
             if (struckOut > 0) {
                 log.debug("{}: {} PINGREQs sooner than {} ns apart, closing", ctx.channel(), struckOut,
-                        settings.minPingNanos);
+                        settings.enforcement.minIntervalNanos());
                 ctx.fireUserEventTriggered(new TooManyPingsEvent(struckOut));
                 disconnect(ctx, MqttReasonCodes.Disconnect.MESSAGE_RATE_TOO_HIGH);
                 return;
@@ -388,7 +388,6 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
         private final long connectTimeoutNanos;
         private final int minKeepAlive;
         private final int maxKeepAlive;
-        private final long minPingNanos;
         private final PingEnforcement enforcement;
         private final EventLoopWheels wheels;
         private final Counter pingsAnswered;
@@ -397,12 +396,10 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
         private final Counter protocolErrorCloses;
         private final Counter outOfRangeCloses;
 
-        private Factory(Builder b, EventLoopWheels wheels, long minPingNanos, PingEnforcement enforcement,
-                        MeterRegistry registry) {
+        private Factory(Builder b, EventLoopWheels wheels, PingEnforcement enforcement, MeterRegistry registry) {
             this.connectTimeoutNanos = b.connectTimeoutNanos;
             this.minKeepAlive = b.minKeepAlive;
             this.maxKeepAlive = b.maxKeepAlive;
-            this.minPingNanos = minPingNanos;
             this.enforcement = enforcement;
             this.wheels = wheels;
             boolean metered = registry != null;
@@ -509,8 +506,7 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
                 throw new IllegalStateException("minKeepAlive " + minKeepAlive + " s exceeds maxKeepAlive "
                         + maxKeepAlive + " s");
             }
-            return new Factory(this, wheels(), pingLimits.minPingInterval().toNanos(),
-                    PingEnforcement.of(pingLimits, registry()), registry());
+            return new Factory(this, wheels(), PingEnforcement.of(pingLimits, registry()), registry());
         }
 
         private static int keepAliveSeconds(String name, int seconds) {
