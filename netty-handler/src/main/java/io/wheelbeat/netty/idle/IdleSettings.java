@@ -97,11 +97,8 @@ final class IdleSettings {
      * @throws IllegalArgumentException if {@code time} is negative
      */
     static long idleNanos(String name, Duration time) {
-        Objects.requireNonNull(time, name);
-        if (time.isNegative()) {
-            throw new IllegalArgumentException(name + " must not be negative: " + time);
-        }
-        return time.isZero() ? 0 : Math.max(ConfigChecks.positiveNanos(name, time), MIN_TIMEOUT_NANOS);
+        long nanos = ConfigChecks.nonNegativeNanos(name, time);
+        return nanos == 0 ? 0 : Math.max(nanos, MIN_TIMEOUT_NANOS);
     }
 
     /** The idle time of the {@code state} check in nanoseconds; 0 when it is not watched. */
