@@ -136,11 +136,12 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
         if (pings != null && matches(ctx, settings.isPong, msg)) {
-            long answered = settings.pongId == null ? NO_PING : pongId(ctx, msg);
-            ReferenceCountUtil.release(msg);
             if (settings.pongId == null) {
+                ReferenceCountUtil.release(msg);
                 pings.onPongInOrder(ctx);
             } else {
+                long answered = pongId(ctx, msg);
+                ReferenceCountUtil.release(msg);
                 pings.onPong(ctx, answered);
             }
         } else if (settings.pongFactory != null && matches(ctx, settings.isPing, msg)) {
