@@ -4,6 +4,9 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.ReadTimeoutException;
 import io.netty.handler.timeout.ReadTimeoutHandler;
+import io.wheelbeat.core.internal.checks.ConfigChecks;
+import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -29,6 +32,7 @@ import java.util.concurrent.TimeUnit;
  */
 public class WheelReadTimeoutHandler extends WheelIdleStateHandler {
 
+    private final TimeoutCloses closes;
     private boolean closed;
 
     /**
@@ -49,11 +53,39 @@ public class WheelReadTimeoutHandler extends WheelIdleStateHandler {
      */
     public WheelReadTimeoutHandler(long timeout, TimeUnit unit) {
         super(timeout, 0, 0, unit);
+        this.closes = TimeoutCloses.firingException();
+    }
+
+    /**
+     * As {@link #WheelReadTimeoutHandler(long, TimeUnit)}, closing the
+     * {@linkplain TimeoutCloses#firingException() default way}.
+     *
+     * @param timeout the read timeout; zero disables it
+     * @throws NullPointerException if {@code timeout} is null
+     * @throws IllegalArgumentException if {@code timeout} is negative or over 292 years
+     */
+    public WheelReadTimeoutHandler(Duration timeout) {
+        this(timeout, TimeoutCloses.firingException());
+    }
+
+    /**
+     * As {@link #WheelReadTimeoutHandler(Duration)}, closing the way {@code closes} says
+     * (quietly, counted).
+     *
+     * @param timeout the read timeout; zero disables it
+     * @param closes how a timeout closes the channel
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code timeout} is negative or over 292 years
+     */
+    public WheelReadTimeoutHandler(Duration timeout, TimeoutCloses closes) {
+        super(ConfigChecks.nonNegativeNanos("timeout", timeout), 0, 0, TimeUnit.NANOSECONDS);
+        this.closes = Objects.requireNonNull(closes, "closes");
     }
 
     /** A handler with a factory's settings (say, its timer), for tests that drive the timer themselves. */
     WheelReadTimeoutHandler(Factory factory) {
         super(factory);
+        this.closes = TimeoutCloses.firingException();
     }
 
     /** Calls {@link #readTimedOut}: the reader has been idle for the timeout. */
@@ -63,17 +95,17 @@ public class WheelReadTimeoutHandler extends WheelIdleStateHandler {
     }
 
     /**
-     * Called when the read timed out: fires {@link ReadTimeoutException#INSTANCE} and closes the
-     * channel, the first time only, as Netty's handler does. May be overridden.
+     * Called when the read timed out: fires {@link ReadTimeoutException#INSTANCE} (unless
+     * {@linkplain TimeoutCloses#quiet() quiet}) and closes the channel, the first time only, as
+     * Netty's handler does. May be overridden.
      *
      * @param ctx the handler's context
      * @throws Exception to be fired through {@code exceptionCaught}
      */
     protected void readTimedOut(ChannelHandlerContext ctx) throws Exception {
         if (!closed) {
-            ctx.fireExceptionCaught(ReadTimeoutException.INSTANCE);
-            ctx.close();
             closed = true;
+            closes.readTimedOut(ctx, getReaderIdleTimeInMillis());
         }
     }
 }

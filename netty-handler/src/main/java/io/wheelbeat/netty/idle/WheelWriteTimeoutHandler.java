@@ -11,6 +11,8 @@ import io.netty.util.concurrent.EventExecutor;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.TimerCallback;
 import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.core.internal.checks.ConfigChecks;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -66,6 +68,7 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
 
     private final long timeoutNanos;
     private final Function<EventExecutor, ExecutorDrivenWheel> wheels;
+    private final TimeoutCloses closes;
     /** The listener of every write and the callback of the timer: one object per handler. */
     private final Callbacks callbacks = new Callbacks();
 
@@ -101,14 +104,46 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
      * @throws NullPointerException if {@code unit} is null
      */
     public WheelWriteTimeoutHandler(long timeout, TimeUnit unit) {
-        this(timeout, unit, SHARED_WHEELS);
+        this(timeout, unit, SHARED_WHEELS, TimeoutCloses.firingException());
+    }
+
+    /**
+     * As {@link #WheelWriteTimeoutHandler(long, TimeUnit)}, closing the
+     * {@linkplain TimeoutCloses#firingException() default way}.
+     *
+     * @param timeout the write timeout; zero disables it
+     * @throws NullPointerException if {@code timeout} is null
+     * @throws IllegalArgumentException if {@code timeout} is negative or over 292 years
+     */
+    public WheelWriteTimeoutHandler(Duration timeout) {
+        this(timeout, TimeoutCloses.firingException());
+    }
+
+    /**
+     * As {@link #WheelWriteTimeoutHandler(Duration)}, closing the way {@code closes} says
+     * (quietly, counted).
+     *
+     * @param timeout the write timeout; zero disables it
+     * @param closes how a timeout closes the channel
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code timeout} is negative or over 292 years
+     */
+    public WheelWriteTimeoutHandler(Duration timeout, TimeoutCloses closes) {
+        this(ConfigChecks.nonNegativeNanos("timeout", timeout), TimeUnit.NANOSECONDS, SHARED_WHEELS,
+                Objects.requireNonNull(closes, "closes"));
     }
 
     /** On the wheels {@code wheels} gives per event loop, for tests that drive a wheel themselves. */
     WheelWriteTimeoutHandler(long timeout, TimeUnit unit, Function<EventExecutor, ExecutorDrivenWheel> wheels) {
+        this(timeout, unit, wheels, TimeoutCloses.firingException());
+    }
+
+    private WheelWriteTimeoutHandler(long timeout, TimeUnit unit, Function<EventExecutor, ExecutorDrivenWheel> wheels,
+                                     TimeoutCloses closes) {
         Objects.requireNonNull(unit, "unit");
         this.timeoutNanos = timeout <= 0 ? 0 : Math.max(unit.toNanos(timeout), MIN_TIMEOUT_NANOS);
         this.wheels = wheels;
+        this.closes = closes;
     }
 
     @Override
@@ -217,17 +252,17 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
     }
 
     /**
-     * Called when a write timed out: fires {@link WriteTimeoutException#INSTANCE} and closes the
-     * channel, the first time only, as Netty's handler does. May be overridden.
+     * Called when a write timed out: fires {@link WriteTimeoutException#INSTANCE} (unless
+     * {@linkplain TimeoutCloses#quiet() quiet}) and closes the channel, the first time only, as
+     * Netty's handler does. May be overridden.
      *
      * @param ctx the handler's context
      * @throws Exception to be fired through {@code exceptionCaught}
      */
     protected void writeTimedOut(ChannelHandlerContext ctx) throws Exception {
         if (!closed) {
-            ctx.fireExceptionCaught(WriteTimeoutException.INSTANCE);
-            ctx.close();
             closed = true;
+            closes.writeTimedOut(ctx, timeoutNanos);
         }
     }
 
