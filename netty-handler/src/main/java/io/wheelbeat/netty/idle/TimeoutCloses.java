@@ -75,15 +75,6 @@ public final class TimeoutCloses {
                 ConnectionMeters.closed(registry, "write_timeout"));
     }
 
-    /**
-     * Whether closes fire no exception.
-     *
-     * @return true for {@link #quiet()}
-     */
-    public boolean isQuiet() {
-        return quiet;
-    }
-
     void readTimedOut(ChannelHandlerContext ctx, long timeoutMillis) {
         ConnectionMeters.count(readCloses);
         log.debug("{}: nothing read for {} ms, closing (read timeout)", ctx.channel(), timeoutMillis);
