@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.util.Version;
 import io.wheelbeat.integration.LoopbackClient;
+import io.wheelbeat.integration.NettyLine;
 import io.wheelbeat.netty.idle.WheelReadTimeoutHandler;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -31,9 +32,7 @@ class ReactorNettyReadTimeoutTest {
 
     @Test
     void runsOnTheNettyLineOfItsModule() {
-        String netty = Version.identify().get("netty-common").artifactVersion();
-        String line = System.getProperty("wheelbeat.it.netty-line");
-        assertTrue(line != null && netty.startsWith(line), "Netty " + netty + ", expected " + line + ".x");
+        NettyLine.assertIsTheModulesLine(Version.identify().get("netty-common").artifactVersion());
     }
 
     @Test

@@ -53,17 +53,22 @@ class ConfigurationMetadataTest {
         });
     }
 
-    /** The property names of {@code type}'s fields: a nested group for a field of a nested class. */
+    /**
+     * The property names of the fields of {@code type} and its superclasses: a nested group for a
+     * field of a nested class.
+     */
     private static void collect(String prefix, Class<?> type, TreeSet<String> names) {
-        for (Field field : type.getDeclaredFields()) {
-            if (Modifier.isStatic(field.getModifiers())) {
-                continue;
-            }
-            String name = prefix + "." + kebab(field.getName());
-            if (field.getType().getDeclaringClass() == WheelbeatProperties.class) {
-                collect(name, field.getType(), names);
-            } else {
-                names.add(name);
+        for (Class<?> c = type; c != Object.class; c = c.getSuperclass()) {
+            for (Field field : c.getDeclaredFields()) {
+                if (Modifier.isStatic(field.getModifiers())) {
+                    continue;
+                }
+                String name = prefix + "." + kebab(field.getName());
+                if (field.getType().getDeclaringClass() == WheelbeatProperties.class) {
+                    collect(name, field.getType(), names);
+                } else {
+                    names.add(name);
+                }
             }
         }
     }

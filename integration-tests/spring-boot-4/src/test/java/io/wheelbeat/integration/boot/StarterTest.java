@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.Version;
 import io.wheelbeat.integration.LoopbackClient;
+import io.wheelbeat.integration.NettyLine;
 import io.wheelbeat.netty.loop.LoopWheelOwner;
 import java.io.IOException;
 import java.io.InputStream;
@@ -77,9 +78,7 @@ class StarterTest {
 
     @Test
     void runsOnTheNettyLineOfItsModule() {
-        String netty = Version.identify().get("netty-common").artifactVersion();
-        String line = System.getProperty("wheelbeat.it.netty-line");
-        assertTrue(line != null && netty.startsWith(line), "Netty " + netty + ", expected " + line + ".x");
+        NettyLine.assertIsTheModulesLine(Version.identify().get("netty-common").artifactVersion());
     }
 
     @Test

@@ -40,16 +40,10 @@ public final class ReactorNettyHandlers {
     ReactorNettyHandlers(WheelbeatProperties properties, HandlerMeters meters) {
         TimeoutCloses closes = meters.count(properties.isQuietTimeoutClose() ? TimeoutCloses.quiet()
                 : TimeoutCloses.firingException());
-        WheelbeatProperties.Server s = properties.getServer();
-        WheelbeatProperties.Client c = properties.getClient();
-        this.server = new Side(closes, s.getReadTimeout(), s.getWriteTimeout(),
-                deadlines(s.getFirstRequestTimeout(), s.getMaxConnectionAge(), s.getMaxConnectionAgeJitter(),
-                        s.getMaxConnectionAgeGrace(), meters),
-                slowConsumer(s.getSlowConsumer(), meters));
-        this.client = new Side(closes, c.getReadTimeout(), c.getWriteTimeout(),
-                deadlines(null, c.getMaxConnectionAge(), c.getMaxConnectionAgeJitter(), c.getMaxConnectionAgeGrace(),
-                        meters),
-                null);
+        WheelbeatProperties.Server server = properties.getServer();
+        this.server = side(server, server.getFirstRequestTimeout(), slowConsumer(server.getSlowConsumer(), meters),
+                closes, meters);
+        this.client = side(properties.getClient(), null, null, closes, meters);
     }
 
     /**
@@ -84,19 +78,22 @@ public final class ReactorNettyHandlers {
         return this::customize;
     }
 
-    private static ConnectionDeadlineHandler.Factory deadlines(Duration firstRequest, Duration maxAge, double jitter,
-                                                               Duration grace, HandlerMeters meters) {
-        if (firstRequest == null && maxAge == null) {
-            return null;
+    private static Side side(WheelbeatProperties.Connections connections, Duration firstRequest,
+                             SlowConsumerHandler.Factory slowConsumer, TimeoutCloses closes, HandlerMeters meters) {
+        Duration maxAge = connections.getMaxConnectionAge();
+        ConnectionDeadlineHandler.Factory deadlines = null;
+        if (firstRequest != null || maxAge != null) {
+            ConnectionDeadlineHandler.Builder builder = ConnectionDeadlineHandler.builder();
+            if (firstRequest != null) {
+                builder.firstMessageTimeout(firstRequest);
+            }
+            if (maxAge != null) {
+                builder.maxConnectionAge(MaxConnectionAge.of(maxAge).withJitter(connections.getMaxConnectionAgeJitter())
+                        .withGrace(connections.getMaxConnectionAgeGrace()));
+            }
+            deadlines = meters.count(builder).build();
         }
-        ConnectionDeadlineHandler.Builder builder = ConnectionDeadlineHandler.builder();
-        if (firstRequest != null) {
-            builder.firstMessageTimeout(firstRequest);
-        }
-        if (maxAge != null) {
-            builder.maxConnectionAge(MaxConnectionAge.of(maxAge).withJitter(jitter).withGrace(grace));
-        }
-        return meters.count(builder).build();
+        return new Side(closes, connections.getReadTimeout(), connections.getWriteTimeout(), deadlines, slowConsumer);
     }
 
     private static SlowConsumerHandler.Factory slowConsumer(WheelbeatProperties.SlowConsumer properties,

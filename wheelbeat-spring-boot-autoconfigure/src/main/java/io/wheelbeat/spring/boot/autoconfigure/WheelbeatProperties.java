@@ -46,21 +46,19 @@ public class WheelbeatProperties {
         return loop;
     }
 
-    /** What the connections of the Reactor Netty web server get. */
-    public static class Server {
+    /** The settings the server's and WebClient's connections share. */
+    public static class Connections {
 
         /**
-         * Closes a connection from which nothing was read for this long: before its first request,
-         * between requests, and while its client waits for a response (choose it above the
-         * longest request). Unset: no read timeout.
+         * Closes a connection from which nothing was read for this long: on the server before its
+         * first request, between requests, and while its client waits for a response; on the client
+         * while pooled and idle or waiting for a response. Choose it above the slowest exchange.
+         * Unset: no read timeout.
          */
         private Duration readTimeout;
 
         /** Closes a connection when a write has not completed within this long. Unset: none. */
         private Duration writeTimeout;
-
-        /** Closes a connection whose first request has not come within this long of the connect. Unset: none. */
-        private Duration firstRequestTimeout;
 
         /**
          * Closes a connection once it reaches this age (moved per connection by the jitter),
@@ -73,8 +71,6 @@ public class WheelbeatProperties {
 
         /** How long a connection that reached its maximum age may finish its exchange before it is closed. */
         private Duration maxConnectionAgeGrace = Duration.ZERO;
-
-        private final SlowConsumer slowConsumer = new SlowConsumer();
 
         public Duration getReadTimeout() {
             return readTimeout;
@@ -90,14 +86,6 @@ public class WheelbeatProperties {
 
         public void setWriteTimeout(Duration writeTimeout) {
             this.writeTimeout = writeTimeout;
-        }
-
-        public Duration getFirstRequestTimeout() {
-            return firstRequestTimeout;
-        }
-
-        public void setFirstRequestTimeout(Duration firstRequestTimeout) {
-            this.firstRequestTimeout = firstRequestTimeout;
         }
 
         public Duration getMaxConnectionAge() {
@@ -123,10 +111,31 @@ public class WheelbeatProperties {
         public void setMaxConnectionAgeGrace(Duration maxConnectionAgeGrace) {
             this.maxConnectionAgeGrace = maxConnectionAgeGrace;
         }
+    }
+
+    /** What the connections of the Reactor Netty web server get. */
+    public static class Server extends Connections {
+
+        /** Closes a connection whose first request has not come within this long of the connect. Unset: none. */
+        private Duration firstRequestTimeout;
+
+        private final SlowConsumer slowConsumer = new SlowConsumer();
+
+        public Duration getFirstRequestTimeout() {
+            return firstRequestTimeout;
+        }
+
+        public void setFirstRequestTimeout(Duration firstRequestTimeout) {
+            this.firstRequestTimeout = firstRequestTimeout;
+        }
 
         public SlowConsumer getSlowConsumer() {
             return slowConsumer;
         }
+    }
+
+    /** What the connections of WebClient (Boot's WebClient.Builder, on Reactor Netty) get. */
+    public static class Client extends Connections {
     }
 
     /**
@@ -166,68 +175,6 @@ public class WheelbeatProperties {
 
         public void setUnwritableTimeout(Duration unwritableTimeout) {
             this.unwritableTimeout = unwritableTimeout;
-        }
-    }
-
-    /** What the connections of WebClient (Boot's WebClient.Builder, on Reactor Netty) get. */
-    public static class Client {
-
-        /**
-         * Closes a connection from which nothing was read for this long, pooled and idle or
-         * waiting for a response (choose it above the slowest response). Unset: none.
-         */
-        private Duration readTimeout;
-
-        /** Closes a connection when a write has not completed within this long. Unset: none. */
-        private Duration writeTimeout;
-
-        /** Closes a connection once it reaches this age (moved by the jitter), after the grace. Unset: none. */
-        private Duration maxConnectionAge;
-
-        /** The random fraction (0 to 1) by which each connection's maximum age is moved, up or down. */
-        private double maxConnectionAgeJitter = 0.1;
-
-        /** How long a connection that reached its maximum age may finish its exchange before it is closed. */
-        private Duration maxConnectionAgeGrace = Duration.ZERO;
-
-        public Duration getReadTimeout() {
-            return readTimeout;
-        }
-
-        public void setReadTimeout(Duration readTimeout) {
-            this.readTimeout = readTimeout;
-        }
-
-        public Duration getWriteTimeout() {
-            return writeTimeout;
-        }
-
-        public void setWriteTimeout(Duration writeTimeout) {
-            this.writeTimeout = writeTimeout;
-        }
-
-        public Duration getMaxConnectionAge() {
-            return maxConnectionAge;
-        }
-
-        public void setMaxConnectionAge(Duration maxConnectionAge) {
-            this.maxConnectionAge = maxConnectionAge;
-        }
-
-        public double getMaxConnectionAgeJitter() {
-            return maxConnectionAgeJitter;
-        }
-
-        public void setMaxConnectionAgeJitter(double maxConnectionAgeJitter) {
-            this.maxConnectionAgeJitter = maxConnectionAgeJitter;
-        }
-
-        public Duration getMaxConnectionAgeGrace() {
-            return maxConnectionAgeGrace;
-        }
-
-        public void setMaxConnectionAgeGrace(Duration maxConnectionAgeGrace) {
-            this.maxConnectionAgeGrace = maxConnectionAgeGrace;
         }
     }
 

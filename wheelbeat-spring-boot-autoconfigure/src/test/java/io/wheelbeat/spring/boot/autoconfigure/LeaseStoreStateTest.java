@@ -10,6 +10,7 @@ import io.wheelbeat.ratelimit.redis.RedisLeaseStore;
 import io.wheelbeat.ratelimit.redis.RedisProcess;
 import java.time.Duration;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -47,26 +48,18 @@ class LeaseStoreStateTest {
 
     @Test
     void aStoreThatNeverAnswersCountsAsTimedOut() {
-        LeaseStore silent = new LeaseStore() {
-            @Override
-            public Object storeKey(String limiterName, Object key) {
-                return key;
-            }
-
-            @Override
-            public void send(Request request, Reply reply) {
-            }
-
-            @Override
-            public void probe(Reply reply) {
-            }
-        };
-        assertEquals(LeaseStore.Failure.TIMEOUT, LeaseStoreState.probe(silent, Duration.ofMillis(1)).failure());
+        assertEquals(LeaseStore.Failure.TIMEOUT, LeaseStoreState.probe(probing(reply -> { }), Duration.ofMillis(1)).failure());
     }
 
     @Test
     void aBusyStoreStillDecides() {
-        LeaseStore busy = new LeaseStore() {
+        LeaseStore busy = probing(reply -> reply.failed(LeaseStore.Failure.BUSY));
+        assertFalse(LeaseStoreState.probe(busy, Duration.ofSeconds(1)).decidesByFailurePolicy());
+    }
+
+    /** A store whose probes {@code probe} answers; it is sent nothing else. */
+    private static LeaseStore probing(Consumer<LeaseStore.Reply> probe) {
+        return new LeaseStore() {
             @Override
             public Object storeKey(String limiterName, Object key) {
                 return key;
@@ -74,14 +67,13 @@ class LeaseStoreStateTest {
 
             @Override
             public void send(Request request, Reply reply) {
-                reply.failed(Failure.BUSY);
+                throw new AssertionError("only probed");
             }
 
             @Override
             public void probe(Reply reply) {
-                reply.failed(Failure.BUSY);
+                probe.accept(reply);
             }
         };
-        assertFalse(LeaseStoreState.probe(busy, Duration.ofSeconds(1)).decidesByFailurePolicy());
     }
 }
