@@ -16,8 +16,11 @@ import picocli.CommandLine.Option;
  * each idle handler asked for (and the no-handler baseline), each in its own JVM, and writes
  * the JSON and Markdown reports and the charts. {@code --help} lists the options.
  *
- * <p>Exit codes: 0 every run clean; 1 a run crashed; 2 bad input (nothing was started);
- * 3 the runs finished but a connection failed to open or an idle event was missed or false.
+ * <p>Exit codes: 0 the session was valid and wheelbeat reported every silenced connection on
+ * time and nothing else (a peer's misses are a row of the verdict); 1 a run crashed; 2 bad input
+ * (nothing was started); 3 wheelbeat missed a silenced connection or reported a talking one idle;
+ * 4 the session is not valid (a connection failed to open). The console's last line says why
+ * the status is not 0 ({@link ExitStatus}).
  */
 @Command(name = "loadtest", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
         version = "wheelbeat loadtest 0.1.0",
@@ -46,7 +49,6 @@ public final class LoadTest implements Callable<Integer> {
 
     static final int EXIT_CRASHED = 1;
     static final int EXIT_BAD_INPUT = 2;
-    static final int EXIT_NOT_CLEAN = 3;
 
     /** The defaults of a full run and of a quick one. */
     private enum Preset {
@@ -246,8 +248,12 @@ public final class LoadTest implements Callable<Integer> {
         // The console's last lines: who won, as report.md opens with.
         System.out.println();
         System.out.print(report.verdictsText());
+        ExitStatus status = report.exitStatus();
+        if (status.code() != ExitStatus.OK) {
+            System.out.println(status.reason());
+        }
         System.out.flush();
-        return report.clean() ? 0 : EXIT_NOT_CLEAN;
+        return status.code();
     }
 
     /** The session's settings from the parsed options, presets filled in. */

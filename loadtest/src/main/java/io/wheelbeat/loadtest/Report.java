@@ -81,6 +81,12 @@ final class Report {
         return runs.stream().allMatch(Report::clean);
     }
 
+    /** The command's exit status: wheelbeat's arms are judged, a peer's misses are a verdict row. */
+    ExitStatus exitStatus() {
+        return ExitStatus.of(runs, r -> r.handler().equals(VerdictTable.OURS)
+                || settings.eventLoop() == EventLoopKind.WHEEL);
+    }
+
     static boolean clean(RunResult r) {
         return r.failed() == 0 && r.idle().neverHeard() == 0
                 && (!r.idle().applicable() || (r.idle().missed() == 0 && r.idle().falseIdle() == 0));
