@@ -139,27 +139,36 @@ final class Charts {
      * The costs the verdict weighs, one panel each, one bar per handler: the median of its runs,
      * each run a dot on it.
      */
+    /** One panel of the costs chart: a per-run value. */
+    private record Panel(String name, String unit, java.util.function.Function<RunResult, Double> value) {
+    }
+
+    private static double median(List<Double> values) {
+        double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
+
     private List<JFreeChart> costs() {
         List<RunResult> sized = runs.stream().filter(r -> r.connectionsRequested() == largest).toList();
-        boolean baseline = sized.stream().filter(r -> r.idle().applicable())
-                .allMatch(r -> VerdictTable.baselineOf(runs, r).isPresent());
-        List<VerdictTable.Measure> measures = List.of(
-                baseline ? VerdictTable.IDLE_MACHINERY_CPU : VerdictTable.LOOP_CPU, VerdictTable.LOOP_TASKS,
-                VerdictTable.GC_TOTAL, VerdictTable.GC_LONGEST);
+        List<Panel> panels = List.of(
+                new Panel("idle machinery CPU per message, JFR samples", "ns",
+                        r -> r.steady().attribution().idleNanosPerMessage()),
+                new Panel("server-loop CPU per message, steady", "ns", r -> r.steady().loopNanosPerMessage()),
+                new Panel("scheduled tasks on the server loops", "/s", r -> r.timers().loopScheduledTasksPerSecond()),
+                new Panel("loop lag, steady, worst", "ms", r -> r.loopLag().steadyMaxMs()));
         List<JFreeChart> charts = new ArrayList<>();
-        for (VerdictTable.Measure m : measures) {
+        for (Panel m : panels) {
             DefaultCategoryDataset medians = new DefaultCategoryDataset();
             DefaultMultiValueCategoryDataset each = new DefaultMultiValueCategoryDataset();
             List<String> handlers = new ArrayList<>();
             for (String handler : handlers()) {
                 List<RunResult> mine = sized.stream().filter(r -> r.handler().equals(handler)).toList();
-                if (mine.isEmpty() || (m.needsBaseline() && !mine.get(0).idle().applicable())) {
+                if (mine.isEmpty()) {
                     continue;
                 }
-                List<Double> values = mine.stream()
-                        .map(r -> m.value().of(r, m.needsBaseline() ? VerdictTable.baselineOf(runs, r).orElseThrow() : null))
-                        .toList();
-                medians.addValue(Verdict.Spread.of(values).median(), "median", handler);
+                List<Double> values = mine.stream().map(m.value()).toList();
+                medians.addValue(median(values), "median", handler);
                 each.add(values, "each run", handler);
                 handlers.add(handler);
             }
@@ -337,7 +346,7 @@ final class Charts {
                 if (!run.handler().equals(handler) || !run.idle().applicable()) {
                     continue;
                 }
-                VerdictTable.baselineOf(runs, run).ifPresent(base -> {
+                VerdictTable.find(runs, run.connectionsRequested(), run.round(), VerdictTable.BASELINE).ifPresent(base -> {
                     List<RunResult.HeapPoint> mine = run.heap().checkpoints();
                     List<RunResult.HeapPoint> theirs = base.heap().checkpoints();
                     for (int k = 0; k < Math.min(mine.size(), theirs.size()); k++) {
