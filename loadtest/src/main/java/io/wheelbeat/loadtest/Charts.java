@@ -66,7 +66,7 @@ final class Charts {
     private static final double LATENESS_FLOOR_MS = 0.001;
 
     private static final int PANEL_WIDTH = 420;
-    private static final int TIMELINE_HEIGHT = 1100;
+    private static final int TIMELINE_HEIGHT = 1500;
     /** One colour per handler, the same in every chart: wheel, netty, none. */
     private static final Map<String, Color> HANDLER_COLORS = Map.of(
             IdleHandlerKind.WHEEL.id(), new Color(0x1f77b4),
@@ -206,9 +206,10 @@ final class Charts {
     }
 
     /**
-     * Each handler's first run at the largest size over time, from its progress samples and GC
-     * pauses, on one time axis: open connections, heap in use, loop tasks per second, idle
-     * events, GC pauses (the load test's own heap readings left out).
+     * Each arm in the first round at the largest size over time (the arms side by side, one JVM),
+     * from its progress samples and the GC pauses, on one time axis: open connections, heap in
+     * use, loop tasks per second, idle events, timer expirations per second, worst loop lag, GC
+     * pauses (the load test's own heap readings left out).
      */
     private JFreeChart timeline() {
         List<RunResult> firsts = new ArrayList<>();
@@ -230,6 +231,8 @@ final class Charts {
         plot.add(panel("heap in use (MiB)", firsts, RunResult.Sample::heapUsedMiB, true));
         plot.add(panel("server-loop scheduled tasks / s", firsts, RunResult.Sample::loopScheduledTasksPerSecond, true));
         plot.add(panel("idle events so far", firsts, RunResult.Sample::idleEvents, true));
+        plot.add(panel("timer expirations / s", firsts, RunResult.Sample::expirationsPerSecond, true));
+        plot.add(panel("worst loop lag (ms)", firsts, RunResult.Sample::maxLoopLagMs, true));
         XYSeriesCollection pauses = new XYSeriesCollection();
         for (RunResult run : firsts) {
             XYSeries series = new XYSeries(run.handler(), true, true);

@@ -12,8 +12,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Logs a progress line every few seconds: connections open and the open rate, heap in use
- * (garbage included), and per arm the loop tasks and re-arms per second as
- * {@link TimerAccounting} counts them, idle events so far and the worst loop lag; and keeps each
+ * (garbage included), and per arm the loop tasks, re-arms and expirations per second and the
+ * timers pending as {@link TimerAccounting} counts them, idle events so far and the worst loop
+ * lag; and keeps each
  * arm's figures as samples for the report's time series.
  */
 final class Progress implements AutoCloseable {
@@ -34,6 +35,7 @@ final class Progress implements AutoCloseable {
     private int lastOpened;
     private final long[] lastLoopTasks;
     private final long[] lastReArms;
+    private final long[] lastExpirations;
     private final List<List<RunResult.Sample>> samples = new ArrayList<>();
 
     /** @param jvm whose clock the samples are timed on */
@@ -46,6 +48,7 @@ final class Progress implements AutoCloseable {
         this.jvm = jvm;
         this.lastLoopTasks = new long[arms.size()];
         this.lastReArms = new long[arms.size()];
+        this.lastExpirations = new long[arms.size()];
         arms.forEach(a -> samples.add(new ArrayList<>()));
         this.lastNanos = Clock.nanoTime();
         timer.scheduleAtFixedRate(this::report, everyNanos, everyNanos, TimeUnit.NANOSECONDS);
@@ -67,16 +70,19 @@ final class Progress implements AutoCloseable {
                 TimerAccounting.Counts c = TimerAccounting.counts(kind, loops);
                 RunResult.Sample sample = new RunResult.Sample(jvm.secondsSinceStart(), opened, heapMiB,
                         (loops.loopScheduledTasks() - lastLoopTasks[i]) / seconds, (c.reArms() - lastReArms[i]) / seconds,
-                        loops.firstIdleEvents() + loops.repeatIdleEvents(), lags.lag(i).takeSinceRead(),
+                        (c.expirations() - lastExpirations[i]) / seconds, loops.firstIdleEvents() + loops.repeatIdleEvents(), lags.lag(i).takeSinceRead(),
                         kind.hasHandler() ? c.pending() : -1);
                 synchronized (samples) {
                     samples.get(i).add(sample);
                 }
-                line.append(String.format(Locale.ROOT, " | %s: loop tasks/s %,.0f re-arm/s %,.0f idle %,d lag %,.0f ms",
+                line.append(String.format(Locale.ROOT,
+                        " | %s: loop tasks/s %,.0f re-arm/s %,.0f expired/s %,.0f pending %,d idle %,d lag %,.0f ms",
                         arm.arm().id(), sample.loopScheduledTasksPerSecond(), sample.reArmsPerSecond(),
-                        sample.idleEvents(), sample.maxLoopLagMs()));
+                        sample.expirationsPerSecond(), sample.pendingTimers(), sample.idleEvents(),
+                        sample.maxLoopLagMs()));
                 lastLoopTasks[i] = loops.loopScheduledTasks();
                 lastReArms[i] = c.reArms();
+                lastExpirations[i] = c.expirations();
             }
             log.info(line.toString());
             lastNanos = now;

@@ -102,11 +102,13 @@ record RunResult(String tier, String transport, String connectionKind, String ha
      * @param loopScheduledTasksPerSecond {@code schedule(...)} calls on the server loops
      * @param reArmsPerSecond read batches that reached the idle handler
      * @param idleEvents idle events fired so far
+     * @param expirationsPerSecond timers of the arm's idle machinery that ran out (see {@link Timers})
      * @param maxLoopLagMs the largest loop lag since the previous sample
      * @param pendingTimers timers pending in the arm's idle machinery, where known (-1 if not)
      */
     record Sample(double atSeconds, int open, long heapUsedMiB, double loopScheduledTasksPerSecond,
-                  double reArmsPerSecond, long idleEvents, double maxLoopLagMs, long pendingTimers) {
+                  double reArmsPerSecond, double expirationsPerSecond, long idleEvents, double maxLoopLagMs,
+                  long pendingTimers) {
     }
 
     /**
