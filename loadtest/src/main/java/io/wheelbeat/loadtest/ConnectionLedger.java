@@ -1,5 +1,6 @@
 package io.wheelbeat.loadtest;
 
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
@@ -84,6 +85,28 @@ final class ConnectionLedger {
             }
         }
         return latest;
+    }
+
+    /**
+     * How late the silenced connections were reported, by the second (since {@code originNanos})
+     * their idle event fired in. Call after {@link #evaluate}'s visibility condition holds.
+     */
+    List<RunResult.LateSecond> latenessOverTime(SilencePlan plan, long readerIdleNanos, long originNanos) {
+        java.util.TreeMap<Integer, Histogram> bySecond = new java.util.TreeMap<>();
+        for (int i = 0; i < lastArrival.length; i++) {
+            if (!plan.isSilent(first + i) || lastArrival[i] == NEVER || firstIdle[i] == NEVER) {
+                continue;
+            }
+            long late = firstIdle[i] - (lastArrival[i] + readerIdleNanos);
+            if (late >= 0) {
+                bySecond.computeIfAbsent((int) ((firstIdle[i] - originNanos) / 1_000_000_000L),
+                        s -> new Histogram(TimeUnit.HOURS.toNanos(1), 2)).recordValue(Math.min(late, TimeUnit.HOURS.toNanos(1)));
+            }
+        }
+        List<RunResult.LateSecond> seconds = new java.util.ArrayList<>();
+        bySecond.forEach((second, h) -> seconds.add(new RunResult.LateSecond(second, (int) h.getTotalCount(),
+                h.getValueAtPercentile(50) / 1e6, h.getMaxValue() / 1e6)));
+        return seconds;
     }
 
     /**

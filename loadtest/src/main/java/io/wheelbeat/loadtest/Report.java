@@ -303,6 +303,10 @@ final class Report {
         row(md, group, "**false idle events**", r -> idle(r, i -> f("%,d", i.falseIdle())));
         row(md, group, "lateness p50 / p99 / p99.9 / max (ms)", r -> idle(r, i -> f("%.3f / %.3f / %.3f / %.3f",
                 i.lateness().p50Ms(), i.lateness().p99Ms(), i.lateness().p999Ms(), i.lateness().maxMs())));
+        row(md, group, "lateness, worst second of the round (at s: reported, p50 / max ms)", r -> idle(r, i ->
+                i.overTime().stream().max(java.util.Comparator.comparingDouble(RunResult.LateSecond::maxMs))
+                        .map(l -> f("%d s: %,d, %.1f / %.1f", l.atSecond(), l.reported(), l.p50Ms(), l.maxMs()))
+                        .orElse("-")));
         row(md, group, "GC collections / total pause / longest (ms)",
                 r -> f("%,d / %,.0f / %,.0f", r.gc().collections(), r.gc().totalPauseMs(), r.gc().maxPauseMs()));
         row(md, group, "allocated: whole run (MiB) / server loops per message (B)", r -> f("%,d / %,.1f",

@@ -152,11 +152,21 @@ record RunResult(String tier, String transport, String connectionKind, String ha
      *
      * @param applicable false for the run without an idle handler
      * @param repeatEvents idle events after the first of an idle period
+     * @param overTime lateness by the second the events fired in
      */
     record Idle(boolean applicable, int plannedSilent, int neverHeard, int detectedOnTime, int missed,
                 int missedNotReported, int missedLate, long falseIdle, int falsePremature,
                 int falseWhileTalking, long unidentified, long badHellos, long firstEvents, long repeatEvents,
-                double toleranceMs, Lateness lateness) {
+                double toleranceMs, Lateness lateness, List<LateSecond> overTime) {
+    }
+
+    /**
+     * The silenced connections reported in one second of the round, by fire time: how late the
+     * idle machinery was over time.
+     *
+     * @param atSecond since the start of the round, on the clock of the samples and GC pauses
+     */
+    record LateSecond(int atSecond, int reported, double p50Ms, double maxMs) {
     }
 
     /**

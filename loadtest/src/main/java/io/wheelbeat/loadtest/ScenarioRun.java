@@ -79,6 +79,7 @@ final class ScenarioRun {
         }
         LoadClient client = null;
         try (JvmStats jvm = new JvmStats()) {
+            long clockOrigin = Clock.nanoTime() - Math.round(jvm.secondsSinceStart() * 1e9);
             List<SocketAddress> addresses = new ArrayList<>();
             for (ArmServer server : servers) {
                 addresses.add(transport.bind(server.loops(), new ServerInitializer(s.protocol(),
@@ -89,7 +90,7 @@ final class ScenarioRun {
                     : RemoteLoadClient.launch(s, addresses.stream().map(a -> (InetSocketAddress) a).toList());
             try (LoopLagProbe lags = new LoopLagProbe(servers.stream().map(ArmServer::loops).toList(), jvm);
                  Progress progress = new Progress(label, client, servers, lags, jvm, s.progressNanos())) {
-                return measure(servers, jvm, client, lags, progress);
+                return measure(servers, jvm, clockOrigin, client, lags, progress);
             } finally {
                 client.closeConnections();
                 for (ArmServer server : servers) {
@@ -128,8 +129,9 @@ final class ScenarioRun {
     private record Share(long heapBefore, long heapAfter, int opened, int failed, double seconds) {
     }
 
-    private List<RunResult> measure(List<ArmServer> servers, JvmStats jvm, LoadClient client, LoopLagProbe lags,
-                                    Progress progress) throws Exception {
+    /** @param clockOrigin the reading of {@link Clock} at second 0 of {@code jvm}'s clock */
+    private List<RunResult> measure(List<ArmServer> servers, JvmStats jvm, long clockOrigin, LoadClient client,
+                                    LoopLagProbe lags, Progress progress) throws Exception {
         int k = servers.size();
         double loadAtStart = JvmStats.loadAverage();
         long heapBefore = JvmStats.usedHeapAfterFullGc();
@@ -182,7 +184,8 @@ final class ScenarioRun {
                     new RunResult.Heap(share.heapBefore(), share.heapAfter(), perConnection,
                             List.of(new RunResult.HeapPoint(share.opened(), perConnection))),
                     TimerAccounting.report(kind, loops, window),
-                    idle(kind, verdict, loops),
+                    idle(kind, verdict, loops,
+                            server.ledger().latenessOverTime(s.plan(), s.readerIdleNanos(), clockOrigin)),
                     new RunResult.Traffic(loops.messages(), loops.readBatches(), loops.messages() / window,
                             clientAfter.heartbeatsSent() - clientBefore.heartbeatsSent(),
                             clientAfter.maxSenderLagNanos() / 1e6),
@@ -332,7 +335,8 @@ final class ScenarioRun {
         }
     }
 
-    private RunResult.Idle idle(IdleHandlerKind kind, IdleVerdict v, LoopSnapshot loops) {
+    private RunResult.Idle idle(IdleHandlerKind kind, IdleVerdict v, LoopSnapshot loops,
+                                List<RunResult.LateSecond> overTime) {
         Histogram h = v.lateness();
         ByteBuffer buffer = ByteBuffer.allocate(h.getNeededByteBufferCapacity());
         int length = h.encodeIntoCompressedByteBuffer(buffer);
@@ -343,7 +347,7 @@ final class ScenarioRun {
         return new RunResult.Idle(kind.hasHandler(), v.plannedSilent(), v.neverHeard(), v.onTime(), v.missed(),
                 v.missedNotReported(), v.missedLate(), v.falseIdle(), v.falsePremature(), v.falseWhileTalking(),
                 v.unidentifiedIdleEvents(), v.badHellos(), loops.firstIdleEvents(), loops.repeatIdleEvents(),
-                s.toleranceNanos() / 1e6, lateness);
+                s.toleranceNanos() / 1e6, lateness, overTime);
     }
 
     private static double ms(long nanos) {

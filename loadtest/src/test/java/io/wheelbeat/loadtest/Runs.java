@@ -36,7 +36,7 @@ final class Runs {
                 new RunResult.Heap(0, 0, heapPerConnection, List.of()),
                 new RunResult.Timers("test", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, arm.equals("netty") ? 30_000 : 200, ""),
                 new RunResult.Idle(idle, SILENCED, 0, SILENCED - missed, missed, missed, 0, falseIdle, 0, falseIdle, 0, 0,
-                        SILENCED, 0, 2_000, new RunResult.Lateness(SILENCED, 0.5, 4, 5, 6, 0.7, "")),
+                        SILENCED, 0, 2_000, new RunResult.Lateness(SILENCED, 0.5, 4, 5, 6, 0.7, ""), List.of()),
                 new RunResult.Traffic(0, 0, 33_000, 0, 0),
                 new RunResult.Gc(List.of("G1"), 20, 2_000, 300, 4, 3_000, 1L << 30, 1L << 20, 10, List.of()),
                 new RunResult.Cpu(60, 10, 10, steadyNanos),
