@@ -52,8 +52,10 @@ public final class LoadTest implements Callable<Integer> {
 
     /** The defaults of a full run and of a quick one. */
     private enum Preset {
-        FULL(500_000, 5_000, 5_000, 20_000, 2_000, 6, 5_000, 5_000),
-        QUICK(20_000, 1_000, 2_000, 5_000, 1_000, 3, 2_000, 2_000);
+        // A steady sub-window as long as the reader-idle limit: every connection's idle check
+        // comes due once in each, whichever share of the ramp it was opened in.
+        FULL(500_000, 5_000, 5_000, 20_000, 2_000, 2, 20_000, 5_000),
+        QUICK(20_000, 1_000, 2_000, 5_000, 1_000, 2, 5_000, 2_000);
 
         final int connections;
         final long heartbeatMs;
@@ -159,11 +161,11 @@ public final class LoadTest implements Callable<Integer> {
 
     @Option(names = "--steady-windows", paramLabel = "N",
             description = "Sub-windows of the steady window (after ramp and settle, before the silence) in which "
-                    + "server-loop CPU is measured (default: 6, --quick 3).")
+                    + "server-loop CPU is measured (default: 2).")
     Integer steadyWindows;
 
     @Option(names = "--window", paramLabel = "DURATION", converter = DurationConverter.class,
-            description = "Length of one steady sub-window (default: 5s, --quick 2s).")
+            description = "Length of one steady sub-window (default: 20s, --quick 5s: the reader-idle limit).")
     Long window;
 
     @Option(names = "--event-loop", paramLabel = "netty|wheel", split = ",", converter = EventLoopConverter.class,
