@@ -66,7 +66,7 @@ final class Charts {
     private static final double LATENESS_FLOOR_MS = 0.001;
 
     private static final int PANEL_WIDTH = 420;
-    private static final int TIMELINE_HEIGHT = 1100;
+    private static final int TIMELINE_HEIGHT = 1500;
     /** One colour per handler, the same in every chart: wheel, netty, none. */
     private static final Map<String, Color> HANDLER_COLORS = Map.of(
             IdleHandlerKind.WHEEL.id(), new Color(0x1f77b4),
@@ -139,27 +139,36 @@ final class Charts {
      * The costs the verdict weighs, one panel each, one bar per handler: the median of its runs,
      * each run a dot on it.
      */
+    /** One panel of the costs chart: a per-run value. */
+    private record Panel(String name, String unit, java.util.function.Function<RunResult, Double> value) {
+    }
+
+    private static double median(List<Double> values) {
+        double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
+
     private List<JFreeChart> costs() {
         List<RunResult> sized = runs.stream().filter(r -> r.connectionsRequested() == largest).toList();
-        boolean baseline = sized.stream().filter(r -> r.idle().applicable())
-                .allMatch(r -> VerdictTable.baselineOf(runs, r).isPresent());
-        List<VerdictTable.Measure> measures = List.of(
-                baseline ? VerdictTable.IDLE_MACHINERY_CPU : VerdictTable.LOOP_CPU, VerdictTable.LOOP_TASKS,
-                VerdictTable.GC_TOTAL, VerdictTable.GC_LONGEST);
+        List<Panel> panels = List.of(
+                new Panel("idle machinery CPU per message, JFR samples", "ns",
+                        r -> r.steady().attribution().idleNanosPerMessage()),
+                new Panel("server-loop CPU per message, steady", "ns", r -> r.steady().loopNanosPerMessage()),
+                new Panel("scheduled tasks on the server loops", "/s", r -> r.timers().loopScheduledTasksPerSecond()),
+                new Panel("loop lag, steady, worst", "ms", r -> r.loopLag().steadyMaxMs()));
         List<JFreeChart> charts = new ArrayList<>();
-        for (VerdictTable.Measure m : measures) {
+        for (Panel m : panels) {
             DefaultCategoryDataset medians = new DefaultCategoryDataset();
             DefaultMultiValueCategoryDataset each = new DefaultMultiValueCategoryDataset();
             List<String> handlers = new ArrayList<>();
             for (String handler : handlers()) {
                 List<RunResult> mine = sized.stream().filter(r -> r.handler().equals(handler)).toList();
-                if (mine.isEmpty() || (m.needsBaseline() && !mine.get(0).idle().applicable())) {
+                if (mine.isEmpty()) {
                     continue;
                 }
-                List<Double> values = mine.stream()
-                        .map(r -> m.value().of(r, m.needsBaseline() ? VerdictTable.baselineOf(runs, r).orElseThrow() : null))
-                        .toList();
-                medians.addValue(Verdict.Spread.of(values).median(), "median", handler);
+                List<Double> values = mine.stream().map(m.value()).toList();
+                medians.addValue(median(values), "median", handler);
                 each.add(values, "each run", handler);
                 handlers.add(handler);
             }
@@ -197,9 +206,10 @@ final class Charts {
     }
 
     /**
-     * Each handler's first run at the largest size over time, from its progress samples and GC
-     * pauses, on one time axis: open connections, heap in use, loop tasks per second, idle
-     * events, GC pauses (the load test's own heap readings left out).
+     * Each arm in the first round at the largest size over time (the arms side by side, one JVM),
+     * from its progress samples and the GC pauses, on one time axis: open connections, heap in
+     * use, loop tasks per second, idle events, timer expirations per second, worst loop lag, GC
+     * pauses (the load test's own heap readings left out).
      */
     private JFreeChart timeline() {
         List<RunResult> firsts = new ArrayList<>();
@@ -221,6 +231,8 @@ final class Charts {
         plot.add(panel("heap in use (MiB)", firsts, RunResult.Sample::heapUsedMiB, true));
         plot.add(panel("server-loop scheduled tasks / s", firsts, RunResult.Sample::loopScheduledTasksPerSecond, true));
         plot.add(panel("idle events so far", firsts, RunResult.Sample::idleEvents, true));
+        plot.add(panel("timer expirations / s", firsts, RunResult.Sample::expirationsPerSecond, true));
+        plot.add(panel("worst loop lag (ms)", firsts, RunResult.Sample::maxLoopLagMs, true));
         XYSeriesCollection pauses = new XYSeriesCollection();
         for (RunResult run : firsts) {
             XYSeries series = new XYSeries(run.handler(), true, true);
@@ -337,7 +349,7 @@ final class Charts {
                 if (!run.handler().equals(handler) || !run.idle().applicable()) {
                     continue;
                 }
-                VerdictTable.baselineOf(runs, run).ifPresent(base -> {
+                VerdictTable.find(runs, run.connectionsRequested(), run.round(), VerdictTable.BASELINE).ifPresent(base -> {
                     List<RunResult.HeapPoint> mine = run.heap().checkpoints();
                     List<RunResult.HeapPoint> theirs = base.heap().checkpoints();
                     for (int k = 0; k < Math.min(mine.size(), theirs.size()); k++) {

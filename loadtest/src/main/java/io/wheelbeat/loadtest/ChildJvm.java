@@ -40,8 +40,8 @@ final class ChildJvm {
         return command;
     }
 
-    /** Runs {@code settings} (a single run) in a child JVM and reads back its result. */
-    static RunResult runWorker(Settings settings, Path resultFile, ObjectMapper json)
+    /** Runs {@code settings} (a round) in a child JVM and reads back its arms' results. */
+    static List<RunResult> runWorker(Settings settings, Path resultFile, ObjectMapper json)
             throws IOException, InterruptedException {
         List<String> command = command(settings.jvmOptions());
         command.add(LoadTest.class.getName());
@@ -52,9 +52,10 @@ final class ChildJvm {
         Process process = new ProcessBuilder(command).inheritIO().start();
         int exit = process.waitFor();
         if (exit != 0) {
-            throw new IOException("the run of " + settings.handler() + " with " + settings.connections()
+            throw new IOException("round " + settings.round() + " with " + settings.connections()
                     + " connections failed (its JVM exited with " + exit + "); see its output above");
         }
-        return json.readValue(resultFile.toFile(), RunResult.class);
+        return json.readValue(resultFile.toFile(),
+                json.getTypeFactory().constructCollectionType(List.class, RunResult.class));
     }
 }

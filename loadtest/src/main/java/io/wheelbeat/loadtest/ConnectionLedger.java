@@ -1,11 +1,13 @@
 package io.wheelbeat.loadtest;
 
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
 
 /**
- * What the server saw of each connection, by connection index: when its last message arrived
+ * What one arm's server saw of each of its connections (indices {@code first} to {@code end},
+ * end excluded), by connection index: when its last message arrived
  * and when its first reader-idle event fired, both as readings of the event loops' ticker.
  * From these and the {@link SilencePlan} it decides, per connection, whether the idle handler
  * was right.
@@ -22,34 +24,42 @@ final class ConnectionLedger {
     /** Marks "never": the ticker starts near zero, so a real reading is stored as at least 1. */
     private static final long NEVER = 0;
 
+    private final int first;
     private final long[] lastArrival;
     private final long[] firstIdle;
     private final AtomicLong unidentifiedIdleEvents = new AtomicLong();
     private final AtomicLong badHellos = new AtomicLong();
 
     ConnectionLedger(int connections) {
-        this.lastArrival = new long[connections];
-        this.firstIdle = new long[connections];
+        this(0, connections);
     }
 
-    int size() {
-        return lastArrival.length;
+    /** The ledger of connections {@code first} (included) to {@code end} (excluded). */
+    ConnectionLedger(int first, int end) {
+        this.first = first;
+        this.lastArrival = new long[end - first];
+        this.firstIdle = new long[end - first];
+    }
+
+    /** Whether connection {@code index} is one of this ledger's. */
+    boolean covers(int index) {
+        return index >= first && index - first < lastArrival.length;
     }
 
     /** A message of connection {@code index} reached the server pipeline at {@code nowNanos}. */
     void arrived(int index, long nowNanos) {
-        lastArrival[index] = Math.max(1, nowNanos);
+        lastArrival[index - first] = Math.max(1, nowNanos);
     }
 
     /** Whether a message of connection {@code index} has reached the server. */
     boolean heard(int index) {
-        return lastArrival[index] != NEVER;
+        return lastArrival[index - first] != NEVER;
     }
 
     /** The idle handler reported connection {@code index} reader-idle at {@code nowNanos}. */
     void idle(int index, long nowNanos) {
-        if (firstIdle[index] == NEVER) {
-            firstIdle[index] = Math.max(1, nowNanos);
+        if (firstIdle[index - first] == NEVER) {
+            firstIdle[index - first] = Math.max(1, nowNanos);
         }
     }
 
@@ -70,11 +80,33 @@ final class ConnectionLedger {
     long latestSilentDeadline(SilencePlan plan, long readerIdleNanos) {
         long latest = Long.MIN_VALUE;
         for (int i = 0; i < lastArrival.length; i++) {
-            if (plan.isSilent(i) && lastArrival[i] != NEVER) {
+            if (plan.isSilent(first + i) && lastArrival[i] != NEVER) {
                 latest = Math.max(latest, lastArrival[i] + readerIdleNanos);
             }
         }
         return latest;
+    }
+
+    /**
+     * How late the silenced connections were reported, by the second (since {@code originNanos})
+     * their idle event fired in. Call after {@link #evaluate}'s visibility condition holds.
+     */
+    List<RunResult.LateSecond> latenessOverTime(SilencePlan plan, long readerIdleNanos, long originNanos) {
+        java.util.TreeMap<Integer, Histogram> bySecond = new java.util.TreeMap<>();
+        for (int i = 0; i < lastArrival.length; i++) {
+            if (!plan.isSilent(first + i) || lastArrival[i] == NEVER || firstIdle[i] == NEVER) {
+                continue;
+            }
+            long late = firstIdle[i] - (lastArrival[i] + readerIdleNanos);
+            if (late >= 0) {
+                bySecond.computeIfAbsent((int) ((firstIdle[i] - originNanos) / 1_000_000_000L),
+                        s -> new Histogram(TimeUnit.HOURS.toNanos(1), 2)).recordValue(Math.min(late, TimeUnit.HOURS.toNanos(1)));
+            }
+        }
+        List<RunResult.LateSecond> seconds = new java.util.ArrayList<>();
+        bySecond.forEach((second, h) -> seconds.add(new RunResult.LateSecond(second, (int) h.getTotalCount(),
+                h.getValueAtPercentile(50) / 1e6, h.getMaxValue() / 1e6)));
+        return seconds;
     }
 
     /**
@@ -94,7 +126,7 @@ final class ConnectionLedger {
         int falsePremature = 0;
         int falseWhileTalking = 0;
         for (int i = 0; i < lastArrival.length; i++) {
-            boolean silent = plan.isSilent(i);
+            boolean silent = plan.isSilent(first + i);
             if (silent) {
                 plannedSilent++;
             }

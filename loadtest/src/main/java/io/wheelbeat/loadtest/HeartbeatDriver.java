@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
  * at their planned times once {@link #beginSilence()} is called.
  *
  * <p>Opening can be paused (every connect in flight finished) so that the heap can be read at
- * a known number of connections.
+ * a known number of connections; it pauses by itself at the start of each arm's share, until
+ * resumed.
  *
  * <p>Thread-safe; the calendars run on their loops, the opening on a thread of its own.
  */
@@ -46,7 +47,8 @@ final class HeartbeatDriver implements LoadClient {
     private final SilencePlan plan;
     private final long silenceSpreadNanos;
     private final Bootstrap bootstrap;
-    private final SocketAddress remote;
+    /** Each arm's server, in the round's arm order. */
+    private final List<? extends SocketAddress> remotes;
     private final IntFunction<SocketAddress> clientAddresses;
     private final EventLoopGroup group;
     private final LoopThreads threads;
@@ -64,14 +66,15 @@ final class HeartbeatDriver implements LoadClient {
     private boolean paused;
     private boolean openerDone;
 
-    HeartbeatDriver(Settings settings, SocketAddress remote) {
+    /** @param remotes each arm's server, in the round's arm order; they take equal consecutive shares */
+    HeartbeatDriver(Settings settings, List<? extends SocketAddress> remotes) {
         Transport transport = Transport.of(settings.tier());
         this.connections = settings.connections();
         this.openRate = settings.openRate();
         this.maxPendingConnects = settings.maxPendingConnects();
         this.plan = settings.plan();
         this.silenceSpreadNanos = settings.silenceSpreadNanos();
-        this.remote = remote;
+        this.remotes = List.copyOf(remotes);
         this.threads = new LoopThreads("client");
         this.group = transport.newClientGroup(settings.clientThreads(), threads);
         this.bootstrap = transport.clientBootstrap(group, settings.protocol() == Protocol.WEBSOCKET
@@ -172,6 +175,11 @@ final class HeartbeatDriver implements LoadClient {
         double nanosPerConnect = 1e9 / openRate;
         try {
             for (int i = 0; i < connections && !closing; i++) {
+                if (i > 0 && Settings.armOf(i, remotes.size(), connections)
+                        != Settings.armOf(i - 1, remotes.size(), connections)) {
+                    // The next arm's share starts: hold until the server has read the heap of this one.
+                    pauseRequested = true;
+                }
                 if (pauseRequested) {
                     start += holdWhilePaused();
                     if (closing) {
@@ -184,7 +192,7 @@ final class HeartbeatDriver implements LoadClient {
                 }
                 inFlight.acquire();
                 int index = i;
-                bootstrap.connect(remote, clientAddresses.apply(i))
+                bootstrap.connect(remotes.get(Settings.armOf(i, remotes.size(), connections)), clientAddresses.apply(i))
                         .addListener((ChannelFuture f) -> connected(index, f));
             }
         } catch (InterruptedException e) {

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -73,6 +74,11 @@ final class InstrumentedEventLoopGroup {
     /** CPU time of the group's threads so far, in nanoseconds. */
     long cpuNanos() {
         return threads.cpuNanos();
+    }
+
+    /** The names of the group's threads. */
+    Set<String> threadNames() {
+        return threads.names();
     }
 
     /** Heap bytes allocated so far by this group's threads. */

@@ -16,8 +16,11 @@ import picocli.CommandLine.Option;
  * each idle handler asked for (and the no-handler baseline), each in its own JVM, and writes
  * the JSON and Markdown reports and the charts. {@code --help} lists the options.
  *
- * <p>Exit codes: 0 every run clean; 1 a run crashed; 2 bad input (nothing was started);
- * 3 the runs finished but a connection failed to open or an idle event was missed or false.
+ * <p>Exit codes: 0 the session was valid and wheelbeat reported every silenced connection on
+ * time and nothing else (a peer's misses are a row of the verdict); 1 a run crashed; 2 bad input
+ * (nothing was started); 3 wheelbeat missed a silenced connection or reported a talking one idle;
+ * 4 the session is not valid (a connection failed to open). The console's last line says why
+ * the status is not 0 ({@link ExitStatus}).
  */
 @Command(name = "loadtest", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
         version = "wheelbeat loadtest 0.1.0",
@@ -33,10 +36,10 @@ import picocli.CommandLine.Option;
             ""},
         footer = {"",
             "Examples (java -jar loadtest.jar ...):",
-            "  (no options)                        500k local: wheel, netty, then no handler; ends with the verdict",
-            "  --repeat 3                          each handler 3 times, interleaved: medians, ranges, noise",
-            "  --idle-handler wheel,netty          side by side, then no handler",
-            "  --event-loop wheel                  the server's loops: WheelIoEventLoopGroup",
+            "  (no options)                        500k local over three arms side by side (wheel, netty, no handler),",
+            "                                      3 rounds; ends with the verdict and its 95% intervals",
+            "  --repeat 6                          6 rounds: narrower intervals",
+            "  --event-loop netty,wheel            Netty's loop group against WheelIoEventLoopGroup, side by side",
             "  --quick --idle-handler netty        20k connections, about 30 s",
             "  --transport tcp                     TCP: as many as the file limit allows",
             "  --scaling --idle-handler wheel,netty  10k, 50k, 100k, 250k, 500k"})
@@ -46,29 +49,32 @@ public final class LoadTest implements Callable<Integer> {
 
     static final int EXIT_CRASHED = 1;
     static final int EXIT_BAD_INPUT = 2;
-    static final int EXIT_NOT_CLEAN = 3;
 
     /** The defaults of a full run and of a quick one. */
     private enum Preset {
-        FULL(500_000, 5_000, 5_000, 20_000, 2_000, 3, 5_000),
-        QUICK(20_000, 1_000, 2_000, 5_000, 1_000, 2, 2_000);
+        // A steady sub-window as long as the reader-idle limit: every connection's idle check
+        // comes due once in each, whichever share of the ramp it was opened in.
+        FULL(500_000, 5_000, 5_000, 20_000, 2_000, 2, 20_000, 5_000),
+        QUICK(20_000, 1_000, 2_000, 5_000, 1_000, 2, 5_000, 2_000);
 
         final int connections;
         final long heartbeatMs;
         final long spreadMs;
         final long readerIdleMs;
         final long toleranceMs;
-        final int heapCheckpoints;
+        final int steadyWindows;
+        final long windowMs;
         final long progressMs;
 
         Preset(int connections, long heartbeatMs, long spreadMs, long readerIdleMs, long toleranceMs,
-               int heapCheckpoints, long progressMs) {
+               int steadyWindows, long windowMs, long progressMs) {
             this.connections = connections;
             this.heartbeatMs = heartbeatMs;
             this.spreadMs = spreadMs;
             this.readerIdleMs = readerIdleMs;
             this.toleranceMs = toleranceMs;
-            this.heapCheckpoints = heapCheckpoints;
+            this.steadyWindows = steadyWindows;
+            this.windowMs = windowMs;
             this.progressMs = progressMs;
         }
     }
@@ -93,13 +99,17 @@ public final class LoadTest implements Callable<Integer> {
     Protocol protocol = Protocol.FRAMES;
 
     @Option(names = "--idle-handler", paramLabel = "KIND", split = ",", converter = KindConverter.class,
-            description = "wheel, netty or none; a comma-separated list runs each on the same scenario (default: wheel,netty).")
-    List<IdleHandlerKind> handlers = new ArrayList<>(List.of(IdleHandlerKind.WHEEL, IdleHandlerKind.NETTY));
+            description = "wheel, netty or none; a comma-separated list runs each as an arm beside the others "
+                    + "(default: wheel,netty; with two --event-loop kinds: netty).")
+    List<IdleHandlerKind> handlers;
 
     @Option(names = "--repeat", paramLabel = "N",
-            description = "Run each handler N times, interleaved (wheel, netty, none, wheel, ...), and report the median "
-                    + "and min-max of each measure; a verdict is called only where the ranges do not overlap (default: 1).")
-    int repeats = 1;
+            description = "Rounds: N JVMs one after the other, each with every arm side by side, the arms' order rotated "
+                    + "from round to round; more rounds narrow the confidence intervals (default: ${DEFAULT-VALUE}).")
+    int repeats = 3;
+
+    @Option(names = "--round", hidden = true, description = "Which round this JVM runs (its arm order).")
+    int round;
 
     @Option(names = "--baseline", negatable = true, defaultValue = "true", fallbackValue = "true",
             description = "Also run without an idle handler, to tell what the idle machinery itself costs (default: on).")
@@ -149,16 +159,22 @@ public final class LoadTest implements Callable<Integer> {
             description = "An idle event later than true deadline + tolerance counts as missed (default: 2s, --quick 1s).")
     Long tolerance;
 
-    @Option(names = "--heap-checkpoints", paramLabel = "N",
-            description = "Full-GC heap readings during the ramp, besides the one after it (default: 3, --quick 2).")
-    Integer heapCheckpoints;
+    @Option(names = "--steady-windows", paramLabel = "N",
+            description = "Sub-windows of the steady window (after ramp and settle, before the silence) in which "
+                    + "server-loop CPU is measured (default: 2).")
+    Integer steadyWindows;
 
-    @Option(names = "--event-loop", paramLabel = "netty|wheel", converter = EventLoopConverter.class,
-            description = "The server's event loops: netty = MultiThreadIoEventLoopGroup (default); "
-                    + "wheel = WheelIoEventLoopGroup, every scheduled task on the loop's timing wheel.")
-    EventLoopKind eventLoop = EventLoopKind.NETTY;
+    @Option(names = "--window", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "Length of one steady sub-window (default: 20s, --quick 5s: the reader-idle limit).")
+    Long window;
 
-    @Option(names = "--server-threads", paramLabel = "N", description = "Server event loops (default: cores).")
+    @Option(names = "--event-loop", paramLabel = "netty|wheel", split = ",", converter = EventLoopConverter.class,
+            description = "The servers' event loops: netty = MultiThreadIoEventLoopGroup (default); "
+                    + "wheel = WheelIoEventLoopGroup, every scheduled task on the loop's timing wheel; "
+                    + "netty,wheel = compare the two groups side by side, one idle handler on both.")
+    List<EventLoopKind> eventLoops = new ArrayList<>(List.of(EventLoopKind.NETTY));
+
+    @Option(names = "--server-threads", paramLabel = "N", description = "Event loops of each arm's server (default: cores).")
     int serverThreads = Runtime.getRuntime().availableProcessors();
 
     @Option(names = "--client-threads", paramLabel = "N", description = "Client event loops (default: cores).")
@@ -191,7 +207,7 @@ public final class LoadTest implements Callable<Integer> {
     @Option(names = "--tcp-client", hidden = true, description = "Be the TCP tier's client process.")
     boolean tcpClient;
 
-    @Option(names = "--connect", hidden = true, paramLabel = "HOST:PORT")
+    @Option(names = "--connect", hidden = true, paramLabel = "HOST:PORT[,HOST:PORT...]")
     String connect;
 
     /** Runs the command line and exits with its code. */
@@ -224,15 +240,19 @@ public final class LoadTest implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (tcpClient) {
-            return TcpClientProcess.run(resolve(Preflight.Machine.current(List.of())), hostAndPort(connect));
+            List<InetSocketAddress> servers = new ArrayList<>();
+            for (String server : connect == null ? new String[] {null} : connect.split(",")) {
+                servers.add(hostAndPort(server));
+            }
+            return TcpClientProcess.run(resolve(Preflight.Machine.current(List.of())), servers);
         }
         if (worker) {
             Settings settings = resolve(Preflight.Machine.current(List.of()));
             Preflight.check(settings, Preflight.Machine.current(List.of()), false);
-            if (resultFile == null || settings.sizes().size() != 1 || settings.handlers().size() != 1) {
-                throw new Preflight.BadInputException("--worker needs --result-file, one size and one handler");
+            if (resultFile == null || settings.sizes().size() != 1 || settings.round() < 1) {
+                throw new Preflight.BadInputException("--worker needs --result-file, one size and --round");
             }
-            Report.writeRun(new ScenarioRun(settings).run(), resultFile);
+            Report.writeRuns(new ScenarioRun(settings).run(), resultFile);
             return 0;
         }
         Preflight.Machine machine = Preflight.Machine.current(
@@ -246,8 +266,12 @@ public final class LoadTest implements Callable<Integer> {
         // The console's last lines: who won, as report.md opens with.
         System.out.println();
         System.out.print(report.verdictsText());
+        ExitStatus status = report.exitStatus();
+        if (status.code() != ExitStatus.OK) {
+            System.out.println(status.reason());
+        }
         System.out.flush();
-        return report.clean() ? 0 : EXIT_NOT_CLEAN;
+        return status.code();
     }
 
     /** The session's settings from the parsed options, presets filled in. */
@@ -270,18 +294,20 @@ public final class LoadTest implements Callable<Integer> {
         } else {
             sizes = List.of(preset.connections);
         }
-        List<IdleHandlerKind> kinds = new ArrayList<>(handlers);
-        if (baseline && !kinds.contains(IdleHandlerKind.NONE)) {
+        boolean comparesLoops = eventLoops.size() > 1;
+        List<IdleHandlerKind> kinds = new ArrayList<>(handlers != null ? handlers
+                : comparesLoops ? List.of(IdleHandlerKind.NETTY) : List.of(IdleHandlerKind.WHEEL, IdleHandlerKind.NETTY));
+        if (baseline && !comparesLoops && !kinds.contains(IdleHandlerKind.NONE)) {
             kinds.add(IdleHandlerKind.NONE);
         }
-        return new Settings(tier, protocol, sizes, kinds, repeats, reportDir,
+        return new Settings(tier, protocol, sizes, kinds, eventLoops, repeats, round, reportDir,
                 openRate != null ? openRate : tier == Tier.LOCAL ? LOCAL_OPEN_RATE : TCP_OPEN_RATE,
                 maxPendingConnects, orMillis(heartbeat, preset.heartbeatMs), jitter, burst, silentFraction,
                 orMillis(silenceSpread, preset.spreadMs), orMillis(readerIdle, preset.readerIdleMs),
                 orMillis(tolerance, preset.toleranceMs),
-                heapCheckpoints != null ? heapCheckpoints : preset.heapCheckpoints, eventLoop, serverThreads,
-                clientThreads, sourceAddresses, orMillis(progressEvery, preset.progressMs), seed, jvmOptions,
-                inProcess);
+                steadyWindows != null ? steadyWindows : preset.steadyWindows, orMillis(window, preset.windowMs),
+                serverThreads, clientThreads, sourceAddresses, orMillis(progressEvery, preset.progressMs), seed,
+                jvmOptions, inProcess);
     }
 
     private static long orMillis(Long nanos, long defaultMillis) {

@@ -5,7 +5,9 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.function.ToLongFunction;
+import java.util.stream.Collectors;
 
 /**
  * A thread factory for event loops that remembers its threads, so that the CPU time and the heap
@@ -31,6 +33,13 @@ final class LoopThreads extends DefaultThreadFactory {
             threads.add(thread);
         }
         return thread;
+    }
+
+    /** The names of the threads made so far. */
+    Set<String> names() {
+        synchronized (threads) {
+            return threads.stream().map(Thread::getName).collect(Collectors.toUnmodifiableSet());
+        }
     }
 
     /** CPU time used so far by the live threads of this factory, in nanoseconds. */

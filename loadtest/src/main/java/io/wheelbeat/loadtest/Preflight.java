@@ -83,6 +83,15 @@ final class Preflight {
         if (new HashSet<>(s.handlers()).size() != s.handlers().size()) {
             throw new BadInputException("--idle-handler lists a handler twice: " + s.handlers());
         }
+        if (s.eventLoops().isEmpty() || new HashSet<>(s.eventLoops()).size() != s.eventLoops().size()) {
+            throw new BadInputException("--event-loop needs netty, wheel, or both once each, got " + s.eventLoops());
+        }
+        if (s.comparesLoops() && (s.handlers().size() != 1 || !s.handlers().get(0).hasHandler())) {
+            throw new BadInputException("--event-loop " + s.eventLoops().get(0) + "," + s.eventLoops().get(1)
+                    + " compares the loop groups with one idle handler on both; give one --idle-handler "
+                    + "(wheel or netty), got " + s.handlers());
+        }
+
         for (int size : s.sizes()) {
             checkConnections(s, size, machine);
         }
@@ -111,12 +120,13 @@ final class Preflight {
         }
         notNegative("--silence-spread", s.silenceSpreadNanos());
         notNegative("--tolerance", s.toleranceNanos());
-        if (s.heapCheckpoints() < 0 || s.heapCheckpoints() > 20) {
-            throw new BadInputException("--heap-checkpoints must be between 0 and 20, got " + s.heapCheckpoints());
+        between("--steady-windows", s.steadyWindows(), 1, 100);
+        if (s.windowNanos() < TimeUnit.MILLISECONDS.toNanos(100)) {
+            throw new BadInputException("--window must be at least 100ms, got " + DurationConverter.human(s.windowNanos()));
         }
         between("--server-threads", s.serverThreads(), 1, 256);
         between("--client-threads", s.clientThreads(), 1, 256);
-        between("--repeat", s.repeats(), 1, 100);
+        between("--repeat", s.rounds(), 1, 100);
         between("--source-addresses", s.sourceAddresses(), 1, 253);
         if (s.progressNanos() < TimeUnit.MILLISECONDS.toNanos(100)) {
             throw new BadInputException("--progress-every must be at least 100ms, got "
@@ -133,6 +143,10 @@ final class Preflight {
     private static void checkConnections(Settings s, int connections, Machine machine) {
         if (connections < 1) {
             throw new BadInputException("--connections must be at least 1, got " + connections);
+        }
+        if (connections < s.baseArms().size()) {
+            throw new BadInputException("--connections " + connections + " cannot give each of the "
+                    + s.baseArms().size() + " arms a connection");
         }
         if (s.tier() == Tier.TCP && connections > machine.maxTcpConnections()) {
             throw new BadInputException(String.format(Locale.ROOT,

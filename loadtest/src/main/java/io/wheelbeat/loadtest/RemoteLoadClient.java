@@ -40,14 +40,17 @@ final class RemoteLoadClient implements LoadClient {
         reader.start();
     }
 
-    /** Starts the client process for {@code settings} against {@code server}; it connects on {@link #start()}. */
-    static RemoteLoadClient launch(Settings settings, InetSocketAddress server) throws IOException {
+    /**
+     * Starts the client process for {@code settings} against {@code servers} (each arm's, in the
+     * round's arm order); it connects on {@link #start()}.
+     */
+    static RemoteLoadClient launch(Settings settings, List<InetSocketAddress> servers) throws IOException {
         List<String> command = new ArrayList<>(ChildJvm.command(settings.jvmOptions()));
         command.add("-D" + TcpClientProcess.LOG_TARGET_PROPERTY + "=System.err");
         command.add(LoadTest.class.getName());
         command.add("--tcp-client");
         command.add("--connect");
-        command.add(server.getHostString() + ":" + server.getPort());
+        command.add(String.join(",", servers.stream().map(a -> a.getHostString() + ":" + a.getPort()).toList()));
         command.addAll(settings.toArgs());
         log.info("starting the TCP client process");
         Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();

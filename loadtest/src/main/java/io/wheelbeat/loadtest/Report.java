@@ -36,16 +36,16 @@ final class Report {
         this.runs = List.copyOf(runs);
         this.idleMachinery = idleMachinery(runs);
         this.verdicts = settings.sizes().stream()
-                .flatMap(size -> VerdictTable.of(size, this.runs).stream()).toList();
+                .flatMap(size -> VerdictTable.of(size, this.runs, settings.ours(), settings.theirs()).stream()).toList();
     }
 
     static ObjectMapper json() {
         return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     }
 
-    static void writeRun(RunResult run, Path file) throws IOException {
+    static void writeRuns(List<RunResult> runs, Path file) throws IOException {
         Files.createDirectories(file.toAbsolutePath().getParent());
-        json().writeValue(file.toFile(), run);
+        json().writeValue(file.toFile(), runs);
     }
 
     /**
@@ -54,7 +54,7 @@ final class Report {
      *
      * @param round the repeat both runs belong to
      * @param bytesPerConnection heap per connection, handler minus baseline
-     * @param serverLoopNanosPerMessage server-loop CPU per message, handler minus baseline
+     * @param serverLoopNanosPerMessage steady server-loop CPU per message, handler minus baseline
      */
     record IdleMachinery(String handler, int connections, int round, double bytesPerConnection,
                          double serverLoopNanosPerMessage) {
@@ -63,11 +63,15 @@ final class Report {
     /**
      * One row of a verdict table, as written to {@code report.json}.
      *
-     * @param ratio ours' median over theirs', null where that is no ratio
-     * @param outcome for wheel against netty: won, lost, within noise or equal
+     * @param ratio ours over theirs, null where that is no ratio
+     * @param low the 95% interval's lower end, null if none
+     * @param high its upper end, null if none
+     * @param units the paired units (rounds or steady sub-windows) the call rests on
+     * @param outcome for ours against theirs: won, lost, within noise, equal, or no interval
      */
-    record VerdictRow(int connections, String measure, String unit, String better, Verdict.Spread wheel,
-                      Verdict.Spread netty, Double ratio, String outcome) {
+    record VerdictRow(int connections, String ours, String theirs, String measure, String unit, String better,
+                      double oursValue, double theirsValue, Double ratio, Double low, Double high, int units,
+                      String outcome) {
     }
 
     /** The report as written to {@code report.json}. */
@@ -79,6 +83,11 @@ final class Report {
     /** Whether every connection opened and no idle event was missed or false, in every run. */
     boolean clean() {
         return runs.stream().allMatch(Report::clean);
+    }
+
+    /** The command's exit status: wheelbeat's arms are judged, a peer's misses are a verdict row. */
+    ExitStatus exitStatus() {
+        return ExitStatus.of(runs, r -> settings.baseArms().stream().anyMatch(a -> a.id().equals(r.handler()) && a.ours()));
     }
 
     static boolean clean(RunResult r) {
@@ -103,10 +112,10 @@ final class Report {
             if (!run.idle().applicable()) {
                 continue;
             }
-            VerdictTable.baselineOf(runs, run).ifPresent(base -> result.add(new IdleMachinery(run.handler(),
-                    run.connectionsRequested(), run.round(),
-                    VerdictTable.IDLE_MACHINERY_BYTES.value().of(run, base),
-                    VerdictTable.IDLE_MACHINERY_CPU.value().of(run, base))));
+            VerdictTable.find(runs, run.connectionsRequested(), run.round(), VerdictTable.BASELINE)
+                    .ifPresent(base -> result.add(new IdleMachinery(run.handler(), run.connectionsRequested(),
+                            run.round(), run.heap().bytesPerConnection() - base.heap().bytesPerConnection(),
+                            run.steady().loopNanosPerMessage() - base.steady().loopNanosPerMessage())));
         }
         return result;
     }
@@ -116,10 +125,11 @@ final class Report {
         for (VerdictTable table : verdicts) {
             for (VerdictTable.Row row : table.rows()) {
                 VerdictTable.Measure m = row.measure();
-                rows.add(new VerdictRow(table.connections(), m.name(), m.unit(),
-                        m.better().name().toLowerCase(Locale.ROOT), row.ours(), row.theirs(),
-                        Double.isNaN(row.call().ratio()) ? null : row.call().ratio(),
-                        row.call().outcome().plain().toLowerCase(Locale.ROOT)));
+                Verdict.Call c = row.call();
+                rows.add(new VerdictRow(table.connections(), table.ours(), table.theirs(), m.name(), m.unit(),
+                        m.better().name().toLowerCase(Locale.ROOT), c.ours(), c.theirs(),
+                        Double.isNaN(c.ratio()) ? null : c.ratio(), c.hasInterval() ? c.low() : null,
+                        c.hasInterval() ? c.high() : null, c.units(), c.outcome().plain().toLowerCase(Locale.ROOT)));
             }
         }
         return rows;
@@ -128,7 +138,8 @@ final class Report {
     /** The verdict tables as plain text, for the console's last lines. */
     String verdictsText() {
         if (verdicts.isEmpty()) {
-            return "No verdict: it needs both the wheel and the netty idle handler in the session (--idle-handler wheel,netty).\n";
+            return "No verdict: it needs both " + settings.ours() + " and " + settings.theirs()
+                    + " in the session (--idle-handler wheel,netty, or --event-loop netty,wheel).\n";
         }
         return String.join("\n", verdicts.stream().map(VerdictTable::plain).toList());
     }
@@ -149,12 +160,14 @@ final class Report {
         m.put("silenceSpreadMs", settings.silenceSpreadNanos() / 1e6);
         m.put("readerIdleMs", settings.readerIdleNanos() / 1e6);
         m.put("toleranceMs", settings.toleranceNanos() / 1e6);
-        m.put("heapCheckpoints", settings.heapCheckpoints());
-        m.put("eventLoop", settings.eventLoop().id());
+        m.put("steadyWindows", settings.steadyWindows());
+        m.put("windowMs", settings.windowNanos() / 1e6);
+        m.put("eventLoops", settings.eventLoops().stream().map(EventLoopKind::id).toList());
+        m.put("arms", settings.baseArms().stream().map(Arm::id).toList());
         m.put("serverThreads", settings.serverThreads());
         m.put("clientThreads", settings.clientThreads());
         m.put("seed", settings.seed());
-        m.put("repeats", settings.repeats());
+        m.put("rounds", settings.rounds());
         return m;
     }
 
@@ -168,12 +181,13 @@ final class Report {
                 : "the load test's own bytes: a 4-byte hello, then one byte per heartbeat"});
         rows.add(new String[] {"connections per run", String.join(", ",
                 s.sizes().stream().map(n -> f("%,d", n)).toList())});
-        rows.add(new String[] {"idle handlers, in run order", String.join(", ", s.handlers().stream()
-                .map(k -> k == IdleHandlerKind.NONE ? "none (the baseline)" : k.id()).toList())});
-        rows.add(new String[] {"runs", s.repeats() == 1 ? "one per handler and size"
-                : s.repeats() + " per handler and size, interleaved (" + String.join(", ",
-                        s.handlers().stream().map(IdleHandlerKind::id).toList()) + ", " + s.handlers().get(0).id()
-                        + ", ...)"});
+        rows.add(new String[] {"arms, side by side in one JVM", String.join(", ", s.baseArms().stream()
+                .map(a -> a.id() + " (" + a.handler().id() + " handler on " + a.loop().id() + " loops)").toList())
+                + "; each takes an equal consecutive share of the connections"});
+        rows.add(new String[] {"rounds", s.rounds() + ", one JVM each, the arms' order rotated by one each round"});
+        rows.add(new String[] {"steady window", s.steadyWindows() + " sub-windows of "
+                + DurationConverter.human(s.windowNanos()) + " after the ramp and one longest heartbeat gap, "
+                + "before the silence"});
         rows.add(new String[] {"open rate", f("at most %,.0f connections/s, at most %,d connects in flight",
                 s.openRate(), s.maxPendingConnects())});
         rows.add(new String[] {"heartbeat", "every " + DurationConverter.human(s.heartbeatNanos())
@@ -184,11 +198,9 @@ final class Report {
                 s.silentFraction() * 100) + DurationConverter.human(s.silenceSpreadNanos())});
         rows.add(new String[] {"tolerance", DurationConverter.human(s.toleranceNanos())
                 + " (an idle event later than the true deadline + this counts as missed)"});
-        rows.add(new String[] {"heap readings (full GCs)", "one before the ramp, " + s.heapCheckpoints()
-                + " during it, one after it"});
-        rows.add(new String[] {"event loops", s.serverThreads() + " server ("
-                + (s.eventLoop() == EventLoopKind.WHEEL ? "WheelIoEventLoopGroup" : "MultiThreadIoEventLoopGroup")
-                + "), " + s.clientThreads() + " client"});
+        rows.add(new String[] {"heap readings (full GCs)", "one before the ramp, one after each arm's share"});
+        rows.add(new String[] {"event loops", s.serverThreads() + " per arm's server, " + s.clientThreads()
+                + " client"});
         rows.add(new String[] {"seed", Long.toString(s.seed())});
         rows.add(new String[] {"machine", machine.cores() + " cores, " + machine.jvm() + ", max heap "
                 + f("%,d", machine.maxHeapBytes() >> 20) + " MiB per run"});
@@ -270,12 +282,12 @@ final class Report {
     private void table(StringBuilder md, List<RunResult> group) {
         md.append("| |");
         group.forEach(r -> md.append(' ').append(r.handler())
-                .append(settings.repeats() > 1 ? " (" + r.round() + ")" : "").append(" |"));
+                .append(settings.rounds() > 1 ? " (" + r.round() + ")" : "").append(" |"));
         md.append("\n|---|");
         group.forEach(r -> md.append("---:|"));
         md.append('\n');
-        row(md, group, "connections requested / opened / failed",
-                r -> f("%,d / %,d / %,d", r.connectionsRequested(), r.opened(), r.failed()));
+        row(md, group, "arm's connections opened / failed (of the round's)",
+                r -> f("%,d / %,d (%,d)", r.opened(), r.failed(), r.connectionsRequested()));
         row(md, group, "open rate (connections/s)", r -> f("%,.0f", r.openRatePerSecond()));
         row(md, group, "heap per connection (bytes, after full GC)", r -> f("%,.0f", r.heap().bytesPerConnection()));
         row(md, group, "idle machinery per connection (bytes, minus none)", r -> machinery(r)
@@ -291,6 +303,10 @@ final class Report {
         row(md, group, "**false idle events**", r -> idle(r, i -> f("%,d", i.falseIdle())));
         row(md, group, "lateness p50 / p99 / p99.9 / max (ms)", r -> idle(r, i -> f("%.3f / %.3f / %.3f / %.3f",
                 i.lateness().p50Ms(), i.lateness().p99Ms(), i.lateness().p999Ms(), i.lateness().maxMs())));
+        row(md, group, "lateness, worst second of the round (at s: reported, p50 / max ms)", r -> idle(r, i ->
+                i.overTime().stream().max(java.util.Comparator.comparingDouble(RunResult.LateSecond::maxMs))
+                        .map(l -> f("%d s: %,d, %.1f / %.1f", l.atSecond(), l.reported(), l.p50Ms(), l.maxMs()))
+                        .orElse("-")));
         row(md, group, "GC collections / total pause / longest (ms)",
                 r -> f("%,d / %,.0f / %,.0f", r.gc().collections(), r.gc().totalPauseMs(), r.gc().maxPauseMs()));
         row(md, group, "allocated: whole run (MiB) / server loops per message (B)", r -> f("%,d / %,.1f",
@@ -299,11 +315,23 @@ final class Report {
                 r -> f("%,d / %,.0f", r.gc().heapReadingCollections(), r.gc().heapReadingPauseMs()));
         row(md, group, "CPU: process / server loops / clients (s)", r -> f("%.1f / %.1f / %.1f",
                 r.cpu().processSeconds(), r.cpu().serverLoopSeconds(), r.cpu().clientSeconds()));
-        row(md, group, "server-loop CPU per message (ns)", r -> f("%,.0f", r.cpu().serverLoopNanosPerMessage()));
-        row(md, group, "idle machinery CPU per message (ns, minus none)", r -> machinery(r)
+        row(md, group, "server-loop CPU per message, whole round (ns)",
+                r -> f("%,.0f", r.cpu().serverLoopNanosPerMessage()));
+        row(md, group, "steady: server-loop CPU per message (ns) / per connection-second (ns)", r -> f("%,.0f / %,.0f",
+                r.steady().loopNanosPerMessage(), r.steady().loopNanosPerConnectionSecond()));
+        row(md, group, "steady: idle machinery CPU per message (ns, minus none)", r -> machinery(r)
                 .map(m -> f("%,.0f", m.serverLoopNanosPerMessage())).orElse("-"));
+        row(md, group, "steady: JFR samples on the loops / in idle machinery", r -> f("%,d / %,d (%.1f%%)",
+                r.steady().attribution().samples(), r.steady().attribution().idleSamples(),
+                r.steady().attribution().idleShare() * 100));
+        row(md, group, "steady: idle machinery CPU per message, JFR (ns)", r -> f("%,.0f +/- %,.0f",
+                r.steady().attribution().idleNanosPerMessage(), r.steady().attribution().idleNanosPerMessageError()));
+        row(md, group, "steady: idle frames sampled most", r -> String.join("<br>",
+                r.steady().attribution().topIdleFrames()));
+        row(md, group, "loop lag: steady worst / round worst (ms, at s)", r -> f("%,.1f / %,.1f (%.0f)",
+                r.loopLag().steadyMaxMs(), r.loopLag().maxMs(), r.loopLag().maxAtSeconds()));
         row(md, group, "worst heartbeat sender lag (ms)", r -> f("%,.0f", r.traffic().maxSenderLagMs()));
-        row(md, group, "window (s)", r -> f("%.1f", r.windowSeconds()));
+        row(md, group, "round (s)", r -> f("%.1f", r.windowSeconds()));
         row(md, group, "machine load (1-minute load average, start / end)",
                 r -> f("%.2f / %.2f", r.machine().loadAverageAtStart(), r.machine().loadAverageAtEnd()));
         md.append('\n');
@@ -317,7 +345,7 @@ final class Report {
             Optional<IdleMachinery> m = machinery(r);
             md.append(f("| %,d | %s | %,.0f | %s | %,.0f | %s | %,.0f |\n", r.connectionsRequested(), r.handler(),
                     r.heap().bytesPerConnection(), m.map(x -> f("%,.0f", x.bytesPerConnection())).orElse("-"),
-                    r.cpu().serverLoopNanosPerMessage(),
+                    r.steady().loopNanosPerMessage(),
                     m.map(x -> f("%,.0f", x.serverLoopNanosPerMessage())).orElse("-"),
                     r.timers().schedulesPerSecond() + r.timers().cancelsPerSecond() + r.timers().reArmsPerSecond()));
         }

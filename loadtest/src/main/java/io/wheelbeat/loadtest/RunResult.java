@@ -3,35 +3,94 @@ package io.wheelbeat.loadtest;
 import java.util.List;
 
 /**
- * Everything one run measured: one idle handler, one number of connections, one JVM. Written as
- * JSON by the run's JVM and read back by the session that started it. Times are in the units
- * their names say.
+ * Everything one arm of one round measured: its server, its share of the connections, beside
+ * the other arms in the same JVM. Written as JSON by the round's JVM and read back by the
+ * session that started it. Times are in the units their names say. Heap, GC and process CPU
+ * belong to the whole JVM, the same for every arm of a round, except where a field says
+ * otherwise.
  *
  * @param tier {@code local} or {@code tcp}
  * @param transport {@code local}, {@code epoll} or {@code nio}
  * @param connectionKind what one connection is in this tier, in words
- * @param handler {@code wheel}, {@code netty} or {@code none}
- * @param round which repeat of the session this run was, from 1 (see {@code --repeat})
- * @param connectionsRequested connections the run was asked to open
+ * @param handler the arm: {@code wheel}, {@code netty} or {@code none}, or with two event loops
+ *     compared {@code wheel-loop} or {@code netty-loop}
+ * @param round which round of the session, from 1 (see {@code --repeat})
+ * @param connectionsRequested the round's connections over all arms (the arm's share is
+ *     {@code steady.connections})
  * @param opened connects that succeeded
  * @param failed connects that failed
  * @param serverChannels channels the server saw become active
- * @param rampSeconds from the first connect to the last finished one, heap checkpoints excluded
+ * @param opened the arm's connects that succeeded
+ * @param failed the arm's connects that failed
+ * @param rampSeconds the arm's share of the ramp, heap readings excluded
  * @param openRatePerSecond opened / rampSeconds
- * @param windowSeconds the measured window: first connect to the end of idle detection
- * @param timeline the progress samples, every few seconds from the start of the run
+ * @param windowSeconds the round: first connect to the end of idle detection
+ * @param steady the steady window: the arm's server loops between ramp and silence
+ * @param loopLag how late a task handed to the arm's loops ran, over the round
+ * @param timeline the progress samples, every few seconds from the start of the round
  */
 record RunResult(String tier, String transport, String connectionKind, String handler, int round,
                  int connectionsRequested, int opened, int failed, long serverChannels,
                  double rampSeconds, double openRatePerSecond, double windowSeconds,
                  Heap heap, Timers timers, Idle idle, Traffic traffic, Gc gc, Cpu cpu, Machine machine,
-                 List<Sample> timeline) {
+                 Steady steady, LoopLag loopLag, List<Sample> timeline) {
 
     /** This result as the {@code round}-th repeat of its session. */
     RunResult inRound(int round) {
         return new RunResult(tier, transport, connectionKind, handler, round, connectionsRequested, opened, failed,
                 serverChannels, rampSeconds, openRatePerSecond, windowSeconds, heap, timers, idle, traffic, gc, cpu,
-                machine, timeline);
+                machine, steady, loopLag, timeline);
+    }
+
+    /**
+     * The steady window: after the ramp and the settle, before the silence, every connection open
+     * and heartbeating; split into sub-windows so that arms can be compared window by window.
+     *
+     * @param connections the arm's connections open in it
+     * @param windows the sub-windows, in order
+     * @param loopNanosPerMessage the arm's server-loop CPU over the window per message it read
+     * @param loopNanosPerConnectionSecond the same CPU per connection and second
+     * @param loopBytesPerMessage heap the arm's server loops allocated per message
+     * @param attribution what the loops' execution samples attribute to the idle machinery
+     */
+    record Steady(int connections, double seconds, List<Window> windows, double loopNanosPerMessage,
+                  double loopNanosPerConnectionSecond, double loopBytesPerMessage, Attribution attribution) {
+    }
+
+    /**
+     * One steady sub-window of one arm; every arm's window of the same index covers the same time.
+     *
+     * @param loopCpuNanos CPU time of the arm's server loop threads (ThreadMXBean)
+     * @param messages messages the arm's server read
+     * @param loopAllocatedBytes heap the arm's server loops allocated
+     */
+    record Window(double seconds, long loopCpuNanos, long messages, long loopAllocatedBytes) {
+    }
+
+    /**
+     * JFR execution samples of the arm's server loops in the steady window, split by whether the
+     * sampled code was the idle machinery (its handler, the loop's scheduler or wheel) or anything
+     * else; the idle share of the loops' CPU per message, with its binomial standard error.
+     *
+     * @param samples execution samples taken on the arm's loops
+     * @param idleSamples of them, in idle machinery
+     * @param idleNanosPerMessage idle share x loop CPU per message
+     * @param idleNanosPerMessageError its standard error from the sampling alone
+     * @param topIdleFrames the idle frames seen most often, with their sample counts
+     */
+    record Attribution(long samples, long idleSamples, double idleShare, double idleNanosPerMessage,
+                       double idleNanosPerMessageError, List<String> topIdleFrames) {
+    }
+
+    /**
+     * How late the arm's loops ran a task handed to them every {@link LoopLagProbe#PERIOD_MILLIS} ms:
+     * the loops' backlog, whatever caused it (their own work, other threads, GC pauses).
+     *
+     * @param steadyMaxMs the largest lag in the steady window
+     * @param maxMs the largest over the round
+     * @param maxAtSeconds when it was, since the start of the round
+     */
+    record LoopLag(double steadyMaxMs, double maxMs, double maxAtSeconds) {
     }
 
     /**
@@ -43,9 +102,13 @@ record RunResult(String tier, String transport, String connectionKind, String ha
      * @param loopScheduledTasksPerSecond {@code schedule(...)} calls on the server loops
      * @param reArmsPerSecond read batches that reached the idle handler
      * @param idleEvents idle events fired so far
+     * @param expirationsPerSecond timers of the arm's idle machinery that ran out (see {@link Timers})
+     * @param maxLoopLagMs the largest loop lag since the previous sample
+     * @param pendingTimers timers pending in the arm's idle machinery, where known (-1 if not)
      */
     record Sample(double atSeconds, int open, long heapUsedMiB, double loopScheduledTasksPerSecond,
-                  double reArmsPerSecond, long idleEvents) {
+                  double reArmsPerSecond, double expirationsPerSecond, long idleEvents, double maxLoopLagMs,
+                  long pendingTimers) {
     }
 
     /**
@@ -89,11 +152,21 @@ record RunResult(String tier, String transport, String connectionKind, String ha
      *
      * @param applicable false for the run without an idle handler
      * @param repeatEvents idle events after the first of an idle period
+     * @param overTime lateness by the second the events fired in
      */
     record Idle(boolean applicable, int plannedSilent, int neverHeard, int detectedOnTime, int missed,
                 int missedNotReported, int missedLate, long falseIdle, int falsePremature,
                 int falseWhileTalking, long unidentified, long badHellos, long firstEvents, long repeatEvents,
-                double toleranceMs, Lateness lateness) {
+                double toleranceMs, Lateness lateness, List<LateSecond> overTime) {
+    }
+
+    /**
+     * The silenced connections reported in one second of the round, by fire time: how late the
+     * idle machinery was over time.
+     *
+     * @param atSecond since the start of the round, on the clock of the samples and GC pauses
+     */
+    record LateSecond(int atSecond, int reported, double p50Ms, double maxMs) {
     }
 
     /**

@@ -6,6 +6,7 @@ import io.netty.channel.ChannelPipeline;
 import io.wheelbeat.netty.websocket.WebSocketKeepAliveHandler;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -16,17 +17,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One run in this JVM: one idle handler, one number of connections.
+ * One round in this JVM: every arm side by side, one server each with its own event loops, the
+ * connections dealt to the arms in equal consecutive shares ({@link Settings#armOf}).
  *
  * <ol>
- *   <li>Bind the server (probe, idle handler, recorder in every pipeline), read the live heap.</li>
- *   <li>Ramp: open the connections at the configured rate; each sends its hello, then
- *       heartbeats. At the heap checkpoints the ramp pauses for a full-GC heap reading.</li>
+ *   <li>Bind the arms' servers (probe, idle handler, recorder in every pipeline), read the live
+ *       heap.</li>
+ *   <li>Ramp: open the connections at the configured rate, arm by arm in the round's order; each
+ *       sends its hello, then heartbeats. After each arm's share the ramp pauses for a full-GC
+ *       heap reading: the difference to the previous reading is that arm's heap.</li>
  *   <li>Settle for one longest heartbeat gap, so that every connection has re-armed at least
- *       once, and read the heap again.</li>
+ *       once.</li>
+ *   <li>Steady window: every connection open and heartbeating, nothing else happening; each arm's
+ *       server-loop CPU, allocation and messages in sub-windows, and JFR execution samples of
+ *       the loops ({@link IdleAttribution}).</li>
  *   <li>Silence: the planned connections stop at their planned times, spread over a window.</li>
  *   <li>Wait until the last silenced connection's true deadline plus the tolerance has passed,
- *       then judge every idle event against the truth.</li>
+ *       then judge every idle event against the truth, arm by arm.</li>
  * </ol>
  */
 final class ScenarioRun {
@@ -39,45 +46,61 @@ final class ScenarioRun {
     private static final long STALLED_RAMP_NANOS = TimeUnit.SECONDS.toNanos(60);
     private static final long LOOP_ANSWER_SECONDS = 60;
 
-    private final Settings s;
-    private final IdleHandlerKind kind;
-    private final String label;
-
-    /** @param settings a single-run settings ({@link Settings#forRun}) */
-    ScenarioRun(Settings settings) {
-        this.s = settings;
-        this.kind = settings.handler();
-        this.label = settings.tier() + " " + kind + " " + settings.connections();
+    /** One arm's server in this round: its loops, and the ledger of its share of the connections. */
+    record ArmServer(Arm arm, InstrumentedEventLoopGroup loops, ConnectionLedger ledger, int first, int end) {
     }
 
-    RunResult run() throws Exception {
+    private final Settings s;
+    private final String label;
+
+    /** @param settings a round's settings ({@link Settings#forRound}) */
+    ScenarioRun(Settings settings) {
+        this.s = settings;
+        this.label = settings.tier() + " " + settings.connections() + " round " + settings.round();
+    }
+
+    /** Each arm's result, in the round's arm order. */
+    List<RunResult> run() throws Exception {
         int n = s.connections();
         Transport transport = Transport.of(s.tier());
-        SilencePlan plan = s.plan();
-        log.info("[{}] {}: {} connections, heartbeat {}, reader idle {}, {}% go silent over {}",
-                label, s.tier().description(), n, DurationConverter.human(s.heartbeatNanos())
+        List<Arm> arms = s.arms();
+        log.info("[{}] {}: {} connections over {} side by side, heartbeat {}, reader idle {}, {}% go silent over {}",
+                label, s.tier().description(), n, String.join(", ", arms.stream().map(Arm::id).toList()),
+                DurationConverter.human(s.heartbeatNanos())
                         + (s.burst() ? " in synchronised bursts" : " +/- " + Math.round(s.jitter() * 100) + "%"),
                 DurationConverter.human(s.readerIdleNanos()), Math.round(s.silentFraction() * 100),
                 DurationConverter.human(s.silenceSpreadNanos()));
-        ConnectionLedger ledger = new ConnectionLedger(n);
-        InstrumentedEventLoopGroup serverLoops = transport.newServerGroup(s.eventLoop(), s.serverThreads());
+        List<ArmServer> servers = new ArrayList<>();
+        for (int j = 0; j < arms.size(); j++) {
+            int first = Settings.firstOf(j, arms.size(), n);
+            int end = Settings.firstOf(j + 1, arms.size(), n);
+            servers.add(new ArmServer(arms.get(j), transport.newServerGroup(arms.get(j).loop(), s.serverThreads(),
+                    "server-" + arms.get(j).id()), new ConnectionLedger(first, end), first, end));
+        }
         LoadClient client = null;
         try (JvmStats jvm = new JvmStats()) {
-            Channel server = transport.bind(serverLoops,
-                    new ServerInitializer(s.protocol(), kind, s.readerIdleNanos(), ledger, serverLoops));
+            long clockOrigin = Clock.nanoTime() - Math.round(jvm.secondsSinceStart() * 1e9);
+            List<SocketAddress> addresses = new ArrayList<>();
+            for (ArmServer server : servers) {
+                addresses.add(transport.bind(server.loops(), new ServerInitializer(s.protocol(),
+                        server.arm().handler(), s.readerIdleNanos(), server.ledger(), server.loops())).localAddress());
+            }
             client = s.tier() == Tier.LOCAL
-                    ? new HeartbeatDriver(s, server.localAddress())
-                    : RemoteLoadClient.launch(s, (InetSocketAddress) server.localAddress());
-            Progress progress = new Progress(label, kind, client, serverLoops, jvm, s.progressNanos());
-            try {
-                return measure(n, transport, plan, ledger, serverLoops, jvm, client, progress);
+                    ? new HeartbeatDriver(s, addresses)
+                    : RemoteLoadClient.launch(s, addresses.stream().map(a -> (InetSocketAddress) a).toList());
+            try (LoopLagProbe lags = new LoopLagProbe(servers.stream().map(ArmServer::loops).toList(), jvm);
+                 Progress progress = new Progress(label, client, servers, lags, jvm, s.progressNanos())) {
+                return measure(servers, jvm, clockOrigin, client, lags, progress);
             } finally {
-                progress.close();
                 client.closeConnections();
-                awaitServerChannelsClosed(serverLoops);
+                for (ArmServer server : servers) {
+                    awaitServerChannelsClosed(server.loops());
+                }
             }
         } finally {
-            serverLoops.shutdownGracefully(0, 5, TimeUnit.SECONDS).await(2, TimeUnit.MINUTES);
+            for (ArmServer server : servers) {
+                server.loops().shutdownGracefully(0, 5, TimeUnit.SECONDS).await(2, TimeUnit.MINUTES);
+            }
             if (client != null) {
                 client.close();
             }
@@ -102,120 +125,205 @@ final class ScenarioRun {
                 LOOP_ANSWER_SECONDS);
     }
 
-    private RunResult measure(int n, Transport transport, SilencePlan plan, ConnectionLedger ledger,
-                              InstrumentedEventLoopGroup serverLoops, JvmStats jvm, LoadClient client,
-                              Progress progress) throws Exception {
+    /** One arm's share of the ramp: heap readings around it, connects, time. */
+    private record Share(long heapBefore, long heapAfter, int opened, int failed, double seconds) {
+    }
+
+    /** @param clockOrigin the reading of {@link Clock} at second 0 of {@code jvm}'s clock */
+    private List<RunResult> measure(List<ArmServer> servers, JvmStats jvm, long clockOrigin, LoadClient client,
+                                    LoopLagProbe lags, Progress progress) throws Exception {
+        int k = servers.size();
         double loadAtStart = JvmStats.loadAverage();
         long heapBefore = JvmStats.usedHeapAfterFullGc();
         LoadClient.ClientStats clientBefore = client.stats();
         long cpuBefore = JvmStats.processCpuNanos();
-        long serverCpuBefore = serverLoops.cpuNanos();
         long allocatedBefore = JvmStats.allocatedBytes();
-        long serverAllocatedBefore = serverLoops.allocatedBytes();
+        long[] serverCpuBefore = new long[k];
+        long[] serverAllocatedBefore = new long[k];
+        for (int j = 0; j < k; j++) {
+            serverCpuBefore[j] = servers.get(j).loops().cpuNanos();
+            serverAllocatedBefore[j] = servers.get(j).loops().allocatedBytes();
+        }
         long start = Clock.nanoTime();
         client.start();
-
-        List<RunResult.HeapPoint> checkpoints = new ArrayList<>();
-        long pausedNanos = ramp(n, client, heapBefore, checkpoints);
-        double rampSeconds = (Clock.nanoTime() - start - pausedNanos) / 1e9;
-        int opened = client.opened();
-        log.info("[{}] ramp done: {} opened, {} failed in {} s", label, opened, n - opened,
-                String.format(java.util.Locale.ROOT, "%.1f", rampSeconds));
+        List<Share> shares = ramp(servers, client, heapBefore);
+        log.info("[{}] ramp done: {} opened, {} failed", label, client.opened(), client.failed());
 
         sleepNanos(s.maxHeartbeatGapNanos() + SETTLE_MARGIN_NANOS);
-        long heapAfter = JvmStats.usedHeapAfterFullGc();
-        checkpoints.add(new RunResult.HeapPoint(opened, perConnection(heapAfter - heapBefore, opened)));
-        log.info("[{}] heap: {} MiB live for {} connections, {} bytes each", label, (heapAfter - heapBefore) >> 20,
-                opened, Math.round(perConnection(heapAfter - heapBefore, opened)));
+        List<List<RunResult.Window>> windows = new ArrayList<>();
+        List<RunResult.Attribution> attributions = new ArrayList<>();
+        steady(servers, lags, windows, attributions);
 
         client.beginSilence();
         sleepNanos(s.silenceSpreadNanos() + SILENCE_MARGIN_NANOS);
-        awaitLastDeadline(plan, ledger, serverLoops);
+        awaitLastDeadline(servers);
         long end = Clock.nanoTime();
 
-        LoopSnapshot loops = serverLoops.snapshot(kind == IdleHandlerKind.WHEEL, LOOP_ANSWER_SECONDS, TimeUnit.SECONDS);
         LoadClient.ClientStats clientAfter = client.stats();
         double window = (end - start) / 1e9;
-        double serverCpu = (serverLoops.cpuNanos() - serverCpuBefore) / 1e9;
-        long serverAllocated = serverLoops.allocatedBytes() - serverAllocatedBefore;
-        IdleVerdict verdict = ledger.evaluate(plan, s.readerIdleNanos(), s.toleranceNanos());
         JvmStats.GcTotals gc = jvm.totals();
-        RunResult result = new RunResult(s.tier().id(), transport.id(), s.tier().description(), kind.id(), 1, n, opened,
-                n - opened, loops.channelsActive(), rampSeconds, opened / rampSeconds, window,
-                new RunResult.Heap(heapBefore, heapAfter, perConnection(heapAfter - heapBefore, opened), checkpoints),
-                TimerAccounting.report(kind, loops, window),
-                idle(verdict, loops),
-                new RunResult.Traffic(loops.messages(), loops.readBatches(), loops.messages() / window,
-                        clientAfter.heartbeatsSent() - clientBefore.heartbeatsSent(),
-                        clientAfter.maxSenderLagNanos() / 1e6),
-                new RunResult.Gc(jvm.collectorNames(), gc.collections(), gc.pauseMillisTotal(), gc.pauseMillisMax(),
-                        gc.explicitCollections(), gc.explicitPauseMillis(), JvmStats.allocatedBytes() - allocatedBefore,
-                        serverAllocated, loops.messages() == 0 ? 0 : (double) serverAllocated / loops.messages(),
-                        jvm.pauses()),
-                new RunResult.Cpu((JvmStats.processCpuNanos() - cpuBefore) / 1e9, serverCpu,
-                        (clientAfter.cpuNanos() - clientBefore.cpuNanos()) / 1e9,
-                        loops.messages() == 0 ? 0 : serverCpu * 1e9 / loops.messages()),
-                machine(loadAtStart), progress.samples());
-        if (kind.hasHandler()) {
-            log.info("[{}] done in {} s: {} of {} silenced connections detected on time, {} missed, {} false idle "
-                            + "events; lateness p50 {} ms, p99 {} ms, max {} ms", label,
-                    String.format(java.util.Locale.ROOT, "%.1f", window), verdict.onTime(), verdict.plannedSilent(),
-                    verdict.missed(), verdict.falseIdle(), result.idle().lateness().p50Ms(),
-                    result.idle().lateness().p99Ms(), result.idle().lateness().maxMs());
-        } else {
-            log.info("[{}] done in {} s (no idle handler: nothing to detect)", label,
-                    String.format(java.util.Locale.ROOT, "%.1f", window));
+        List<RunResult> results = new ArrayList<>();
+        for (int j = 0; j < k; j++) {
+            ArmServer server = servers.get(j);
+            IdleHandlerKind kind = server.arm().handler();
+            LoopSnapshot loops = server.loops().snapshot(kind == IdleHandlerKind.WHEEL, LOOP_ANSWER_SECONDS,
+                    TimeUnit.SECONDS);
+            double serverCpu = (server.loops().cpuNanos() - serverCpuBefore[j]) / 1e9;
+            long serverAllocated = server.loops().allocatedBytes() - serverAllocatedBefore[j];
+            IdleVerdict verdict = server.ledger().evaluate(s.plan(), s.readerIdleNanos(), s.toleranceNanos());
+            Share share = shares.get(j);
+            int armConnections = server.end() - server.first();
+            double perConnection = perConnection(share.heapAfter() - share.heapBefore(), share.opened());
+            RunResult.Gc gcResult = new RunResult.Gc(jvm.collectorNames(), gc.collections(), gc.pauseMillisTotal(),
+                    gc.pauseMillisMax(), gc.explicitCollections(), gc.explicitPauseMillis(),
+                    JvmStats.allocatedBytes() - allocatedBefore, serverAllocated,
+                    loops.messages() == 0 ? 0 : (double) serverAllocated / loops.messages(), jvm.pauses());
+            RunResult result = new RunResult(s.tier().id(), Transport.of(s.tier()).id(), s.tier().description(),
+                    server.arm().id(), s.round(), s.connections(), share.opened(), armConnections - share.opened(),
+                    loops.channelsActive(), share.seconds(), share.opened() / share.seconds(), window,
+                    new RunResult.Heap(share.heapBefore(), share.heapAfter(), perConnection,
+                            List.of(new RunResult.HeapPoint(share.opened(), perConnection))),
+                    TimerAccounting.report(kind, loops, window),
+                    idle(kind, verdict, loops,
+                            server.ledger().latenessOverTime(s.plan(), s.readerIdleNanos(), clockOrigin)),
+                    new RunResult.Traffic(loops.messages(), loops.readBatches(), loops.messages() / window,
+                            clientAfter.heartbeatsSent() - clientBefore.heartbeatsSent(),
+                            clientAfter.maxSenderLagNanos() / 1e6),
+                    gcResult,
+                    new RunResult.Cpu((JvmStats.processCpuNanos() - cpuBefore) / 1e9, serverCpu,
+                            (clientAfter.cpuNanos() - clientBefore.cpuNanos()) / 1e9,
+                            loops.messages() == 0 ? 0 : serverCpu * 1e9 / loops.messages()),
+                    machine(loadAtStart), steadyResult(share.opened(), windows.get(j), attributions.get(j)),
+                    lags.lag(j).result(lags.lag(j).windowMaxMs()), progress.samples(j));
+            results.add(result);
+            if (kind.hasHandler()) {
+                log.info("[{}] {}: {} of {} silenced connections detected on time, {} missed, {} false idle events; "
+                                + "lateness p50 {} ms, p99 {} ms, max {} ms; steady loop CPU {} ns/message", label,
+                        server.arm().id(), verdict.onTime(), verdict.plannedSilent(), verdict.missed(),
+                        verdict.falseIdle(), result.idle().lateness().p50Ms(), result.idle().lateness().p99Ms(),
+                        result.idle().lateness().maxMs(), Math.round(result.steady().loopNanosPerMessage()));
+            }
         }
-        return result;
+        log.info("[{}] done in {} s", label, String.format(java.util.Locale.ROOT, "%.1f", window));
+        return results;
     }
 
     /**
-     * Waits for the ramp, pausing it at each heap checkpoint; returns the time spent paused. A
-     * ramp that stops making progress is given up.
+     * The ramp, arm by arm: the client pauses itself at the start of each arm's share; each pause
+     * takes a full-GC heap reading. A ramp that stops making progress is given up.
      */
-    private long ramp(int n, LoadClient client, long heapBefore, List<RunResult.HeapPoint> checkpoints)
-            throws Exception {
-        int next = 1;
-        long paused = 0;
+    private List<Share> ramp(List<ArmServer> servers, LoadClient client, long heapBefore) throws Exception {
+        List<Share> shares = new ArrayList<>();
+        long heap = heapBefore;
+        int openedBefore = 0;
+        int failedBefore = 0;
+        long shareStart = Clock.nanoTime();
         int lastDone = -1;
-        long lastChange = Clock.nanoTime();
-        while (!client.rampDone()) {
-            int done = client.opened() + client.failed();
-            long now = Clock.nanoTime();
-            if (done != lastDone) {
-                lastDone = done;
-                lastChange = now;
-            } else if (now - lastChange > STALLED_RAMP_NANOS) {
-                log.error("[{}] the ramp has made no progress for 60 s; going on with {} connections", label,
-                        client.opened());
-                client.pauseOpening();
-                break;
-            }
-            if (next <= s.heapCheckpoints() && done >= (long) n * next / (s.heapCheckpoints() + 1)) {
-                client.pauseOpening();
-                long heap = JvmStats.usedHeapAfterFullGc();
-                int opened = client.opened();
-                checkpoints.add(new RunResult.HeapPoint(opened, perConnection(heap - heapBefore, opened)));
-                client.resumeOpening();
-                paused += Clock.nanoTime() - now;
-                lastChange = Clock.nanoTime();
-                next++;
-            } else {
+        long lastChange = shareStart;
+        for (ArmServer server : servers) {
+            while (client.opened() + client.failed() < server.end() && !client.rampDone()) {
+                int done = client.opened() + client.failed();
+                long now = Clock.nanoTime();
+                if (done != lastDone) {
+                    lastDone = done;
+                    lastChange = now;
+                } else if (now - lastChange > STALLED_RAMP_NANOS) {
+                    log.error("[{}] the ramp has made no progress for 60 s; going on with {} connections", label,
+                            client.opened());
+                    break;
+                }
                 Thread.sleep(20);
             }
+            client.pauseOpening();
+            double seconds = (Clock.nanoTime() - shareStart) / 1e9;
+            long after = JvmStats.usedHeapAfterFullGc();
+            int opened = client.opened();
+            int failed = client.failed();
+            shares.add(new Share(heap, after, opened - openedBefore, failed - failedBefore, seconds));
+            log.info("[{}] {}: {} connections opened in {} s, {} bytes each on the heap", label, server.arm().id(),
+                    opened - openedBefore, String.format(java.util.Locale.ROOT, "%.1f", seconds),
+                    Math.round(perConnection(after - heap, opened - openedBefore)));
+            heap = after;
+            openedBefore = opened;
+            failedBefore = failed;
+            client.resumeOpening();
+            shareStart = Clock.nanoTime();
+            lastChange = shareStart;
         }
-        return paused;
+        return shares;
+    }
+
+    /**
+     * The steady window: each arm's loop CPU, allocation and messages read at the sub-window
+     * boundaries, and the loops' execution samples over the whole window.
+     */
+    private void steady(List<ArmServer> servers, LoopLagProbe lags, List<List<RunResult.Window>> windows,
+                        List<RunResult.Attribution> attributions) throws Exception {
+        int k = servers.size();
+        long[][] reading = new long[k][];
+        servers.forEach(a -> windows.add(new ArrayList<>()));
+        try (IdleAttribution jfr = new IdleAttribution()) {
+            jfr.start();
+            for (int j = 0; j < k; j++) {
+                lags.lag(j).startWindow();
+            }
+            long at = Clock.nanoTime();
+            for (int j = 0; j < k; j++) {
+                reading[j] = read(servers.get(j));
+            }
+            for (int w = 0; w < s.steadyWindows(); w++) {
+                sleepNanos(at + s.windowNanos() - Clock.nanoTime());
+                long now = Clock.nanoTime();
+                for (int j = 0; j < k; j++) {
+                    long[] next = read(servers.get(j));
+                    windows.get(j).add(new RunResult.Window((now - at) / 1e9, next[0] - reading[j][0],
+                            next[1] - reading[j][1], next[2] - reading[j][2]));
+                    reading[j] = next;
+                }
+                at = now;
+            }
+            List<List<jdk.jfr.consumer.RecordedEvent>> samples = jfr.stop(
+                    servers.stream().map(a -> a.loops().threadNames()).toList());
+            for (int j = 0; j < k; j++) {
+                attributions.add(IdleAttribution.attribute(samples.get(j), nanosPerMessage(windows.get(j))));
+            }
+        }
+    }
+
+    /** CPU, messages and allocation of one arm's loops so far. */
+    private static long[] read(ArmServer server) throws Exception {
+        long messages = server.loops().snapshot(false, LOOP_ANSWER_SECONDS, TimeUnit.SECONDS).messages();
+        return new long[] {server.loops().cpuNanos(), messages, server.loops().allocatedBytes()};
+    }
+
+    private static double nanosPerMessage(List<RunResult.Window> windows) {
+        long cpu = windows.stream().mapToLong(RunResult.Window::loopCpuNanos).sum();
+        long messages = windows.stream().mapToLong(RunResult.Window::messages).sum();
+        return messages == 0 ? 0 : (double) cpu / messages;
+    }
+
+    private static RunResult.Steady steadyResult(int connections, List<RunResult.Window> windows,
+                                                 RunResult.Attribution attribution) {
+        double seconds = windows.stream().mapToDouble(RunResult.Window::seconds).sum();
+        long cpu = windows.stream().mapToLong(RunResult.Window::loopCpuNanos).sum();
+        long messages = windows.stream().mapToLong(RunResult.Window::messages).sum();
+        long allocated = windows.stream().mapToLong(RunResult.Window::loopAllocatedBytes).sum();
+        return new RunResult.Steady(connections, seconds, windows, nanosPerMessage(windows),
+                connections == 0 || seconds == 0 ? 0 : cpu / (connections * seconds),
+                messages == 0 ? 0 : (double) allocated / messages, attribution);
     }
 
     /**
      * Waits until the latest true deadline of a silenced connection, plus the tolerance, has
      * passed. Re-reads the deadlines after each wait: a late heartbeat moves one.
      */
-    private void awaitLastDeadline(SilencePlan plan, ConnectionLedger ledger, InstrumentedEventLoopGroup loops)
-            throws Exception {
+    private void awaitLastDeadline(List<ArmServer> servers) throws Exception {
         while (true) {
-            loops.snapshot(false, LOOP_ANSWER_SECONDS, TimeUnit.SECONDS); // makes the ledger's writes visible
-            long latest = ledger.latestSilentDeadline(plan, s.readerIdleNanos());
+            long latest = Long.MIN_VALUE;
+            for (ArmServer server : servers) {
+                server.loops().snapshot(false, LOOP_ANSWER_SECONDS, TimeUnit.SECONDS); // makes the ledger's writes visible
+                latest = Math.max(latest, server.ledger().latestSilentDeadline(s.plan(), s.readerIdleNanos()));
+            }
             if (latest == Long.MIN_VALUE) {
                 return;
             }
@@ -227,7 +335,8 @@ final class ScenarioRun {
         }
     }
 
-    private RunResult.Idle idle(IdleVerdict v, LoopSnapshot loops) {
+    private RunResult.Idle idle(IdleHandlerKind kind, IdleVerdict v, LoopSnapshot loops,
+                                List<RunResult.LateSecond> overTime) {
         Histogram h = v.lateness();
         ByteBuffer buffer = ByteBuffer.allocate(h.getNeededByteBufferCapacity());
         int length = h.encodeIntoCompressedByteBuffer(buffer);
@@ -238,7 +347,7 @@ final class ScenarioRun {
         return new RunResult.Idle(kind.hasHandler(), v.plannedSilent(), v.neverHeard(), v.onTime(), v.missed(),
                 v.missedNotReported(), v.missedLate(), v.falseIdle(), v.falsePremature(), v.falseWhileTalking(),
                 v.unidentifiedIdleEvents(), v.badHellos(), loops.firstIdleEvents(), loops.repeatIdleEvents(),
-                s.toleranceNanos() / 1e6, lateness);
+                s.toleranceNanos() / 1e6, lateness, overTime);
     }
 
     private static double ms(long nanos) {

@@ -84,7 +84,7 @@ final class ServerProbe extends ChannelInboundHandlerAdapter {
         }
         helloBytesSeen += available;
         if (helloBytesSeen == HELLO_BYTES) {
-            if (helloValue >= 0 && helloValue < ledger.size()) {
+            if (ledger.covers(helloValue)) {
                 index = helloValue;
             } else {
                 ledger.badHello();

@@ -9,10 +9,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs every (size, handler) pair of a session, one after the other, each in a JVM of its own
- * unless the session is in-process. With repeats, the handlers take turns (wheel, netty, none,
- * wheel, ...) so that a drift of the machine's load reaches every handler alike. Each run's raw
- * result is kept under {@code runs/} in the report directory.
+ * Runs every round of a session, one after the other, each in a JVM of its own unless the
+ * session is in-process. A round holds every arm side by side; from round to round the arms'
+ * order (which share of the connections, which server is made first) rotates, so that no arm
+ * always has the same place. Each round's raw results are kept under {@code runs/} in the
+ * report directory.
  */
 final class Session {
 
@@ -29,24 +30,22 @@ final class Session {
         Path runsDir = settings.reportDir().resolve("runs");
         Files.createDirectories(runsDir);
         List<RunResult> results = new ArrayList<>();
-        int total = settings.sizes().size() * settings.repeats() * settings.handlers().size();
+        int total = settings.sizes().size() * settings.rounds();
+        int done = 0;
         for (int size : settings.sizes()) {
-            for (int round = 1; round <= settings.repeats(); round++) {
-                for (IdleHandlerKind kind : settings.handlers()) {
-                    Settings one = settings.forRun(kind, size);
-                    Path file = runsDir.resolve(settings.tier() + "-" + kind + "-" + size
-                            + (settings.repeats() > 1 ? "-" + round : "") + ".json");
-                    log.info("run {} of {}: {} idle handler, {} connections ({} tier){}", results.size() + 1, total,
-                            kind, size, settings.tier(),
-                            settings.repeats() > 1 ? ", round " + round + " of " + settings.repeats() : "");
-                    RunResult result;
-                    if (settings.inProcess()) {
-                        result = new ScenarioRun(one).run().inRound(round);
-                        Report.writeRun(result, file);
-                    } else {
-                        result = ChildJvm.runWorker(one, file, json).inRound(round);
-                    }
-                    results.add(result);
+            for (int round = 1; round <= settings.rounds(); round++) {
+                Settings one = settings.forRound(size, round);
+                Path file = runsDir.resolve(settings.tier() + "-" + size + "-round-" + round + ".json");
+                log.info("round {} of {}: {} connections ({} tier), arms side by side: {}", ++done, total, size,
+                        settings.tier(), String.join(", ", one.arms().stream().map(Arm::id).toList()));
+                List<RunResult> arms = settings.inProcess()
+                        ? new ScenarioRun(one).run()
+                        : ChildJvm.runWorker(one, file, json);
+                if (settings.inProcess()) {
+                    Report.writeRuns(arms, file);
+                }
+                for (RunResult r : arms) {
+                    results.add(r.inRound(round));
                 }
             }
         }

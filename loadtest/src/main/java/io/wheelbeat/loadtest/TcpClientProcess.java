@@ -5,6 +5,7 @@ import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -32,11 +33,11 @@ final class TcpClientProcess {
     }
 
     /** Runs until told to exit or its input ends; returns the exit code. */
-    static int run(Settings settings, InetSocketAddress server) throws Exception {
+    static int run(Settings settings, List<InetSocketAddress> servers) throws Exception {
         PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
                 StandardCharsets.UTF_8);
         ScheduledExecutorService status = Executors.newSingleThreadScheduledExecutor();
-        try (HeartbeatDriver driver = new HeartbeatDriver(settings, server)) {
+        try (HeartbeatDriver driver = new HeartbeatDriver(settings, servers)) {
             status.scheduleAtFixedRate(() -> out.println("@STATUS " + driver.opened() + " " + driver.failed() + " "
                     + (driver.rampDone() ? 1 : 0)), 0, STATUS_EVERY_MILLIS, TimeUnit.MILLISECONDS);
             out.println("@READY");

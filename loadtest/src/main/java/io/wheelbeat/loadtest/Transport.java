@@ -63,9 +63,9 @@ enum Transport {
         return id;
     }
 
-    /** Server event loops of {@code kind} that count what the load test reports. */
-    InstrumentedEventLoopGroup newServerGroup(EventLoopKind kind, int threads) {
-        return new InstrumentedEventLoopGroup(kind, threads, "server", ioHandlers.get());
+    /** Server event loops of {@code kind}, threads named after {@code name}, that count what the load test reports. */
+    InstrumentedEventLoopGroup newServerGroup(EventLoopKind kind, int threads, String name) {
+        return new InstrumentedEventLoopGroup(kind, threads, name, ioHandlers.get());
     }
 
     /** Plain client event loops whose CPU time {@code threads} keeps. */

@@ -4,122 +4,228 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.stream.Stream;
 
 /**
- * The verdict of one size: a row per measure, ours ({@code wheel}) against theirs
- * ({@code netty}), each side's median and min-max over its runs, the ratio of the medians and who
- * won ({@link Verdict}). Where the session ran the baseline, bytes and CPU are the idle
- * machinery's own (a run minus the baseline run of the same round); otherwise whole-run figures.
- * Built from the results alone: no clock, no I/O.
+ * The verdict of one size: a row per measure, ours against theirs (the handlers {@code wheel}
+ * and {@code netty}, or the loop groups), each side's value, the ratio with its 95% interval and
+ * who won ({@link Verdict}). Every comparison is paired: the arms ran side by side in the same
+ * JVM, so a round, or a steady sub-window of a round, measured both under the same conditions.
+ * Where the session ran the baseline arm, bytes and CPU are also given as the idle machinery's
+ * own (minus the baseline of the same unit). Built from the results alone: no clock, no I/O.
  *
  * <p>Immutable.
  */
 final class VerdictTable {
 
-    static final String OURS = IdleHandlerKind.WHEEL.id();
-    static final String THEIRS = IdleHandlerKind.NETTY.id();
+    static final String BASELINE = IdleHandlerKind.NONE.id();
 
-    /** A run's value of a measure; {@code baseline} is the run without a handler of the same size and round. */
-    interface Value {
-        double of(RunResult run, RunResult baseline);
+    /** How a measure's paired units are read off the runs of one round. */
+    interface Units {
+        /** @param side ours, theirs and (if the measure needs it) the baseline, all of one round */
+        List<Verdict.Unit> of(int round, List<RunResult> side);
     }
 
-    /** One measure: a name, a unit, which way it improves and how to read it off a run. */
-    record Measure(String name, String unit, Verdict.Better better, boolean needsBaseline, Value value) {
+    /** One measure: a name, a unit, which way it improves, whether it is against the baseline, and its units. */
+    record Measure(String name, String unit, Verdict.Better better, boolean needsBaseline, Units units) {
     }
 
-    static final Measure WRONG_IDLE_EVENTS = new Measure("missed + false idle events", "", Verdict.Better.LOWER, false,
-            (r, b) -> r.idle().missed() + r.idle().falseIdle());
+    /** A per-round value of each side. */
+    private static Units perRound(Function<RunResult, Double> value) {
+        return (round, side) -> {
+            double[] v = new double[side.size() * 2];
+            for (int a = 0; a < side.size(); a++) {
+                v[2 * a] = value.apply(side.get(a));
+                v[2 * a + 1] = 1;
+            }
+            return List.of(new Verdict.Unit(round, v));
+        };
+    }
+
+    /** A per-sub-window numerator and denominator of each side. */
+    private static Units perWindow(Function<RunResult.Window, Double> numerator,
+                                   java.util.function.BiFunction<RunResult, RunResult.Window, Double> denominator) {
+        return (round, side) -> {
+            int windows = side.stream().mapToInt(r -> r.steady().windows().size()).min().orElse(0);
+            List<Verdict.Unit> units = new ArrayList<>();
+            for (int w = 0; w < windows; w++) {
+                double[] v = new double[side.size() * 2];
+                for (int a = 0; a < side.size(); a++) {
+                    RunResult.Window window = side.get(a).steady().windows().get(w);
+                    v[2 * a] = numerator.apply(window);
+                    v[2 * a + 1] = denominator.apply(side.get(a), window);
+                }
+                units.add(new Verdict.Unit(round, v));
+            }
+            return units;
+        };
+    }
+
     static final Measure IDLE_MACHINERY_BYTES = new Measure("idle machinery per connection, minus none", "B",
-            Verdict.Better.LOWER, true, (r, b) -> r.heap().bytesPerConnection() - b.heap().bytesPerConnection());
+            Verdict.Better.LOWER, true, perRound(r -> r.heap().bytesPerConnection()));
     static final Measure HEAP_BYTES = new Measure("heap per connection", "B", Verdict.Better.LOWER, false,
-            (r, b) -> r.heap().bytesPerConnection());
-    static final Measure IDLE_MACHINERY_CPU = new Measure("idle machinery CPU per message, minus none", "ns",
-            Verdict.Better.LOWER, true,
-            (r, b) -> r.cpu().serverLoopNanosPerMessage() - b.cpu().serverLoopNanosPerMessage());
-    static final Measure LOOP_CPU = new Measure("server-loop CPU per message", "ns", Verdict.Better.LOWER, false,
-            (r, b) -> r.cpu().serverLoopNanosPerMessage());
+            perRound(r -> r.heap().bytesPerConnection()));
+    static final Measure LOOP_CPU = new Measure("server-loop CPU per message, steady", "ns", Verdict.Better.LOWER,
+            false, perWindow(w -> (double) w.loopCpuNanos(), (r, w) -> (double) w.messages()));
+    static final Measure IDLE_MACHINERY_CPU = new Measure("idle machinery CPU per message, steady, minus none", "ns",
+            Verdict.Better.LOWER, true, perWindow(w -> (double) w.loopCpuNanos(), (r, w) -> (double) w.messages()));
+    static final Measure LOOP_CPU_PER_CONNECTION = new Measure("server-loop CPU per connection-second, steady", "ns",
+            Verdict.Better.LOWER, false,
+            perWindow(w -> (double) w.loopCpuNanos(), (r, w) -> r.steady().connections() * w.seconds()));
     static final Measure LOOP_TASKS = new Measure("scheduled tasks on the server loops", "/s", Verdict.Better.LOWER,
-            false, (r, b) -> r.timers().loopScheduledTasksPerSecond());
+            false, perRound(r -> r.timers().loopScheduledTasksPerSecond()));
     static final Measure LATENESS_P50 = new Measure("lateness p50", "ms", Verdict.Better.LOWER, false,
-            (r, b) -> r.idle().lateness().p50Ms());
+            perRound(r -> r.idle().lateness().p50Ms()));
     static final Measure LATENESS_P99 = new Measure("lateness p99", "ms", Verdict.Better.LOWER, false,
-            (r, b) -> r.idle().lateness().p99Ms());
-    static final Measure LATENESS_P999 = new Measure("lateness p99.9", "ms", Verdict.Better.LOWER, false,
-            (r, b) -> r.idle().lateness().p999Ms());
+            perRound(r -> r.idle().lateness().p99Ms()));
     static final Measure LATENESS_MAX = new Measure("lateness max", "ms", Verdict.Better.LOWER, false,
-            (r, b) -> r.idle().lateness().maxMs());
-    static final Measure GC_TOTAL = new Measure("GC pauses, total", "ms", Verdict.Better.LOWER, false,
-            (r, b) -> r.gc().totalPauseMs());
-    static final Measure GC_LONGEST = new Measure("GC pause, longest", "ms", Verdict.Better.LOWER, false,
-            (r, b) -> r.gc().maxPauseMs());
-    static final Measure LOOP_ALLOCATION = new Measure("server-loop allocation per message", "B",
-            Verdict.Better.LOWER, false, (r, b) -> r.gc().serverLoopBytesPerMessage());
+            perRound(r -> r.idle().lateness().maxMs()));
+    static final Measure LOOP_LAG = new Measure("loop lag, steady, worst", "ms", Verdict.Better.LOWER, false,
+            perRound(r -> r.loopLag().steadyMaxMs()));
+    static final Measure LOOP_ALLOCATION = new Measure("server-loop allocation per message, steady", "B",
+            Verdict.Better.LOWER, false,
+            perWindow(w -> (double) w.loopAllocatedBytes(), (r, w) -> (double) w.messages()));
     static final Measure OPEN_RATE = new Measure("open rate", "connections/s", Verdict.Better.HIGHER, false,
-            (r, b) -> r.openRatePerSecond());
+            perRound(RunResult::openRatePerSecond));
+    /** Not read through units: counts and the JFR attribution have calls of their own. */
+    static final Measure WRONG_IDLE_EVENTS = new Measure("missed + false idle events", "", Verdict.Better.LOWER,
+            false, null);
+    static final Measure IDLE_CPU_SAMPLED = new Measure("idle machinery CPU per message, JFR samples", "ns",
+            Verdict.Better.LOWER, false, null);
 
     /** One measure's row. */
-    record Row(Measure measure, Verdict.Spread ours, Verdict.Spread theirs, Verdict.Call call) {
+    record Row(Measure measure, Verdict.Call call) {
     }
 
     private final int connections;
+    private final String ours;
+    private final String theirs;
+    private final int rounds;
     private final List<Row> rows;
-    /** The machine's 1-minute load average over the starts and ends of the runs compared. */
-    private final Verdict.Spread load;
+    /** The machine's 1-minute load average at the starts and ends of the rounds. */
+    private final double loadMin;
+    private final double loadMax;
     private final int cores;
+    private final RunResult.Gc gcOfFirstRound;
 
-    private VerdictTable(int connections, List<Row> rows, Verdict.Spread load, int cores) {
+    private VerdictTable(int connections, String ours, String theirs, int rounds, List<Row> rows, double loadMin,
+                         double loadMax, int cores, RunResult.Gc gc) {
         this.connections = connections;
+        this.ours = ours;
+        this.theirs = theirs;
+        this.rounds = rounds;
         this.rows = List.copyOf(rows);
-        this.load = load;
+        this.loadMin = loadMin;
+        this.loadMax = loadMax;
         this.cores = cores;
+        this.gcOfFirstRound = gc;
     }
 
     /**
-     * The verdict of the runs of one size, or empty if they do not include both {@code wheel}
-     * and {@code netty}.
+     * The verdict of the runs of one size, {@code ours} against {@code theirs}, or empty if the
+     * runs do not include both in some round.
      */
-    static Optional<VerdictTable> of(int connections, List<RunResult> runs) {
-        List<RunResult> ours = runsOf(runs, connections, OURS);
-        List<RunResult> theirs = runsOf(runs, connections, THEIRS);
-        if (ours.isEmpty() || theirs.isEmpty()) {
+    static Optional<VerdictTable> of(int connections, List<RunResult> runs, String ours, String theirs) {
+        List<Integer> rounds = runs.stream().filter(r -> r.connectionsRequested() == connections)
+                .map(RunResult::round).distinct().sorted()
+                .filter(round -> find(runs, connections, round, ours).isPresent()
+                        && find(runs, connections, round, theirs).isPresent())
+                .toList();
+        if (rounds.isEmpty()) {
             return Optional.empty();
         }
-        boolean baseline = ours.stream().allMatch(r -> baselineOf(runs, r).isPresent())
-                && theirs.stream().allMatch(r -> baselineOf(runs, r).isPresent());
-        List<Measure> measures = List.of(WRONG_IDLE_EVENTS, baseline ? IDLE_MACHINERY_BYTES : HEAP_BYTES,
-                baseline ? IDLE_MACHINERY_CPU : LOOP_CPU, LOOP_TASKS, LATENESS_P50, LATENESS_P99, LATENESS_P999,
-                LATENESS_MAX, GC_TOTAL, GC_LONGEST, LOOP_ALLOCATION, OPEN_RATE);
+        boolean baseline = rounds.stream().allMatch(round -> find(runs, connections, round, BASELINE).isPresent());
         List<Row> rows = new ArrayList<>();
-        for (Measure m : measures) {
-            Verdict.Spread o = spread(m, ours, runs);
-            Verdict.Spread t = spread(m, theirs, runs);
-            rows.add(new Row(m, o, t, Verdict.call(m.better(), o, t)));
+        long oursWrong = 0;
+        long theirsWrong = 0;
+        for (int round : rounds) {
+            oursWrong += wrong(find(runs, connections, round, ours).orElseThrow());
+            theirsWrong += wrong(find(runs, connections, round, theirs).orElseThrow());
         }
-        List<Double> loads = runs.stream().filter(r -> r.connectionsRequested() == connections)
-                .flatMap(r -> Stream.of(r.machine().loadAverageAtStart(), r.machine().loadAverageAtEnd()))
-                .toList();
-        return Optional.of(new VerdictTable(connections, rows, Verdict.Spread.of(loads), ours.get(0).machine().cores()));
+        rows.add(new Row(WRONG_IDLE_EVENTS, Verdict.count(oursWrong, theirsWrong, rounds.size())));
+        List<Measure> measures = new ArrayList<>();
+        measures.add(baseline ? IDLE_MACHINERY_BYTES : HEAP_BYTES);
+        measures.add(LOOP_CPU);
+        if (baseline) {
+            measures.add(IDLE_MACHINERY_CPU);
+        }
+        for (Measure m : measures) {
+            rows.add(new Row(m, Verdict.call(m.better(), units(m, runs, connections, rounds, ours, theirs))));
+        }
+        rows.add(new Row(IDLE_CPU_SAMPLED, sampled(runs, connections, rounds, ours, theirs)));
+        for (Measure m : List.of(LOOP_CPU_PER_CONNECTION, LOOP_TASKS, LATENESS_P50, LATENESS_P99, LATENESS_MAX,
+                LOOP_LAG, LOOP_ALLOCATION, OPEN_RATE)) {
+            rows.add(new Row(m, Verdict.call(m.better(), units(m, runs, connections, rounds, ours, theirs))));
+        }
+        List<RunResult> sized = runs.stream().filter(r -> r.connectionsRequested() == connections).toList();
+        List<Double> loads = sized.stream()
+                .flatMap(r -> Stream.of(r.machine().loadAverageAtStart(), r.machine().loadAverageAtEnd())).toList();
+        return Optional.of(new VerdictTable(connections, ours, theirs, rounds.size(), rows,
+                loads.stream().mapToDouble(Double::doubleValue).min().orElse(-1),
+                loads.stream().mapToDouble(Double::doubleValue).max().orElse(-1), sized.get(0).machine().cores(),
+                sized.get(0).gc()));
     }
 
-    /** The run without an idle handler of the same size and round as {@code run}, if any. */
-    static Optional<RunResult> baselineOf(List<RunResult> runs, RunResult run) {
-        return runs.stream()
-                .filter(r -> !r.idle().applicable() && r.connectionsRequested() == run.connectionsRequested()
-                        && r.round() == run.round())
-                .findFirst();
+    private static long wrong(RunResult r) {
+        return r.idle().missed() + r.idle().falseIdle();
     }
 
-    private static List<RunResult> runsOf(List<RunResult> runs, int connections, String handler) {
-        return runs.stream().filter(r -> r.handler().equals(handler) && r.connectionsRequested() == connections)
-                .toList();
+    private static List<Verdict.Unit> units(Measure m, List<RunResult> runs, int connections, List<Integer> rounds,
+                                            String ours, String theirs) {
+        List<Verdict.Unit> units = new ArrayList<>();
+        for (int round : rounds) {
+            List<RunResult> side = new ArrayList<>(List.of(find(runs, connections, round, ours).orElseThrow(),
+                    find(runs, connections, round, theirs).orElseThrow()));
+            if (m.needsBaseline()) {
+                side.add(find(runs, connections, round, BASELINE).orElseThrow());
+            }
+            units.addAll(m.units().of(round, side));
+        }
+        return units;
     }
 
-    private static Verdict.Spread spread(Measure m, List<RunResult> side, List<RunResult> all) {
-        return Verdict.Spread.of(side.stream()
-                .map(r -> m.value().of(r, m.needsBaseline() ? baselineOf(all, r).orElseThrow() : null))
-                .toList());
+    /**
+     * The JFR attribution over every round: each side's idle share of its samples times its
+     * steady loop CPU per message; the interval from the binomial sampling error of both shares
+     * (normal on the log of the ratio).
+     */
+    private static Verdict.Call sampled(List<RunResult> runs, int connections, List<Integer> rounds, String ours,
+                                        String theirs) {
+        double[] o = pooled(runs, connections, rounds, ours);
+        double[] t = pooled(runs, connections, rounds, theirs);
+        double oursValue = o[0] / o[1] * o[2];
+        double theirsValue = t[0] / t[1] * t[2];
+        if (o[0] == 0 || t[0] == 0 || o[1] == 0 || t[1] == 0) {
+            return Verdict.call(Verdict.Better.LOWER, oursValue, theirsValue, Double.NaN, Double.NaN, rounds.size());
+        }
+        double relative = Math.sqrt((1 - o[0] / o[1]) / o[0] + (1 - t[0] / t[1]) / t[0]);
+        double ratio = oursValue / theirsValue;
+        return Verdict.call(Verdict.Better.LOWER, oursValue, theirsValue, ratio * Math.exp(-1.96 * relative),
+                ratio * Math.exp(1.96 * relative), rounds.size());
+    }
+
+    /** Idle samples, samples, and steady loop CPU per message of one arm over the rounds. */
+    private static double[] pooled(List<RunResult> runs, int connections, List<Integer> rounds, String arm) {
+        double idle = 0;
+        double samples = 0;
+        double cpu = 0;
+        double messages = 0;
+        for (int round : rounds) {
+            RunResult r = find(runs, connections, round, arm).orElseThrow();
+            idle += r.steady().attribution().idleSamples();
+            samples += r.steady().attribution().samples();
+            for (RunResult.Window w : r.steady().windows()) {
+                cpu += w.loopCpuNanos();
+                messages += w.messages();
+            }
+        }
+        return new double[] {idle, samples, messages == 0 ? 0 : cpu / messages};
+    }
+
+    static Optional<RunResult> find(List<RunResult> runs, int connections, int round, String arm) {
+        return runs.stream().filter(r -> r.handler().equals(arm) && r.connectionsRequested() == connections
+                && r.round() == round).findFirst();
     }
 
     List<Row> rows() {
@@ -130,15 +236,23 @@ final class VerdictTable {
         return connections;
     }
 
+    String ours() {
+        return ours;
+    }
+
+    String theirs() {
+        return theirs;
+    }
+
     /** The table as Markdown, with a heading line saying what it compares. */
     String markdown() {
         StringBuilder md = new StringBuilder();
         md.append(heading()).append("\n\n");
-        md.append("| measure | ").append(OURS).append(" | ").append(THEIRS).append(" | ").append(OURS).append(" ÷ ")
-                .append(THEIRS).append(" | verdict |\n|---|---:|---:|---:|---|\n");
+        md.append("| measure | ").append(ours).append(" | ").append(theirs).append(" | ").append(ours).append(" ÷ ")
+                .append(theirs).append(" [95% interval] | verdict |\n|---|---:|---:|---:|---|\n");
         for (Row row : rows) {
-            md.append("| ").append(name(row)).append(" | ").append(cell(row.ours())).append(" | ")
-                    .append(cell(row.theirs())).append(" | ").append(ratio(row.call())).append(" | ")
+            md.append("| ").append(name(row)).append(" | ").append(number(row.call().ours())).append(" | ")
+                    .append(number(row.call().theirs())).append(" | ").append(ratio(row.call())).append(" | ")
                     .append(row.call().outcome().markdown()).append(" |\n");
         }
         md.append('\n').append(footnote()).append('\n');
@@ -148,10 +262,10 @@ final class VerdictTable {
     /** The table as aligned plain text, for the console. */
     String plain() {
         List<String[]> lines = new ArrayList<>();
-        lines.add(new String[] {"measure", OURS, THEIRS, OURS + "/" + THEIRS, "verdict"});
+        lines.add(new String[] {"measure", ours, theirs, ours + "/" + theirs + " [95% interval]", "verdict"});
         for (Row row : rows) {
-            lines.add(new String[] {name(row), cell(row.ours()), cell(row.theirs()), ratio(row.call()),
-                row.call().outcome().plain()});
+            lines.add(new String[] {name(row), number(row.call().ours()), number(row.call().theirs()),
+                ratio(row.call()), row.call().outcome().plain()});
         }
         int[] width = new int[5];
         for (String[] line : lines) {
@@ -168,42 +282,45 @@ final class VerdictTable {
     }
 
     private String heading() {
-        int runs = rows.get(0).ours().runs();
-        return String.format(Locale.ROOT, "Verdict at %,d connections, %s against %s: %s", connections, OURS, THEIRS,
-                runs == 1 ? "one run each"
-                        : "median of " + runs + " runs each, min to max in brackets");
+        return String.format(Locale.ROOT, "Verdict at %,d connections, %s against %s side by side: %d round%s",
+                connections, ours, theirs, rounds, rounds == 1 ? "" : "s, arm order rotated");
     }
 
     private String footnote() {
-        boolean spreadKnown = rows.stream().allMatch(r -> r.call().spreadKnown());
-        String calls = spreadKnown
-                ? "A verdict is called only where the two ranges do not overlap; otherwise \"within noise\"."
-                : "One run each: the spread between identical runs is unknown, so any row may be noise "
-                        + "(--repeat 3 calls a verdict only where the ranges do not overlap).";
-        if (load.min() < 0) {
-            return calls;
+        StringBuilder note = new StringBuilder("Won or lost only where the 95% interval of the ratio excludes 1.0 "
+                + "(bootstrap over rounds and steady sub-windows; JFR row: sampling error). ");
+        note.append(String.format(Locale.ROOT, "GC is the JVM's, shared by the arms: %,d collections, %,.0f ms "
+                + "in total, longest %,.0f ms (round 1).", gcOfFirstRound.collections(),
+                gcOfFirstRound.totalPauseMs(), gcOfFirstRound.maxPauseMs()));
+        if (loadMin >= 0) {
+            note.append(String.format(Locale.ROOT, " Machine load (1-minute average) %.1f to %.1f on %d cores%s",
+                    loadMin, loadMax, cores, loadMax > cores
+                            ? ": other work shared the CPU; the arms shared it alike, but lateness and misses "
+                                    + "reflect it." : "."));
         }
-        return calls + String.format(Locale.ROOT, " Machine load (1-minute average) %.1f to %.1f on %d cores%s",
-                load.min(), load.max(), cores, load.max() > cores
-                        ? ": other work shared the CPU, so timing rows (CPU, lateness, pauses) are less certain."
-                        : ".");
+        return note.toString();
     }
 
     private static String name(Row row) {
         return row.measure().name() + (row.measure().unit().isEmpty() ? "" : " (" + row.measure().unit() + ")");
     }
 
-    private static String cell(Verdict.Spread s) {
-        return s.runs() == 1 || s.isPoint() ? number(s.median())
-                : number(s.median()) + " [" + number(s.min()) + " to " + number(s.max()) + "]";
-    }
-
     private static String ratio(Verdict.Call call) {
-        return Double.isNaN(call.ratio()) ? "-" : String.format(Locale.ROOT, "%.2f", call.ratio());
+        if (Double.isNaN(call.ratio())) {
+            return "-";
+        }
+        String r = String.format(Locale.ROOT, "%.2f", call.ratio());
+        return call.hasInterval()
+                ? r + " [" + String.format(Locale.ROOT, "%.2f", call.low()) + " to "
+                        + (Double.isInfinite(call.high()) ? "inf" : String.format(Locale.ROOT, "%.2f", call.high())) + "]"
+                : r;
     }
 
     /** Three significant figures or so, grouped thousands: 0.451, 5.09, 13.7, 2,450. */
     static String number(double v) {
+        if (Double.isNaN(v)) {
+            return "-";
+        }
         double a = Math.abs(v);
         String format = a >= 100 || v == Math.rint(v) ? "%,.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : "%.3f";
         return String.format(Locale.ROOT, format, v);

@@ -2,6 +2,7 @@ package io.wheelbeat.loadtest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The judgement of idle events against the truth, on hand-made timelines (no clock involved). */
@@ -112,5 +113,40 @@ class ConnectionLedgerTest {
         ledger.arrived(1, 4_000);
         assertEquals(4_000 + IDLE, ledger.latestSilentDeadline(ALL_SILENT, IDLE));
         assertEquals(Long.MIN_VALUE, ledger.latestSilentDeadline(NONE_SILENT, IDLE));
+    }
+
+    @Test
+    void anArmsLedgerCoversItsShareOnlyAndJudgesByTheAbsoluteIndex() {
+        ConnectionLedger ledger = new ConnectionLedger(10, 12);
+        assertEquals(false, ledger.covers(9));
+        assertEquals(true, ledger.covers(10));
+        assertEquals(true, ledger.covers(11));
+        assertEquals(false, ledger.covers(12));
+        ledger.arrived(11, 1_000);
+        ledger.idle(11, 1_000 + IDLE);
+        IdleVerdict v = ledger.evaluate(ALL_SILENT, IDLE, TOLERANCE);
+        assertEquals(2, v.plannedSilent());
+        assertEquals(1, v.onTime());
+        assertEquals(1, v.neverHeard());
+    }
+
+    @Test
+    void latenessOverTimeGroupsTheReportsByTheSecondTheyFiredIn() {
+        long second = 1_000_000_000L;
+        long idle = 20 * second;
+        ConnectionLedger ledger = new ConnectionLedger(3);
+        ledger.arrived(0, second);
+        ledger.idle(0, second + idle + 2_000_000); // 2 ms late, fires in second 21
+        ledger.arrived(1, second);
+        ledger.idle(1, second + idle + 8_000_000); // 8 ms late, second 21
+        ledger.arrived(2, 2 * second);
+        ledger.idle(2, 2 * second + idle + 1_500_000_000L); // 1.5 s late, second 23
+        List<RunResult.LateSecond> overTime = ledger.latenessOverTime(ALL_SILENT, idle, 0);
+        assertEquals(2, overTime.size());
+        assertEquals(21, overTime.get(0).atSecond());
+        assertEquals(2, overTime.get(0).reported());
+        assertEquals(8, overTime.get(0).maxMs(), 0.1);
+        assertEquals(23, overTime.get(1).atSecond());
+        assertEquals(1_500, overTime.get(1).maxMs(), 10);
     }
 }

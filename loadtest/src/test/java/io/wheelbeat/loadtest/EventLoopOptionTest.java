@@ -24,22 +24,36 @@ class EventLoopOptionTest {
     private static final Preflight.Machine MACHINE = Preflight.Machine.current(List.of());
 
     @Test
-    void nettyIsTheDefaultAndWheelIsPassedOnToEachRun() {
-        assertEquals(EventLoopKind.NETTY, settings().eventLoop());
+    void nettyIsTheDefaultAndWheelIsPassedOnToEachRound() {
+        assertEquals(List.of(EventLoopKind.NETTY), settings().eventLoops());
         Settings wheel = settings("--event-loop", "WHEEL", "--idle-handler", "netty");
-        assertEquals(EventLoopKind.WHEEL, wheel.eventLoop());
-        Settings run = wheel.forRun(IdleHandlerKind.NETTY, 1000);
-        List<String> childArgs = run.toArgs();
+        assertEquals(List.of(EventLoopKind.WHEEL), wheel.eventLoops());
+        Settings round = wheel.forRound(1000, 2);
+        List<String> childArgs = round.toArgs();
         int at = childArgs.indexOf("--event-loop");
         assertEquals("wheel", childArgs.get(at + 1), String.join(" ", childArgs));
-        assertEquals(run, settings(childArgs.toArray(String[]::new)));
+        assertEquals(round, settings(childArgs.toArray(String[]::new)));
+    }
+
+    @Test
+    void twoLoopsAreComparedSideBySideWithOneHandlerAndTheOrderRotates() {
+        Settings both = settings("--event-loop", "netty,wheel");
+        assertTrue(both.comparesLoops());
+        assertEquals(List.of(IdleHandlerKind.NETTY), both.handlers(), "Netty's handler on both, no baseline");
+        assertEquals(List.of("netty-loop", "wheel-loop"), both.forRound(1000, 1).arms().stream().map(Arm::id).toList());
+        assertEquals(List.of("wheel-loop", "netty-loop"), both.forRound(1000, 2).arms().stream().map(Arm::id).toList());
+        assertEquals("wheel-loop", both.ours());
+        assertEquals("netty-loop", both.theirs());
+        assertTrue(both.forRound(1000, 1).arms().get(1).ours());
+        assertEquals(EventLoopKind.WHEEL, both.forRound(1000, 1).arms().get(1).loop());
     }
 
     @Test
     void theRunsServerGroupIsOfTheKindAskedForAndItsScheduledTasksAreCounted() throws Exception {
         for (EventLoopKind kind : EventLoopKind.values()) {
             Settings s = settings("--event-loop", kind.id(), "--server-threads", "1");
-            InstrumentedEventLoopGroup group = Transport.of(s.tier()).newServerGroup(s.eventLoop(), s.serverThreads());
+            InstrumentedEventLoopGroup group = Transport.of(s.tier()).newServerGroup(s.eventLoops().get(0),
+                    s.serverThreads(), "server");
             try {
                 if (kind == EventLoopKind.WHEEL) {
                     assertInstanceOf(WheelIoEventLoopGroup.class, group.loops());

@@ -35,7 +35,7 @@ class ServerProbeTest {
 
     @BeforeEach
     void connect() throws Exception {
-        serverLoops = Transport.LOCAL.newServerGroup(EventLoopKind.NETTY, 1);
+        serverLoops = Transport.LOCAL.newServerGroup(EventLoopKind.NETTY, 1, "server");
         Channel server = Transport.LOCAL.bind(serverLoops, new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {

@@ -9,89 +9,96 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The verdict table built from run results (made up here, no load test runs): which runs are
- * compared, the idle machinery taken against the baseline of the same round, the direction of
- * each measure, and what the reader sees.
+ * The verdict table built from made-up arm results: which arms are compared, the baseline taken
+ * off within each round and sub-window, the peer's misses as a row, and what the reader sees.
  */
 class VerdictTableTest {
 
-    private static final int N = 500_000;
+    private static final int N = Runs.N;
 
     @Test
-    void needsBothWheelAndNetty() {
-        assertTrue(VerdictTable.of(N, List.of(run("wheel", 1, 3_300, 400, 2_000, 40_000),
-                run("none", 1, 3_200, 300, 1_900, 40_000))).isEmpty());
+    void needsBothArms() {
+        assertTrue(VerdictTable.of(N, List.of(Runs.run("wheel", 1, 3_300, 40_000, 400),
+                Runs.run("none", 1, 3_200, 40_000, 300)), "wheel", "netty").isEmpty());
     }
 
     @Test
-    void threeRoundsCallAWinALossAndNoise() {
+    void threeRoundsCallTheIdleMachineryAgainstTheBaselineOfEachWindow() {
         List<RunResult> runs = new ArrayList<>();
-        double[] noneHeap = {3_180, 3_190, 3_170};
+        double[] drift = {1.0, 1.3, 0.8}; // the machine differs from round to round, alike for every arm
         for (int round = 1; round <= 3; round++) {
-            // wheel: 132 B more than none in every round, netty 281 B; wheel's GC always longer;
-            // the open rates overlap.
-            runs.add(run("wheel", round, noneHeap[round - 1] + 132, 450 + round, 2_600 + round * 10, 39_000 + round * 500));
-            runs.add(run("netty", round, noneHeap[round - 1] + 281, 560 + round, 2_300 + round * 10, 39_200 + round * 500));
-            runs.add(run("none", round, noneHeap[round - 1], 300, 2_000, 40_000));
+            double d = drift[round - 1];
+            runs.add(Runs.run("wheel", round, 3_180 + 132, 39_000 + round * 500, 1_100 * d, 1_110 * d, 1_090 * d));
+            // The open rates cross: higher for netty in one round, lower in the others.
+            runs.add(Runs.run("netty", round, 3_180 + 281, 39_000 + round * 500 + (round == 2 ? -700 : 300),
+                    1_400 * d, 1_420 * d, 1_380 * d));
+            runs.add(Runs.run("none", round, 3_180, 40_000, 1_000 * d, 1_010 * d, 990 * d));
         }
-        VerdictTable table = VerdictTable.of(N, runs).orElseThrow();
+        VerdictTable table = VerdictTable.of(N, runs, "wheel", "netty").orElseThrow();
 
-        VerdictTable.Row bytes = row(table, VerdictTable.IDLE_MACHINERY_BYTES);
-        assertEquals(new Verdict.Spread(132, 132, 132, 3), roundSpread(bytes.ours()));
-        assertEquals(Outcome.WON, bytes.call().outcome());
-        assertEquals(132.0 / 281, bytes.call().ratio(), 1e-9);
+        Verdict.Call bytes = row(table, VerdictTable.IDLE_MACHINERY_BYTES).call();
+        assertEquals(132.0 / 281, bytes.ratio(), 1e-9);
+        assertEquals(Outcome.WON, bytes.outcome());
 
-        VerdictTable.Row gc = row(table, VerdictTable.GC_TOTAL);
-        assertEquals(Outcome.LOST, gc.call().outcome());
-        assertTrue(table.markdown().contains("| GC pauses, total (ms) | 2,620 [2,610 to 2,630] | 2,320 [2,310 to 2,330] | 1.13 | **lost** |"),
+        Verdict.Call idleCpu = row(table, VerdictTable.IDLE_MACHINERY_CPU).call();
+        assertEquals(100.0 / 400, idleCpu.ratio(), 0.01);
+        assertEquals(Outcome.WON, idleCpu.outcome());
+        assertTrue(idleCpu.high() < 1, idleCpu.toString());
+
+        Verdict.Call cpu = row(table, VerdictTable.LOOP_CPU).call();
+        assertEquals(1_100.0 / 1_400, cpu.ratio(), 0.01);
+        assertEquals(9, cpu.units(), "three sub-windows in each of three rounds");
+
+        assertEquals(Outcome.EQUAL, row(table, VerdictTable.WRONG_IDLE_EVENTS).call().outcome());
+        assertEquals(Outcome.WITHIN_NOISE, row(table, VerdictTable.OPEN_RATE).call().outcome());
+        assertTrue(table.markdown().contains("| idle machinery per connection, minus none (B) | 132 | 281 | 0.47 [0.47 to 0.47] | won |"),
                 table.markdown());
+        assertTrue(table.plain().contains("wheel/netty [95% interval]"), table.plain());
+        assertTrue(table.plain().contains("3 rounds, arm order rotated"), table.plain());
+    }
+
+    @Test
+    void thePeersMissesAreAWinOfOursAndOursALoss() {
+        List<RunResult> peerMissed = List.of(Runs.run("wheel", 1, 3_300, 40_000, 400, 410),
+                Runs.run("netty", 1, 3_400, 40_000, 494, 0, 0, 500, 510));
+        assertEquals(Outcome.WON,
+                row(VerdictTable.of(N, peerMissed, "wheel", "netty").orElseThrow(), VerdictTable.WRONG_IDLE_EVENTS)
+                        .call().outcome());
+        List<RunResult> oursMissed = List.of(Runs.run("wheel", 1, 3_300, 40_000, 19_523, 0, 0, 400, 410),
+                Runs.run("netty", 1, 3_400, 40_000, 500, 510));
+        VerdictTable table = VerdictTable.of(N, oursMissed, "wheel", "netty").orElseThrow();
+        assertEquals(Outcome.LOST, row(table, VerdictTable.WRONG_IDLE_EVENTS).call().outcome());
         assertTrue(table.plain().contains("LOST"), table.plain());
-
-        VerdictTable.Row open = row(table, VerdictTable.OPEN_RATE);
-        assertEquals(Outcome.WITHIN_NOISE, open.call().outcome());
-        assertTrue(table.markdown().contains("| open rate (connections/s) | 40,000 [39,500 to 40,500] | 40,200 [39,700 to 40,700] | 1.00 | within noise |"),
-                table.markdown());
-        assertTrue(table.markdown().contains("median of 3 runs each"), table.markdown());
     }
 
     @Test
-    void aHigherOpenRateWinsAndALowerOneLoses() {
-        List<RunResult> faster = List.of(run("wheel", 1, 3_300, 400, 2_000, 45_000), run("netty", 1, 3_400, 500, 2_000, 40_000));
-        assertEquals(Outcome.WON, row(VerdictTable.of(N, faster).orElseThrow(), VerdictTable.OPEN_RATE).call().outcome());
-        List<RunResult> slower = List.of(run("wheel", 1, 3_300, 400, 2_000, 35_000), run("netty", 1, 3_400, 500, 2_000, 40_000));
-        assertEquals(Outcome.LOST, row(VerdictTable.of(N, slower).orElseThrow(), VerdictTable.OPEN_RATE).call().outcome());
+    void oneRoundHasNoIntervalForPerRoundRows() {
+        VerdictTable table = VerdictTable.of(N, List.of(Runs.run("wheel", 1, 3_300, 45_000, 400, 410),
+                Runs.run("netty", 1, 3_400, 40_000, 500, 510)), "wheel", "netty").orElseThrow();
+        assertEquals(Outcome.NO_INTERVAL, row(table, VerdictTable.HEAP_BYTES).call().outcome());
+        assertEquals(Outcome.NO_INTERVAL, row(table, VerdictTable.OPEN_RATE).call().outcome());
+        assertTrue(table.plain().contains("one value: no interval"), table.plain());
     }
 
     @Test
-    void withoutTheBaselineTheWholeRunIsCompared() {
-        VerdictTable table = VerdictTable.of(N, List.of(run("wheel", 1, 3_300, 400, 2_000, 40_000),
-                run("netty", 1, 3_400, 500, 2_000, 40_000))).orElseThrow();
-        assertEquals(Outcome.WON, row(table, VerdictTable.HEAP_BYTES).call().outcome());
-        assertEquals(Outcome.WON, row(table, VerdictTable.LOOP_CPU).call().outcome());
-        assertEquals(Outcome.EQUAL, row(table, VerdictTable.GC_TOTAL).call().outcome());
-        assertTrue(table.plain().contains("One run each: the spread between identical runs is unknown"), table.plain());
+    void theJfrRowComesWithTheSamplingInterval() {
+        VerdictTable table = VerdictTable.of(N, List.of(Runs.run("wheel", 1, 3_300, 45_000, 400, 410),
+                Runs.run("netty", 1, 3_400, 40_000, 800, 810)), "wheel", "netty").orElseThrow();
+        Verdict.Call sampled = row(table, VerdictTable.IDLE_CPU_SAMPLED).call();
+        // Both sides: 1,000 of 10,000 samples idle; ours runs at half the CPU per message.
+        assertEquals(0.5, sampled.ratio(), 0.01);
+        assertTrue(sampled.low() < 0.5 && sampled.high() > 0.5 && sampled.high() < 1, sampled.toString());
+        assertEquals(Outcome.WON, sampled.outcome());
     }
 
-    private static Verdict.Spread roundSpread(Verdict.Spread s) {
-        return new Verdict.Spread(Math.round(s.median()), Math.round(s.min()), Math.round(s.max()), s.runs());
+    @Test
+    void loopGroupsCompareUnderTheirOwnNames() {
+        VerdictTable table = VerdictTable.of(N, List.of(Runs.run("wheel-loop", 1, 3_300, 45_000, 400, 410),
+                Runs.run("netty-loop", 1, 3_400, 40_000, 500, 510)), "wheel-loop", "netty-loop").orElseThrow();
+        assertTrue(table.plain().contains("wheel-loop against netty-loop"), table.plain());
     }
 
     private static VerdictTable.Row row(VerdictTable table, VerdictTable.Measure measure) {
         return table.rows().stream().filter(r -> r.measure() == measure).findFirst().orElseThrow();
-    }
-
-    /** A run with the given heap per connection, server-loop CPU per message, GC total pause and open rate. */
-    static RunResult run(String handler, int round, double heapPerConnection, double nanosPerMessage,
-                         double gcTotalMs, double openRate) {
-        boolean idle = !handler.equals("none");
-        return new RunResult("local", "local", "simulated", handler, round, N, N, 0, N, N / openRate, openRate, 60,
-                new RunResult.Heap(0, 0, heapPerConnection, List.of()),
-                new RunResult.Timers("test", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, handler.equals("netty") ? 30_000 : 2_000, ""),
-                new RunResult.Idle(idle, 49_693, 0, 49_693, 0, 0, 0, 0, 0, 0, 0, 0, 49_693, 0, 2_000,
-                        new RunResult.Lateness(49_693, 0.5, 4, 5, 6, 0.7, "")),
-                new RunResult.Traffic(0, 0, 100_000, 0, 0),
-                new RunResult.Gc(List.of("G1"), 20, gcTotalMs, gcTotalMs / 6, 5, 3_000, 1L << 30, 1L << 20, 10, List.of()),
-                new RunResult.Cpu(60, 10, 10, nanosPerMessage),
-                new RunResult.Machine(2, 6L << 30, "test", List.of(), 20_000, 1, 1), List.of());
     }
 }

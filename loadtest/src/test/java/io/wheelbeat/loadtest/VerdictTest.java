@@ -8,100 +8,147 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.wheelbeat.loadtest.Verdict.Better;
 import io.wheelbeat.loadtest.Verdict.Call;
 import io.wheelbeat.loadtest.Verdict.Outcome;
-import io.wheelbeat.loadtest.Verdict.Spread;
+import io.wheelbeat.loadtest.Verdict.Unit;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-/** Who won, from measured values alone: direction, losses, overlapping ranges, one run. */
+/**
+ * Who won, from paired units alone: the ratio and its bootstrap interval, a call only where the
+ * interval excludes 1.0, the direction, the baseline, counts. No timing; fixed seeds.
+ */
 class VerdictTest {
 
-    @Test
-    void spreadIsTheMedianAndTheRange() {
-        Spread odd = Spread.of(30, 10, 20);
-        assertEquals(new Spread(20, 10, 30, 3), odd);
-        Spread even = Spread.of(4, 1, 3, 2);
-        assertEquals(new Spread(2.5, 1, 4, 4), even);
-        assertEquals(new Spread(7, 7, 7, 1), Spread.of(7));
-        assertThrows(IllegalArgumentException.class, () -> Spread.of(List.of()));
+    /** Six sub-windows in each of three rounds, ours about {@code ratio} x theirs, with noise shared by the pair. */
+    private static List<Unit> paired(double ratio, double pairNoise, double ownNoise) {
+        Random random = new Random(7);
+        List<Unit> units = new ArrayList<>();
+        for (int round = 1; round <= 3; round++) {
+            for (int w = 0; w < 6; w++) {
+                double machine = 1 + pairNoise * random.nextGaussian();
+                double theirs = 1_000 * machine * (1 + ownNoise * random.nextGaussian());
+                double ours = ratio * 1_000 * machine * (1 + ownNoise * random.nextGaussian());
+                units.add(new Unit(round, ours * 100_000, 100_000, theirs * 100_000, 100_000));
+            }
+        }
+        return units;
     }
 
     @Test
-    void aLowerCostIsAWin() {
-        Call call = Verdict.call(Better.LOWER, Spread.of(130, 132, 134), Spread.of(280, 281, 290));
+    void aClearlyLowerCostIsAWinAndTheIntervalHoldsTheRatio() {
+        Call call = Verdict.call(Better.LOWER, paired(0.5, 0.3, 0.02));
         assertEquals(Outcome.WON, call.outcome());
-        assertEquals(132.0 / 281, call.ratio(), 1e-12);
-        assertTrue(call.spreadKnown());
+        assertTrue(call.low() <= call.ratio() && call.ratio() <= call.high(), call.toString());
+        assertTrue(call.high() < 1, call.toString());
+        assertEquals(0.5, call.ratio(), 0.02);
+        assertEquals(18, call.units());
     }
 
     @Test
-    void aHigherCostIsReportedAsALoss() {
-        Call call = Verdict.call(Better.LOWER, Spread.of(2_600, 2_700, 2_800), Spread.of(2_300, 2_400, 2_500));
+    void pairingCancelsTheNoiseBothSidesShare() {
+        // Machine noise of 30% moves both sides alike; the ratio stays within a few percent.
+        Call call = Verdict.call(Better.LOWER, paired(0.9, 0.3, 0.01));
+        assertEquals(Outcome.WON, call.outcome(), call.toString());
+        assertTrue(call.high() - call.low() < 0.05, call.toString());
+    }
+
+    @Test
+    void aHigherCostIsALoss() {
+        Call call = Verdict.call(Better.LOWER, paired(1.3, 0.1, 0.02));
         assertEquals(Outcome.LOST, call.outcome());
+        assertTrue(call.low() > 1, call.toString());
         assertEquals("**lost**", call.outcome().markdown());
         assertEquals("LOST", call.outcome().plain());
-        assertEquals(2_700.0 / 2_400, call.ratio(), 1e-12);
     }
 
     @Test
-    void overlappingRangesAreWithinNoiseWhicheverMedianIsLower() {
-        // GC total pause: ours' median is higher, but the ranges overlap.
-        Call worseMedian = Verdict.call(Better.LOWER, Spread.of(2_000, 2_450, 2_900), Spread.of(1_900, 2_380, 2_100));
-        assertEquals(Outcome.WITHIN_NOISE, worseMedian.outcome());
-        Call betterMedian = Verdict.call(Better.LOWER, Spread.of(1_500, 1_600, 2_000), Spread.of(1_900, 2_000, 2_400));
-        assertEquals(Outcome.WITHIN_NOISE, betterMedian.outcome());
-        // Ranges that only touch at one value overlap too.
-        assertEquals(Outcome.WITHIN_NOISE,
-                Verdict.call(Better.LOWER, Spread.of(1, 2, 3), Spread.of(3, 4, 5)).outcome());
+    void anIntervalThatHoldsOneIsWithinNoise() {
+        Call call = Verdict.call(Better.LOWER, paired(1.0, 0.1, 0.2));
+        assertEquals(Outcome.WITHIN_NOISE, call.outcome(), call.toString());
+        assertTrue(call.low() < 1 && call.high() > 1, call.toString());
     }
 
     @Test
-    void higherIsBetterForTheOpenRate() {
-        assertEquals(Better.HIGHER, VerdictTable.OPEN_RATE.better());
-        assertEquals(Outcome.WON,
-                Verdict.call(Better.HIGHER, Spread.of(40_000, 41_000, 42_000), Spread.of(30_000, 31_000, 32_000))
-                        .outcome());
-        assertEquals(Outcome.LOST,
-                Verdict.call(Better.HIGHER, Spread.of(30_000, 31_000, 32_000), Spread.of(40_000, 41_000, 42_000))
-                        .outcome());
+    void aHigherRateIsAWin() {
+        List<Unit> rounds = List.of(Unit.of(1, 45_000, 40_000), Unit.of(2, 46_000, 40_500), Unit.of(3, 44_000, 39_000));
+        assertEquals(Outcome.WON, Verdict.call(Better.HIGHER, rounds).outcome());
+        assertEquals(Outcome.LOST, Verdict.call(Better.LOWER, rounds).outcome());
     }
 
     @Test
-    void everyCostOfTheTableIsLowerIsBetter() {
-        for (VerdictTable.Measure m : List.of(VerdictTable.WRONG_IDLE_EVENTS, VerdictTable.IDLE_MACHINERY_BYTES,
-                VerdictTable.HEAP_BYTES, VerdictTable.IDLE_MACHINERY_CPU, VerdictTable.LOOP_CPU,
-                VerdictTable.LOOP_TASKS, VerdictTable.LATENESS_P50, VerdictTable.LATENESS_P99,
-                VerdictTable.LATENESS_P999, VerdictTable.LATENESS_MAX, VerdictTable.GC_TOTAL,
-                VerdictTable.GC_LONGEST, VerdictTable.LOOP_ALLOCATION)) {
-            assertEquals(Better.LOWER, m.better(), m.name());
+    void roundsThatDisagreeGiveNoCall() {
+        // One round says 0.5, the other 1.5: resampling the rounds keeps that apart.
+        List<Unit> units = List.of(Unit.of(1, 500, 1_000), Unit.of(1, 510, 1_000), Unit.of(2, 1_500, 1_000),
+                Unit.of(2, 1_490, 1_000));
+        Call call = Verdict.call(Better.LOWER, units);
+        assertEquals(Outcome.WITHIN_NOISE, call.outcome(), call.toString());
+        assertTrue(call.low() <= 0.51 && call.high() >= 1.49, call.toString());
+    }
+
+    @Test
+    void oneUnitHasNoInterval() {
+        Call call = Verdict.call(Better.LOWER, List.of(Unit.of(1, 132, 281)));
+        assertEquals(Outcome.NO_INTERVAL, call.outcome());
+        assertEquals(132.0 / 281, call.ratio(), 1e-12);
+        assertFalse(call.hasInterval());
+    }
+
+    @Test
+    void identicalValuesAreEqual() {
+        assertEquals(Outcome.EQUAL, Verdict.call(Better.LOWER, List.of(Unit.of(1, 0, 0), Unit.of(2, 0, 0))).outcome());
+    }
+
+    @Test
+    void theBaselineIsTakenOffBothSidesBeforeTheRatio() {
+        // Ours 1,100 and theirs 1,400 against a baseline of 1,000: the idle machinery is 100 against 400.
+        List<Unit> units = new ArrayList<>();
+        for (int round = 1; round <= 3; round++) {
+            for (int w = 0; w < 4; w++) {
+                double shift = 50 * w;
+                units.add(new Unit(round, 1_100 + shift, 1, 1_400 + shift, 1, 1_000 + shift, 1));
+            }
         }
+        Call call = Verdict.call(Better.LOWER, units);
+        assertEquals(0.25, call.ratio(), 1e-9);
+        assertEquals(100, call.ours(), 1e-9);
+        assertEquals(400, call.theirs(), 1e-9);
+        assertEquals(Outcome.WON, call.outcome());
     }
 
     @Test
-    void oneRunEachCallsTheDifferenceButSaysTheSpreadIsUnknown() {
-        Call call = Verdict.call(Better.LOWER, Spread.of(2_450), Spread.of(2_382));
-        assertEquals(Outcome.LOST, call.outcome());
-        assertFalse(call.spreadKnown());
+    void theirsAtOrBelowTheBaselineIsNoWinForOurs() {
+        List<Unit> units = new ArrayList<>();
+        for (int w = 0; w < 6; w++) {
+            units.add(new Unit(1 + w % 2, 1_050 + w, 1, 990 + w, 1, 1_000 + w, 1));
+        }
+        Call call = Verdict.call(Better.LOWER, units);
+        assertTrue(Double.isNaN(call.ratio()), call.toString());
+        assertFalse(call.outcome() == Outcome.WON, call.toString());
     }
 
     @Test
-    void equalValuesAreEqual() {
-        assertEquals(Outcome.EQUAL, Verdict.call(Better.LOWER, Spread.of(0), Spread.of(0)).outcome());
-        assertEquals(Outcome.EQUAL, Verdict.call(Better.LOWER, Spread.of(0, 0, 0), Spread.of(0, 0, 0)).outcome());
+    void countsCallEveryDifference() {
+        assertEquals(Outcome.WON, Verdict.count(0, 494, 1).outcome());
+        assertEquals(Outcome.LOST, Verdict.count(19_523, 0, 1).outcome());
+        assertEquals(Outcome.EQUAL, Verdict.count(0, 0, 3).outcome());
     }
 
     @Test
-    void costsBelowTheBaselineOnBothSidesAreWithinNoise() {
-        // Idle machinery CPU per message, handler minus baseline, on a busy machine: -553 and -304 ns.
-        assertEquals(Outcome.WITHIN_NOISE, Verdict.call(Better.LOWER, Spread.of(-553), Spread.of(-304)).outcome());
-        assertEquals(Outcome.WON, Verdict.call(Better.LOWER, Spread.of(-50), Spread.of(400)).outcome());
-        assertEquals(Outcome.LOST, Verdict.call(Better.LOWER, Spread.of(400), Spread.of(-50)).outcome());
+    void aGivenIntervalDecidesTheSameWay() {
+        assertEquals(Outcome.WON, Verdict.call(Better.LOWER, 50, 100, 0.4, 0.6, 3).outcome());
+        assertEquals(Outcome.WITHIN_NOISE, Verdict.call(Better.LOWER, 50, 100, 0.4, 1.2, 3).outcome());
+        assertEquals(Outcome.WITHIN_NOISE, Verdict.call(Better.LOWER, 50, 100, Double.NaN, Double.NaN, 3).outcome());
     }
 
     @Test
-    void aRatioNeedsPositiveMedians() {
-        // An idle-machinery difference against the baseline can come out negative: no ratio then.
-        assertTrue(Double.isNaN(Verdict.call(Better.LOWER, Spread.of(-50), Spread.of(400)).ratio()));
-        assertTrue(Double.isNaN(Verdict.call(Better.LOWER, Spread.of(5), Spread.of(0)).ratio()));
-        assertEquals(0, Verdict.call(Better.LOWER, Spread.of(0), Spread.of(5)).ratio());
+    void theSameUnitsGiveTheSameInterval() {
+        assertEquals(Verdict.call(Better.LOWER, paired(0.8, 0.2, 0.1)), Verdict.call(Better.LOWER, paired(0.8, 0.2, 0.1)));
+    }
+
+    @Test
+    void aUnitHasFourOrSixValues() {
+        assertThrows(IllegalArgumentException.class, () -> new Unit(1, 1, 2, 3));
+        assertThrows(IllegalArgumentException.class, () -> Verdict.call(Better.LOWER, List.of()));
     }
 }
