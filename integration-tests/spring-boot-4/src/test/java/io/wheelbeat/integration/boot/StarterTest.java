@@ -56,6 +56,7 @@ import reactor.netty.resources.LoopResources;
                 "wheelbeat.client.read-timeout=300ms",
                 "wheelbeat.loop.enabled=true",
                 "server.netty.idle-timeout=30s",
+                "spring.reactor.netty.shutdown-quiet-period=0s",
                 "management.endpoints.web.exposure.include=metrics,health"})
 @Execution(ExecutionMode.CONCURRENT)
 @ExtendWith(OutputCaptureExtension.class)
