@@ -48,7 +48,7 @@ public class WheelbeatBoot4AutoConfiguration {
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = {"org.springframework.boot.health.contributor.HealthIndicator",
             "io.wheelbeat.ratelimit.redis.RedisLeaseStore"})
-    @ConditionalOnBean(RedisLeaseStore.class)
+    @ConditionalOnBean(type = "io.wheelbeat.ratelimit.redis.RedisLeaseStore")
     static class HealthConfiguration {
 
         @Bean

@@ -51,9 +51,12 @@ import reactor.netty.resources.LoopResources;
                 "wheelbeat.server.read-timeout=400ms",
                 "wheelbeat.server.first-request-timeout=30s",
                 "wheelbeat.server.slow-consumer.enabled=true",
+                "wheelbeat.server.tcp-keep-alive.enabled=true",
+                "wheelbeat.server.tcp-keep-alive.idle=7s",
                 "wheelbeat.client.read-timeout=300ms",
                 "wheelbeat.loop.enabled=true",
                 "server.netty.idle-timeout=30s",
+                "spring.reactor.netty.shutdown-quiet-period=0s",
                 "management.endpoints.web.exposure.include=metrics,health"})
 @Execution(ExecutionMode.CONCURRENT)
 @ExtendWith(OutputCaptureExtension.class)
@@ -113,6 +116,14 @@ class StarterTest {
             }
             assertClosedAt(lastSent, READ_TIMEOUT_NANOS, client.awaitClose(10_000));
         }
+    }
+
+    /** The server's socket has the keepalive the properties say, on whichever transport Reactor Netty runs. */
+    @Test
+    void theServersConnectionsHaveTcpKeepAlive() {
+        String keepAlive = webClients.build().get().uri("http://127.0.0.1:" + port + "/keepalive").retrieve()
+                .bodyToMono(String.class).block(Duration.ofSeconds(10));
+        assertEquals("SO_KEEPALIVE=true TCP_KEEPIDLE=7", keepAlive);
     }
 
     @Test

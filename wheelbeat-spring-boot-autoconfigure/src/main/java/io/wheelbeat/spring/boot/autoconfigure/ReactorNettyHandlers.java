@@ -3,6 +3,7 @@ package io.wheelbeat.spring.boot.autoconfigure;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelPipeline;
+import io.wheelbeat.netty.TcpKeepAlive;
 import io.wheelbeat.netty.deadline.ConnectionDeadlineHandler;
 import io.wheelbeat.netty.deadline.MaxConnectionAge;
 import io.wheelbeat.netty.guard.SlowConsumerHandler;
@@ -23,7 +24,7 @@ import reactor.netty.http.server.HttpServer;
  * every request, until it closes: Reactor Netty removes what {@code doOnConnection} adds when each
  * request ends. The slow-consumer guard goes first in the pipeline, nearest the socket, so that
  * it sees every write. A pipeline without the HTTP codec at that moment (HTTP/2 over TLS before
- * ALPN) gets them last.
+ * ALPN) gets them last. TCP keepalive, when set, goes on the socket ({@link TcpKeepAlive}).
  *
  * <p>Under Reactor Netty nothing consumes {@code IdleStateEvent}: every handler here closes the
  * connection itself. Timeout closes are quiet unless {@code wheelbeat.quiet-timeout-close=false}.
@@ -93,7 +94,8 @@ public final class ReactorNettyHandlers {
             }
             deadlines = meters.count(builder).build();
         }
-        return new Side(closes, connections.getReadTimeout(), connections.getWriteTimeout(), deadlines, slowConsumer);
+        return new Side(connections.getTcpKeepAlive().toTcpKeepAlive(), closes, connections.getReadTimeout(),
+                connections.getWriteTimeout(), deadlines, slowConsumer);
     }
 
     private static SlowConsumerHandler.Factory slowConsumer(WheelbeatProperties.SlowConsumer properties,
@@ -108,14 +110,18 @@ public final class ReactorNettyHandlers {
     }
 
     /** The handlers of one side (server or client); null factories and durations are off. */
-    private record Side(TimeoutCloses closes, Duration readTimeout, Duration writeTimeout,
+    private record Side(TcpKeepAlive tcpKeepAlive, TimeoutCloses closes, Duration readTimeout, Duration writeTimeout,
                         ConnectionDeadlineHandler.Factory deadlines, SlowConsumerHandler.Factory slowConsumer) {
 
         boolean isEmpty() {
-            return readTimeout == null && writeTimeout == null && deadlines == null && slowConsumer == null;
+            return tcpKeepAlive == null && readTimeout == null && writeTimeout == null && deadlines == null
+                    && slowConsumer == null;
         }
 
         void addTo(Channel channel) {
+            if (tcpKeepAlive != null) {
+                tcpKeepAlive.applyTo(channel);
+            }
             ChannelPipeline pipeline = channel.pipeline();
             if (slowConsumer != null) {
                 pipeline.addFirst("wheelbeat.slowConsumer", slowConsumer.newHandler());

@@ -1,5 +1,6 @@
 package io.wheelbeat.spring.boot.autoconfigure;
 
+import io.wheelbeat.netty.TcpKeepAlive;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
@@ -71,6 +72,12 @@ public class WheelbeatProperties {
 
         /** How long a connection that reached its maximum age may finish its exchange before it is closed. */
         private Duration maxConnectionAgeGrace = Duration.ZERO;
+
+        private final TcpKeepAliveSettings tcpKeepAlive = new TcpKeepAliveSettings();
+
+        public TcpKeepAliveSettings getTcpKeepAlive() {
+            return tcpKeepAlive;
+        }
 
         public Duration getReadTimeout() {
             return readTimeout;
@@ -175,6 +182,77 @@ public class WheelbeatProperties {
 
         public void setUnwritableTimeout(Duration unwritableTimeout) {
             this.unwritableTimeout = unwritableTimeout;
+        }
+    }
+
+    /**
+     * TCP keepalive on each connection's socket (NIO, epoll, io_uring): the kernel probes a
+     * silent peer and drops the connection when the probes go unanswered.
+     */
+    public static class TcpKeepAliveSettings {
+
+        /** Whether the connections' sockets get TCP keepalive with these settings. */
+        private boolean enabled;
+
+        /** The silence before the first probe (whole seconds). */
+        private Duration idle = Duration.ofSeconds(13);
+
+        /** The time between probes (whole seconds). */
+        private Duration interval = Duration.ofSeconds(13);
+
+        /** The unanswered probes after which the kernel drops the connection. */
+        private int count = 3;
+
+        /** TCP_USER_TIMEOUT: how long sent data may stay unacknowledged (epoll and io_uring; NIO cannot). Unset: the kernel's. */
+        private Duration userTimeout;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getIdle() {
+            return idle;
+        }
+
+        public void setIdle(Duration idle) {
+            this.idle = idle;
+        }
+
+        public Duration getInterval() {
+            return interval;
+        }
+
+        public void setInterval(Duration interval) {
+            this.interval = interval;
+        }
+
+        public int getCount() {
+            return count;
+        }
+
+        public void setCount(int count) {
+            this.count = count;
+        }
+
+        public Duration getUserTimeout() {
+            return userTimeout;
+        }
+
+        public void setUserTimeout(Duration userTimeout) {
+            this.userTimeout = userTimeout;
+        }
+
+        /** The settings as a {@link TcpKeepAlive}, or null when not enabled. */
+        TcpKeepAlive toTcpKeepAlive() {
+            if (!enabled) {
+                return null;
+            }
+            TcpKeepAlive keepAlive = TcpKeepAlive.of(idle, interval, count);
+            return userTimeout == null ? keepAlive : keepAlive.withUserTimeout(userTimeout);
         }
     }
 
