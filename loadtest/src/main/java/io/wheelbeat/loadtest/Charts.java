@@ -136,7 +136,7 @@ final class Charts {
     }
 
     /**
-     * The costs the verdict weighs, one panel each, one bar per handler: the median of its runs,
+     * Costs of each arm, one panel each, one bar per arm: the median of its rounds,
      * each run a dot on it.
      */
     /** One panel of the costs chart: a per-run value. */

@@ -45,6 +45,15 @@ record ExitStatus(int code, String reason) {
                         r.round() > 1 ? " (round " + r.round() + ")" : "", idle.missed(), idle.plannedSilent(),
                         idle.falseIdle(), VerdictTable.number(idle.lateness().p50Ms()),
                         VerdictTable.number(idle.lateness().maxMs())));
+                // A peer that missed in the same JVM at the same time points at the machine.
+                for (RunResult peer : runs) {
+                    if (!ours.test(peer) && peer.round() == r.round() && peer.idle().applicable()
+                            && peer.idle().missed() + peer.idle().falseIdle() > 0) {
+                        why.append(String.format(Locale.ROOT, " (beside it %s missed %,d and reported %,d "
+                                + "falsely: the machine stalled both)", peer.handler(), peer.idle().missed(),
+                                peer.idle().falseIdle()));
+                    }
+                }
             }
         }
         if (why.length() > 0) {

@@ -12,9 +12,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The load test's command line: {@code java -jar loadtest.jar [options]}. Runs the scenario for
- * each idle handler asked for (and the no-handler baseline), each in its own JVM, and writes
- * the JSON and Markdown reports and the charts. {@code --help} lists the options.
+ * The load test's command line: {@code java -jar loadtest.jar [options]}. Runs the scenario in
+ * rounds, each a JVM of its own holding every arm (an idle handler asked for, the no-handler
+ * baseline, or a loop group) side by side, and writes the JSON and Markdown reports and the
+ * charts. {@code --help} lists the options.
  *
  * <p>Exit codes: 0 the session was valid and wheelbeat reported every silenced connection on
  * time and nothing else (a peer's misses are a row of the verdict); 1 a run crashed; 2 bad input

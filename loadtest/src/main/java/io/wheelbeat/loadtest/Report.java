@@ -252,14 +252,13 @@ final class Report {
             md.append("![").append(chart).append("](").append(chart).append(")\n\n");
         }
         md.append("## What the numbers count\n\n");
-        md.append("- **Heap per connection**: live heap after a full GC with every connection open and "
-                + "heartbeating, minus the live heap before the first connect, over the connections opened. ")
+        md.append("- **Heap per connection**: an arm's share of the live-heap growth (full-GC readings before "
+                + "and after its share of the ramp) over the connections opened in it. ")
                 .append(settings.tier() == Tier.LOCAL ? "Local tier: both ends of each connection are in this JVM. "
                         : "TCP tier: the server process's heap only. ")
                 .append("The bookkeeping of the load test itself (16 bytes per connection) is allocated before the "
                         + "first reading and not counted.\n");
-        md.append("- **Idle machinery**: a handler's run minus the run without an idle handler (same scenario, "
-                + "same size, separate JVMs).\n");
+        md.append("- **Idle machinery**: an arm minus the arm without an idle handler, same round, same JVM.\n");
         md.append("- **Lateness**: fire time of the first reader-idle event minus the true deadline, which is "
                 + "the connection's last message arrival at the server (stamped by a probe in front of the idle "
                 + "handler, on the same clock) plus the reader-idle limit.\n");
@@ -267,15 +266,14 @@ final class Report {
                 + "event before the true deadline, or on a connection the plan kept talking.\n");
         md.append("- **Timers**, wheel: ").append(TimerAccounting.WHEEL_NOTE).append(".\n");
         md.append("- **Timers**, Netty: ").append(TimerAccounting.NETTY_NOTE).append(".\n");
-        md.append("- **GC**: collections during the run reported by the JVM, not counting the load test's own "
-                + "heap-reading full GCs (listed apart).\n");
-        md.append("- **CPU**: thread CPU time of the server event loops; process CPU time of the run's JVM.\n");
-        md.append("- **Verdict**: wheel's median over netty's; lower is better for every cost, higher for the "
-                + "open rate. With repeats, a verdict is called only where the two min-max ranges do not "
-                + "overlap; otherwise \"within noise\". Timing figures (pauses, lateness tails, CPU per message) "
-                + "move between identical runs, and more when other work shares the machine: the machine-load "
-                + "row gives the 1-minute load average at the start and end of each run (above the core count, "
-                + "other work was competing for the CPU).\n");
+        md.append("- **GC**: the JVM's collections in the round, shared by the arms, not counting the load "
+                + "test's own heap-reading full GCs (listed apart).\n");
+        md.append("- **CPU**: thread CPU time of each arm's server event loops; steady: in the sub-windows "
+                + "between ramp and silence; JFR: the share of the loops' execution samples in idle-machinery "
+                + "frames times the steady CPU per message.\n");
+        md.append("- **Verdict**: ours over theirs on paired units (steady sub-windows or rounds), with a 95% "
+                + "bootstrap interval; won or lost only where the interval excludes 1.0, otherwise \"within "
+                + "noise\". Lower is better for every cost, higher for the open rate.\n");
         return md.toString();
     }
 

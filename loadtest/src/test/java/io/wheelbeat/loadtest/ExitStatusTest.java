@@ -36,6 +36,15 @@ class ExitStatusTest {
     }
 
     @Test
+    void aPeerThatMissedBesideItIsNamedAsTheMachinesSign() {
+        ExitStatus status = ExitStatus.of(List.of(run("wheel", 4, 0, 0), run("netty", 4, 0, 0)), WHEEL);
+        assertEquals(ExitStatus.WHEELBEAT_MISSED, status.code());
+        assertTrue(status.reason().contains("beside it netty missed 4 and reported 0 falsely: the machine stalled both"),
+                status.reason());
+        assertEquals(-1, status.reason().indexOf('\n'), "one line");
+    }
+
+    @Test
     void wheelbeatsFalseIdleEventsFailTheCommandToo() {
         ExitStatus status = ExitStatus.of(List.of(run("wheel", 0, 7, 0), run("netty", 0, 0, 0)), WHEEL);
         assertEquals(ExitStatus.WHEELBEAT_MISSED, status.code());

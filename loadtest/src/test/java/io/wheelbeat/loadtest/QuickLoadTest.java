@@ -38,8 +38,10 @@ class QuickLoadTest {
         StringWriter err = new StringWriter();
         picocli.CommandLine cl = LoadTest.commandLine();
         cl.setErr(new PrintWriter(err, true));
+        // A 3 s tolerance instead of the preset's 1 s: the suite runs on busy machines, where a
+        // stall of this JVM (seen: 1.1 s, both arms alike) makes a late event, not a wrong one.
         exitCode = cl.execute("--quick", "--idle-handler", "wheel,netty", "--in-process", "--repeat", "2",
-                "--report-dir", reportDir.toString());
+                "--tolerance", "3s", "--report-dir", reportDir.toString());
         errors = err.toString();
         File json = reportDir.resolve(Report.JSON_FILE).toFile();
         if (json.isFile()) {
