@@ -80,10 +80,15 @@ import org.slf4j.LoggerFactory;
  * exchanges are out at once; one more is not sent ({@link LeaseStore.Failure#BUSY}).
  *
  * <p>Lost state: the key {@code wheelbeat:rl:epoch} names the state's epoch, and every exchange
- * says which one it knows. When Redis loses its state (FLUSHALL, a restart without persistence),
- * the next exchange finds a new epoch, and the scripts take a sliding-window key that has no
- * count in the window of the loss as full for the rest of that window, and a token-bucket key
- * with no state as emptied at the moment of the loss; the store logs the loss once.
+ * says which one it knows. When Redis loses its state (FLUSHALL, a restart without persistence,
+ * a replica promoted), the next exchange finds a new or missing epoch, or one written under the
+ * node's previous replication id, and the scripts take a sliding-window key not written since as
+ * full for the rest of the window of the loss, and a token-bucket key as emptied at the moment of
+ * the loss; the store logs the loss once.
+ *
+ * <p>On a Redis Cluster ({@link #clusterBuilder}), keys carry a hash tag of one of 1,024 buckets,
+ * each with its own epoch in the same slot: an exchange touches one slot, and a shard that loses
+ * its data is bounded on its own.
  *
  * <p>Keys are stored as {@code wheelbeat:rl:<length of the limiter name>:<limiter name>:<key>}, so
  * that no two limiters' keys can share a name. A key is encoded if it is a
@@ -94,7 +99,8 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Thread rules</h2>
  * Thread-safe and non-blocking after {@link Builder#build()}, which blocks until connected (or
- * the connect timeout). Close it after the limiters that use it.
+ * about the connect timeout, after which it connects in the background). Close it after the
+ * limiters that use it.
  */
 public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 
@@ -179,25 +185,17 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
             // The URI's timeout bounds Lettuce's handshake: the connect timeout, not the command timeout.
             each.setTimeout(builder.connectTimeout);
         }
-        SocketOptions socket = SocketOptions.builder().connectTimeout(builder.connectTimeout).keepAlive(true).build();
         if (cluster) {
             RedisClusterClient clusterClient = RedisClusterClient.create(resources, uris);
-            clusterClient.setOptions(ClusterClientOptions.builder()
-                    .autoReconnect(true)
-                    // The client connects to each node on first use: a command waits for that
-                    // connection (or a node's reconnect) within the command timeout.
-                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
-                    .requestQueueSize(builder.maxPending + QUEUE_MARGIN)
-                    .timeoutOptions(TimeoutOptions.enabled(builder.timeout))
-                    .socketOptions(socket)
-                    // MOVED and ASK are followed, and they, a lost node or a failover refresh the
-                    // slot map at once; a periodic refresh notices the rest.
-                    .maxRedirects(5)
-                    .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-                            .enablePeriodicRefresh(TOPOLOGY_REFRESH)
-                            .enableAllAdaptiveRefreshTriggers()
-                            .build())
-                    .build());
+            // The client connects to each node on first use: a command waits for that connection
+            // (or a node's reconnect) within the command timeout.
+            ClusterClientOptions.Builder options = common(ClusterClientOptions.builder(), builder,
+                    ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS);
+            // MOVED and ASK are followed, and they, a lost node or a failover refresh the slot map
+            // at once; a periodic refresh notices the rest.
+            options.maxRedirects(5).topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                    .enablePeriodicRefresh(TOPOLOGY_REFRESH).enableAllAdaptiveRefreshTriggers().build());
+            clusterClient.setOptions(options.build());
             this.client = clusterClient;
             // The slot map first (the client connects only once it has one): a blocking load, off
             // Lettuce's I/O threads.
@@ -205,19 +203,25 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
                     .thenCompose(loaded -> clusterClient.connectAsync(StringCodec.UTF8));
         } else {
             RedisClient single = RedisClient.create(resources, uris.get(0));
-            single.setOptions(ClientOptions.builder()
-                    .autoReconnect(true)
-                    // Fail fast while disconnected: the limiters fall back instead of queueing.
-                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                    // Ours holds maxPending exchanges: Lettuce never refuses one as over its queue.
-                    .requestQueueSize(builder.maxPending + QUEUE_MARGIN)
-                    .timeoutOptions(TimeoutOptions.enabled(builder.timeout))
-                    .socketOptions(socket)
+            // Fail fast while disconnected: the limiters fall back instead of queueing.
+            single.setOptions(common(ClientOptions.builder(), builder, ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                     .build());
             this.client = single;
             this.connector = () -> single.connectAsync(StringCodec.UTF8, uris.get(0))
                     .thenCompose(made -> refuseClusterNode(made));
         }
+    }
+
+    /** The options both clients share. */
+    private static <B extends ClientOptions.Builder> B common(B options, Builder settings,
+                                                             ClientOptions.DisconnectedBehavior whileDisconnected) {
+        options.autoReconnect(true)
+                .disconnectedBehavior(whileDisconnected)
+                // Ours holds maxPending exchanges: Lettuce never refuses one as over its queue.
+                .requestQueueSize(settings.maxPending + QUEUE_MARGIN)
+                .timeoutOptions(TimeoutOptions.enabled(settings.timeout))
+                .socketOptions(SocketOptions.builder().connectTimeout(settings.connectTimeout).keepAlive(true).build());
+        return options;
     }
 
     /**
