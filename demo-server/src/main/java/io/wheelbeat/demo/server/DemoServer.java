@@ -315,7 +315,8 @@ public final class DemoServer implements Runnable {
 
         private RedisLeaseStore connectToRedis(String uri) {
             try {
-                return RedisLeaseStore.builder(uri).build();
+                // The demo refuses to start without its Redis, so that a wrong --redis is seen at once.
+                return RedisLeaseStore.builder(uri).failIfUnreachable(true).build();
             } catch (RuntimeException e) {
                 shutDownLoops();
                 throw new IllegalStateException("--redis: " + e.getMessage(), e);

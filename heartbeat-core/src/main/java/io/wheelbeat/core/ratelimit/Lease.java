@@ -77,9 +77,16 @@ final class Lease implements LeaseStore.Reply {
     /** Set by the first grant: the key may use all the room for exchanges, not only new keys' half. */
     private volatile boolean established;
 
+    /** When the exchange out was sent; also read by requests that find it out (how late it is). */
+    private volatile long sentAt;
     // The exchange out: written by its sender, read by its reply (ordered by inFlight).
-    private long sentAt;
     private long charged;
+    /**
+     * Credit admitted while the store failed, still to charge: no longer unconfirmed, so that it
+     * holds back no request once the store answers again. Written with {@link #inFlight} held.
+     */
+    private volatile long debt;
+    private long chargedDebt;
     private long givenBack;
     /** The lease count after the last grant, and when: the base of the rate estimate. */
     private long baseCount;
@@ -139,6 +146,11 @@ final class Lease implements LeaseStore.Reply {
         return 0;
     }
 
+    /** How long the exchange out has waited for its answer at {@code now}; 0 when none is out. */
+    long outFor(long now) {
+        return (int) IN_FLIGHT.getVolatile(this) == 0 ? 0 : Math.max(0, now - sentAt);
+    }
+
     /** Admits {@code permits} ahead of the store's answer if the credit allows; true if taken. */
     boolean takeCredit(long permits, long maxUnconfirmed) {
         for (;;) {
@@ -191,6 +203,8 @@ final class Lease implements LeaseStore.Reply {
     /** Sends an exchange. {@link #inFlight} held. */
     private void send(long now) {
         long charge = (long) UNCHARGED.getAndSet(this, 0L);
+        long owed = debt;
+        debt = 0;
         long wanted = (long) DEMAND.getAndSet(this, 0L);
         long back = (long) GIVE_BACK.getAndSet(this, 0L);
         long lease = (long) GRANT.getVolatile(this);
@@ -204,8 +218,9 @@ final class Lease implements LeaseStore.Reply {
         lastAsk = ask;
         sentAt = now;
         charged = charge;
+        chargedDebt = owed;
         givenBack = back;
-        leases.send(this, charge, ask, back);
+        leases.send(this, charge + owed, ask, back);
     }
 
     // ---------------------------------------------------------------- replies, any thread
@@ -213,7 +228,6 @@ final class Lease implements LeaseStore.Reply {
     @Override
     public void granted(long permits, long validNanos, long retryAfterNanos) {
         long now = leases.now();
-        leases.releaseExchange();
         UNCONFIRMED.getAndAdd(this, -charged);
         leases.answered(now - sentAt, permits);
         long left = 0;
@@ -253,23 +267,35 @@ final class Lease implements LeaseStore.Reply {
     @Override
     public void failed(LeaseStore.Failure cause) {
         long now = leases.now();
-        leases.releaseExchange();
         if (cause == LeaseStore.Failure.BUSY) {
             // Not sent: what it carried waits for the key's timer to send it (not a store failure).
             UNCHARGED.getAndAdd(this, charged);
+            debt += chargedDebt;
             GIVE_BACK.getAndAdd(this, givenBack);
             leases.deferred();
+            leases.releaseExchange();
             IN_FLIGHT.setVolatile(this, 0);
             return;
         }
-        UNCONFIRMED.getAndAdd(this, -charged);
-        leases.answered(now - sentAt, 0);
+        // Credit waiting to be sent becomes debt: charged later, holding back no request meanwhile.
+        long unsent = (long) UNCHARGED.getAndSet(this, 0L);
+        debt += unsent;
+        UNCONFIRMED.getAndAdd(this, -(charged + unsent));
+        leases.failedAfter(now - sentAt);
         leases.failed(cause);
         finish(now);
     }
 
-    /** Ends the exchange, then sends credit admitted meanwhile. */
+    /**
+     * Ends the exchange, or sends the next one in its room when credit waits (so that the limiter
+     * never shows no exchange out while one is due); then sends credit admitted meanwhile.
+     */
     private void finish(long now) {
+        if ((long) UNCHARGED.getVolatile(this) > 0 && !leases.degraded()) {
+            send(now);
+            return;
+        }
+        leases.releaseExchange();
         IN_FLIGHT.setVolatile(this, 0);
         if ((long) UNCHARGED.getVolatile(this) > 0 && !leases.degraded()) {
             sendIfIdle(now, 0);
@@ -298,7 +324,7 @@ final class Lease implements LeaseStore.Reply {
                 lapsed(count);
             }
         }
-        if (((long) UNCHARGED.getVolatile(this) > 0 || (long) GIVE_BACK.getVolatile(this) > 0)
+        if (((long) UNCHARGED.getVolatile(this) > 0 || debt > 0 || (long) GIVE_BACK.getVolatile(this) > 0)
                 && !leases.degraded()) {
             sendIfIdle(now, 0);
             return leases.horizonNanos;

@@ -58,6 +58,12 @@ final class Leases {
     final long maxUnconfirmed;
     final long maxLease;
     final long horizonNanos;
+    /**
+     * How long a request no lease covers waits for the exchange out (refused with a retry-after
+     * of one round trip) before the store counts as slow and the failure policy decides: a
+     * quarter of the horizon, well within the half lease left when its refill is sent.
+     */
+    private final long patienceNanos;
     final boolean givesBack;
     /**
      * Two sliding-window grants whose ends differ by less than this end the same window (their
@@ -114,6 +120,7 @@ final class Leases {
         this.maxUnconfirmed = settings.maxUnconfirmed;
         this.maxLease = Math.max(1, Math.min(Lease.MAX_COUNT, limit.burst() / (2L * settings.processes)));
         this.horizonNanos = Math.min(HORIZON_NANOS, limit.periodNanos);
+        this.patienceNanos = horizonNanos / 4;
         this.givesBack = limit.kind() == RateLimit.Kind.TOKEN_BUCKET;
         this.sameWindowNanos = givesBack ? 0 : limit.periodNanos / 2;
         for (int i = 0; i < fallbacks.length; i++) {
@@ -163,7 +170,15 @@ final class Leases {
             saturated.increment();
             return Math.max(1, lastLatencyNanos);
         }
-        return credited ? KeyedRateLimiter.ADMITTED : Math.max(1, lastLatencyNanos);
+        if (credited) {
+            return KeyedRateLimiter.ADMITTED;
+        }
+        // The answer is late (the lease was sized to outlast a round trip): the store is slow,
+        // and tryAcquire never waits for it.
+        if (lease.outFor(now) > patienceNanos) {
+            return fallback(entry, permits, now, FallbackCause.TIMEOUT);
+        }
+        return Math.max(1, lastLatencyNanos);
     }
 
     private long fallback(KeyEntry<?> entry, long permits, long now, FallbackCause cause) {
@@ -234,9 +249,21 @@ final class Leases {
     void answered(long latency, long permits) {
         latency = Math.max(0, latency);
         lastLatencyNanos = latency;
+        permitsLeased.add(permits);
+        timed(latency);
+    }
+
+    /**
+     * An exchange failed after {@code latency}: timed for the metrics, but not a round trip to
+     * size leases or hint retries by (a timeout says nothing of how fast the store answers).
+     */
+    void failedAfter(long latency) {
+        timed(Math.max(0, latency));
+    }
+
+    private void timed(long latency) {
         latencyNanos.add(latency);
         answered.increment();
-        permitsLeased.add(permits);
         long max;
         while (latency > (max = (long) MAX_LATENCY.getVolatile(this))
                 && !MAX_LATENCY.compareAndSet(this, max, latency)) {

@@ -1,6 +1,8 @@
 package io.wheelbeat.ratelimit.redis;
 
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
@@ -9,12 +11,15 @@ import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.SetArgs;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
@@ -35,10 +40,18 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Supplier;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -67,10 +80,15 @@ import org.slf4j.LoggerFactory;
  * exchanges are out at once; one more is not sent ({@link LeaseStore.Failure#BUSY}).
  *
  * <p>Lost state: the key {@code wheelbeat:rl:epoch} names the state's epoch, and every exchange
- * says which one it knows. When Redis loses its state (FLUSHALL, a restart without persistence),
- * the next exchange finds a new epoch, and the scripts take a sliding-window key that has no
- * count in the window of the loss as full for the rest of that window, and a token-bucket key
- * with no state as emptied at the moment of the loss; the store logs the loss once.
+ * says which one it knows. When Redis loses its state (FLUSHALL, a restart without persistence,
+ * a replica promoted), the next exchange finds a new or missing epoch, or one written under the
+ * node's previous replication id, and the scripts take a sliding-window key not written since as
+ * full for the rest of the window of the loss, and a token-bucket key as emptied at the moment of
+ * the loss; the store logs the loss once.
+ *
+ * <p>On a Redis Cluster ({@link #clusterBuilder}), keys carry a hash tag of one of 1,024 buckets,
+ * each with its own epoch in the same slot: an exchange touches one slot, and a shard that loses
+ * its data is bounded on its own.
  *
  * <p>Keys are stored as {@code wheelbeat:rl:<length of the limiter name>:<limiter name>:<key>}, so
  * that no two limiters' keys can share a name. A key is encoded if it is a
@@ -81,7 +99,8 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Thread rules</h2>
  * Thread-safe and non-blocking after {@link Builder#build()}, which blocks until connected (or
- * the connect timeout). Close it after the limiters that use it.
+ * about the connect timeout, after which it connects in the background). Close it after the
+ * limiters that use it.
  */
 public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 
@@ -89,15 +108,20 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
     private static final String KEY_PREFIX = "wheelbeat:rl:";
     /** The store's epoch: no limiter key has this name (theirs go on with the name's length). */
     static final String EPOCH_KEY = KEY_PREFIX + "epoch";
+    /** A cluster's keys fall in this many buckets, each with its own epoch (about 340 per shard of three). */
+    static final int EPOCH_BUCKETS = 1024;
+    private static final Duration TOPOLOGY_REFRESH = Duration.ofSeconds(10);
+    private static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(1);
     /** Lettuce's own queue may hold this many commands beyond ours: probes, scripts resent by body. */
     private static final int QUEUE_MARGIN = 1024;
     private static final int MAX_KEY_CHARS = 1024;
 
     private final String uri;
     private final ClientResources resources;
-    private final RedisClient client;
-    private final StatefulRedisConnection<String, String> connection;
-    private final RedisAsyncCommands<String, String> redis;
+    /** A {@link RedisClient}, or a {@link RedisClusterClient} for a cluster. */
+    private final AbstractRedisClient client;
+    private final Supplier<CompletionStage<? extends StatefulConnection<String, String>>> connector;
+    private final boolean cluster;
     private final Function<Object, String> keyEncoder;
     private final Ticker sharedClock;
     private final long sharedOrigin;
@@ -106,47 +130,148 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
     private final int maxPending;
     /** Exchanges sent and not yet completed; at most {@link #maxPending}. */
     private final AtomicInteger pending = new AtomicInteger();
-    /** The epoch id this store knows: a reply with another one means Redis lost its state. */
-    private final AtomicReference<String> epoch = new AtomicReference<>();
+    /**
+     * The epoch keys: one for a single Redis; on a cluster one per bucket of keys, each in its
+     * bucket's slot, so that a shard that loses its data loses its own epochs and no other's.
+     */
+    private final String[] epochKeys;
+    /** The epoch id this store knows per bucket ("" before the first answer): another means a loss. */
+    private final AtomicReferenceArray<String> epochs;
+    /** The connection once made (Lettuce reconnects it on its own after that); null before. */
+    private volatile StatefulConnection<String, String> connection;
+    private volatile RedisClusterAsyncCommands<String, String> redis;
+    /** The first connect's outcome: what {@link Builder#build()} waits for. */
+    private final CompletableFuture<Void> firstConnect = new CompletableFuture<>();
+    /** True while Redis does not answer: see {@link #failing()}. */
+    private volatile boolean failing = true;
+    private volatile boolean closed;
 
     /** A server-side script, sent by digest and by body once the server has lost it. */
     private record Script(String body, String digest) {
+        static Script of(String body) {
+            try {
+                byte[] sha1 = MessageDigest.getInstance("SHA-1").digest(body.getBytes(StandardCharsets.UTF_8));
+                return new Script(body, HexFormat.of().formatHex(sha1));
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException("no SHA-1, which every Java runtime has", e);
+            }
+        }
     }
 
-    private RedisLeaseStore(Builder builder, RedisURI redisUri) {
-        this.uri = builder.uri;
+    private RedisLeaseStore(Builder builder, List<RedisURI> uris) {
+        this.uri = String.join(",", builder.uris);
+        this.cluster = builder.cluster;
         this.keyEncoder = builder.keyEncoder;
         this.sharedClock = builder.sharedClock;
         this.sharedOrigin = builder.sharedOrigin;
         this.maxPending = builder.maxPending;
+        this.epochKeys = new String[cluster ? EPOCH_BUCKETS : 1];
+        for (int b = 0; b < epochKeys.length; b++) {
+            epochKeys[b] = cluster ? KEY_PREFIX + "{" + b + "}:epoch" : EPOCH_KEY;
+        }
+        this.epochs = new AtomicReferenceArray<>(epochKeys.length);
+        for (int b = 0; b < epochKeys.length; b++) {
+            epochs.set(b, "");
+        }
+        String prelude = resource("prelude.lua");
+        // Sent by digest, computed here: a server that lacks a script gets its body (no SCRIPT LOAD at start).
+        this.slidingWindow = Script.of(prelude + resource("sliding-window.lua"));
+        this.tokenBucket = Script.of(prelude + resource("token-bucket.lua"));
         this.resources = DefaultClientResources.builder().ioThreadPoolSize(1).computationThreadPoolSize(1)
                 // At most a second between reconnect attempts: shared decisions resume soon after Redis does.
-                .reconnectDelay(Delay.exponential(Duration.ZERO, Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
+                .reconnectDelay(Delay.exponential(Duration.ZERO, MAX_RECONNECT_DELAY, 2, TimeUnit.MILLISECONDS))
                 .build();
-        this.client = RedisClient.create(resources, redisUri);
-        client.setOptions(ClientOptions.builder()
-                .autoReconnect(true)
-                // Fail fast while disconnected: the limiters fall back instead of queueing.
-                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                // Ours holds maxPending exchanges: Lettuce never refuses one as over its queue.
-                .requestQueueSize(builder.maxPending + QUEUE_MARGIN)
-                .timeoutOptions(TimeoutOptions.enabled(builder.timeout))
-                .socketOptions(SocketOptions.builder().connectTimeout(builder.connectTimeout).keepAlive(true).build())
-                .build());
-        try {
-            this.connection = client.connect(StringCodec.UTF8);
-            this.redis = connection.async();
-            String prelude = resource("prelude.lua");
-            this.slidingWindow = load(prelude + resource("sliding-window.lua"));
-            this.tokenBucket = load(prelude + resource("token-bucket.lua"));
-            RedisCommands<String, String> sync = connection.sync();
-            sync.set(EPOCH_KEY, UUID.randomUUID() + " 0", SetArgs.Builder.nx());
-            epoch.set(sync.get(EPOCH_KEY).split(" ", 2)[0]);
-        } catch (RuntimeException e) {
-            shutDownClient();
-            throw new IllegalStateException("cannot use Redis at " + uri + ": " + e.getMessage(), e);
+        for (RedisURI each : uris) {
+            // The URI's timeout bounds Lettuce's handshake: the connect timeout, not the command timeout.
+            each.setTimeout(builder.connectTimeout);
         }
-        log.info("lease store connected to {}", uri);
+        if (cluster) {
+            RedisClusterClient clusterClient = RedisClusterClient.create(resources, uris);
+            // The client connects to each node on first use: a command waits for that connection
+            // (or a node's reconnect) within the command timeout.
+            ClusterClientOptions.Builder options = common(ClusterClientOptions.builder(), builder,
+                    ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS);
+            // MOVED and ASK are followed, and they, a lost node or a failover refresh the slot map
+            // at once; a periodic refresh notices the rest.
+            options.maxRedirects(5).topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                    .enablePeriodicRefresh(TOPOLOGY_REFRESH).enableAllAdaptiveRefreshTriggers().build());
+            clusterClient.setOptions(options.build());
+            this.client = clusterClient;
+            // The slot map first (the client connects only once it has one): a blocking load, off
+            // Lettuce's I/O threads.
+            this.connector = () -> CompletableFuture.runAsync(clusterClient::getPartitions, resources.eventExecutorGroup())
+                    .thenCompose(loaded -> clusterClient.connectAsync(StringCodec.UTF8));
+        } else {
+            RedisClient single = RedisClient.create(resources, uris.get(0));
+            // Fail fast while disconnected: the limiters fall back instead of queueing.
+            single.setOptions(common(ClientOptions.builder(), builder, ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    .build());
+            this.client = single;
+            this.connector = () -> single.connectAsync(StringCodec.UTF8, uris.get(0))
+                    .thenCompose(made -> refuseClusterNode(made));
+        }
+    }
+
+    /** The options both clients share. */
+    private static <B extends ClientOptions.Builder> B common(B options, Builder settings,
+                                                             ClientOptions.DisconnectedBehavior whileDisconnected) {
+        options.autoReconnect(true)
+                .disconnectedBehavior(whileDisconnected)
+                // Ours holds maxPending exchanges: Lettuce never refuses one as over its queue.
+                .requestQueueSize(settings.maxPending + QUEUE_MARGIN)
+                .timeoutOptions(TimeoutOptions.enabled(settings.timeout))
+                .socketOptions(SocketOptions.builder().connectTimeout(settings.connectTimeout).keepAlive(true).build());
+        return options;
+    }
+
+    /**
+     * A single-node store on a node of a cluster would put keys where the cluster refuses them:
+     * the builder for a cluster is another, and this says so.
+     */
+    private CompletionStage<StatefulRedisConnection<String, String>> refuseClusterNode(
+            StatefulRedisConnection<String, String> made) {
+        return made.async().info("cluster").toCompletableFuture().handle((info, error) -> {
+            if (info != null && info.contains("cluster_enabled:1")) {
+                made.closeAsync();
+                throw new CompletionException(new IllegalArgumentException(uri + " is a node of a Redis Cluster:"
+                        + " use RedisLeaseStore.clusterBuilder(seed URIs)"));
+            }
+            return made; // INFO refused (renamed, ACL): not a cluster we can tell, used as given
+        });
+    }
+
+    /** Connects, and until it succeeds tries again, at most a second apart. */
+    private void connect(long delayMillis) {
+        if (closed) {
+            return;
+        }
+        connector.get()
+                .whenComplete((made, error) -> {
+                    if (error == null && !closed) {
+                        connection = made;
+                        redis = made instanceof StatefulRedisClusterConnection<String, String> sharded
+                                ? sharded.async() : ((StatefulRedisConnection<String, String>) made).async();
+                        failing = false;
+                        log.info("lease store connected to {}", uri);
+                        firstConnect.complete(null);
+                    } else if (error == null) {
+                        made.closeAsync();
+                    } else {
+                        Throwable cause = misuse(unwrap(error));
+                        firstConnect.completeExceptionally(cause);
+                        if (cause instanceof IllegalArgumentException) {
+                            log.error("{}: {}; not connecting", this, cause.getMessage());
+                        } else if (!closed) {
+                            long next = Math.min(MAX_RECONNECT_DELAY.toMillis(), Math.max(10, 2 * delayMillis));
+                            log.debug("{}: cannot connect yet; next attempt in {} ms", this, next, error);
+                            try {
+                                resources.eventExecutorGroup().schedule(() -> connect(next), next, TimeUnit.MILLISECONDS);
+                            } catch (RuntimeException shutDown) {
+                                log.debug("{}: no more connect attempts", this, shutDown);
+                            }
+                        }
+                    }
+                });
     }
 
     /**
@@ -158,7 +283,25 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
      * @throws NullPointerException if {@code uri} is null
      */
     public static Builder builder(String uri) {
-        return new Builder(uri);
+        return new Builder(List.of(Objects.requireNonNull(uri, "uri")), false);
+    }
+
+    /**
+     * Returns a builder for the Redis Cluster that {@code seedUris} lead to (any of its nodes; the
+     * client learns the rest and follows the cluster's changes): Lettuce's cluster client, keys
+     * placed so that each exchange touches one slot, and the loss rule per shard.
+     *
+     * @param seedUris URIs of some of the cluster's nodes, in the syntax of {@link #builder}
+     * @return a builder with the default settings
+     * @throws NullPointerException if {@code seedUris} or one of them is null
+     * @throws IllegalArgumentException if {@code seedUris} is empty
+     */
+    public static Builder clusterBuilder(List<String> seedUris) {
+        List<String> seeds = List.copyOf(seedUris);
+        if (seeds.isEmpty()) {
+            throw new IllegalArgumentException("a cluster needs at least one seed URI");
+        }
+        return new Builder(seeds, true);
     }
 
     @Override
@@ -168,12 +311,28 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
             return null;
         }
         // The name's length first: no name and key can spell another name and key.
-        return KEY_PREFIX + limiterName.length() + ":" + limiterName + ":" + encoded;
+        String name = limiterName.length() + ":" + limiterName + ":" + encoded;
+        if (!cluster) {
+            return new Placed(KEY_PREFIX + name, 0);
+        }
+        // The bucket as a hash tag, before anything the name holds: the key and its bucket's
+        // epoch share a slot, and a brace in a name or key changes nothing.
+        int bucket = Math.floorMod(name.hashCode(), EPOCH_BUCKETS);
+        return new Placed(KEY_PREFIX + "{" + bucket + "}:" + name, bucket);
+    }
+
+    /** A key's name in Redis and the bucket of its epoch. */
+    private record Placed(String key, int bucket) {
+        @Override
+        public String toString() {
+            return key;
+        }
     }
 
     @Override
     public void send(Request request, Reply reply) {
         RateLimit limit = request.limit();
+        Placed placed = (Placed) request.storeKey();
         // Rounded up, so that a lease's end computed from the send time is never late.
         String now = sharedClock == null ? ""
                 : Long.toString(-Math.floorDiv(-(sharedClock.nanoTime() - sharedOrigin), 1000));
@@ -185,15 +344,20 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
             // Whole microseconds, rounded up: a longer window is only stricter.
             args = new String[] {now, Long.toString(-Math.floorDiv(-periodNanos, 1000)),
                     Long.toString(limit.permits()), Long.toString(request.charge()), Long.toString(request.ask()),
-                    epoch.get()};
+                    epochs.get(placed.bucket)};
         } else {
             script = tokenBucket;
             long intervalNanos = -Math.floorDiv(-periodNanos, limit.permits());
             args = new String[] {now, micros(intervalNanos), micros(intervalNanos * limit.burst()),
                     Long.toString(request.charge()), Long.toString(request.ask()), Long.toString(request.giveBack()),
-                    epoch.get()};
+                    epochs.get(placed.bucket)};
         }
-        String[] keys = {(String) request.storeKey(), EPOCH_KEY};
+        String[] keys = {placed.key, epochKeys[placed.bucket]};
+        RedisClusterAsyncCommands<String, String> redis = this.redis;
+        if (redis == null) {
+            reply.failed(Failure.UNAVAILABLE); // not connected yet
+            return;
+        }
         if (pending.incrementAndGet() > maxPending) {
             pending.decrementAndGet();
             reply.failed(Failure.BUSY);
@@ -206,24 +370,30 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
                     // A restarted or flushed server lost the script: send its body, which reloads it.
                     try {
                         RedisFuture<List<Object>> again = redis.eval(script.body, ScriptOutputType.MULTI, keys, args);
-                        again.whenComplete((retried, failure) -> complete(retried, failure, reply));
+                        again.whenComplete((retried, failure) -> complete(placed.bucket, retried, failure, reply));
                     } catch (RuntimeException e) {
-                        complete(null, e, reply);
+                        complete(placed.bucket, null, e, reply);
                     }
                     return;
                 }
-                complete(result, error, reply);
+                complete(placed.bucket, result, error, reply);
             });
         } catch (RuntimeException e) {
-            complete(null, e, reply);
+            complete(placed.bucket, null, e, reply);
         }
     }
 
     @Override
     public void probe(Reply reply) {
+        RedisClusterAsyncCommands<String, String> redis = this.redis;
+        if (redis == null) {
+            reply.failed(Failure.UNAVAILABLE); // not connected yet
+            return;
+        }
         try {
             redis.ping().whenComplete((pong, error) -> {
                 if (error == null) {
+                    failing = false;
                     reply.granted(0, 0, 0);
                 } else {
                     reply.failed(failureOf(error));
@@ -234,10 +404,26 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
         }
     }
 
+    /**
+     * Returns true while Redis does not answer: not connected yet, or the last exchange or probe
+     * failed (timeout, connection lost) and none was answered since. Meanwhile the limiters decide
+     * what no lease covers by their {@link io.wheelbeat.core.ratelimit.StoreFailurePolicy}. For
+     * health checks; any thread.
+     *
+     * @return whether the store is failing now
+     */
+    public boolean failing() {
+        return failing;
+    }
+
     /** Closes the connection and releases its threads. Idempotent. */
     @Override
     public void close() {
-        connection.close();
+        closed = true;
+        StatefulConnection<String, String> made = connection;
+        if (made != null) {
+            made.close();
+        }
         shutDownClient();
     }
 
@@ -248,12 +434,13 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 
     // ---------------------------------------------------------------- internals
 
-    private void complete(List<Object> result, Throwable error, Reply reply) {
+    private void complete(int bucket, List<Object> result, Throwable error, Reply reply) {
         pending.decrementAndGet();
         if (error != null) {
             reply.failed(failureOf(error));
             return;
         }
+        failing = false;
         long granted;
         long validMicros;
         long retryMicros;
@@ -261,7 +448,7 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
             granted = (Long) result.get(0);
             validMicros = (Long) result.get(1);
             retryMicros = (Long) result.get(2);
-            noteEpoch((String) result.get(3));
+            noteEpoch(bucket, (String) result.get(3));
         } catch (RuntimeException malformed) {
             log.warn("{}: unexpected script reply {}", this, result, malformed);
             reply.failed(Failure.ERROR);
@@ -272,28 +459,52 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
     }
 
     /** Warns once per new epoch: Redis lost its state, and the scripts apply the loss rule. */
-    private void noteEpoch(String id) {
-        String known = epoch.get();
-        if (!id.equals(known) && epoch.compareAndSet(known, id)) {
-            log.warn("{}: Redis lost its rate-limit state (epoch {} is now {}); keys without a count are taken as"
-                    + " full for the rest of their window (token buckets: as emptied at the loss)", this, known, id);
+    private void noteEpoch(int bucket, String id) {
+        String known = epochs.get(bucket);
+        // The first answer only tells the epoch ("" before): a missing one the script marked itself.
+        if (!id.equals(known) && epochs.compareAndSet(bucket, known, id) && !known.isEmpty()) {
+            log.warn("{}: Redis lost its rate-limit state{} (epoch {} is now {}); keys without a count are taken as"
+                    + " full for the rest of their window (token buckets: as emptied at the loss)", this,
+                    cluster ? " in bucket " + bucket : "", known, id);
         }
     }
 
     private Failure failureOf(Throwable error) {
         Throwable cause = unwrap(error);
         if (cause instanceof RedisCommandTimeoutException) {
+            failing = true;
             return Failure.TIMEOUT;
         }
         if (cause instanceof RedisException && String.valueOf(cause.getMessage()).contains("size exceeded")) {
             // Lettuce's queue is full (commands it still waits for after their timeout): not sent.
             return Failure.BUSY;
         }
-        if (cause instanceof RedisConnectionException || cause instanceof IOException || !connection.isOpen()) {
+        if (cause instanceof RedisCommandExecutionException && String.valueOf(cause.getMessage()).startsWith("TRYAGAIN")) {
+            // A slot in migration holds some of the script's keys: not applied, sent again later.
+            return Failure.BUSY;
+        }
+        StatefulConnection<String, String> made = connection;
+        if (cause instanceof RedisConnectionException || cause instanceof IOException || made == null || !made.isOpen()
+                || String.valueOf(cause.getMessage()).startsWith("Currently not connected")) {
+            failing = true;
             return Failure.UNAVAILABLE;
         }
         log.debug("{}: command failed", this, cause);
         return Failure.ERROR;
+    }
+
+    /** The cluster and single-node builders swapped: a clear error instead of a store that never works. */
+    private Throwable misuse(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof IllegalArgumentException) {
+                return t;
+            }
+            if (cluster && String.valueOf(t.getMessage()).contains("cluster support disabled")) {
+                return new IllegalArgumentException(uri + " is not a Redis Cluster: use RedisLeaseStore.builder(uri)",
+                        cause);
+            }
+        }
+        return cause;
     }
 
     private static Throwable unwrap(Throwable error) {
@@ -306,10 +517,6 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    private Script load(String body) {
-        return new Script(body, connection.sync().scriptLoad(body));
     }
 
     private void shutDownClient() {
@@ -361,16 +568,19 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
      * timeout, at most 10,000 exchanges out, the standard key encoding. Not thread-safe.
      */
     public static final class Builder {
-        private final String uri;
+        private final List<String> uris;
+        private final boolean cluster;
         private Duration timeout = Duration.ofMillis(250);
         private Duration connectTimeout = Duration.ofSeconds(2);
         private int maxPending = 10_000;
         private Function<Object, String> keyEncoder = RedisLeaseStore::encodeStandard;
         private Ticker sharedClock;
         private long sharedOrigin;
+        private boolean failIfUnreachable;
 
-        private Builder(String uri) {
-            this.uri = Objects.requireNonNull(uri, "uri");
+        private Builder(List<String> uris, boolean cluster) {
+            this.uris = uris;
+            this.cluster = cluster;
         }
 
         /**
@@ -442,22 +652,64 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
         }
 
         /**
-         * Connects to Redis and loads the scripts. Blocks for at most about the connect timeout
-         * plus the command timeout: call it at startup, never on an event loop.
+         * Whether {@link #build()} throws when Redis cannot be reached within the connect timeout
+         * (default false: the store is built, the limiters decide by their failure policy, and the
+         * store keeps connecting in the background, at most a second apart).
          *
-         * @return the connected store; {@link RedisLeaseStore#close()} it when done
+         * @param failIfUnreachable true to fail the build instead
+         * @return this builder
+         */
+        public Builder failIfUnreachable(boolean failIfUnreachable) {
+            this.failIfUnreachable = failIfUnreachable;
+            return this;
+        }
+
+        /**
+         * Builds the store and connects it. Blocks until connected, for at most about twice the
+         * connect timeout (the connection, then Lettuce's handshake): call it at startup, never on
+         * an event loop. If Redis cannot be reached by then, the store starts {@link #failing()
+         * failing} and connects in the background, unless {@link #failIfUnreachable} was set.
+         *
+         * @return the store; {@link RedisLeaseStore#close()} it when done
          * @throws IllegalArgumentException if the URI is malformed
-         * @throws IllegalStateException if Redis cannot be reached or refuses the scripts
+         * @throws IllegalStateException with {@link #failIfUnreachable}, if Redis cannot be reached
          */
         public RedisLeaseStore build() {
-            RedisURI parsed;
-            try {
-                parsed = RedisURI.create(uri);
-            } catch (RuntimeException e) {
-                throw new IllegalArgumentException("not a Redis URI (redis://host:port): " + uri, e);
+            List<RedisURI> parsed = new java.util.ArrayList<>();
+            for (String uri : uris) {
+                if (!cluster && uri.contains(",")) {
+                    throw new IllegalArgumentException("one Redis takes one URI: " + uri
+                            + " (for a Redis Cluster, RedisLeaseStore.clusterBuilder(seed URIs))");
+                }
+                try {
+                    parsed.add(RedisURI.create(uri));
+                } catch (RuntimeException e) {
+                    throw new IllegalArgumentException("not a Redis URI (redis://host:port): " + uri, e);
+                }
             }
-            parsed.setTimeout(timeout);
-            return new RedisLeaseStore(this, parsed);
+            RedisLeaseStore store = new RedisLeaseStore(this, parsed);
+            store.connect(0);
+            String uri = store.uri;
+            try {
+                store.firstConnect.get(2 * connectTimeout.toNanos(), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                store.close();
+                throw new IllegalStateException("interrupted while connecting to Redis at " + uri, e);
+            } catch (ExecutionException | TimeoutException e) {
+                Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+                if (cause instanceof IllegalArgumentException misuse) {
+                    store.close();
+                    throw new IllegalArgumentException(misuse.getMessage(), misuse);
+                }
+                if (failIfUnreachable) {
+                    store.close();
+                    throw new IllegalStateException("cannot use Redis at " + uri + ": " + cause.getMessage(), cause);
+                }
+                log.warn("{}: Redis does not answer ({}); the limiters decide by their failure policy until it does",
+                        store, cause.toString());
+            }
+            return store;
         }
 
     }

@@ -2,8 +2,9 @@
 -- ask permits while previous x (unexpired fraction) + current <= permits, over fixed windows of
 -- W microseconds on one clock (the server's TIME unless the caller gives a shared one).
 -- KEYS[1] the key, KEYS[2] the epoch; ARGV: now (us, or empty), W (us), permits, charge, ask,
--- the epoch id the caller knows. A key with no count in the window in which Redis lost its state
--- is taken as full in that window: its count before the loss is unknown.
+-- the epoch id the caller knows. A key not written since Redis lost its state (no count, or one
+-- from before a failover that may have lost its last writes) is taken as full in the window of the
+-- loss: its count is unknown.
 -- Returns {granted, valid (us until the window ends), retry (us until one permit, when none
 -- granted), epoch id}.
 local now = clock(ARGV[1])
@@ -13,7 +14,7 @@ local charge = tonumber(ARGV[4])
 local ask = tonumber(ARGV[5])
 local w = math.floor(now / W)
 local id, lost = epoch(ARGV[6], now)
-local s = redis.call('HMGET', KEYS[1], 'w', 'c', 'p')
+local s = redis.call('HMGET', KEYS[1], 'w', 'c', 'p', 't')
 local sw = tonumber(s[1]) or w
 local cur = tonumber(s[2]) or 0
 local prev = tonumber(s[3]) or 0
@@ -25,8 +26,8 @@ elseif sw > w then
   -- Written by a caller whose clock reads later: count in that window, from its start.
   w = sw
 end
-if not s[1] and lost > 0 and math.floor(lost / W) == w then
-  cur = permits
+if lost > 0 and (tonumber(s[4]) or 0) < lost and math.floor(lost / W) == w then
+  cur = math.max(cur, permits)
 end
 local start = w * W
 local elapsed = math.max(0, now - start)
@@ -37,7 +38,7 @@ local weight = math.ceil(num / W)
 if weight * W < num then weight = weight + 1 end
 local granted = math.min(ask, math.max(0, permits - cur - weight))
 cur = cur + granted
-redis.call('HSET', KEYS[1], 'w', sw, 'c', cur, 'p', prev)
+redis.call('HSET', KEYS[1], 'w', sw, 'c', cur, 'p', prev, 't', string.format('%.0f', now))
 -- Forgotten once it weighs nothing: two windows after the start of this one.
 redis.call('PEXPIRE', KEYS[1], math.floor((start + 2 * W - now) / 1000) + 1)
 local retry = 0

@@ -117,11 +117,12 @@ class BadInputTest {
     }
 
     @Test
-    void unreachableRedisFailsTheBuildWithinTheConnectTimeout() {
+    void unreachableRedisFailsTheBuildWhenAskedToFailFast() {
         String uri = "redis://127.0.0.1:" + RedisProcess.freePort();
         IllegalStateException e = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> assertThrows(
                 IllegalStateException.class,
-                () -> RedisLeaseStore.builder(uri).connectTimeout(Duration.ofSeconds(1)).build()));
+                () -> RedisLeaseStore.builder(uri).connectTimeout(Duration.ofSeconds(1)).failIfUnreachable(true)
+                        .build()));
         assertTrue(e.getMessage().contains(uri), e.getMessage());
     }
 

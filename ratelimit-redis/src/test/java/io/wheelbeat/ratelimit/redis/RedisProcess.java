@@ -1,15 +1,19 @@
 package io.wheelbeat.ratelimit.redis;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
+import java.time.Duration;
 import redis.embedded.RedisServer;
 
 /**
  * A real {@code redis-server} (the binary embedded-redis ships) on a free loopback port, for
  * tests: started by the constructor, killed and restarted on the same port on demand, stopped by
  * {@link #close()} (and by embedded-redis's shutdown hook if a test dies first). Nothing is saved
- * to disk.
+ * to disk. A new server holds the store's epoch, as one in use does: a limiter that finds none
+ * takes Redis as having lost its state (see {@link #seedEpoch()}).
  */
 public final class RedisProcess implements AutoCloseable {
 
@@ -30,6 +34,7 @@ public final class RedisProcess implements AutoCloseable {
             this.port = freePort();
             try {
                 start();
+                seedEpoch();
                 return;
             } catch (UncheckedIOException e) {
                 last = e;
@@ -37,6 +42,27 @@ public final class RedisProcess implements AutoCloseable {
             }
         }
         throw last;
+    }
+
+    private RedisProcess(int port) {
+        this.port = port;
+        start();
+        seedEpoch();
+    }
+
+    /** Starts a server on {@code port}, found free earlier (no retry on another port). */
+    public static RedisProcess on(int port) {
+        return new RedisProcess(port);
+    }
+
+    /** Empties the server (FLUSHALL): the store's state is lost, its epoch included. */
+    public void flushAll() {
+        RedisClient client = RedisClient.create(uri());
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            connection.sync().flushall();
+        } finally {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
     }
 
     /** Returns the URI of the server. */
@@ -49,7 +75,23 @@ public final class RedisProcess implements AutoCloseable {
         return port;
     }
 
-    /** Starts the server again on the same port after {@link #kill()}. */
+    /**
+     * Writes the store's epoch as one with no loss seen, as a Redis in use would hold it after a
+     * FLUSHALL or restart is no longer news: the limiters then start from empty counts.
+     */
+    public void seedEpoch() {
+        RedisClient client = RedisClient.create(uri());
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            // Written by this server (its replication id): not a failover's leftover either.
+            String replid = connection.sync().info("replication").lines().filter(l -> l.startsWith("master_replid:"))
+                    .map(l -> l.substring("master_replid:".length()).trim()).findFirst().orElseThrow();
+            connection.sync().set("wheelbeat:rl:epoch", "seeded 0 " + replid);
+        } finally {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+    }
+
+    /** Starts the server again on the same port after {@link #kill()}, empty. */
     public synchronized void start() {
         try {
             server = RedisServer.newRedisServer()
