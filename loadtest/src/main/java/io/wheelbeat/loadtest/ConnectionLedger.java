@@ -77,6 +77,17 @@ final class ConnectionLedger {
         return latest;
     }
 
+    /** How many connections {@code plan} silences were heard and have not been reported idle yet. */
+    int unreportedSilent(SilencePlan plan) {
+        int unreported = 0;
+        for (int i = 0; i < lastArrival.length; i++) {
+            if (plan.isSilent(i) && lastArrival[i] != NEVER && firstIdle[i] == NEVER) {
+                unreported++;
+            }
+        }
+        return unreported;
+    }
+
     /**
      * Judges every idle event against the truth. A connection's true deadline is its last
      * arrival at the server plus {@code readerIdleNanos}. An idle event before it, or on a

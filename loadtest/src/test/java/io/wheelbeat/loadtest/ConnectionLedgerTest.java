@@ -55,6 +55,22 @@ class ConnectionLedgerTest {
         assertEquals(1, v.lateness().getTotalCount());
     }
 
+    /** What the run waits for past the tolerance: silenced connections heard and not yet reported. */
+    @Test
+    void unreportedSilentCountsHeardSilencedConnectionsWithoutAnIdleEvent() {
+        SilencePlan plan = new SilencePlan(4, 1.0);
+        ConnectionLedger ledger = new ConnectionLedger(4);
+        ledger.arrived(0, 1_000);
+        ledger.arrived(1, 1_000);
+        ledger.arrived(2, 1_000); // connection 3 never heard: nothing to wait for
+        ledger.idle(1, 1_000 + IDLE);
+        assertEquals(2, ledger.unreportedSilent(plan));
+        ledger.idle(0, 1_000 + IDLE + 3 * TOLERANCE);
+        ledger.idle(2, 1_000 + IDLE);
+        assertEquals(0, ledger.unreportedSilent(plan));
+        assertEquals(0, ledger.unreportedSilent(new SilencePlan(4, 0)), "none silenced");
+    }
+
     @Test
     void idleEventBeforeTheTrueDeadlineIsFalse() {
         ConnectionLedger ledger = new ConnectionLedger(1);
