@@ -62,15 +62,12 @@ class DemoServerClusterTest {
                 accepted += admitted(servers.get(attempt % SERVERS), open) ? 1 : 0;
             }
             long took = System.currentTimeMillis() - start;
-            // Within one window: the limit, plus at most one connection on credit per server.
-            // Each server alone would have accepted LIMIT, three times the limit in all.
-            if (took < 900) {
-                assertTrue(accepted >= LIMIT && accepted <= LIMIT + SERVERS,
-                        "accepted " + accepted + " of " + 6 * LIMIT + " in " + took + " ms");
-            } else {
-                assertTrue(accepted >= LIMIT && accepted <= 2 * (LIMIT + SERVERS), "accepted " + accepted
-                        + " over two windows (" + took + " ms)");
-            }
+            // In each window of Redis's clock: the limit, plus at most one connection on credit per
+            // server; each server alone would have accepted LIMIT, three times the limit in all. A
+            // busy machine can stretch the burst over more windows: the bound counts them.
+            long windows = (start % 1000 + took) / 1000 + 1;
+            assertTrue(accepted >= LIMIT && accepted <= windows * (LIMIT + SERVERS),
+                    "accepted " + accepted + " of " + 6 * LIMIT + " in " + took + " ms (" + windows + " windows)");
             double refused = 0;
             for (DemoServer.Running server : servers) {
                 refused += server.registry.get("wheelbeat.ratelimit.rejected").tag("reason", "rate")

@@ -10,8 +10,8 @@ import io.netty.handler.timeout.WriteTimeoutHandler;
 import io.netty.util.concurrent.EventExecutor;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.TimerCallback;
-import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
+import io.wheelbeat.netty.EventLoopWheels;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -58,7 +58,11 @@ import java.util.function.Function;
  * by that class must look up this one.
  *
  * <h2>Thread rules</h2>
- * One instance per channel (not {@code @Sharable}); every method runs on the channel's event loop.
+ * One instance per channel (not {@code @Sharable}). Netty calls it on the executor of its context:
+ * the channel's event loop, or the executor it was added with; writes that complete on another
+ * thread are handed to that executor, which alone touches the pending writes and runs the timer
+ * (its wheel is that executor's). Removed and added again, to the same channel or another, it
+ * times the writes of its new context only, as Netty's does.
  */
 public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
 
@@ -69,23 +73,9 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
     private final long timeoutNanos;
     private final Function<EventExecutor, ExecutorDrivenWheel> wheels;
     private final TimeoutCloses closes;
-    /** The listener of every write and the callback of the timer: one object per handler. */
-    private final Callbacks callbacks = new Callbacks();
-
-    private ChannelHandlerContext ctx;
-    private ExecutorDrivenWheel wheel;
-    private long timer = ExecutorDrivenWheel.NO_TIMER;
+    /** The pending writes of the context the handler is in, made by its first write there; null when removed. */
+    private PendingWrites pending;
     private boolean closed;
-
-    // The pending writes, in the order written: a ring indexed by sequence number & (length - 1).
-    private ChannelPromise[] promises;
-    private long[] writtenAt;
-    /** Sequence number of the oldest write still in the ring. */
-    private long head;
-    /** Sequence number the next write gets. */
-    private long tail;
-    /** Writes before this sequence number have been timed out already. */
-    private long timedOutBefore;
 
     /**
      * Netty's {@code WriteTimeoutHandler(int)}.
@@ -152,102 +142,25 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
             ctx.write(msg, promise);
             return;
         }
-        if (wheel == null) {
-            this.ctx = ctx;
-            this.wheel = wheels.apply(ctx.executor());
+        PendingWrites writes = pending;
+        if (writes == null) {
+            writes = pending = new PendingWrites(ctx, wheels.apply(ctx.executor()));
         }
         promise = promise.unvoid();
-        long now = wheel.ticker().nanoTime(); // before the write, as Netty schedules its task
+        long now = writes.wheel.ticker().nanoTime(); // before the write, as Netty schedules its task
         ctx.write(msg, promise);
         if (!promise.isDone()) {
-            add(promise, now);
+            writes.add(promise, now);
         }
     }
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
-        if (timer != ExecutorDrivenWheel.NO_TIMER) {
-            wheel.cancel(timer);
-            timer = ExecutorDrivenWheel.NO_TIMER;
-        }
-        for (; head != tail; head++) {
-            promises[index(head)] = null;
-        }
-        timedOutBefore = head;
-    }
-
-    private void add(ChannelPromise promise, long now) {
-        if (promises == null) {
-            promises = new ChannelPromise[INITIAL_CAPACITY];
-            writtenAt = new long[INITIAL_CAPACITY];
-        } else if (tail - head == promises.length) {
-            grow();
-        }
-        int i = index(tail++);
-        promises[i] = promise;
-        writtenAt[i] = now;
-        promise.addListener(callbacks);
-        if (timer == ExecutorDrivenWheel.NO_TIMER) {
-            timer = wheel.scheduleAt(callbacks, now + timeoutNanos);
-        }
-    }
-
-    private void grow() {
-        int length = promises.length;
-        ChannelPromise[] biggerPromises = new ChannelPromise[2 * length];
-        long[] biggerWrittenAt = new long[2 * length];
-        for (long seq = head; seq != tail; seq++) {
-            int from = (int) (seq & (length - 1));
-            int to = (int) (seq & (2 * length - 1));
-            biggerPromises[to] = promises[from];
-            biggerWrittenAt[to] = writtenAt[from];
-        }
-        promises = biggerPromises;
-        writtenAt = biggerWrittenAt;
-    }
-
-    private int index(long seq) {
-        return (int) (seq & (promises.length - 1));
-    }
-
-    /** A write completed: drops it and the completed writes after it while they head the ring. */
-    private void dropCompleted() {
-        while (head != tail && promises[index(head)].isDone()) {
-            promises[index(head++)] = null;
-        }
-        if (timedOutBefore - head < 0) {
-            timedOutBefore = head;
-        }
-    }
-
-    /**
-     * The timer fell due, on the event loop: times out every pending write that is due, in the
-     * order written, then waits for the oldest one left, if any.
-     */
-    private void timerFellDue(long timerId) {
-        if (timerId != timer) {
-            return; // cancelled in handlerRemoved: not ours any more
-        }
-        timer = ExecutorDrivenWheel.NO_TIMER;
-        long now = wheel.ticker().nanoTime();
-        dropCompleted();
-        for (long seq = timedOutBefore; seq != tail; seq = timedOutBefore) {
-            int i = index(seq);
-            if (promises[i] == null || promises[i].isDone()) {
-                timedOutBefore = seq + 1; // completed out of order: never times out
-                continue;
-            }
-            long deadline = writtenAt[i] + timeoutNanos;
-            if (deadline - now > 0) {
-                timer = wheel.scheduleAt(callbacks, deadline);
-                return;
-            }
-            timedOutBefore = seq + 1;
-            try {
-                writeTimedOut(ctx);
-            } catch (Throwable t) {
-                ctx.fireExceptionCaught(t);
-            }
+        // Added again later, the handler starts anew in its new context (and on its wheel), as
+        // Netty's times each write in the context it was written in.
+        if (pending != null) {
+            pending.clear();
+            pending = null;
         }
     }
 
@@ -266,21 +179,137 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
         }
     }
 
-    /** Drops completed writes from the ring (one listener for every write), and runs the timer's checks. */
-    private final class Callbacks implements ChannelFutureListener, TimerCallback {
+    /**
+     * The writes pending in one context, in the order written, and their timer: a ring indexed by
+     * sequence number {@code & (length - 1)}. Its state is touched on the context's executor only:
+     * a write completing on another thread (the channel's loop, when the handler has an executor
+     * of its own) hands the work over, as Netty's handler does. Also the listener of every write
+     * in that context, the callback of the timer and the hand-over task.
+     */
+    private final class PendingWrites implements ChannelFutureListener, TimerCallback, Runnable {
+        private final ChannelHandlerContext ctx;
+        private final ExecutorDrivenWheel wheel;
+        private long timer = ExecutorDrivenWheel.NO_TIMER;
+        private ChannelPromise[] promises = new ChannelPromise[INITIAL_CAPACITY];
+        private long[] writtenAt = new long[INITIAL_CAPACITY];
+        /** Sequence number of the oldest write still in the ring. */
+        private long head;
+        /** Sequence number the next write gets. */
+        private long tail;
+        /** Writes before this sequence number have been timed out already. */
+        private long timedOutBefore;
+
+        PendingWrites(ChannelHandlerContext ctx, ExecutorDrivenWheel wheel) {
+            this.ctx = ctx;
+            this.wheel = wheel;
+        }
+
+        void add(ChannelPromise promise, long now) {
+            if (tail - head == promises.length) {
+                grow();
+            }
+            int i = index(tail++);
+            promises[i] = promise;
+            writtenAt[i] = now;
+            promise.addListener(this);
+            if (timer == ExecutorDrivenWheel.NO_TIMER) {
+                timer = wheel.scheduleAt(this, now + timeoutNanos);
+            }
+        }
+
+        /** The handler left the context: no timeout falls here any more. */
+        void clear() {
+            if (timer != ExecutorDrivenWheel.NO_TIMER) {
+                wheel.cancel(timer);
+                timer = ExecutorDrivenWheel.NO_TIMER;
+            }
+            for (; head != tail; head++) {
+                promises[index(head)] = null;
+            }
+            timedOutBefore = head;
+        }
+
+        private void grow() {
+            int length = promises.length;
+            ChannelPromise[] biggerPromises = new ChannelPromise[2 * length];
+            long[] biggerWrittenAt = new long[2 * length];
+            for (long seq = head; seq != tail; seq++) {
+                int from = (int) (seq & (length - 1));
+                int to = (int) (seq & (2 * length - 1));
+                biggerPromises[to] = promises[from];
+                biggerWrittenAt[to] = writtenAt[from];
+            }
+            promises = biggerPromises;
+            writtenAt = biggerWrittenAt;
+        }
+
+        private int index(long seq) {
+            return (int) (seq & (promises.length - 1));
+        }
+
+        /** A write completed, on whatever thread completed it. */
         @Override
         public void operationComplete(ChannelFuture future) {
+            EventExecutor executor = ctx.executor();
+            if (executor.inEventLoop()) {
+                dropCompleted();
+            } else {
+                executor.execute(this); // the promise is done: run() drops it there
+            }
+        }
+
+        /** A write completed on another thread, handed over to the context's executor. */
+        @Override
+        public void run() {
             dropCompleted();
         }
 
+        /** Drops the completed writes that head the ring. */
+        private void dropCompleted() {
+            while (head != tail && promises[index(head)].isDone()) {
+                promises[index(head++)] = null;
+            }
+            if (timedOutBefore - head < 0) {
+                timedOutBefore = head;
+            }
+        }
+
+        /**
+         * The timer fell due, on the context's executor: times out every pending write that is
+         * due, in the order written, then waits for the oldest one left, if any.
+         */
         @Override
         public void onTimeout(long timerId) {
-            timerFellDue(timerId);
+            if (timerId != timer) {
+                return; // cancelled in clear(): not ours any more
+            }
+            timer = ExecutorDrivenWheel.NO_TIMER;
+            long now = wheel.ticker().nanoTime();
+            dropCompleted();
+            for (long seq = timedOutBefore; seq != tail; seq = timedOutBefore) {
+                int i = index(seq);
+                if (promises[i] == null || promises[i].isDone()) {
+                    timedOutBefore = seq + 1; // completed out of order: never times out
+                    continue;
+                }
+                long deadline = writtenAt[i] + timeoutNanos;
+                if (deadline - now > 0) {
+                    timer = wheel.scheduleAt(this, deadline);
+                    return;
+                }
+                timedOutBefore = seq + 1;
+                try {
+                    writeTimedOut(ctx);
+                } catch (Throwable t) {
+                    ctx.fireExceptionCaught(t);
+                }
+            }
         }
     }
 
     @Override
     public String toString() {
-        return getClass().getSimpleName() + "(" + timeoutNanos + " ns" + (ctx == null ? "" : ", " + ctx.channel()) + ")";
+        PendingWrites writes = pending;
+        return getClass().getSimpleName() + "(" + timeoutNanos + " ns" + (writes == null ? "" : ", " + writes.ctx.channel()) + ")";
     }
 }

@@ -154,7 +154,7 @@ class WheelIdleStateHandlerSocketTest {
         ScheduledFuture<?> sending = client.eventLoop().scheduleAtFixedRate(
                 () -> client.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {1})), 0, 30, MILLISECONDS);
         ServerSide server = accepted.poll(10, SECONDS);
-        Thread.sleep(3_000);
+        Thread.sleep(2 * HEALTHY_PEER_IDLE_MS); // two idle periods of sending every 30 ms
         long end = System.nanoTime();
         sending.cancel(false);
 

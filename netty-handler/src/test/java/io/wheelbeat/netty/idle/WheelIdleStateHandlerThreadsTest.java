@@ -6,6 +6,7 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -167,6 +168,12 @@ class WheelIdleStateHandlerThreadsTest {
 
     // ---------------------------------------------------------------- the handler on its own executor
 
+    /**
+     * Writes complete on the channel's loop, not the handler's executor; the handler must count
+     * them. A write resets the writer idle period and makes the next writer-idle event a first one
+     * again, so the first FIRST_WRITER_IDLE event after a repeated one can only come from the write,
+     * whatever the threads' speed: it is at least the idle time after the write was issued.
+     */
     @Test
     void onItsOwnExecutorItFiresThereAndCountsWritesCompletedOnTheChannelsLoop() throws Exception {
         BlockingQueue<Channel> children = new LinkedBlockingQueue<>();
@@ -175,17 +182,24 @@ class WheelIdleStateHandlerThreadsTest {
         connect(address);
         Channel child = children.poll(WAIT_SECONDS, SECONDS);
         ExecutorDrivenWheel wheel = EventLoopWheels.shared().wheelFor(child.pipeline().context("idle").executor());
-        Thread.sleep(50);
+        assertSame(IdleStateEvent.FIRST_WRITER_IDLE_STATE_EVENT, nextArrival().event());
+        assertSame(IdleStateEvent.WRITER_IDLE_STATE_EVENT, nextArrival().event(), "a repeated event is not first");
         long beforeWrite = System.nanoTime();
         child.writeAndFlush("hello").sync(); // completes on the channel's loop, not the handler's
         Arrival arrival;
         do {
-            arrival = arrivals.poll(WAIT_SECONDS, SECONDS);
-        } while (arrival.nanoTime() < beforeWrite); // an event of the idle time before the write
+            arrival = nextArrival();
+        } while (arrival.event() != IdleStateEvent.FIRST_WRITER_IDLE_STATE_EVENT);
         assertTrue(arrival.onHandlerThread(), "fired on " + arrival.thread());
         assertTrue(arrival.nanoTime() - beforeWrite >= MILLISECONDS.toNanos(150),
                 "writer idle " + (arrival.nanoTime() - beforeWrite) / 1_000_000 + " ms after a write");
         child.close().sync();
         awaitTrue(() -> wheel.pendingTimers() == 0, "timers cancelled");
+    }
+
+    private Arrival nextArrival() throws InterruptedException {
+        Arrival arrival = arrivals.poll(WAIT_SECONDS, SECONDS);
+        assertNotNull(arrival, "no idle event within " + WAIT_SECONDS + " s");
+        return arrival;
     }
 }

@@ -11,10 +11,12 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.timeout.ReadTimeoutException;
 import io.netty.handler.timeout.ReadTimeoutHandler;
 import io.netty.handler.timeout.WriteTimeoutException;
 import io.netty.handler.timeout.WriteTimeoutHandler;
+import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.WheelSettings;
@@ -151,6 +153,130 @@ class WheelTimeoutHandlersDifferentialTest {
             }
         }
         assertTrue(timeouts > SCRIPTS, timeouts + " timeouts");
+    }
+
+    /**
+     * A handler removed from one channel and added to another (another loop with its own clock),
+     * then back to the first: Netty's write timeout handler times each write, and calls
+     * {@code writeTimedOut} with the context, of the pipeline it was written in (closing once, for
+     * the handler's life); its read timeout handler, an {@code IdleStateHandler}, does not start
+     * again once removed. The wheel handlers must do the same.
+     */
+    @Test
+    void aHandlerMovedToAnotherChannelTimesOutThereAsNettysDoes() {
+        long timeout = MILLISECONDS.toNanos(100);
+        List<String> netty = moved(new MovingNettyWrite(timeout), timeout);
+        assertEquals(List.of("b: writeTimedOut@100", "b: WriteTimeoutException.INSTANCE@100", "b: closed@100",
+                "a: writeTimedOut@450", "a: closed@650"), netty, "the reference"); // a closes at the end
+        assertEquals(netty, moved(new MovingWheelWrite(timeout), timeout));
+        assertEquals(moved(new MovingNettyRead(timeout), timeout), moved(new MovingWheelRead(timeout), timeout));
+    }
+
+    // A handler that is not @Sharable can be added to a pipeline once only, even after its removal:
+    // these are, and each is in one pipeline at a time.
+
+    @ChannelHandler.Sharable
+    private static final class MovingNettyWrite extends WriteTimeoutHandler {
+        MovingNettyWrite(long timeoutNanos) {
+            super(timeoutNanos, NANOSECONDS);
+        }
+
+        @Override
+        protected void writeTimedOut(ChannelHandlerContext ctx) throws Exception {
+            noteTimedOut(ctx);
+            super.writeTimedOut(ctx);
+        }
+    }
+
+    @ChannelHandler.Sharable
+    private static final class MovingWheelWrite extends WheelWriteTimeoutHandler {
+        MovingWheelWrite(long timeoutNanos) {
+            super(timeoutNanos, NANOSECONDS);
+        }
+
+        @Override
+        protected void writeTimedOut(ChannelHandlerContext ctx) throws Exception {
+            noteTimedOut(ctx);
+            super.writeTimedOut(ctx);
+        }
+    }
+
+    @ChannelHandler.Sharable
+    private static final class MovingNettyRead extends ReadTimeoutHandler {
+        MovingNettyRead(long timeoutNanos) {
+            super(timeoutNanos, NANOSECONDS);
+        }
+    }
+
+    @ChannelHandler.Sharable
+    private static final class MovingWheelRead extends WheelReadTimeoutHandler {
+        MovingWheelRead(long timeoutNanos) {
+            super(timeoutNanos, NANOSECONDS);
+        }
+    }
+
+    /** What a {@link #moved} run notes, in order: "channel: what@ms since the channel started". */
+    private static final List<String> MOVED_EVENTS = new ArrayList<>();
+
+    private static void note(EmbeddedChannel ch, String what) {
+        MOVED_EVENTS.add(ch.attr(NAME).get() + ": " + what + "@"
+                + NANOSECONDS.toMillis(VirtualTime.now(ch) - ch.attr(START).get()));
+    }
+
+    private static void noteTimedOut(ChannelHandlerContext ctx) {
+        note((EmbeddedChannel) ctx.channel(), "writeTimedOut");
+    }
+
+    private static final AttributeKey<String> NAME = AttributeKey.valueOf("movedName");
+    private static final AttributeKey<Long> START = AttributeKey.valueOf("movedStart");
+
+    private static EmbeddedChannel movedChannel(String name) {
+        EmbeddedChannel ch = VirtualTime.frozenChannel(new ChannelInboundHandlerAdapter() {
+            @Override
+            public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                note((EmbeddedChannel) ctx.channel(), cause == WriteTimeoutException.INSTANCE
+                        ? "WriteTimeoutException.INSTANCE" : cause == ReadTimeoutException.INSTANCE
+                        ? "ReadTimeoutException.INSTANCE" : cause.toString());
+            }
+        });
+        ch.attr(NAME).set(name);
+        ch.attr(START).set(VirtualTime.now(ch));
+        ch.closeFuture().addListener(f -> note(ch, "closed"));
+        return ch;
+    }
+
+    /**
+     * Channel a: the handler added, a write left pending (never flushed), 50 ms, removed. Channel
+     * b (its own loop and clock): added, a write left pending, both clocks 3 timeouts on; removed
+     * from b, added back to a, a write there, both clocks 3 timeouts on. No reads anywhere.
+     */
+    private static List<String> moved(ChannelHandler handler, long timeout) {
+        MOVED_EVENTS.clear();
+        EmbeddedChannel a = movedChannel("a");
+        EmbeddedChannel b = movedChannel("b");
+        long stepMillis = NANOSECONDS.toMillis(timeout) / 2;
+        a.pipeline().addFirst(handler);
+        a.write("a1");
+        VirtualTime.advance(a, stepMillis);
+        a.pipeline().remove(handler);
+        b.pipeline().addFirst(handler);
+        b.write("b1");
+        for (int i = 0; i < 6; i++) {
+            VirtualTime.advance(a, stepMillis);
+            VirtualTime.advance(b, stepMillis);
+        }
+        if (b.pipeline().context(handler) != null) {
+            b.pipeline().remove(handler);
+        }
+        a.pipeline().addFirst(handler);
+        a.write("a2");
+        for (int i = 0; i < 6; i++) {
+            VirtualTime.advance(a, stepMillis);
+            VirtualTime.advance(b, stepMillis);
+        }
+        a.finishAndReleaseAll();
+        b.finishAndReleaseAll();
+        return List.copyOf(MOVED_EVENTS);
     }
 
     // ---------------------------------------------------------------- handlers that record instead of closing
