@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lettuce.core.KillArgs;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.StatusOutput;
@@ -191,11 +192,13 @@ class ClusterLeaseStoreTest {
         Map<String, Map<Long, Integer>> admitted = new HashMap<>();
         demand(9 * SECOND, keys, window, admitted);
 
-        // The replica stalls: what the master acknowledges from now on is never replicated.
+        // The replica stalls and its master drops the link: what the master acknowledges from now
+        // on is never replicated (the replica cannot reconnect while it sleeps).
         CompletableFuture<Void> stall = CompletableFuture.runAsync(() -> cluster.call(replica,
                 c -> c.dispatch(CommandType.DEBUG, new StatusOutput<>(StringCodec.UTF8),
                         new CommandArgs<>(StringCodec.UTF8).add("SLEEP").add("1.5"))));
         Thread.sleep(200);
+        cluster.call(lost, c -> c.clientKill(KillArgs.Builder.typeSlave()));
         demand(10 * SECOND, keys, window, admitted);
         Map<String, Long> counts = new HashMap<>();
         for (int master : byMaster.keySet()) {
