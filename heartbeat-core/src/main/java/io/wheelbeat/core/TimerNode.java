@@ -27,7 +27,7 @@ package io.wheelbeat.core;
  *
  * <h2>Thread rules</h2>
  * A node belongs to at most one wheel at a time and is touched only on that wheel's owner thread:
- * scheduling, cancelling, {@link #isPending()}, {@link #deadlineNanos()}; {@link #expire()} runs
+ * scheduling, cancelling, {@link #isPending()}, {@link #armedDeadlineNanos()}; {@link #expire()} runs
  * there too. Its fields are plain (not volatile): code on other threads uses
  * {@link WheelScheduler#newTimeout}, whose {@link WheelTimeout} hands itself to the owner thread.
  * A node pending in one wheel cannot be scheduled in another ({@link IllegalStateException}).
@@ -75,7 +75,7 @@ public abstract class TimerNode {
      * @return the deadline in nanoseconds of the wheel's clock
      * @throws IllegalStateException if the node is not pending
      */
-    public final long deadlineNanos() {
+    public final long armedDeadlineNanos() {
         TimerWheel in = wheel;
         if (in == null) {
             throw new IllegalStateException("not pending: " + this);
