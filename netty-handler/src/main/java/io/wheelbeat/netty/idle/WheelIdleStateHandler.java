@@ -92,9 +92,8 @@ import org.slf4j.LoggerFactory;
  * timer}, every wake-up also hops to the channel's event loop and allocates a timeout handle.
  *
  * <p>Memory: handlers configured alike share one immutable settings object (per factory, or per
- * set of constructor arguments) and, per event loop, the reference to its clock and wheel; a
- * handler keeps the state of the writer and all checks only when it watches one of them, and its
- * timers are cells of the loop's wheel rather than task objects.
+ * set of constructor arguments); a handler holds one timer node (40 bytes) per watched check,
+ * made once and re-armed for the channel's life, where Netty's makes a task per period.
  *
  * <h2>Thread rules</h2>
  * One instance per channel. Every method runs on the handler's executor, except
