@@ -1,6 +1,5 @@
 package io.wheelbeat.core;
 
-import io.wheelbeat.core.internal.TimerWheel;
 import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -70,8 +69,7 @@ final class HandoverScheduler {
         this.ticker = settings.ticker();
         this.maxPendingTimers = settings.maxPendingTimers();
         this.driver = driver;
-        this.wheel = new TimerWheel(ticker.nanoTime(), settings.tick().toNanos(), settings.slots(),
-                settings.initialCapacity());
+        this.wheel = new TimerWheel(ticker.nanoTime(), settings.tick().toNanos(), settings.slots());
     }
 
     /** {@link WheelScheduler#newTimeout}, for the drivers. */
@@ -83,11 +81,12 @@ final class HandoverScheduler {
         long deadline = TimerWheel.deadlineAfter(ticker.nanoTime(), delayNanos);
         TimeoutHandle timeout = new TimeoutHandle(this, task, deadline);
         if (driver.inOwnerThread()) {
-            timeout.placed(place(timeout, deadline));
+            place(timeout, deadline);
+            timeout.placed();
             return timeout;
         }
         int places = reserved.incrementAndGet();
-        if ((long) wheel.pendingTimers() + places > maxPendingTimers) {
+        if ((long) placed() + places > maxPendingTimers) {
             reserved.decrementAndGet();
             throw new RejectedExecutionException("too many pending timers: the maximum is " + maxPendingTimers);
         }
@@ -102,12 +101,34 @@ final class HandoverScheduler {
 
     /** {@link WheelScheduler#pendingTimers()}: placed timers and places reserved by other threads. */
     int pendingTimers() {
-        return wheel.pendingTimers() + reserved.get();
+        return placed() + reserved.get();
     }
 
-    /** Timer callbacks (counted by the wheel) and timeout tasks (counted here) that threw. */
+    /** Timers in the wheel. Owner thread, or a snapshot. */
+    int placed() {
+        return wheel.pendingTimers();
+    }
+
+    long scheduledCount() {
+        return wheel.scheduledCount();
+    }
+
+    long cancelledCount() {
+        return wheel.cancelledCount();
+    }
+
+    long expiredCount() {
+        return wheel.expiredCount();
+    }
+
+    /** Node expiries (counted by the wheel) and timeout tasks (counted here) that threw. */
     long failedCount() {
         return wheel.failedCount() + failedTasks.get();
+    }
+
+    /** When to poll next, as {@link TimerWheel#nextDeadlineNanos()}; some timer must be placed. Owner thread. */
+    long nextDeadlineNanos() {
+        return wheel.nextDeadlineNanos();
     }
 
     /**
@@ -124,21 +145,27 @@ final class HandoverScheduler {
     }
 
     /**
-     * Places a timer within the limit, counting places reserved by other threads. Owner thread.
+     * Arms or re-arms {@code node} within the limit, counting places reserved by other threads (a
+     * re-arm takes no new place). Owner thread.
      *
      * @throws RejectedExecutionException if the limit is reached
      */
-    long place(TimerCallback callback, long deadlineNanos) {
+    void place(TimerNode node, long deadlineNanos) {
+        if (!node.isPending()) {
+            checkLimit();
+        }
+        wheel.scheduleAt(node, deadlineNanos);
+        driver.wakeBy(deadlineNanos);
+    }
+
+    private void checkLimit() {
         if (maxPendingTimers != Integer.MAX_VALUE) {
-            int taken = wheel.pendingTimers() + reserved.get();
+            int taken = placed() + reserved.get();
             if (taken >= maxPendingTimers) {
                 throw new RejectedExecutionException("too many pending timers: " + taken
                         + " pending, the maximum is " + maxPendingTimers);
             }
         }
-        long id = wheel.scheduleAt(callback, deadlineNanos);
-        driver.wakeBy(deadlineNanos);
-        return id;
     }
 
     /**
@@ -164,7 +191,7 @@ final class HandoverScheduler {
     /** Called by a timeout cancelled while it sat in the wheel. */
     void cancelled(TimeoutHandle timeout) {
         if (driver.inOwnerThread()) {
-            wheel.cancel(timeout.timerId());
+            wheel.cancel(timeout);
         } else {
             handover.add(timeout);
             requestDrain();
@@ -176,18 +203,16 @@ final class HandoverScheduler {
         drainRequested.set(false);
         TimeoutHandle timeout;
         while ((timeout = handover.poll()) != null) {
-            if (timeout.timerId() != TimerWheel.NO_TIMER) {
+            if (timeout.linked) {
                 // Handed over a second time: it was cancelled after being placed.
-                wheel.cancel(timeout.timerId());
+                wheel.cancel(timeout);
                 continue;
             }
-            // Its place was reserved: no limit check.
-            long id = wheel.scheduleAt(timeout, timeout.deadlineNanos());
             reserved.decrementAndGet();
-            if (timeout.placed(id)) {
+            if (timeout.placed()) {
+                // Its place was reserved: no limit check.
+                wheel.scheduleAt(timeout, timeout.deadlineNanos());
                 driver.wakeBy(timeout.deadlineNanos());
-            } else {
-                wheel.cancel(id);
             }
         }
     }
@@ -196,7 +221,7 @@ final class HandoverScheduler {
     void drainUnplaced(java.util.Collection<? super WheelTimeout> out) {
         TimeoutHandle timeout;
         while ((timeout = handover.poll()) != null) {
-            if (timeout.timerId() == TimerWheel.NO_TIMER) {
+            if (!timeout.linked) {
                 reserved.decrementAndGet();
                 if (!timeout.isCancelled()) {
                     out.add(timeout);

@@ -1,6 +1,5 @@
 package io.wheelbeat.core;
 
-import io.wheelbeat.core.internal.TimerWheel;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.Objects;
@@ -31,9 +30,10 @@ import org.slf4j.LoggerFactory;
  * more than {@value #MANY_TIMERS} timers run at once (as {@code HashedWheelTimer} past 64
  * instances), the one that crosses that number logs a warning through SLF4J.
  *
- * <p>Thread-safe. The thread starts when the timer is built and ends with {@link #stop()}.
+ * <p>Thread-safe. The thread starts when the timer is built and ends with {@link #stop()} or
+ * {@link #close()} (try-with-resources).
  */
-public final class WheelTimer implements WheelScheduler {
+public final class WheelTimer implements WheelScheduler, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(WheelTimer.class);
     private static final AtomicInteger THREAD_NUMBER = new AtomicInteger();
@@ -92,6 +92,16 @@ public final class WheelTimer implements WheelScheduler {
         return unfired;
     }
 
+    /**
+     * {@link #stop()}, dropping the timeouts that never fired: none of their tasks will run.
+     *
+     * @throws IllegalStateException if called from a task this timer runs on its own thread
+     */
+    @Override
+    public void close() {
+        stop();
+    }
+
     @Override
     public WheelTimeout newTimeout(WheelTimerTask task, long delayNanos) {
         return timers.newTimeout(task, delayNanos);
@@ -113,7 +123,7 @@ public final class WheelTimer implements WheelScheduler {
      * @return the number of timers scheduled since the timer was built
      */
     public long scheduledCount() {
-        return timers.wheel.scheduledCount();
+        return timers.scheduledCount();
     }
 
     /**
@@ -122,7 +132,7 @@ public final class WheelTimer implements WheelScheduler {
      * @return the number of pending timers cancelled since the timer was built
      */
     public long cancelledCount() {
-        return timers.wheel.cancelledCount();
+        return timers.cancelledCount();
     }
 
     /**
@@ -131,7 +141,7 @@ public final class WheelTimer implements WheelScheduler {
      * @return the number of timers fired since the timer was built
      */
     public long expiredCount() {
-        return timers.wheel.expiredCount();
+        return timers.expiredCount();
     }
 
     /**
@@ -213,14 +223,14 @@ public final class WheelTimer implements WheelScheduler {
         TimerWheel wheel = timers.wheel;
         while (!stopping) {
             timers.drainHandover();
-            timers.pollWheel(Integer.MAX_VALUE);
+            timers.pollWheel(ExecutorDrivenWheel.TIMERS_PER_RUN);
             if (stopping) {
                 break;
             }
-            if (wheel.pendingTimers() == 0) {
+            if (timers.placed() == 0) {
                 LockSupport.park(this);
             } else {
-                long wait = wheel.nextDeadlineNanos() - timers.ticker.nanoTime();
+                long wait = timers.nextDeadlineNanos() - timers.ticker.nanoTime();
                 if (wait > 0) {
                     LockSupport.parkNanos(this, wait);
                 }
@@ -228,8 +238,8 @@ public final class WheelTimer implements WheelScheduler {
         }
         Set<WheelTimeout> left = new HashSet<>();
         timers.drainHandover();
-        wheel.forEachPending(callback -> {
-            WheelTimeout timeout = (TimeoutHandle) callback;
+        wheel.forEachPending(node -> {
+            WheelTimeout timeout = (TimeoutHandle) node;
             if (!timeout.isCancelled()) {
                 left.add(timeout);
             }

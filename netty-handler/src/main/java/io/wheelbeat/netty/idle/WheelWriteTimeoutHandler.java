@@ -9,7 +9,7 @@ import io.netty.handler.timeout.WriteTimeoutException;
 import io.netty.handler.timeout.WriteTimeoutHandler;
 import io.netty.util.concurrent.EventExecutor;
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.TimerCallback;
+import io.wheelbeat.core.TimerNode;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
 import java.time.Duration;
@@ -184,12 +184,11 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
      * sequence number {@code & (length - 1)}. Its state is touched on the context's executor only:
      * a write completing on another thread (the channel's loop, when the handler has an executor
      * of its own) hands the work over, as Netty's handler does. Also the listener of every write
-     * in that context, the callback of the timer and the hand-over task.
+     * in that context, the timer and the hand-over task.
      */
-    private final class PendingWrites implements ChannelFutureListener, TimerCallback, Runnable {
+    private final class PendingWrites extends TimerNode implements ChannelFutureListener, Runnable {
         private final ChannelHandlerContext ctx;
         private final ExecutorDrivenWheel wheel;
-        private long timer = ExecutorDrivenWheel.NO_TIMER;
         private ChannelPromise[] promises = new ChannelPromise[INITIAL_CAPACITY];
         private long[] writtenAt = new long[INITIAL_CAPACITY];
         /** Sequence number of the oldest write still in the ring. */
@@ -212,16 +211,15 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
             promises[i] = promise;
             writtenAt[i] = now;
             promise.addListener(this);
-            if (timer == ExecutorDrivenWheel.NO_TIMER) {
-                timer = wheel.scheduleAt(this, now + timeoutNanos);
+            if (!isPending()) {
+                wheel.scheduleAt(this, now + timeoutNanos);
             }
         }
 
         /** The handler left the context: no timeout falls here any more. */
         void clear() {
-            if (timer != ExecutorDrivenWheel.NO_TIMER) {
-                wheel.cancel(timer);
-                timer = ExecutorDrivenWheel.NO_TIMER;
+            if (isPending()) {
+                wheel.cancel(this);
             }
             for (; head != tail; head++) {
                 promises[index(head)] = null;
@@ -279,11 +277,7 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
          * due, in the order written, then waits for the oldest one left, if any.
          */
         @Override
-        public void onTimeout(long timerId) {
-            if (timerId != timer) {
-                return; // cancelled in clear(): not ours any more
-            }
-            timer = ExecutorDrivenWheel.NO_TIMER;
+        protected void expire() {
             long now = wheel.ticker().nanoTime();
             dropCompleted();
             for (long seq = timedOutBefore; seq != tail; seq = timedOutBefore) {
@@ -294,7 +288,7 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
                 }
                 long deadline = writtenAt[i] + timeoutNanos;
                 if (deadline - now > 0) {
-                    timer = wheel.scheduleAt(this, deadline);
+                    wheel.scheduleAt(this, deadline);
                     return;
                 }
                 timedOutBefore = seq + 1;

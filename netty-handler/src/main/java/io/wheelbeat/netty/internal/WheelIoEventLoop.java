@@ -144,7 +144,7 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
 
     /** Puts {@code task} on the wheel. Loop only. */
     void place(WheelScheduledTask<?> task) {
-        task.timerId = wheel.scheduleAt(task, task.deadlineNanos);
+        wheel.scheduleAt(task.timer, task.deadlineNanos);
     }
 
     /**
@@ -181,7 +181,7 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
     void arrived(WheelScheduledTask<?> task) {
         if (task.isCancelled()) {
             unplace(task);
-        } else if (task.timerId == ExecutorDrivenWheel.NO_TIMER && !task.isDone()) {
+        } else if (!task.timer.isPending() && !task.isDone()) {
             if (task.deadlineNanos - ticker().nanoTime() <= 0) {
                 task.fire();
             } else {
@@ -200,10 +200,7 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
     }
 
     private void unplace(WheelScheduledTask<?> task) {
-        if (task.timerId != ExecutorDrivenWheel.NO_TIMER) {
-            wheel.cancel(task.timerId);
-            task.timerId = ExecutorDrivenWheel.NO_TIMER;
-        }
+        wheel.cancel(task.timer);
     }
 
     // ------------------------------------------------------------ Netty's loop hooks
@@ -253,9 +250,9 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
         if (wheel.pendingTimers() == 0) {
             return;
         }
-        wheel.forEachPending(callback -> {
-            if (callback instanceof WheelScheduledTask) {
-                ((WheelScheduledTask<?>) callback).cancel(false);
+        wheel.forEachPending(node -> {
+            if (node instanceof WheelScheduledTask<?>.Timer timer) {
+                timer.task().cancel(false);
             }
         });
     }

@@ -2,30 +2,29 @@ package io.wheelbeat.netty.internal;
 
 import io.netty.util.concurrent.DefaultPromise;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.TimerCallback;
+import io.wheelbeat.core.TimerNode;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Delayed;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A task scheduled on a {@link WheelIoEventLoop}: its future, its wheel timer's callback, and the
+ * A task scheduled on a {@link WheelIoEventLoop}: its future, its wheel timer ({@link #timer}), and the
  * task the loop runs when the schedule or a cancel is handed over from another thread. The
  * contract is that of Netty's {@code ScheduledFutureTask}: a one-shot task becomes uncancellable
  * as it starts; a periodic one ({@link Periodic}) runs until cancelled, until it throws (the
  * future fails) or until the loop shuts down.
  *
  * <p>Thread rules: {@link #cancel}, {@link #getDelay} and the future's methods from any thread;
- * {@link #timerId} is the loop's alone.
+ * {@link #timer} is the loop's alone.
  */
-class WheelScheduledTask<V> extends DefaultPromise<V> implements ScheduledFuture<V>, TimerCallback, Runnable {
+class WheelScheduledTask<V> extends DefaultPromise<V> implements ScheduledFuture<V>, Runnable {
 
     /** A {@link Runnable} or a {@link Callable}. */
     private final Object task;
     /** A reading of the loop's ticker; moved by the loop only, when a periodic task re-arms. */
     long deadlineNanos;
-    /** The wheel timer while the task is placed, else {@link ExecutorDrivenWheel#NO_TIMER}. Loop only. */
-    long timerId = ExecutorDrivenWheel.NO_TIMER;
+    /** The task's node on the loop's wheel: pending while the task is placed. Loop only. */
+    final Timer timer = new Timer();
 
     WheelScheduledTask(WheelIoEventLoop loop, Object task, long deadlineNanos) {
         super(loop);
@@ -43,11 +42,16 @@ class WheelScheduledTask<V> extends DefaultPromise<V> implements ScheduledFuture
         loop().arrived(this);
     }
 
-    /** Its timer is due: the wheel calls this on the loop. */
-    @Override
-    public final void onTimeout(long timerId) {
-        this.timerId = ExecutorDrivenWheel.NO_TIMER;
-        fire();
+    /** The task's timer: when it is due the wheel expires it on the loop, which fires the task. */
+    final class Timer extends TimerNode {
+        @Override
+        protected void expire() {
+            fire();
+        }
+
+        WheelScheduledTask<V> task() {
+            return WheelScheduledTask.this;
+        }
     }
 
     /** Runs the task as Netty's loop does a due one-shot task. Loop only. */
