@@ -26,6 +26,11 @@ class WheelScheduledTask<V> extends DefaultPromise<V> implements ScheduledFuture
     long deadlineNanos;
     /** The wheel timer while the task is placed, else {@link ExecutorDrivenWheel#NO_TIMER}. Loop only. */
     long timerId = ExecutorDrivenWheel.NO_TIMER;
+    /**
+     * Its place among tasks with equal deadlines, given when the loop receives it (0 until then),
+     * as Netty's loop gives its task id. Written on the loop; read by {@link #compareTo}.
+     */
+    long order;
 
     WheelScheduledTask(WheelIoEventLoop loop, Object task, long deadlineNanos) {
         super(loop);
@@ -47,7 +52,7 @@ class WheelScheduledTask<V> extends DefaultPromise<V> implements ScheduledFuture
     @Override
     public final void onTimeout(long timerId) {
         this.timerId = ExecutorDrivenWheel.NO_TIMER;
-        fire();
+        loop().due(this);
     }
 
     /** Runs the task as Netty's loop does a due one-shot task. Loop only. */
@@ -85,15 +90,25 @@ class WheelScheduledTask<V> extends DefaultPromise<V> implements ScheduledFuture
         return unit.convert(Math.max(0, deadlineNanos - loop().ticker().nanoTime()), TimeUnit.NANOSECONDS);
     }
 
+    /**
+     * Netty's order: by deadline, then by the order the loop received the tasks; never 0 for two
+     * distinct tasks of the loop (as Netty's, two tasks not yet received compare as 1 either way).
+     * Another kind of {@link Delayed} compares by {@link #getDelay}.
+     */
     @Override
     public int compareTo(Delayed other) {
         if (this == other) {
             return 0;
         }
-        long difference = other instanceof WheelScheduledTask
-                ? deadlineNanos - ((WheelScheduledTask<?>) other).deadlineNanos
-                : getDelay(TimeUnit.NANOSECONDS) - other.getDelay(TimeUnit.NANOSECONDS);
-        return Long.signum(difference);
+        if (!(other instanceof WheelScheduledTask)) {
+            return Long.compare(getDelay(TimeUnit.NANOSECONDS), other.getDelay(TimeUnit.NANOSECONDS));
+        }
+        WheelScheduledTask<?> that = (WheelScheduledTask<?>) other;
+        long difference = deadlineNanos - that.deadlineNanos;
+        if (difference != 0) {
+            return difference < 0 ? -1 : 1;
+        }
+        return order < that.order ? -1 : 1;
     }
 
     /**
