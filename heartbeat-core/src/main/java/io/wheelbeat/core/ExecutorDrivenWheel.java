@@ -1,6 +1,5 @@
 package io.wheelbeat.core;
 
-import io.wheelbeat.core.internal.TimerWheel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -46,15 +45,15 @@ import java.util.function.Consumer;
 public final class ExecutorDrivenWheel implements WheelScheduler {
 
     /** A timer id that no timer ever has: what holders of an id keep when no timer is pending. */
-    public static final long NO_TIMER = TimerWheel.NO_TIMER;
+    public static final long NO_TIMER = io.wheelbeat.core.internal.TimerWheel.NO_TIMER;
 
-    /** The most timers one run of the driving task fires; a backlog continues in the next run. */
+    /** The most work (timers fired or moved) one run of the driving task does; a backlog continues in the next run. */
     static final int TIMERS_PER_RUN = 4096;
 
     private final WheelExecutor executor;
     /** The engine, the clock, the limit, the statistics and the hand-over, shared with {@link WheelTimer}. */
     final HandoverScheduler timers;
-    private final TimerWheel wheel;
+    private final io.wheelbeat.core.internal.TimerWheel wheel;
     private final Ticker ticker;
     private final Runnable tick = this::tick;
     private final Runnable drain;
@@ -75,7 +74,7 @@ public final class ExecutorDrivenWheel implements WheelScheduler {
     public ExecutorDrivenWheel(WheelExecutor executor, WheelSettings settings) {
         this.executor = Objects.requireNonNull(executor, "executor");
         this.timers = new HandoverScheduler(Objects.requireNonNull(settings, "settings"), new Driving());
-        this.wheel = timers.wheel;
+        this.wheel = timers.ids;
         this.ticker = timers.ticker;
         this.drain = timers::drainHandover;
     }
@@ -101,7 +100,7 @@ public final class ExecutorDrivenWheel implements WheelScheduler {
      * @return the number of timers scheduled since the driver was made
      */
     public long scheduledCount() {
-        return wheel.scheduledCount();
+        return timers.scheduledCount();
     }
 
     /**
@@ -110,7 +109,7 @@ public final class ExecutorDrivenWheel implements WheelScheduler {
      * @return the number of pending timers cancelled since the driver was made
      */
     public long cancelledCount() {
-        return wheel.cancelledCount();
+        return timers.cancelledCount();
     }
 
     /**
@@ -119,7 +118,7 @@ public final class ExecutorDrivenWheel implements WheelScheduler {
      * @return the number of timers fired since the driver was made
      */
     public long expiredCount() {
-        return wheel.expiredCount();
+        return timers.expiredCount();
     }
 
     /**
@@ -130,6 +129,47 @@ public final class ExecutorDrivenWheel implements WheelScheduler {
      */
     public long failedCount() {
         return timers.failedCount();
+    }
+
+    /**
+     * Arms {@code node} to expire {@code delayNanos} from now (zero and negative: at the next run
+     * of the driving task), or moves it there if it is pending: a re-arm, which counts as a new
+     * scheduling among equal deadlines and allocates nothing. Delays beyond 2^62 ns saturate.
+     * Owner thread only.
+     *
+     * @param node the timer, embedded in its owner (see {@link TimerNode})
+     * @param delayNanos nanoseconds from now
+     * @throws java.util.concurrent.RejectedExecutionException if the node is not pending and the
+     *     maximum number of pending timers is reached
+     * @throws IllegalStateException if called from another thread, or if the node is pending in
+     *     another wheel
+     */
+    public void schedule(TimerNode node, long delayNanos) {
+        checkOwner();
+        timers.place(node, TimerWheel.deadlineAfter(ticker.nanoTime(), delayNanos));
+    }
+
+    /**
+     * {@link #schedule(TimerNode, long)} at {@code deadlineNanos}, a reading of {@link #ticker()},
+     * for a caller that has already read the clock (once per read batch, say). Owner thread only.
+     *
+     * @param node the timer
+     * @param deadlineNanos the deadline, a reading of {@link #ticker()}
+     */
+    public void scheduleAt(TimerNode node, long deadlineNanos) {
+        checkOwner();
+        timers.place(node, deadlineNanos);
+    }
+
+    /**
+     * Disarms a pending node. Owner thread only.
+     *
+     * @param node the timer
+     * @return whether the node was pending (and now will not expire)
+     */
+    public boolean cancel(TimerNode node) {
+        checkOwner();
+        return timers.wheel.cancel(node);
     }
 
     /**
@@ -225,6 +265,22 @@ public final class ExecutorDrivenWheel implements WheelScheduler {
         pending.forEach(action);
     }
 
+    /**
+     * Passes every node placed in the wheel and still pending to {@code action} (not timeouts
+     * still being handed over from other threads). For an owner that must settle its pending
+     * timers itself, as an event loop shutting down cancels its scheduled tasks. Owner thread
+     * only; {@code action} may cancel nodes.
+     *
+     * @param action told each pending node
+     */
+    public void forEachPendingNode(Consumer<? super TimerNode> action) {
+        checkOwner();
+        Objects.requireNonNull(action, "action");
+        List<TimerNode> pending = new ArrayList<>(timers.wheel.pendingTimers());
+        timers.wheel.forEachPending(pending::add);
+        pending.forEach(action);
+    }
+
     private boolean move(long timerId, long deadlineNanos) {
         if (!wheel.rescheduleAt(timerId, deadlineNanos)) {
             return false;
@@ -289,11 +345,11 @@ public final class ExecutorDrivenWheel implements WheelScheduler {
             timers.pollWheel(TIMERS_PER_RUN);
         } finally {
             ticking = false;
-            if (wheel.pendingTimers() > 0) {
+            if (timers.placed() > 0) {
                 // A backlog left by the bound is due already: this schedules the next run with no
                 // delay, behind what the executor has queued meanwhile (a Netty loop fetches
                 // scheduled tasks once per round of I/O and tasks).
-                aim(wheel.nextDeadlineNanos());
+                aim(timers.nextDeadlineNanos());
             }
         }
     }

@@ -1,6 +1,5 @@
 package io.wheelbeat.core;
 
-import io.wheelbeat.core.internal.TimerWheel;
 import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -54,6 +53,8 @@ final class HandoverScheduler {
     private static final LongConsumer NO_LATENESS = lateness -> { };
 
     final TimerWheel wheel;
+    /** The id engine, until its last users move to nodes. */
+    final io.wheelbeat.core.internal.TimerWheel ids;
     final Ticker ticker;
     private final Driver driver;
     private final int maxPendingTimers;
@@ -70,7 +71,9 @@ final class HandoverScheduler {
         this.ticker = settings.ticker();
         this.maxPendingTimers = settings.maxPendingTimers();
         this.driver = driver;
-        this.wheel = new TimerWheel(ticker.nanoTime(), settings.tick().toNanos(), settings.slots(),
+        long start = ticker.nanoTime();
+        this.wheel = new TimerWheel(start, settings.tick().toNanos(), settings.slots());
+        this.ids = new io.wheelbeat.core.internal.TimerWheel(start, settings.tick().toNanos(), settings.slots(),
                 settings.initialCapacity());
     }
 
@@ -83,11 +86,12 @@ final class HandoverScheduler {
         long deadline = TimerWheel.deadlineAfter(ticker.nanoTime(), delayNanos);
         TimeoutHandle timeout = new TimeoutHandle(this, task, deadline);
         if (driver.inOwnerThread()) {
-            timeout.placed(place(timeout, deadline));
+            place(timeout, deadline);
+            timeout.placed();
             return timeout;
         }
         int places = reserved.incrementAndGet();
-        if ((long) wheel.pendingTimers() + places > maxPendingTimers) {
+        if ((long) placed() + places > maxPendingTimers) {
             reserved.decrementAndGet();
             throw new RejectedExecutionException("too many pending timers: the maximum is " + maxPendingTimers);
         }
@@ -102,12 +106,42 @@ final class HandoverScheduler {
 
     /** {@link WheelScheduler#pendingTimers()}: placed timers and places reserved by other threads. */
     int pendingTimers() {
-        return wheel.pendingTimers() + reserved.get();
+        return placed() + reserved.get();
+    }
+
+    /** Timers in the engines. Owner thread, or a snapshot. */
+    int placed() {
+        return wheel.pendingTimers() + ids.pendingTimers();
+    }
+
+    long scheduledCount() {
+        return wheel.scheduledCount() + ids.scheduledCount();
+    }
+
+    long cancelledCount() {
+        return wheel.cancelledCount() + ids.cancelledCount();
+    }
+
+    long expiredCount() {
+        return wheel.expiredCount() + ids.expiredCount();
     }
 
     /** Timer callbacks (counted by the wheel) and timeout tasks (counted here) that threw. */
     long failedCount() {
-        return wheel.failedCount() + failedTasks.get();
+        return wheel.failedCount() + ids.failedCount() + failedTasks.get();
+    }
+
+    /** When to poll next, as {@link TimerWheel#nextDeadlineNanos()}; some timer must be placed. Owner thread. */
+    long nextDeadlineNanos() {
+        if (ids.pendingTimers() == 0) {
+            return wheel.nextDeadlineNanos();
+        }
+        if (wheel.pendingTimers() == 0) {
+            return ids.nextDeadlineNanos();
+        }
+        long nodes = wheel.nextDeadlineNanos();
+        long idTimers = ids.nextDeadlineNanos();
+        return nodes - idTimers < 0 ? nodes : idTimers;
     }
 
     /**
@@ -129,16 +163,33 @@ final class HandoverScheduler {
      * @throws RejectedExecutionException if the limit is reached
      */
     long place(TimerCallback callback, long deadlineNanos) {
+        checkLimit();
+        long id = ids.scheduleAt(callback, deadlineNanos);
+        driver.wakeBy(deadlineNanos);
+        return id;
+    }
+
+    /**
+     * Arms or re-arms {@code node} within the limit (a re-arm takes no new place). Owner thread.
+     *
+     * @throws RejectedExecutionException if the limit is reached
+     */
+    void place(TimerNode node, long deadlineNanos) {
+        if (!node.isPending()) {
+            checkLimit();
+        }
+        wheel.scheduleAt(node, deadlineNanos);
+        driver.wakeBy(deadlineNanos);
+    }
+
+    private void checkLimit() {
         if (maxPendingTimers != Integer.MAX_VALUE) {
-            int taken = wheel.pendingTimers() + reserved.get();
+            int taken = placed() + reserved.get();
             if (taken >= maxPendingTimers) {
                 throw new RejectedExecutionException("too many pending timers: " + taken
                         + " pending, the maximum is " + maxPendingTimers);
             }
         }
-        long id = wheel.scheduleAt(callback, deadlineNanos);
-        driver.wakeBy(deadlineNanos);
-        return id;
     }
 
     /**
@@ -148,7 +199,10 @@ final class HandoverScheduler {
      * @return how many fired: {@code limit} when some may still be due
      */
     int pollWheel(int limit) {
-        return wheel.poll(ticker.nanoTime(), lateness, limit);
+        long now = ticker.nanoTime();
+        LongConsumer recorder = lateness;
+        int fired = wheel.poll(now, recorder, limit);
+        return ids.pendingTimers() == 0 ? fired : fired + ids.poll(now, recorder, limit);
     }
 
     /** Records each timer's lateness with {@code recorder} from now on. */
@@ -164,7 +218,7 @@ final class HandoverScheduler {
     /** Called by a timeout cancelled while it sat in the wheel. */
     void cancelled(TimeoutHandle timeout) {
         if (driver.inOwnerThread()) {
-            wheel.cancel(timeout.timerId());
+            wheel.cancel(timeout);
         } else {
             handover.add(timeout);
             requestDrain();
@@ -176,18 +230,16 @@ final class HandoverScheduler {
         drainRequested.set(false);
         TimeoutHandle timeout;
         while ((timeout = handover.poll()) != null) {
-            if (timeout.timerId() != TimerWheel.NO_TIMER) {
+            if (timeout.linked) {
                 // Handed over a second time: it was cancelled after being placed.
-                wheel.cancel(timeout.timerId());
+                wheel.cancel(timeout);
                 continue;
             }
-            // Its place was reserved: no limit check.
-            long id = wheel.scheduleAt(timeout, timeout.deadlineNanos());
             reserved.decrementAndGet();
-            if (timeout.placed(id)) {
+            if (timeout.placed()) {
+                // Its place was reserved: no limit check.
+                wheel.scheduleAt(timeout, timeout.deadlineNanos());
                 driver.wakeBy(timeout.deadlineNanos());
-            } else {
-                wheel.cancel(id);
             }
         }
     }
@@ -196,7 +248,7 @@ final class HandoverScheduler {
     void drainUnplaced(java.util.Collection<? super WheelTimeout> out) {
         TimeoutHandle timeout;
         while ((timeout = handover.poll()) != null) {
-            if (timeout.timerId() == TimerWheel.NO_TIMER) {
+            if (!timeout.linked) {
                 reserved.decrementAndGet();
                 if (!timeout.isCancelled()) {
                     out.add(timeout);

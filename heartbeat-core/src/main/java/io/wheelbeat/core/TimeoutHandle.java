@@ -1,14 +1,14 @@
 package io.wheelbeat.core;
 
-import io.wheelbeat.core.internal.TimerWheel;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * A {@link WheelTimeout} and the wheel callback that expires it. Its state moves once, from
- * pending to cancelled or to expired, by compare-and-set, so cancel and expiry never both win.
+ * A {@link WheelTimeout} that is its own timer node: what the user holds is what the wheel links,
+ * so no stale handle can exist. Its state moves once, from pending to cancelled or to expired, by
+ * compare-and-set, so cancel and expiry never both win.
  */
-final class TimeoutHandle implements WheelTimeout, TimerCallback {
+final class TimeoutHandle extends TimerNode implements WheelTimeout {
 
     private static final int HANDED_OVER = 0;
     private static final int PLACED = 1;
@@ -27,8 +27,8 @@ final class TimeoutHandle implements WheelTimeout, TimerCallback {
     private final HandoverScheduler scheduler;
     private final WheelTimerTask task;
     private final long deadlineNanos;
-    /** The wheel timer id, written once by the owner thread before the state becomes PLACED. */
-    private volatile long timerId = TimerWheel.NO_TIMER;
+    /** Set by the owner thread when it links this node: read by the owner thread only. */
+    boolean linked;
     @SuppressWarnings("unused") // accessed through STATE
     private volatile int state = HANDED_OVER;
 
@@ -38,18 +38,14 @@ final class TimeoutHandle implements WheelTimeout, TimerCallback {
         this.deadlineNanos = deadlineNanos;
     }
 
-    /** Records the wheel id; returns false if the timeout was cancelled before it was placed. */
-    boolean placed(long id) {
-        timerId = id;
+    /** Marks the timeout placed; returns false if it was cancelled before. Owner thread. */
+    boolean placed() {
+        linked = true;
         return STATE.compareAndSet(this, HANDED_OVER, PLACED);
     }
 
-    long timerId() {
-        return timerId;
-    }
-
     @Override
-    public void onTimeout(long id) {
+    protected void expire() {
         if (STATE.compareAndSet(this, PLACED, EXPIRED)) {
             scheduler.runExpired(this);
         }

@@ -6,7 +6,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
-import io.wheelbeat.core.internal.TimerWheel;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -65,15 +64,15 @@ public final class TimerWheelMetrics implements MeterBinder {
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        Gauge.builder("wheelbeat.timer.pending", wheel, TimerWheel::pendingTimers)
+        Gauge.builder("wheelbeat.timer.pending", driver, HandoverScheduler::placed)
                 .description("Timers scheduled and neither fired nor cancelled")
                 .baseUnit("timers")
                 .tags(tags)
                 .strongReference(true)
                 .register(registry);
-        counter(registry, "wheelbeat.timer.scheduled", "Timers scheduled", TimerWheel::scheduledCount);
-        counter(registry, "wheelbeat.timer.cancelled", "Pending timers cancelled", TimerWheel::cancelledCount);
-        counter(registry, "wheelbeat.timer.expired", "Timers that fired", TimerWheel::expiredCount);
+        counter(registry, "wheelbeat.timer.scheduled", "Timers scheduled", HandoverScheduler::scheduledCount);
+        counter(registry, "wheelbeat.timer.cancelled", "Pending timers cancelled", HandoverScheduler::cancelledCount);
+        counter(registry, "wheelbeat.timer.expired", "Timers that fired", HandoverScheduler::expiredCount);
         FunctionCounter.builder("wheelbeat.timer.failed", driver, HandoverScheduler::failedCount)
                 .description("Timer callbacks and timeout tasks that threw")
                 .baseUnit("timers")
@@ -90,8 +89,8 @@ public final class TimerWheelMetrics implements MeterBinder {
     }
 
     private void counter(MeterRegistry registry, String name, String description,
-                         ToDoubleFunction<TimerWheel> count) {
-        FunctionCounter.builder(name, wheel, count)
+                         ToDoubleFunction<HandoverScheduler> count) {
+        FunctionCounter.builder(name, driver, count)
                 .description(description)
                 .baseUnit("timers")
                 .tags(tags)

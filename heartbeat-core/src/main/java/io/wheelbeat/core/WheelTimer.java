@@ -1,6 +1,5 @@
 package io.wheelbeat.core;
 
-import io.wheelbeat.core.internal.TimerWheel;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.Objects;
@@ -113,7 +112,7 @@ public final class WheelTimer implements WheelScheduler {
      * @return the number of timers scheduled since the timer was built
      */
     public long scheduledCount() {
-        return timers.wheel.scheduledCount();
+        return timers.scheduledCount();
     }
 
     /**
@@ -122,7 +121,7 @@ public final class WheelTimer implements WheelScheduler {
      * @return the number of pending timers cancelled since the timer was built
      */
     public long cancelledCount() {
-        return timers.wheel.cancelledCount();
+        return timers.cancelledCount();
     }
 
     /**
@@ -131,7 +130,7 @@ public final class WheelTimer implements WheelScheduler {
      * @return the number of timers fired since the timer was built
      */
     public long expiredCount() {
-        return timers.wheel.expiredCount();
+        return timers.expiredCount();
     }
 
     /**
@@ -213,14 +212,14 @@ public final class WheelTimer implements WheelScheduler {
         TimerWheel wheel = timers.wheel;
         while (!stopping) {
             timers.drainHandover();
-            timers.pollWheel(Integer.MAX_VALUE);
+            timers.pollWheel(ExecutorDrivenWheel.TIMERS_PER_RUN);
             if (stopping) {
                 break;
             }
-            if (wheel.pendingTimers() == 0) {
+            if (timers.placed() == 0) {
                 LockSupport.park(this);
             } else {
-                long wait = wheel.nextDeadlineNanos() - timers.ticker.nanoTime();
+                long wait = timers.nextDeadlineNanos() - timers.ticker.nanoTime();
                 if (wait > 0) {
                     LockSupport.parkNanos(this, wait);
                 }
@@ -228,8 +227,8 @@ public final class WheelTimer implements WheelScheduler {
         }
         Set<WheelTimeout> left = new HashSet<>();
         timers.drainHandover();
-        wheel.forEachPending(callback -> {
-            WheelTimeout timeout = (TimeoutHandle) callback;
+        wheel.forEachPending(node -> {
+            WheelTimeout timeout = (TimeoutHandle) node;
             if (!timeout.isCancelled()) {
                 left.add(timeout);
             }

@@ -15,6 +15,9 @@ class PublicApiTest {
         ExportedApi.of(WheelSettings.class, "io.wheelbeat.core")
                 // 171: LeaseStore.Failure.BUSY (issue 21: a store at its cap of requests out is not failing).
                 // 172: ExecutorDrivenWheel.forEachPending (issue 23: the event loop cancels its pending tasks at shutdown).
-                .assertHiddenAndWithin(20, 172);
+                // 200: TimerNode and the engine TimerWheel (public: the node's owner holds the
+                // timer, so the engine that links it shares its package), the node road of
+                // ExecutorDrivenWheel, while the id road still stands beside it.
+                .assertHiddenAndWithin(20, 200);
     }
 }

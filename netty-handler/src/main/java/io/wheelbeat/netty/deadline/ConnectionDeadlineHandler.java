@@ -4,7 +4,6 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.JitteredHandlerBuilder;
@@ -47,13 +46,13 @@ public final class ConnectionDeadlineHandler extends ChannelDuplexHandler {
 
     private final Factory settings;
     private final ChannelTimers timers;
-    private long firstMessageTimer = ExecutorDrivenWheel.NO_TIMER;
-    private long ageTimer = ExecutorDrivenWheel.NO_TIMER;
-    private long graceTimer = ExecutorDrivenWheel.NO_TIMER;
+    private final ChannelTimers.Timer firstMessageTimer = new ChannelTimers.Timer(this::onTimer);
+    private final ChannelTimers.Timer ageTimer = new ChannelTimers.Timer(this::onTimer);
+    private final ChannelTimers.Timer graceTimer = new ChannelTimers.Timer(this::onTimer);
     private long ageNanos;
 
     private ConnectionDeadlineHandler(Factory settings) {
-        this.timers = new ChannelTimers(settings.wheels, this::onTimer);
+        this.timers = new ChannelTimers(settings.wheels);
         this.settings = settings;
     }
 
@@ -68,8 +67,8 @@ public final class ConnectionDeadlineHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (firstMessageTimer != ExecutorDrivenWheel.NO_TIMER) {
-            firstMessageTimer = timers.cancel(firstMessageTimer);
+        if (firstMessageTimer.isPending()) {
+            timers.cancel(firstMessageTimer);
         }
         ctx.fireChannelRead(msg);
     }
@@ -114,43 +113,40 @@ public final class ConnectionDeadlineHandler extends ChannelDuplexHandler {
 
     private void onStart(long nowNanos) {
         if (settings.firstMessageNanos > 0) {
-            firstMessageTimer = timers.schedule(settings.firstMessageNanos);
+            timers.schedule(firstMessageTimer, settings.firstMessageNanos);
         }
         if (settings.maxAgeNanos > 0) {
             ageNanos = Jitter.apply(settings.maxAgeNanos, settings.ageJitter, settings.random);
-            ageTimer = timers.schedule(ageNanos);
+            timers.schedule(ageTimer, ageNanos);
         }
     }
 
     private void onStop() {
-        firstMessageTimer = timers.cancel(firstMessageTimer);
-        ageTimer = timers.cancel(ageTimer);
-        graceTimer = timers.cancel(graceTimer);
+        timers.cancel(firstMessageTimer);
+        timers.cancel(ageTimer);
+        timers.cancel(graceTimer);
     }
 
-    private void onTimer(long timerId) {
+    private void onTimer(ChannelTimers.Timer timer) {
         ChannelHandlerContext ctx = timers.ctx();
-        if (timerId == firstMessageTimer) {
-            firstMessageTimer = ExecutorDrivenWheel.NO_TIMER;
+        if (timer == firstMessageTimer) {
             ConnectionMeters.count(settings.firstMessageCloses);
             log.debug("{}: nothing read within {} ns of activation, closing", ctx.channel(), settings.firstMessageNanos);
             ctx.fireUserEventTriggered(new FirstMessageTimeoutEvent(settings.firstMessageNanos));
             ctx.close();
-        } else if (timerId == ageTimer) {
-            ageTimer = ExecutorDrivenWheel.NO_TIMER;
+        } else if (timer == ageTimer) {
             ConnectionMeters.count(settings.ageCloses);
             log.debug("{}: reached its maximum age of {} ns, closing after {} ns", ctx.channel(), ageNanos,
                     settings.graceNanos);
             // Armed before the event, so that a listener closing the channel cancels it.
             if (settings.graceNanos > 0) {
-                graceTimer = timers.schedule(settings.graceNanos);
+                timers.schedule(graceTimer, settings.graceNanos);
             }
             ctx.fireUserEventTriggered(new MaxConnectionAgeEvent(ageNanos, settings.graceNanos));
             if (settings.graceNanos == 0) {
                 ctx.close();
             }
-        } else if (timerId == graceTimer) {
-            graceTimer = ExecutorDrivenWheel.NO_TIMER;
+        } else if (timer == graceTimer) {
             log.debug("{}: grace after maximum age over, closing", ctx.channel());
             ctx.close();
         }

@@ -8,7 +8,7 @@ import io.netty.channel.EventLoop;
 import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.TimerCallback;
+import io.wheelbeat.core.TimerNode;
 import io.wheelbeat.netty.internal.ConnectionMeters;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -179,17 +179,20 @@ public final class ClosePacer {
      */
     private void closeAt(Channel channel, long deadline, Object goodbye, Function<? super Channel, ?> goodbyeFactory,
                          boolean counted) {
-        TimerCallback close = timerId -> {
-            if (counted) {
-                waiting.decrementAndGet();
+        TimerNode close = new TimerNode() {
+            @Override
+            protected void expire() {
+                if (counted) {
+                    waiting.decrementAndGet();
+                }
+                closeNow(channel, goodbye, goodbyeFactory);
             }
-            closeNow(channel, goodbye, goodbyeFactory);
         };
         ExecutorDrivenWheel wheel = wheels.wheelFor(channel.eventLoop());
-        long timerId = wheel.scheduleAt(close, deadline);
+        wheel.scheduleAt(close, deadline);
         // Closed meanwhile: nothing left to do at the slot; let go of the timer and the goodbye now.
         channel.closeFuture().addListener(f -> {
-            if (wheel.cancel(timerId)) {
+            if (wheel.cancel(close)) {
                 if (counted) {
                     waiting.decrementAndGet();
                 }

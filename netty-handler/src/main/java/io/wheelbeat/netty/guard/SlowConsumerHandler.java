@@ -8,7 +8,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.WriteBufferWaterMark;
-import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.HandlerBuilder;
@@ -61,13 +60,13 @@ public final class SlowConsumerHandler extends ChannelDuplexHandler {
 
     private final Factory settings;
     private final ChannelTimers timers;
-    private long unwritableTimer = ExecutorDrivenWheel.NO_TIMER;
+    private final ChannelTimers.Timer unwritableTimer = new ChannelTimers.Timer(this::onTimer);
     /** Whether this handler turned autoRead off, and so must turn it back on. */
     private boolean readingPaused;
     private boolean ended;
 
     private SlowConsumerHandler(Factory settings) {
-        this.timers = new ChannelTimers(settings.wheels, this::onTimer);
+        this.timers = new ChannelTimers(settings.wheels);
         this.settings = settings;
     }
 
@@ -144,12 +143,11 @@ public final class SlowConsumerHandler extends ChannelDuplexHandler {
     }
 
     private void onStop() {
-        unwritableTimer = timers.cancel(unwritableTimer);
+        timers.cancel(unwritableTimer);
     }
 
-    private void onTimer(long timerId) {
-        if (timerId == unwritableTimer) {
-            unwritableTimer = ExecutorDrivenWheel.NO_TIMER;
+    private void onTimer(ChannelTimers.Timer timer) {
+        if (timer == unwritableTimer) {
             ChannelOutboundBuffer pending = timers.ctx().channel().unsafe().outboundBuffer();
             end(SlowConsumerEvent.Cause.UNWRITABLE_TOO_LONG, pending == null ? 0 : pending.totalPendingWriteBytes());
         }
@@ -163,11 +161,11 @@ public final class SlowConsumerHandler extends ChannelDuplexHandler {
                 readingPaused = true;
                 ConnectionMeters.count(settings.readPauses);
             }
-            if (unwritableTimer == ExecutorDrivenWheel.NO_TIMER) {
-                unwritableTimer = timers.schedule(settings.unwritableTimeoutNanos);
+            if (!unwritableTimer.isPending()) {
+                timers.schedule(unwritableTimer, settings.unwritableTimeoutNanos);
             }
         } else {
-            unwritableTimer = timers.cancel(unwritableTimer);
+            timers.cancel(unwritableTimer);
             if (readingPaused) {
                 readingPaused = false;
                 config.setAutoRead(true); // also asks for a read

@@ -118,7 +118,7 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
     private Object owedPing;
 
     private HeartbeatHandler(Factory settings) {
-        this.timers = new ChannelTimers(settings.wheels, this::onTimer);
+        this.timers = new ChannelTimers(settings.wheels);
         this.settings = settings;
         this.pings = settings.pinging == null ? null : new PingLoop(timers, settings.pingProtocol);
         this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
@@ -222,10 +222,6 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
             pings.stop();
         }
         releaseOwedPing();
-    }
-
-    private void onTimer(long timerId) {
-        pings.onTimer(timerId); // the loop's timers are the only ones
     }
 
     /** Runs the pong id function; if it throws, reports it and returns {@link #NO_PING}. */

@@ -16,7 +16,6 @@ import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2PingFrame;
 import io.netty.handler.codec.http2.Http2Stream;
-import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.JitteredHandlerBuilder;
@@ -136,19 +135,19 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
     private final Http2Connection.Listener streams = new StreamListener();
     private ChannelHandlerContext codecCtx;
     private Http2Connection connection;
-    private long idleTimer = ExecutorDrivenWheel.NO_TIMER;
+    private final ChannelTimers.Timer idleTimer = new ChannelTimers.Timer(this::onTimer);
     private long idleSinceNanos;
-    private long ageTimer = ExecutorDrivenWheel.NO_TIMER;
+    private final ChannelTimers.Timer ageTimer = new ChannelTimers.Timer(this::onTimer);
     private long ageNanos;
-    private long graceTimer = ExecutorDrivenWheel.NO_TIMER;
-    private long drainTimer = ExecutorDrivenWheel.NO_TIMER;
+    private final ChannelTimers.Timer graceTimer = new ChannelTimers.Timer(this::onTimer);
+    private final ChannelTimers.Timer drainTimer = new ChannelTimers.Timer(this::onTimer);
     private boolean draining;
     private boolean drainPingAcked;
     /** The keepalive pings, or null without them. */
     private final PingLoop pings;
 
     private Http2KeepAliveHandler(Factory settings) {
-        this.timers = new ChannelTimers(settings.wheels, this::onTimer);
+        this.timers = new ChannelTimers(settings.wheels);
         this.settings = settings;
         this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
         this.pings = settings.keepAlive == null ? null : new PingLoop(timers, new KeepAlivePings());
@@ -250,11 +249,11 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         connection.addListener(streams);
         if (settings.maxIdleNanos > 0 && connection.numActiveStreams() == 0) {
             idleSinceNanos = nowNanos;
-            idleTimer = timers.schedule(settings.maxIdleNanos);
+            timers.schedule(idleTimer, settings.maxIdleNanos);
         }
         if (settings.maxAgeNanos > 0) {
             ageNanos = Jitter.apply(settings.maxAgeNanos, settings.ageJitter, settings.random);
-            ageTimer = timers.schedule(ageNanos);
+            timers.schedule(ageTimer, ageNanos);
         }
         if (pings != null) {
             pings.start(settings.keepAlive, nowNanos);
@@ -265,30 +264,23 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         if (connection != null) {
             connection.removeListener(streams);
         }
-        idleTimer = timers.cancel(idleTimer);
-        ageTimer = timers.cancel(ageTimer);
-        graceTimer = timers.cancel(graceTimer);
-        drainTimer = timers.cancel(drainTimer);
+        timers.cancel(idleTimer);
+        timers.cancel(ageTimer);
+        timers.cancel(graceTimer);
+        timers.cancel(drainTimer);
         if (pings != null) {
             pings.stop();
         }
     }
 
-    private void onTimer(long timerId) {
-        if (pings != null && pings.onTimer(timerId)) {
-            return;
-        }
-        if (timerId == idleTimer) {
-            idleTimer = ExecutorDrivenWheel.NO_TIMER;
+    private void onTimer(ChannelTimers.Timer timer) {
+        if (timer == idleTimer) {
             onIdleTimer();
-        } else if (timerId == ageTimer) {
-            ageTimer = ExecutorDrivenWheel.NO_TIMER;
+        } else if (timer == ageTimer) {
             onMaxAge();
-        } else if (timerId == drainTimer) {
-            drainTimer = ExecutorDrivenWheel.NO_TIMER;
+        } else if (timer == drainTimer) {
             onDrainPingAcked();
-        } else if (timerId == graceTimer) {
-            graceTimer = ExecutorDrivenWheel.NO_TIMER;
+        } else if (timer == graceTimer) {
             log.debug("{}: grace after maximum age over, closing", timers.ctx().channel());
             closeNow();
         }
@@ -360,7 +352,7 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         }
         long left = settings.maxIdleNanos - (timers.now() - idleSinceNanos);
         if (left > 0) {
-            idleTimer = timers.schedule(left);
+            timers.schedule(idleTimer, left);
             return;
         }
         ConnectionMeters.count(settings.idleCloses);
@@ -374,7 +366,7 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         log.debug("{}: reached its maximum age, shutting down gracefully", timers.ctx().channel());
         if (settings.graceNanos != Long.MAX_VALUE) {
             // Armed before the event, so that a listener closing the channel cancels it.
-            graceTimer = timers.schedule(settings.graceNanos);
+            timers.schedule(graceTimer, settings.graceNanos);
         }
         timers.ctx().fireUserEventTriggered(new MaxConnectionAgeEvent(ageNanos, settings.graceNanos));
         drain("max_age");
@@ -386,9 +378,9 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
             return;
         }
         draining = true;
-        idleTimer = timers.cancel(idleTimer);
+        timers.cancel(idleTimer);
         goAway(Http2Error.NO_ERROR, why, Integer.MAX_VALUE);
-        drainTimer = timers.schedule(DRAIN_PING_TIMEOUT_NANOS);
+        timers.schedule(drainTimer, DRAIN_PING_TIMEOUT_NANOS);
         timers.ctx().writeAndFlush(new DefaultHttp2PingFrame(DRAIN_PING), timers.ctx().voidPromise());
     }
 
@@ -398,7 +390,7 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
             return;
         }
         drainPingAcked = true;
-        drainTimer = timers.cancel(drainTimer);
+        timers.cancel(drainTimer);
         if (!timers.ctx().channel().isActive()) {
             return;
         }
@@ -445,8 +437,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
                 closeWhenNoStreams();
             } else if (settings.maxIdleNanos > 0) {
                 idleSinceNanos = timers.now();
-                if (idleTimer == ExecutorDrivenWheel.NO_TIMER) {
-                    idleTimer = timers.schedule(settings.maxIdleNanos);
+                if (!idleTimer.isPending()) {
+                    timers.schedule(idleTimer, settings.maxIdleNanos);
                 }
             }
         }

@@ -9,7 +9,7 @@ import io.netty.handler.timeout.WriteTimeoutException;
 import io.netty.handler.timeout.WriteTimeoutHandler;
 import io.netty.util.concurrent.EventExecutor;
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.TimerCallback;
+import io.wheelbeat.core.TimerNode;
 import io.wheelbeat.netty.EventLoopWheels;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -66,12 +66,11 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
 
     private final long timeoutNanos;
     private final Function<EventExecutor, ExecutorDrivenWheel> wheels;
-    /** The listener of every write and the callback of the timer: one object per handler. */
+    /** The listener of every write and the timer: one object per handler. */
     private final Callbacks callbacks = new Callbacks();
 
     private ChannelHandlerContext ctx;
     private ExecutorDrivenWheel wheel;
-    private long timer = ExecutorDrivenWheel.NO_TIMER;
     private boolean closed;
 
     // The pending writes, in the order written: a ring indexed by sequence number & (length - 1).
@@ -131,9 +130,8 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
-        if (timer != ExecutorDrivenWheel.NO_TIMER) {
-            wheel.cancel(timer);
-            timer = ExecutorDrivenWheel.NO_TIMER;
+        if (callbacks.isPending()) {
+            wheel.cancel(callbacks);
         }
         for (; head != tail; head++) {
             promises[index(head)] = null;
@@ -152,8 +150,8 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
         promises[i] = promise;
         writtenAt[i] = now;
         promise.addListener(callbacks);
-        if (timer == ExecutorDrivenWheel.NO_TIMER) {
-            timer = wheel.scheduleAt(callbacks, now + timeoutNanos);
+        if (!callbacks.isPending()) {
+            wheel.scheduleAt(callbacks, now + timeoutNanos);
         }
     }
 
@@ -189,11 +187,7 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
      * The timer fell due, on the event loop: times out every pending write that is due, in the
      * order written, then waits for the oldest one left, if any.
      */
-    private void timerFellDue(long timerId) {
-        if (timerId != timer) {
-            return; // cancelled in handlerRemoved: not ours any more
-        }
-        timer = ExecutorDrivenWheel.NO_TIMER;
+    private void timerFellDue() {
         long now = wheel.ticker().nanoTime();
         dropCompleted();
         for (long seq = timedOutBefore; seq != tail; seq = timedOutBefore) {
@@ -204,7 +198,7 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
             }
             long deadline = writtenAt[i] + timeoutNanos;
             if (deadline - now > 0) {
-                timer = wheel.scheduleAt(callbacks, deadline);
+                wheel.scheduleAt(callbacks, deadline);
                 return;
             }
             timedOutBefore = seq + 1;
@@ -232,15 +226,15 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
     }
 
     /** Drops completed writes from the ring (one listener for every write), and runs the timer's checks. */
-    private final class Callbacks implements ChannelFutureListener, TimerCallback {
+    private final class Callbacks extends TimerNode implements ChannelFutureListener {
         @Override
         public void operationComplete(ChannelFuture future) {
             dropCompleted();
         }
 
         @Override
-        public void onTimeout(long timerId) {
-            timerFellDue(timerId);
+        protected void expire() {
+            timerFellDue();
         }
     }
 

@@ -2,13 +2,14 @@ package io.wheelbeat.netty.internal;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.TimerCallback;
+import io.wheelbeat.core.TimerNode;
 import io.wheelbeat.netty.EventLoopWheels;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
- * The timers of one handler on its channel's event-loop wheel, through the allocation-free
- * long-id API, and the lifecycle they follow: they start once, on whichever of
+ * The timers of one handler on its channel's event-loop wheel, each a {@link Timer} node the
+ * handler holds in a final field and re-arms for the channel's life, and the lifecycle they follow: they start once, on whichever of
  * {@code handlerAdded} (channel already active and registered), {@code channelRegistered}
  * (already active) or {@code channelActive} comes first, and stop on {@code channelInactive} or
  * {@code handlerRemoved}, whichever comes first; stopped, they never start again, even if they
@@ -21,7 +22,7 @@ import java.util.Objects;
  * channelActive:                    if (timers.start(ctx)) start(timers.now());
  * channelInactive, handlerRemoved:  if (timers.stop()) stop();
  * }</pre>
- * Every timer's expiry calls the handler's one {@link TimerCallback} with the timer's id.
+ * Each timer's expiry calls the consumer it was made with, on the event loop.
  *
  * <p>The lifecycle's rules are also static methods over a state byte ({@link #NEW},
  * {@link #RUNNING}, {@link #STOPPED}), for a handler that keeps its state and timers itself:
@@ -39,15 +40,29 @@ public final class ChannelTimers {
     public static final byte STOPPED = 2;
 
     private final EventLoopWheels wheels;
-    /** One callback for every timer of the handler; it tells them apart by id. */
-    private final TimerCallback callback;
     private ExecutorDrivenWheel wheel;
     private ChannelHandlerContext ctx;
     private byte state = NEW;
 
-    public ChannelTimers(EventLoopWheels wheels, TimerCallback callback) {
+    public ChannelTimers(EventLoopWheels wheels) {
         this.wheels = Objects.requireNonNull(wheels, "wheels");
-        this.callback = Objects.requireNonNull(callback, "callback");
+    }
+
+    /**
+     * A handler's timer: a node, held in a final field of its owner and re-armed for the channel's
+     * life, that tells its owner's handler which timer expired.
+     */
+    public static final class Timer extends TimerNode {
+        private final Consumer<Timer> onExpiry;
+
+        public Timer(Consumer<Timer> onExpiry) {
+            this.onExpiry = Objects.requireNonNull(onExpiry, "onExpiry");
+        }
+
+        @Override
+        protected void expire() {
+            onExpiry.accept(this);
+        }
     }
 
     /**
@@ -120,16 +135,15 @@ public final class ChannelTimers {
         return wheel.ticker().nanoTime();
     }
 
-    /** Schedules a timer {@code delayNanos} from now and returns its id. Running only. */
-    public long schedule(long delayNanos) {
-        return wheel.schedule(callback, delayNanos);
+    /** Arms or re-arms {@code timer} to expire {@code delayNanos} from now. Running only. */
+    public void schedule(TimerNode timer, long delayNanos) {
+        wheel.schedule(timer, delayNanos);
     }
 
-    /** Cancels {@code timerId} if it is pending and returns {@link ExecutorDrivenWheel#NO_TIMER}. */
-    public long cancel(long timerId) {
-        if (timerId != ExecutorDrivenWheel.NO_TIMER) {
-            wheel.cancel(timerId);
+    /** Disarms {@code timer} if it is pending; nothing happens before the start. */
+    public void cancel(TimerNode timer) {
+        if (timer.isPending()) {
+            wheel.cancel(timer);
         }
-        return ExecutorDrivenWheel.NO_TIMER;
     }
 }

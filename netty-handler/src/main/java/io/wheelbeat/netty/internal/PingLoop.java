@@ -1,7 +1,6 @@
 package io.wheelbeat.netty.internal;
 
 import io.netty.channel.ChannelHandlerContext;
-import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import java.util.concurrent.ThreadLocalRandom;
@@ -27,10 +26,10 @@ import org.slf4j.LoggerFactory;
  * the connection. When traffic is the peer's reads, anything read while a ping is out proves the
  * peer alive (gRPC's rule): its timeout then counts no miss.
  *
- * <p>The handler forwards its lifecycle ({@link #start}, {@link #stop}), its timer expiries
- * ({@link #onTimer}), its traffic ({@link #onWrite}/{@link #onFlush} or
+ * <p>The handler forwards its lifecycle ({@link #start}, {@link #stop}), its traffic ({@link #onWrite}/{@link #onFlush} or
  * {@link #onRead}/{@link #onReadComplete}) and the pongs it recognises ({@link #onPong},
- * {@link #onPongInOrder}); its timers share the handler's {@link ChannelTimers}.
+ * {@link #onPongInOrder}); its two timers (ping and pong timeout) are nodes of its own on the
+ * handler's {@link ChannelTimers}.
  *
  * <p>Internal: not part of wheelbeat's API. Not thread-safe: event loop only, one channel; a
  * {@link Settings} is immutable (but for the interval's doubling) and shared by a factory's loops.
@@ -38,7 +37,6 @@ import org.slf4j.LoggerFactory;
 public final class PingLoop {
 
     private static final Logger log = LoggerFactory.getLogger(PingLoop.class);
-    private static final long NO_TIMER = ExecutorDrivenWheel.NO_TIMER;
     /** The id no pong answers with: ids are positive. */
     private static final long NO_PING = 0;
 
@@ -103,8 +101,8 @@ public final class PingLoop {
     private final Protocol protocol;
     private Settings settings;
     private boolean running;
-    private long pingTimer = NO_TIMER;
-    private long pongTimer = NO_TIMER;
+    private final ChannelTimers.Timer pingTimer = new ChannelTimers.Timer(this::onTimer);
+    private final ChannelTimers.Timer pongTimer = new ChannelTimers.Timer(this::onTimer);
     /** This interval's length, jitter included. */
     private long intervalNanos;
     /** The base interval this connection last drew from, 0 before the start. */
@@ -141,14 +139,14 @@ public final class PingLoop {
         pongsCounted = firstPingIdMinusOne;
         lastTrafficNanos = nowNanos;
         intervalNanos = nextInterval();
-        pingTimer = timers.schedule(intervalNanos);
+        timers.schedule(pingTimer, intervalNanos);
     }
 
     /** Stops pinging for good: cancels the timers; later pongs are the handler's to drop. */
     public void stop() {
         running = false;
-        pingTimer = timers.cancel(pingTimer);
-        pongTimer = timers.cancel(pongTimer);
+        timers.cancel(pingTimer);
+        timers.cancel(pongTimer);
     }
 
     /** Whether the loop has started and not stopped. */
@@ -156,18 +154,12 @@ public final class PingLoop {
         return running;
     }
 
-    /** Handles the expiry of one of the loop's timers; returns false for another timer's id. */
-    public boolean onTimer(long timerId) {
-        if (timerId == pingTimer) {
-            pingTimer = NO_TIMER;
+    private void onTimer(ChannelTimers.Timer timer) {
+        if (timer == pingTimer) {
             pingWhenIdle(timers.now());
-        } else if (timerId == pongTimer) {
-            pongTimer = NO_TIMER;
-            onPongTimeout();
         } else {
-            return false;
+            onPongTimeout();
         }
-        return true;
     }
 
     /** A write passed the handler: it counts when flushed. */
@@ -220,7 +212,7 @@ public final class PingLoop {
         long now = timers.now();
         long roundTripNanos = now - pingSentNanos;
         awaitingPong = false;
-        pongTimer = timers.cancel(pongTimer);
+        timers.cancel(pongTimer);
         missedPongs = 0;
         boolean first = !pongSeen;
         pongSeen = true;
@@ -245,7 +237,7 @@ public final class PingLoop {
      * first stamping traffic if {@code trafficNow}.
      */
     public void resumeIfPaused(boolean trafficNow) {
-        if (!running || pingTimer != NO_TIMER || pongTimer != NO_TIMER) {
+        if (!running || pingTimer.isPending() || pongTimer.isPending()) {
             return;
         }
         long now = timers.now();
@@ -285,14 +277,14 @@ public final class PingLoop {
         }
         long idleNanos = now - lastTrafficNanos;
         if (idleNanos < intervalNanos) {
-            pingTimer = timers.schedule(intervalNanos - idleNanos);
+            timers.schedule(pingTimer, intervalNanos - idleNanos);
             return;
         }
         long pingId = lastPingId + 1;
         Object ping = protocol.newPing(ctx, pingId);
         intervalNanos = nextInterval();
         if (ping == null) {
-            pingTimer = timers.schedule(intervalNanos);
+            timers.schedule(pingTimer, intervalNanos);
             return;
         }
         lastPingId = pingId;
@@ -300,7 +292,7 @@ public final class PingLoop {
         readSincePing = false;
         pingSentNanos = now;
         // Armed before the write, so that a write failing into a close cancels it.
-        pongTimer = timers.schedule(settings.pongTimeoutNanos);
+        timers.schedule(pongTimer, settings.pongTimeoutNanos);
         settings.meters.pingSent();
         if (settings.traffic == Traffic.WRITES) {
             lastTrafficNanos = now;

@@ -66,12 +66,8 @@ public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
 
     private MqttClientKeepAliveHandler(Factory settings) {
         this.settings = settings;
-        this.timers = new ChannelTimers(settings.wheels, this::onTimer);
+        this.timers = new ChannelTimers(settings.wheels);
         this.pings = new PingLoop(timers, PINGREQ);
-    }
-
-    private void onTimer(long timerId) {
-        pings.onTimer(timerId); // the loop's timers are the only ones
     }
 
     /**

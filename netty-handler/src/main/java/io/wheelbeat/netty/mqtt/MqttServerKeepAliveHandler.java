@@ -16,7 +16,6 @@ import io.netty.handler.codec.mqtt.MqttProperties;
 import io.netty.handler.codec.mqtt.MqttReasonCodes;
 import io.netty.handler.codec.mqtt.MqttVersion;
 import io.netty.util.ReferenceCountUtil;
-import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.HandlerBuilder;
@@ -102,8 +101,8 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
     private final Factory settings;
     private final ChannelTimers timers;
     private final PingEnforcement.Strikes strikes;
-    private long connectTimer = ExecutorDrivenWheel.NO_TIMER;
-    private long idleTimer = ExecutorDrivenWheel.NO_TIMER;
+    private final ChannelTimers.Timer connectTimer = new ChannelTimers.Timer(this::onTimer);
+    private final ChannelTimers.Timer idleTimer = new ChannelTimers.Timer(this::onTimer);
     private boolean connected;
     private boolean connAckSeen;
     private int version;
@@ -117,7 +116,7 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
     private boolean answerOwed;
 
     private MqttServerKeepAliveHandler(Factory settings) {
-        this.timers = new ChannelTimers(settings.wheels, this::onTimer);
+        this.timers = new ChannelTimers(settings.wheels);
         this.settings = settings;
         this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
     }
@@ -225,23 +224,21 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
     }
 
     private void onStart(long nowNanos) {
-        connectTimer = timers.schedule(settings.connectTimeoutNanos);
+        timers.schedule(connectTimer, settings.connectTimeoutNanos);
     }
 
     private void onStop() {
-        connectTimer = timers.cancel(connectTimer);
-        idleTimer = timers.cancel(idleTimer);
+        timers.cancel(connectTimer);
+        timers.cancel(idleTimer);
     }
 
-    private void onTimer(long timerId) {
-        if (timerId == connectTimer) {
-            connectTimer = ExecutorDrivenWheel.NO_TIMER;
+    private void onTimer(ChannelTimers.Timer timer) {
+        if (timer == connectTimer) {
             ConnectionMeters.count(settings.connectTimeoutCloses);
             log.debug("{}: no CONNECT within {} ns, closing", timers.ctx().channel(), settings.connectTimeoutNanos);
             timers.ctx().fireUserEventTriggered(new FirstMessageTimeoutEvent(settings.connectTimeoutNanos));
             timers.ctx().close();
-        } else if (timerId == idleTimer) {
-            idleTimer = ExecutorDrivenWheel.NO_TIMER;
+        } else if (timer == idleTimer) {
             onIdleTimer();
         }
     }
@@ -249,7 +246,7 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
     // ---------------------------------------------------------------- CONNECT and CONNACK
 
     private void onConnect(ChannelHandlerContext ctx, MqttConnectMessage connect) {
-        connectTimer = timers.cancel(connectTimer);
+        timers.cancel(connectTimer);
         connected = true;
         version = connect.variableHeader().version();
         requestedKeepAlive = connect.variableHeader().keepAliveTimeSeconds();
@@ -300,9 +297,9 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
     /** Puts {@code seconds} in force, the deadline running from the last read. */
     private void keepAlive(int seconds) {
         keepAliveSeconds = seconds;
-        idleTimer = timers.cancel(idleTimer);
+        timers.cancel(idleTimer);
         if (seconds > 0) {
-            idleTimer = timers.schedule(Math.max(0, deadlineNanos() - (timers.now() - lastReadNanos)));
+            timers.schedule(idleTimer, Math.max(0, deadlineNanos() - (timers.now() - lastReadNanos)));
         }
     }
 
@@ -319,7 +316,7 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
         }
         long left = deadlineNanos() - (now - lastReadNanos);
         if (left > 0) {
-            idleTimer = timers.schedule(left);
+            timers.schedule(idleTimer, left);
             return;
         }
         ChannelHandlerContext ctx = timers.ctx();

@@ -13,12 +13,12 @@ import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
 import io.netty.util.AttributeKey;
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.TimerCallback;
 import io.wheelbeat.core.backoff.BackoffPolicy;
 import io.wheelbeat.core.backoff.BackoffSchedule;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
+import io.wheelbeat.netty.internal.ChannelTimers;
 import io.wheelbeat.netty.reconnect.ReconnectEvent.AttemptScheduled;
 import io.wheelbeat.netty.reconnect.ReconnectEvent.Connected;
 import io.wheelbeat.netty.reconnect.ReconnectEvent.Connecting;
@@ -96,7 +96,6 @@ public final class ReconnectingClient {
     private final ReconnectListener listener;
     private final ReconnectMetrics metrics;
 
-    private final TimerCallback onTimer = this::onTimer;
     private final ChannelFutureListener onConnectDone = this::connectDone;
     private final ChannelFutureListener onChannelClosed = this::channelClosed;
     private final AtomicBoolean started = new AtomicBoolean();
@@ -112,9 +111,9 @@ public final class ReconnectingClient {
     private ChannelFuture attempt;
     private boolean permitHeld;
     private int attemptNumber;
-    private long retryTimer = ExecutorDrivenWheel.NO_TIMER;
-    private long connectTimer = ExecutorDrivenWheel.NO_TIMER;
-    private long healthyTimer = ExecutorDrivenWheel.NO_TIMER;
+    private final ChannelTimers.Timer retryTimer = new ChannelTimers.Timer(this::onTimer);
+    private final ChannelTimers.Timer connectTimer = new ChannelTimers.Timer(this::onTimer);
+    private final ChannelTimers.Timer healthyTimer = new ChannelTimers.Timer(this::onTimer);
     private int permitRefusals;
     private long lastPermitWaitNanos;
     private boolean healthy;
@@ -320,7 +319,7 @@ public final class ReconnectingClient {
         backoff.attemptStarted(wheel.ticker().nanoTime());
         ChannelFuture future = connector.connect(remote);
         attempt = future;
-        connectTimer = wheel.schedule(onTimer, connectTimeoutNanos);
+        wheel.schedule(connectTimer, connectTimeoutNanos);
         // Last: a future already done (a failed registration, say) runs the listener at once.
         future.addListener(onConnectDone);
         if (closed) {
@@ -336,20 +335,17 @@ public final class ReconnectingClient {
         if (metrics != null) {
             metrics.attemptDeferred();
         }
-        retryTimer = wheel.schedule(onTimer, lastPermitWaitNanos);
+        wheel.schedule(retryTimer, lastPermitWaitNanos);
     }
 
-    private void onTimer(long timerId) {
-        if (timerId == retryTimer) {
-            retryTimer = ExecutorDrivenWheel.NO_TIMER;
+    private void onTimer(ChannelTimers.Timer timer) {
+        if (timer == retryTimer) {
             connect();
-        } else if (timerId == connectTimer) {
-            connectTimer = ExecutorDrivenWheel.NO_TIMER;
+        } else if (timer == connectTimer) {
             abandonAttempt();
             attemptFailed(new ConnectTimeoutException("connection attempt timed out after "
                     + TimeUnit.NANOSECONDS.toMillis(connectTimeoutNanos) + " ms: " + remote));
-        } else if (timerId == healthyTimer) {
-            healthyTimer = ExecutorDrivenWheel.NO_TIMER;
+        } else if (timer == healthyTimer) {
             provedHealthy(false);
         }
     }
@@ -383,7 +379,6 @@ public final class ReconnectingClient {
     private void endAttempt() {
         attempt = null;
         wheel.cancel(connectTimer);
-        connectTimer = ExecutorDrivenWheel.NO_TIMER;
         releasePermit();
     }
 
@@ -417,7 +412,7 @@ public final class ReconnectingClient {
         firstConnection.complete(ch);
         if (healthyAfterNanos > 0 && !closed) {
             // Armed after the event, so that the event never comes later than the uptime's start.
-            healthyTimer = wheel.schedule(onTimer, healthyAfterNanos);
+            wheel.schedule(healthyTimer, healthyAfterNanos);
         }
         // Added last: on a channel already closed it runs at once, and Disconnected follows Connected.
         ch.closeFuture().addListener(onChannelClosed);
@@ -430,7 +425,6 @@ public final class ReconnectingClient {
         }
         healthy = true;
         wheel.cancel(healthyTimer);
-        healthyTimer = ExecutorDrivenWheel.NO_TIMER;
         backoff.reset();
         notBackingOff();
         log.debug("{}: healthy ({})", this, byPong ? "first pong" : "connected long enough");
@@ -444,7 +438,6 @@ public final class ReconnectingClient {
         }
         channel = null;
         wheel.cancel(healthyTimer);
-        healthyTimer = ExecutorDrivenWheel.NO_TIMER;
         boolean wasHealthy = healthy;
         healthy = false;
         log.debug("{}: disconnected ({})", this, wasHealthy ? "was healthy" : "never proved healthy");
@@ -488,7 +481,7 @@ public final class ReconnectingClient {
         if (metrics != null) {
             metrics.backingOff(this);
         }
-        retryTimer = wheel.scheduleAt(onTimer, deadlineNanos);
+        wheel.scheduleAt(retryTimer, deadlineNanos);
         int next = (int) Math.min(Integer.MAX_VALUE, backoff.failures() + 1L);
         emit(new AttemptScheduled(next, Duration.ofNanos(delayNanos), cause));
     }
@@ -516,9 +509,7 @@ public final class ReconnectingClient {
 
     private void shutdown() {
         wheel.cancel(retryTimer);
-        retryTimer = ExecutorDrivenWheel.NO_TIMER;
         wheel.cancel(healthyTimer);
-        healthyTimer = ExecutorDrivenWheel.NO_TIMER;
         abandonAttempt();
         releasePermit(); // taken by an attempt whose Connecting listener closed the client
         notBackingOff();

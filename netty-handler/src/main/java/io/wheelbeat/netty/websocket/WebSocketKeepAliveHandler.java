@@ -17,7 +17,6 @@ import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
 import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.netty.util.ReferenceCountUtil;
-import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.JitteredHandlerBuilder;
@@ -134,7 +133,7 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
     private final Factory settings;
     private final ChannelTimers timers;
     private final PingLoop pings;
-    private long readerIdleTimer = ExecutorDrivenWheel.NO_TIMER;
+    private final ChannelTimers.Timer readerIdleTimer = new ChannelTimers.Timer(this::onTimer);
     private long lastReadNanos;
     private boolean handshakeDone;
     private boolean closeSent;
@@ -142,7 +141,7 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
     private boolean probeArrived;
 
     private WebSocketKeepAliveHandler(Factory settings) {
-        this.timers = new ChannelTimers(settings.wheels, this::onTimer);
+        this.timers = new ChannelTimers(settings.wheels);
         this.settings = settings;
         this.pings = new PingLoop(timers, new Pings());
     }
@@ -246,26 +245,21 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
         }
         if (settings.readerIdleNanos > 0) {
             lastReadNanos = nowNanos;
-            readerIdleTimer = timers.schedule(settings.readerIdleNanos);
+            timers.schedule(readerIdleTimer, settings.readerIdleNanos);
         }
     }
 
     private void onStop() {
         if (timers.stop()) {
-            readerIdleTimer = timers.cancel(readerIdleTimer);
+            timers.cancel(readerIdleTimer);
             pings.stop();
         }
     }
 
-    private void onTimer(long timerId) {
-        if (timerId != readerIdleTimer) {
-            pings.onTimer(timerId);
-            return;
-        }
-        readerIdleTimer = ExecutorDrivenWheel.NO_TIMER;
+    private void onTimer(ChannelTimers.Timer timer) {
         long left = settings.readerIdleNanos - (timers.now() - lastReadNanos);
         if (left > 0) {
-            readerIdleTimer = timers.schedule(left); // lazy: reads only stamp a time
+            timers.schedule(readerIdleTimer, left); // lazy: reads only stamp a time
             return;
         }
         ChannelHandlerContext ctx = timers.ctx();

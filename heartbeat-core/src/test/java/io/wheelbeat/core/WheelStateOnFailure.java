@@ -1,4 +1,4 @@
-package io.wheelbeat.core.internal;
+package io.wheelbeat.core;
 
 import java.util.function.Supplier;
 import org.junit.jupiter.api.extension.ExtensionContext;

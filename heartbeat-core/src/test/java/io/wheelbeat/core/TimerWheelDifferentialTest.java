@@ -1,9 +1,8 @@
-package io.wheelbeat.core.internal;
+package io.wheelbeat.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.wheelbeat.core.TimerCallback;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -41,21 +40,34 @@ class TimerWheelDifferentialTest {
      * A pending timer of the model: due at {@code deadline} (ns since the start), scheduled (or
      * last moved) as the {@code order}-th scheduling.
      */
-    private record Timer(long id, long deadline, long order) {
+    private record Timer(Node id, long deadline, long order) {
+    }
+
+    /** A timer of the wheel; the model knows it by identity. */
+    private final class Node extends TimerNode {
+        @Override
+        protected void expire() {
+            fired(this);
+        }
+
+        @Override
+        public String toString() {
+            return "node@" + Integer.toHexString(System.identityHashCode(this));
+        }
     }
 
     /** Netty's order: by deadline, then first scheduled first. */
     private static final Comparator<Timer> FIRING_ORDER =
             Comparator.comparingLong(Timer::deadline).thenComparingLong(Timer::order);
 
-    private final Map<Long, Timer> pending = new HashMap<>();
+    private final Map<Node, Timer> pending = new HashMap<>();
     /** Every pending timer, deferred or not. */
     private final TreeSet<Timer> all = new TreeSet<>(FIRING_ORDER);
     /** Pending timers that may fire at the next poll (not deferred), in the order they must fire. */
     private final TreeSet<Timer> due = new TreeSet<>(FIRING_ORDER);
     /** Made due by a callback at or before the latest deadline fired: wait for the next poll. */
-    private final Set<Long> deferred = new HashSet<>();
-    private final List<Long> issued = new ArrayList<>();
+    private final Set<Node> deferred = new HashSet<>();
+    private final List<Node> issued = new ArrayList<>();
     /** Deadlines set lately: reused so that many timers share a deadline. */
     private final long[] recentDeadlines = new long[8];
     private long schedulings;
@@ -70,7 +82,6 @@ class TimerWheelDifferentialTest {
     private long firedUpTo;
     private int firedThisPoll;
     private String failure;
-    private final TimerCallback onFire = this::fired;
 
     @ParameterizedTest(name = "clock starts at {0}, seed {1}")
     @CsvSource({
@@ -83,7 +94,7 @@ class TimerWheelDifferentialTest {
         random = new SplittableRandom(seed);
         // Near Long.MAX_VALUE the clock wraps within the first seconds of the run.
         origin = start == Long.MAX_VALUE ? start - random.nextLong(TICK * SLOTS) : start;
-        wheel = new TimerWheel(origin, TICK, SLOTS, 0);
+        wheel = new TimerWheel(origin, TICK, SLOTS);
         try {
             for (int op = 0; op < OPERATIONS; op++) {
                 step(op);
@@ -114,22 +125,23 @@ class TimerWheelDifferentialTest {
     }
 
     private void schedule(long deadline) {
-        long id = wheel.scheduleAt(onFire, origin + deadline);
+        Node id = new Node();
+        wheel.scheduleAt(id, origin + deadline);
         issued.add(id);
         add(new Timer(id, Math.max(0, deadline), schedulings++));
     }
 
-    private void cancel(long id) {
+    private void cancel(Node id) {
         boolean was = remove(id) != null;
-        assertEquals(was, wheel.cancel(id), "cancel of " + Long.toHexString(id));
+        assertEquals(was, wheel.cancel(id), "cancel of " + id);
     }
 
-    private void reschedule(long id, long deadline) {
+    /** Arms a node again, pending or not: a move counts as a new scheduling. */
+    private void reschedule(Node id, long deadline) {
         boolean was = remove(id) != null;
-        assertEquals(was, wheel.rescheduleAt(id, origin + deadline), "reschedule of " + Long.toHexString(id));
-        if (was) {
-            add(new Timer(id, Math.max(0, deadline), schedulings++)); // a move counts as a new scheduling
-        }
+        assertEquals(was, id.isPending(), "pending: " + id);
+        wheel.scheduleAt(id, origin + deadline);
+        add(new Timer(id, Math.max(0, deadline), schedulings++));
     }
 
     private void add(Timer timer) {
@@ -142,7 +154,7 @@ class TimerWheelDifferentialTest {
         due.add(timer);
     }
 
-    private Timer remove(long id) {
+    private Timer remove(Node id) {
         Timer timer = pending.remove(id);
         if (timer != null) {
             all.remove(timer);
@@ -166,23 +178,27 @@ class TimerWheelDifferentialTest {
         // Sometimes a bounded poll, which may leave due timers for the next one.
         int limit = random.nextInt(5) == 0 ? 1 + random.nextInt(4) : Integer.MAX_VALUE;
         int fired;
+        long movedBefore = wheel.movedCount();
         try {
             fired = wheel.poll(origin + now, lateness -> { }, limit);
         } finally {
             polling = false;
         }
+        long moved = wheel.movedCount() - movedBefore;
         if (failure != null) {
             throw new AssertionError(failure + " (op " + op + ", now " + now + ")");
         }
         assertEquals(firedThisPoll, fired, "fired count at op " + op);
         assertEquals(0, wheel.failedCount(), "callbacks threw");
         assertTrue(fired <= limit, fired + " fired, limit " + limit);
-        boolean stopped = fired == limit;
+        // The limit bounds fired plus moved; a poll it stopped leaves the wake-up already passed.
+        boolean stopped = limit != Integer.MAX_VALUE && fired + moved >= limit
+                && !pending.isEmpty() && wheel.nextDeadlineNanos() - origin <= now;
         if (!stopped && !due.isEmpty() && due.first().deadline <= now) {
             throw new AssertionError("not fired although due at " + now + ": " + due.first() + " (op " + op + ")");
         }
         // Timers deferred in this poll are due at the next one, in firing order with the rest.
-        for (long id : deferred) {
+        for (Node id : deferred) {
             due.add(pending.get(id));
         }
         boolean anyDeferred = !deferred.isEmpty();
@@ -210,14 +226,14 @@ class TimerWheelDifferentialTest {
     }
 
     /** The callback of every timer: checks the firing against the model, then acts at random. */
-    private void fired(long id) {
+    private void fired(Node id) {
         if (failure != null) {
             return;
         }
         Timer timer = pending.get(id);
         if (timer == null || deferred.contains(id)) {
             failure = "fired a timer that is " + (timer == null ? "not pending" : "deferred to the next poll")
-                    + ": " + Long.toHexString(id);
+                    + ": " + id;
             return;
         }
         if (timer.deadline > now) {
@@ -238,20 +254,19 @@ class TimerWheelDifferentialTest {
             if (kind == 0) {
                 schedule(deadline);
             } else if (kind == 1 && !issued.isEmpty()) {
-                long other = pick();
+                Node other = pick();
                 boolean was = remove(other) != null;
                 if (was != wheel.cancel(other)) {
                     failure = "cancel from a callback answered " + !was;
                 }
             } else if (!issued.isEmpty()) {
-                long other = pick();
+                Node other = pick();
                 boolean was = remove(other) != null;
-                if (was != wheel.rescheduleAt(other, origin + deadline)) {
-                    failure = "reschedule from a callback answered " + !was;
+                if (was != other.isPending()) {
+                    failure = "pending from a callback answered " + !was;
                 }
-                if (was) {
-                    add(new Timer(other, Math.max(0, deadline), schedulings++));
-                }
+                wheel.scheduleAt(other, origin + deadline);
+                add(new Timer(other, Math.max(0, deadline), schedulings++));
             }
         }
     }
@@ -269,7 +284,7 @@ class TimerWheelDifferentialTest {
     }
 
     /** Half the time one of the last few timers: fresh timers have the most interesting states. */
-    private long pick() {
+    private Node pick() {
         int size = issued.size();
         return random.nextBoolean()
                 ? issued.get(size - 1 - random.nextInt(Math.min(size, 4)))

@@ -1,0 +1,843 @@
+package io.wheelbeat.core;
+
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.function.Consumer;
+import java.util.function.LongConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A hierarchical timing wheel of {@link TimerNode}s. Like Agrona's {@code DeadlineTimerWheel} it
+ * keeps no clock and knows nothing of what drives it: every deadline and every {@link #poll} takes
+ * a reading of the caller's clock, and {@link #nextDeadlineNanos()} tells the caller when to poll
+ * next. The drivers ({@link ExecutorDrivenWheel}, {@link WheelTimer}) read their clock and pass
+ * the readings in; use this class directly only when your own code owns a thread and a clock.
+ *
+ * <h2>Contract</h2>
+ * <ul>
+ *   <li>{@link #scheduleAt} (arm or re-arm) and {@link #cancel} are O(1) and allocate nothing: they
+ *       write the node's own fields and its neighbours' links.</li>
+ *   <li><b>Exact expiry:</b> {@code poll(now)} fires exactly the pending nodes whose deadline is at
+ *       or before {@code now}: never one early, and no rounding to a tick. Deadlines and readings
+ *       are compared by their difference, as {@link System#nanoTime()} asks: a clock may start
+ *       anywhere and wrap.</li>
+ *   <li><b>Order (Netty's):</b> by deadline, then in scheduling order (a re-arm counts as a new
+ *       scheduling), in every poll, also when one poll catches up over a long pause.</li>
+ *   <li><b>Bounded work:</b> {@link #poll(long, LongConsumer, int)} does at most {@code limit}
+ *       units of work, a unit being a node fired or a node moved between slots; what it leaves
+ *       stays due (then {@link #nextDeadlineNanos()} is already passed) and the next polls go on in
+ *       the same order. A timer that a callback arms at or before the latest deadline fired so far
+ *       in this poll waits for the next poll, so callbacks cannot keep a poll busy.</li>
+ *   <li><b>Reach:</b> any deadline within 2^62 ns (146 years) of the start; deadlines before the
+ *       start are due at once.</li>
+ *   <li><b>Failure isolation:</b> an {@link TimerNode#expire()} that throws is logged through SLF4J
+ *       and counted in {@link #failedCount()}; the other nodes still fire.</li>
+ * </ul>
+ *
+ * <h2>How it works</h2>
+ * Time is cut into ticks of 2^k ns. Level 0 has one slot per tick for {@link #slots()} ticks; each
+ * level above has 64 slots, each spanning a whole turn of the level below. A node goes to the
+ * lowest level whose turn covers its delay, in the slot of its deadline. Each slot is a circular
+ * list through the nodes, headed by a sentinel, and keeps a lower bound of the deadlines in it.
+ * When an upper slot's bound comes due (or it could hold a node of the tick about to fire) its
+ * list is spliced, in O(1), onto a list of nodes to move, which polls drain a bounded number at a
+ * time into the slots their deadlines now belong in; nothing fires while it is not empty. Nodes
+ * fire only from the current tick's level-0 slot, put in firing order when a poll first reaches
+ * its tick. Moving a deadline later only writes the node's deadline and order: its slot comes due
+ * no later than the old deadline, and the walk moves it on.
+ *
+ * <h2>Thread rules</h2>
+ * Not thread-safe: one owner thread calls every method, and {@link TimerNode#expire()} runs on it,
+ * inside {@link #poll}. The statistics getters may be read from other threads as racy snapshots.
+ */
+public final class TimerWheel {
+
+    /** Longer delays saturate here: far beyond any real deadline, and no reading overflows. */
+    static final long MAX_DELAY_NANOS = 1L << 62;
+
+    private static final Logger log = LoggerFactory.getLogger(TimerWheel.class);
+    private static final LongConsumer NO_LATENESS = lateness -> { };
+    private static final int UPPER_SLOT_BITS = 6;
+    private static final int UPPER_SLOTS = 1 << UPPER_SLOT_BITS;
+    /** The lower bound of an empty slot. */
+    private static final long EMPTY = Long.MAX_VALUE;
+
+    /** The head of a slot's list; never pending (its wheel is null), never fired. */
+    private static final class Sentinel extends TimerNode {
+        final int slot;
+
+        Sentinel(int slot) {
+            this.slot = slot;
+            next = this;
+            prev = this;
+        }
+
+        @Override
+        protected void expire() {
+            throw new AssertionError("a sentinel never fires");
+        }
+    }
+
+    final long originNanos;
+    private final int tickShift;
+    private final int levelZeroSlots;
+    private final int[] levelShift;
+    private final int[] levelBase;
+    private final int[] levelMask;
+    /** The level of a delay in ticks, by the index of its highest set bit. */
+    private final byte[] levelOfBit;
+    private final int slotCount;
+    /** Per slot, then the deferred list, then the list of nodes to move. */
+    private final Sentinel[] heads;
+    /** Nodes that callbacks made due during a poll (placed when it ends). */
+    private final Sentinel deferred;
+    /** Nodes of spliced upper slots, waiting to be moved down; {@link #movingDue} bounds them. */
+    private final Sentinel moving;
+    private long movingDue = EMPTY;
+
+    /** Per slot: a lower bound of the deadlines in it, or EMPTY. */
+    private final long[] due;
+    private final long[] occupiedZero;
+    /** Bit w set while word w of occupiedZero is not zero. */
+    private long occupiedZeroWords;
+    /** Per level above 0: one bit per slot. */
+    private final long[] occupiedUpper;
+    /** Bit l set while level l holds a node. */
+    private int occupiedLevels;
+
+    private int pending;
+    /** The scheduling order the next armed node gets. */
+    private long nextOrder;
+    /**
+     * Nanoseconds since the start: the last poll's reading, or, during a poll, the latest deadline
+     * fired so far if later. A node made due at or before it during a poll is deferred.
+     */
+    private long position;
+    /** The tick that placement counts from; it never goes back. */
+    private long baseTick;
+    /** The level-0 slot of the current tick while its list is in firing order, or -1. */
+    private int sortedSlot = -1;
+    private boolean polling;
+    /** Work left in the running poll: nodes it may still fire or move. */
+    private int budget;
+    private long earliestDue;
+    private int earliestUpper;
+    private long earliestUpperDue;
+    private TimerNode[] sortNodes = new TimerNode[32];
+
+    private long scheduledCount;
+    private long cancelledCount;
+    private long expiredCount;
+    private long failedCount;
+    private long movedCount;
+    private int largestPoll;
+
+    /**
+     * A wheel that starts at {@code startNanos}, a reading of the clock it will be polled with.
+     *
+     * @param startNanos the clock's reading now: deadlines before it are due at once
+     * @param tickNanos the span of one level-0 slot, a power of two nanoseconds
+     * @param slots the number of level-0 slots, a power of two from 64 to 4096
+     * @throws IllegalArgumentException if {@code tickNanos} or {@code slots} is not such a power of two
+     */
+    public TimerWheel(long startNanos, long tickNanos, int slots) {
+        if (tickNanos <= 0 || Long.bitCount(tickNanos) != 1) {
+            throw new IllegalArgumentException("tickNanos must be a power of two: " + tickNanos);
+        }
+        if (slots < 64 || slots > 4096 || Integer.bitCount(slots) != 1) {
+            throw new IllegalArgumentException("slots must be a power of two from 64 to 4096: " + slots);
+        }
+        this.originNanos = startNanos;
+        this.tickShift = Long.numberOfTrailingZeros(tickNanos);
+        int levelZeroBits = Integer.numberOfTrailingZeros(slots);
+        this.levelZeroSlots = slots;
+        int tickBits = 63 - tickShift;
+        int upperLevels = Math.max(1, (tickBits - levelZeroBits + UPPER_SLOT_BITS - 1) / UPPER_SLOT_BITS);
+        int levels = 1 + upperLevels;
+        this.levelShift = new int[levels];
+        this.levelBase = new int[levels];
+        this.levelMask = new int[levels];
+        levelMask[0] = slots - 1;
+        for (int level = 1; level < levels; level++) {
+            levelShift[level] = levelZeroBits + (level - 1) * UPPER_SLOT_BITS;
+            levelBase[level] = slots + (level - 1) * UPPER_SLOTS;
+            levelMask[level] = UPPER_SLOTS - 1;
+        }
+        this.levelOfBit = new byte[64];
+        for (int bit = 0; bit < 64; bit++) {
+            levelOfBit[bit] = (byte) (bit < levelZeroBits ? 0
+                    : Math.min(levels - 1, 1 + (bit - levelZeroBits) / UPPER_SLOT_BITS));
+        }
+        this.slotCount = slots + upperLevels * UPPER_SLOTS;
+        this.heads = new Sentinel[slotCount + 2];
+        for (int slot = 0; slot < heads.length; slot++) {
+            heads[slot] = new Sentinel(slot);
+        }
+        this.deferred = heads[slotCount];
+        this.moving = heads[slotCount + 1];
+        this.due = new long[slotCount];
+        Arrays.fill(due, EMPTY);
+        this.occupiedZero = new long[Math.max(1, slots >>> 6)];
+        this.occupiedUpper = new long[levels];
+    }
+
+    // ---------------------------------------------------------------- timers
+
+    /**
+     * Arms {@code node} to expire at {@code deadlineNanos}, a reading of the clock the wheel is
+     * polled with; a pending node is moved there (re-armed) and counts as scheduled anew among
+     * equal deadlines. A deadline already passed fires at the next poll.
+     *
+     * @param node the timer
+     * @param deadlineNanos its deadline
+     * @throws IllegalStateException if the node is pending in another wheel
+     */
+    public void scheduleAt(TimerNode node, long deadlineNanos) {
+        TimerWheel in = node.wheel;
+        long deadline = relative(deadlineNanos);
+        if (in == null) {
+            node.wheel = this;
+            node.deadline = deadline;
+            node.order = nextOrder++;
+            pending++;
+            scheduledCount++;
+            placeOrDefer(node, deadline);
+            return;
+        }
+        if (in != this) {
+            throw new IllegalStateException(node + " is pending in another wheel");
+        }
+        long old = node.deadline;
+        node.deadline = deadline;
+        node.order = nextOrder++;
+        // Lazy: the node's slot comes due no later than its old deadline, and the walk moves it
+        // on. Not for the current tick, whose slot is kept in firing order, nor during a poll for
+        // a node that may sit among the deferred ones (its deadline at or before the position).
+        if (deadline >= old && (old >>> tickShift) > baseTick && !(polling && old <= position)) {
+            return;
+        }
+        unlink(node);
+        placeOrDefer(node, deadline);
+    }
+
+    /**
+     * Disarms a pending node.
+     *
+     * @param node the timer
+     * @return {@code true} if the node was pending here and now will not expire; {@code false} if
+     *     it was not pending
+     * @throws IllegalStateException if the node is pending in another wheel
+     */
+    public boolean cancel(TimerNode node) {
+        TimerWheel in = node.wheel;
+        if (in != this) {
+            if (in == null) {
+                return false;
+            }
+            throw new IllegalStateException(node + " is pending in another wheel");
+        }
+        unlink(node);
+        release(node);
+        cancelledCount++;
+        return true;
+    }
+
+    // ---------------------------------------------------------------- driving
+
+    /**
+     * Fires every node due at {@code nowNanos}: {@code poll(nowNanos, lateness -> { }, Integer.MAX_VALUE)}.
+     *
+     * @param nowNanos the clock's reading
+     * @return the number of nodes that fired
+     */
+    public int poll(long nowNanos) {
+        return poll(nowNanos, NO_LATENESS, Integer.MAX_VALUE);
+    }
+
+    /**
+     * Fires, on the calling thread, the pending nodes whose deadline is at or before
+     * {@code nowNanos}, in the order the class comment gives, doing at most {@code limit} units of
+     * work (nodes fired or moved between slots). What the limit leaves stays due: then
+     * {@link #nextDeadlineNanos()} is at or before {@code nowNanos}, and the next poll continues
+     * in the same order. Callbacks may arm, re-arm and cancel any node. A reading earlier than
+     * the previous poll's counts as that one.
+     *
+     * @param nowNanos the clock's reading
+     * @param lateness told, before each node expires, how late it fires ({@code nowNanos} minus
+     *     the deadline, in ns)
+     * @param limit the most units of work, at least 1
+     * @return the number of nodes that fired
+     * @throws IllegalArgumentException if {@code limit} is below 1
+     * @throws IllegalStateException if called from a callback of this wheel
+     */
+    public int poll(long nowNanos, LongConsumer lateness, int limit) {
+        Objects.requireNonNull(lateness, "lateness");
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be at least 1: " + limit);
+        }
+        if (polling) {
+            throw new IllegalStateException("poll() called from a timer callback of the same wheel");
+        }
+        long now = Math.max(nowNanos - originNanos, position);
+        polling = true;
+        budget = limit;
+        int fired = 0;
+        try {
+            boolean stopped = false;
+            int slot;
+            while (true) {
+                if (moving.next != moving) {
+                    if (budget == 0) {
+                        stopped = true;
+                        break;
+                    }
+                    moveSome();
+                    continue;
+                }
+                if ((slot = earliestSlot()) < 0 || earliestDue > now) {
+                    break;
+                }
+                if (budget == 0) {
+                    stopped = true; // the rest stays due, in order: the base tick stays on it
+                    break;
+                }
+                moveBase(earliestDue >>> tickShift);
+                int currentSlot = (int) baseTick & (levelZeroSlots - 1);
+                if (slot != currentSlot) {
+                    splice(slot);
+                } else if (earliestUpper >= 0 && (earliestUpperDue >>> tickShift) <= baseTick) {
+                    // It may hold nodes of this tick: they must join the slot before any fires.
+                    splice(earliestUpper);
+                } else {
+                    fired += fireCurrentTick(now, lateness);
+                }
+            }
+            position = now;
+            if (!stopped) {
+                moveBase(now >>> tickShift);
+            }
+        } finally {
+            polling = false;
+            placeDeferred();
+            sortCurrentSlot();
+            int work = limit - budget;
+            if (work > largestPoll) {
+                largestPoll = work;
+            }
+        }
+        return fired;
+    }
+
+    /**
+     * Returns when to poll next: the earliest deadline among pending nodes, or a reading before it
+     * (never after; it can be early after a cancel or a re-arm to a later deadline, and the poll
+     * then finds nothing and this moves on). A reading already passed means poll now.
+     *
+     * @return a reading of the clock the wheel is polled with
+     * @throws IllegalStateException if no node is pending, or if called from a callback
+     */
+    public long nextDeadlineNanos() {
+        if (pending == 0 || polling) {
+            throw new IllegalStateException(pending == 0 ? "no timer is pending" : "called from a timer callback");
+        }
+        earliestSlot();
+        if (moving.next != moving) {
+            // A poll stopped with nodes still to move: poll again now.
+            return originNanos + Math.min(earliestDue, Math.min(movingDue, position));
+        }
+        return originNanos + earliestDue;
+    }
+
+    // ---------------------------------------------------------------- introspection
+
+    /**
+     * Returns the tick length in nanoseconds, a power of two.
+     *
+     * @return the tick
+     */
+    public long tickNanos() {
+        return 1L << tickShift;
+    }
+
+    /**
+     * Returns the number of level-0 slots (one per tick), a power of two.
+     *
+     * @return the slots of level 0
+     */
+    public int slots() {
+        return levelZeroSlots;
+    }
+
+    /**
+     * Returns the number of nodes armed and neither fired nor cancelled.
+     *
+     * @return the pending nodes
+     */
+    public int pendingTimers() {
+        return pending;
+    }
+
+    /**
+     * Returns how many nodes were armed while not pending (re-arms not counted).
+     *
+     * @return the schedulings
+     */
+    public long scheduledCount() {
+        return scheduledCount;
+    }
+
+    /**
+     * Returns how many pending nodes were cancelled.
+     *
+     * @return the cancellations
+     */
+    public long cancelledCount() {
+        return cancelledCount;
+    }
+
+    /**
+     * Returns how many nodes fired.
+     *
+     * @return the expiries
+     */
+    public long expiredCount() {
+        return expiredCount;
+    }
+
+    /**
+     * Returns how many {@link TimerNode#expire()} calls threw.
+     *
+     * @return the failures
+     */
+    public long failedCount() {
+        return failedCount;
+    }
+
+    /**
+     * Returns how many times a node was moved between slots (down a level, or out of a slot it
+     * left by a re-arm to a later deadline).
+     *
+     * @return the moves
+     */
+    public long movedCount() {
+        return movedCount;
+    }
+
+    /**
+     * Returns the most work one poll did so far: nodes fired plus nodes moved.
+     *
+     * @return the largest poll
+     */
+    public int largestPoll() {
+        return largestPoll;
+    }
+
+    @Override
+    public String toString() {
+        return "TimerWheel(" + pending + " pending, tick " + tickNanos() + " ns, " + levelZeroSlots
+                + " level-0 slots, " + levelShift.length + " levels)";
+    }
+
+    /**
+     * Every non-empty list with its lower bound and its nodes (deadline#order, relative to the
+     * start); for test failures. Owner thread only.
+     *
+     * @return the state, one line per list
+     */
+    public String dump() {
+        StringBuilder out = new StringBuilder(toString()).append(": position ").append(position)
+                .append(", base tick ").append(baseTick).append(", sorted slot ").append(sortedSlot).append('\n');
+        for (Sentinel head : heads) {
+            if (head.next == head) {
+                continue;
+            }
+            if (head == deferred) {
+                out.append("  deferred:");
+            } else if (head == moving) {
+                out.append("  moving, due ").append(movingDue).append(':');
+            } else {
+                int level = levelOf(head.slot);
+                out.append("  level ").append(level).append(" slot ").append(head.slot - levelBase[level])
+                        .append(" due ").append(due[head.slot]).append(':');
+            }
+            int shown = 0;
+            for (TimerNode node = head.next; node != head && shown < 64; node = node.next, shown++) {
+                out.append(' ').append(node.deadline).append('#').append(node.order);
+            }
+            out.append(shown == 64 ? " ...\n" : "\n");
+        }
+        return out.toString();
+    }
+
+    /**
+     * Passes every pending node to {@code action}, which must not arm or cancel nodes of this
+     * wheel. Owner thread only.
+     *
+     * @param action told each pending node
+     */
+    public void forEachPending(Consumer<? super TimerNode> action) {
+        for (Sentinel head : heads) {
+            for (TimerNode node = head.next; node != head; node = node.next) {
+                action.accept(node);
+            }
+        }
+    }
+
+    /**
+     * {@code nowNanos + delayNanos}, the delay saturated at 2^62 ns; negative delays mean now.
+     *
+     * @param nowNanos a clock reading
+     * @param delayNanos a delay
+     * @return the deadline
+     */
+    public static long deadlineAfter(long nowNanos, long delayNanos) {
+        return nowNanos + Math.min(Math.max(delayNanos, 0), MAX_DELAY_NANOS);
+    }
+
+    // ---------------------------------------------------------------- placement
+
+    private void placeOrDefer(TimerNode node, long deadline) {
+        if (polling && deadline <= position) {
+            appendTo(deferred, node);
+        } else {
+            place(node, deadline);
+        }
+    }
+
+    /** Links {@code node} into the slot its deadline belongs in, counted from the base tick. */
+    private void place(TimerNode node, long deadline) {
+        long tick = deadline >>> tickShift;
+        long delta = tick - baseTick;
+        int slot;
+        if (delta < levelZeroSlots) {
+            slot = (int) (delta <= 0 ? baseTick : tick) & (levelZeroSlots - 1);
+        } else {
+            int level = levelOfBit[63 - Long.numberOfLeadingZeros(delta)];
+            slot = levelBase[level] + ((int) (tick >>> levelShift[level]) & (UPPER_SLOTS - 1));
+        }
+        Sentinel head = heads[slot];
+        TimerNode last = head.prev;
+        if (last == head) {
+            markOccupied(slot);
+        } else if (slot == sortedSlot && firesBefore(node, last)) {
+            TimerNode first = head.next;
+            if (firesBefore(node, first)) {
+                node.next = first;
+                node.prev = head;
+                first.prev = node;
+                head.next = node;
+                due[slot] = Math.min(due[slot], deadline);
+                return;
+            }
+            sortedSlot = -1;
+        }
+        appendTo(head, node);
+        if (deadline < due[slot]) {
+            due[slot] = deadline;
+        }
+    }
+
+    /** Whether {@code node} fires before {@code other}: earlier deadline, or scheduled earlier. */
+    private static boolean firesBefore(TimerNode node, TimerNode other) {
+        return node.deadline < other.deadline
+                || node.deadline == other.deadline && node.order - other.order < 0;
+    }
+
+    /** Links {@code node} at the tail of {@code head}'s list; no slot bookkeeping. */
+    private static void appendTo(TimerNode head, TimerNode node) {
+        TimerNode last = head.prev;
+        last.next = node;
+        node.next = head;
+        node.prev = last;
+        head.prev = node;
+    }
+
+    private void unlink(TimerNode node) {
+        TimerNode next = node.next;
+        TimerNode prev = node.prev;
+        prev.next = next;
+        next.prev = prev;
+        if (prev == next && prev.wheel == null) {
+            int slot = ((Sentinel) prev).slot;
+            if (slot < slotCount) {
+                markEmpty(slot);
+            }
+        }
+    }
+
+    private void release(TimerNode node) {
+        node.wheel = null;
+        node.next = null;
+        node.prev = null;
+        pending--;
+    }
+
+    private void markOccupied(int slot) {
+        if (slot < levelZeroSlots) {
+            int word = slot >>> 6;
+            occupiedZero[word] |= 1L << slot;
+            occupiedZeroWords |= 1L << word;
+            occupiedLevels |= 1;
+        } else {
+            int level = levelOf(slot);
+            occupiedUpper[level] |= 1L << slot;
+            occupiedLevels |= 1 << level;
+        }
+    }
+
+    private void markEmpty(int slot) {
+        due[slot] = EMPTY;
+        if (slot < levelZeroSlots) {
+            int word = slot >>> 6;
+            if ((occupiedZero[word] &= ~(1L << slot)) == 0 && (occupiedZeroWords &= ~(1L << word)) == 0) {
+                occupiedLevels &= ~1;
+            }
+        } else {
+            int level = levelOf(slot);
+            if ((occupiedUpper[level] &= ~(1L << slot)) == 0) {
+                occupiedLevels &= ~(1 << level);
+            }
+        }
+    }
+
+    private int levelOf(int slot) {
+        return slot < levelZeroSlots ? 0 : 1 + ((slot - levelZeroSlots) >>> UPPER_SLOT_BITS);
+    }
+
+    // ---------------------------------------------------------------- expiry
+
+    private void moveBase(long tick) {
+        if (tick > baseTick) {
+            baseTick = tick;
+            sortedSlot = -1;
+        }
+    }
+
+    /**
+     * Returns the occupied slot with the smallest lower bound (left in {@link #earliestDue}), or
+     * -1; leaves the same for the levels above 0 in {@link #earliestUpper}. Per level only two
+     * slots can hold it: the slot of the base tick (its own span, or one turn later) and the next
+     * occupied one after it, since every node of a level lies within one turn of the base tick.
+     */
+    private int earliestSlot() {
+        int best = -1;
+        long bestDue = EMPTY;
+        int upper = -1;
+        long upperDue = EMPTY;
+        for (int levels = occupiedLevels; levels != 0; levels &= levels - 1) {
+            int level = Integer.numberOfTrailingZeros(levels);
+            int current = (int) (baseTick >>> levelShift[level]) & levelMask[level];
+            int base = levelBase[level];
+            boolean currentOccupied;
+            int next;
+            if (level == 0) {
+                currentOccupied = (occupiedZero[current >>> 6] & (1L << current)) != 0;
+                next = nextOccupiedZero(current);
+            } else {
+                long bits = occupiedUpper[level];
+                currentOccupied = (bits & (1L << current)) != 0;
+                long others = bits & ~(1L << current);
+                next = others == 0 ? -1
+                        : (current + 1 + Long.numberOfTrailingZeros(Long.rotateRight(others, current + 1))) & (UPPER_SLOTS - 1);
+            }
+            int levelBest = -1;
+            long levelDue = EMPTY;
+            if (currentOccupied) {
+                levelDue = due[base + current];
+                levelBest = base + current;
+            }
+            if (next >= 0 && due[base + next] < levelDue) {
+                levelDue = due[base + next];
+                levelBest = base + next;
+            }
+            if (level > 0 && levelDue < upperDue) {
+                upperDue = levelDue;
+                upper = levelBest;
+            }
+            if (levelDue < bestDue) {
+                bestDue = levelDue;
+                best = levelBest;
+            }
+        }
+        earliestDue = bestDue;
+        earliestUpper = upper;
+        earliestUpperDue = upperDue;
+        return best;
+    }
+
+    /** Returns the first occupied level-0 slot after {@code slot}, wrapping around, not {@code slot} itself; or -1. */
+    private int nextOccupiedZero(int slot) {
+        int word = slot >>> 6;
+        long bits = occupiedZero[word] & (-2L << slot);
+        if (bits != 0) {
+            return (word << 6) | Long.numberOfTrailingZeros(bits);
+        }
+        long words = occupiedZeroWords & ~(1L << word);
+        if (words != 0) {
+            long after = words & (-2L << word);
+            int found = Long.numberOfTrailingZeros(after != 0 ? after : words);
+            return (found << 6) | Long.numberOfTrailingZeros(occupiedZero[found]);
+        }
+        bits = occupiedZero[word] & ((1L << slot) - 1);
+        return bits == 0 ? -1 : (word << 6) | Long.numberOfTrailingZeros(bits);
+    }
+
+    /** Moves the whole list of {@code slot} onto the list of nodes to move, in O(1). */
+    private void splice(int slot) {
+        Sentinel head = heads[slot];
+        movingDue = moving.next == moving ? due[slot] : Math.min(movingDue, due[slot]);
+        TimerNode first = head.next;
+        TimerNode last = head.prev;
+        TimerNode tail = moving.prev;
+        tail.next = first;
+        first.prev = tail;
+        last.next = moving;
+        moving.prev = last;
+        head.next = head;
+        head.prev = head;
+        markEmpty(slot);
+    }
+
+    /** Moves nodes of the moving list to their slots, as many as the budget allows. */
+    private void moveSome() {
+        TimerNode node;
+        while (budget > 0 && (node = moving.next) != moving) {
+            TimerNode next = node.next;
+            moving.next = next;
+            next.prev = moving;
+            place(node, node.deadline);
+            budget--;
+            movedCount++;
+        }
+    }
+
+    /**
+     * Fires, in firing order, the nodes of the current tick's slot due by {@code now}, within the
+     * budget. Stops early when a callback places a node out of order in the slot (the caller's
+     * loop comes back and sorts it again).
+     */
+    private int fireCurrentTick(long now, LongConsumer lateness) {
+        int slot = (int) baseTick & (levelZeroSlots - 1);
+        sortCurrentSlot();
+        Sentinel head = heads[slot];
+        int fired = 0;
+        while (sortedSlot == slot && budget > 0) {
+            TimerNode node = head.next;
+            if (node == head) {
+                break;
+            }
+            long deadline = node.deadline;
+            if (deadline > now) {
+                // In order from here on: this is the earliest.
+                due[slot] = deadline;
+                break;
+            }
+            unlink(node);
+            release(node);
+            budget--;
+            fired++;
+            expiredCount++;
+            if (deadline > position) {
+                position = deadline;
+            }
+            try {
+                lateness.accept(now - deadline);
+                node.expire();
+            } catch (Throwable t) {
+                failedCount++;
+                log.warn("timer {} threw; the wheel goes on", node, t);
+            }
+        }
+        return fired;
+    }
+
+    private void placeDeferred() {
+        TimerNode node;
+        while ((node = deferred.next) != deferred) {
+            unlink(node);
+            place(node, node.deadline);
+        }
+    }
+
+    /**
+     * Puts the current tick's slot in firing order (deadline, then scheduling order), moving out
+     * the nodes re-armed later while the slot was still ahead, so that polls inside this tick walk
+     * only what they fire.
+     */
+    private void sortCurrentSlot() {
+        int slot = (int) baseTick & (levelZeroSlots - 1);
+        Sentinel head = heads[slot];
+        if (slot == sortedSlot || head.next == head) {
+            return;
+        }
+        int count = 0;
+        for (TimerNode node = head.next, next; node != head; node = next) {
+            next = node.next;
+            if ((node.deadline >>> tickShift) > baseTick) {
+                // Re-armed later while its slot was still ahead: not this tick's, so out it goes.
+                unlink(node);
+                place(node, node.deadline);
+                movedCount++;
+                if (budget > 0) {
+                    budget--;
+                }
+                continue;
+            }
+            if (count == sortNodes.length) {
+                sortNodes = Arrays.copyOf(sortNodes, 2 * count);
+            }
+            sortNodes[count++] = node;
+        }
+        if (count == 0) {
+            return;
+        }
+        heapSort(sortNodes, count);
+        TimerNode prev = head;
+        for (int i = 0; i < count; i++) {
+            TimerNode node = sortNodes[i];
+            sortNodes[i] = null;
+            prev.next = node;
+            node.prev = prev;
+            prev = node;
+        }
+        prev.next = head;
+        head.prev = prev;
+        due[slot] = head.next.deadline;
+        sortedSlot = slot;
+    }
+
+    /** Sorts {@code nodes[0..count)} by firing order, in place and without allocating. */
+    private static void heapSort(TimerNode[] nodes, int count) {
+        for (int i = count / 2 - 1; i >= 0; i--) {
+            siftDown(nodes, i, count);
+        }
+        for (int end = count - 1; end > 0; end--) {
+            TimerNode top = nodes[0];
+            nodes[0] = nodes[end];
+            nodes[end] = top;
+            siftDown(nodes, 0, end);
+        }
+    }
+
+    private static void siftDown(TimerNode[] nodes, int i, int count) {
+        int child;
+        while ((child = 2 * i + 1) < count) {
+            if (child + 1 < count && firesBefore(nodes[child], nodes[child + 1])) {
+                child++;
+            }
+            if (!firesBefore(nodes[i], nodes[child])) {
+                break;
+            }
+            TimerNode swap = nodes[i];
+            nodes[i] = nodes[child];
+            nodes[child] = swap;
+            i = child;
+        }
+    }
+
+    /** Nanoseconds since the start; readings before the start count as the start. */
+    private long relative(long nanos) {
+        return Math.max(0, nanos - originNanos);
+    }
+}
