@@ -7,11 +7,12 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.concurrent.Ticker;
 import io.netty.util.internal.ObjectUtil;
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.TimerCallback;
+import io.wheelbeat.core.TimerNode;
 import io.wheelbeat.core.WheelExecutor;
 import io.wheelbeat.core.WheelSettings;
 import io.wheelbeat.netty.loop.LoopWheelOwner;
 import java.util.ArrayDeque;
+import java.util.IdentityHashMap;
 import java.util.Queue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executor;
@@ -59,8 +60,11 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
 
     /** How long the loop waits with nothing scheduled: Netty's {@code SCHEDULE_PURGE_INTERVAL}. */
     private static final long IDLE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(1);
-    /** The longest stretch one wheel timer spans (146 years); a task due later re-arms on the way ({@link Far}). */
-    private static final long MAX_WHEEL_DELAY_NANOS = 1L << 62;
+    /**
+     * The longest stretch one wheel timer spans (146 years, less 1 ns so that a second such hop
+     * stays within the wheel's reach); a task due later re-arms on the way ({@link Far}).
+     */
+    private static final long MAX_WHEEL_DELAY_NANOS = (1L << 62) - 1;
     /** Netty's loop reads its clock once per this many tasks to see whether the quantum is spent. */
     private static final int RUNS_PER_CLOCK_READ = 64;
 
@@ -82,6 +86,8 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
     private boolean quantumSpent;
     /** Tasks run since the clock was last read for the quantum. */
     private int runsSinceClockRead;
+    /** The relays of the tasks due beyond one wheel timer's span, by task: few or none. Loop only. */
+    private final IdentityHashMap<WheelScheduledTask<?>, Far> farRelays = new IdentityHashMap<>();
     /** Hands out the order in which the loop receives its tasks: {@code compareTo}'s tie-break. */
     private long nextOrder;
     private final Ticker ticker;
@@ -181,9 +187,11 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
      */
     private void place(WheelScheduledTask<?> task, long now) {
         receive(task);
-        task.timerId = task.deadlineNanos - now > MAX_WHEEL_DELAY_NANOS
-                ? wheel.scheduleAt(new Far(task), now + MAX_WHEEL_DELAY_NANOS)
-                : wheel.scheduleAt(task, task.deadlineNanos);
+        if (task.deadlineNanos - now > MAX_WHEEL_DELAY_NANOS) {
+            wheel.scheduleAt(new Far(task), now + MAX_WHEEL_DELAY_NANOS);
+        } else {
+            wheel.scheduleAt(task, task.deadlineNanos);
+        }
     }
 
     /** Gives {@code task} its place among equal deadlines, once, as Netty's loop gives its id. Loop only. */
@@ -198,16 +206,17 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
      * the way until the task is due. Made only for such tasks (delays beyond 146 years), so the
      * common task is its own timer.
      */
-    private final class Far implements TimerCallback {
+    private final class Far extends TimerNode {
         final WheelScheduledTask<?> task;
 
         Far(WheelScheduledTask<?> task) {
             this.task = task;
+            farRelays.put(task, this);
         }
 
         @Override
-        public void onTimeout(long timerId) {
-            task.timerId = ExecutorDrivenWheel.NO_TIMER;
+        protected void expire() {
+            farRelays.remove(task);
             placeOrDefer(task);
         }
     }
@@ -280,7 +289,7 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
     void arrived(WheelScheduledTask<?> task) {
         if (task.isCancelled()) {
             unplace(task);
-        } else if (task.timerId == ExecutorDrivenWheel.NO_TIMER && !task.isDone()) {
+        } else if (!task.isPending() && !farRelays.containsKey(task) && !task.isDone()) {
             long now = ticker().nanoTime();
             if (task.deadlineNanos - now <= 0) {
                 receive(task);
@@ -301,9 +310,11 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
     }
 
     private void unplace(WheelScheduledTask<?> task) {
-        if (task.timerId != ExecutorDrivenWheel.NO_TIMER) {
-            wheel.cancel(task.timerId);
-            task.timerId = ExecutorDrivenWheel.NO_TIMER;
+        if (!wheel.cancel(task) && !farRelays.isEmpty()) {
+            Far relay = farRelays.remove(task);
+            if (relay != null) {
+                wheel.cancel(relay);
+            }
         }
     }
 
@@ -388,11 +399,11 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
         if (wheel.pendingTimers() == 0) {
             return;
         }
-        wheel.forEachPending(callback -> {
-            if (callback instanceof WheelScheduledTask) {
-                ((WheelScheduledTask<?>) callback).cancel(false);
-            } else if (callback instanceof Far) {
-                ((Far) callback).task.cancel(false);
+        wheel.forEachPendingNode(node -> {
+            if (node instanceof WheelScheduledTask) {
+                ((WheelScheduledTask<?>) node).cancel(false);
+            } else if (node instanceof Far) {
+                ((Far) node).task.cancel(false);
             }
         });
     }

@@ -6,12 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.GenericFutureListener;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -217,7 +220,7 @@ class WheelScheduledFutureContractTest {
             log.settle();
             log.add("cancel " + answered + " again " + cancelled.cancel(true) + " " + cancelled.isCancelled()
                     + " await " + cancelled.await(1) + " sync " + thrown(cancelled::sync) + " get " + thrown(cancelled::get)
-                    + " cause " + cancelled.cause().getClass().getName());
+                    + " cause " + kind(cancelled.cause()));
 
             ScheduledFuture<?> cancelledOnLoop = log.keep(loop.schedule(() -> log.add("never"), 1, TimeUnit.HOURS));
             cancelledOnLoop.addListener(f -> log.add("loop cancel listener " + f.isCancelled()));
@@ -230,6 +233,29 @@ class WheelScheduledFutureContractTest {
             clock.advance(2 * MILLI);
             log.settle();
             log.add("cancelled by task " + cancelledByTask.isCancelled());
+
+            // Listeners added together, removed, one that throws, one added by another; waits without interrupts.
+            ScheduledFuture<Object> many = log.keep(loop.schedule(() -> "many", 3, TimeUnit.MILLISECONDS));
+            GenericFutureListener<Future<Object>> removed = f -> log.add("removed listener told");
+            GenericFutureListener<Future<Object>> first = f -> log.add("first of two " + f.getNow());
+            GenericFutureListener<Future<Object>> second = f -> log.add("second of two");
+            many.addListeners(first, second);
+            many.addListener(removed);
+            many.addListener(f -> {
+                throw new IllegalStateException("a listener throws");
+            });
+            many.addListener(f -> {
+                log.add("after the one that throws");
+                many.addListener(g -> log.add("added by a listener"));
+            });
+            many.removeListener(removed);
+            log.add("many cancellable " + many.isCancellable() + " await " + many.awaitUninterruptibly(10, TimeUnit.MILLISECONDS));
+            log.settle();
+            clock.advance(3 * MILLI);
+            String synced2 = "many " + many.syncUninterruptibly().getNow();
+            log.settle();
+            log.add(synced2 + " cancellable " + many.isCancellable() + " success " + many.isSuccess()
+                    + " cancel " + many.cancel(false));
             clock.advance(2 * TimeUnit.HOURS.toNanos(1));
         });
     }
@@ -239,8 +265,13 @@ class WheelScheduledFutureContractTest {
             call.call();
             return "nothing";
         } catch (Throwable t) {
-            return t.getClass().getName() + (t.getCause() != null ? " of " + t.getCause().getClass().getName() : "");
+            return kind(t) + (t.getCause() != null ? " of " + kind(t.getCause()) : "");
         }
+    }
+
+    /** The class of {@code t}; any {@link CancellationException} as such (Netty's is an internal subclass). */
+    private static String kind(Throwable t) {
+        return t instanceof CancellationException ? "a CancellationException" : t.getClass().getName();
     }
 
     /** A call that may throw anything. */
@@ -275,7 +306,8 @@ class WheelScheduledFutureContractTest {
                 }
             }, 5 * MILLI + 2_000, 7 * MILLI, TimeUnit.NANOSECONDS));
             for (ScheduledFuture<?> future : List.of(rate, delay, throwing)) {
-                future.addListener(f -> log.add("done: cancelled " + f.isCancelled() + " cause " + f.cause()));
+                future.addListener(f -> log.add("done: cancelled " + f.isCancelled() + " cause "
+                        + (f.cause() == null ? null : kind(f.cause()) + ": " + f.cause().getMessage())));
             }
             for (int i = 0; i < 8; i++) {
                 clock.advance(5 * MILLI);
