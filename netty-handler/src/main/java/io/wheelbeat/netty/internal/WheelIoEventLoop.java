@@ -89,7 +89,7 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
     /** The relays of the tasks due beyond one wheel timer's span, by task: few or none. Loop only. */
     private final IdentityHashMap<WheelScheduledTask<?>, Far> farRelays = new IdentityHashMap<>();
     /** Hands out the order in which the loop receives its tasks: {@code compareTo}'s tie-break. */
-    private long nextOrder;
+    private int nextOrder;
     private final Ticker ticker;
     private final ExecutorDrivenWheel wheel;
 
@@ -197,7 +197,8 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
     /** Gives {@code task} its place among equal deadlines, once, as Netty's loop gives its id. Loop only. */
     private void receive(WheelScheduledTask<?> task) {
         if (task.order == 0) {
-            task.order = ++nextOrder;
+            // 0 means not yet received: skipped when the count wraps.
+            task.order = ++nextOrder == 0 ? ++nextOrder : nextOrder;
         }
     }
 

@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * compare-and-set: the {@link Runnable} or {@link Callable} while pending and no one listens,
  * a {@link Listened} (the task or {@link #RUNNING}, and the listeners, a waiter among them) once
  * someone does, and an {@link Outcome} when done. So a pending task that no one listens to is
- * the node, the loop, its deadline, its order and this one reference.
+ * the node, the loop, its deadline, its order and this one reference: 56 bytes.
  *
  * <p>Thread rules: the future's methods, {@link #cancel}, {@link #getDelay} and
  * {@link #compareTo} from any thread; the node, {@link #deadlineNanos} and {@link #order} are
@@ -72,9 +72,11 @@ class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Run
     long deadlineNanos;
     /**
      * Its place among tasks with equal deadlines, given when the loop receives it (0 until then),
-     * as Netty's loop gives its task id. Written on the loop; read by {@link #compareTo}.
+     * as Netty's loop gives its task id. An int compared by difference, so that the task fits in
+     * 56 bytes: it orders any two tasks received fewer than 2^31 receipts apart. Written on the
+     * loop; read by {@link #compareTo}.
      */
-    long order;
+    int order;
     /** The task, a {@link Listened} or an {@link Outcome}: see the class comment. */
     private volatile Object state;
 
@@ -558,7 +560,7 @@ class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Run
         if (difference != 0) {
             return difference < 0 ? -1 : 1;
         }
-        return order < that.order ? -1 : 1;
+        return order - that.order < 0 ? -1 : 1;
     }
 
     @Override
