@@ -2,8 +2,7 @@
  * wheelbeat's core: the timing wheel and its drivers, backoff policies, per-key rate limiters.
  * No Netty; Micrometer only for the meter binders ({@code requires static}: bring it to bind them).
  * {@code io.wheelbeat.core.internal.checks} (the settings checks) is exported only to wheelbeat's
- * other modules; {@code io.wheelbeat.core.internal} (the wheel engine) to none: only the drivers
- * in {@code io.wheelbeat.core} reach it.
+ * other modules.
  */
 module io.wheelbeat.core {
     requires org.slf4j;
@@ -12,7 +11,6 @@ module io.wheelbeat.core {
     exports io.wheelbeat.core;
     exports io.wheelbeat.core.backoff;
     exports io.wheelbeat.core.ratelimit;
-    // The settings checks: shared with wheelbeat's own modules, hidden from users. The engine
-    // (io.wheelbeat.core.internal) is not exported at all.
+    // The settings checks: shared with wheelbeat's own modules, hidden from users.
     exports io.wheelbeat.core.internal.checks to io.wheelbeat.netty, io.wheelbeat.ratelimit.redis;
 }

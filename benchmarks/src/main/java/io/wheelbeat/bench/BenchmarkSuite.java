@@ -62,7 +62,7 @@ public final class BenchmarkSuite implements Callable<Integer> {
     @Option(names = "--only", paramLabel = "REGEX",
             description = "Run only the steps whose name matches (steps: rearm-2000, rearm-30000, rearm-ours-sizes, rearm-fixed-orders, "
                     + "rearm-breakdown, schedule-cancel, "
-                    + "expire-owner, expire-threaded, idle-advance, burst, burst-punctual, handler, ratelimit, overflow, memory).")
+                    + "expire-owner, expire-threaded, idle-advance, burst, burst-punctual, handler, ratelimit, memory).")
     Pattern only;
 
     @Option(names = "--list", description = "Print the plan and exit.")
@@ -123,10 +123,6 @@ public final class BenchmarkSuite implements Callable<Integer> {
                         quick ? List.of("1", "524288") : List.of("1", "1024", "65536", "524288"))));
         steps.add(new Step("ratelimit", "SharedRateLimitBenchmark.tryAcquire",
                 params("mode", List.of("local", "cluster", "naive", "bucket4j"))));
-        List<String> schemes = List.of("ours", "rounds", "rounds-65536", "hierarchical", "hierarchical-noshortcut");
-        steps.add(new Step("overflow", "OverflowSchemeBenchmark.rearm", params("scheme", schemes)));
-        steps.add(new Step("overflow", "OverflowSchemeBenchmark.expireBeyondTurn",
-                params("scheme", schemes, "spreadMs", List.of("4000", "60000"))));
         return steps;
     }
 

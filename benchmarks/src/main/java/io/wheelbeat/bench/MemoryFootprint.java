@@ -3,11 +3,11 @@ package io.wheelbeat.bench;
 import io.netty.channel.EventLoop;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.HashedWheelTimer;
-import io.wheelbeat.core.TimerCallback;
+import io.wheelbeat.core.TimerNode;
 import io.wheelbeat.core.WheelSettings;
 import io.wheelbeat.core.WheelTimer;
 import io.wheelbeat.core.WheelTimerTask;
-import io.wheelbeat.core.internal.TimerWheel;
+import io.wheelbeat.core.TimerWheel;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.util.Locale;
@@ -36,9 +36,9 @@ import org.openjdk.jol.info.GraphLayout;
  */
 public final class MemoryFootprint {
 
-    /** The contenders measured, in order; {@code ours-presized} is ours with initialCapacity(n). */
+    /** The contenders measured, in order. */
     static final String[] CONTENDERS = {
-        "ours", "ours-presized", "ours-wheeltimer", "netty-hwt", "netty-eventloop", "jdk-stpe", "agrona", "kafka"};
+        "ours", "ours-wheeltimer", "netty-hwt", "netty-eventloop", "jdk-stpe", "agrona", "kafka"};
 
     private static final long MIN_DELAY_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final long DELAY_SPREAD_NANOS = TimeUnit.SECONDS.toNanos(30);
@@ -98,18 +98,19 @@ public final class MemoryFootprint {
     private static Structure build(String contender, long[] delays) throws InterruptedException {
         int n = delays.length;
         switch (contender) {
-            case "ours", "ours-presized" -> {
-                WheelSettings builder = new WheelSettings();
-                if (contender.equals("ours-presized")) {
-                    builder.initialCapacity(n);
-                }
-                TimerWheel wheel = OursAdapter.engine(builder, System.nanoTime());
-                TimerCallback callback = id -> { };
+            case "ours" -> {
+                TimerWheel wheel = OursAdapter.engine(new WheelSettings(), System.nanoTime());
                 long start = System.nanoTime();
-                for (long delay : delays) {
-                    wheel.scheduleAt(callback, start + delay);
+                TimerNode[] nodes = new TimerNode[n];
+                for (int i = 0; i < n; i++) {
+                    nodes[i] = new TimerNode() {
+                        @Override
+                        protected void expire() {
+                        }
+                    };
+                    wheel.scheduleAt(nodes[i], start + delays[i]);
                 }
-                return new Structure(wheel, wheel, () -> { });
+                return new Structure(wheel, wheel, () -> { }); // the nodes hang on the wheel's links
             }
             case "ours-wheeltimer" -> {
                 WheelTimer timer = WheelTimer.builder().threadFactory(WorkerThreads.factory(contender)).build();

@@ -1,54 +1,61 @@
 package io.wheelbeat.bench;
 
 import io.wheelbeat.core.Ticker;
-import io.wheelbeat.core.TimerCallback;
+import io.wheelbeat.core.TimerNode;
+import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.core.WheelSettings;
-import io.wheelbeat.core.internal.TimerWheel;
 
 /**
- * Ours on the owner thread: {@link TimerWheel}'s long-id API, each operation reading the clock
- * once (as a driver's {@code schedule(callback, delay, unit)} does); re-arm is
- * {@code rescheduleAt}.
+ * Ours on the owner thread: {@link TimerWheel} with one {@link TimerNode} per timer index (made
+ * once, as an owner holds its timer), each operation reading the clock once (as a driver's
+ * {@code schedule(node, delay)} does); re-arm is {@code scheduleAt} of the pending node.
  */
 final class OursAdapter extends OwnerThreadAdapter {
 
     private final Ticker clock;
     private final TimerWheel wheel;
-    private final long[] ids;
-    private final TimerCallback callback = id -> onFired();
+    private final TimerNode[] nodes;
 
     OursAdapter(int capacity, boolean virtualTime) {
         super(capacity);
         this.clock = clock(virtualTime);
         // Default settings (2^20 ns tick, 4096 slots, arrays grown on demand): what a user gets.
         this.wheel = engine(new WheelSettings(), clock.nanoTime());
-        this.ids = new long[capacity];
+        this.nodes = new TimerNode[capacity];
+        for (int i = 0; i < capacity; i++) {
+            nodes[i] = new Fired();
+        }
+    }
+
+    /** A timer whose expiry counts one. */
+    private final class Fired extends TimerNode {
+        @Override
+        protected void expire() {
+            onFired();
+        }
     }
 
     /**
-     * The engine with {@code settings}' tick, slots and initial room, starting at
+     * The engine with {@code settings}' tick and slots, starting at
      * {@code startNanos}: what a driver builds from them, without the driver.
      */
     static TimerWheel engine(WheelSettings settings, long startNanos) {
-        return new TimerWheel(startNanos, settings.tick().toNanos(), settings.slots(), settings.initialCapacity());
+        return new TimerWheel(startNanos, settings.tick().toNanos(), settings.slots());
     }
 
     @Override
     void schedule(int i, long delayNanos) {
-        ids[i] = wheel.scheduleAt(callback, clock.nanoTime() + delayNanos);
+        wheel.scheduleAt(nodes[i], clock.nanoTime() + delayNanos);
     }
 
     @Override
     void cancel(int i) {
-        wheel.cancel(ids[i]);
+        wheel.cancel(nodes[i]);
     }
 
     @Override
     void rearm(int i, long delayNanos) {
-        long deadline = clock.nanoTime() + delayNanos;
-        if (!wheel.rescheduleAt(ids[i], deadline)) {
-            ids[i] = wheel.scheduleAt(callback, deadline);
-        }
+        wheel.scheduleAt(nodes[i], clock.nanoTime() + delayNanos);
     }
 
     @Override

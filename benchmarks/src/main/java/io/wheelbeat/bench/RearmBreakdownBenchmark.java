@@ -1,8 +1,8 @@
 package io.wheelbeat.bench;
 
-import io.wheelbeat.core.TimerCallback;
+import io.wheelbeat.core.TimerNode;
 import io.wheelbeat.core.WheelSettings;
-import io.wheelbeat.core.internal.TimerWheel;
+import io.wheelbeat.core.TimerWheel;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -22,7 +22,7 @@ import org.openjdk.jmh.annotations.State;
  *   <li>{@code clockRead}: one {@code System.nanoTime()}, which every re-arm pays once;</li>
  *   <li>{@code touchRandomTimer}: {@code isPending} of a timer drawn at random, the
  *       memory floor of reaching a random timer's cells (id, generation, link);</li>
- *   <li>{@code rearmInRandomOrder}: the full re-arm ({@code rescheduleAt} after one clock read each) of a
+ *   <li>{@code rearmInRandomOrder}: the full re-arm ({@code scheduleAt of the pending node} after one clock read each) of a
  *       timer drawn at random, as {@code RearmBenchmark} does through its adapter;</li>
  *   <li>{@code rearmInCreationOrder}: the full re-arm, timers touched in the order they were
  *       created (so their cells in memory order) instead of at random;</li>
@@ -44,22 +44,26 @@ public class RearmBreakdownBenchmark {
     public long delayMs;
 
     private TimerWheel wheel;
-    private long[] ids;
+    private TimerNode[] nodes;
     private long delayNanos;
     private final SplittableRandom random = new SplittableRandom(Workloads.SEED);
     private int cursor;
     private int sincePoll;
     private long now;
-    private final TimerCallback callback = id -> { };
 
     @Setup(Level.Trial)
     public void setUp() {
         wheel = OursAdapter.engine(new WheelSettings(), System.nanoTime());
-        ids = new long[pending];
+        nodes = new TimerNode[pending];
         delayNanos = TimeUnit.MILLISECONDS.toNanos(delayMs);
         long[] delays = Workloads.steadyStateDelays(Workloads.randomOrder(pending), delayNanos);
         for (int i = 0; i < pending; i++) {
-            ids[i] = wheel.scheduleAt(callback, System.nanoTime() + delays[i]);
+            nodes[i] = new TimerNode() {
+                @Override
+                protected void expire() {
+                }
+            };
+            wheel.scheduleAt(nodes[i], System.nanoTime() + delays[i]);
         }
     }
 
@@ -70,7 +74,7 @@ public class RearmBreakdownBenchmark {
 
     @Benchmark
     public boolean touchRandomTimer() {
-        boolean pendingTimer = wheel.isPending(ids[random.nextInt(pending)]);
+        boolean pendingTimer = nodes[random.nextInt(pending)].isPending();
         next();
         return pendingTimer;
     }
@@ -93,17 +97,12 @@ public class RearmBreakdownBenchmark {
             now = System.nanoTime();
         }
         int i = random.nextInt(pending);
-        if (!wheel.rescheduleAt(ids[i], now + delayNanos)) {
-            ids[i] = wheel.scheduleAt(callback, now + delayNanos);
-        }
+        wheel.scheduleAt(nodes[i], now + delayNanos);
         next();
     }
 
     private void rearm(int i, long delay) {
-        long deadline = System.nanoTime() + delay;
-        if (!wheel.rescheduleAt(ids[i], deadline)) {
-            ids[i] = wheel.scheduleAt(callback, deadline);
-        }
+        wheel.scheduleAt(nodes[i], System.nanoTime() + delay);
     }
 
     private void next() {

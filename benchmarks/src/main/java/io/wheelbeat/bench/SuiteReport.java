@@ -12,8 +12,7 @@ import java.util.stream.Collectors;
 
 /**
  * Renders one suite run as Markdown: the targets with their verdicts, then one table per workload
- * with every contender's cost and the ratio ours / peer, the memory per pending timer and the
- * overflow-scheme design record.
+ * with every contender's cost and the ratio ours / peer, and the memory per pending timer.
  *
  * <p>Ratios are computed on CPU per operation (the benchmark thread's plus the timer's own
  * threads'), which charges a threaded timer for the work it moves off the caller and is not
@@ -29,8 +28,6 @@ final class SuiteReport {
     static final String BURST = "BurstBenchmark.burst";
     static final String PUNCTUAL = "PunctualBurstBenchmark.burst";
     static final String HANDLER = "HandlerReadBatchBenchmark.readBatch";
-    static final String OVERFLOW_REARM = "OverflowSchemeBenchmark.rearm";
-    static final String OVERFLOW_EXPIRE = "OverflowSchemeBenchmark.expireBeyondTurn";
 
     private static final String OURS = Contender.OURS.id;
     private static final String OURS_THREADSAFE = Contender.OURS_WHEELTIMER.id;
@@ -73,7 +70,6 @@ final class SuiteReport {
         punctual(md, rows);
         handler(md, rows);
         memory(md, memory);
-        overflow(md, rows);
         return md.toString();
     }
 
@@ -92,9 +88,6 @@ final class SuiteReport {
                             "ours ÷ agrona: CPU " + ratio(o.cpu() / a.cpu()) + " (" + ns(o.cpu()) + " / " + ns(a.cpu())
                                     + ")", verdict(o.cpu() <= a.cpu()))));
         }
-        rows.stream().filter(r -> r.benchmark().equals(OVERFLOW_EXPIRE) && r.param("scheme").equals(OURS))
-                .forEach(o -> md.append(line("expiry of timers beyond one turn ≤ 100 ns per timer (spread "
-                        + o.param("spreadMs") + " ms)", "CPU " + ns(o.cpu()), verdict(o.cpu() <= 100))));
         for (ResultRow o : rows(rows, IDLE_ADVANCE, OURS)) {
             md.append(line("idle advance of " + o.param("gapMs") + " ms with 65,536 far timers ≤ 1 µs",
                     "CPU " + ns(o.cpu()) + " ns", verdict(o.cpu() <= 1000)));
@@ -301,35 +294,6 @@ final class SuiteReport {
                     .append(bytes(m.heapBytesPerTimer())).append(" | ")
                     .append(Double.isNaN(m.jolBytesPerTimer()) ? "–" : bytes(m.jolBytesPerTimer())).append(" | ")
                     .append(o == null ? "–" : ratio(o / m.heapBytesPerTimer())).append(" |\n");
-        }
-        md.append("\n");
-    }
-
-    private static void overflow(StringBuilder md, List<ResultRow> rows) {
-        List<ResultRow> mine = rows.stream().filter(r -> r.benchmark().startsWith("OverflowSchemeBenchmark.")).toList();
-        if (mine.isEmpty()) {
-            return;
-        }
-        md.append("## Design record: overflow schemes (ours = hierarchical v2; rounds = the wheel before v2, "
-                + "4096 or 65,536 slots; benchmark-only hierarchical prototype)\n\n");
-        md.append("524,288 timers. `rearm`: re-arm a timer drawn at random at now + 30 s on the system clock; "
-                + "`expireBeyondTurn`: timers due 30 s to 30 s + spreadMs ahead scheduled and all fired on virtual "
-                + "time, per timer.\n\n");
-        md.append("| benchmark | parameters | scheme | wall ns/op | CPU ns/op | B/op | ours ÷ this |\n");
-        md.append("|---|---|---|---:|---:|---:|---:|\n");
-        for (String benchmark : List.of(OVERFLOW_REARM, OVERFLOW_EXPIRE)) {
-            List<ResultRow> bench = mine.stream().filter(r -> r.benchmark().equals(benchmark)).toList();
-            for (Map.Entry<String, List<ResultRow>> group : groups(bench, "scheme").entrySet()) {
-                Optional<ResultRow> ours = group.getValue().stream()
-                        .filter(r -> r.param("scheme").equals("ours")).findFirst();
-                for (ResultRow r : group.getValue()) {
-                    md.append("| ").append(benchmark.substring(benchmark.indexOf('.') + 1)).append(" | ")
-                            .append(group.getKey()).append(" | ").append(r.param("scheme")).append(" | ")
-                            .append(ns(r.score())).append(" | ").append(cpu(r)).append(" | ")
-                            .append(bytes(r.allocBytes())).append(" | ")
-                            .append(ours.map(o -> ratio(o.cpu() / r.cpu())).orElse("–")).append(" |\n");
-                }
-            }
         }
         md.append("\n");
     }

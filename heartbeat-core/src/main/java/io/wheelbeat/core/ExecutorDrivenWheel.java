@@ -15,26 +15,25 @@ import java.util.function.Consumer;
  *
  * <h2>Two APIs</h2>
  * <ul>
- *   <li>On the owner thread, the {@code long} id API ({@link #schedule}, {@link #scheduleAt},
- *       {@link #cancel}, {@link #reschedule}, {@link #rescheduleAt}, {@link #isPending}): O(1)
- *       and allocation free once the wheel has grown to its peak. A timer is named by a
- *       {@code long} id that carries a generation of its storage, so an id whose timer fired or
- *       was cancelled is answered {@code false}, never mistaken for a later timer. It throws
- *       {@link IllegalStateException} when called from any other thread.</li>
- *   <li>From any thread, {@link #newTimeout} returns a {@link WheelTimeout} handle; other threads
- *       hand it to the owner through a lock-free queue.</li>
+ *   <li>On the owner thread, timers are {@link TimerNode}s that their owners hold
+ *       ({@link #schedule}, {@link #scheduleAt}, {@link #cancel}): arming, re-arming and
+ *       cancelling are O(1) and allocate nothing. They throw {@link IllegalStateException} when
+ *       called from any other thread.</li>
+ *   <li>From any thread, {@link #newTimeout} returns a {@link WheelTimeout} handle, itself a node;
+ *       other threads hand it to the owner through a lock-free queue.</li>
  * </ul>
  *
  * <h2>Timing</h2>
  * A timer fires when the driving task runs at or after its deadline: never early, with no rounding
  * to a tick, by deadline and, for equal deadlines, in the order the timers were scheduled (a
- * reschedule counts as scheduling anew), as Netty's scheduler orders its tasks; deadlines are
+ * re-arm counts as scheduling anew), as Netty's scheduler orders its tasks; deadlines are
  * compared by difference, so the ticker may start anywhere and wrap ({@link System#nanoTime()}'s
  * contract). A callback that throws is logged through SLF4J and counted in {@link #failedCount()};
  * the other timers still fire.
  *
  * <h2>Bounded work per run</h2>
- * One run of the driving task fires at most 4096 timers. When more are due
+ * One run of the driving task does at most 4096 units of work (timers fired, or moved between
+ * the wheel's levels). When more is due
  * (a loop that stalled wakes to a backlog), it schedules itself again with no delay and returns,
  * so the executor serves its other work (a Netty loop its I/O and tasks) between batches; the
  * backlog fires over the following runs in the same order, each timer once.
@@ -44,16 +43,13 @@ import java.util.function.Consumer;
  */
 public final class ExecutorDrivenWheel implements WheelScheduler {
 
-    /** A timer id that no timer ever has: what holders of an id keep when no timer is pending. */
-    public static final long NO_TIMER = io.wheelbeat.core.internal.TimerWheel.NO_TIMER;
-
     /** The most work (timers fired or moved) one run of the driving task does; a backlog continues in the next run. */
     static final int TIMERS_PER_RUN = 4096;
 
     private final WheelExecutor executor;
     /** The engine, the clock, the limit, the statistics and the hand-over, shared with {@link WheelTimer}. */
     final HandoverScheduler timers;
-    private final io.wheelbeat.core.internal.TimerWheel wheel;
+    private final TimerWheel wheel;
     private final Ticker ticker;
     private final Runnable tick = this::tick;
     private final Runnable drain;
@@ -74,7 +70,7 @@ public final class ExecutorDrivenWheel implements WheelScheduler {
     public ExecutorDrivenWheel(WheelExecutor executor, WheelSettings settings) {
         this.executor = Objects.requireNonNull(executor, "executor");
         this.timers = new HandoverScheduler(Objects.requireNonNull(settings, "settings"), new Driving());
-        this.wheel = timers.ids;
+        this.wheel = timers.wheel;
         this.ticker = timers.ticker;
         this.drain = timers::drainHandover;
     }
@@ -169,100 +165,7 @@ public final class ExecutorDrivenWheel implements WheelScheduler {
      */
     public boolean cancel(TimerNode node) {
         checkOwner();
-        return timers.wheel.cancel(node);
-    }
-
-    /**
-     * Schedules {@code callback} to run once after {@code delayNanos} (zero and negative: at once,
-     * on the next run of the driving task). Delays beyond 2^62 ns (146 years) saturate. A plain
-     * {@code long}, not a {@code Duration}, so that scheduling allocates nothing. Owner thread
-     * only.
-     *
-     * @param callback what runs on the owner thread when the timer expires
-     * @param delayNanos nanoseconds from now
-     * @return the timer's id, never {@link #NO_TIMER}
-     * @throws NullPointerException if {@code callback} is null
-     * @throws java.util.concurrent.RejectedExecutionException if the maximum number of pending
-     *     timers is reached
-     */
-    public long schedule(TimerCallback callback, long delayNanos) {
-        checkOwner();
-        return timers.place(callback, TimerWheel.deadlineAfter(ticker.nanoTime(), delayNanos));
-    }
-
-    /**
-     * Schedules {@code callback} at {@code deadlineNanos}, a reading of {@link #ticker()}; lets a
-     * caller that has already read the clock (once per read batch, say) skip a second reading.
-     * Owner thread only.
-     *
-     * @param callback what runs on the owner thread when the timer expires
-     * @param deadlineNanos the deadline, a reading of {@link #ticker()}
-     * @return the timer's id, never {@link #NO_TIMER}
-     */
-    public long scheduleAt(TimerCallback callback, long deadlineNanos) {
-        checkOwner();
-        return timers.place(callback, deadlineNanos);
-    }
-
-    /**
-     * Cancels a pending timer. Owner thread only.
-     *
-     * @param timerId an id {@link #schedule} returned
-     * @return whether the timer was pending (a fired, cancelled or unknown id answers false)
-     */
-    public boolean cancel(long timerId) {
-        checkOwner();
-        return wheel.cancel(timerId);
-    }
-
-    /**
-     * Moves a pending timer to fire {@code delayNanos} from now instead. Owner thread only.
-     *
-     * @param timerId an id {@link #schedule} returned
-     * @param delayNanos nanoseconds from now
-     * @return whether the timer was pending (and is now moved)
-     */
-    public boolean reschedule(long timerId, long delayNanos) {
-        checkOwner();
-        return move(timerId, TimerWheel.deadlineAfter(ticker.nanoTime(), delayNanos));
-    }
-
-    /**
-     * Moves a pending timer to fire at {@code deadlineNanos}, a reading of {@link #ticker()}.
-     * Owner thread only.
-     *
-     * @param timerId an id {@link #schedule} returned
-     * @param deadlineNanos the new deadline, a reading of {@link #ticker()}
-     * @return whether the timer was pending (and is now moved)
-     */
-    public boolean rescheduleAt(long timerId, long deadlineNanos) {
-        checkOwner();
-        return move(timerId, deadlineNanos);
-    }
-
-    /**
-     * Returns whether a timer is pending. Owner thread only.
-     *
-     * @param timerId an id {@link #schedule} returned
-     * @return whether the timer neither fired nor was cancelled
-     */
-    public boolean isPending(long timerId) {
-        checkOwner();
-        return wheel.isPending(timerId);
-    }
-
-    /**
-     * Passes the callback of every timer placed in the wheel and still pending to {@code action}
-     * (not timeouts still being handed over from other threads). For an owner that must settle
-     * its pending timers itself, as an event loop shutting down cancels its scheduled tasks.
-     * Owner thread only; {@code action} may cancel timers.
-     */
-    public void forEachPending(Consumer<? super TimerCallback> action) {
-        checkOwner();
-        Objects.requireNonNull(action, "action");
-        List<TimerCallback> pending = new ArrayList<>(wheel.pendingTimers());
-        wheel.forEachPending(pending::add);
-        pending.forEach(action);
+        return wheel.cancel(node);
     }
 
     /**
@@ -273,20 +176,12 @@ public final class ExecutorDrivenWheel implements WheelScheduler {
      *
      * @param action told each pending node
      */
-    public void forEachPendingNode(Consumer<? super TimerNode> action) {
+    public void forEachPending(Consumer<? super TimerNode> action) {
         checkOwner();
         Objects.requireNonNull(action, "action");
-        List<TimerNode> pending = new ArrayList<>(timers.wheel.pendingTimers());
-        timers.wheel.forEachPending(pending::add);
+        List<TimerNode> pending = new ArrayList<>(wheel.pendingTimers());
+        wheel.forEachPending(pending::add);
         pending.forEach(action);
-    }
-
-    private boolean move(long timerId, long deadlineNanos) {
-        if (!wheel.rescheduleAt(timerId, deadlineNanos)) {
-            return false;
-        }
-        wakeBy(deadlineNanos);
-        return true;
     }
 
     private void wakeBy(long deadlineNanos) {
@@ -356,7 +251,7 @@ public final class ExecutorDrivenWheel implements WheelScheduler {
 
     private void checkOwner() {
         if (!executor.inOwnerThread()) {
-            throw new IllegalStateException("the long-id timer API is for the owner thread only; "
+            throw new IllegalStateException("the node timer API is for the owner thread only; "
                     + "use newTimeout(...) from other threads");
         }
     }

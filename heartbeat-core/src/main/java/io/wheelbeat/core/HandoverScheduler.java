@@ -53,8 +53,6 @@ final class HandoverScheduler {
     private static final LongConsumer NO_LATENESS = lateness -> { };
 
     final TimerWheel wheel;
-    /** The id engine, until its last users move to nodes. */
-    final io.wheelbeat.core.internal.TimerWheel ids;
     final Ticker ticker;
     private final Driver driver;
     private final int maxPendingTimers;
@@ -71,10 +69,7 @@ final class HandoverScheduler {
         this.ticker = settings.ticker();
         this.maxPendingTimers = settings.maxPendingTimers();
         this.driver = driver;
-        long start = ticker.nanoTime();
-        this.wheel = new TimerWheel(start, settings.tick().toNanos(), settings.slots());
-        this.ids = new io.wheelbeat.core.internal.TimerWheel(start, settings.tick().toNanos(), settings.slots(),
-                settings.initialCapacity());
+        this.wheel = new TimerWheel(ticker.nanoTime(), settings.tick().toNanos(), settings.slots());
     }
 
     /** {@link WheelScheduler#newTimeout}, for the drivers. */
@@ -109,39 +104,31 @@ final class HandoverScheduler {
         return placed() + reserved.get();
     }
 
-    /** Timers in the engines. Owner thread, or a snapshot. */
+    /** Timers in the wheel. Owner thread, or a snapshot. */
     int placed() {
-        return wheel.pendingTimers() + ids.pendingTimers();
+        return wheel.pendingTimers();
     }
 
     long scheduledCount() {
-        return wheel.scheduledCount() + ids.scheduledCount();
+        return wheel.scheduledCount();
     }
 
     long cancelledCount() {
-        return wheel.cancelledCount() + ids.cancelledCount();
+        return wheel.cancelledCount();
     }
 
     long expiredCount() {
-        return wheel.expiredCount() + ids.expiredCount();
+        return wheel.expiredCount();
     }
 
-    /** Timer callbacks (counted by the wheel) and timeout tasks (counted here) that threw. */
+    /** Node expiries (counted by the wheel) and timeout tasks (counted here) that threw. */
     long failedCount() {
-        return wheel.failedCount() + ids.failedCount() + failedTasks.get();
+        return wheel.failedCount() + failedTasks.get();
     }
 
     /** When to poll next, as {@link TimerWheel#nextDeadlineNanos()}; some timer must be placed. Owner thread. */
     long nextDeadlineNanos() {
-        if (ids.pendingTimers() == 0) {
-            return wheel.nextDeadlineNanos();
-        }
-        if (wheel.pendingTimers() == 0) {
-            return ids.nextDeadlineNanos();
-        }
-        long nodes = wheel.nextDeadlineNanos();
-        long idTimers = ids.nextDeadlineNanos();
-        return nodes - idTimers < 0 ? nodes : idTimers;
+        return wheel.nextDeadlineNanos();
     }
 
     /**
@@ -158,19 +145,8 @@ final class HandoverScheduler {
     }
 
     /**
-     * Places a timer within the limit, counting places reserved by other threads. Owner thread.
-     *
-     * @throws RejectedExecutionException if the limit is reached
-     */
-    long place(TimerCallback callback, long deadlineNanos) {
-        checkLimit();
-        long id = ids.scheduleAt(callback, deadlineNanos);
-        driver.wakeBy(deadlineNanos);
-        return id;
-    }
-
-    /**
-     * Arms or re-arms {@code node} within the limit (a re-arm takes no new place). Owner thread.
+     * Arms or re-arms {@code node} within the limit, counting places reserved by other threads (a
+     * re-arm takes no new place). Owner thread.
      *
      * @throws RejectedExecutionException if the limit is reached
      */
@@ -199,10 +175,7 @@ final class HandoverScheduler {
      * @return how many fired: {@code limit} when some may still be due
      */
     int pollWheel(int limit) {
-        long now = ticker.nanoTime();
-        LongConsumer recorder = lateness;
-        int fired = wheel.poll(now, recorder, limit);
-        return ids.pendingTimers() == 0 ? fired : fired + ids.poll(now, recorder, limit);
+        return wheel.poll(ticker.nanoTime(), lateness, limit);
     }
 
     /** Records each timer's lateness with {@code recorder} from now on. */

@@ -26,19 +26,19 @@ package io.wheelbeat.core;
  * may re-arm itself from there (a periodic timer).
  *
  * <h2>Thread rules</h2>
- * A node belongs to at most one wheel at a time and is touched only on that wheel's owner thread:
- * scheduling, cancelling, {@link #isPending()}, {@link #armedDeadlineNanos()}; {@link #expire()} runs
- * there too. Its fields are plain (not volatile): code on other threads uses
- * {@link WheelScheduler#newTimeout}, whose {@link WheelTimeout} hands itself to the owner thread.
- * A node pending in one wheel cannot be scheduled in another ({@link IllegalStateException}).
+ * A node belongs to one wheel, and is touched only on that wheel's owner thread: scheduling,
+ * cancelling, {@link #isPending()}; {@link #expire()} runs there too. Its fields are plain (not
+ * volatile): code on other threads uses {@link WheelScheduler#newTimeout}, whose
+ * {@link WheelTimeout} hands itself to the owner thread. Handing a node pending in one wheel to
+ * another wheel is not detected (the node keeps no reference to its wheel, to stay small) and
+ * corrupts both: cancel it first.
  *
- * <p>Memory: 40 bytes with compressed references (header, three references, two longs), plus the
- * subclass's own fields.
+ * <p>Memory: 36 bytes with compressed references (header, two links, two longs), plus the
+ * subclass's own fields; 40 bytes with one reference to its owner.
  */
 public abstract class TimerNode {
 
-    /** The wheel this node is pending in, or null when not pending. */
-    TimerWheel wheel;
+    /** Null when not pending. */
     TimerNode next;
     TimerNode prev;
     /** Nanoseconds after the wheel's start reading. */
@@ -65,21 +65,6 @@ public abstract class TimerNode {
      * @return whether the node is pending in a wheel
      */
     public final boolean isPending() {
-        return wheel != null;
-    }
-
-    /**
-     * Returns the deadline of a pending node, as a reading of the clock its wheel is polled with.
-     * Owner thread.
-     *
-     * @return the deadline in nanoseconds of the wheel's clock
-     * @throws IllegalStateException if the node is not pending
-     */
-    public final long armedDeadlineNanos() {
-        TimerWheel in = wheel;
-        if (in == null) {
-            throw new IllegalStateException("not pending: " + this);
-        }
-        return in.originNanos + deadline;
+        return next != null;
     }
 }

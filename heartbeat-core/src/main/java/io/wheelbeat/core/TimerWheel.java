@@ -63,7 +63,7 @@ public final class TimerWheel {
     /** The lower bound of an empty slot. */
     private static final long EMPTY = Long.MAX_VALUE;
 
-    /** The head of a slot's list; never pending (its wheel is null), never fired. */
+    /** The head of a slot's list; never fired. */
     private static final class Sentinel extends TimerNode {
         final int slot;
 
@@ -79,7 +79,7 @@ public final class TimerWheel {
         }
     }
 
-    final long originNanos;
+    private final long originNanos;
     private final int tickShift;
     private final int levelZeroSlots;
     private final int[] levelShift;
@@ -189,24 +189,18 @@ public final class TimerWheel {
      * polled with; a pending node is moved there (re-armed) and counts as scheduled anew among
      * equal deadlines. A deadline already passed fires at the next poll.
      *
-     * @param node the timer
+     * @param node the timer, not pending in another wheel
      * @param deadlineNanos its deadline
-     * @throws IllegalStateException if the node is pending in another wheel
      */
     public void scheduleAt(TimerNode node, long deadlineNanos) {
-        TimerWheel in = node.wheel;
         long deadline = relative(deadlineNanos);
-        if (in == null) {
-            node.wheel = this;
+        if (node.next == null) {
             node.deadline = deadline;
             node.order = nextOrder++;
             pending++;
             scheduledCount++;
             placeOrDefer(node, deadline);
             return;
-        }
-        if (in != this) {
-            throw new IllegalStateException(node + " is pending in another wheel");
         }
         long old = node.deadline;
         node.deadline = deadline;
@@ -224,18 +218,13 @@ public final class TimerWheel {
     /**
      * Disarms a pending node.
      *
-     * @param node the timer
-     * @return {@code true} if the node was pending here and now will not expire; {@code false} if
-     *     it was not pending
-     * @throws IllegalStateException if the node is pending in another wheel
+     * @param node the timer, not pending in another wheel
+     * @return {@code true} if the node was pending and now will not expire; {@code false} if it
+     *     was not pending
      */
     public boolean cancel(TimerNode node) {
-        TimerWheel in = node.wheel;
-        if (in != this) {
-            if (in == null) {
-                return false;
-            }
-            throw new IllegalStateException(node + " is pending in another wheel");
+        if (node.next == null) {
+            return false;
         }
         unlink(node);
         release(node);
@@ -327,6 +316,21 @@ public final class TimerWheel {
             }
         }
         return fired;
+    }
+
+    /**
+     * Returns the deadline of a pending node of this wheel, as a reading of the clock the wheel is
+     * polled with.
+     *
+     * @param node a node pending in this wheel
+     * @return its deadline
+     * @throws IllegalStateException if the node is not pending
+     */
+    public long deadlineNanos(TimerNode node) {
+        if (node.next == null) {
+            throw new IllegalStateException("not pending: " + node);
+        }
+        return originNanos + node.deadline;
     }
 
     /**
@@ -558,16 +562,12 @@ public final class TimerWheel {
         TimerNode prev = node.prev;
         prev.next = next;
         next.prev = prev;
-        if (prev == next && prev.wheel == null) {
-            int slot = ((Sentinel) prev).slot;
-            if (slot < slotCount) {
-                markEmpty(slot);
-            }
+        if (prev == next && prev instanceof Sentinel head && head.slot < slotCount) {
+            markEmpty(head.slot);
         }
     }
 
     private void release(TimerNode node) {
-        node.wheel = null;
         node.next = null;
         node.prev = null;
         pending--;

@@ -7,8 +7,8 @@ import java.util.concurrent.RejectedExecutionException;
  *
  * <p>Implemented by {@link WheelTimer} (a wheel with its own thread) and by
  * {@link ExecutorDrivenWheel} (a wheel that an existing single-threaded executor drives). Each
- * call allocates one handle; for allocation-free timers on the owner thread use the {@code long}
- * id API of {@link ExecutorDrivenWheel}.
+ * call allocates one handle; for allocation-free timers on the owner thread hold a
+ * {@link TimerNode} and arm it with {@link ExecutorDrivenWheel#schedule(TimerNode, long)}.
  *
  * <p>Thread-safe.
  */

@@ -7,8 +7,8 @@ import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Settings of a wheel and of the driver that runs it ({@link ExecutorDrivenWheel},
- * {@link WheelTimer}): its clock, its tick and number of slots, how many timers it may hold, and
- * how many it makes room for up front. The defaults suit connection timers: a 1.05 ms tick (2^20
+ * {@link WheelTimer}): its clock, its tick and number of slots, and how many timers it may hold.
+ * The defaults suit connection timers: a 1.05 ms tick (2^20
  * ns) and 4096 slots, a 4.3 s turn, no limit, the system clock.
  *
  * <p>Every setter checks its argument at once ({@link NullPointerException} for a null,
@@ -21,9 +21,8 @@ public final class WheelSettings {
     private long tickNanos = 1L << 20;
     private int slots = 4096;
     private int maxPendingTimers = Integer.MAX_VALUE;
-    private int initialCapacity = 1024;
 
-    /** The defaults: the system clock, a 1.05 ms tick, 4096 slots, no limit, room for 1024 timers. */
+    /** The defaults: the system clock, a 1.05 ms tick, 4096 slots, no limit. */
     public WheelSettings() {
     }
 
@@ -89,23 +88,6 @@ public final class WheelSettings {
     }
 
     /**
-     * How many timers to make room for up front: the wheel grows by pages of 4096 timers as
-     * needed, which allocates; size this for the expected peak to keep the steady state
-     * allocation free. 1024 by default.
-     *
-     * @param timers the room made up front, in timers
-     * @return these settings
-     * @throws IllegalArgumentException if negative
-     */
-    public WheelSettings initialCapacity(int timers) {
-        if (timers < 0) {
-            throw new IllegalArgumentException("initialCapacity must not be negative: " + timers);
-        }
-        this.initialCapacity = timers;
-        return this;
-    }
-
-    /**
      * The clock.
      *
      * @return the clock
@@ -139,14 +121,5 @@ public final class WheelSettings {
      */
     public int maxPendingTimers() {
         return maxPendingTimers;
-    }
-
-    /**
-     * How many timers the wheel makes room for up front.
-     *
-     * @return the room made up front, in timers
-     */
-    public int initialCapacity() {
-        return initialCapacity;
     }
 }

@@ -30,9 +30,10 @@ import org.slf4j.LoggerFactory;
  * more than {@value #MANY_TIMERS} timers run at once (as {@code HashedWheelTimer} past 64
  * instances), the one that crosses that number logs a warning through SLF4J.
  *
- * <p>Thread-safe. The thread starts when the timer is built and ends with {@link #stop()}.
+ * <p>Thread-safe. The thread starts when the timer is built and ends with {@link #stop()} or
+ * {@link #close()} (try-with-resources).
  */
-public final class WheelTimer implements WheelScheduler {
+public final class WheelTimer implements WheelScheduler, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(WheelTimer.class);
     private static final AtomicInteger THREAD_NUMBER = new AtomicInteger();
@@ -89,6 +90,16 @@ public final class WheelTimer implements WheelScheduler {
         LockSupport.unpark(worker);
         joinWorker();
         return unfired;
+    }
+
+    /**
+     * {@link #stop()}, dropping the timeouts that never fired: none of their tasks will run.
+     *
+     * @throws IllegalStateException if called from a task this timer runs on its own thread
+     */
+    @Override
+    public void close() {
+        stop();
     }
 
     @Override

@@ -6,8 +6,8 @@
  * {@link io.wheelbeat.core.WheelSettings}:
  * <ul>
  *   <li>{@link io.wheelbeat.core.ExecutorDrivenWheel}: a wheel driven by a single-threaded
- *       executor (a Netty event loop in netty-handler), with the allocation-free {@code long}-id API
- *       on the owner thread and {@link io.wheelbeat.core.WheelScheduler#newTimeout} from any thread;</li>
+ *       executor (a Netty event loop in netty-handler), with allocation-free
+ *       {@link io.wheelbeat.core.TimerNode}s on the owner thread and {@link io.wheelbeat.core.WheelScheduler#newTimeout} from any thread;</li>
  *   <li>{@link io.wheelbeat.core.WheelTimer}: a wheel with a thread of its own, thread-safe, in the
  *       role of Netty's {@code HashedWheelTimer} (netty-handler's {@code NettyWheelTimer} is
  *       Netty's {@code Timer} on it).</li>
@@ -15,7 +15,7 @@
  * {@link io.wheelbeat.core.TimerWheelMetrics} binds a wheel's meters (needs Micrometer, an
  * optional dependency). {@link io.wheelbeat.core.ManualTicker} is virtual time for tests.
  *
- * <p>The wheel itself (the engine, in {@code io.wheelbeat.core.internal}, not exported) takes
- * time as an argument and knows nothing of its drivers.
+ * <p>The wheel itself ({@link io.wheelbeat.core.TimerWheel}, the engine) takes time as an
+ * argument and knows nothing of its drivers.
  */
 package io.wheelbeat.core;

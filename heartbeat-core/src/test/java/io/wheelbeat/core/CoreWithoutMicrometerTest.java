@@ -33,7 +33,7 @@ class CoreWithoutMicrometerTest {
         VirtualExecutor executor = new VirtualExecutor();
         ExecutorDrivenWheel wheel = new ExecutorDrivenWheel(executor, new WheelSettings().ticker(executor.ticker));
         List<Long> fired = new ArrayList<>();
-        wheel.schedule(fired::add, TimeUnit.MILLISECONDS.toNanos(10));
+        wheel.schedule(new RunningNode(() -> fired.add(1L)), TimeUnit.MILLISECONDS.toNanos(10));
 
         KeyedRateLimiter<String> limiter = KeyedRateLimiter
                 .builder(RateLimit.slidingWindow(1, Duration.ofSeconds(1)), wheel).build();

@@ -16,11 +16,27 @@ class ExecutorDrivenWheelTest {
     private final VirtualExecutor executor = new VirtualExecutor();
     private final ExecutorDrivenWheel driven =
             new ExecutorDrivenWheel(executor, new WheelSettings().ticker(executor.ticker));
-    private final List<Long> fired = new ArrayList<>();
+    private final List<TimerNode> fired = new ArrayList<>();
+
+    /** A node that records its expiry in {@link #fired}. */
+    private TimerNode recorded() {
+        return new TimerNode() {
+            @Override
+            protected void expire() {
+                fired.add(this);
+            }
+        };
+    }
+
+    private TimerNode schedule(long delayNanos) {
+        TimerNode node = recorded();
+        driven.schedule(node, delayNanos);
+        return node;
+    }
 
     @Test
     void callbackRunsWhenTheExecutorReachesItsTick() {
-        long id = driven.schedule(fired::add, TimeUnit.MILLISECONDS.toNanos(10));
+        TimerNode id = schedule(TimeUnit.MILLISECONDS.toNanos(10));
         executor.advance(9, TimeUnit.MILLISECONDS);
         assertTrue(fired.isEmpty());
         executor.advance(2, TimeUnit.MILLISECONDS);
@@ -30,14 +46,14 @@ class ExecutorDrivenWheelTest {
     @Test
     void thousandsOfTimersCostTheExecutorOneScheduledTask() {
         for (int i = 1; i <= 5_000; i++) {
-            driven.schedule(fired::add, TimeUnit.MILLISECONDS.toNanos(i));
+            schedule(TimeUnit.MILLISECONDS.toNanos(i));
         }
         assertEquals(1, executor.pendingScheduled());
     }
 
     @Test
     void emptyWheelSchedulesNothing() {
-        long id = driven.schedule(fired::add, TimeUnit.MILLISECONDS.toNanos(10));
+        TimerNode id = schedule(TimeUnit.MILLISECONDS.toNanos(10));
         driven.cancel(id);
         executor.advance(1, TimeUnit.SECONDS);
         assertEquals(0, executor.pendingScheduled());
@@ -45,9 +61,9 @@ class ExecutorDrivenWheelTest {
 
     @Test
     void drivingTaskIsAimedAtTheExactEarliestDeadline() {
-        driven.schedule(fired::add, TimeUnit.SECONDS.toNanos(30));
+        schedule(TimeUnit.SECONDS.toNanos(30));
         executor.scheduledDelays.clear();
-        driven.schedule(fired::add, TimeUnit.MICROSECONDS.toNanos(10_000_123));
+        schedule(TimeUnit.MICROSECONDS.toNanos(10_000_123));
         assertEquals(List.of(10_000_123_000L), executor.scheduledDelays, "moved earlier once, to the deadline");
 
         executor.advance(10_000_123_000L, TimeUnit.NANOSECONDS);
@@ -63,11 +79,11 @@ class ExecutorDrivenWheelTest {
 
     @Test
     void rescheduleEarlierMovesTheDrivingTaskAndLaterDoesNot() {
-        long id = driven.schedule(fired::add, TimeUnit.SECONDS.toNanos(10));
+        TimerNode id = schedule(TimeUnit.SECONDS.toNanos(10));
         executor.scheduledDelays.clear();
-        assertTrue(driven.reschedule(id, TimeUnit.SECONDS.toNanos(20)));
+        driven.schedule(id, TimeUnit.SECONDS.toNanos(20));
         assertTrue(executor.scheduledDelays.isEmpty(), "a later deadline is one write");
-        assertTrue(driven.rescheduleAt(id, executor.ticker.nanoTime() + TimeUnit.SECONDS.toNanos(2)));
+        driven.scheduleAt(id, executor.ticker.nanoTime() + TimeUnit.SECONDS.toNanos(2));
         assertEquals(List.of(TimeUnit.SECONDS.toNanos(2)), executor.scheduledDelays);
         executor.advance(2, TimeUnit.SECONDS);
         assertEquals(List.of(id), fired);
@@ -76,9 +92,9 @@ class ExecutorDrivenWheelTest {
     @Test
     void timerScheduledFromACallbackForNowRunsInALaterTaskNotInALoop() {
         int[] runs = {0};
-        driven.schedule(new TimerCallback() {
+        driven.schedule(new TimerNode() {
             @Override
-            public void onTimeout(long id) {
+            protected void expire() {
                 if (++runs[0] < 3) {
                     driven.schedule(this, 0);
                 }
@@ -94,11 +110,11 @@ class ExecutorDrivenWheelTest {
         ExecutorDrivenWheel bounded = new ExecutorDrivenWheel(executor,
                 new WheelSettings().ticker(executor.ticker).maxPendingTimers(3));
         for (int i = 0; i < 3; i++) {
-            bounded.schedule(fired::add, TimeUnit.MILLISECONDS.toNanos(1));
+            bounded.schedule(recorded(), TimeUnit.MILLISECONDS.toNanos(1));
         }
         java.util.concurrent.RejectedExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
                 java.util.concurrent.RejectedExecutionException.class,
-                () -> bounded.schedule(fired::add, TimeUnit.MILLISECONDS.toNanos(1)));
+                () -> bounded.schedule(recorded(), TimeUnit.MILLISECONDS.toNanos(1)));
         assertTrue(e.getMessage().contains("maximum is 3"), e.getMessage());
         assertEquals(3, bounded.pendingTimers());
         executor.advance(1, TimeUnit.MILLISECONDS);
@@ -107,13 +123,13 @@ class ExecutorDrivenWheelTest {
 
     @Test
     void everyOwnerThreadMethodFromAnotherThreadIsRejected() throws InterruptedException {
-        long id = driven.schedule(fired::add, TimeUnit.SECONDS.toNanos(1));
+        TimerNode id = schedule(TimeUnit.SECONDS.toNanos(1));
         List<Runnable> calls = List.of(
-                () -> driven.scheduleAt(fired::add, 0),
+                () -> driven.scheduleAt(recorded(), 0),
                 () -> driven.cancel(id),
-                () -> driven.reschedule(id, TimeUnit.SECONDS.toNanos(1)),
-                () -> driven.rescheduleAt(id, 0),
-                () -> driven.isPending(id));
+                () -> driven.schedule(id, TimeUnit.SECONDS.toNanos(1)),
+                () -> driven.scheduleAt(id, 0),
+                () -> driven.forEachPending(node -> { }));
         List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
         Thread other = new Thread(() -> calls.forEach(call -> {
             try {
@@ -126,15 +142,15 @@ class ExecutorDrivenWheelTest {
         other.join();
         assertEquals(calls.size(), errors.size());
         assertTrue(errors.stream().allMatch(e -> e instanceof IllegalStateException), errors.toString());
-        assertTrue(driven.isPending(id));
+        assertTrue(id.isPending());
     }
 
     @Test
-    void longIdApiFromAnotherThreadIsRejected() throws InterruptedException {
+    void nodeApiFromAnotherThreadIsRejected() throws InterruptedException {
         AtomicReference<Throwable> error = new AtomicReference<>();
         Thread other = new Thread(() -> {
             try {
-                driven.schedule(fired::add, TimeUnit.SECONDS.toNanos(1));
+                schedule(TimeUnit.SECONDS.toNanos(1));
             } catch (Throwable t) {
                 error.set(t);
             }
@@ -196,7 +212,7 @@ class ExecutorDrivenWheelTest {
         driven.newTimeout(t -> {
             throw new IllegalStateException("boom");
         }, TimeUnit.MILLISECONDS.toNanos(1));
-        driven.schedule(fired::add, TimeUnit.MILLISECONDS.toNanos(2));
+        schedule(TimeUnit.MILLISECONDS.toNanos(2));
         executor.advance(5, TimeUnit.MILLISECONDS);
         assertEquals(1, fired.size());
     }
@@ -205,7 +221,7 @@ class ExecutorDrivenWheelTest {
     void handedOverTimeoutsBeyondTheMaximumAreRejected() throws InterruptedException {
         ExecutorDrivenWheel bounded = new ExecutorDrivenWheel(executor,
                 new WheelSettings().ticker(executor.ticker).maxPendingTimers(1));
-        bounded.schedule(fired::add, TimeUnit.SECONDS.toNanos(1));
+        bounded.schedule(recorded(), TimeUnit.SECONDS.toNanos(1));
         AtomicReference<Throwable> error = new AtomicReference<>();
         Thread other = new Thread(() -> {
             try {
@@ -229,19 +245,23 @@ class ExecutorDrivenWheelTest {
     @Test
     void aBacklogOfDueTimersFiresInBoundedRunsWithTheExecutorsOtherWorkBetween() {
         int timers = 100_000;
-        List<Long> expected = new ArrayList<>();
-        List<Object> order = new ArrayList<>();
+        List<TimerNode> expected = new ArrayList<>();
+        List<Object> firings = new ArrayList<>();
         List<Integer> runOfEach = new ArrayList<>();
-        long[] ids = new long[timers];
+        TimerNode[] ids = new TimerNode[timers];
         for (int i = 0; i < timers; i++) {
             // 1,000 distinct deadlines over 100 ms: a hundred timers share each one.
-            ids[i] = driven.schedule(id -> {
-                order.add(id);
-                runOfEach.add(executor.scheduledDelays.size());
-                if (order.size() == 1) {
-                    executor.execute(() -> order.add("other work"));
+            ids[i] = new TimerNode() {
+                @Override
+                protected void expire() {
+                    firings.add(this);
+                    runOfEach.add(executor.scheduledDelays.size());
+                    if (firings.size() == 1) {
+                        executor.execute(() -> firings.add("other work"));
+                    }
                 }
-            }, TimeUnit.MICROSECONDS.toNanos(100 * (i % 1000)));
+            };
+            driven.schedule(ids[i], TimeUnit.MICROSECONDS.toNanos(100 * (i % 1000)));
         }
         for (int deadline = 0; deadline < 1000; deadline++) {
             for (int i = deadline; i < timers; i += 1000) {
@@ -253,10 +273,10 @@ class ExecutorDrivenWheelTest {
         executor.runDue();
 
         int runs = (timers + ExecutorDrivenWheel.TIMERS_PER_RUN - 1) / ExecutorDrivenWheel.TIMERS_PER_RUN;
-        assertEquals(timers + 1, order.size());
-        assertEquals("other work", order.get(ExecutorDrivenWheel.TIMERS_PER_RUN), "ran right after the first run");
-        order.remove("other work");
-        assertEquals(expected, order, "each timer once, in order");
+        assertEquals(timers + 1, firings.size());
+        assertEquals("other work", firings.get(ExecutorDrivenWheel.TIMERS_PER_RUN), "ran right after the first run");
+        firings.remove("other work");
+        assertEquals(expected, firings, "each timer once, in firings");
         assertEquals(java.util.Collections.nCopies(runs - 1, 0L), executor.scheduledDelays,
                 "each run but the last scheduled the next with no delay");
         for (int run = 0; run < runs; run++) {

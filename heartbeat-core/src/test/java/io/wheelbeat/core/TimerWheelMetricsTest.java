@@ -23,9 +23,10 @@ class TimerWheelMetricsTest {
 
     @Test
     void countersFollowTheWheel() {
-        long cancelled = wheel.schedule(id -> { }, TimeUnit.MILLISECONDS.toNanos(1));
-        wheel.schedule(id -> { }, TimeUnit.MILLISECONDS.toNanos(1));
-        wheel.schedule(id -> { }, TimeUnit.HOURS.toNanos(1));
+        TimerNode cancelled = RunningNode.idle();
+        wheel.schedule(cancelled, TimeUnit.MILLISECONDS.toNanos(1));
+        wheel.schedule(RunningNode.idle(), TimeUnit.MILLISECONDS.toNanos(1));
+        wheel.schedule(RunningNode.idle(), TimeUnit.HOURS.toNanos(1));
         wheel.cancel(cancelled);
         executor.advance(10, TimeUnit.MILLISECONDS);
         assertEquals(3, registry.get("wheelbeat.timer.scheduled").tag("wheel", "test").functionCounter().count());
@@ -36,7 +37,7 @@ class TimerWheelMetricsTest {
 
     @Test
     void latenessIsFireTimeMinusDeadline() {
-        wheel.schedule(id -> { }, TimeUnit.MILLISECONDS.toNanos(5));
+        wheel.schedule(RunningNode.idle(), TimeUnit.MILLISECONDS.toNanos(5));
         executor.ticker.advance(8, TimeUnit.MILLISECONDS); // the executor runs the wheel 3 ms late
         executor.runDue();
         Timer lateness = registry.get("wheelbeat.timer.lateness").timer();
@@ -46,9 +47,9 @@ class TimerWheelMetricsTest {
 
     @Test
     void failedCallbacksAreCounted() {
-        wheel.schedule(id -> {
+        wheel.schedule(new RunningNode(() -> {
             throw new IllegalStateException("boom");
-        }, TimeUnit.MILLISECONDS.toNanos(1));
+        }), TimeUnit.MILLISECONDS.toNanos(1));
         executor.advance(5, TimeUnit.MILLISECONDS);
         assertEquals(1, registry.get("wheelbeat.timer.failed").functionCounter().count());
     }

@@ -14,7 +14,6 @@ class WheelSettingsTest {
         assertEquals(Duration.ofNanos(1L << 20), defaults.tick());
         assertEquals(4096, defaults.slots());
         assertEquals(Integer.MAX_VALUE, defaults.maxPendingTimers());
-        assertEquals(1024, defaults.initialCapacity());
     }
 
     @Test
@@ -36,7 +35,6 @@ class WheelSettingsTest {
         assertThrows(IllegalArgumentException.class, () -> settings.slots(3));
         assertThrows(IllegalArgumentException.class, () -> settings.slots(8192));
         assertThrows(IllegalArgumentException.class, () -> settings.maxPendingTimers(0));
-        assertThrows(IllegalArgumentException.class, () -> settings.initialCapacity(-1));
         assertEquals(Duration.ofNanos(1L << 20), settings.tick(), "a refused value changes nothing");
     }
 

@@ -20,8 +20,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class EventLoopWheelsReleaseTest {
 
-    /** A callback that references nothing, so that only the wheel's own references are tested. */
-    private static final io.wheelbeat.core.TimerCallback NOTHING = id -> { };
+    /** A timer that references nothing, so that only the wheel's own references are tested. */
+    private static final class Nothing extends io.wheelbeat.core.TimerNode {
+        @Override
+        protected void expire() {
+        }
+    }
 
     @ParameterizedTest(name = "timer left pending: {0}")
     @ValueSource(booleans = {false, true})
@@ -42,9 +46,10 @@ class EventLoopWheelsReleaseTest {
         EventLoop loop = group.next();
         ExecutorDrivenWheel wheel = wheels.wheelFor(loop);
         loop.submit(() -> {
-            long id = wheel.schedule(NOTHING, TimeUnit.SECONDS.toNanos(60));
+            Nothing timer = new Nothing();
+            wheel.schedule(timer, TimeUnit.SECONDS.toNanos(60));
             if (!leavePending) {
-                wheel.cancel(id);
+                wheel.cancel(timer);
             }
         }).syncUninterruptibly();
         group.shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();

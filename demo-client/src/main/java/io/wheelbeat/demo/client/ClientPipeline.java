@@ -14,7 +14,7 @@ import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.TimerCallback;
+import io.wheelbeat.core.TimerNode;
 import io.wheelbeat.demo.protocol.Frame;
 import io.wheelbeat.demo.protocol.FrameDecoder;
 import io.wheelbeat.demo.protocol.FrameEncoder;
@@ -96,12 +96,18 @@ final class ClientPipeline extends ChannelInitializer<Channel> {
      * Sends a DATA frame (a text frame over WebSocket, from the end of the handshake on) every
      * interval, on the event loop's shared wheel.
      */
-    private static final class DataSender extends ChannelInboundHandlerAdapter implements TimerCallback {
+    private static final class DataSender extends ChannelInboundHandlerAdapter {
         private final long intervalMillis;
         private final boolean webSocket;
         private ChannelHandlerContext ctx;
         private ExecutorDrivenWheel wheel;
-        private long timer = ExecutorDrivenWheel.NO_TIMER;
+        /** The send timer, re-armed after each send. */
+        private final TimerNode timer = new TimerNode() {
+            @Override
+            protected void expire() {
+                send();
+            }
+        };
         private long sequence;
 
         DataSender(long intervalMillis, boolean webSocket) {
@@ -128,7 +134,7 @@ final class ClientPipeline extends ChannelInitializer<Channel> {
         private void start(ChannelHandlerContext ctx) {
             this.ctx = ctx;
             wheel = EventLoopWheels.shared().wheelFor(ctx.executor());
-            timer = wheel.schedule(this, TimeUnit.MILLISECONDS.toNanos(intervalMillis));
+            wheel.schedule(timer, TimeUnit.MILLISECONDS.toNanos(intervalMillis));
         }
 
         @Override
@@ -139,12 +145,11 @@ final class ClientPipeline extends ChannelInitializer<Channel> {
             ctx.fireChannelInactive();
         }
 
-        @Override
-        public void onTimeout(long timerId) {
+        private void send() {
             if (ctx.channel().isActive()) {
                 String data = "data " + sequence++;
                 ctx.writeAndFlush(webSocket ? new TextWebSocketFrame(data) : Frame.data(data));
-                timer = wheel.schedule(this, TimeUnit.MILLISECONDS.toNanos(intervalMillis));
+                wheel.schedule(timer, TimeUnit.MILLISECONDS.toNanos(intervalMillis));
             }
         }
     }

@@ -6,7 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.wheelbeat.core.ScriptedRandom;
-import io.wheelbeat.core.internal.TimerWheel;
+import io.wheelbeat.core.TimerNode;
+import io.wheelbeat.core.TimerWheel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -134,7 +135,7 @@ class BackoffScheduleTest {
     @Test
     void retriesOnATimerWheelStartAtTheFirstPollAtOrAfterTheirDeadline() {
         long[] now = {0};
-        TimerWheel wheel = new TimerWheel(now[0], 1L << 20, 4096, 1024);
+        TimerWheel wheel = new TimerWheel(now[0], 1L << 20, 4096);
         long tick = wheel.tickNanos();
         BackoffPolicy policy = BackoffPolicy.exponential(Duration.ofMillis(50), Duration.ofMillis(400))
                 .fullJitter().build();
@@ -149,7 +150,12 @@ class BackoffScheduleTest {
                 starts.add(now[0]);
                 run.attemptStarted(now[0]);
                 failsAt = now[0] + 3 * MS;
-                wheel.scheduleAt(id -> fail(), failsAt);
+                wheel.scheduleAt(new TimerNode() {
+                    @Override
+                    protected void expire() {
+                        fail();
+                    }
+                }, failsAt);
             }
 
             void fail() {
@@ -157,7 +163,12 @@ class BackoffScheduleTest {
                 long deadline = run.nextAttemptNanos();
                 // Polls come every tick; one already due waits for the next poll.
                 expectedStarts.add(deadline <= failsAt ? now[0] + tick : (deadline + tick - 1) / tick * tick);
-                wheel.scheduleAt(id -> start(), deadline);
+                wheel.scheduleAt(new TimerNode() {
+                    @Override
+                    protected void expire() {
+                        start();
+                    }
+                }, deadline);
             }
         }
         new Attempt().start();

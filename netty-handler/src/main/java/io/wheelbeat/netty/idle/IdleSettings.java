@@ -1,14 +1,11 @@
 package io.wheelbeat.netty.idle;
 
 import io.netty.handler.timeout.IdleState;
-import io.netty.util.concurrent.EventExecutor;
 import io.wheelbeat.core.WheelScheduler;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Objects;
-import java.util.WeakHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -38,12 +35,10 @@ final class IdleSettings {
     /** Writer or all idleness is watched: writes count. */
     final boolean watchesWrites;
     /** Where the timers go: per-event-loop wheels, or (when non-null) {@link #sharedTimer}. */
-    private final EventLoopWheels wheels;
-    private final WheelScheduler sharedTimer;
+    final EventLoopWheels wheels;
+    final WheelScheduler sharedTimer;
     /** Null when no meter registry was given. */
     final IdleEventCounters counters;
-    /** Per event loop, the clock and wheel of every handler with these settings there; lazily. */
-    private Map<EventExecutor, IdleDeadlines> onLoopWheels;
 
     /** The builder's settings; {@code sharedTimer} (when non-null) takes the place of {@code wheels}. */
     IdleSettings(boolean observeOutput, long readerIdleTimeNanos, long writerIdleTimeNanos, long allIdleTimeNanos,
@@ -108,24 +103,5 @@ final class IdleSettings {
             case WRITER_IDLE -> writerIdleTimeNanos;
             case ALL_IDLE -> allIdleTimeNanos;
         };
-    }
-
-    /**
-     * Where a handler with these settings, starting on {@code executor}, keeps its clock and
-     * timers: the loop's wheel (one object per loop, shared), or its own handles on the shared
-     * timer.
-     */
-    IdleDeadlines deadlinesFor(WheelIdleStateHandler handler, EventExecutor executor) {
-        if (sharedTimer != null) {
-            return new IdleDeadlines.OnSharedTimer(handler, sharedTimer, executor);
-        }
-        synchronized (this) {
-            if (onLoopWheels == null) {
-                onLoopWheels = new WeakHashMap<>();
-            }
-            // The value holds the loop's wheel, whose executor holds the loop weakly.
-            return onLoopWheels.computeIfAbsent(executor,
-                    loop -> new IdleDeadlines.OnLoopWheel(wheels.wheelFor(loop)));
-        }
     }
 }

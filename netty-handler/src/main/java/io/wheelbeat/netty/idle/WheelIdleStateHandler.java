@@ -2,20 +2,29 @@ package io.wheelbeat.netty.idle;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.EventExecutor;
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.TimerCallback;
+import io.wheelbeat.core.Ticker;
+import io.wheelbeat.core.TimerNode;
 import io.wheelbeat.core.WheelScheduler;
+import io.wheelbeat.core.WheelTimeout;
+import io.wheelbeat.core.WheelTimerTask;
 import io.wheelbeat.netty.EventLoopWheels;
-import io.wheelbeat.netty.internal.ChannelTimers;
+import io.wheelbeat.netty.internal.LoopClocks;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A drop-in replacement for Netty's {@link IdleStateHandler} whose timers live on the shared
@@ -83,9 +92,8 @@ import java.util.concurrent.TimeUnit;
  * timer}, every wake-up also hops to the channel's event loop and allocates a timeout handle.
  *
  * <p>Memory: handlers configured alike share one immutable settings object (per factory, or per
- * set of constructor arguments) and, per event loop, the reference to its clock and wheel; a
- * handler keeps the state of the writer and all checks only when it watches one of them, and its
- * timers are cells of the loop's wheel rather than task objects.
+ * set of constructor arguments); a handler holds one timer node (40 bytes) per watched check,
+ * made once and re-armed for the channel's life, where Netty's makes a task per period.
  *
  * <h2>Thread rules</h2>
  * One instance per channel. Every method runs on the handler's executor, except
@@ -93,26 +101,36 @@ import java.util.concurrent.TimeUnit;
  * thread (off the executor they are handed to it). Construction and the builder are
  * single-threaded.
  */
-public class WheelIdleStateHandler extends ChannelDuplexHandler implements TimerCallback {
+public class WheelIdleStateHandler extends ChannelDuplexHandler {
 
-    // Heap per connection (WheelIdleStateHandlerFootprintTest): the settings and, per loop, the
-    // clock and wheel are shared, and the state of the writer and all checks exists only when one
-    // of them is watched, so a started reader-idle handler is this one 48-byte object.
+    private static final Logger log = LoggerFactory.getLogger(WheelIdleStateHandler.class);
+    private static final byte NEW = 0;
+    private static final byte RUNNING = 1;
+    /** Stopped for good: never starts again, even if it never started (Netty issue 143). */
+    private static final byte STOPPED = 2;
+
+    // Netty's IdleStateHandler keeps these in one class with three task fields; so does this one,
+    // with a timer node per watched check instead of a task per period. The settings are shared
+    // (immutable, one per factory or per set of constructor arguments).
     private final IdleSettings settings;
-    /** The writer and all checks and the writes they count; null unless one of them is watched. */
-    private final WriteChecks writes;
+    /** The timers, null when the check is not watched. */
+    private final IdleCheck readerCheck;
+    private final IdleCheck writerCheck;
+    private final IdleCheck allCheck;
 
     private ChannelHandlerContext ctx;
-    /** {@link ChannelTimers}' lifecycle, kept here: its object would not fit in the 48 bytes. */
-    private byte state = ChannelTimers.NEW;
-    /** The clock and the timers; null until started. */
-    private IdleDeadlines deadlines;
+    private byte state = NEW;
+    /** The loop's wheel once started; null on a shared timer. */
+    private ExecutorDrivenWheel wheel;
+    /** On a shared timer once started: its timeouts; else null. */
+    private SharedTimeouts shared;
 
     private boolean reading;
     private boolean firstReaderIdleEvent = true;
+    private boolean firstWriterIdleEvent = true;
+    private boolean firstAllIdleEvent = true;
     private long lastReadTime;
-    /** The pending timer of the reader check on the loop wheel, or {@link ExecutorDrivenWheel#NO_TIMER}. */
-    private long readerTimer = ExecutorDrivenWheel.NO_TIMER;
+    private long lastWriteTime;
 
     /**
      * Netty's {@code IdleStateHandler(int, int, int)}: idle times in seconds, zero or less
@@ -167,7 +185,12 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
 
     private WheelIdleStateHandler(IdleSettings settings) {
         this.settings = settings;
-        this.writes = WriteChecks.of(settings, this);
+        this.readerCheck = settings.readerIdleTimeNanos > 0 ? new IdleCheck() : null;
+        // The write listener (the writer's check, else the all check's) keeps observeOutput's state.
+        boolean observing = settings.observeOutput;
+        this.writerCheck = settings.writerIdleTimeNanos > 0 ? observing ? new ObservingCheck() : new IdleCheck() : null;
+        this.allCheck = settings.allIdleTimeNanos > 0
+                ? observing && writerCheck == null ? new ObservingCheck() : new IdleCheck() : null;
     }
 
     /**
@@ -208,13 +231,12 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
 
     // ---------------------------------------------------------------- lifecycle
 
-    // ChannelTimers' lifecycle (Netty issue 143): start once, on whichever of these comes first
-    // with the channel active and the handler in place; stop for good on the first of
-    // inactive/removed.
+    // Netty's state machine: start once, on whichever of these comes first with the channel
+    // active and the handler in place; stop for good on the first of inactive/removed.
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
-        if (ChannelTimers.startsEarly(state, ctx)) {
+        if (startsEarly(ctx)) {
             start(ctx);
         }
     }
@@ -226,7 +248,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
 
     @Override
     public void channelRegistered(ChannelHandlerContext ctx) throws Exception {
-        if (ChannelTimers.startsEarly(state, ctx)) {
+        if (startsEarly(ctx)) {
             start(ctx);
         }
         ctx.fireChannelRegistered();
@@ -234,7 +256,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
-        if (ChannelTimers.starts(state)) {
+        if (state == NEW) {
             start(ctx);
         }
         ctx.fireChannelActive();
@@ -246,40 +268,56 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
         ctx.fireChannelInactive();
     }
 
+    /** New on a channel active and registered already: {@code channelActive} has fired and will not come. */
+    private boolean startsEarly(ChannelHandlerContext ctx) {
+        return state == NEW && ctx.channel().isActive() && ctx.channel().isRegistered();
+    }
+
     /** Starts the checks, as Netty's {@code initialize}: the channel is active and the handler in place. */
     private void start(ChannelHandlerContext ctx) {
         // Before RUNNING: if this throws, stop() has nothing to disarm.
-        deadlines = settings.deadlinesFor(this, ctx.executor());
-        state = ChannelTimers.RUNNING;
+        if (settings.sharedTimer != null) {
+            shared = new SharedTimeouts(settings.sharedTimer, ctx.executor());
+        } else {
+            wheel = settings.wheels.wheelFor(ctx.executor());
+        }
+        state = RUNNING;
         this.ctx = ctx;
-        long now = deadlines.ticker.nanoTime();
-        lastReadTime = now;
-        if (writes != null) {
-            writes.start(ctx, now);
+        long now = now();
+        lastReadTime = lastWriteTime = now;
+        if (writeListener() instanceof ObservingCheck observing) {
+            observing.start(ctx);
         }
         // Netty schedules its tasks in this order, which breaks ties between equal deadlines.
-        for (IdleState state : IdleDeadlines.STATES) {
-            if (settings.idleTime(state) > 0) {
-                arm(state, now + settings.idleTime(state));
-            }
+        if (readerCheck != null) {
+            arm(readerCheck, now + settings.readerIdleTimeNanos);
+        }
+        if (writerCheck != null) {
+            arm(writerCheck, now + settings.writerIdleTimeNanos);
+        }
+        if (allCheck != null) {
+            arm(allCheck, now + settings.allIdleTimeNanos);
         }
     }
 
     /** Stops the checks for good, as Netty's {@code destroy}: the channel went inactive or the handler was removed. */
     private void stop() {
         byte was = state;
-        state = ChannelTimers.STOPPED;
-        if (was == ChannelTimers.RUNNING) {
+        state = STOPPED;
+        if (was == RUNNING) {
             disarmAll();
         }
     }
 
     private void disarmAll() {
-        for (IdleState state : IdleDeadlines.STATES) {
-            if (settings.idleTime(state) > 0) {
-                deadlines.disarm(this, state);
-            }
-        }
+        disarm(readerCheck);
+        disarm(writerCheck);
+        disarm(allCheck);
+    }
+
+    /** A reading of the loop's clock (virtual time under {@code EmbeddedChannel}); once started. */
+    private long now() {
+        return wheel != null ? wheel.ticker().nanoTime() : shared.clock.nanoTime();
     }
 
     // ---------------------------------------------------------------- traffic: stamps only
@@ -288,10 +326,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
         if (settings.watchesReads) {
             reading = true;
-            firstReaderIdleEvent = true;
-            if (writes != null) {
-                writes.firstAllIdleEvent = true;
-            }
+            firstReaderIdleEvent = firstAllIdleEvent = true;
         }
         ctx.fireChannelRead(msg);
     }
@@ -300,9 +335,8 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
         if (reading) { // only ever set when reads are watched
             reading = false;
-            IdleDeadlines clock = deadlines;
-            if (clock != null) {
-                lastReadTime = clock.ticker.nanoTime();
+            if (state == RUNNING) {
+                lastReadTime = now();
             }
         }
         ctx.fireChannelReadComplete();
@@ -310,8 +344,9 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
-        if (writes != null) {
-            ctx.write(msg, promise.unvoid()).addListener(writes);
+        if (settings.watchesWrites) {
+            // One listener for every write, as Netty's: the writer or the all check.
+            ctx.write(msg, promise.unvoid()).addListener(writeListener());
         } else {
             // Only reads are watched: a void promise may stay void.
             ctx.write(msg, promise);
@@ -329,14 +364,11 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
                 ctx.executor().execute(this::resetReadTimeout);
                 return;
             }
-            if (deadlines != null) {
-                lastReadTime = deadlines.ticker.nanoTime();
+            if (state == RUNNING) {
+                lastReadTime = now();
             }
             reading = false; // as Netty's: a batch in progress counts as complete
-            firstReaderIdleEvent = true;
-            if (writes != null) {
-                writes.firstAllIdleEvent = true;
-            }
+            firstReaderIdleEvent = firstAllIdleEvent = true;
         }
     }
 
@@ -346,13 +378,26 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
      * handed to the executor.
      */
     public void resetWriteTimeout() {
-        if (writes != null) {
+        if (settings.watchesWrites) {
             if (offExecutor()) {
                 ctx.executor().execute(this::resetWriteTimeout);
                 return;
             }
-            writes.writeObserved();
+            writeObserved();
         }
+    }
+
+    /** A write completed (Netty's write listener), or the write timeout was reset: stamps the time. */
+    private void writeObserved() {
+        if (state == RUNNING) {
+            lastWriteTime = now();
+        }
+        firstWriterIdleEvent = firstAllIdleEvent = true;
+    }
+
+    /** The listener of every write, as Netty's one listener: the writer's check, else the all check. */
+    private IdleCheck writeListener() {
+        return writerCheck != null ? writerCheck : allCheck;
     }
 
     private boolean offExecutor() {
@@ -362,67 +407,48 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
     // ---------------------------------------------------------------- checks (Netty's idle tasks)
 
     /**
-     * Runs this handler's due checks when one of its timers on the event loop's wheel fires.
-     * Called by the wheel, on the event loop; not for application code.
+     * Netty's idle task of {@code check}, run when its timer fires at {@code now}: it waits for
+     * what is left of the period since the last traffic, or, when the period has passed, waits a
+     * full period and fires the event. The reader and all checks never fire while a read batch is
+     * in progress. The wheel fires timers in Netty's order (deadline, then scheduling order) across
+     * every handler on the loop, so checks run in that order too.
      */
-    @Override
-    public final void onTimeout(long timerId) {
-        for (IdleState state : IdleDeadlines.STATES) {
-            if (timer(state) == timerId) {
-                setTimer(state, ExecutorDrivenWheel.NO_TIMER); // spent
-                checkFellDue(state);
-                return;
-            }
-        }
-        // Not ours any more: ids are never reused, so nothing else can match.
-    }
-
-    /**
-     * The timer of the {@code fired} check fell due, on the handler's executor: runs that check,
-     * as Netty's idle task of that check runs. The wheel fires timers in Netty's order (deadline,
-     * then scheduling order) across every handler on the loop, so checks run in that order too.
-     */
-    final void checkFellDue(IdleState fired) {
-        if (state == ChannelTimers.RUNNING) {
-            runCheck(fired, deadlines.ticker.nanoTime());
-        }
-    }
-
-    /**
-     * Netty's idle task of the {@code state} check, run at {@code now}: it waits for what is left
-     * of the period since the last traffic, or, when the period has passed, waits a full period
-     * and fires the event. The reader and all checks never fire while a read batch is in progress.
-     */
-    private void runCheck(IdleState state, long now) {
+    private void runCheck(IdleCheck check, long now) {
         if (!ctx.channel().isOpen()) {
             disarmAll(); // as Netty's task: a closed channel stops it (and fires nothing after)
             return;
         }
-        long idleTime = settings.idleTime(state);
+        IdleState idle = idleStateOf(check);
+        long idleTime = settings.idleTime(idle);
         long nextDelay = idleTime;
-        if (state == IdleState.WRITER_IDLE || !reading) {
+        if (idle == IdleState.WRITER_IDLE || !reading) {
             // Traffic stamped after {@code now} (by an event fired in this same run) counts as now.
-            nextDelay -= Math.max(0, now - lastTrafficOf(state));
+            nextDelay -= Math.max(0, now - lastTrafficOf(idle));
         }
         if (nextDelay > 0) {
-            arm(state, now + nextDelay);
+            arm(check, now + nextDelay);
             return;
         }
-        arm(state, now + idleTime);
+        arm(check, now + idleTime);
         boolean first;
-        if (state == IdleState.READER_IDLE) {
+        if (idle == IdleState.READER_IDLE) {
             first = firstReaderIdleEvent;
             firstReaderIdleEvent = false;
+        } else if (idle == IdleState.WRITER_IDLE) {
+            first = firstWriterIdleEvent;
+            firstWriterIdleEvent = false;
         } else {
-            first = writes.takeFirst(state);
+            first = firstAllIdleEvent;
+            firstAllIdleEvent = false;
         }
         try {
-            if (state != IdleState.READER_IDLE && writes.hasOutputChanged(ctx, first)) {
+            if (idle != IdleState.READER_IDLE && writeListener() instanceof ObservingCheck observing
+                    && observing.hasOutputChanged(ctx, first, lastWriteTime)) {
                 return;
             }
-            IdleStateEvent event = newIdleStateEvent(state, first);
+            IdleStateEvent event = newIdleStateEvent(idle, first);
             if (settings.counters != null) {
-                settings.counters.increment(state);
+                settings.counters.increment(idle);
             }
             channelIdle(ctx, event);
         } catch (Throwable t) {
@@ -430,33 +456,189 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler implements Timer
         }
     }
 
-    /** Schedules the {@code state} check at {@code at}, as Netty's {@code schedule(...)}. */
-    private void arm(IdleState state, long at) {
-        deadlines.arm(this, state, at);
+    private IdleState idleStateOf(IdleCheck check) {
+        return check == readerCheck ? IdleState.READER_IDLE
+                : check == writerCheck ? IdleState.WRITER_IDLE : IdleState.ALL_IDLE;
     }
 
-    /** The last traffic the {@code state} check counts from: reads, writes, or the later of both. */
-    private long lastTrafficOf(IdleState state) {
-        return state == IdleState.READER_IDLE ? lastReadTime : writes.lastTraffic(state, lastReadTime);
+    /** The last traffic the {@code idle} check counts from: reads, writes, or for all idleness the later of both. */
+    private long lastTrafficOf(IdleState idle) {
+        return switch (idle) {
+            case READER_IDLE -> lastReadTime;
+            case WRITER_IDLE -> lastWriteTime;
+            case ALL_IDLE -> lastWriteTime - lastReadTime > 0 ? lastWriteTime : lastReadTime;
+        };
     }
 
-    /** The loop-wheel timer of the {@code state} check, or {@link ExecutorDrivenWheel#NO_TIMER}; for {@link IdleDeadlines.OnLoopWheel}. */
-    final long timer(IdleState state) {
-        return state == IdleState.READER_IDLE ? readerTimer
-                : writes == null ? ExecutorDrivenWheel.NO_TIMER : writes.timer(state);
-    }
-
-    final void setTimer(IdleState state, long timer) {
-        if (state == IdleState.READER_IDLE) {
-            readerTimer = timer;
+    /** Schedules {@code check} at {@code at}, as Netty's {@code schedule(...)}: a re-arm, allocation free, on the loop's wheel. */
+    private void arm(IdleCheck check, long at) {
+        if (wheel != null) {
+            wheel.scheduleAt(check, at);
         } else {
-            writes.setTimer(state, timer);
+            shared.arm(check, at - now());
         }
     }
 
-    /** The clock and timers once started, else null; for {@link WriteChecks}. */
-    final IdleDeadlines deadlines() {
-        return deadlines;
+    private void disarm(IdleCheck check) {
+        if (check == null) {
+            return;
+        }
+        if (wheel != null) {
+            wheel.cancel(check);
+        } else if (shared != null) {
+            shared.disarm(check);
+        }
+    }
+
+    /**
+     * The timer of one check (Netty's {@code ReaderIdleTimeoutTask} and its two siblings, but armed
+     * again for the channel's life instead of made anew each period); the writer's or else the all
+     * check is also the listener of every write.
+     */
+    private class IdleCheck extends TimerNode implements ChannelFutureListener {
+
+        /** The timer fell due, on the event loop. */
+        @Override
+        protected void expire() {
+            if (state == RUNNING) {
+                runCheck(this, now());
+            }
+        }
+
+        /** A write completed: Netty's write listener. */
+        @Override
+        public void operationComplete(ChannelFuture future) {
+            writeObserved();
+        }
+    }
+
+    /**
+     * The checks' timeouts on a scheduler shared across event loops (a
+     * {@link io.wheelbeat.core.WheelTimer}): each arm allocates a timeout handle and each expiry
+     * hops to the handler's executor. This one object is the task of the three checks' timeouts,
+     * told apart by handle.
+     */
+    private final class SharedTimeouts implements WheelTimerTask {
+        private final WheelScheduler timer;
+        private final EventExecutor executor;
+        /** The clock of the handler's executor: traffic is stamped and deadlines are set on it. */
+        final Ticker clock;
+        // The timeout each check waits for, or null; executor thread only.
+        private WheelTimeout readerTimeout;
+        private WheelTimeout writerTimeout;
+        private WheelTimeout allTimeout;
+
+        SharedTimeouts(WheelScheduler timer, EventExecutor executor) {
+            this.timer = timer;
+            this.executor = executor;
+            this.clock = LoopClocks.of(executor);
+        }
+
+        void arm(IdleCheck check, long delayNanos) {
+            disarm(check);
+            setTimeout(idleStateOf(check), timer.newTimeout(this, delayNanos));
+        }
+
+        void disarm(IdleCheck check) {
+            WheelTimeout timeout = timeout(idleStateOf(check));
+            if (timeout != null) {
+                timeout.cancel();
+                setTimeout(idleStateOf(check), null);
+            }
+        }
+
+        /** Runs on the timer's thread: hands over to the executor. */
+        @Override
+        public void run(WheelTimeout expired) {
+            try {
+                executor.execute(() -> expiredOnExecutor(expired));
+            } catch (RejectedExecutionException e) {
+                log.debug("{} is shut down; idle deadline of {} dropped", executor, WheelIdleStateHandler.this, e);
+            }
+        }
+
+        private void expiredOnExecutor(WheelTimeout expired) {
+            // A timeout re-armed or cancelled after it expired on the timer's thread is stale.
+            for (IdleCheck check : new IdleCheck[] {readerCheck, writerCheck, allCheck}) {
+                if (check != null && timeout(idleStateOf(check)) == expired) {
+                    setTimeout(idleStateOf(check), null);
+                    check.expire();
+                    return;
+                }
+            }
+        }
+
+        private WheelTimeout timeout(IdleState idle) {
+            return switch (idle) {
+                case READER_IDLE -> readerTimeout;
+                case WRITER_IDLE -> writerTimeout;
+                case ALL_IDLE -> allTimeout;
+            };
+        }
+
+        private void setTimeout(IdleState idle, WheelTimeout timeout) {
+            switch (idle) {
+                case READER_IDLE -> readerTimeout = timeout;
+                case WRITER_IDLE -> writerTimeout = timeout;
+                case ALL_IDLE -> allTimeout = timeout;
+            }
+        }
+    }
+
+    /**
+     * With observeOutput, the write listener's check: it also keeps the outbound buffer as the
+     * writer and all checks last saw it, as Netty keeps it (Netty issue 6150), so that a slow
+     * consumer still draining does not count as idle.
+     */
+    private final class ObservingCheck extends IdleCheck {
+        private long lastChangeCheckTimeStamp;
+        private int lastMessageHashCode;
+        private long lastPendingWriteBytes;
+        private long lastFlushProgress;
+
+        /** Records the outbound buffer as it is when the handler starts. */
+        void start(ChannelHandlerContext ctx) {
+            ChannelOutboundBuffer buf = ctx.channel().unsafe().outboundBuffer();
+            if (buf != null) {
+                lastMessageHashCode = System.identityHashCode(buf.current());
+                lastPendingWriteBytes = buf.totalPendingWriteBytes();
+                lastFlushProgress = buf.currentProgress();
+            }
+        }
+
+        /**
+         * Whether the outbound buffer changed since the last call: a completed write (the last
+         * write time moved), another message at the head, other pending bytes, or flush progress.
+         * A first event is never skipped: the call then only records.
+         */
+        boolean hasOutputChanged(ChannelHandlerContext ctx, boolean first, long lastWriteTime) {
+            if (lastChangeCheckTimeStamp != lastWriteTime) {
+                // Writes complete: a change at the message level, assumed at the byte level too.
+                lastChangeCheckTimeStamp = lastWriteTime;
+                if (!first) {
+                    return true;
+                }
+            }
+            ChannelOutboundBuffer buf = ctx.channel().unsafe().outboundBuffer();
+            if (buf == null) {
+                return false;
+            }
+            int messageHashCode = System.identityHashCode(buf.current());
+            long pendingWriteBytes = buf.totalPendingWriteBytes();
+            if (messageHashCode != lastMessageHashCode || pendingWriteBytes != lastPendingWriteBytes) {
+                lastMessageHashCode = messageHashCode;
+                lastPendingWriteBytes = pendingWriteBytes;
+                if (!first) {
+                    return true;
+                }
+            }
+            long flushProgress = buf.currentProgress();
+            if (flushProgress != lastFlushProgress) {
+                lastFlushProgress = flushProgress;
+                return !first;
+            }
+            return false;
+        }
     }
 
     // ---------------------------------------------------------------- extension points

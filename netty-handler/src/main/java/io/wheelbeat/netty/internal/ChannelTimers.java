@@ -24,20 +24,16 @@ import java.util.function.Consumer;
  * }</pre>
  * Each timer's expiry calls the consumer it was made with, on the event loop.
  *
- * <p>The lifecycle's rules are also static methods over a state byte ({@link #NEW},
- * {@link #RUNNING}, {@link #STOPPED}), for a handler that keeps its state and timers itself:
- * {@code WheelIdleStateHandler}, whose 48 bytes per channel have no room for this 32-byte object.
- *
  * <p>Internal: not part of wheelbeat's API. Not thread-safe: event loop only, one channel.
  */
 public final class ChannelTimers {
 
     /** Not yet started. */
-    public static final byte NEW = 0;
+    private static final byte NEW = 0;
     /** Started and not yet stopped. */
-    public static final byte RUNNING = 1;
+    private static final byte RUNNING = 1;
     /** Stopped for good: never starts again, even if it never started. */
-    public static final byte STOPPED = 2;
+    private static final byte STOPPED = 2;
 
     private final EventLoopWheels wheels;
     private ExecutorDrivenWheel wheel;
@@ -72,7 +68,7 @@ public final class ChannelTimers {
      * @return whether the handler must start its work now
      */
     public boolean startIfActive(ChannelHandlerContext ctx) {
-        return startsEarly(state, ctx) && start(ctx);
+        return state == NEW && ctx.channel().isActive() && ctx.channel().isRegistered() && start(ctx);
     }
 
     /**
@@ -81,7 +77,7 @@ public final class ChannelTimers {
      * @return whether the handler must start its work now
      */
     public boolean start(ChannelHandlerContext ctx) {
-        if (!starts(state)) {
+        if (state != NEW) {
             return false;
         }
         // Before RUNNING: if this throws, stop() tells the handler it has nothing to cancel.
@@ -100,24 +96,6 @@ public final class ChannelTimers {
         byte was = state;
         state = STOPPED;
         return was == RUNNING;
-    }
-
-    /**
-     * For {@code handlerAdded} and {@code channelRegistered} of a handler in {@code state}: whether
-     * it starts now, being new on a channel that is active and registered already
-     * ({@code channelActive} has fired then and will not come).
-     */
-    public static boolean startsEarly(byte state, ChannelHandlerContext ctx) {
-        return starts(state) && ctx.channel().isActive() && ctx.channel().isRegistered();
-    }
-
-    /**
-     * For {@code channelActive} of a handler in {@code state}: whether it starts now, being new.
-     * It sets {@link #RUNNING} once what may throw in its start is done, so that a failed start
-     * leaves nothing to stop.
-     */
-    public static boolean starts(byte state) {
-        return state == NEW;
     }
 
     /** Whether the handler has started and not yet stopped. */

@@ -400,7 +400,7 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
         if (wheel.pendingTimers() == 0) {
             return;
         }
-        wheel.forEachPendingNode(node -> {
+        wheel.forEachPending(node -> {
             if (node instanceof WheelScheduledTask) {
                 ((WheelScheduledTask<?>) node).cancel(false);
             } else if (node instanceof Far) {

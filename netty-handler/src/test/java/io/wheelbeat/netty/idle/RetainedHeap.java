@@ -6,8 +6,9 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Ticker;
 import io.wheelbeat.core.ExecutorDrivenWheel;
+import io.wheelbeat.core.TimerNode;
+import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.core.WheelScheduler;
-import io.wheelbeat.core.internal.TimerWheel;
 import io.wheelbeat.netty.EventLoopWheels;
 import java.lang.reflect.Array;
 import java.lang.reflect.Field;
@@ -28,7 +29,8 @@ import org.openjdk.jol.vm.VM;
  * contexts, the event loop, its ticker (Netty's, and wheelbeat's view of it: one per loop), its
  * wheel or a shared timer) nor what it shares with the handler of another connection built the
  * same way (settings, meters, singletons). A handler's
- * scheduled tasks and timeout handles count: the handler holds them. The walk stops at the shared
+ * scheduled tasks, timeout handles and timer nodes count: the handler holds them (a node's links,
+ * which lead to its neighbours in the wheel, are not followed). The walk stops at the shared
  * types, which would otherwise lead from one connection's handler to every other's.
  */
 final class RetainedHeap {
@@ -97,6 +99,9 @@ final class RetainedHeap {
                 continue;
             }
             for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+                if (c == TimerNode.class) {
+                    continue; // its links lead to other owners' timers; the node's own bytes count
+                }
                 for (Field f : c.getDeclaredFields()) {
                     if (!Modifier.isStatic(f.getModifiers()) && !f.getType().isPrimitive()) {
                         pushIfNotNull(todo, ObjectUtils.value(o, f));

@@ -16,8 +16,13 @@ import io.wheelbeat.netty.VirtualTime;
 /**
  * The heap one connection's idle machinery costs, started on a channel, against Netty's
  * {@link IdleStateHandler} with the same settings (its scheduled tasks included), as counted by
- * {@link RetainedHeap}: exact byte counts on this JVM, not timings. The shared wheel's own cost
- * per timer (a cell of its arrays) is not in these figures.
+ * {@link RetainedHeap}: exact byte counts on this JVM, not timings. The handler's timers are its
+ * own nodes (40 B each) and count; the wheel keeps nothing per timer.
+ *
+ * <p>The bounds were a quarter and a third when the timers were cells of the wheel's arrays (28 B
+ * each, plus an 8 B id in the handler), which this count left out: 48 B and 96 B measured, 76 B and
+ * 180 B with the cells. With the node counted, a reader-idle handler measures 104 B (0.48x) and a
+ * three-check one 184 B (0.47x).
  */
 class WheelIdleStateHandlerFootprintTest {
 
@@ -43,27 +48,33 @@ class WheelIdleStateHandlerFootprintTest {
     }
 
     @Test
-    void aReaderIdleHandlerRetainsAtMostAQuarterOfNettysHeap() {
-        assertAtMostShareOfNettys(0.25, "reader 20 s", () -> new WheelIdleStateHandler(20, 0, 0, SECONDS),
+    void aReaderIdleHandlerRetainsAtMostHalfOfNettysHeap() {
+        assertAtMostShareOfNettys(0.5, "reader 20 s", () -> new WheelIdleStateHandler(20, 0, 0, SECONDS),
                 () -> new IdleStateHandler(20, 0, 0, SECONDS));
     }
 
     @Test
-    void aReaderWriterAllIdleHandlerRetainsAtMostAThirdOfNettysHeap() {
-        assertAtMostShareOfNettys(1 / 3.0, "reader 20 s, writer 10 s, all 30 s", () -> new WheelIdleStateHandler(20, 10, 30, SECONDS),
+    void aReaderWriterAllIdleHandlerRetainsAtMostHalfOfNettysHeap() {
+        assertAtMostShareOfNettys(0.5, "reader 20 s, writer 10 s, all 30 s", () -> new WheelIdleStateHandler(20, 10, 30, SECONDS),
                 () -> new IdleStateHandler(20, 10, 30, SECONDS));
     }
 
+    /**
+     * On a shared timer each check also holds a timeout handle (64 B) and the handler its
+     * timeouts (40 B): 208 B for a reader check (0.96x Netty's), 416 B for three (1.06x).
+     * (Measured 0 B before the walk stopped at timer links: it reached the handler from the other
+     * connection's.)
+     */
     @Test
-    void aHandlerOnASharedTimerRetainsAtMostThreeQuartersOfNettysHeap() {
+    void aHandlerOnASharedTimerRetainsAboutWhatNettysDoes() {
         WheelTimer timer = WheelTimer.builder().build();
         try {
             WheelIdleStateHandler.Builder builder = WheelIdleStateHandler.builder().timer(timer)
                     .readerIdleTime(Duration.ofSeconds(20));
-            assertAtMostShareOfNettys(0.75, "reader 20 s, shared timer", builder.build()::newHandler,
+            assertAtMostShareOfNettys(1.1, "reader 20 s, shared timer", builder.build()::newHandler,
                     () -> new IdleStateHandler(20, 0, 0, SECONDS));
             builder.writerIdleTime(Duration.ofSeconds(10)).allIdleTime(Duration.ofSeconds(30));
-            assertAtMostShareOfNettys(0.75, "reader 20 s, writer 10 s, all 30 s, shared timer", builder.build()::newHandler,
+            assertAtMostShareOfNettys(1.1, "reader 20 s, writer 10 s, all 30 s, shared timer", builder.build()::newHandler,
                     () -> new IdleStateHandler(20, 10, 30, SECONDS));
         } finally {
             timer.stop();

@@ -135,7 +135,12 @@ class WheelIoEventLoopGroupTest {
             assertSame(shared, other.wheelFor(loop));
             assertEquals(List.of(shared), announced);
             ScheduledFuture<?> task = loop.schedule(NOOP, 1, TimeUnit.HOURS);
-            long handlerTimer = loop.submit(() -> shared.schedule(id -> { }, TimeUnit.HOURS.toNanos(1))).get();
+            io.wheelbeat.core.TimerNode handlerTimer = new io.wheelbeat.core.TimerNode() {
+                @Override
+                protected void expire() {
+                }
+            };
+            loop.submit(() -> shared.schedule(handlerTimer, TimeUnit.HOURS.toNanos(1))).sync();
             assertEquals(2, (int) loop.submit(shared::pendingTimers).get());
             task.cancel(false);
             loop.submit(() -> shared.cancel(handlerTimer)).sync();
