@@ -19,6 +19,7 @@ class PublicApiTest {
                 // with their protected members, PingLimits (6) and MaxConnectionAge (7), less 9 setters they replace.
                 // 334: 326 + TimeoutCloses (4) and the timeout handlers' Duration constructors (4).
                 // 339: 334 + TcpKeepAlive (5).
-                .assertHiddenAndWithin(30, 339);
+                // 340: 339 + WheelIoEventLoopGroup.pendingTimers(), pending timers readable without a cast.
+                .assertHiddenAndWithin(30, 340);
     }
 }

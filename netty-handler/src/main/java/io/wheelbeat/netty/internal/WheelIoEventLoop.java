@@ -7,10 +7,12 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.concurrent.Ticker;
 import io.netty.util.internal.ObjectUtil;
 import io.wheelbeat.core.ExecutorDrivenWheel;
+import io.wheelbeat.core.TimerNode;
 import io.wheelbeat.core.WheelExecutor;
 import io.wheelbeat.core.WheelSettings;
 import io.wheelbeat.netty.loop.LoopWheelOwner;
 import java.util.ArrayDeque;
+import java.util.IdentityHashMap;
 import java.util.Queue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executor;
@@ -34,6 +36,15 @@ import java.util.concurrent.TimeUnit;
  * its deadline to the select / epoll / park wait. The driving task fires the wheel's due timers
  * (at most the wheel's per-tick bound, the rest at the next turn of the loop, after I/O).
  *
+ * <h2>The task-time quantum</h2>
+ * Netty's loop runs its tasks, due scheduled tasks included, for at most its task-time quantum
+ * per turn ({@code runAllTasks(timeoutNanos)}: the clock read every 64 tasks), then serves I/O.
+ * This loop keeps that bound for the tasks it fires: {@link #runAllTasks(long)} notes where the
+ * quantum ends, the due tasks read the clock every 64 runs, and once the quantum is spent the
+ * wheel's remaining due tasks wait in {@link #overdue}, in order, and run first in the next turn,
+ * after I/O. A stalled loop that wakes to thousands of due tasks thus serves its channels between
+ * batches, as Netty's does.
+ *
  * <h2>Netty's scheduling contract</h2>
  * {@code schedule}, {@code scheduleAtFixedRate} and {@code scheduleWithFixedDelay} check their
  * arguments as Netty does and return a {@link WheelScheduledTask}. On the loop a task goes
@@ -49,8 +60,13 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
 
     /** How long the loop waits with nothing scheduled: Netty's {@code SCHEDULE_PURGE_INTERVAL}. */
     private static final long IDLE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(1);
-    /** Delays saturate here, as the wheel's do (146 years). */
-    private static final long MAX_DELAY_NANOS = 1L << 62;
+    /**
+     * The longest stretch one wheel timer spans (146 years, less 1 ns so that a second such hop
+     * stays within the wheel's reach); a task due later re-arms on the way ({@link Far}).
+     */
+    private static final long MAX_WHEEL_DELAY_NANOS = (1L << 62) - 1;
+    /** Netty's loop reads its clock once per this many tasks to see whether the quantum is spent. */
+    private static final int RUNS_PER_CLOCK_READ = 64;
 
     private final Driver driver = new Driver();
     /** Runs the wheel's driving task; what the task queue gets when the wheel is due. */
@@ -58,6 +74,22 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
     /** Tasks scheduled or re-armed during the driving task, placed when it ends. */
     private final ArrayDeque<WheelScheduledTask<?>> deferred = new ArrayDeque<>();
     private boolean ticking;
+    /** Whether {@link #runTick} waits in the task queue (at most once). */
+    private boolean tickQueued;
+    /** Due tasks the wheel fired after the quantum was spent: they run first in the next turn. */
+    private final ArrayDeque<WheelScheduledTask<?>> overdue = new ArrayDeque<>();
+    /** The quantum of the current {@code runAllTasks(timeout)}, until its first fetch turns it into {@link #quantumEndNanos}. */
+    private long quantumNanos = -1;
+    /** Where the current turn's quantum ends, a reading of the ticker; valid while {@link #inQuantum}. */
+    private long quantumEndNanos;
+    private boolean inQuantum;
+    private boolean quantumSpent;
+    /** Tasks run since the clock was last read for the quantum. */
+    private int runsSinceClockRead;
+    /** The relays of the tasks due beyond one wheel timer's span, by task: few or none. Loop only. */
+    private final IdentityHashMap<WheelScheduledTask<?>, Far> farRelays = new IdentityHashMap<>();
+    /** Hands out the order in which the loop receives its tasks: {@code compareTo}'s tie-break. */
+    private int nextOrder;
     private final Ticker ticker;
     private final ExecutorDrivenWheel wheel;
 
@@ -92,28 +124,32 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
     public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
         ObjectUtil.checkNotNull(command, "command");
         ObjectUtil.checkNotNull(unit, "unit");
-        return submit(new WheelScheduledTask<Void>(this, command, deadlineAfter(Math.max(0, delay), unit)));
+        long now = ticker().nanoTime();
+        return submit(new WheelScheduledTask<Void>(this, command, now + unit.toNanos(Math.max(0, delay))), now);
     }
 
     @Override
     public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
         ObjectUtil.checkNotNull(callable, "callable");
         ObjectUtil.checkNotNull(unit, "unit");
-        return submit(new WheelScheduledTask<V>(this, callable, deadlineAfter(Math.max(0, delay), unit)));
+        long now = ticker().nanoTime();
+        return submit(new WheelScheduledTask<V>(this, callable, now + unit.toNanos(Math.max(0, delay))), now);
     }
 
     @Override
     public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period, TimeUnit unit) {
         checkPeriodic(command, initialDelay, period, "period", unit);
-        return submit(new WheelScheduledTask.Periodic(this, command, deadlineAfter(initialDelay, unit),
-                unit.toNanos(period)));
+        long now = ticker().nanoTime();
+        return submit(new WheelScheduledTask.Periodic(this, command, now + unit.toNanos(initialDelay),
+                unit.toNanos(period)), now);
     }
 
     @Override
     public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay, TimeUnit unit) {
         checkPeriodic(command, initialDelay, delay, "delay", unit);
-        return submit(new WheelScheduledTask.Periodic(this, command, deadlineAfter(initialDelay, unit),
-                -unit.toNanos(delay)));
+        long now = ticker().nanoTime();
+        return submit(new WheelScheduledTask.Periodic(this, command, now + unit.toNanos(initialDelay),
+                -unit.toNanos(delay)), now);
     }
 
     /** Netty's checks and messages ({@code AbstractScheduledEventExecutor}). */
@@ -128,23 +164,62 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
         }
     }
 
-    private long deadlineAfter(long delay, TimeUnit unit) {
-        return ticker().nanoTime() + Math.min(unit.toNanos(delay), MAX_DELAY_NANOS);
-    }
-
-    private <V> ScheduledFuture<V> submit(WheelScheduledTask<V> task) {
-        if (inEventLoop()) {
-            placeOrDefer(task);
-        } else {
+    /**
+     * Hands {@code task} to the loop. Its deadline is Netty's: the delay after {@code now}, up to
+     * {@link Long#MAX_VALUE} ns (292 years) as {@code TimeUnit.toNanos} saturates, compared by
+     * difference, so the clock may read anything.
+     */
+    private <V> ScheduledFuture<V> submit(WheelScheduledTask<V> task, long now) {
+        if (!inEventLoop()) {
             // Placed when the loop runs it (WheelScheduledTask.run), as Netty hands tasks over.
             execute(task);
+        } else if (ticking) {
+            deferred.add(task);
+        } else {
+            place(task, now);
         }
         return task;
     }
 
-    /** Puts {@code task} on the wheel. Loop only. */
-    void place(WheelScheduledTask<?> task) {
-        wheel.scheduleAt(task.timer, task.deadlineNanos);
+    /**
+     * Puts {@code task} on the wheel; the loop receives it now if not before. {@code now} is a
+     * recent reading of the clock. Loop only.
+     */
+    private void place(WheelScheduledTask<?> task, long now) {
+        receive(task);
+        if (task.deadlineNanos - now > MAX_WHEEL_DELAY_NANOS) {
+            wheel.scheduleAt(new Far(task), now + MAX_WHEEL_DELAY_NANOS);
+        } else {
+            wheel.scheduleAt(task, task.deadlineNanos);
+        }
+    }
+
+    /** Gives {@code task} its place among equal deadlines, once, as Netty's loop gives its id. Loop only. */
+    private void receive(WheelScheduledTask<?> task) {
+        if (task.order == 0) {
+            // 0 means not yet received: skipped when the count wraps.
+            task.order = ++nextOrder == 0 ? ++nextOrder : nextOrder;
+        }
+    }
+
+    /**
+     * The wheel's timer for a task due further ahead than one wheel timer spans: it re-arms on
+     * the way until the task is due. Made only for such tasks (delays beyond 146 years), so the
+     * common task is its own timer.
+     */
+    private final class Far extends TimerNode {
+        final WheelScheduledTask<?> task;
+
+        Far(WheelScheduledTask<?> task) {
+            this.task = task;
+            farRelays.put(task, this);
+        }
+
+        @Override
+        protected void expire() {
+            farRelays.remove(task);
+            placeOrDefer(task);
+        }
     }
 
     /**
@@ -158,22 +233,56 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
         if (ticking) {
             deferred.add(task);
         } else {
-            place(task);
+            place(task, ticker().nanoTime());
         }
     }
 
+    /**
+     * One run of the driving task: first the tasks left over from the last quantum, then, if the
+     * quantum lasts, the wheel's due timers.
+     */
     private void runTick() {
+        tickQueued = false;
         ticking = true;
         try {
-            driver.tick.run();
+            WheelScheduledTask<?> task;
+            while (!quantumSpent && (task = overdue.poll()) != null) {
+                task.fire();
+                countRun();
+            }
+            if (!quantumSpent && driverArmed()) {
+                driver.armed = false;
+                driver.tick.run();
+            }
         } finally {
             ticking = false;
-            WheelScheduledTask<?> task;
-            while ((task = deferred.poll()) != null) {
-                if (!task.isCancelled()) {
-                    place(task);
+            if (!deferred.isEmpty()) {
+                long now = ticker().nanoTime();
+                WheelScheduledTask<?> task;
+                while ((task = deferred.poll()) != null) {
+                    if (!task.isCancelled()) {
+                        place(task, now);
+                    }
                 }
             }
+        }
+    }
+
+    /** The wheel fired {@code task}'s timer: runs it, or keeps it for the next turn once the quantum is spent. */
+    void due(WheelScheduledTask<?> task) {
+        if (quantumSpent) {
+            overdue.add(task);
+        } else {
+            task.fire();
+            countRun();
+        }
+    }
+
+    /** Counts a task run; every {@value #RUNS_PER_CLOCK_READ} runs reads the clock against the quantum, as Netty's loop does. */
+    private void countRun() {
+        if (++runsSinceClockRead == RUNS_PER_CLOCK_READ) {
+            runsSinceClockRead = 0;
+            quantumSpent = inQuantum && ticker().nanoTime() - quantumEndNanos >= 0;
         }
     }
 
@@ -181,11 +290,13 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
     void arrived(WheelScheduledTask<?> task) {
         if (task.isCancelled()) {
             unplace(task);
-        } else if (!task.timer.isPending() && !task.isDone()) {
-            if (task.deadlineNanos - ticker().nanoTime() <= 0) {
+        } else if (!task.isPending() && !farRelays.containsKey(task) && !task.isDone()) {
+            long now = ticker().nanoTime();
+            if (task.deadlineNanos - now <= 0) {
+                receive(task);
                 task.fire();
             } else {
-                place(task);
+                place(task, now);
             }
         }
     }
@@ -200,29 +311,65 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
     }
 
     private void unplace(WheelScheduledTask<?> task) {
-        wheel.cancel(task.timer);
+        if (!wheel.cancel(task) && !farRelays.isEmpty()) {
+            Far relay = farRelays.remove(task);
+            if (relay != null) {
+                wheel.cancel(relay);
+            }
+        }
     }
 
     // ------------------------------------------------------------ Netty's loop hooks
 
+    /**
+     * Netty's turn of tasks, bounded by {@code timeoutNanos} as Netty bounds it; the fetch that
+     * starts it reads the clock once for both the quantum and the wheel's due check.
+     */
+    @Override
+    protected boolean runAllTasks(long timeoutNanos) {
+        quantumNanos = Math.max(0, timeoutNanos);
+        try {
+            return super.runAllTasks(timeoutNanos);
+        } finally {
+            quantumNanos = -1;
+            inQuantum = false;
+            quantumSpent = false;
+        }
+    }
+
     @Override
     protected boolean fetchFromScheduledTaskQueue(Queue<Runnable> taskQueue) {
-        if (driverDue()) {
+        boolean armed = driverArmed();
+        long now = 0;
+        if (armed || quantumNanos >= 0) {
+            now = ticker().nanoTime();
+        }
+        if (quantumNanos >= 0) {
+            quantumEndNanos = now + quantumNanos;
+            quantumNanos = -1;
+            inQuantum = true;
+            quantumSpent = false;
+            runsSinceClockRead = 0;
+        }
+        if (!tickQueued && (!overdue.isEmpty() || armed && driver.deadlineNanos - now <= 0)) {
             if (!taskQueue.offer(runTick)) {
                 return false;
             }
-            driver.armed = false;
+            tickQueued = true;
         }
         return true;
     }
 
     @Override
     protected boolean hasTasks() {
-        return super.hasTasks() || driverDue();
+        return super.hasTasks() || !overdue.isEmpty() || driverDue();
     }
 
     @Override
     protected long delayNanos(long currentTimeNanos) {
+        if (!overdue.isEmpty()) {
+            return 0;
+        }
         if (!driverArmed()) {
             return IDLE_WAIT_NANOS;
         }
@@ -231,12 +378,15 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
 
     @Override
     protected long deadlineNanos() {
+        if (!overdue.isEmpty()) {
+            return ticker().nanoTime();
+        }
         return driverArmed() ? driver.deadlineNanos : ticker().nanoTime() + IDLE_WAIT_NANOS;
     }
 
     @Override
     protected boolean canSuspend(int state) {
-        return super.canSuspend(state) && wheel.pendingTimers() == 0;
+        return super.canSuspend(state) && wheel.pendingTimers() == 0 && overdue.isEmpty();
     }
 
     /**
@@ -251,8 +401,10 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
             return;
         }
         wheel.forEachPending(node -> {
-            if (node instanceof WheelScheduledTask<?>.Timer timer) {
-                timer.task().cancel(false);
+            if (node instanceof WheelScheduledTask) {
+                ((WheelScheduledTask<?>) node).cancel(false);
+            } else if (node instanceof Far) {
+                ((Far) node).task.cancel(false);
             }
         });
     }

@@ -1,109 +1,583 @@
 package io.wheelbeat.netty.internal;
 
-import io.netty.util.concurrent.DefaultPromise;
+import io.netty.util.concurrent.BlockingOperationException;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.GenericFutureListener;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.netty.util.internal.InternalThreadLocalMap;
+import io.netty.util.internal.ObjectUtil;
+import io.netty.util.internal.PlatformDependent;
 import io.wheelbeat.core.TimerNode;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Delayed;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * A task scheduled on a {@link WheelIoEventLoop}: its future, its wheel timer ({@link #timer}), and the
- * task the loop runs when the schedule or a cancel is handed over from another thread. The
- * contract is that of Netty's {@code ScheduledFutureTask}: a one-shot task becomes uncancellable
- * as it starts; a periodic one ({@link Periodic}) runs until cancelled, until it throws (the
- * future fails) or until the loop shuts down.
+ * A task scheduled on a {@link WheelIoEventLoop}, in one object: the wheel's timer node (it is
+ * the queue entry, as Netty's {@code ScheduledFutureTask} is its heap's), the
+ * {@link ScheduledFuture} the caller holds, and the task the loop runs when a schedule or a
+ * cancel is handed over from another thread. The contract is Netty's {@code ScheduledFutureTask}
+ * and {@code DefaultPromise}: a one-shot task becomes uncancellable as it starts; a periodic one
+ * ({@link Periodic}) runs until cancelled, until it throws (the future fails) or until the loop
+ * shuts down; listeners are told on the loop, in the order added; {@code await} and {@code sync}
+ * block any thread but the loop's ({@link BlockingOperationException}).
  *
- * <p>Thread rules: {@link #cancel}, {@link #getDelay} and the future's methods from any thread;
- * {@link #timer} is the loop's alone.
+ * <h2>One field of state</h2>
+ * Where {@code DefaultPromise} keeps a result, a listener, a list of listeners and a count of
+ * waiters, and Netty's task its callable beside them, {@link #state} holds all of it, changed by
+ * compare-and-set: the {@link Runnable} or {@link Callable} while pending and no one listens,
+ * a {@link Listened} (the task or {@link #RUNNING}, and the listeners, a waiter among them) once
+ * someone does, and an {@link Outcome} when done. So a pending task that no one listens to is
+ * the node, the loop, its deadline, its order and this one reference: 56 bytes.
+ *
+ * <p>Thread rules: the future's methods, {@link #cancel}, {@link #getDelay} and
+ * {@link #compareTo} from any thread; the node, {@link #deadlineNanos} and {@link #order} are
+ * written on the loop only.
  */
-class WheelScheduledTask<V> extends DefaultPromise<V> implements ScheduledFuture<V>, Runnable {
+class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Runnable {
 
-    /** A {@link Runnable} or a {@link Callable}. */
-    private final Object task;
+    private static final Logger log = LoggerFactory.getLogger(WheelScheduledTask.class);
+    /** Netty's {@code DefaultPromise} limit on listeners notified in nested calls on the loop. */
+    private static final int MAX_LISTENER_STACK_DEPTH = 8;
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(WheelScheduledTask.class, "state", Object.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** In place of the task once a one-shot task has started: it can no longer be cancelled. */
+    private static final Object RUNNING = new Object();
+    /** Among the listeners while a thread waits: completion wakes the waiters. */
+    private static final Object WAITER = new Object();
+    private static final Outcome SUCCESS = new Outcome(null, null);
+    /** Cancelled; {@link #cause()} makes the exception on first asking, as Netty's promise does. */
+    private static final Outcome CANCELLED = new Outcome(null, null);
+
+    final WheelIoEventLoop loop;
     /** A reading of the loop's ticker; moved by the loop only, when a periodic task re-arms. */
     long deadlineNanos;
-    /** The task's node on the loop's wheel: pending while the task is placed. Loop only. */
-    final Timer timer = new Timer();
+    /**
+     * Its place among tasks with equal deadlines, given when the loop receives it (0 until then),
+     * as Netty's loop gives its task id. An int compared by difference, so that the task fits in
+     * 56 bytes: it orders any two tasks received fewer than 2^31 receipts apart. Written on the
+     * loop; read by {@link #compareTo}.
+     */
+    int order;
+    /** The task, a {@link Listened} or an {@link Outcome}: see the class comment. */
+    private volatile Object state;
 
     WheelScheduledTask(WheelIoEventLoop loop, Object task, long deadlineNanos) {
-        super(loop);
-        this.task = task;
+        this.loop = loop;
         this.deadlineNanos = deadlineNanos;
+        this.state = task;
     }
 
-    final WheelIoEventLoop loop() {
-        return (WheelIoEventLoop) executor();
+    /** A pending task that someone listens to or waits for. Immutable: a change is a new one. */
+    private static final class Listened {
+        final Object task;
+        final Object[] listeners;
+
+        Listened(Object task, Object[] listeners) {
+            this.task = task;
+            this.listeners = listeners;
+        }
     }
+
+    /** A done task: its value or its cause. */
+    private static final class Outcome {
+        final Object value;
+        final Throwable cause;
+
+        Outcome(Object value, Throwable cause) {
+            this.value = value;
+            this.cause = cause;
+        }
+    }
+
+    /** Netty's cancellation cause: no stack trace to fill, it says nothing a trace would. */
+    private static final class Cancelled extends CancellationException {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
+        }
+    }
+
+    private static Object taskOf(Object state) {
+        return state instanceof Listened ? ((Listened) state).task : state;
+    }
+
+    private static Object[] listenersOf(Object state) {
+        return state instanceof Listened ? ((Listened) state).listeners : null;
+    }
+
+    private static Object withTask(Object state, Object task) {
+        return state instanceof Listened ? new Listened(task, ((Listened) state).listeners) : task;
+    }
+
+    // ------------------------------------------------------------ the loop's side
 
     /** The hand-over of a schedule or a cancel from another thread, now on the loop. */
     @Override
     public final void run() {
-        loop().arrived(this);
+        loop.arrived(this);
     }
 
-    /** The task's timer: when it is due the wheel expires it on the loop, which fires the task. */
-    final class Timer extends TimerNode {
-        @Override
-        protected void expire() {
-            fire();
-        }
-
-        WheelScheduledTask<V> task() {
-            return WheelScheduledTask.this;
-        }
+    /** Its timer is due: the wheel calls this on the loop. */
+    @Override
+    protected final void expire() {
+        loop.due(this);
     }
 
-    /** Runs the task as Netty's loop does a due one-shot task. Loop only. */
+    /** Runs the task as Netty's loop does a due one-shot task: uncancellable from its start. Loop only. */
     void fire() {
-        if (!setUncancellable()) {
-            return;
-        }
+        Object current;
+        do {
+            current = state;
+            if (current instanceof Outcome || taskOf(current) == RUNNING) {
+                return;
+            }
+        } while (!STATE.compareAndSet(this, current, withTask(current, RUNNING)));
+        Outcome outcome;
         try {
-            trySuccess(runTask());
+            Object value = call(taskOf(current));
+            outcome = value == null ? SUCCESS : new Outcome(value, null);
         } catch (Throwable t) {
-            tryFailure(t);
+            outcome = new Outcome(null, t);
         }
+        complete(outcome);
     }
 
-    @SuppressWarnings("unchecked")
-    final V runTask() throws Exception {
+    /** The task of a pending task, or null once it is done (or running, for a one-shot task). */
+    final Object pendingTask() {
+        Object task = taskOf(state);
+        return task instanceof Outcome || task == RUNNING ? null : task;
+    }
+
+    static Object call(Object task) throws Exception {
         if (task instanceof Callable) {
-            return ((Callable<V>) task).call();
+            return ((Callable<?>) task).call();
         }
         ((Runnable) task).run();
         return null;
     }
 
+    /** Ends the task with {@code outcome} unless it has ended; tells the waiters and listeners. */
+    final boolean complete(Outcome outcome) {
+        Object current;
+        do {
+            current = state;
+            if (current instanceof Outcome) {
+                return false;
+            }
+        } while (!STATE.compareAndSet(this, current, outcome));
+        Object[] listeners = listenersOf(current);
+        if (listeners != null) {
+            notifyAll(listeners);
+        }
+        return true;
+    }
+
+    final boolean fail(Throwable cause) {
+        return complete(new Outcome(null, cause));
+    }
+
+    // ------------------------------------------------------------ Netty's future
+
     @Override
     public boolean cancel(boolean mayInterruptIfRunning) {
-        boolean cancelled = super.cancel(mayInterruptIfRunning);
-        if (cancelled) {
-            loop().removeCancelled(this);
+        Object current;
+        do {
+            current = state;
+            if (current instanceof Outcome || taskOf(current) == RUNNING) {
+                return false;
+            }
+        } while (!STATE.compareAndSet(this, current, CANCELLED));
+        Object[] listeners = listenersOf(current);
+        if (listeners != null) {
+            notifyAll(listeners);
         }
-        return cancelled;
+        loop.removeCancelled(this);
+        return true;
+    }
+
+    @Override
+    public boolean isCancelled() {
+        Object current = state;
+        return current == CANCELLED || current instanceof Outcome && ((Outcome) current).cause instanceof CancellationException;
+    }
+
+    @Override
+    public boolean isDone() {
+        return state instanceof Outcome;
+    }
+
+    @Override
+    public boolean isSuccess() {
+        Object current = state;
+        return current instanceof Outcome && current != CANCELLED && ((Outcome) current).cause == null;
+    }
+
+    @Override
+    public boolean isCancellable() {
+        Object current = state;
+        return !(current instanceof Outcome) && taskOf(current) != RUNNING;
+    }
+
+    @Override
+    public Throwable cause() {
+        Object current = state;
+        if (current == CANCELLED) {
+            Outcome cancelled = new Outcome(null, new Cancelled());
+            return STATE.compareAndSet(this, CANCELLED, cancelled) ? cancelled.cause : ((Outcome) state).cause;
+        }
+        return current instanceof Outcome ? ((Outcome) current).cause : null;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public V getNow() {
+        Object current = state;
+        return current instanceof Outcome ? (V) ((Outcome) current).value : null;
+    }
+
+    @Override
+    public ScheduledFuture<V> addListener(GenericFutureListener<? extends Future<? super V>> listener) {
+        ObjectUtil.checkNotNull(listener, "listener");
+        if (!add(listener)) {
+            notifyLater(new Object[] {listener});
+        }
+        return this;
+    }
+
+    @Override
+    @SafeVarargs
+    public final ScheduledFuture<V> addListeners(GenericFutureListener<? extends Future<? super V>>... listeners) {
+        ObjectUtil.checkNotNull(listeners, "listeners");
+        for (GenericFutureListener<? extends Future<? super V>> listener : listeners) {
+            if (listener == null) {
+                break;
+            }
+            addListener(listener);
+        }
+        return this;
+    }
+
+    @Override
+    public ScheduledFuture<V> removeListener(GenericFutureListener<? extends Future<? super V>> listener) {
+        ObjectUtil.checkNotNull(listener, "listener");
+        remove(listener);
+        return this;
+    }
+
+    @Override
+    @SafeVarargs
+    public final ScheduledFuture<V> removeListeners(GenericFutureListener<? extends Future<? super V>>... listeners) {
+        ObjectUtil.checkNotNull(listeners, "listeners");
+        for (GenericFutureListener<? extends Future<? super V>> listener : listeners) {
+            if (listener == null) {
+                break;
+            }
+            remove(listener);
+        }
+        return this;
+    }
+
+    /** Adds {@code listener} (or {@link #WAITER}) while the task is pending; false once it is done. */
+    private boolean add(Object listener) {
+        Object current;
+        do {
+            current = state;
+            if (current instanceof Outcome) {
+                return false;
+            }
+            Object[] listeners = listenersOf(current);
+            if (listener == WAITER && indexOf(listeners, WAITER) >= 0) {
+                return true;
+            }
+            Object[] more = listeners == null ? new Object[1] : Arrays.copyOf(listeners, listeners.length + 1);
+            more[more.length - 1] = listener;
+            if (STATE.compareAndSet(this, current, new Listened(taskOf(current), more))) {
+                return true;
+            }
+        } while (true);
+    }
+
+    private void remove(Object listener) {
+        Object current;
+        do {
+            current = state;
+            Object[] listeners = listenersOf(current);
+            int at = indexOf(listeners, listener);
+            if (at < 0) {
+                return;
+            }
+            Object[] fewer = new Object[listeners.length - 1];
+            System.arraycopy(listeners, 0, fewer, 0, at);
+            System.arraycopy(listeners, at + 1, fewer, at, fewer.length - at);
+            Object next = fewer.length == 0 ? taskOf(current) : new Listened(taskOf(current), fewer);
+            if (STATE.compareAndSet(this, current, next)) {
+                return;
+            }
+        } while (true);
+    }
+
+    /** Where {@code listener} itself is first in {@code listeners}, or -1. */
+    private static int indexOf(Object[] listeners, Object listener) {
+        if (listeners != null) {
+            for (int i = 0; i < listeners.length; i++) {
+                if (listeners[i] == listener) {
+                    return i;
+                }
+            }
+        }
+        return -1;
+    }
+
+    /** Wakes the waiters among {@code listeners} at once and tells the others on the loop. */
+    private void notifyAll(Object[] listeners) {
+        boolean others = false;
+        for (Object listener : listeners) {
+            if (listener == WAITER) {
+                synchronized (this) {
+                    notifyAll();
+                }
+            } else {
+                others = true;
+            }
+        }
+        if (others) {
+            notifyLater(listeners);
+        }
+    }
+
+    /** Tells {@code listeners} on the loop: at once on the loop (nested at most 8 deep, as Netty), else through its queue. */
+    private void notifyLater(Object[] listeners) {
+        if (loop.inEventLoop()) {
+            InternalThreadLocalMap threadLocals = InternalThreadLocalMap.get();
+            int depth = threadLocals.futureListenerStackDepth();
+            if (depth < MAX_LISTENER_STACK_DEPTH) {
+                threadLocals.setFutureListenerStackDepth(depth + 1);
+                try {
+                    notifyNow(listeners);
+                } finally {
+                    threadLocals.setFutureListenerStackDepth(depth);
+                }
+                return;
+            }
+        }
+        try {
+            loop.execute(() -> notifyNow(listeners));
+        } catch (RejectedExecutionException e) {
+            log.error("Failed to submit a listener notification task. Event loop shut down?", e);
+        }
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private void notifyNow(Object[] listeners) {
+        for (Object listener : listeners) {
+            if (listener == WAITER) {
+                continue;
+            }
+            try {
+                ((GenericFutureListener) listener).operationComplete(this);
+            } catch (Throwable t) {
+                log.warn("An exception was thrown by {}.operationComplete()", listener.getClass().getName(), t);
+            }
+        }
+    }
+
+    @Override
+    public ScheduledFuture<V> await() throws InterruptedException {
+        await(Long.MAX_VALUE, true);
+        return this;
+    }
+
+    @Override
+    public ScheduledFuture<V> awaitUninterruptibly() {
+        awaitNanosUninterruptibly(Long.MAX_VALUE);
+        return this;
+    }
+
+    @Override
+    public boolean await(long timeout, TimeUnit unit) throws InterruptedException {
+        return await(unit.toNanos(timeout), true);
+    }
+
+    @Override
+    public boolean await(long timeoutMillis) throws InterruptedException {
+        return await(TimeUnit.MILLISECONDS.toNanos(timeoutMillis), true);
+    }
+
+    @Override
+    public boolean awaitUninterruptibly(long timeout, TimeUnit unit) {
+        return awaitNanosUninterruptibly(unit.toNanos(timeout));
+    }
+
+    @Override
+    public boolean awaitUninterruptibly(long timeoutMillis) {
+        return awaitNanosUninterruptibly(TimeUnit.MILLISECONDS.toNanos(timeoutMillis));
+    }
+
+    private boolean awaitNanosUninterruptibly(long timeoutNanos) {
+        boolean interrupted = false;
+        long deadline = System.nanoTime() + timeoutNanos;
+        try {
+            while (true) {
+                try {
+                    return await(timeoutNanos == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime(), false);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** {@code DefaultPromise.await0}: {@code Long.MAX_VALUE} waits for ever. */
+    private boolean await(long timeoutNanos, boolean interruptible) throws InterruptedException {
+        if (isDone()) {
+            return true;
+        }
+        if (timeoutNanos <= 0) {
+            return isDone();
+        }
+        if (interruptible && Thread.interrupted()) {
+            throw new InterruptedException(toString());
+        }
+        if (loop.inEventLoop()) {
+            throw new BlockingOperationException(toString());
+        }
+        if (!add(WAITER)) {
+            return true;
+        }
+        long deadline = System.nanoTime() + timeoutNanos;
+        synchronized (this) {
+            while (!isDone()) {
+                if (timeoutNanos == Long.MAX_VALUE) {
+                    wait();
+                } else {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return isDone();
+                    }
+                    TimeUnit.NANOSECONDS.timedWait(this, left);
+                }
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public ScheduledFuture<V> sync() throws InterruptedException {
+        await();
+        rethrowIfFailed();
+        return this;
+    }
+
+    @Override
+    public ScheduledFuture<V> syncUninterruptibly() {
+        awaitUninterruptibly();
+        rethrowIfFailed();
+        return this;
+    }
+
+    /** As {@code DefaultPromise}: the cause itself, marked once as rethrown. */
+    private void rethrowIfFailed() {
+        Throwable cause = cause();
+        if (cause == null) {
+            return;
+        }
+        if (!(cause instanceof CancellationException) && cause.getSuppressed().length == 0) {
+            cause.addSuppressed(new CompletionException("Rethrowing promise failure cause", null));
+        }
+        PlatformDependent.throwException(cause);
+    }
+
+    @Override
+    public V get() throws InterruptedException, ExecutionException {
+        await();
+        return outcome();
+    }
+
+    @Override
+    public V get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
+        if (!await(timeout, unit)) {
+            throw new TimeoutException();
+        }
+        return outcome();
+    }
+
+    private V outcome() throws ExecutionException {
+        Throwable cause = cause();
+        if (cause == null) {
+            return getNow();
+        }
+        if (cause instanceof CancellationException) {
+            throw (CancellationException) cause;
+        }
+        throw new ExecutionException(cause);
     }
 
     @Override
     public long getDelay(TimeUnit unit) {
-        return unit.convert(Math.max(0, deadlineNanos - loop().ticker().nanoTime()), TimeUnit.NANOSECONDS);
+        return unit.convert(Math.max(0, deadlineNanos - loop.ticker().nanoTime()), TimeUnit.NANOSECONDS);
     }
 
+    /**
+     * Netty's order: by deadline, then by the order the loop received the tasks; never 0 for two
+     * distinct tasks of the loop (as Netty's, two tasks not yet received compare as 1 either way).
+     * Another kind of {@link Delayed} compares by {@link #getDelay}.
+     */
     @Override
     public int compareTo(Delayed other) {
         if (this == other) {
             return 0;
         }
-        long difference = other instanceof WheelScheduledTask
-                ? deadlineNanos - ((WheelScheduledTask<?>) other).deadlineNanos
-                : getDelay(TimeUnit.NANOSECONDS) - other.getDelay(TimeUnit.NANOSECONDS);
-        return Long.signum(difference);
+        if (!(other instanceof WheelScheduledTask)) {
+            return Long.compare(getDelay(TimeUnit.NANOSECONDS), other.getDelay(TimeUnit.NANOSECONDS));
+        }
+        WheelScheduledTask<?> that = (WheelScheduledTask<?>) other;
+        long difference = deadlineNanos - that.deadlineNanos;
+        if (difference != 0) {
+            return difference < 0 ? -1 : 1;
+        }
+        return order - that.order < 0 ? -1 : 1;
+    }
+
+    @Override
+    public String toString() {
+        Object current = state;
+        String status = current == CANCELLED ? "cancelled" : current instanceof Outcome
+                ? (((Outcome) current).cause != null ? "failure: " + ((Outcome) current).cause : "success: " + getNow())
+                : "incomplete";
+        return getClass().getSimpleName() + '@' + Integer.toHexString(hashCode()) + '(' + status + ", deadline "
+                + deadlineNanos + ')';
     }
 
     /**
      * A periodic task: at a fixed rate ({@code periodNanos > 0}: the next deadline is the last one
      * plus the period) or with a fixed delay ({@code periodNanos < 0}: the next deadline is the
      * end of the run plus the delay), as Netty's {@code ScheduledFutureTask} keeps its period.
+     * It stays cancellable while it runs, as Netty's.
      */
     static final class Periodic extends WheelScheduledTask<Void> {
         private final long periodNanos;
@@ -115,16 +589,16 @@ class WheelScheduledTask<V> extends DefaultPromise<V> implements ScheduledFuture
 
         @Override
         void fire() {
-            if (isDone()) {
+            Object task = pendingTask();
+            if (task == null) {
                 return;
             }
             try {
-                runTask();
+                call(task);
             } catch (Throwable t) {
-                tryFailure(t);
+                fail(t);
                 return;
             }
-            WheelIoEventLoop loop = loop();
             if (!loop.isShutdown()) {
                 deadlineNanos = periodNanos > 0 ? deadlineNanos + periodNanos : loop.ticker().nanoTime() - periodNanos;
                 if (!isCancelled()) {

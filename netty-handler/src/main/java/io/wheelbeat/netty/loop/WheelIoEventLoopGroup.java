@@ -3,6 +3,7 @@ package io.wheelbeat.netty.loop;
 import io.netty.channel.IoEventLoop;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.util.concurrent.EventExecutor;
 import io.wheelbeat.netty.internal.WheelIoEventLoop;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadFactory;
@@ -64,6 +65,22 @@ public final class WheelIoEventLoopGroup extends MultiThreadIoEventLoopGroup {
     /** As {@link MultiThreadIoEventLoopGroup#MultiThreadIoEventLoopGroup(int, Executor, IoHandlerFactory)}. */
     public WheelIoEventLoopGroup(int nThreads, Executor executor, IoHandlerFactory ioHandlerFactory) {
         super(nThreads, executor, ioHandlerFactory);
+    }
+
+    /**
+     * The timers pending on the wheels of this group's loops: its scheduled tasks and wheelbeat's
+     * own timers on those wheels, not counting scheduled tasks still on their way from other threads
+     * nor due tasks waiting for the loop's next turn. A racy snapshot, for metrics and tests;
+     * any thread.
+     *
+     * @return the number of pending timers over all loops of the group
+     */
+    public long pendingTimers() {
+        long pending = 0;
+        for (EventExecutor loop : this) {
+            pending += ((LoopWheelOwner) loop).wheel().pendingTimers();
+        }
+        return pending;
     }
 
     @Override

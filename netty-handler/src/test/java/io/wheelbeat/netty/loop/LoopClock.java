@@ -1,5 +1,6 @@
 package io.wheelbeat.netty.loop;
 
+import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoEventLoop;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -47,8 +48,13 @@ final class LoopClock implements Ticker {
 
     /** Netty's own loop (one thread, local transport) on this clock: the reference. */
     MultiThreadIoEventLoopGroup nettyGroup() {
+        return nettyGroup(LocalIoHandler.newFactory());
+    }
+
+    /** Netty's own loop (one thread, the transport of {@code ioHandlerFactory}) on this clock. */
+    MultiThreadIoEventLoopGroup nettyGroup(IoHandlerFactory ioHandlerFactory) {
         LoopClock clock = this;
-        return new MultiThreadIoEventLoopGroup(1, LocalIoHandler.newFactory()) {
+        return new MultiThreadIoEventLoopGroup(1, ioHandlerFactory) {
             @Override
             protected IoEventLoop newChild(Executor executor, IoHandlerFactory factory, Object... args) {
                 return new SingleThreadIoEventLoop(this, executor, factory) {
@@ -63,12 +69,25 @@ final class LoopClock implements Ticker {
 
     /** The wheel loop (one thread, local transport) on this clock. */
     MultiThreadIoEventLoopGroup wheelGroup() {
+        return wheelGroup(LocalIoHandler.newFactory());
+    }
+
+    /** The wheel loop (one thread, the transport of {@code ioHandlerFactory}) on this clock. */
+    MultiThreadIoEventLoopGroup wheelGroup(IoHandlerFactory ioHandlerFactory) {
         LoopClock clock = this;
-        return new MultiThreadIoEventLoopGroup(1, LocalIoHandler.newFactory()) {
+        return new MultiThreadIoEventLoopGroup(1, ioHandlerFactory) {
             @Override
             protected IoEventLoop newChild(Executor executor, IoHandlerFactory factory, Object... args) {
                 return new WheelIoEventLoop(this, executor, factory, clock);
             }
         };
+    }
+
+    /** Shuts {@code group} down: its quiet period is measured on this clock, so the clock moves on until the loop ends. */
+    void shutDown(EventLoopGroup group) throws InterruptedException {
+        io.netty.util.concurrent.Future<?> terminated = group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+        while (!terminated.await(20, TimeUnit.MILLISECONDS)) {
+            advance(TimeUnit.SECONDS.toNanos(1));
+        }
     }
 }

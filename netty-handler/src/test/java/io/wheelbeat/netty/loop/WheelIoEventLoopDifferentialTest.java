@@ -127,7 +127,7 @@ class WheelIoEventLoopDifferentialTest {
                 log.add(delays.toString());
             }
             List<String> result = new ArrayList<>(log);
-            shutDown(group, clock);
+            clock.shutDown(group);
             // Shutdown cancels every task still pending (the order of its cancellations is not
             // compared: Netty's follows its heap's array).
             StringBuilder states = new StringBuilder("after shutdown");
@@ -136,15 +136,7 @@ class WheelIoEventLoopDifferentialTest {
             result.add(states.toString());
             return result;
         } finally {
-            shutDown(group, clock);
-        }
-    }
-
-    private static void shutDown(EventLoopGroup group, LoopClock clock) throws InterruptedException {
-        // The quiet period is measured on the loop's clock: move it on until the loop ends.
-        io.netty.util.concurrent.Future<?> terminated = group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
-        while (!terminated.await(20, TimeUnit.MILLISECONDS)) {
-            clock.advance(TimeUnit.SECONDS.toNanos(1));
+            clock.shutDown(group);
         }
     }
 
