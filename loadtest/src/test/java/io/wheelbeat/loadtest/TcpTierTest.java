@@ -25,7 +25,7 @@ class TcpTierTest {
         picocli.CommandLine cl = LoadTest.commandLine();
         cl.setErr(new PrintWriter(err, true));
         int exit = cl.execute("--quick", "--transport", "tcp", "--connections", "1000", "--idle-handler", "wheel,netty",
-                "--no-baseline", "--repeat", "1", "--in-process", "--report-dir", reportDir.toString());
+                "--no-baseline", "--repeat", "1", "--window", "2s", "--in-process", "--report-dir", reportDir.toString());
         assertEquals(0, exit, err.toString());
 
         Report.SessionReport report = Report.json().readValue(reportDir.resolve(Report.JSON_FILE).toFile(),

@@ -35,7 +35,7 @@ class WebSocketLoadTest {
         picocli.CommandLine cl = LoadTest.commandLine();
         cl.setErr(new PrintWriter(err, true));
         exitCode = cl.execute("--quick", "--protocol", "websocket", "--connections", "2000",
-                "--idle-handler", "wheel,netty", "--no-baseline", "--repeat", "1", "--in-process", "--report-dir", reportDir.toString());
+                "--idle-handler", "wheel,netty", "--no-baseline", "--repeat", "1", "--window", "2s", "--in-process", "--report-dir", reportDir.toString());
         errors = err.toString();
         File json = reportDir.resolve(Report.JSON_FILE).toFile();
         if (json.isFile()) {
