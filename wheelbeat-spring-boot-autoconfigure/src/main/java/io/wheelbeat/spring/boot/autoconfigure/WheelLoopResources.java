@@ -84,7 +84,8 @@ final class WheelLoopResources implements LoopResources {
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("cannot make the IoHandlerFactory of Reactor Netty's transport", e);
         } finally {
-            reactors.disposeLater(Duration.ZERO, Duration.ZERO).block(Duration.ofSeconds(10));
+            // A zero timeout fails the start whenever the shutdown is not done at once (seen on a busy machine).
+            reactors.disposeLater(Duration.ZERO, Duration.ofSeconds(10)).block(Duration.ofSeconds(15));
         }
     }
 
