@@ -10,64 +10,51 @@ import io.wheelbeat.integration.LoopbackClient;
 import io.wheelbeat.integration.NettyLine;
 import io.wheelbeat.netty.loop.LoopWheelOwner;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.system.CapturedOutput;
-import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.http.client.ReactorResourceFactory;
 import org.springframework.web.reactive.function.client.WebClient;
-import reactor.core.publisher.Mono;
 import reactor.netty.resources.LoopResources;
 
 /**
  * The starter in a real Boot WebFlux application on a random port, with real sockets on loopback:
  * the server's connections get the wheel's read timeout from the {@code wheelbeat.*} properties
- * alone (a silent connection and one silent after its requests are closed at the timeout, never
- * before; one that keeps talking is kept), WebClient's connections get the client's, Actuator
- * lists the meters, and {@code wheelbeat.loop.enabled} puts Reactor Netty on the wheel loop group
- * on Netty 4.2 (on 4.1 the application runs on Reactor Netty's loops). One context for the class;
- * the same tests run on Boot 4 (Netty 4.2) and Boot 3 (Netty 4.1). The tests wait on sockets,
- * side by side.
+ * alone (one silent after its requests is closed at the timeout, never before; one that keeps
+ * talking is kept), WebClient calls the server, Actuator lists the meters, and
+ * {@code wheelbeat.loop.enabled} puts Reactor Netty on the wheel loop group on Netty 4.2 (on 4.1
+ * the application runs on Reactor Netty's loops). Every request here must succeed, so every
+ * timeout is far above what a busy machine takes to answer; the short timeouts are in
+ * {@link SilentConnectionTest}. One context for the class; the same tests run on Boot 4 (Netty
+ * 4.2) and Boot 3 (Netty 4.1). The tests wait on sockets, side by side.
  */
 @SpringBootTest(classes = StarterApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {
-                "wheelbeat.server.read-timeout=400ms",
+                "wheelbeat.server.read-timeout=" + StarterTest.READ_TIMEOUT_MILLIS + "ms",
                 "wheelbeat.server.first-request-timeout=30s",
                 "wheelbeat.server.slow-consumer.enabled=true",
                 "wheelbeat.server.tcp-keep-alive.enabled=true",
                 "wheelbeat.server.tcp-keep-alive.idle=7s",
-                "wheelbeat.client.read-timeout=300ms",
+                "wheelbeat.client.read-timeout=30s",
                 "wheelbeat.loop.enabled=true",
-                "server.netty.idle-timeout=30s",
+                "server.netty.idle-timeout=120s",
                 "spring.reactor.netty.shutdown-quiet-period=0s",
                 "management.endpoints.web.exposure.include=metrics,health"})
 @Execution(ExecutionMode.CONCURRENT)
-@ExtendWith(OutputCaptureExtension.class)
 class StarterTest {
 
-    private static final long READ_TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(400);
-    private static final long CLIENT_READ_TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
-    /** How late a close may come on a loaded machine. */
-    private static final long LATE_NANOS = TimeUnit.SECONDS.toNanos(3);
-    /** Measuring slack: the client's clock readings bracket the server's. */
-    private static final long EARLY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    /** Ample for any exchange on a busy machine; the tests that wait for it run side by side. */
+    static final long READ_TIMEOUT_MILLIS = 3_000;
+    private static final Duration READ_TIMEOUT = Duration.ofMillis(READ_TIMEOUT_MILLIS);
     private static final String REQUEST = "GET /ok HTTP/1.1\r\nHost: localhost\r\n\r\n";
 
     @Value("${local.server.port}")
@@ -85,36 +72,29 @@ class StarterTest {
     }
 
     @Test
-    void aConnectionThatNeverSendsARequestIsClosedAtTheReadTimeout(CapturedOutput output) throws IOException {
-        try (LoopbackClient client = new LoopbackClient(port)) {
-            assertClosedAt(client.connectedAt(), READ_TIMEOUT_NANOS, client.awaitClose(10_000));
-        }
-        // Closed quietly: Reactor Netty logs a fired ReadTimeoutException at ERROR with its trace.
-        assertFalse(output.getAll().contains("ReadTimeoutException"), output::getAll);
-    }
-
-    @Test
     void aKeepAliveConnectionSilentAfterItsRequestsIsClosedAtTheReadTimeout() throws IOException {
         try (LoopbackClient client = new LoopbackClient(port)) {
             client.send(REQUEST);
             client.readUntil("\r\n\r\nok");
             long lastSent = client.send(REQUEST);
             client.readUntil("\r\n\r\nok");
-            assertClosedAt(lastSent, READ_TIMEOUT_NANOS, client.awaitClose(10_000));
+            SilentConnectionTest.assertClosedNotBefore(lastSent, READ_TIMEOUT,
+                    client.awaitClose(SilentConnectionTest.WAIT_MILLIS));
         }
     }
 
-    /** A request every 100 ms for 1.2 s, three timeouts: kept while it talks, closed once silent. */
+    /** A request every half second for one and a half timeouts: kept while it talks, closed once silent. */
     @Test
     void aConnectionThatKeepsSendingRequestsIsKept() throws IOException {
         try (LoopbackClient client = new LoopbackClient(port)) {
             long lastSent = 0;
-            for (int i = 0; i < 12; i++) {
+            for (int i = 0; i < 3 * READ_TIMEOUT_MILLIS / 1_000; i++) {
                 lastSent = client.send(REQUEST);
                 client.readUntil("\r\n\r\nok"); // fails if the server closed the connection
-                assertEquals(-1, client.awaitClose(100), "closed while the client talks");
+                assertEquals(-1, client.awaitClose(500), "closed while the client talks");
             }
-            assertClosedAt(lastSent, READ_TIMEOUT_NANOS, client.awaitClose(10_000));
+            SilentConnectionTest.assertClosedNotBefore(lastSent, READ_TIMEOUT,
+                    client.awaitClose(SilentConnectionTest.WAIT_MILLIS));
         }
     }
 
@@ -122,32 +102,15 @@ class StarterTest {
     @Test
     void theServersConnectionsHaveTcpKeepAlive() {
         String keepAlive = webClients.build().get().uri("http://127.0.0.1:" + port + "/keepalive").retrieve()
-                .bodyToMono(String.class).block(Duration.ofSeconds(10));
+                .bodyToMono(String.class).block(Duration.ofSeconds(60));
         assertEquals("SO_KEEPALIVE=true TCP_KEEPIDLE=7", keepAlive);
     }
 
     @Test
     void webClientCallsTheServer() {
         String body = webClients.build().get().uri("http://127.0.0.1:" + port + "/ok").retrieve().bodyToMono(String.class)
-                .block(Duration.ofSeconds(10));
+                .block(Duration.ofSeconds(60));
         assertEquals("ok", body);
-    }
-
-    /**
-     * A server that takes the request and never answers nor closes: only WebClient's own read
-     * timeout can close the connection, at the client's timeout after it connected (measured from
-     * just before the call, which is earlier).
-     */
-    @Test
-    void webClientClosesAConnectionWhoseServerSaysNothingAtItsReadTimeout() throws Exception {
-        try (ServerSocket silent = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            CompletableFuture<Long> closed = CompletableFuture.supplyAsync(() -> readRequestThenAwaitEof(silent));
-            long called = System.nanoTime();
-            webClients.build().get().uri("http://127.0.0.1:" + silent.getLocalPort() + "/").retrieve()
-                    .bodyToMono(String.class).onErrorResume(e -> Mono.empty())
-                    .block(Duration.ofSeconds(10));
-            assertClosedAt(called, CLIENT_READ_TIMEOUT_NANOS, closed.get(10, TimeUnit.SECONDS));
-        }
     }
 
     @Test
@@ -183,36 +146,5 @@ class StarterTest {
                 reactors.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
             }
         }
-    }
-
-    /** Accepts one connection, reads its request, then waits for its end; returns the clock reading then. */
-    private static long readRequestThenAwaitEof(ServerSocket server) {
-        try (Socket socket = server.accept()) {
-            socket.setSoTimeout(10_000);
-            InputStream in = socket.getInputStream();
-            StringBuilder request = new StringBuilder();
-            while (!request.toString().endsWith("\r\n\r\n")) {
-                int b = in.read();
-                assertFalse(b < 0, "closed before the request ended");
-                request.append((char) b);
-            }
-            try {
-                while (in.read() >= 0) {
-                    // the client sends nothing more; wait for its close
-                }
-            } catch (IOException reset) {
-                // a reset is a close too
-            }
-            return System.nanoTime();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static void assertClosedAt(long from, long timeoutNanos, long closedAt) {
-        assertTrue(closedAt != -1, "still open 10 s later");
-        long after = closedAt - from;
-        assertTrue(after >= timeoutNanos - EARLY_NANOS, "closed " + after / 1_000 + " us after, before the timeout");
-        assertTrue(after <= timeoutNanos + LATE_NANOS, "closed " + after / 1_000 + " us after");
     }
 }
