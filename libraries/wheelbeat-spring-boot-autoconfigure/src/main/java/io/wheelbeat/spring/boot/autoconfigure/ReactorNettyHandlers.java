@@ -2,11 +2,16 @@ package io.wheelbeat.spring.boot.autoconfigure;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.http.HttpServerUpgradeHandler;
 import io.wheelbeat.netty.TcpKeepAlive;
 import io.wheelbeat.netty.deadline.ConnectionDeadlineHandler;
 import io.wheelbeat.netty.deadline.MaxConnectionAge;
 import io.wheelbeat.netty.guard.SlowConsumerHandler;
+import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
+import io.wheelbeat.netty.heartbeat.PingLimits;
+import io.wheelbeat.netty.http2.Http2KeepAliveHandler;
 import io.wheelbeat.netty.idle.TimeoutCloses;
 import io.wheelbeat.netty.idle.WheelReadTimeoutHandler;
 import io.wheelbeat.netty.idle.WheelWriteTimeoutHandler;
@@ -23,8 +28,12 @@ import reactor.netty.http.server.HttpServer;
  * ({@link NettyPipeline#HttpCodec}), so they watch the connection from its first byte, across
  * every request, until it closes: Reactor Netty removes what {@code doOnConnection} adds when each
  * request ends. The slow-consumer guard goes first in the pipeline, nearest the socket, so that
- * it sees every write. A pipeline without the HTTP codec at that moment (HTTP/2 over TLS before
- * ALPN) gets them last. TCP keepalive, when set, goes on the socket ({@link TcpKeepAlive}).
+ * it sees every write. On an h2c server (HTTP/1.1 with the h2c upgrade) they go right after
+ * Netty's {@code HttpServerUpgradeHandler}, which follows the codec there. A pipeline without
+ * either at that moment (HTTP/2 over TLS before ALPN) gets them last, after Reactor Netty's
+ * bridge, where they see no read. TCP keepalive, when set, goes on the socket ({@link TcpKeepAlive}). The
+ * HTTP/2 and WebSocket keepalives go in once the connection becomes HTTP/2 or WebSocket
+ * ({@link ProtocolKeepAlives}).
  *
  * <p>Under Reactor Netty nothing consumes {@code IdleStateEvent}: every handler here closes the
  * connection itself. Timeout closes are quiet unless {@code wheelbeat.quiet-timeout-close=false}.
@@ -43,8 +52,9 @@ public final class ReactorNettyHandlers {
                 : TimeoutCloses.firingException());
         WheelbeatProperties.Server server = properties.getServer();
         this.server = side(server, server.getFirstRequestTimeout(), slowConsumer(server.getSlowConsumer(), meters),
-                closes, meters);
-        this.client = side(properties.getClient(), null, null, closes, meters);
+                closes, meters, http2(server.getHttp2(), meters), webSocket(server.getWebsocket(), meters));
+        this.client = side(properties.getClient(), null, null, closes, meters,
+                http2(properties.getClient().getHttp2(), meters), null);
     }
 
     /**
@@ -55,7 +65,8 @@ public final class ReactorNettyHandlers {
      * @return the server whose connections get the handlers
      */
     public HttpServer customize(HttpServer server) {
-        return this.server.isEmpty() ? server : server.doOnChannelInit((observer, channel, address) -> this.server.addTo(channel));
+        return this.server.isEmpty() ? server
+                : server.doOnChannelInit((observer, channel, address) -> this.server.addTo(channel));
     }
 
     /**
@@ -66,7 +77,8 @@ public final class ReactorNettyHandlers {
      * @return the client whose connections get the handlers
      */
     public HttpClient customize(HttpClient client) {
-        return this.client.isEmpty() ? client : client.doOnChannelInit((observer, channel, address) -> this.client.addTo(channel));
+        return this.client.isEmpty() ? client
+                : client.doOnChannelInit((observer, channel, address) -> this.client.addTo(channel));
     }
 
     /** {@link #customize(HttpServer)} as a function, for Boot's {@code NettyServerCustomizer}. */
@@ -80,7 +92,8 @@ public final class ReactorNettyHandlers {
     }
 
     private static Side side(WheelbeatProperties.Connections connections, Duration firstRequest,
-                             SlowConsumerHandler.Factory slowConsumer, TimeoutCloses closes, HandlerMeters meters) {
+                             SlowConsumerHandler.Factory slowConsumer, TimeoutCloses closes, HandlerMeters meters,
+                             Http2KeepAliveHandler.Factory http2, HeartbeatHandler.Factory webSocket) {
         Duration maxAge = connections.getMaxConnectionAge();
         ConnectionDeadlineHandler.Factory deadlines = null;
         if (firstRequest != null || maxAge != null) {
@@ -95,7 +108,31 @@ public final class ReactorNettyHandlers {
             deadlines = meters.count(builder).build();
         }
         return new Side(connections.getTcpKeepAlive().toTcpKeepAlive(), closes, connections.getReadTimeout(),
-                connections.getWriteTimeout(), deadlines, slowConsumer);
+                connections.getWriteTimeout(), deadlines, slowConsumer, http2, webSocket);
+    }
+
+    private static Http2KeepAliveHandler.Factory http2(WheelbeatProperties.Http2 properties, HandlerMeters meters) {
+        if (!properties.configured()) {
+            return null;
+        }
+        Http2KeepAliveHandler.Builder builder = Http2KeepAliveHandler.builder();
+        if (properties.getKeepAliveTime() != null) {
+            builder.keepAliveTime(properties.getKeepAliveTime()).keepAliveTimeout(properties.getKeepAliveTimeout())
+                    .keepAliveWithoutCalls(properties.isKeepAliveWithoutCalls());
+        }
+        if (properties instanceof WheelbeatProperties.ServerHttp2 server && server.getPermitKeepAliveTime() != null) {
+            builder.pingLimits(PingLimits.of(server.getPermitKeepAliveTime(), server.getMaxPingStrikes()))
+                    .permitKeepAliveWithoutCalls(server.isPermitKeepAliveWithoutCalls());
+        }
+        return meters.count(builder).build();
+    }
+
+    private static HeartbeatHandler.Factory webSocket(WheelbeatProperties.WebSocket properties, HandlerMeters meters) {
+        if (properties.getPingInterval() == null) {
+            return null;
+        }
+        return meters.count(ProtocolKeepAlives.webSocket(properties.getPingInterval(), properties.getPongTimeout(),
+                properties.getMaxMissedPongs(), properties.pingLimits())).build();
     }
 
     private static SlowConsumerHandler.Factory slowConsumer(WheelbeatProperties.SlowConsumer properties,
@@ -111,11 +148,12 @@ public final class ReactorNettyHandlers {
 
     /** The handlers of one side (server or client); null factories and durations are off. */
     private record Side(TcpKeepAlive tcpKeepAlive, TimeoutCloses closes, Duration readTimeout, Duration writeTimeout,
-                        ConnectionDeadlineHandler.Factory deadlines, SlowConsumerHandler.Factory slowConsumer) {
+                        ConnectionDeadlineHandler.Factory deadlines, SlowConsumerHandler.Factory slowConsumer,
+                        Http2KeepAliveHandler.Factory http2, HeartbeatHandler.Factory webSocket) {
 
         boolean isEmpty() {
             return tcpKeepAlive == null && readTimeout == null && writeTimeout == null && deadlines == null
-                    && slowConsumer == null;
+                    && slowConsumer == null && http2 == null && webSocket == null;
         }
 
         void addTo(Channel channel) {
@@ -126,7 +164,8 @@ public final class ReactorNettyHandlers {
             if (slowConsumer != null) {
                 pipeline.addFirst("wheelbeat.slowConsumer", slowConsumer.newHandler());
             }
-            String after = pipeline.get(NettyPipeline.HttpCodec) != null ? NettyPipeline.HttpCodec : null;
+            String after = pipeline.get(NettyPipeline.HttpCodec) != null ? NettyPipeline.HttpCodec
+                    : h2cUpgrade(pipeline);
             if (deadlines != null) {
                 after = add(pipeline, after, "wheelbeat.deadlines", deadlines.newHandler());
             }
@@ -134,8 +173,24 @@ public final class ReactorNettyHandlers {
                 after = add(pipeline, after, "wheelbeat.readTimeout", new WheelReadTimeoutHandler(readTimeout, closes));
             }
             if (writeTimeout != null) {
-                add(pipeline, after, "wheelbeat.writeTimeout", new WheelWriteTimeoutHandler(writeTimeout, closes));
+                after = add(pipeline, after, "wheelbeat.writeTimeout",
+                        new WheelWriteTimeoutHandler(writeTimeout, closes));
             }
+            if (webSocket != null) {
+                add(pipeline, after, "wheelbeat.webSocketWatcher", new ProtocolKeepAlives.WebSocketWatcher(webSocket));
+            }
+            if (http2 != null) {
+                pipeline.addFirst("wheelbeat.http2Watcher", new ProtocolKeepAlives.Http2Watcher(http2));
+            }
+        }
+
+        /**
+         * On an h2c server the codec has no name yet and Netty's upgrade handler follows it: the
+         * handlers go after that one, before Reactor Netty's bridge, which passes no read on.
+         */
+        private static String h2cUpgrade(ChannelPipeline pipeline) {
+            ChannelHandlerContext upgrade = pipeline.context(HttpServerUpgradeHandler.class);
+            return upgrade == null ? null : upgrade.name();
         }
 
         /** Adds {@code handler} after the handler named {@code after} (last if null); returns its name. */

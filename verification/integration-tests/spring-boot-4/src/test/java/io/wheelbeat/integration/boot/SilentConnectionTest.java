@@ -107,6 +107,7 @@ class SilentConnectionTest {
     static void assertClosedNotBefore(long from, Duration timeout, long closedAt) {
         assertTrue(closedAt != -1, "still open " + WAIT_MILLIS + " ms later");
         long after = closedAt - from;
-        assertTrue(after >= timeout.toNanos() - EARLY_NANOS, "closed " + after / 1_000 + " us after, before the timeout");
+        assertTrue(after >= timeout.toNanos() - EARLY_NANOS,
+                "closed " + after / 1_000 + " us after, before the timeout");
     }
 }

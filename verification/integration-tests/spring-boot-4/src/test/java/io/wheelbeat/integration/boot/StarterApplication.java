@@ -14,10 +14,14 @@ import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
 import org.springframework.web.reactive.function.server.ServerResponse;
+import org.springframework.web.reactive.HandlerMapping;
+import org.springframework.web.reactive.handler.SimpleUrlHandlerMapping;
+import org.springframework.web.reactive.socket.WebSocketHandler;
 import reactor.netty.Connection;
 
 /**
- * A WebFlux application as a user writes it: routes and one rate limiter bean, no wheelbeat code;
+ * A WebFlux application as a user writes it: routes, a WebSocket endpoint and one rate limiter
+ * bean, no wheelbeat code;
  * the starter and the {@code wheelbeat.*} properties do the rest.
  */
 @SpringBootApplication
@@ -41,6 +45,13 @@ class StarterApplication {
         Object idle = options.entrySet().stream().filter(e -> e.getKey().name().endsWith("TCP_KEEPIDLE"))
                 .map(Map.Entry::getValue).findFirst().orElse("none");
         return "SO_KEEPALIVE=" + options.get(ChannelOption.SO_KEEPALIVE) + " TCP_KEEPIDLE=" + idle;
+    }
+
+    /** A WebSocket endpoint that holds each session open until the client ends it. */
+    @Bean
+    HandlerMapping webSocketRoutes() {
+        WebSocketHandler holdOpen = session -> session.receive().then();
+        return new SimpleUrlHandlerMapping(Map.of("/ws", holdOpen), -1);
     }
 
     @Bean(destroyMethod = "stop")
