@@ -81,12 +81,20 @@ public final class ReactorNettyHandlers {
                 : client.doOnChannelInit((observer, channel, address) -> this.client.addTo(channel));
     }
 
-    /** {@link #customize(HttpServer)} as a function, for Boot's {@code NettyServerCustomizer}. */
+    /**
+     * {@link #customize(HttpServer)} as a function, for Boot's {@code NettyServerCustomizer}.
+     *
+     * @return the function
+     */
     public UnaryOperator<HttpServer> serverCustomizer() {
         return this::customize;
     }
 
-    /** {@link #customize(HttpClient)} as a function, for Boot's connector builder customizers. */
+    /**
+     * {@link #customize(HttpClient)} as a function, for Boot's connector builder customizers.
+     *
+     * @return the function
+     */
     public UnaryOperator<HttpClient> clientCustomizer() {
         return this::customize;
     }

@@ -86,7 +86,7 @@ class KeepAlivePingTest {
     @Test
     void anHttp11ConnectionToTheH2cServerThatKeepsTalkingIsKept() throws IOException {
         try (LoopbackClient client = new LoopbackClient(port)) {
-            for (long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(READ_TIMEOUT_MILLIS * 3 / 2);
+            for (long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(READ_TIMEOUT_MILLIS * 6 / 5);
                  System.nanoTime() - end < 0; ) {
                 client.send("GET /ok HTTP/1.1\r\nHost: localhost\r\n\r\n");
                 client.readUntil("\r\n\r\nok"); // fails if the server closed the connection

@@ -21,7 +21,6 @@ import org.springframework.boot.json.JsonParserFactory;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
-import org.springframework.test.annotation.DirtiesContext;
 import redis.embedded.RedisServer;
 
 /**
@@ -38,7 +37,6 @@ import redis.embedded.RedisServer;
                 "spring.reactor.netty.shutdown-quiet-period=0s",
                 "management.endpoints.web.exposure.include=health",
                 "management.endpoint.health.show-details=always"})
-@DirtiesContext // its Redis stops with it
 class RateLimitStoreHealthTest {
 
     private static final Duration CHANGE_WAIT = Duration.ofSeconds(60);
@@ -102,7 +100,10 @@ class RateLimitStoreHealthTest {
         }
     }
 
-    /** A {@code redis-server} on a loopback port, stopped and started again on the same port. */
+    /**
+     * A {@code redis-server} on a loopback port, stopped and started again on the same port; it
+     * stops with the context (the context is cached until the tests end).
+     */
     static final class LocalRedis {
         final int port;
         private RedisServer server;
