@@ -31,7 +31,8 @@ class StarterApplication {
     RouterFunction<ServerResponse> routes() {
         return RouterFunctions.route()
                 .GET("/ok", request -> ServerResponse.ok().bodyValue("ok"))
-                .GET("/keepalive", request -> ServerResponse.ok().bodyValue(keepAliveOf(request.exchange().getRequest())))
+                .GET("/keepalive", request -> ServerResponse.ok()
+                        .bodyValue(keepAliveOf(request.exchange().getRequest())))
                 .build();
     }
 
@@ -61,6 +62,7 @@ class StarterApplication {
 
     @Bean(destroyMethod = "close")
     KeyedRateLimiter<String> apiLimiter(WheelTimer limiterTimer) {
-        return KeyedRateLimiter.builder(RateLimit.tokenBucket(100, Duration.ofSeconds(1)), limiterTimer).name("api").build();
+        return KeyedRateLimiter.builder(RateLimit.tokenBucket(100, Duration.ofSeconds(1)), limiterTimer)
+                .name("api").build();
     }
 }

@@ -108,7 +108,8 @@ class StarterTest {
 
     @Test
     void webClientCallsTheServer() {
-        String body = webClients.build().get().uri("http://127.0.0.1:" + port + "/ok").retrieve().bodyToMono(String.class)
+        String body = webClients.build().get().uri("http://127.0.0.1:" + port + "/ok").retrieve()
+                .bodyToMono(String.class)
                 .block(Duration.ofSeconds(60));
         assertEquals("ok", body);
     }
@@ -139,7 +140,8 @@ class StarterTest {
         boolean netty42 = Version.identify().get("netty-common").artifactVersion().startsWith("4.2");
         assertEquals(netty42, loops.next() instanceof LoopWheelOwner, loops.toString());
         if (netty42) {
-            EventLoopGroup reactors = LoopResources.create("transport-check", 1, true).onServer(LoopResources.DEFAULT_NATIVE);
+            EventLoopGroup reactors = LoopResources.create("transport-check", 1, true)
+                    .onServer(LoopResources.DEFAULT_NATIVE);
             try {
                 assertEquals(TransportOf.of(reactors), TransportOf.of(loops));
             } finally {
