@@ -85,6 +85,7 @@ public final class LoadTest implements Callable<Integer> {
     private static final double LOCAL_OPEN_RATE = 50_000;
     private static final double TCP_OPEN_RATE = 5_000;
     private static final long NANOS_PER_MILLI = 1_000_000L;
+    private static final int DEFAULT_ROUNDS = 3;
 
     @Option(names = "--connections", paramLabel = "N",
             description = "Connections per run (default: 500000, --quick 20000; tcp: as many as the open-file limit allows).")
@@ -106,8 +107,9 @@ public final class LoadTest implements Callable<Integer> {
 
     @Option(names = "--repeat", paramLabel = "N",
             description = "Rounds: N JVMs one after the other, each with every arm side by side, the arms' order rotated "
-                    + "from round to round; more rounds narrow the confidence intervals (default: ${DEFAULT-VALUE}).")
-    int repeats = 3;
+                    + "from round to round; more rounds narrow the confidence intervals (default: 3, or with two "
+                    + "arms 4, so that each arm's share is opened first and last equally often).")
+    Integer repeats;
 
     @Option(names = "--round", hidden = true, description = "Which round this JVM runs (its arm order).")
     int round;
@@ -301,7 +303,10 @@ public final class LoadTest implements Callable<Integer> {
         if (baseline && !comparesLoops && !kinds.contains(IdleHandlerKind.NONE)) {
             kinds.add(IdleHandlerKind.NONE);
         }
-        return new Settings(tier, protocol, sizes, kinds, eventLoops, repeats, round, reportDir,
+        int arms = comparesLoops ? eventLoops.size() : kinds.size();
+        // A later share of the ramp reads more heap per connection: every arm takes every place equally often.
+        int rounds = repeats != null ? repeats : (DEFAULT_ROUNDS + arms - 1) / arms * arms;
+        return new Settings(tier, protocol, sizes, kinds, eventLoops, rounds, round, reportDir,
                 openRate != null ? openRate : tier == Tier.LOCAL ? LOCAL_OPEN_RATE : TCP_OPEN_RATE,
                 maxPendingConnects, orMillis(heartbeat, preset.heartbeatMs), jitter, burst, silentFraction,
                 orMillis(silenceSpread, preset.spreadMs), orMillis(readerIdle, preset.readerIdleMs),

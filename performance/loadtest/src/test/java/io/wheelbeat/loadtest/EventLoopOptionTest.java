@@ -16,8 +16,8 @@ import picocli.CommandLine;
 
 /**
  * {@code --event-loop} reaches the run: it parses, it is passed on to each run's JVM, and the
- * server group a run makes from it is that kind of group, whose scheduled tasks the load test
- * still counts. No timing.
+ * server group a run makes from it is that kind of group, whose scheduled tasks, and on the wheel
+ * group the largest run of each loop's wheel, the load test still counts. No timing.
  */
 class EventLoopOptionTest {
 
@@ -42,6 +42,9 @@ class EventLoopOptionTest {
         assertEquals(List.of(IdleHandlerKind.NETTY), both.handlers(), "Netty's handler on both, no baseline");
         assertEquals(List.of("netty-loop", "wheel-loop"), both.forRound(1000, 1).arms().stream().map(Arm::id).toList());
         assertEquals(List.of("wheel-loop", "netty-loop"), both.forRound(1000, 2).arms().stream().map(Arm::id).toList());
+        assertEquals(4, both.rounds(), "two arms: each opens its share first in half the rounds");
+        assertEquals(3, settings().rounds(), "three arms by default");
+        assertEquals(3, settings("--event-loop", "netty,wheel", "--repeat", "3").rounds());
         assertEquals("wheel-loop", both.ours());
         assertEquals("netty-loop", both.theirs());
         assertTrue(both.forRound(1000, 1).arms().get(1).ours());
@@ -74,6 +77,17 @@ class EventLoopOptionTest {
                     assertTrue(task.cancel(false));
                 }
                 assertTrue(fromOutside.cancel(false));
+
+                // A task that runs: on the wheel group, a run of the loop's wheel fired it.
+                loop.schedule(() -> { }, 1, TimeUnit.MILLISECONDS).get(10, TimeUnit.SECONDS);
+                List<Integer> largest = group.snapshot(false, 10, TimeUnit.SECONDS).largestWheelRuns();
+                if (kind == EventLoopKind.WHEEL) {
+                    assertEquals(1, largest.size(), "one loop, one wheel");
+                    assertTrue(largest.get(0) >= 1 && largest.get(0) <= TimerAccounting.WHEEL_RUN_BOUND,
+                            largest.toString());
+                } else {
+                    assertEquals(List.of(), largest, "Netty's loops with Netty's handler use no wheel");
+                }
             } finally {
                 group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
             }

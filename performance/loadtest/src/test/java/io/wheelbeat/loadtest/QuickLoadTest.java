@@ -139,6 +139,30 @@ class QuickLoadTest {
     }
 
     @Test
+    void readsTheLargestRunOfEachLoopsWheelWithinTheEnginesBound() {
+        int loops = Runtime.getRuntime().availableProcessors();
+        for (RunResult run : report.runs()) {
+            RunResult.Timers t = run.timers();
+            if (run.handler().equals("wheel")) {
+                assertEquals(loops, t.largestWheelRunByLoop().size(), "one wheel per server loop");
+                for (int largest : t.largestWheelRunByLoop()) {
+                    assertTrue(largest > 0 && largest <= TimerAccounting.WHEEL_RUN_BOUND, "by loop: " + t);
+                }
+                assertEquals(java.util.Collections.max(t.largestWheelRunByLoop()), t.largestWheelRun());
+            } else {
+                assertEquals(-1, t.largestWheelRun(), run.handler() + " uses no wheel");
+                assertEquals(List.of(), t.largestWheelRunByLoop(), run.handler());
+            }
+        }
+        assertEquals(1, report.wheelRuns().size(), "the wheel arm's summary in report.json");
+        VerdictTable.WheelRun summary = report.wheelRuns().get(0);
+        assertEquals("wheel", summary.arm());
+        assertEquals(List.of(run("wheel", 1).timers().largestWheelRun(), run("wheel", 2).timers().largestWheelRun()),
+                summary.byRound());
+        assertEquals(TimerAccounting.WHEEL_RUN_BOUND, summary.bound());
+    }
+
+    @Test
     void writesMarkdownAndReadablePngCharts() throws Exception {
         String md = Files.readString(reportDir.resolve(Report.MARKDOWN_FILE));
         assertTrue(md.contains("| | wheel (1) | netty (1) | none (1) | netty (2) | none (2) | wheel (2) |"), md);
@@ -154,6 +178,10 @@ class QuickLoadTest {
     }
 
     private static RunResult run(String handler) {
-        return report.runs().stream().filter(r -> r.handler().equals(handler)).findFirst().orElseThrow();
+        return run(handler, 1);
+    }
+
+    private static RunResult run(String handler, int round) {
+        return runsOf(round).stream().filter(r -> r.handler().equals(handler)).findFirst().orElseThrow();
     }
 }
