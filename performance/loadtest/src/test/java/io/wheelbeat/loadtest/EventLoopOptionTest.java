@@ -39,12 +39,20 @@ class EventLoopOptionTest {
     void twoLoopsAreComparedSideBySideWithOneHandlerAndTheOrderRotates() {
         Settings both = settings("--event-loop", "netty,wheel");
         assertTrue(both.comparesLoops());
-        assertEquals(List.of(IdleHandlerKind.NETTY), both.handlers(), "Netty's handler on both, no baseline");
-        assertEquals(List.of("netty-loop", "wheel-loop"), both.forRound(1000, 1).arms().stream().map(Arm::id).toList());
-        assertEquals(List.of("wheel-loop", "netty-loop"), both.forRound(1000, 2).arms().stream().map(Arm::id).toList());
-        assertEquals(4, both.rounds(), "two arms: each opens its share first in half the rounds");
-        assertEquals(3, settings().rounds(), "three arms by default");
-        assertEquals(3, settings("--event-loop", "netty,wheel", "--repeat", "3").rounds());
+        assertEquals(List.of(IdleHandlerKind.NETTY, IdleHandlerKind.NONE), both.handlers(),
+                "Netty's handler on both, and the baseline");
+        assertEquals(List.of("netty-loop", "wheel-loop", "none"),
+                both.forRound(1000, 1).arms().stream().map(Arm::id).toList());
+        assertEquals(List.of("wheel-loop", "none", "netty-loop"),
+                both.forRound(1000, 2).arms().stream().map(Arm::id).toList());
+        Arm baseline = both.baseArms().get(2);
+        assertEquals(new Arm(IdleHandlerKind.NONE, EventLoopKind.NETTY, "none"), baseline, "on Netty's loops");
+        assertFalse(baseline.ours());
+        assertEquals(3, both.rounds(), "three arms: each opens its share in each place once");
+        Settings pair = settings("--event-loop", "netty,wheel", "--no-baseline");
+        assertEquals(List.of("netty-loop", "wheel-loop"), pair.baseArms().stream().map(Arm::id).toList());
+        assertEquals(4, pair.rounds(), "two arms: each opens its share first in half the rounds");
+        assertEquals(3, settings("--event-loop", "netty,wheel", "--no-baseline", "--repeat", "3").rounds());
         assertEquals("wheel-loop", both.ours());
         assertEquals("netty-loop", both.theirs());
         assertTrue(both.forRound(1000, 1).arms().get(1).ours());
