@@ -128,6 +128,17 @@ public final class ExecutorDrivenWheel implements WheelScheduler {
     }
 
     /**
+     * The most work one run of the driving task did so far: timers fired plus timers moved
+     * between the wheel's levels, never more than the bound of 4096 per run. A racy snapshot, as
+     * {@link #scheduledCount()}.
+     *
+     * @return the largest run since the driver was made
+     */
+    public int largestRun() {
+        return wheel.largestPoll();
+    }
+
+    /**
      * Arms {@code node} to expire {@code delayNanos} from now (zero and negative: at the next run
      * of the driving task), or moves it there if it is pending: a re-arm, which counts as a new
      * scheduling among equal deadlines and allocates nothing. Delays beyond 2^62 ns saturate.

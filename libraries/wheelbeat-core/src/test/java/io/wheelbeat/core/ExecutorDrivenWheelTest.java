@@ -240,7 +240,8 @@ class ExecutorDrivenWheelTest {
      * A loop that stalled wakes to 100,000 due timers: the driving task fires them in runs of at
      * most {@link ExecutorDrivenWheel#TIMERS_PER_RUN}, each next run scheduled with no delay, so
      * the executor's other work (here a task the first callback submits, as I/O would be) runs
-     * between runs; every timer fires once, by deadline then scheduling order.
+     * between runs; every timer fires once, by deadline then scheduling order; the largest run
+     * reports the bound.
      */
     @Test
     void aBacklogOfDueTimersFiresInBoundedRunsWithTheExecutorsOtherWorkBetween() {
@@ -284,6 +285,7 @@ class ExecutorDrivenWheelTest {
             assertEquals(Math.min(ExecutorDrivenWheel.TIMERS_PER_RUN, timers - run * ExecutorDrivenWheel.TIMERS_PER_RUN),
                     inRun, "timers fired in run " + run);
         }
+        assertEquals(ExecutorDrivenWheel.TIMERS_PER_RUN, driven.largestRun(), "the largest run did the bound's work");
         assertEquals(0, driven.pendingTimers());
         assertEquals(0, executor.pendingScheduled());
     }

@@ -20,6 +20,7 @@ class PublicApiTest {
                 // ExecutorDrivenWheel replaces the id road (TimerCallback, NO_TIMER, reschedule,
                 // isPending), WheelSettings.initialCapacity goes (no cells to make room for), and
                 // WheelTimer is AutoCloseable.
-                .assertHiddenAndWithin(20, 188);
+                // 189: ExecutorDrivenWheel.largestRun (the load test reports each loop's largest run).
+                .assertHiddenAndWithin(20, 189);
     }
 }

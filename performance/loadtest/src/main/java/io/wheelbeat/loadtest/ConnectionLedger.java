@@ -88,6 +88,19 @@ final class ConnectionLedger {
     }
 
     /**
+     * Whether every connection {@code plan} silences that was heard has had its first idle event:
+     * then waiting longer changes no silenced connection's verdict.
+     */
+    boolean everySilentReported(SilencePlan plan) {
+        for (int i = 0; i < lastArrival.length; i++) {
+            if (plan.isSilent(first + i) && lastArrival[i] != NEVER && firstIdle[i] == NEVER) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * How late the silenced connections were reported, by the second (since {@code originNanos})
      * their idle event fired in. Call after {@link #evaluate}'s visibility condition holds.
      */

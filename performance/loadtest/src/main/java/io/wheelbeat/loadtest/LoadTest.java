@@ -40,7 +40,8 @@ import picocli.CommandLine.Option;
             "  (no options)                        500k local over three arms side by side (wheel, netty, no handler),",
             "                                      3 rounds; ends with the verdict and its 95% intervals",
             "  --repeat 6                          6 rounds: narrower intervals",
-            "  --event-loop netty,wheel            Netty's loop group against WheelIoEventLoopGroup, side by side",
+            "  --event-loop netty,wheel            Netty's loop group against WheelIoEventLoopGroup, side by side,",
+            "                                      Netty's handler on both, and the baseline",
             "  --quick --idle-handler netty        20k connections, about 30 s",
             "  --transport tcp                     TCP: as many as the file limit allows",
             "  --scaling --idle-handler wheel,netty  10k, 50k, 100k, 250k, 500k"})
@@ -85,6 +86,7 @@ public final class LoadTest implements Callable<Integer> {
     private static final double LOCAL_OPEN_RATE = 50_000;
     private static final double TCP_OPEN_RATE = 5_000;
     private static final long NANOS_PER_MILLI = 1_000_000L;
+    private static final int DEFAULT_ROUNDS = 3;
 
     @Option(names = "--connections", paramLabel = "N",
             description = "Connections per run (default: 500000, --quick 20000; tcp: as many as the open-file limit allows).")
@@ -106,8 +108,9 @@ public final class LoadTest implements Callable<Integer> {
 
     @Option(names = "--repeat", paramLabel = "N",
             description = "Rounds: N JVMs one after the other, each with every arm side by side, the arms' order rotated "
-                    + "from round to round; more rounds narrow the confidence intervals (default: ${DEFAULT-VALUE}).")
-    int repeats = 3;
+                    + "from round to round; more rounds narrow the confidence intervals (default: 3, or with two "
+                    + "arms 4, so that each arm's share is opened first and last equally often).")
+    Integer repeats;
 
     @Option(names = "--round", hidden = true, description = "Which round this JVM runs (its arm order).")
     int round;
@@ -172,7 +175,8 @@ public final class LoadTest implements Callable<Integer> {
     @Option(names = "--event-loop", paramLabel = "netty|wheel", split = ",", converter = EventLoopConverter.class,
             description = "The servers' event loops: netty = MultiThreadIoEventLoopGroup (default); "
                     + "wheel = WheelIoEventLoopGroup, every scheduled task on the loop's timing wheel; "
-                    + "netty,wheel = compare the two groups side by side, one idle handler on both.")
+                    + "netty,wheel = compare the two groups side by side, one idle handler on both, the baseline "
+                    + "none on Netty's.")
     List<EventLoopKind> eventLoops = new ArrayList<>(List.of(EventLoopKind.NETTY));
 
     @Option(names = "--server-threads", paramLabel = "N", description = "Event loops of each arm's server (default: cores).")
@@ -298,10 +302,13 @@ public final class LoadTest implements Callable<Integer> {
         boolean comparesLoops = eventLoops.size() > 1;
         List<IdleHandlerKind> kinds = new ArrayList<>(handlers != null ? handlers
                 : comparesLoops ? List.of(IdleHandlerKind.NETTY) : List.of(IdleHandlerKind.WHEEL, IdleHandlerKind.NETTY));
-        if (baseline && !comparesLoops && !kinds.contains(IdleHandlerKind.NONE)) {
+        if (baseline && !kinds.contains(IdleHandlerKind.NONE)) {
             kinds.add(IdleHandlerKind.NONE);
         }
-        return new Settings(tier, protocol, sizes, kinds, eventLoops, repeats, round, reportDir,
+        int arms = comparesLoops ? eventLoops.size() + kinds.size() - 1 : kinds.size();
+        // A later share of the ramp reads more heap per connection: every arm takes every place equally often.
+        int rounds = repeats != null ? repeats : (DEFAULT_ROUNDS + arms - 1) / arms * arms;
+        return new Settings(tier, protocol, sizes, kinds, eventLoops, rounds, round, reportDir,
                 openRate != null ? openRate : tier == Tier.LOCAL ? LOCAL_OPEN_RATE : TCP_OPEN_RATE,
                 maxPendingConnects, orMillis(heartbeat, preset.heartbeatMs), jitter, burst, silentFraction,
                 orMillis(silenceSpread, preset.spreadMs), orMillis(readerIdle, preset.readerIdleMs),

@@ -86,10 +86,11 @@ final class Preflight {
         if (s.eventLoops().isEmpty() || new HashSet<>(s.eventLoops()).size() != s.eventLoops().size()) {
             throw new BadInputException("--event-loop needs netty, wheel, or both once each, got " + s.eventLoops());
         }
-        if (s.comparesLoops() && (s.handlers().size() != 1 || !s.handlers().get(0).hasHandler())) {
+        boolean oneAndBaseline = s.handlers().size() == 2 && s.handlers().get(1) == IdleHandlerKind.NONE;
+        if (s.comparesLoops() && ((s.handlers().size() != 1 && !oneAndBaseline) || !s.handlers().get(0).hasHandler())) {
             throw new BadInputException("--event-loop " + s.eventLoops().get(0) + "," + s.eventLoops().get(1)
                     + " compares the loop groups with one idle handler on both; give one --idle-handler "
-                    + "(wheel or netty), got " + s.handlers());
+                    + "(wheel or netty; the baseline none is added unless --no-baseline), got " + s.handlers());
         }
 
         for (int size : s.sizes()) {

@@ -76,7 +76,8 @@ final class Report {
 
     /** The report as written to {@code report.json}. */
     record SessionReport(String generatedAt, String tier, String connectionKind, Map<String, Object> scenario,
-                         String command, boolean clean, List<VerdictRow> verdict, List<RunResult> runs,
+                         String command, boolean clean, List<VerdictRow> verdict,
+                         List<VerdictTable.WheelRun> wheelRuns, List<RunResult> runs,
                          List<IdleMachinery> idleMachinery) {
     }
 
@@ -100,7 +101,7 @@ final class Report {
         Files.createDirectories(dir);
         SessionReport report = new SessionReport(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(),
                 settings.tier().id(), settings.tier().description(), scenario(), command(), clean(), verdictRows(),
-                runs, idleMachinery);
+                verdicts.stream().flatMap(v -> v.wheelRuns().stream()).toList(), runs, idleMachinery);
         json().writeValue(dir.resolve(JSON_FILE).toFile(), report);
         List<String> charts = new Charts(runs).write(dir);
         Files.writeString(dir.resolve(MARKDOWN_FILE), markdown(report, charts), StandardCharsets.UTF_8);
@@ -266,6 +267,10 @@ final class Report {
                 + "event before the true deadline, or on a connection the plan kept talking.\n");
         md.append("- **Timers**, wheel: ").append(TimerAccounting.WHEEL_NOTE).append(".\n");
         md.append("- **Timers**, Netty: ").append(TimerAccounting.NETTY_NOTE).append(".\n");
+        md.append("- **Largest run of the wheel's task**: the most timers one run of the task that drives a loop's "
+                + "wheel fired and moved between the wheel's levels, over the round (the wheel handler's wheel, or "
+                + "the loop group's own); the engine bounds it at ").append(f("%,d", TimerAccounting.WHEEL_RUN_BOUND))
+                .append(".\n");
         md.append("- **GC**: the JVM's collections in the round, shared by the arms, not counting the load "
                 + "test's own heap-reading full GCs (listed apart).\n");
         md.append("- **CPU**: thread CPU time of each arm's server event loops; steady: in the sub-windows "
@@ -295,6 +300,9 @@ final class Report {
         row(md, group, "timer re-arms / s (read batches)", r -> f("%,.0f", r.timers().reArmsPerSecond()));
         row(md, group, "timer expirations / s", r -> f("%,.0f", r.timers().expirationsPerSecond()));
         row(md, group, "server-loop scheduled tasks / s", r -> f("%,.0f", r.timers().loopScheduledTasksPerSecond()));
+        row(md, group, "largest run of the wheel's task: timers fired + moved (by loop)",
+                r -> r.timers().largestWheelRun() < 0 ? "-" : f("%,d (%s)", r.timers().largestWheelRun(),
+                        String.join(", ", r.timers().largestWheelRunByLoop().stream().map(v -> f("%,d", v)).toList())));
         row(md, group, "messages at the server / s", r -> f("%,.0f", r.traffic().messagesPerSecond()));
         row(md, group, "silenced / detected on time", r -> idle(r, i -> f("%,d / %,d", i.plannedSilent(), i.detectedOnTime())));
         row(md, group, "**missed idle events**", r -> idle(r, i -> f("%,d", i.missed())));

@@ -139,12 +139,16 @@ record RunResult(String tier, String transport, String connectionKind, String ha
      *     for the time left or to fire an idle event)
      * @param loopScheduledTasks tasks scheduled on the server event loops, all causes
      * @param pendingAtEnd timers pending at the end, where known (-1 if not)
+     * @param largestWheelRun the most work one run of a wheel's driving task did in the round
+     *     (timers fired plus moved), over the arm's loops; -1 where the arm uses no wheel
+     * @param largestWheelRunByLoop the same per server loop, in the group's order
      * @param note how to read these numbers
      */
     record Timers(String source, long schedules, long cancels, long reArms, long expirations,
                   long loopScheduledTasks, long pendingAtEnd,
                   double schedulesPerSecond, double cancelsPerSecond, double reArmsPerSecond,
-                  double expirationsPerSecond, double loopScheduledTasksPerSecond, String note) {
+                  double expirationsPerSecond, double loopScheduledTasksPerSecond,
+                  int largestWheelRun, List<Integer> largestWheelRunByLoop, String note) {
     }
 
     /**

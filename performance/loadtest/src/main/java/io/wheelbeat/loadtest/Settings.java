@@ -11,7 +11,8 @@ import java.util.List;
  * <p>A session compares arms ({@link Arm}) side by side in one JVM: one server per arm, each with
  * its own event loops, the connections dealt to the arms in equal consecutive shares. Either the
  * idle handlers are compared (one arm per handler, all on {@code eventLoops.get(0)}) or, with two
- * event loops, the loops are (one arm per loop, each with {@code handlers.get(0)}).
+ * event loops, the loops are (one arm per loop, each with {@code handlers.get(0)}, and where the
+ * handlers end with {@code none} the baseline arm on Netty's loops).
  *
  * @param tier local (simulated connections) or tcp
  * @param protocol what the connections speak
@@ -66,6 +67,9 @@ record Settings(Tier tier, Protocol protocol, List<Integer> sizes, List<IdleHand
         if (comparesLoops()) {
             for (EventLoopKind loop : eventLoops) {
                 arms.add(new Arm(handlers.get(0), loop, loop.id() + "-loop"));
+            }
+            if (handlers.size() > 1) {
+                arms.add(new Arm(IdleHandlerKind.NONE, EventLoopKind.NETTY, IdleHandlerKind.NONE.id()));
             }
         } else {
             for (IdleHandlerKind handler : handlers) {

@@ -24,6 +24,9 @@ final class TimerAccounting {
             + "one per task run); cancels: channels closed while the handler was active (each cancels its pending "
             + "task); expirations: task runs (schedules minus one initial schedule per channel); re-arms: read "
             + "batches that reached the handler (it stamps a time on each)";
+    /** The work {@code ExecutorDrivenWheel} promises one run of its driving task never exceeds. */
+    static final int WHEEL_RUN_BOUND = 4096;
+
     static final String NONE_NOTE = "no idle handler, no timers; loop tasks shows what else schedules on the server loops";
 
     private TimerAccounting() {
@@ -67,6 +70,7 @@ final class TimerAccounting {
         }
         return new RunResult.Timers(source, c.schedules(), c.cancels(), c.reArms(), c.expirations(),
                 s.loopScheduledTasks(), c.pending(), c.schedules() / seconds, c.cancels() / seconds,
-                c.reArms() / seconds, c.expirations() / seconds, s.loopScheduledTasks() / seconds, note);
+                c.reArms() / seconds, c.expirations() / seconds, s.loopScheduledTasks() / seconds,
+                s.largestWheelRun(), s.largestWheelRuns(), note);
     }
 }

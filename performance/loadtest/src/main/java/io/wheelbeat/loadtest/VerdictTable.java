@@ -94,6 +94,17 @@ final class VerdictTable {
     record Row(Measure measure, Verdict.Call call) {
     }
 
+    /**
+     * The most work one run of a wheel's driving task did (timers fired plus moved), for an arm
+     * that uses a wheel; not a comparison, since Netty's scheduler has no such run.
+     *
+     * @param largest the largest over the arm's loops and rounds
+     * @param byRound the largest of each round, in round order
+     * @param bound what the engine promises a run never exceeds
+     */
+    record WheelRun(int connections, String arm, int largest, List<Integer> byRound, int bound) {
+    }
+
     private final int connections;
     private final String ours;
     private final String theirs;
@@ -104,14 +115,16 @@ final class VerdictTable {
     private final double loadMax;
     private final int cores;
     private final RunResult.Gc gcOfFirstRound;
+    private final List<WheelRun> wheelRuns;
 
-    private VerdictTable(int connections, String ours, String theirs, int rounds, List<Row> rows, double loadMin,
-                         double loadMax, int cores, RunResult.Gc gc) {
+    private VerdictTable(int connections, String ours, String theirs, int rounds, List<Row> rows,
+                         List<WheelRun> wheelRuns, double loadMin, double loadMax, int cores, RunResult.Gc gc) {
         this.connections = connections;
         this.ours = ours;
         this.theirs = theirs;
         this.rounds = rounds;
         this.rows = List.copyOf(rows);
+        this.wheelRuns = List.copyOf(wheelRuns);
         this.loadMin = loadMin;
         this.loadMax = loadMax;
         this.cores = cores;
@@ -159,10 +172,25 @@ final class VerdictTable {
         List<RunResult> sized = runs.stream().filter(r -> r.connectionsRequested() == connections).toList();
         List<Double> loads = sized.stream()
                 .flatMap(r -> Stream.of(r.machine().loadAverageAtStart(), r.machine().loadAverageAtEnd())).toList();
-        return Optional.of(new VerdictTable(connections, ours, theirs, rounds.size(), rows,
+        return Optional.of(new VerdictTable(connections, ours, theirs, rounds.size(), rows, wheelRuns(sized),
                 loads.stream().mapToDouble(Double::doubleValue).min().orElse(-1),
                 loads.stream().mapToDouble(Double::doubleValue).max().orElse(-1), sized.get(0).machine().cores(),
                 sized.get(0).gc()));
+    }
+
+    /** Each arm with a wheel among {@code sized}, the runs of one size, by its first appearance. */
+    private static List<WheelRun> wheelRuns(List<RunResult> sized) {
+        List<WheelRun> result = new ArrayList<>();
+        sized.stream().filter(r -> r.timers().largestWheelRun() >= 0).map(RunResult::handler).distinct()
+                .forEach(arm -> {
+                    List<Integer> byRound = sized.stream().filter(r -> r.handler().equals(arm))
+                            .sorted(java.util.Comparator.comparingInt(RunResult::round))
+                            .map(r -> r.timers().largestWheelRun()).toList();
+                    result.add(new WheelRun(sized.get(0).connectionsRequested(), arm,
+                            byRound.stream().mapToInt(Integer::intValue).max().orElseThrow(), byRound,
+                            TimerAccounting.WHEEL_RUN_BOUND));
+                });
+        return result;
     }
 
     private static long wrong(RunResult r) {
@@ -230,6 +258,10 @@ final class VerdictTable {
         return rows;
     }
 
+    List<WheelRun> wheelRuns() {
+        return wheelRuns;
+    }
+
     int connections() {
         return connections;
     }
@@ -253,7 +285,7 @@ final class VerdictTable {
                     .append(number(row.call().theirs())).append(" | ").append(ratio(row.call())).append(" | ")
                     .append(row.call().outcome().markdown()).append(" |\n");
         }
-        md.append('\n').append(footnote()).append('\n');
+        md.append('\n').append(wheelRunsLine()).append(footnote()).append('\n');
         return md.toString();
     }
 
@@ -276,7 +308,23 @@ final class VerdictTable {
             text.append(String.format(Locale.ROOT, "  %-" + width[0] + "s  %" + width[1] + "s  %" + width[2] + "s  %"
                     + width[3] + "s  %s%n", line[0], line[1], line[2], line[3], line[4]).stripTrailing()).append('\n');
         }
-        return text.append(footnote()).append('\n').toString();
+        return text.append(wheelRunsLine()).append(footnote()).append('\n').toString();
+    }
+
+    /** The wheel runs as one line, or nothing where no arm uses a wheel. */
+    private String wheelRunsLine() {
+        if (wheelRuns.isEmpty()) {
+            return "";
+        }
+        StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "Largest run of a wheel's driving task "
+                + "(timers fired + moved, over the arm's loops; the engine's bound %,d):", wheelRuns.get(0).bound()));
+        for (WheelRun w : wheelRuns) {
+            line.append(String.format(Locale.ROOT, " %s %,d%s (by round: %s);", w.arm(), w.largest(),
+                    w.largest() > w.bound() ? " OVER THE BOUND" : "",
+                    String.join(", ", w.byRound().stream().map(v -> String.format(Locale.ROOT, "%,d", v)).toList())));
+        }
+        line.setLength(line.length() - 1);
+        return line.append(".\n").toString();
     }
 
     private String heading() {

@@ -65,6 +65,14 @@ class BadInputTest {
     }
 
     @Test
+    void comparedLoopGroupsTakeOneIdleHandlerBesideTheBaseline() {
+        assertRejected(run("--event-loop", "netty,wheel", "--idle-handler", "wheel,netty"),
+                "compares the loop groups with one idle handler on both");
+        assertRejected(run("--event-loop", "netty,wheel", "--idle-handler", "none,netty"),
+                "compares the loop groups with one idle handler on both");
+    }
+
+    @Test
     void zeroConnectionsAreRejected() {
         assertRejected(run("--idle-handler", "netty", "--connections", "0"), "--connections must be at least 1");
     }

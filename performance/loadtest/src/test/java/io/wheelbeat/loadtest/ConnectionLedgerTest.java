@@ -1,6 +1,8 @@
 package io.wheelbeat.loadtest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -23,6 +25,22 @@ class ConnectionLedgerTest {
         assertEquals(0, v.missed());
         assertEquals(0, v.falseIdle());
         assertEquals(40, v.lateness().getMaxValue());
+    }
+
+    @Test
+    void theWaitForDeadlinesEndsOnceEveryHeardSilencedConnectionIsReported() {
+        ConnectionLedger talking = new ConnectionLedger(2);
+        talking.arrived(0, 1_000);
+        assertTrue(talking.everySilentReported(NONE_SILENT), "no connection of this plan goes silent");
+        ConnectionLedger ledger = new ConnectionLedger(3);
+        ledger.arrived(0, 1_000);
+        ledger.arrived(1, 1_000);
+        assertFalse(ledger.everySilentReported(ALL_SILENT));
+        ledger.idle(0, 1_000 + IDLE);
+        assertFalse(ledger.everySilentReported(ALL_SILENT), "connection 1 is still due");
+        ledger.idle(1, 1_000 + IDLE + TOLERANCE + 1);
+        assertTrue(ledger.everySilentReported(ALL_SILENT), "connection 2 was never heard: nothing to wait for");
+        assertEquals(1, ledger.evaluate(ALL_SILENT, IDLE, TOLERANCE).missedLate(), "a late report is still judged");
     }
 
     @Test

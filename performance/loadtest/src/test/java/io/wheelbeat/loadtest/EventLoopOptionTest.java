@@ -16,8 +16,8 @@ import picocli.CommandLine;
 
 /**
  * {@code --event-loop} reaches the run: it parses, it is passed on to each run's JVM, and the
- * server group a run makes from it is that kind of group, whose scheduled tasks the load test
- * still counts. No timing.
+ * server group a run makes from it is that kind of group, whose scheduled tasks, and on the wheel
+ * group the largest run of each loop's wheel, the load test still counts. No timing.
  */
 class EventLoopOptionTest {
 
@@ -39,9 +39,20 @@ class EventLoopOptionTest {
     void twoLoopsAreComparedSideBySideWithOneHandlerAndTheOrderRotates() {
         Settings both = settings("--event-loop", "netty,wheel");
         assertTrue(both.comparesLoops());
-        assertEquals(List.of(IdleHandlerKind.NETTY), both.handlers(), "Netty's handler on both, no baseline");
-        assertEquals(List.of("netty-loop", "wheel-loop"), both.forRound(1000, 1).arms().stream().map(Arm::id).toList());
-        assertEquals(List.of("wheel-loop", "netty-loop"), both.forRound(1000, 2).arms().stream().map(Arm::id).toList());
+        assertEquals(List.of(IdleHandlerKind.NETTY, IdleHandlerKind.NONE), both.handlers(),
+                "Netty's handler on both, and the baseline");
+        assertEquals(List.of("netty-loop", "wheel-loop", "none"),
+                both.forRound(1000, 1).arms().stream().map(Arm::id).toList());
+        assertEquals(List.of("wheel-loop", "none", "netty-loop"),
+                both.forRound(1000, 2).arms().stream().map(Arm::id).toList());
+        Arm baseline = both.baseArms().get(2);
+        assertEquals(new Arm(IdleHandlerKind.NONE, EventLoopKind.NETTY, "none"), baseline, "on Netty's loops");
+        assertFalse(baseline.ours());
+        assertEquals(3, both.rounds(), "three arms: each opens its share in each place once");
+        Settings pair = settings("--event-loop", "netty,wheel", "--no-baseline");
+        assertEquals(List.of("netty-loop", "wheel-loop"), pair.baseArms().stream().map(Arm::id).toList());
+        assertEquals(4, pair.rounds(), "two arms: each opens its share first in half the rounds");
+        assertEquals(3, settings("--event-loop", "netty,wheel", "--no-baseline", "--repeat", "3").rounds());
         assertEquals("wheel-loop", both.ours());
         assertEquals("netty-loop", both.theirs());
         assertTrue(both.forRound(1000, 1).arms().get(1).ours());
@@ -74,6 +85,19 @@ class EventLoopOptionTest {
                     assertTrue(task.cancel(false));
                 }
                 assertTrue(fromOutside.cancel(false));
+
+                // A task the loop schedules and runs: on the wheel group, a run of the loop's wheel
+                // fires it (one handed over from another thread when already due runs directly).
+                loop.submit(() -> loop.schedule(() -> { }, 1, TimeUnit.MILLISECONDS)).get(10, TimeUnit.SECONDS)
+                        .get(10, TimeUnit.SECONDS);
+                List<Integer> largest = group.snapshot(false, 10, TimeUnit.SECONDS).largestWheelRuns();
+                if (kind == EventLoopKind.WHEEL) {
+                    assertEquals(1, largest.size(), "one loop, one wheel");
+                    assertTrue(largest.get(0) >= 1 && largest.get(0) <= TimerAccounting.WHEEL_RUN_BOUND,
+                            largest.toString());
+                } else {
+                    assertEquals(List.of(), largest, "Netty's loops with Netty's handler use no wheel");
+                }
             } finally {
                 group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
             }

@@ -25,6 +25,8 @@ class RepeatCommandTest {
         "--idle-handler wheel,netty,none --no-baseline",
         "--idle-handler netty --no-baseline --event-loop wheel",
         "--event-loop netty,wheel --repeat 2 --steady-windows 4 --window 3s",
+        "--event-loop netty,wheel",
+        "--event-loop netty,wheel --idle-handler wheel --no-baseline",
         "--scaling --quick --burst --jvm-opt=-Xmx8g --jvm-opt=-XX:+UseParallelGC",
         "--transport tcp --protocol websocket --connections 1000 --seed 7 --jitter 0.25 --open-rate 1234.5",
     })

@@ -23,6 +23,7 @@ final class Runs {
     static RunResult run(String arm, int round, double heapPerConnection, double openRate, int missed, int falseIdle,
                          int failed, double... windowNanosPerMessage) {
         boolean idle = !arm.equals("none");
+        boolean wheel = arm.startsWith("wheel"); // the handler's wheel, or the loop group's
         List<RunResult.Window> windows = new ArrayList<>();
         long messages = 100_000;
         for (double nanos : windowNanosPerMessage) {
@@ -34,7 +35,8 @@ final class Runs {
         return new RunResult("local", "local", "simulated", arm, round, N, share - failed, failed, share,
                 share / openRate, openRate, 60,
                 new RunResult.Heap(0, 0, heapPerConnection, List.of()),
-                new RunResult.Timers("test", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, arm.equals("netty") ? 30_000 : 200, ""),
+                new RunResult.Timers("test", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, arm.equals("netty") ? 30_000 : 200,
+                        wheel ? 1_000 + round : -1, wheel ? List.of(900, 1_000 + round) : List.of(), ""),
                 new RunResult.Idle(idle, SILENCED, 0, SILENCED - missed, missed, missed, 0, falseIdle, 0, falseIdle, 0, 0,
                         SILENCED, 0, 2_000, new RunResult.Lateness(SILENCED, 0.5, 4, 5, 6, 0.7, ""), List.of()),
                 new RunResult.Traffic(0, 0, 33_000, 0, 0),

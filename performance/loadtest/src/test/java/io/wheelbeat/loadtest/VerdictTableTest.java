@@ -55,6 +55,12 @@ class VerdictTableTest {
                 table.markdown());
         assertTrue(table.plain().contains("wheel/netty [95% interval]"), table.plain());
         assertTrue(table.plain().contains("3 rounds, arm order rotated"), table.plain());
+
+        assertEquals(List.of(new VerdictTable.WheelRun(N, "wheel", 1_003, List.of(1_001, 1_002, 1_003), 4_096)),
+                table.wheelRuns(), "only the wheel arm has a wheel; its largest run over the rounds");
+        assertTrue(table.plain().contains("(timers fired + moved, over the arm's loops; the engine's bound 4,096): "
+                + "wheel 1,003 (by round: 1,001, 1,002, 1,003)."), table.plain());
+        assertTrue(table.markdown().contains("wheel 1,003 (by round"), table.markdown());
     }
 
     @Test
@@ -96,6 +102,24 @@ class VerdictTableTest {
         VerdictTable table = VerdictTable.of(N, List.of(Runs.run("wheel-loop", 1, 3_300, 45_000, 400, 410),
                 Runs.run("netty-loop", 1, 3_400, 40_000, 500, 510)), "wheel-loop", "netty-loop").orElseThrow();
         assertTrue(table.plain().contains("wheel-loop against netty-loop"), table.plain());
+        assertEquals(List.of("wheel-loop"), table.wheelRuns().stream().map(VerdictTable.WheelRun::arm).toList());
+    }
+
+    @Test
+    void loopGroupsCallHeapPerConnectionOnRoundsWithAnInterval() {
+        List<RunResult> runs = new ArrayList<>();
+        for (int round = 1; round <= 4; round++) {
+            // The share opened later reads more heap, and the order rotates: each arm is later twice.
+            double later = round % 2 == 0 ? 40 : 0;
+            runs.add(Runs.run("wheel-loop", round, 3_000 + later, 45_000, 400, 410));
+            runs.add(Runs.run("netty-loop", round, 3_100 + 40 - later, 45_000, 500, 510));
+        }
+        VerdictTable table = VerdictTable.of(N, runs, "wheel-loop", "netty-loop").orElseThrow();
+        Verdict.Call heap = row(table, VerdictTable.HEAP_BYTES).call();
+        assertEquals(3_020.0 / 3_120, heap.ratio(), 1e-9);
+        assertEquals(4, heap.units(), "one unit per round");
+        assertTrue(heap.hasInterval() && heap.low() < heap.ratio() && heap.ratio() < heap.high(), heap.toString());
+        assertTrue(table.plain().contains("heap per connection (B)"), table.plain());
     }
 
     private static VerdictTable.Row row(VerdictTable table, VerdictTable.Measure measure) {

@@ -34,8 +34,12 @@ class WebSocketLoadTest {
         StringWriter err = new StringWriter();
         picocli.CommandLine cl = LoadTest.commandLine();
         cl.setErr(new PrintWriter(err, true));
+        // One short steady window (this test reads none) and a short silence spread; a 3 s
+        // tolerance, as QuickLoadTest's, for a stall of this JVM on a busy machine.
         exitCode = cl.execute("--quick", "--protocol", "websocket", "--connections", "2000",
-                "--idle-handler", "wheel,netty", "--no-baseline", "--repeat", "1", "--window", "2s", "--in-process", "--report-dir", reportDir.toString());
+                "--idle-handler", "wheel,netty", "--no-baseline", "--repeat", "1", "--steady-windows", "1",
+                "--window", "1s", "--silence-spread", "500ms", "--tolerance", "3s", "--in-process",
+                "--report-dir", reportDir.toString());
         errors = err.toString();
         File json = reportDir.resolve(Report.JSON_FILE).toFile();
         if (json.isFile()) {
