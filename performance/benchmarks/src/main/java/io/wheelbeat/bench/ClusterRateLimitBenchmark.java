@@ -168,7 +168,7 @@ public class ClusterRateLimitBenchmark {
             if (node.info("replication").contains("role:master")) {
                 total += node.info("commandstats").lines()
                         .filter(l -> l.startsWith("cmdstat_"))
-                        .mapToLong(l -> Long.parseLong(l.replaceFirst(".*calls=(\\d+).*", "$1"))).sum();
+                        .mapToLong(l -> Long.parseLong(l.replaceFirst("^cmdstat_[^:]+:calls=(\\d+),.*", "$1"))).sum();
             }
         }
         return total;
