@@ -199,12 +199,14 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
             this.client = clusterClient;
             // The slot map first (the client connects only once it has one): a blocking load, off
             // Lettuce's I/O threads.
-            this.connector = () -> CompletableFuture.runAsync(clusterClient::getPartitions, resources.eventExecutorGroup())
+            this.connector = () -> CompletableFuture
+                    .runAsync(clusterClient::getPartitions, resources.eventExecutorGroup())
                     .thenCompose(loaded -> clusterClient.connectAsync(StringCodec.UTF8));
         } else {
             RedisClient single = RedisClient.create(resources, uris.get(0));
             // Fail fast while disconnected: the limiters fall back instead of queueing.
-            single.setOptions(common(ClientOptions.builder(), builder, ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+            single.setOptions(common(ClientOptions.builder(), builder,
+                    ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                     .build());
             this.client = single;
             this.connector = () -> single.connectAsync(StringCodec.UTF8, uris.get(0))
@@ -265,7 +267,8 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
                             long next = Math.min(MAX_RECONNECT_DELAY.toMillis(), Math.max(10, 2 * delayMillis));
                             log.debug("{}: cannot connect yet; next attempt in {} ms", this, next, error);
                             try {
-                                resources.eventExecutorGroup().schedule(() -> connect(next), next, TimeUnit.MILLISECONDS);
+                                resources.eventExecutorGroup()
+                                        .schedule(() -> connect(next), next, TimeUnit.MILLISECONDS);
                             } catch (RuntimeException shutDown) {
                                 log.debug("{}: no more connect attempts", this, shutDown);
                             }
@@ -276,7 +279,9 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 
     /**
      * Returns a builder for the Redis at {@code uri}, in Lettuce's syntax:
-     * {@code redis://[password@]host[:port][/database]}, {@code rediss://} for TLS.
+     * {@code redis://[password@]host[:port][/database]}, {@code rediss://} for TLS, or the master
+     * that Redis Sentinel names: {@code redis-sentinel://host:port[,host:port...]#masterName}
+     * (after a failover the store reconnects to the master the sentinels name then).
      *
      * @param uri the Redis URI
      * @return a builder with the default settings
@@ -479,7 +484,8 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
             // Lettuce's queue is full (commands it still waits for after their timeout): not sent.
             return Failure.BUSY;
         }
-        if (cause instanceof RedisCommandExecutionException && String.valueOf(cause.getMessage()).startsWith("TRYAGAIN")) {
+        if (cause instanceof RedisCommandExecutionException
+                && String.valueOf(cause.getMessage()).startsWith("TRYAGAIN")) {
             // A slot in migration holds some of the script's keys: not applied, sent again later.
             return Failure.BUSY;
         }
@@ -677,7 +683,7 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
         public RedisLeaseStore build() {
             List<RedisURI> parsed = new java.util.ArrayList<>();
             for (String uri : uris) {
-                if (!cluster && uri.contains(",")) {
+                if (!cluster && uri.contains(",") && !uri.contains("-sentinel://")) {
                     throw new IllegalArgumentException("one Redis takes one URI: " + uri
                             + " (for a Redis Cluster, RedisLeaseStore.clusterBuilder(seed URIs))");
                 }
