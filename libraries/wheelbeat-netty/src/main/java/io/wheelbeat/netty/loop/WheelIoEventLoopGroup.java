@@ -4,7 +4,6 @@ import io.netty.channel.IoEventLoop;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.util.concurrent.EventExecutor;
-import io.wheelbeat.netty.internal.WheelIoEventLoop;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadFactory;
 

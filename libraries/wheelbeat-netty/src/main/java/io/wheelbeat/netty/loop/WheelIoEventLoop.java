@@ -1,4 +1,4 @@
-package io.wheelbeat.netty.internal;
+package io.wheelbeat.netty.loop;
 
 import io.netty.channel.IoEventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
@@ -10,7 +10,6 @@ import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.TimerNode;
 import io.wheelbeat.core.WheelExecutor;
 import io.wheelbeat.core.WheelSettings;
-import io.wheelbeat.netty.loop.LoopWheelOwner;
 import java.util.ArrayDeque;
 import java.util.IdentityHashMap;
 import java.util.Queue;
@@ -56,7 +55,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Thread rules: the scheduling methods from any thread; everything else on the loop.
  */
-public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements LoopWheelOwner {
+final class WheelIoEventLoop extends SingleThreadIoEventLoop implements LoopWheelOwner {
 
     /** How long the loop waits with nothing scheduled: Netty's {@code SCHEDULE_PURGE_INTERVAL}. */
     private static final long IDLE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -94,12 +93,12 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
     private final ExecutorDrivenWheel wheel;
 
     /** A loop as {@code MultiThreadIoEventLoopGroup} makes them, with the wheel's default settings. */
-    public WheelIoEventLoop(IoEventLoopGroup parent, Executor executor, IoHandlerFactory ioHandlerFactory) {
+    WheelIoEventLoop(IoEventLoopGroup parent, Executor executor, IoHandlerFactory ioHandlerFactory) {
         this(parent, executor, ioHandlerFactory, Ticker.systemTicker());
     }
 
     /** A loop whose clock is {@code ticker} (virtual time in tests). */
-    public WheelIoEventLoop(IoEventLoopGroup parent, Executor executor, IoHandlerFactory ioHandlerFactory,
+    WheelIoEventLoop(IoEventLoopGroup parent, Executor executor, IoHandlerFactory ioHandlerFactory,
             Ticker ticker) {
         super(parent, executor, ioHandlerFactory);
         this.ticker = ObjectUtil.checkNotNull(ticker, "ticker");

@@ -1,4 +1,4 @@
-package io.wheelbeat.netty.internal;
+package io.wheelbeat.netty.loop;
 
 import io.netty.util.concurrent.BlockingOperationException;
 import io.netty.util.concurrent.Future;
