@@ -20,6 +20,8 @@ class PublicApiTest {
                 // ExecutorDrivenWheel replaces the id road (TimerCallback, NO_TIMER, reschedule,
                 // isPending), WheelSettings.initialCapacity goes (no cells to make room for), and
                 // WheelTimer is AutoCloseable.
-                .assertHiddenAndWithin(20, 188);
+                // 190: ExecutorDrivenWheel.rescheduleAt and TimerNode.order(): Netty's order for
+                // the event loop's periodic tasks, without a second order field in each task.
+                .assertHiddenAndWithin(20, 190);
     }
 }

@@ -87,8 +87,6 @@ final class WheelIoEventLoop extends SingleThreadIoEventLoop implements LoopWhee
     private int runsSinceClockRead;
     /** The relays of the tasks due beyond one wheel timer's span, by task: few or none. Loop only. */
     private final IdentityHashMap<WheelScheduledTask<?>, Far> farRelays = new IdentityHashMap<>();
-    /** Hands out the order in which the loop receives its tasks: {@code compareTo}'s tie-break. */
-    private int nextOrder;
     private final Ticker ticker;
     private final ExecutorDrivenWheel wheel;
 
@@ -181,23 +179,18 @@ final class WheelIoEventLoop extends SingleThreadIoEventLoop implements LoopWhee
     }
 
     /**
-     * Puts {@code task} on the wheel; the loop receives it now if not before. {@code now} is a
+     * Puts {@code task} on the wheel. The wheel's scheduling order is Netty's task id: given when
+     * the loop first places the task, and kept when a periodic task re-arms. {@code now} is a
      * recent reading of the clock. Loop only.
      */
     private void place(WheelScheduledTask<?> task, long now) {
-        receive(task);
         if (task.deadlineNanos - now > MAX_WHEEL_DELAY_NANOS) {
             wheel.scheduleAt(new Far(task), now + MAX_WHEEL_DELAY_NANOS);
+        } else if (task.placedBefore()) {
+            wheel.rescheduleAt(task, task.deadlineNanos);
         } else {
             wheel.scheduleAt(task, task.deadlineNanos);
-        }
-    }
-
-    /** Gives {@code task} its place among equal deadlines, once, as Netty's loop gives its id. Loop only. */
-    private void receive(WheelScheduledTask<?> task) {
-        if (task.order == 0) {
-            // 0 means not yet received: skipped when the count wraps.
-            task.order = ++nextOrder == 0 ? ++nextOrder : nextOrder;
+            task.placed();
         }
     }
 
@@ -292,7 +285,6 @@ final class WheelIoEventLoop extends SingleThreadIoEventLoop implements LoopWhee
         } else if (!task.isPending() && !farRelays.containsKey(task) && !task.isDone()) {
             long now = ticker().nanoTime();
             if (task.deadlineNanos - now <= 0) {
-                receive(task);
                 task.fire();
             } else {
                 place(task, now);
