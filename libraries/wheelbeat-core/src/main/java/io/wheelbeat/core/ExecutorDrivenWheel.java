@@ -153,7 +153,7 @@ public final class ExecutorDrivenWheel implements WheelScheduler {
      */
     public void schedule(TimerNode node, long delayNanos) {
         checkOwner();
-        timers.place(node, TimerWheel.deadlineAfter(ticker.nanoTime(), delayNanos));
+        timers.place(node, TimerWheel.deadlineAfter(ticker.nanoTime(), delayNanos), false);
     }
 
     /**
@@ -165,7 +165,19 @@ public final class ExecutorDrivenWheel implements WheelScheduler {
      */
     public void scheduleAt(TimerNode node, long deadlineNanos) {
         checkOwner();
-        timers.place(node, deadlineNanos);
+        timers.place(node, deadlineNanos, false);
+    }
+
+    /**
+     * {@link #scheduleAt}, except that {@code node} keeps its place among equal deadlines from its
+     * last arming on this wheel, as Netty's periodic task keeps its id. Owner thread only.
+     *
+     * @param node the timer, armed on this wheel before
+     * @param deadlineNanos the deadline, a reading of {@link #ticker()}
+     */
+    public void rescheduleAt(TimerNode node, long deadlineNanos) {
+        checkOwner();
+        timers.place(node, deadlineNanos, true);
     }
 
     /**

@@ -81,7 +81,7 @@ final class HandoverScheduler {
         long deadline = TimerWheel.deadlineAfter(ticker.nanoTime(), delayNanos);
         TimeoutHandle timeout = new TimeoutHandle(this, task, deadline);
         if (driver.inOwnerThread()) {
-            place(timeout, deadline);
+            place(timeout, deadline, false);
             timeout.placed();
             return timeout;
         }
@@ -146,15 +146,20 @@ final class HandoverScheduler {
 
     /**
      * Arms or re-arms {@code node} within the limit, counting places reserved by other threads (a
-     * re-arm takes no new place). Owner thread.
+     * re-arm takes no new place), keeping its order among equal deadlines if {@code keepOrder}.
+     * Owner thread.
      *
      * @throws RejectedExecutionException if the limit is reached
      */
-    void place(TimerNode node, long deadlineNanos) {
+    void place(TimerNode node, long deadlineNanos, boolean keepOrder) {
         if (!node.isPending()) {
             checkLimit();
         }
-        wheel.scheduleAt(node, deadlineNanos);
+        if (keepOrder) {
+            wheel.rescheduleAt(node, deadlineNanos);
+        } else {
+            wheel.scheduleAt(node, deadlineNanos);
+        }
         driver.wakeBy(deadlineNanos);
     }
 

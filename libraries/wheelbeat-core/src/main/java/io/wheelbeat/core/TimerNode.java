@@ -59,6 +59,16 @@ public abstract class TimerNode {
     protected abstract void expire() throws Exception;
 
     /**
+     * Returns the wheel's count of schedulings when this node was last armed: its place among
+     * equal deadlines, compared by difference. Owner thread (a racy read elsewhere).
+     *
+     * @return the node's scheduling order
+     */
+    protected final long order() {
+        return order;
+    }
+
+    /**
      * Returns whether the node is armed: scheduled, and neither expired nor cancelled since.
      * Owner thread.
      *

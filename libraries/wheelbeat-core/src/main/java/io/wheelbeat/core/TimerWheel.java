@@ -193,10 +193,15 @@ public final class TimerWheel {
      * @param deadlineNanos its deadline
      */
     public void scheduleAt(TimerNode node, long deadlineNanos) {
+        node.order = nextOrder++;
+        rescheduleAt(node, deadlineNanos);
+    }
+
+    /** {@link #scheduleAt}, keeping the order of {@code node}'s last arming on this wheel. */
+    void rescheduleAt(TimerNode node, long deadlineNanos) {
         long deadline = relative(deadlineNanos);
         if (node.next == null) {
             node.deadline = deadline;
-            node.order = nextOrder++;
             pending++;
             scheduledCount++;
             placeOrDefer(node, deadline);
@@ -204,7 +209,6 @@ public final class TimerWheel {
         }
         long old = node.deadline;
         node.deadline = deadline;
-        node.order = nextOrder++;
         // Lazy: the node's slot comes due no later than its old deadline, and the walk moves it
         // on. Not for the current tick, whose slot is kept in firing order, nor during a poll for
         // a node that may sit among the deferred ones (its deadline at or before the position).

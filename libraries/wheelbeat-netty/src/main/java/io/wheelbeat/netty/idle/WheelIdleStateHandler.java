@@ -27,93 +27,53 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A drop-in replacement for Netty's {@link IdleStateHandler} whose timers live on the shared
- * timing wheel of the channel's event loop ({@link EventLoopWheels#shared()}) instead of the
- * loop's priority queue: it fires the same {@link IdleStateEvent} singletons, with the same
- * first/non-first semantics, at the same moments, so existing {@code userEventTriggered} code
- * works unchanged.
+ * A drop-in for Netty's {@link IdleStateHandler} whose timers live on the channel's event-loop
+ * wheel ({@link EventLoopWheels#shared()}) instead of the loop's priority queue. It fires Netty's
+ * {@link IdleStateEvent} singletons with Netty's first/non-first flags, at Netty's moments and in
+ * Netty's order, so {@code userEventTriggered} code stays as it is:
+ * <pre>{@code pipeline.addLast("idle", new WheelIdleStateHandler(60, 30, 0)); // was IdleStateHandler}</pre>
+ * The constructors are Netty's: zero or less disables a check, positive values are floored at
+ * 1 ms. {@link #builder()} adds a meter registry, other wheels or a shared timer. It is not a
+ * subclass of {@code IdleStateHandler}: look it up by this class.
  *
- * <h2>Swapping it in</h2>
- * <pre>{@code
- * // was: pipeline.addLast("idle", new IdleStateHandler(60, 30, 0));
- * import io.wheelbeat.netty.idle.WheelIdleStateHandler;
- * pipeline.addLast("idle", new WheelIdleStateHandler(60, 30, 0));
- * // userEventTriggered(ctx, evt) { if (evt instanceof IdleStateEvent e) ... } stays as it is
- * }</pre>
- * The three constructors are Netty's: {@code (int, int, int)} in seconds,
- * {@code (long, long, long, TimeUnit)} and {@code (boolean observeOutput, long, long, long,
- * TimeUnit)}; zero or less disables a check, and positive values are floored at 1 ms.
- * {@link #builder()} adds the options Netty lacks (a meter registry, other wheels, a shared
- * timer). It is not a subclass of {@code IdleStateHandler}: code that looks the handler up by that
- * class ({@code pipeline.get(IdleStateHandler.class)}) must look up this one.
- *
- * <h2>Semantics (Netty's, reproduced)</h2>
+ * <h2>Semantics (Netty's)</h2>
  * <ul>
- *   <li>A read counts when its batch completes ({@code channelReadComplete}); while a batch is in
- *       progress ({@code channelRead} seen, not yet complete) the reader is busy. A read makes the
- *       next reader-idle and all-idle events "first" again.</li>
- *   <li>A write counts when it completes (its promise is done, whether it succeeded or failed), as
- *       Netty stamps it from a write listener; a write sitting unflushed in the outbound buffer
- *       does not count. A completed write makes the next writer-idle and all-idle events first.
- *       Void promises are replaced by real ones (Netty's {@code unvoid()}) when writer or all
- *       idleness is watched.</li>
- *   <li>An idle period fires one event flagged first, then repeats it unflagged every period
- *       until traffic resets it. With {@code observeOutput}, a non-first writer-idle or all-idle
- *       event is skipped while the outbound buffer makes progress (its current message, pending
- *       bytes or flush progress changed, or a write completed since the last check), so a slow
- *       consumer that is still draining does not count as idle.</li>
- *   <li>Nothing fires once the channel is closed; timers stop when the channel goes inactive or
- *       the handler is removed, whichever comes first, and a handler never starts again after
- *       that (Netty's state machine). Like Netty's, the handler is not {@code @Sharable}.</li>
- *   <li>{@link #channelIdle} and {@link #newIdleStateEvent} may be overridden; an exception from
- *       them goes to {@code exceptionCaught}.</li>
+ *   <li>A read counts when its batch completes; during a batch the reader is busy. A completed
+ *       write counts (success or failure); void promises are unvoided when writes are watched.
+ *       Traffic makes the matching next events first again.</li>
+ *   <li>An idle period fires one first event, then a non-first one every period. With
+ *       {@code observeOutput}, non-first writer/all events are skipped while the outbound buffer
+ *       makes progress.</li>
+ *   <li>Nothing fires once the channel is closed; the checks stop for good when the channel goes
+ *       inactive or the handler is removed. Not {@code @Sharable}.</li>
+ *   <li>{@link #channelIdle} and {@link #newIdleStateEvent} may be overridden; their exceptions
+ *       go to {@code exceptionCaught}.</li>
  * </ul>
  *
- * <h2>Timing: Netty's</h2>
- * The handler runs Netty's algorithm: traffic only stamps the time, and each check (one per
- * watched check) waits on a timer; when the timer fires, the check runs as Netty's idle task does,
- * either firing an event and waiting a full period, or waiting for the rest of the period counted
- * from the last traffic. The wheel fires a timer when it is polled at or after its deadline, and
- * the shared wheels poll at the earliest deadline, so a check runs when Netty's task would run on
- * the same loop: at its deadline plus only the loop's own lateness. Checks that fall due together,
- * of this handler or of any other handler on the loop's wheel, run in Netty's order (by deadline,
- * then in the order they were scheduled), the order in which the wheel fires timers. Events are
- * therefore Netty's, in Netty's order, at Netty's moments, also when the loop runs late or runs its
- * tasks on a coarse step. In tests with
- * {@code EmbeddedChannel}, {@code freezeTime()}, {@code advanceTimeBy(...)} and
- * {@code runScheduledPendingTasks()} drive it exactly as they drive Netty's handler.
- *
- * <h2>Cost</h2>
- * A read batch costs one clock read and a few stores into this handler; a completed write the
- * same into its write state. Traffic never touches the wheel. As with Netty's handler, a check
- * whose channel kept talking wakes once per idle period and re-arms for the rest of the period;
- * that wake is an O(1) wheel operation with no allocation, where Netty's allocates a task and
- * inserts it into the loop's priority queue. With {@link Builder#timer(WheelScheduler) a shared
- * timer}, every wake-up also hops to the channel's event loop and allocates a timeout handle.
- *
- * <p>Memory: handlers configured alike share one immutable settings object (per factory, or per
- * set of constructor arguments); a handler holds one timer node (40 bytes) per watched check,
- * made once and re-armed for the channel's life, where Netty's makes a task per period.
+ * <h2>Timing and cost</h2>
+ * Netty's algorithm: traffic only stamps the time (one clock read per read batch); each watched
+ * check waits on a timer node of its own, re-armed for the channel's life without allocating, and
+ * on expiry either fires and waits a full period or waits for the rest of the period. The wheel
+ * fires due nodes by deadline, then scheduling order, across every handler on the loop, so checks
+ * run when and in the order Netty's tasks would, also on a late or coarse loop. Under
+ * {@code EmbeddedChannel}, {@code advanceTimeBy(...)} and {@code runScheduledPendingTasks()} drive
+ * it as they drive Netty's. On a shared timer ({@link Builder#timer}) each wake hops to the loop
+ * and allocates a timeout handle.
  *
  * <h2>Thread rules</h2>
- * One instance per channel. Every method runs on the handler's executor, except
- * {@link #resetReadTimeout()} and {@link #resetWriteTimeout()}, which may be called from any
- * thread (off the executor they are handed to it). Construction and the builder are
- * single-threaded.
+ * One instance per channel; methods run on the handler's executor, except
+ * {@link #resetReadTimeout()} and {@link #resetWriteTimeout()}, which may be called from any thread.
  */
 public class WheelIdleStateHandler extends ChannelDuplexHandler {
 
     private static final Logger log = LoggerFactory.getLogger(WheelIdleStateHandler.class);
     private static final byte NEW = 0;
     private static final byte RUNNING = 1;
-    /** Stopped for good: never starts again, even if it never started (Netty issue 143). */
+    /** Never starts again, even if it never started. */
     private static final byte STOPPED = 2;
 
-    // Netty's IdleStateHandler keeps these in one class with three task fields; so does this one,
-    // with a timer node per watched check instead of a task per period. The settings are shared
-    // (immutable, one per factory or per set of constructor arguments).
     private final IdleSettings settings;
-    /** The timers, null when the check is not watched. */
+    /** Null when the check is not watched. */
     private final IdleCheck readerCheck;
     private final IdleCheck writerCheck;
     private final IdleCheck allCheck;
@@ -133,8 +93,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
     private long lastWriteTime;
 
     /**
-     * Netty's {@code IdleStateHandler(int, int, int)}: idle times in seconds, zero or less
-     * disables a check.
+     * Netty's {@code IdleStateHandler(int, int, int)}.
      *
      * @param readerIdleTimeSeconds reader idle time in seconds
      * @param writerIdleTimeSeconds writer idle time in seconds
@@ -145,8 +104,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
     }
 
     /**
-     * Netty's {@code IdleStateHandler(long, long, long, TimeUnit)}: zero or less disables a check;
-     * positive values are floored at 1 ms.
+     * Netty's {@code IdleStateHandler(long, long, long, TimeUnit)}.
      *
      * @param readerIdleTime reader idle time in {@code unit}
      * @param writerIdleTime writer idle time in {@code unit}
@@ -165,8 +123,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
      * @param writerIdleTime writer idle time in {@code unit}
      * @param allIdleTime all idle time in {@code unit}
      * @param unit the unit of the three times
-     * @param observeOutput whether progress of the outbound buffer (a slow consumer still
-     *     draining) keeps the writer from being idle; see the class comment
+     * @param observeOutput whether a draining outbound buffer keeps the writer from being idle
      * @throws NullPointerException if {@code unit} is null
      */
     public WheelIdleStateHandler(boolean observeOutput, long readerIdleTime, long writerIdleTime,
@@ -186,7 +143,6 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
     private WheelIdleStateHandler(IdleSettings settings) {
         this.settings = settings;
         this.readerCheck = settings.readerIdleTimeNanos > 0 ? new IdleCheck() : null;
-        // The write listener (the writer's check, else the all check's) keeps observeOutput's state.
         boolean observing = settings.observeOutput;
         this.writerCheck = settings.writerIdleTimeNanos > 0 ? observing ? new ObservingCheck() : new IdleCheck() : null;
         this.allCheck = settings.allIdleTimeNanos > 0
@@ -231,8 +187,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
 
     // ---------------------------------------------------------------- lifecycle
 
-    // Netty's state machine: start once, on whichever of these comes first with the channel
-    // active and the handler in place; stop for good on the first of inactive/removed.
+    // Netty's state machine: start once, when active and in place; stop for good on inactive or removed.
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
@@ -268,12 +223,12 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
         ctx.fireChannelInactive();
     }
 
-    /** New on a channel active and registered already: {@code channelActive} has fired and will not come. */
+    /** On a channel already active and registered {@code channelActive} will not come. */
     private boolean startsEarly(ChannelHandlerContext ctx) {
         return state == NEW && ctx.channel().isActive() && ctx.channel().isRegistered();
     }
 
-    /** Starts the checks, as Netty's {@code initialize}: the channel is active and the handler in place. */
+    /** Netty's {@code initialize}. */
     private void start(ChannelHandlerContext ctx) {
         // Before RUNNING: if this throws, stop() has nothing to disarm.
         if (settings.sharedTimer != null) {
@@ -300,7 +255,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
         }
     }
 
-    /** Stops the checks for good, as Netty's {@code destroy}: the channel went inactive or the handler was removed. */
+    /** Netty's {@code destroy}. */
     private void stop() {
         byte was = state;
         state = STOPPED;
@@ -315,7 +270,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
         disarm(allCheck);
     }
 
-    /** A reading of the loop's clock (virtual time under {@code EmbeddedChannel}); once started. */
+    /** The loop's clock (virtual under {@code EmbeddedChannel}); once started. */
     private long now() {
         return wheel != null ? wheel.ticker().nanoTime() : shared.clock.nanoTime();
     }
@@ -345,19 +300,13 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
         if (settings.watchesWrites) {
-            // One listener for every write, as Netty's: the writer or the all check.
             ctx.write(msg, promise.unvoid()).addListener(writeListener());
         } else {
-            // Only reads are watched: a void promise may stay void.
             ctx.write(msg, promise);
         }
     }
 
-    /**
-     * Counts a read now: Netty's {@code resetReadTimeout()}. The next reader-idle and all-idle
-     * events are first again. May be called from any thread; off the handler's executor it is
-     * handed to the executor.
-     */
+    /** Netty's {@code resetReadTimeout()}: counts a read now. Any thread (handed to the executor). */
     public void resetReadTimeout() {
         if (settings.watchesReads) {
             if (offExecutor()) {
@@ -372,11 +321,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
         }
     }
 
-    /**
-     * Counts a write now: Netty's {@code resetWriteTimeout()}. The next writer-idle and all-idle
-     * events are first again. May be called from any thread; off the handler's executor it is
-     * handed to the executor.
-     */
+    /** Netty's {@code resetWriteTimeout()}: counts a write now. Any thread (handed to the executor). */
     public void resetWriteTimeout() {
         if (settings.watchesWrites) {
             if (offExecutor()) {
@@ -387,7 +332,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
         }
     }
 
-    /** A write completed (Netty's write listener), or the write timeout was reset: stamps the time. */
+    /** A write completed, or the write timeout was reset. */
     private void writeObserved() {
         if (state == RUNNING) {
             lastWriteTime = now();
@@ -395,7 +340,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
         firstWriterIdleEvent = firstAllIdleEvent = true;
     }
 
-    /** The listener of every write, as Netty's one listener: the writer's check, else the all check. */
+    /** Netty's one write listener: the writer's check, else the all check. */
     private IdleCheck writeListener() {
         return writerCheck != null ? writerCheck : allCheck;
     }
@@ -406,13 +351,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
 
     // ---------------------------------------------------------------- checks (Netty's idle tasks)
 
-    /**
-     * Netty's idle task of {@code check}, run when its timer fires at {@code now}: it waits for
-     * what is left of the period since the last traffic, or, when the period has passed, waits a
-     * full period and fires the event. The reader and all checks never fire while a read batch is
-     * in progress. The wheel fires timers in Netty's order (deadline, then scheduling order) across
-     * every handler on the loop, so checks run in that order too.
-     */
+    /** Netty's idle task of {@code check}, its timer fired at {@code now}. */
     private void runCheck(IdleCheck check, long now) {
         if (!ctx.channel().isOpen()) {
             disarmAll(); // as Netty's task: a closed channel stops it (and fires nothing after)
@@ -461,7 +400,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
                 : check == writerCheck ? IdleState.WRITER_IDLE : IdleState.ALL_IDLE;
     }
 
-    /** The last traffic the {@code idle} check counts from: reads, writes, or for all idleness the later of both. */
+    /** The last traffic the {@code idle} check counts from. */
     private long lastTrafficOf(IdleState idle) {
         return switch (idle) {
             case READER_IDLE -> lastReadTime;
@@ -470,7 +409,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
         };
     }
 
-    /** Schedules {@code check} at {@code at}, as Netty's {@code schedule(...)}: a re-arm, allocation free, on the loop's wheel. */
+    /** Netty's {@code schedule(...)}: on the loop's wheel a re-arm, allocation free. */
     private void arm(IdleCheck check, long at) {
         if (wheel != null) {
             wheel.scheduleAt(check, at);
@@ -490,14 +429,9 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
         }
     }
 
-    /**
-     * The timer of one check (Netty's {@code ReaderIdleTimeoutTask} and its two siblings, but armed
-     * again for the channel's life instead of made anew each period); the writer's or else the all
-     * check is also the listener of every write.
-     */
+    /** One check's timer (Netty's {@code ReaderIdleTimeoutTask} and siblings), re-armed for the channel's life. */
     private class IdleCheck extends TimerNode implements ChannelFutureListener {
 
-        /** The timer fell due, on the event loop. */
         @Override
         protected void expire() {
             if (state == RUNNING) {
@@ -512,18 +446,12 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
         }
     }
 
-    /**
-     * The checks' timeouts on a scheduler shared across event loops (a
-     * {@link io.wheelbeat.core.WheelTimer}): each arm allocates a timeout handle and each expiry
-     * hops to the handler's executor. This one object is the task of the three checks' timeouts,
-     * told apart by handle.
-     */
+    /** The checks' timeouts on a timer shared across loops; the task of all three, told apart by handle. */
     private final class SharedTimeouts implements WheelTimerTask {
         private final WheelScheduler timer;
         private final EventExecutor executor;
-        /** The clock of the handler's executor: traffic is stamped and deadlines are set on it. */
+        /** The executor's clock. */
         final Ticker clock;
-        // The timeout each check waits for, or null; executor thread only.
         private WheelTimeout readerTimeout;
         private WheelTimeout writerTimeout;
         private WheelTimeout allTimeout;
@@ -585,11 +513,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
         }
     }
 
-    /**
-     * With observeOutput, the write listener's check: it also keeps the outbound buffer as the
-     * writer and all checks last saw it, as Netty keeps it (Netty issue 6150), so that a slow
-     * consumer still draining does not count as idle.
-     */
+    /** With observeOutput, the write listener's check: it keeps the outbound buffer as last seen, as Netty does. */
     private final class ObservingCheck extends IdleCheck {
         private long lastChangeCheckTimeStamp;
         private int lastMessageHashCode;
@@ -606,14 +530,9 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
             }
         }
 
-        /**
-         * Whether the outbound buffer changed since the last call: a completed write (the last
-         * write time moved), another message at the head, other pending bytes, or flush progress.
-         * A first event is never skipped: the call then only records.
-         */
+        /** Netty's {@code hasOutputChanged}: a first event is never skipped, the call then only records. */
         boolean hasOutputChanged(ChannelHandlerContext ctx, boolean first, long lastWriteTime) {
             if (lastChangeCheckTimeStamp != lastWriteTime) {
-                // Writes complete: a change at the message level, assumed at the byte level too.
                 lastChangeCheckTimeStamp = lastWriteTime;
                 if (!first) {
                     return true;
@@ -644,8 +563,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
     // ---------------------------------------------------------------- extension points
 
     /**
-     * Called when an idle state event should be fired; fires it through the pipeline
-     * ({@code ctx.fireUserEventTriggered(evt)}). As in Netty's handler.
+     * Fires {@code evt} through the pipeline, as Netty's handler.
      *
      * @param ctx the handler's context
      * @param evt the event to fire
@@ -656,8 +574,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
     }
 
     /**
-     * Returns the event for {@code state}: by default Netty's singletons
-     * ({@link IdleStateEvent#FIRST_READER_IDLE_STATE_EVENT} and the five others).
+     * Returns the event for {@code state}: by default Netty's singletons.
      *
      * @param state which idleness
      * @param first whether it is the first event of this idle period
@@ -678,13 +595,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
                 + (ctx == null ? "" : ", " + ctx.channel()) + ")";
     }
 
-    /**
-     * Settings that make one {@link WheelIdleStateHandler} per channel: immutable, so handlers
-     * made by one factory share its settings and meters.
-     *
-     * <p>Thread-safe: {@link #newHandler()} may be called from any event loop, say once per
-     * channel in a {@code ChannelInitializer}.
-     */
+    /** Makes handlers that share its immutable settings and meters. Thread-safe. */
     public static final class Factory {
         private final IdleSettings settings;
 
@@ -702,11 +613,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
         }
     }
 
-    /**
-     * Settings of a {@link WheelIdleStateHandler}. Every check starts disabled. Every setter
-     * checks its argument at once ({@link NullPointerException} for a null,
-     * {@link IllegalArgumentException} for a value out of range). Not thread-safe.
-     */
+    /** Settings of a {@link WheelIdleStateHandler}; every check starts disabled. Not thread-safe. */
     public static final class Builder {
         private boolean observeOutput;
         private long readerIdleTimeNanos;
@@ -767,8 +674,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
         }
 
         /**
-         * Puts the timers on these per-event-loop wheels instead of {@link EventLoopWheels#shared()}
-         * (say, wheels with another tick).
+         * Puts the timers on these per-event-loop wheels instead of {@link EventLoopWheels#shared()}.
          *
          * @param wheels the per-event-loop wheels
          * @return this builder
@@ -786,12 +692,8 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
         }
 
         /**
-         * Puts the timers of every channel on one thread-safe timer, such as a
-         * {@link io.wheelbeat.core.WheelTimer}, instead of the channel's event-loop wheel. Each
-         * wake-up then hops to the channel's event loop ({@code ctx.executor().execute}) and each
-         * arm allocates a timeout handle, so traffic only stamps times and the timer wakes for
-         * every check, as Netty's does: slower than the per-loop wheels, for when one timer
-         * thread is wanted.
+         * Puts every channel's timers on one thread-safe timer (a {@link io.wheelbeat.core.WheelTimer})
+         * instead of the loop's wheel: each wake hops to the loop and each arm allocates a handle.
          *
          * @param timer the timer to run on
          * @return this builder
@@ -808,9 +710,8 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
         }
 
         /**
-         * Counts idle events in {@code registry}: counter {@code wheelbeat.idle.events}, tag
-         * {@code state} = {@code reader}, {@code writer} or {@code all}. Without a registry there
-         * are no metrics and no cost.
+         * Counts idle events: counter {@code wheelbeat.idle.events}, tag {@code state} = reader,
+         * writer or all.
          *
          * @param registry the meter registry
          * @return this builder
@@ -825,8 +726,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
          * Returns the factory of handlers with these settings.
          *
          * @return the factory; immutable and thread-safe
-         * @throws IllegalStateException if no idle time was set (a handler that watches nothing is
-         *     a mistake here; Netty's shape, {@code new WheelIdleStateHandler(0, 0, 0)}, still allows it)
+         * @throws IllegalStateException if no idle time was set
          */
         public Factory build() {
             if (readerIdleTimeNanos == 0 && writerIdleTimeNanos == 0 && allIdleTimeNanos == 0) {

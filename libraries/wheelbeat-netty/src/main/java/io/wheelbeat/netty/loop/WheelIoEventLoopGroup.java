@@ -4,74 +4,91 @@ import io.netty.channel.IoEventLoop;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.util.concurrent.EventExecutor;
-import io.wheelbeat.netty.internal.WheelIoEventLoop;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadFactory;
 
 /**
  * Netty 4.2's {@link MultiThreadIoEventLoopGroup} whose loops keep every scheduled task on a
- * hierarchical timing wheel instead of a binary heap: {@code schedule(...)} and a cancel are O(1),
- * whoever schedules (Netty's {@code IdleStateHandler}, {@code ReadTimeoutHandler},
- * {@code WriteTimeoutHandler}, connect timeouts, HTTP/2, gRPC-java, Reactor Netty). A drop-in:
- * <pre>{@code new MultiThreadIoEventLoopGroup(n, NioIoHandler.newFactory())}</pre> becomes
- * <pre>{@code new WheelIoEventLoopGroup(n, NioIoHandler.newFactory())}</pre> for any
- * {@link IoHandlerFactory} (NIO, epoll, io_uring, local).
+ * timing wheel instead of a binary heap: schedule and cancel are O(1), whoever schedules. A
+ * drop-in for any {@link IoHandlerFactory}: {@code new WheelIoEventLoopGroup(n, NioIoHandler.newFactory())}.
  *
- * <h2>Contract</h2>
- * Netty's, unchanged: {@code schedule(Runnable|Callable, delay, unit)},
- * {@code scheduleAtFixedRate}, {@code scheduleWithFixedDelay} refuse what Netty refuses with
- * Netty's exceptions; the returned {@code ScheduledFuture} is cancellable from any thread, takes
- * listeners and reports {@code getDelay}; a task runs on its loop, never before its deadline on
- * the loop's {@code ticker()}, in deadline order and, for equal deadlines, in the order the loop
- * received them; a schedule from another thread is handed to the loop as a task, as Netty does;
- * the loop's I/O wait ends at the next deadline; due tasks run within the loop's task-time
- * quantum, in bounded batches with I/O between them; shutdown cancels the pending scheduled
- * tasks. Each loop's wheel is also the one {@code EventLoopWheels} hands wheelbeat's handlers for
- * that loop: one wheel per loop.
+ * <p>Contract: Netty's. Arguments are checked with Netty's exceptions; the returned
+ * {@code ScheduledFuture} takes listeners and is cancellable from any thread; a task runs on its
+ * loop, never before its deadline on the loop's {@code ticker()}, by deadline, then in the order
+ * the loop received it (a periodic task keeps its first place); due tasks run within the loop's
+ * task-time quantum; shutdown cancels pending tasks. Each loop's wheel is the one
+ * {@code EventLoopWheels} hands wheelbeat's handlers on that loop.
  *
- * <p>Needs Netty 4.2 (the {@code IoHandler} model). On Netty 4.1 this class cannot be loaded: its
- * superclass {@code MultiThreadIoEventLoopGroup} is missing, and the {@code NoClassDefFoundError}
- * names it. The rest of the library does not refer to this package.
- *
- * <p>Thread-safe, as Netty's group.
+ * <p>Needs Netty 4.2: on 4.1 the class fails to load ({@code NoClassDefFoundError} naming
+ * {@code MultiThreadIoEventLoopGroup}); nothing else in the library refers to this package.
+ * Thread-safe.
  */
 public final class WheelIoEventLoopGroup extends MultiThreadIoEventLoopGroup {
 
-    /** As {@link MultiThreadIoEventLoopGroup#MultiThreadIoEventLoopGroup(IoHandlerFactory)}: Netty's default thread count. */
+    /**
+     * As Netty's group with the same arguments.
+     *
+     * @param ioHandlerFactory the loops' I/O handler
+     */
     public WheelIoEventLoopGroup(IoHandlerFactory ioHandlerFactory) {
         super(ioHandlerFactory);
     }
 
-    /** As {@link MultiThreadIoEventLoopGroup#MultiThreadIoEventLoopGroup(int, IoHandlerFactory)}; 0 means Netty's default. */
+    /**
+     * As Netty's group with the same arguments.
+     *
+     * @param nThreads loops, 0 for Netty's default
+     * @param ioHandlerFactory the loops' I/O handler
+     */
     public WheelIoEventLoopGroup(int nThreads, IoHandlerFactory ioHandlerFactory) {
         super(nThreads, ioHandlerFactory);
     }
 
-    /** As {@link MultiThreadIoEventLoopGroup#MultiThreadIoEventLoopGroup(ThreadFactory, IoHandlerFactory)}. */
+    /**
+     * As Netty's group with the same arguments.
+     *
+     * @param threadFactory makes the loops' threads
+     * @param ioHandlerFactory the loops' I/O handler
+     */
     public WheelIoEventLoopGroup(ThreadFactory threadFactory, IoHandlerFactory ioHandlerFactory) {
         super(threadFactory, ioHandlerFactory);
     }
 
-    /** As {@link MultiThreadIoEventLoopGroup#MultiThreadIoEventLoopGroup(Executor, IoHandlerFactory)}. */
+    /**
+     * As Netty's group with the same arguments.
+     *
+     * @param executor runs the loops
+     * @param ioHandlerFactory the loops' I/O handler
+     */
     public WheelIoEventLoopGroup(Executor executor, IoHandlerFactory ioHandlerFactory) {
         super(executor, ioHandlerFactory);
     }
 
-    /** As {@link MultiThreadIoEventLoopGroup#MultiThreadIoEventLoopGroup(int, ThreadFactory, IoHandlerFactory)}. */
+    /**
+     * As Netty's group with the same arguments.
+     *
+     * @param nThreads loops, 0 for Netty's default
+     * @param threadFactory makes the loops' threads
+     * @param ioHandlerFactory the loops' I/O handler
+     */
     public WheelIoEventLoopGroup(int nThreads, ThreadFactory threadFactory, IoHandlerFactory ioHandlerFactory) {
         super(nThreads, threadFactory, ioHandlerFactory);
     }
 
-    /** As {@link MultiThreadIoEventLoopGroup#MultiThreadIoEventLoopGroup(int, Executor, IoHandlerFactory)}. */
+    /**
+     * As Netty's group with the same arguments.
+     *
+     * @param nThreads loops, 0 for Netty's default
+     * @param executor runs the loops
+     * @param ioHandlerFactory the loops' I/O handler
+     */
     public WheelIoEventLoopGroup(int nThreads, Executor executor, IoHandlerFactory ioHandlerFactory) {
         super(nThreads, executor, ioHandlerFactory);
     }
 
     /**
-     * The timers pending on the wheels of this group's loops: its scheduled tasks and wheelbeat's
-     * own timers on those wheels, not counting scheduled tasks still on their way from other threads
-     * nor due tasks waiting for the loop's next turn. A racy snapshot, for metrics and tests;
-     * any thread.
+     * Timers pending on the loops' wheels (scheduled tasks and wheelbeat's own timers), not those
+     * still being handed over nor due ones waiting for the next turn. A racy snapshot; any thread.
      *
      * @return the number of pending timers over all loops of the group
      */

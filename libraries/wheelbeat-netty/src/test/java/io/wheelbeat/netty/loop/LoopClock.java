@@ -7,7 +7,6 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SingleThreadIoEventLoop;
 import io.netty.channel.local.LocalIoHandler;
 import io.netty.util.concurrent.Ticker;
-import io.wheelbeat.netty.internal.WheelIoEventLoop;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 

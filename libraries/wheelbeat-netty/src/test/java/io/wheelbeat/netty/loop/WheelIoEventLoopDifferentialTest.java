@@ -38,6 +38,48 @@ class WheelIoEventLoopDifferentialTest {
         }
     }
 
+    /**
+     * A periodic task keeps its first place among equal deadlines, as Netty's keeps its task id: at
+     * 2 ms it runs before a task scheduled (for 2 ms) after its first run but before its second.
+     */
+    @Test
+    void periodicTaskKeepsItsFirstPlaceAmongEqualDeadlines() throws Exception {
+        for (boolean fixedRate : new boolean[] {true, false}) {
+            List<String> netty = periodicTie(LoopClock::nettyGroup, fixedRate);
+            List<String> wheel = periodicTie(LoopClock::wheelGroup, fixedRate);
+            assertEquals(List.of("periodic", "periodic", "periodic", "one-shot"), netty, "Netty's loop");
+            assertEquals(netty, wheel, "fixed rate " + fixedRate);
+        }
+    }
+
+    private static List<String> periodicTie(Function<LoopClock, EventLoopGroup> groups, boolean fixedRate)
+            throws Exception {
+        // Netty's loop takes a deadline past Long.MAX_VALUE as Long.MAX_VALUE: a positive origin.
+        LoopClock clock = new LoopClock(TimeUnit.HOURS.toNanos(1));
+        EventLoopGroup group = groups.apply(clock);
+        try {
+            EventLoop loop = group.next();
+            List<String> log = Collections.synchronizedList(new ArrayList<>());
+            Map<Integer, ScheduledFuture<?>> futures = new ConcurrentHashMap<>();
+            loop.submit(() -> {
+                Runnable periodic = () -> log.add("periodic");
+                futures.put(0, fixedRate ? loop.scheduleAtFixedRate(periodic, 0, 1, TimeUnit.MILLISECONDS)
+                        : loop.scheduleWithFixedDelay(periodic, 0, 1, TimeUnit.MILLISECONDS));
+            }).sync();
+            settle(loop, log, futures);
+            loop.submit(() -> futures.put(1, loop.schedule(() -> log.add("one-shot"), 2, TimeUnit.MILLISECONDS)))
+                    .sync();
+            for (int ms = 0; ms < 2; ms++) {
+                clock.advance(TimeUnit.MILLISECONDS.toNanos(1));
+                settle(loop, log, futures);
+            }
+            futures.get(0).cancel(false);
+            return new ArrayList<>(log);
+        } finally {
+            clock.shutDown(group);
+        }
+    }
+
     private static void assertSameLog(int seed, List<String> netty, List<String> wheel) {
         int at = 0;
         while (at < netty.size() && at < wheel.size() && netty.get(at).equals(wheel.get(at))) {
@@ -154,16 +196,11 @@ class WheelIoEventLoopDifferentialTest {
             }
         };
         boolean periodic = op.kind() == Kind.LOOP_PERIODIC || op.kind() == Kind.THREAD_PERIODIC;
-        // A periodic task's later runs keep their first place among equal deadlines on Netty's loop
-        // (its task id), where the wheel orders them by re-arm: each periodic task gets deadlines a
-        // few microseconds off the whole milliseconds of the others, so it ties with no other task.
-        long offsetNanos = TimeUnit.MICROSECONDS.toNanos(1 + op.id());
-        long nanos = TimeUnit.MILLISECONDS.toNanos(1);
+        // Whole milliseconds: a periodic task's later runs tie with other tasks, where Netty orders
+        // them by the periodic task's first place (its task id), not by its re-arm.
         ScheduledFuture<?> future = !periodic ? loop.schedule(task, op.delayMs(), TimeUnit.MILLISECONDS)
-                : op.fixedRate() ? loop.scheduleAtFixedRate(task, op.delayMs() * nanos + offsetNanos,
-                        op.periodMs() * nanos, TimeUnit.NANOSECONDS)
-                : loop.scheduleWithFixedDelay(task, op.delayMs() * nanos, op.periodMs() * nanos + offsetNanos,
-                        TimeUnit.NANOSECONDS);
+                : op.fixedRate() ? loop.scheduleAtFixedRate(task, op.delayMs(), op.periodMs(), TimeUnit.MILLISECONDS)
+                : loop.scheduleWithFixedDelay(task, op.delayMs(), op.periodMs(), TimeUnit.MILLISECONDS);
         future.addListener(f -> {
             if (f.isCancelled()) {
                 log.add("cancelled " + op.id());

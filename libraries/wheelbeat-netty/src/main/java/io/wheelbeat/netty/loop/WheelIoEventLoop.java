@@ -1,4 +1,4 @@
-package io.wheelbeat.netty.internal;
+package io.wheelbeat.netty.loop;
 
 import io.netty.channel.IoEventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
@@ -10,7 +10,6 @@ import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.TimerNode;
 import io.wheelbeat.core.WheelExecutor;
 import io.wheelbeat.core.WheelSettings;
-import io.wheelbeat.netty.loop.LoopWheelOwner;
 import java.util.ArrayDeque;
 import java.util.IdentityHashMap;
 import java.util.Queue;
@@ -21,51 +20,31 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Netty 4.2's {@link SingleThreadIoEventLoop} with every scheduled task on the loop's
- * {@link ExecutorDrivenWheel} instead of Netty's binary heap: the loop of
- * {@code WheelIoEventLoopGroup}. The wheel is the one {@code EventLoopWheels} hands wheelbeat's
- * handlers for this loop ({@link LoopWheelOwner}).
+ * {@link ExecutorDrivenWheel} instead of Netty's heap; the loop of {@link WheelIoEventLoopGroup}.
  *
- * <h2>How it plugs into Netty's loop</h2>
- * The wheel is driven as on any loop, by one driving task aimed at its earliest deadline; here
- * that task lives in {@link Driver}, a single slot, not in Netty's scheduled-task queue, which
- * stays empty. The hooks Netty's loop already calls read the slot:
- * {@link #fetchFromScheduledTaskQueue} moves the driving task, once due, to the end of the task
- * queue, where Netty moves its due scheduled tasks (so it runs within the loop's task-time
- * quantum, after the tasks already queued); {@link #hasTasks()} says there is work while it is
- * due (the I/O handler then does not block); {@link #delayNanos}/{@link #deadlineNanos()} give
- * its deadline to the select / epoll / park wait. The driving task fires the wheel's due timers
- * (at most the wheel's per-tick bound, the rest at the next turn of the loop, after I/O).
+ * <p>The wheel's one driving task lives in {@link Driver}, a single slot, not in Netty's
+ * scheduled-task queue (which stays empty); the hooks Netty's loop already calls read the slot:
+ * {@link #fetchFromScheduledTaskQueue} moves the due driving task to the end of the task queue,
+ * where Netty moves its due scheduled tasks; {@link #hasTasks()} keeps the I/O wait from blocking
+ * while it is due; {@link #delayNanos}/{@link #deadlineNanos()} bound the I/O wait.
  *
- * <h2>The task-time quantum</h2>
- * Netty's loop runs its tasks, due scheduled tasks included, for at most its task-time quantum
- * per turn ({@code runAllTasks(timeoutNanos)}: the clock read every 64 tasks), then serves I/O.
- * This loop keeps that bound for the tasks it fires: {@link #runAllTasks(long)} notes where the
- * quantum ends, the due tasks read the clock every 64 runs, and once the quantum is spent the
- * wheel's remaining due tasks wait in {@link #overdue}, in order, and run first in the next turn,
- * after I/O. A stalled loop that wakes to thousands of due tasks thus serves its channels between
- * batches, as Netty's does.
+ * <p>Task-time quantum: as Netty's {@code runAllTasks(timeoutNanos)}, due tasks read the clock
+ * every 64 runs; once the quantum is spent the wheel's remaining due tasks wait in
+ * {@link #overdue}, in order, and run first next turn, after I/O.
  *
- * <h2>Netty's scheduling contract</h2>
- * {@code schedule}, {@code scheduleAtFixedRate} and {@code scheduleWithFixedDelay} check their
- * arguments as Netty does and return a {@link WheelScheduledTask}. On the loop a task goes
- * straight onto the wheel; from another thread it is handed over with {@link #execute} and placed
- * (or, already due, run) when the loop runs it, as Netty's {@code ScheduledFutureTask} does. A
- * cancel from another thread is handed over with {@link #lazyExecute}. Shutdown cancels the
- * pending scheduled tasks ({@link #cancelScheduledTasks()}) and stops driving the wheel, as
- * Netty's loop stops running its scheduled tasks.
+ * <p>Scheduling: Netty's argument checks; on the loop a task goes straight onto the wheel, from
+ * another thread it is handed over with {@link #execute} (a cancel with {@link #lazyExecute}).
+ * Shutdown cancels the pending tasks and stops driving the wheel.
  *
  * <p>Thread rules: the scheduling methods from any thread; everything else on the loop.
  */
-public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements LoopWheelOwner {
+final class WheelIoEventLoop extends SingleThreadIoEventLoop implements LoopWheelOwner {
 
-    /** How long the loop waits with nothing scheduled: Netty's {@code SCHEDULE_PURGE_INTERVAL}. */
+    /** Netty's {@code SCHEDULE_PURGE_INTERVAL}: the wait with nothing scheduled. */
     private static final long IDLE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(1);
-    /**
-     * The longest stretch one wheel timer spans (146 years, less 1 ns so that a second such hop
-     * stays within the wheel's reach); a task due later re-arms on the way ({@link Far}).
-     */
+    /** The wheel's reach less 1 ns (146 years); a task due later hops there first ({@link Far}). */
     private static final long MAX_WHEEL_DELAY_NANOS = (1L << 62) - 1;
-    /** Netty's loop reads its clock once per this many tasks to see whether the quantum is spent. */
+    /** As Netty's loop: the clock is read against the quantum once per this many tasks. */
     private static final int RUNS_PER_CLOCK_READ = 64;
 
     private final Driver driver = new Driver();
@@ -78,28 +57,26 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
     private boolean tickQueued;
     /** Due tasks the wheel fired after the quantum was spent: they run first in the next turn. */
     private final ArrayDeque<WheelScheduledTask<?>> overdue = new ArrayDeque<>();
-    /** The quantum of the current {@code runAllTasks(timeout)}, until its first fetch turns it into {@link #quantumEndNanos}. */
+    /** The quantum of the current {@code runAllTasks(timeout)}, until its first fetch; else -1. */
     private long quantumNanos = -1;
-    /** Where the current turn's quantum ends, a reading of the ticker; valid while {@link #inQuantum}. */
+    /** Where the current quantum ends (a ticker reading), while {@link #inQuantum}. */
     private long quantumEndNanos;
     private boolean inQuantum;
     private boolean quantumSpent;
     /** Tasks run since the clock was last read for the quantum. */
     private int runsSinceClockRead;
-    /** The relays of the tasks due beyond one wheel timer's span, by task: few or none. Loop only. */
+    /** Relays of tasks due beyond the wheel's reach: few or none. */
     private final IdentityHashMap<WheelScheduledTask<?>, Far> farRelays = new IdentityHashMap<>();
-    /** Hands out the order in which the loop receives its tasks: {@code compareTo}'s tie-break. */
-    private int nextOrder;
     private final Ticker ticker;
     private final ExecutorDrivenWheel wheel;
 
     /** A loop as {@code MultiThreadIoEventLoopGroup} makes them, with the wheel's default settings. */
-    public WheelIoEventLoop(IoEventLoopGroup parent, Executor executor, IoHandlerFactory ioHandlerFactory) {
+    WheelIoEventLoop(IoEventLoopGroup parent, Executor executor, IoHandlerFactory ioHandlerFactory) {
         this(parent, executor, ioHandlerFactory, Ticker.systemTicker());
     }
 
     /** A loop whose clock is {@code ticker} (virtual time in tests). */
-    public WheelIoEventLoop(IoEventLoopGroup parent, Executor executor, IoHandlerFactory ioHandlerFactory,
+    WheelIoEventLoop(IoEventLoopGroup parent, Executor executor, IoHandlerFactory ioHandlerFactory,
             Ticker ticker) {
         super(parent, executor, ioHandlerFactory);
         this.ticker = ObjectUtil.checkNotNull(ticker, "ticker");
@@ -164,11 +141,7 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
         }
     }
 
-    /**
-     * Hands {@code task} to the loop. Its deadline is Netty's: the delay after {@code now}, up to
-     * {@link Long#MAX_VALUE} ns (292 years) as {@code TimeUnit.toNanos} saturates, compared by
-     * difference, so the clock may read anything.
-     */
+    /** Hands {@code task} to the loop; its deadline is compared by difference, so the clock may read anything. */
     private <V> ScheduledFuture<V> submit(WheelScheduledTask<V> task, long now) {
         if (!inEventLoop()) {
             // Placed when the loop runs it (WheelScheduledTask.run), as Netty hands tasks over.
@@ -182,31 +155,22 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
     }
 
     /**
-     * Puts {@code task} on the wheel; the loop receives it now if not before. {@code now} is a
+     * Puts {@code task} on the wheel. The wheel's scheduling order is Netty's task id: given when
+     * the loop first places the task, and kept when a periodic task re-arms. {@code now} is a
      * recent reading of the clock. Loop only.
      */
     private void place(WheelScheduledTask<?> task, long now) {
-        receive(task);
         if (task.deadlineNanos - now > MAX_WHEEL_DELAY_NANOS) {
             wheel.scheduleAt(new Far(task), now + MAX_WHEEL_DELAY_NANOS);
+        } else if (task.placedBefore()) {
+            wheel.rescheduleAt(task, task.deadlineNanos);
         } else {
             wheel.scheduleAt(task, task.deadlineNanos);
+            task.placed();
         }
     }
 
-    /** Gives {@code task} its place among equal deadlines, once, as Netty's loop gives its id. Loop only. */
-    private void receive(WheelScheduledTask<?> task) {
-        if (task.order == 0) {
-            // 0 means not yet received: skipped when the count wraps.
-            task.order = ++nextOrder == 0 ? ++nextOrder : nextOrder;
-        }
-    }
-
-    /**
-     * The wheel's timer for a task due further ahead than one wheel timer spans: it re-arms on
-     * the way until the task is due. Made only for such tasks (delays beyond 146 years), so the
-     * common task is its own timer.
-     */
+    /** The timer of a task due beyond the wheel's reach (146 years): it places the task when in reach. */
     private final class Far extends TimerNode {
         final WheelScheduledTask<?> task;
 
@@ -223,11 +187,8 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
     }
 
     /**
-     * Puts {@code task} on the wheel, or, during the driving task, when that ends: a task
-     * scheduled or re-armed while due tasks run waits for the next turn of the loop even if it is
-     * due already, as on Netty's loop, which moves its due tasks to the task queue once per turn.
-     * So a periodic task that fell behind runs once per turn, and the order of equal deadlines is
-     * Netty's. Loop only.
+     * Puts {@code task} on the wheel, or, during the driving task, when that ends: as Netty's loop
+     * moves due tasks once per turn, a task scheduled while due tasks run waits for the next turn.
      */
     void placeOrDefer(WheelScheduledTask<?> task) {
         if (ticking) {
@@ -237,10 +198,7 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
         }
     }
 
-    /**
-     * One run of the driving task: first the tasks left over from the last quantum, then, if the
-     * quantum lasts, the wheel's due timers.
-     */
+    /** The driving task: tasks left from the last quantum, then, while the quantum lasts, the wheel's due timers. */
     private void runTick() {
         tickQueued = false;
         ticking = true;
@@ -278,7 +236,7 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
         }
     }
 
-    /** Counts a task run; every {@value #RUNS_PER_CLOCK_READ} runs reads the clock against the quantum, as Netty's loop does. */
+    /** Counts a run; every {@value #RUNS_PER_CLOCK_READ} runs reads the clock against the quantum. */
     private void countRun() {
         if (++runsSinceClockRead == RUNS_PER_CLOCK_READ) {
             runsSinceClockRead = 0;
@@ -293,7 +251,6 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
         } else if (!task.isPending() && !farRelays.containsKey(task) && !task.isDone()) {
             long now = ticker().nanoTime();
             if (task.deadlineNanos - now <= 0) {
-                receive(task);
                 task.fire();
             } else {
                 place(task, now);
@@ -321,10 +278,7 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
 
     // ------------------------------------------------------------ Netty's loop hooks
 
-    /**
-     * Netty's turn of tasks, bounded by {@code timeoutNanos} as Netty bounds it; the fetch that
-     * starts it reads the clock once for both the quantum and the wheel's due check.
-     */
+    /** Netty's bounded turn of tasks; its first fetch reads the clock once for the quantum and the wheel. */
     @Override
     protected boolean runAllTasks(long timeoutNanos) {
         quantumNanos = Math.max(0, timeoutNanos);
@@ -389,11 +343,7 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
         return super.canSuspend(state) && wheel.pendingTimers() == 0 && overdue.isEmpty();
     }
 
-    /**
-     * Cancels every scheduled task still pending, as Netty's loop does when it shuts down, and
-     * stops driving the wheel: wheelbeat's own timers on it stay unfired, as they do on Netty's
-     * loop once its scheduled tasks are cancelled.
-     */
+    /** As Netty's loop at shutdown: cancels pending tasks; wheelbeat's own timers stay unfired. */
     @Override
     protected void cancelScheduledTasks() {
         driver.armed = false;
@@ -417,11 +367,7 @@ public final class WheelIoEventLoop extends SingleThreadIoEventLoop implements L
         return driverArmed() && driver.deadlineNanos - ticker().nanoTime() <= 0;
     }
 
-    /**
-     * The wheel's driving task, in one slot: the wheel only ever has one, cancels it before it
-     * aims another, and does both on the loop, so one reusable handle serves every aim and
-     * re-aiming allocates nothing.
-     */
+    /** The wheel's only driving task, aimed and cancelled on the loop: one reusable handle, no allocation. */
     private final class Driver implements WheelExecutor, Future<Object> {
         Runnable tick;
         long deadlineNanos;

@@ -1,4 +1,4 @@
-package io.wheelbeat.netty.internal;
+package io.wheelbeat.netty.loop;
 
 import io.netty.util.concurrent.BlockingOperationException;
 import io.netty.util.concurrent.Future;
@@ -38,11 +38,12 @@ import org.slf4j.LoggerFactory;
  * compare-and-set: the {@link Runnable} or {@link Callable} while pending and no one listens,
  * a {@link Listened} (the task or {@link #RUNNING}, and the listeners, a waiter among them) once
  * someone does, and an {@link Outcome} when done. So a pending task that no one listens to is
- * the node, the loop, its deadline, its order and this one reference: 56 bytes.
+ * the node (its order among equal deadlines is Netty's task id), the loop, its deadline and this
+ * one reference: 56 bytes (52 used).
  *
  * <p>Thread rules: the future's methods, {@link #cancel}, {@link #getDelay} and
- * {@link #compareTo} from any thread; the node, {@link #deadlineNanos} and {@link #order} are
- * written on the loop only.
+ * {@link #compareTo} from any thread; the node and {@link #deadlineNanos} are written on the
+ * loop only.
  */
 class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Runnable {
 
@@ -70,13 +71,6 @@ class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Run
     final WheelIoEventLoop loop;
     /** A reading of the loop's ticker; moved by the loop only, when a periodic task re-arms. */
     long deadlineNanos;
-    /**
-     * Its place among tasks with equal deadlines, given when the loop receives it (0 until then),
-     * as Netty's loop gives its task id. An int compared by difference, so that the task fits in
-     * 56 bytes: it orders any two tasks received fewer than 2^31 receipts apart. Written on the
-     * loop; read by {@link #compareTo}.
-     */
-    int order;
     /** The task, a {@link Listened} or an {@link Outcome}: see the class comment. */
     private volatile Object state;
 
@@ -142,6 +136,15 @@ class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Run
     @Override
     protected final void expire() {
         loop.due(this);
+    }
+
+    /** Whether the loop has placed this task on its wheel before: only a periodic task is placed again. */
+    boolean placedBefore() {
+        return false;
+    }
+
+    /** The loop has placed this task on its wheel. */
+    void placed() {
     }
 
     /** Runs the task as Netty's loop does a due one-shot task: uncancellable from its start. Loop only. */
@@ -560,7 +563,7 @@ class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Run
         if (difference != 0) {
             return difference < 0 ? -1 : 1;
         }
-        return order - that.order < 0 ? -1 : 1;
+        return order() - that.order() < 0 ? -1 : 1;
     }
 
     @Override
@@ -581,10 +584,21 @@ class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Run
      */
     static final class Periodic extends WheelScheduledTask<Void> {
         private final long periodNanos;
+        private boolean placed;
 
         Periodic(WheelIoEventLoop loop, Runnable task, long deadlineNanos, long periodNanos) {
             super(loop, task, deadlineNanos);
             this.periodNanos = periodNanos;
+        }
+
+        @Override
+        boolean placedBefore() {
+            return placed;
+        }
+
+        @Override
+        void placed() {
+            placed = true;
         }
 
         @Override
