@@ -432,7 +432,8 @@ class MqttKeepAliveSocketTest {
             Thread.sleep(100);
         }
         assertTrue(client.isActive(), "client events " + clientEvents + ", server events " + serverEvents);
-        assertTrue(count(clientEvents, io.wheelbeat.netty.heartbeat.PongReceivedEvent.class) >= 3, clientEvents.toString());
+        assertTrue(count(clientEvents, io.wheelbeat.netty.heartbeat.PongReceivedEvent.class) >= 3,
+                clientEvents.toString());
         assertEquals(0, count(clientEvents, io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent.class));
         assertTrue(serverEvents.isEmpty(), "the broker saw a control packet within 1.5 x 1 s each time: " + serverEvents);
         assertTrue(pingsAnswered() >= 3, "PINGREQs answered by the broker: " + pingsAnswered());

@@ -25,7 +25,7 @@ class ReactorNettyReadTimeoutTest {
 
     private static final Duration READ_IDLE = Duration.ofMillis(400);
     private static final long READ_IDLE_NANOS = READ_IDLE.toNanos();
-    /** For clients that pause 100 or 200 ms between sends: far longer, so a stalled test thread does not look silent. */
+    /** For clients that pause 100 or 200 ms between sends: far longer, so a stalled test thread is not silence. */
     private static final Duration LONG_READ_IDLE = Duration.ofSeconds(1);
     /** A hang guard only: the close is due at the timeout. */
     private static final long CLOSE_WAIT_MILLIS = 30_000;
@@ -125,6 +125,7 @@ class ReactorNettyReadTimeoutTest {
     private static void assertClosedAfter(Duration readIdle, long from, long closedAt) {
         assertTrue(closedAt != -1, "still open " + CLOSE_WAIT_MILLIS + " ms later");
         long after = closedAt - from;
-        assertTrue(after >= readIdle.toNanos() - EARLY_NANOS, "closed " + after / 1_000 + " us after, before the timeout");
+        assertTrue(after >= readIdle.toNanos() - EARLY_NANOS,
+                "closed " + after / 1_000 + " us after, before the timeout");
     }
 }
