@@ -191,13 +191,13 @@ class MqttKeepAliveSocketTest {
         org.eclipse.paho.mqttv5.client.MqttClient v5 = paho5(
                 startServer(MqttServerKeepAliveHandler.builder().minKeepAlive(2)), 1);
 
-        Thread.sleep(6_000); // six periods of the 1 s keep-alive, three of the 2 s one
+        Thread.sleep(4_000); // four periods of the 1 s keep-alive, two of the 2 s one
 
         assertTrue(v311.isConnected(), "MQTT 3.1.1 client; server events " + serverEvents);
         assertTrue(v5.isConnected(), "MQTT 5 client; server events " + serverEvents);
         assertEquals(2, serverKeepAliveToldToPaho5);
         assertTrue(serverEvents.isEmpty(), serverEvents.toString());
-        assertTrue(pingsAnswered() >= 6, "PINGREQs answered: " + pingsAnswered());
+        assertTrue(pingsAnswered() >= 4, "PINGREQs answered: " + pingsAnswered());
         assertEquals(0, closed("reader_idle"));
     }
 
@@ -304,7 +304,7 @@ class MqttKeepAliveSocketTest {
         // Netty's default high water mark is 64 KiB; 1 MiB leaves room for what one write adds past it.
         // The bound is the pending outbound bytes, checked every 50 ms by floodWithoutReading; how
         // many answers fit first depends on the kernel's loopback buffers, not on us.
-        assertTrue(!floodWithoutReading(keepAlive, 1 << 20, 5_000), "not closed: it is within the rules");
+        assertTrue(!floodWithoutReading(keepAlive, 1 << 20, 3_000), "not closed: it is within the rules");
     }
 
     @Test
@@ -427,16 +427,17 @@ class MqttKeepAliveSocketTest {
         Channel client = nettyClient(port, 1, MqttClientKeepAliveHandler.builder().metrics(clientRegistry), clientEvents);
 
         long deadline = System.nanoTime() + MILLISECONDS.toNanos(WAIT_MILLIS);
-        while (count(clientEvents, io.wheelbeat.netty.heartbeat.PongReceivedEvent.class) < 5
+        while (count(clientEvents, io.wheelbeat.netty.heartbeat.PongReceivedEvent.class) < 3
                 && System.nanoTime() - deadline < 0) {
             Thread.sleep(100);
         }
         assertTrue(client.isActive(), "client events " + clientEvents + ", server events " + serverEvents);
-        assertTrue(count(clientEvents, io.wheelbeat.netty.heartbeat.PongReceivedEvent.class) >= 5, clientEvents.toString());
+        assertTrue(count(clientEvents, io.wheelbeat.netty.heartbeat.PongReceivedEvent.class) >= 3,
+                clientEvents.toString());
         assertEquals(0, count(clientEvents, io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent.class));
         assertTrue(serverEvents.isEmpty(), "the broker saw a control packet within 1.5 x 1 s each time: " + serverEvents);
-        assertTrue(pingsAnswered() >= 5, "PINGREQs answered by the broker: " + pingsAnswered());
-        assertTrue(clientRegistry.get("wheelbeat.heartbeat.rtt").timer().count() >= 5);
+        assertTrue(pingsAnswered() >= 3, "PINGREQs answered by the broker: " + pingsAnswered());
+        assertTrue(clientRegistry.get("wheelbeat.heartbeat.rtt").timer().count() >= 3);
     }
 
     @Test
