@@ -116,8 +116,12 @@ public final class TimerWheel {
     private long position;
     /** The tick that placement counts from; it never goes back. */
     private long baseTick;
-    /** The level-0 slot of the current tick while its list is in firing order, or -1. */
-    private int sortedSlot = -1;
+    /**
+     * Per level-0 slot, set while its list may be out of firing order. A node appended no earlier
+     * than the tail keeps the order (the common case: equal delays armed in time order), so only
+     * slots that lose it are sorted when their tick comes.
+     */
+    private final long[] unorderedZero;
     private boolean polling;
     /** Work left in the running poll: nodes it may still fire or move. */
     private int budget;
@@ -179,6 +183,7 @@ public final class TimerWheel {
         this.due = new long[slotCount];
         Arrays.fill(due, EMPTY);
         this.occupiedZero = new long[Math.max(1, slots >>> 6)];
+        this.unorderedZero = new long[occupiedZero.length];
         this.occupiedUpper = new long[levels];
     }
 
@@ -206,9 +211,10 @@ public final class TimerWheel {
         node.deadline = deadline;
         node.order = nextOrder++;
         // Lazy: the node's slot comes due no later than its old deadline, and the walk moves it
-        // on. Not for the current tick, whose slot is kept in firing order, nor during a poll for
-        // a node that may sit among the deferred ones (its deadline at or before the position).
-        if (deadline >= old && (old >>> tickShift) > baseTick && !(polling && old <= position)) {
+        // on. Only to a later tick, so that a slot's nodes of its own tick stay in order; not for
+        // the current tick, nor during a poll for a node that may sit among the deferred ones.
+        long oldTick = old >>> tickShift;
+        if ((deadline >>> tickShift) > oldTick && oldTick > baseTick && !(polling && old <= position)) {
             return;
         }
         unlink(node);
@@ -451,7 +457,7 @@ public final class TimerWheel {
      */
     public String dump() {
         StringBuilder out = new StringBuilder(toString()).append(": position ").append(position)
-                .append(", base tick ").append(baseTick).append(", sorted slot ").append(sortedSlot).append('\n');
+                .append(", base tick ").append(baseTick).append('\n');
         for (Sentinel head : heads) {
             if (head.next == head) {
                 continue;
@@ -463,7 +469,7 @@ public final class TimerWheel {
             } else {
                 int level = levelOf(head.slot);
                 out.append("  level ").append(level).append(" slot ").append(head.slot - levelBase[level])
-                        .append(" due ").append(due[head.slot]).append(':');
+                        .append(" due ").append(due[head.slot]).append(level == 0 && unordered(head.slot) ? " unordered:" : ":");
             }
             int shown = 0;
             for (TimerNode node = head.next; node != head && shown < 64; node = node.next, shown++) {
@@ -524,17 +530,8 @@ public final class TimerWheel {
         TimerNode last = head.prev;
         if (last == head) {
             markOccupied(slot);
-        } else if (slot == sortedSlot && firesBefore(node, last)) {
-            TimerNode first = head.next;
-            if (firesBefore(node, first)) {
-                node.next = first;
-                node.prev = head;
-                first.prev = node;
-                head.next = node;
-                due[slot] = Math.min(due[slot], deadline);
-                return;
-            }
-            sortedSlot = -1;
+        } else if (slot < levelZeroSlots && firesBefore(node, last)) {
+            unorderedZero[slot >>> 6] |= 1L << slot;
         }
         appendTo(head, node);
         if (deadline < due[slot]) {
@@ -590,6 +587,7 @@ public final class TimerWheel {
         due[slot] = EMPTY;
         if (slot < levelZeroSlots) {
             int word = slot >>> 6;
+            unorderedZero[word] &= ~(1L << slot);
             if ((occupiedZero[word] &= ~(1L << slot)) == 0 && (occupiedZeroWords &= ~(1L << word)) == 0) {
                 occupiedLevels &= ~1;
             }
@@ -601,6 +599,10 @@ public final class TimerWheel {
         }
     }
 
+    private boolean unordered(int slot) {
+        return (unorderedZero[slot >>> 6] & (1L << slot)) != 0;
+    }
+
     private int levelOf(int slot) {
         return slot < levelZeroSlots ? 0 : 1 + ((slot - levelZeroSlots) >>> UPPER_SLOT_BITS);
     }
@@ -610,7 +612,6 @@ public final class TimerWheel {
     private void moveBase(long tick) {
         if (tick > baseTick) {
             baseTick = tick;
-            sortedSlot = -1;
         }
     }
 
@@ -714,20 +715,27 @@ public final class TimerWheel {
 
     /**
      * Fires, in firing order, the nodes of the current tick's slot due by {@code now}, within the
-     * budget. Stops early when a callback places a node out of order in the slot (the caller's
-     * loop comes back and sorts it again).
+     * budget, moving on those re-armed to a later tick. Stops early when a callback places a node
+     * out of order in the slot (the caller's loop comes back and sorts it again).
      */
     private int fireCurrentTick(long now, LongConsumer lateness) {
         int slot = (int) baseTick & (levelZeroSlots - 1);
         sortCurrentSlot();
         Sentinel head = heads[slot];
         int fired = 0;
-        while (sortedSlot == slot && budget > 0) {
+        while (budget > 0 && !unordered(slot)) {
             TimerNode node = head.next;
             if (node == head) {
                 break;
             }
             long deadline = node.deadline;
+            if ((deadline >>> tickShift) > baseTick) {
+                unlink(node);
+                place(node, deadline);
+                movedCount++;
+                budget--;
+                continue;
+            }
             if (deadline > now) {
                 // In order from here on: this is the earliest.
                 due[slot] = deadline;
@@ -768,7 +776,7 @@ public final class TimerWheel {
     private void sortCurrentSlot() {
         int slot = (int) baseTick & (levelZeroSlots - 1);
         Sentinel head = heads[slot];
-        if (slot == sortedSlot || head.next == head) {
+        if (!unordered(slot)) {
             return;
         }
         int count = 0;
@@ -792,6 +800,7 @@ public final class TimerWheel {
         if (count == 0) {
             return;
         }
+        unorderedZero[slot >>> 6] &= ~(1L << slot);
         heapSort(sortNodes, count);
         TimerNode prev = head;
         for (int i = 0; i < count; i++) {
@@ -804,7 +813,6 @@ public final class TimerWheel {
         prev.next = head;
         head.prev = prev;
         due[slot] = head.next.deadline;
-        sortedSlot = slot;
     }
 
     /** Sorts {@code nodes[0..count)} by firing order, in place and without allocating. */
