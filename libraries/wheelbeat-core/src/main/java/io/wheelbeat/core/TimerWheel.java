@@ -8,52 +8,36 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A hierarchical timing wheel of {@link TimerNode}s. Like Agrona's {@code DeadlineTimerWheel} it
- * keeps no clock and knows nothing of what drives it: every deadline and every {@link #poll} takes
- * a reading of the caller's clock, and {@link #nextDeadlineNanos()} tells the caller when to poll
- * next. The drivers ({@link ExecutorDrivenWheel}, {@link WheelTimer}) read their clock and pass
- * the readings in; use this class directly only when your own code owns a thread and a clock.
- *
- * <h2>Contract</h2>
+ * A hierarchical timing wheel of {@link TimerNode}s that, like Agrona's {@code DeadlineTimerWheel},
+ * keeps no clock: deadlines and {@link #poll} take readings of the caller's clock, and
+ * {@link #nextDeadlineNanos()} says when to poll next. Use it directly when your code owns a thread
+ * and a clock; otherwise use {@link ExecutorDrivenWheel} or {@link WheelTimer}.
  * <ul>
- *   <li>{@link #scheduleAt} (arm or re-arm) and {@link #cancel} are O(1) and allocate nothing: they
- *       write the node's own fields and its neighbours' links.</li>
- *   <li><b>Exact expiry:</b> {@code poll(now)} fires exactly the pending nodes whose deadline is at
- *       or before {@code now}: never one early, and no rounding to a tick. Deadlines and readings
- *       are compared by their difference, as {@link System#nanoTime()} asks: a clock may start
- *       anywhere and wrap.</li>
- *   <li><b>Order (Netty's):</b> by deadline, then in scheduling order (a re-arm counts as a new
- *       scheduling), in every poll, also when one poll catches up over a long pause.</li>
- *   <li><b>Bounded work:</b> {@link #poll(long, LongConsumer, int)} does at most {@code limit}
- *       units of work, a unit being a node fired or a node moved between slots; what it leaves
- *       stays due (then {@link #nextDeadlineNanos()} is already passed) and the next polls go on in
- *       the same order. A timer that a callback arms at or before the latest deadline fired so far
- *       in this poll waits for the next poll, so callbacks cannot keep a poll busy.</li>
- *   <li><b>Reach:</b> any deadline within 2^62 ns (146 years) of the start; deadlines before the
- *       start are due at once.</li>
- *   <li><b>Failure isolation:</b> an {@link TimerNode#expire()} that throws is logged through SLF4J
- *       and counted in {@link #failedCount()}; the other nodes still fire.</li>
+ *   <li>{@link #scheduleAt} (arm or re-arm) and {@link #cancel} are O(1) and allocate nothing.</li>
+ *   <li>Exact expiry: a poll fires exactly the nodes due at its reading, never early, with no
+ *       rounding to a tick. Readings are compared by difference: the clock may start anywhere and
+ *       wrap. Deadlines reach 2^62 ns past the start; earlier than the start means due at once.</li>
+ *   <li>Order: by deadline, then scheduling order (a re-arm is a new scheduling), also when one
+ *       poll catches up over a long pause.</li>
+ *   <li>Bounded work: {@link #poll(long, LongConsumer, int)} fires or moves at most {@code limit}
+ *       nodes; the rest stays due, in order. A node a callback makes due within the poll waits for
+ *       the next poll.</li>
+ *   <li>An {@link TimerNode#expire()} that throws is logged and counted; the others still fire.</li>
  * </ul>
  *
- * <h2>How it works</h2>
- * Time is cut into ticks of 2^k ns. Level 0 has one slot per tick for {@link #slots()} ticks; each
- * level above has 64 slots, each spanning a whole turn of the level below. A node goes to the
- * lowest level whose turn covers its delay, in the slot of its deadline. Each slot is a circular
- * list through the nodes, headed by a sentinel, and keeps a lower bound of the deadlines in it.
- * When an upper slot's bound comes due (or it could hold a node of the tick about to fire) its
- * list is spliced, in O(1), onto a list of nodes to move, which polls drain a bounded number at a
- * time into the slots their deadlines now belong in; nothing fires while it is not empty. Nodes
- * fire only from the current tick's level-0 slot, put in firing order when a poll first reaches
- * its tick. Moving a deadline later only writes the node's deadline and order: its slot comes due
- * no later than the old deadline, and the walk moves it on.
+ * <p>How: level 0 has one slot per tick (2^k ns); each level above has 64 slots, each a turn of the
+ * level below. A node sits in the slot of its deadline on the lowest level that reaches it; slots
+ * are circular lists through the nodes with a lower bound of their deadlines. A due upper slot is
+ * spliced in O(1) onto a list that polls move down, a bounded number at a time. Nodes fire only from
+ * the current tick's level-0 slot, which is sorted only if an append put it out of firing order. A
+ * re-arm to a later tick only rewrites the node; its old slot's walk moves it on.
  *
- * <h2>Thread rules</h2>
- * Not thread-safe: one owner thread calls every method, and {@link TimerNode#expire()} runs on it,
- * inside {@link #poll}. The statistics getters may be read from other threads as racy snapshots.
+ * <p>Not thread-safe: one owner thread calls every method and runs the callbacks; the counts may be
+ * read elsewhere as racy snapshots.
  */
 public final class TimerWheel {
 
-    /** Longer delays saturate here: far beyond any real deadline, and no reading overflows. */
+    /** Longer delays saturate: no reading overflows. */
     static final long MAX_DELAY_NANOS = 1L << 62;
 
     private static final Logger log = LoggerFactory.getLogger(TimerWheel.class);
@@ -88,11 +72,11 @@ public final class TimerWheel {
     /** The level of a delay in ticks, by the index of its highest set bit. */
     private final byte[] levelOfBit;
     private final int slotCount;
-    /** Per slot, then the deferred list, then the list of nodes to move. */
+    /** Per slot, then the deferred list, then the moving list. */
     private final Sentinel[] heads;
     /** Nodes that callbacks made due during a poll (placed when it ends). */
     private final Sentinel deferred;
-    /** Nodes of spliced upper slots, waiting to be moved down; {@link #movingDue} bounds them. */
+    /** Nodes of spliced upper slots, to move down; {@link #movingDue} bounds their deadlines. */
     private final Sentinel moving;
     private long movingDue = EMPTY;
 
@@ -109,21 +93,14 @@ public final class TimerWheel {
     private int pending;
     /** The scheduling order the next armed node gets. */
     private long nextOrder;
-    /**
-     * Nanoseconds since the start: the last poll's reading, or, during a poll, the latest deadline
-     * fired so far if later. A node made due at or before it during a poll is deferred.
-     */
+    /** The last poll's reading, or during a poll the latest deadline fired if later; at or before it, defer. */
     private long position;
     /** The tick that placement counts from; it never goes back. */
     private long baseTick;
-    /**
-     * Per level-0 slot, set while its list may be out of firing order. A node appended no earlier
-     * than the tail keeps the order (the common case: equal delays armed in time order), so only
-     * slots that lose it are sorted when their tick comes.
-     */
+    /** Per level-0 slot: set when an append may have broken firing order; only those are sorted. */
     private final long[] unorderedZero;
     private boolean polling;
-    /** Work left in the running poll: nodes it may still fire or move. */
+    /** Nodes the running poll may still fire or move. */
     private int budget;
     private long earliestDue;
     private int earliestUpper;
@@ -187,8 +164,6 @@ public final class TimerWheel {
         this.occupiedUpper = new long[levels];
     }
 
-    // ---------------------------------------------------------------- timers
-
     /**
      * Arms {@code node} to expire at {@code deadlineNanos}, a reading of the clock the wheel is
      * polled with; a pending node is moved there (re-armed) and counts as scheduled anew among
@@ -237,8 +212,6 @@ public final class TimerWheel {
         cancelledCount++;
         return true;
     }
-
-    // ---------------------------------------------------------------- driving
 
     /**
      * Fires every node due at {@code nowNanos}: {@code poll(nowNanos, lateness -> { }, Integer.MAX_VALUE)}.
@@ -359,8 +332,6 @@ public final class TimerWheel {
         return originNanos + earliestDue;
     }
 
-    // ---------------------------------------------------------------- introspection
-
     /**
      * Returns the tick length in nanoseconds, a power of two.
      *
@@ -469,7 +440,8 @@ public final class TimerWheel {
             } else {
                 int level = levelOf(head.slot);
                 out.append("  level ").append(level).append(" slot ").append(head.slot - levelBase[level])
-                        .append(" due ").append(due[head.slot]).append(level == 0 && unordered(head.slot) ? " unordered:" : ":");
+                        .append(" due ").append(due[head.slot])
+                        .append(level == 0 && unordered(head.slot) ? " unordered:" : ":");
             }
             int shown = 0;
             for (TimerNode node = head.next; node != head && shown < 64; node = node.next, shown++) {
@@ -504,8 +476,6 @@ public final class TimerWheel {
     public static long deadlineAfter(long nowNanos, long delayNanos) {
         return nowNanos + Math.min(Math.max(delayNanos, 0), MAX_DELAY_NANOS);
     }
-
-    // ---------------------------------------------------------------- placement
 
     private void placeOrDefer(TimerNode node, long deadline) {
         if (polling && deadline <= position) {
@@ -607,8 +577,6 @@ public final class TimerWheel {
         return slot < levelZeroSlots ? 0 : 1 + ((slot - levelZeroSlots) >>> UPPER_SLOT_BITS);
     }
 
-    // ---------------------------------------------------------------- expiry
-
     private void moveBase(long tick) {
         if (tick > baseTick) {
             baseTick = tick;
@@ -640,7 +608,8 @@ public final class TimerWheel {
                 currentOccupied = (bits & (1L << current)) != 0;
                 long others = bits & ~(1L << current);
                 next = others == 0 ? -1
-                        : (current + 1 + Long.numberOfTrailingZeros(Long.rotateRight(others, current + 1))) & (UPPER_SLOTS - 1);
+                        : (current + 1 + Long.numberOfTrailingZeros(Long.rotateRight(others, current + 1)))
+                                & (UPPER_SLOTS - 1);
             }
             int levelBest = -1;
             long levelDue = EMPTY;

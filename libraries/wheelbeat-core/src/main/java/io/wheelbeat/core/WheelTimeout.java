@@ -1,13 +1,8 @@
 package io.wheelbeat.core;
 
 /**
- * The handle of a task scheduled with {@link WheelScheduler#newTimeout}.
- *
- * <p>A timeout ends in exactly one of two ways: it expires (its task is run once) or it is
- * cancelled (its task never runs). {@link #cancel()} and expiry race safely from any threads: one
- * of them wins, never both.
- *
- * <p>Thread-safe.
+ * The handle of a task scheduled with {@link WheelScheduler#newTimeout}. It either expires (its task
+ * runs once) or is cancelled (its task never runs), never both, whatever threads race. Thread-safe.
  */
 public interface WheelTimeout {
 
@@ -21,29 +16,28 @@ public interface WheelTimeout {
     /**
      * Cancels the timeout if it is still pending.
      *
-     * @return {@code true} if this call cancelled it, so its task will never run; {@code false} if
-     *     it had already expired or been cancelled (calling twice is harmless)
+     * @return {@code true} if this call cancelled it; {@code false} if it had expired or been cancelled
      */
     boolean cancel();
 
     /**
      * Returns whether the timeout was cancelled.
      *
-     * @return whether {@code cancel()} succeeded on this timeout
+     * @return whether {@code cancel()} succeeded on it
      */
     boolean isCancelled();
 
     /**
-     * Returns whether the timeout expired: its task has been, or is being, run.
+     * Returns whether the timeout expired: its task has run or is running.
      *
-     * @return whether the timeout expired
+     * @return whether it expired
      */
     boolean isExpired();
 
     /**
-     * Returns the deadline as a reading of the scheduler's {@link Ticker}.
+     * Returns the deadline, a reading of the scheduler's {@link Ticker}.
      *
-     * @return the deadline in nanoseconds of the scheduler's ticker
+     * @return the deadline in nanoseconds
      */
     long deadlineNanos();
 }

@@ -7,35 +7,22 @@ import java.util.random.RandomGenerator;
 
 /**
  * How long to wait before retrying after a run of failures: exponential growth up to a cap, an
- * optional jitter, and an optional limit on the number of attempts.
- *
- * <h2>Delays</h2>
- * After {@code failures} consecutive failed attempts (1 for the first retry), the exponential
- * ceiling is {@code c = min(max, initial x multiplier^(failures - 1))}, rounded to the nanosecond.
- * The jitter then picks the delay, with {@code u} one draw of
- * {@link RandomGenerator#nextDouble()} in {@code [0, 1)}. The first four are the definitions of
- * the AWS Architecture Blog article "Exponential Backoff And Jitter"; the fifth is gRPC's:
+ * optional jitter, an optional limit on attempts. After {@code failures} consecutive failures the
+ * ceiling is {@code c = min(max, initial x multiplier^(failures - 1))}; with {@code u} one
+ * {@link RandomGenerator#nextDouble()} draw, the delay is (the AWS article "Exponential Backoff And
+ * Jitter", then gRPC's):
  * <ul>
  *   <li><b>none</b>: {@code c};</li>
- *   <li><b>full</b>: {@code u x c}, in {@code [0, c]};</li>
- *   <li><b>equal</b>: {@code c/2 + u x c/2}, in {@code [c/2, c]};</li>
- *   <li><b>decorrelated</b>: {@code min(max, initial + u x (p x multiplier - initial))} where
- *       {@code p} is the previous delay, or {@code initial} before the first; it ignores
- *       {@code failures}. The article uses a multiplier of 3.</li>
- *   <li><b>proportional</b> ({@code +/-f}): {@code c x (1 + f x (2u - 1))}, in
- *       {@code [c(1-f), c(1+f)]}; the cap applies before the jitter, as gRPC's connection backoff
- *       specifies, so a delay may exceed {@code max} by up to {@code f x max}.</li>
+ *   <li><b>full</b>: {@code u x c};</li>
+ *   <li><b>equal</b>: {@code c/2 + u x c/2};</li>
+ *   <li><b>decorrelated</b>: {@code min(max, initial + u x (p x multiplier - initial))}, {@code p}
+ *       the previous delay or {@code initial};</li>
+ *   <li><b>proportional</b> ({@code +/-f}): {@code c x (1 + f x (2u - 1))}, capped before the
+ *       jitter as gRPC specifies, so up to {@code f x max} above {@code max}.</li>
  * </ul>
- * Bounds are closed because delays are rounded to the nanosecond. A jittered delay draws exactly one {@code nextDouble()}; an unjittered one draws nothing. So
- * {@link #delayNanos} is a pure function of its arguments and the random source's state, and a
- * seeded source gives a reproducible sequence.
- *
- * <h2>Attempts</h2>
- * {@link #maxAttempts()} counts every attempt of a run, the first one included: with
- * {@code maxAttempts(3)}, an attempt and two retries. {@link #FOREVER} (the default) never gives
- * up. {@link BackoffSchedule} tracks a run for one connection.
- *
- * <p>Immutable and thread-safe; the random source passed in is used on the calling thread only.
+ * Delays are rounded to the nanosecond; a seeded source gives a reproducible sequence.
+ * {@link #maxAttempts()} counts every attempt of a run, the first included; {@link #FOREVER} (the
+ * default) never gives up. Immutable and thread-safe.
  */
 public final class BackoffPolicy {
 

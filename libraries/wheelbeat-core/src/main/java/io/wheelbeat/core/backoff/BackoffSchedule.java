@@ -4,24 +4,12 @@ import java.util.Objects;
 import java.util.random.RandomGenerator;
 
 /**
- * The retry schedule of one connection: counts the consecutive failed attempts of the current
- * run and turns the {@link BackoffPolicy}'s delays into deadlines. It reads no clock; callers
- * pass ticker readings in, so it runs the same in virtual time.
- *
- * <h2>Rules</h2>
- * <ul>
- *   <li>The next attempt is due the policy's delay after the <em>start</em> of the attempt that
- *       failed (as gRPC's connection backoff measures it): an attempt that took longer than the
- *       delay to fail is followed at once.</li>
- *   <li>{@link #reset()} ends the run once a connection has proven healthy. A later failure
- *       starts a new run and is measured from the moment of that failure, so that a connection
- *       that was healthy for an hour still waits its (jittered) first delay rather than
- *       reconnecting at once.</li>
- *   <li>When the policy's {@link BackoffPolicy#maxAttempts()} is used up,
- *       {@link #attemptFailed} answers {@code false}: give up.</li>
- * </ul>
- *
- * <p>Not thread-safe: one instance per connection, used on one thread (its event loop).
+ * The retry schedule of one connection: counts the failed attempts of the current run and turns
+ * the {@link BackoffPolicy}'s delays into deadlines, from ticker readings the caller passes in.
+ * The next attempt is due the delay after the <em>start</em> of the attempt that failed (as gRPC
+ * measures it). {@link #reset()} ends a run once the connection is healthy; the next failure then
+ * starts a new run measured from that failure. When {@link BackoffPolicy#maxAttempts()} is used
+ * up, {@link #attemptFailed} answers {@code false}. Not thread-safe: one per connection.
  */
 public final class BackoffSchedule {
 

@@ -14,68 +14,30 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A {@link RateLimit} applied to each key separately (a source address, a connection, a user),
- * with the keys' windows on a shared timing wheel.
+ * A {@link RateLimit} applied to each key separately (an address, a connection, a user).
+ * {@link #tryAcquire(Object, long)} never blocks and returns {@link #ADMITTED}, a positive
+ * retry-after in nanoseconds, or {@link #KEY_LIMIT_REACHED} (a new key the limiter cannot track, see
+ * {@link KeyLimitPolicy}). For a known key it is O(1), lock-free and allocation-free: a map lookup and
+ * one compare-and-set. A new key allocates its entry under a lock shared with eviction.
  *
- * <h2>Acquiring</h2>
- * {@link #tryAcquire(Object, long)} returns a {@code long} and never blocks:
- * <ul>
- *   <li>{@link #ADMITTED} ({@code 0}): the permits were taken;</li>
- *   <li>a positive number: refused; the nanoseconds until the same request would be admitted if
- *       no other permits are taken meanwhile (a retry-after hint);</li>
- *   <li>{@link #KEY_LIMIT_REACHED} ({@code -1}): refused because the key is new and the limiter
- *       cannot track another key (see {@link KeyLimitPolicy}); nothing was taken.</li>
- * </ul>
- * A primitive result keeps the hot path allocation free. For a key already tracked the call is
- * O(1), takes no lock and allocates nothing: a {@link ConcurrentHashMap} lookup with the caller's
- * own key object, then one compare-and-set of the key's packed state (a refusal writes nothing).
- * A new key allocates its entry and takes a lock shared with eviction, so that the count of keys
- * and the eviction order stay exact; this is the cold path.
+ * <p>Each key has one eviction check on the {@link WheelScheduler}, re-armed lazily; a key is
+ * forgotten once its state is as good as new, so forgetting never changes a decision and memory is
+ * bounded by recently active keys. At most {@link Builder#maxKeys(int) maxKeys} keys are tracked; a
+ * key whose eviction timer the scheduler refuses is refused with {@link #KEY_LIMIT_REACHED}.
  *
- * <h2>Forgetting keys</h2>
- * Each key has one eviction check on the {@link WheelScheduler}, armed when the key is first seen
- * and re-armed lazily: acquiring never touches the timer; when the check fires on a key that was
- * used meanwhile, it re-arms itself for the time the key will be idle. A key is forgotten once its
- * state is as good as new: a sliding window two windows after the window of its last use (so no
- * use for at least one full window), a token bucket once it has refilled (checked at most once
- * per period). Forgetting never changes a decision, and memory is bounded by the keys active
- * recently, never by every key ever seen.
+ * <p>With {@link Builder#sharedThrough(LeaseStore)} the limit holds across the processes sharing the
+ * store: each process draws leases (permits granted ahead, sized to 100 ms of the key's rate) and
+ * spends them locally by compare-and-set, with at most 1,024 exchanges out (64 for keys without a
+ * lease; beyond that a request is refused and counted as saturated). Without a lease up to
+ * {@link Builder#maxUnconfirmed(long) maxUnconfirmed} permits ({@code D}) are admitted on credit. With
+ * {@code N} processes a sliding window admits at most {@code permits + N x D} per window; a token
+ * bucket at most {@code burst + permits x (t + 100 ms) / period + N x D} in any span {@code t}.
+ * While the store fails, the {@link StoreFailurePolicy} decides, and a probe every 500 ms notices
+ * its return.
  *
- * <h2>Bounded</h2>
- * At most {@link Builder#maxKeys(int) maxKeys} keys are tracked; a new key beyond that is handled
- * by the {@link KeyLimitPolicy}. If the scheduler refuses the eviction timer of a new key (its
- * maximum of pending timers), the key is refused with {@link #KEY_LIMIT_REACHED} too.
+ * <p>Thread-safe; eviction checks run on the scheduler's thread, which the limiter never stops.
  *
- * <h2>Cluster mode</h2>
- * Built with {@link Builder#sharedThrough(LeaseStore)}, the limit holds across every process that
- * shares the store (module {@code ratelimit-redis}: Redis), with the same result contract. Each
- * process draws leases, permits of a key granted by the store ahead of use, and spends them
- * locally by one compare-and-set: a known key with a lease costs no round trip and no
- * allocation. A lease is sized to the key's rate over the next 100 ms (growing at most twofold
- * per exchange, never above half of this process's share), refilled in the background when half
- * spent, and one exchange per key is out at a time. A sliding window's lease ends with its
- * window, and its refills in that window add to it; a token bucket's lease ends after 100 ms,
- * and the unspent rest goes back to the bucket. At most 1,024 exchanges of a limiter are out at
- * once, 64 of them for keys never granted a lease; a request that needs one when there is no
- * room is refused (retry-after: one round trip) and counted as saturated, never decided by the
- * failure policy. When no
- * lease covers a request, up to {@link Builder#maxUnconfirmed(long) maxUnconfirmed} permits are
- * admitted on credit and charged to the store with the next exchange; otherwise the request is
- * refused with the store's retry-after (or one round trip while the answer is out).
- * <p><b>Bound on over-admission</b>, with {@code N} processes and {@code D = maxUnconfirmed}: a
- * sliding window admits at most {@code permits + N x D} per window of the store's clock; a token
- * bucket at most {@code burst + permits x (t + 100 ms) / period + N x D} in any span {@code t}
- * (the 100 ms: a lease drawn before the span may be spent in it). While the store fails, or for
- * a key it cannot hold, requests no lease covers are decided by the {@link StoreFailurePolicy}
- * and counted; a probe on the wheel every 500 ms notices when the store answers again.
- *
- * <h2>Thread rules</h2>
- * Thread-safe: any thread may call {@link #tryAcquire}, including the scheduler's own. Eviction
- * checks run on the scheduler's thread. The limiter never stops its scheduler, which may be
- * shared (for instance the wheel of an event loop, {@code EventLoopWheels.wheelFor(loop)}).
- *
- * @param <K> the key type; its {@code equals} and {@code hashCode} must be cheap and must not
- *     allocate (a {@code String}, an {@code InetAddress}, a {@code Long} the caller keeps)
+ * @param <K> the key type; its {@code equals} and {@code hashCode} must be cheap and not allocate
  */
 public final class KeyedRateLimiter<K> {
 
@@ -237,8 +199,6 @@ public final class KeyedRateLimiter<K> {
         return "KeyedRateLimiter(" + name + ", " + limit + ", " + keys + "/" + maxKeys + " keys)";
     }
 
-    // ---------------------------------------------------------------- counts, for the metrics
-
     long admittedCount() {
         return admitted.sum();
     }
@@ -263,8 +223,6 @@ public final class KeyedRateLimiter<K> {
     Leases leases() {
         return leases;
     }
-
-    // ---------------------------------------------------------------- internals
 
     long now() {
         return Math.max(0, ticker.nanoTime() - originNanos);
@@ -463,9 +421,7 @@ public final class KeyedRateLimiter<K> {
         }
 
         /**
-         * The most keys tracked at once. Each costs about 160 bytes of heap: its entry, its map
-         * node and its eviction timer's handle (136 bytes measured with 200,000 keys), and its
-         * cell in the wheel (28 bytes).
+         * The most keys tracked at once; each costs its entry, map node and eviction timeout.
          *
          * @param maxKeys the most keys tracked
          * @return this builder
@@ -491,10 +447,8 @@ public final class KeyedRateLimiter<K> {
         }
 
         /**
-         * Shares the limit with the limiters of other processes through {@code store} (cluster
-         * mode): each key's count lives in the store, and this process draws leases of permits
-         * from it and spends them locally. Every process must give a key the same limit and name.
-         * See the class documentation for the bound on over-admission.
+         * Shares the limit with other processes through {@code store} (cluster mode); every
+         * process must give a key the same limit and name.
          *
          * @param store where the counts live
          * @return this builder
@@ -524,9 +478,8 @@ public final class KeyedRateLimiter<K> {
         }
 
         /**
-         * Cluster mode: how many processes share the limit (default 1). Each process's
-         * {@link StoreFailurePolicy#FAIL_LOCAL} share is the limit divided by it, rounded up, and
-         * no lease exceeds half of that share.
+         * Cluster mode: how many processes share the limit (default 1); a process's
+         * {@link StoreFailurePolicy#FAIL_LOCAL} share is the limit divided by it, rounded up.
          *
          * @param processes the number of processes sharing the limit
          * @return this builder
@@ -541,10 +494,8 @@ public final class KeyedRateLimiter<K> {
         }
 
         /**
-         * Cluster mode: the most permits of one key this process may admit ahead of the store's
-         * answer (default 1), so that a new key, or one whose lease ran out, is served while its
-         * lease is drawn. It is the bound on over-admission per process; 0 makes such requests
-         * wait for the store (refused with a retry-after of one round trip).
+         * Cluster mode: the most permits of one key admitted ahead of the store's answer (default
+         * 1), the bound on over-admission per process; 0 refuses such requests for one round trip.
          *
          * @param permits the most permits admitted ahead of the store, 0 or more
          * @return this builder

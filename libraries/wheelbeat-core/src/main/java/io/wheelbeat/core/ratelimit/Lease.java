@@ -99,8 +99,6 @@ final class Lease implements LeaseStore.Reply {
         this.baseAt = now;
     }
 
-    // ---------------------------------------------------------------- the hot path
-
     /**
      * Spends {@code permits} of a lease valid at {@code now}: true if taken. Starts the next
      * exchange when the lease runs low.
@@ -130,8 +128,6 @@ final class Lease implements LeaseStore.Reply {
     private static long distance(long a, long b) {
         return ((a - b) << COUNT_BITS) >> COUNT_BITS;
     }
-
-    // ---------------------------------------------------------------- the slow path
 
     /** Returns the nanoseconds the store said to wait, or 0 if it did not or that has passed. */
     long refusedFor(long now) {
@@ -223,8 +219,6 @@ final class Lease implements LeaseStore.Reply {
         leases.send(this, charge + owed, ask, back);
     }
 
-    // ---------------------------------------------------------------- replies, any thread
-
     @Override
     public void granted(long permits, long validNanos, long retryAfterNanos) {
         long now = leases.now();
@@ -301,8 +295,6 @@ final class Lease implements LeaseStore.Reply {
             sendIfIdle(now, 0);
         }
     }
-
-    // ---------------------------------------------------------------- the key's timer
 
     /**
      * Returns how long this lease still matters at {@code now} (0 when the key may be forgotten),

@@ -190,8 +190,6 @@ final class Leases {
         };
     }
 
-    // ---------------------------------------------------------------- exchanges
-
     /** Takes room for one exchange: false when {@code established ? all : half} of it is taken. */
     boolean reserveExchange(boolean established) {
         int cap = established ? MAX_EXCHANGES : MAX_NEW_KEY_EXCHANGES;
@@ -329,8 +327,6 @@ final class Leases {
             pending.cancel();
         }
     }
-
-    // ---------------------------------------------------------------- counts, for the metrics
 
     long roundTripCount() {
         return roundTrips.sum();

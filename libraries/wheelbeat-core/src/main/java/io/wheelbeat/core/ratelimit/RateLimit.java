@@ -4,23 +4,12 @@ import io.wheelbeat.core.internal.checks.ConfigChecks;
 import java.time.Duration;
 
 /**
- * How many permits one key may take per period, and by which algorithm.
- *
- * <ul>
- *   <li>{@link #slidingWindow(long, Duration)}: a sliding-window counter. It counts the permits
- *       taken in the current fixed window and the previous one, and admits while
- *       {@code previous x (unexpired fraction of the window) + current + requested <= permits}.
- *       No fixed window ever holds more than {@code permits}, and the boundary burst of a plain
- *       fixed window (a full window's worth on each side of the edge) is smoothed away.</li>
- *   <li>{@link #tokenBucket(long, Duration, long)}: a token bucket of {@code burst} tokens refilled
- *       at {@code permits} per period, implemented as GCRA (one timestamp per key). Any interval
- *       of length {@code t} admits at most {@code burst + permits x t / period}.</li>
- * </ul>
- *
- * <p>Each key's state is a single {@code long}, updated by one compare-and-set, so a limit is
- * shared by any number of threads without locks.
- *
- * <p>Immutable and thread-safe.
+ * How many permits one key may take per period, and by which algorithm:
+ * {@link #slidingWindow(long, Duration)} admits while {@code previous x (unexpired fraction of the
+ * window) + current + requested <= permits}, so no fixed window holds more than {@code permits} and
+ * the edge burst of a fixed window is smoothed; {@link #tokenBucket(long, Duration, long)} is GCRA,
+ * admitting at most {@code burst + permits x t / period} in any span {@code t}. A key's state is one
+ * {@code long} updated by compare-and-set. Immutable and thread-safe.
  */
 public abstract sealed class RateLimit permits SlidingWindowCounter, TokenBucket {
 
@@ -132,8 +121,6 @@ public abstract sealed class RateLimit permits SlidingWindowCounter, TokenBucket
      * this limit.
      */
     abstract RateLimit share(int parts);
-
-    // ---------------------------------------------------------------- the algorithm, for KeyEntry
 
     /**
      * Takes {@code permits} from {@code state} at {@code now} (nanoseconds since the limiter's
