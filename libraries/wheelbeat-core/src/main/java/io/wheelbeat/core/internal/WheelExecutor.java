@@ -1,5 +1,7 @@
-package io.wheelbeat.core;
+package io.wheelbeat.core.internal;
 
+import io.wheelbeat.core.Ticker;
+import io.wheelbeat.core.ExecutorDrivenWheel;
 import java.util.concurrent.Future;
 
 /**

@@ -1,19 +1,14 @@
-package io.wheelbeat.core;
+package io.wheelbeat.core.internal;
 
+import io.wheelbeat.core.Ticker;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.RejectedExecutionException;
 
 /**
- * Settings of a wheel and of the driver that runs it ({@link ExecutorDrivenWheel},
- * {@link WheelTimer}): its clock, its tick and number of slots, and how many timers it may hold.
- * The defaults suit connection timers: a 1.05 ms tick (2^20
- * ns) and 4096 slots, a 4.3 s turn, no limit, the system clock.
- *
- * <p>Every setter checks its argument at once ({@link NullPointerException} for a null,
- * {@link IllegalArgumentException} for a value out of range). A driver copies the settings when it
- * is made: changing them afterwards changes no driver. Not thread-safe.
+ * Settings of a wheel and its driver: clock, tick, slots, limit of pending timers. Defaults: the
+ * system clock, a 2^20 ns tick, 4096 slots, no limit. Setters check at once; a driver copies them
+ * when made. Not thread-safe.
  */
 public final class WheelSettings {
 
@@ -22,16 +17,16 @@ public final class WheelSettings {
     private int slots = 4096;
     private int maxPendingTimers = Integer.MAX_VALUE;
 
-    /** The defaults: the system clock, a 1.05 ms tick, 4096 slots, no limit. */
+    /** The defaults. */
     public WheelSettings() {
     }
 
     /**
-     * The driver's clock; {@link Ticker#system()} by default. The driver reads it; the wheel only
-     * compares the readings it is given.
+     * Sets the clock the driver reads and schedules by.
      *
      * @param ticker the clock
      * @return these settings
+     * @throws NullPointerException if {@code ticker} is null
      */
     public WheelSettings ticker(Ticker ticker) {
         this.ticker = Objects.requireNonNull(ticker, "ticker");
@@ -39,13 +34,12 @@ public final class WheelSettings {
     }
 
     /**
-     * The tick, rounded up to a power of two nanoseconds (1 ms becomes 1.048576 ms): the span of
-     * one level-0 slot. Timers fire at their exact deadline whatever the tick; it sets how
-     * deadlines are grouped. Between 1 microsecond and about 68.7 s (2^36 ns).
+     * Sets the tick, rounded up to a power of two nanoseconds.
      *
-     * @param tick the tick before rounding
+     * @param tick from 1 us to 2^36 ns, before rounding
      * @return these settings
      * @throws IllegalArgumentException if out of that range
+     * @throws NullPointerException if {@code tick} is null
      */
     public WheelSettings tick(Duration tick) {
         long nanos = ConfigChecks.positiveNanos("tick", tick);
@@ -57,11 +51,9 @@ public final class WheelSettings {
     }
 
     /**
-     * The number of level-0 slots, rounded up to a power of two, between 64 and 4096: delays up
-     * to {@code slots x tick} are placed directly in their tick's slot, longer ones on the levels
-     * above (64 slots each) and moved down when their slot comes due.
+     * Sets the number of level-0 slots, rounded up to a power of two.
      *
-     * @param slots the number of slots before rounding
+     * @param slots from 64 to 4096, before rounding
      * @return these settings
      * @throws IllegalArgumentException if out of that range
      */
@@ -74,11 +66,9 @@ public final class WheelSettings {
     }
 
     /**
-     * The most timers the driver keeps pending at once, counting timeouts other threads are
-     * handing over; scheduling beyond it throws {@link RejectedExecutionException}. No limit by
-     * default.
+     * Sets the most timers pending at once, counting those being handed over.
      *
-     * @param max the most pending timers
+     * @param max at least 1
      * @return these settings
      * @throws IllegalArgumentException if not positive
      */
@@ -88,7 +78,7 @@ public final class WheelSettings {
     }
 
     /**
-     * The clock.
+     * Returns the clock.
      *
      * @return the clock
      */
@@ -97,27 +87,27 @@ public final class WheelSettings {
     }
 
     /**
-     * The tick, a power of two nanoseconds.
+     * Returns the tick after rounding.
      *
-     * @return the tick after rounding
+     * @return the tick
      */
     public Duration tick() {
         return Duration.ofNanos(tickNanos);
     }
 
     /**
-     * The number of level-0 slots, a power of two.
+     * Returns the number of level-0 slots after rounding.
      *
-     * @return the number of level-0 slots after rounding
+     * @return the slots
      */
     public int slots() {
         return slots;
     }
 
     /**
-     * The most timers pending at once ({@link Integer#MAX_VALUE}: no limit).
+     * Returns the most timers pending at once ({@link Integer#MAX_VALUE}: no limit).
      *
-     * @return the most timers pending at once
+     * @return the limit
      */
     public int maxPendingTimers() {
         return maxPendingTimers;
