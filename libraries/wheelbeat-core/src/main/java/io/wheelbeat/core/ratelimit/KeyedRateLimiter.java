@@ -14,26 +14,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A {@link RateLimit} applied to each key separately (an address, a connection, a user).
- * {@link #tryAcquire(Object, long)} never blocks and returns {@link #ADMITTED}, a positive
- * retry-after in nanoseconds, or {@link #KEY_LIMIT_REACHED} (a new key the limiter cannot track, see
- * {@link KeyLimitPolicy}). For a known key it is O(1), lock-free and allocation-free: a map lookup and
- * one compare-and-set. A new key allocates its entry under a lock shared with eviction.
+ * A {@link RateLimit} applied to each key separately. {@link #tryAcquire(Object, long)} never
+ * blocks; for a known key it is O(1), lock-free and allocation-free. Each key has one eviction check
+ * on the {@link WheelScheduler}; a key is forgotten once its state is as good as new, so forgetting
+ * never changes a decision. At most {@link Builder#maxKeys(int) maxKeys} keys are tracked.
  *
- * <p>Each key has one eviction check on the {@link WheelScheduler}, re-armed lazily; a key is
- * forgotten once its state is as good as new, so forgetting never changes a decision and memory is
- * bounded by recently active keys. At most {@link Builder#maxKeys(int) maxKeys} keys are tracked; a
- * key whose eviction timer the scheduler refuses is refused with {@link #KEY_LIMIT_REACHED}.
- *
- * <p>With {@link Builder#sharedThrough(LeaseStore)} the limit holds across the processes sharing the
- * store: each process draws leases (permits granted ahead, sized to 100 ms of the key's rate) and
- * spends them locally by compare-and-set, with at most 1,024 exchanges out (64 for keys without a
- * lease; beyond that a request is refused and counted as saturated). Without a lease up to
- * {@link Builder#maxUnconfirmed(long) maxUnconfirmed} permits ({@code D}) are admitted on credit. With
- * {@code N} processes a sliding window admits at most {@code permits + N x D} per window; a token
- * bucket at most {@code burst + permits x (t + 100 ms) / period + N x D} in any span {@code t}.
- * While the store fails, the {@link StoreFailurePolicy} decides, and a probe every 500 ms notices
- * its return.
+ * <p>With {@link Builder#sharedThrough(LeaseStore)} the limit holds across processes: each spends
+ * leases drawn from the store locally, admits up to {@link Builder#maxUnconfirmed(long)} permits on
+ * credit, and lets the {@link StoreFailurePolicy} decide while the store fails.
  *
  * <p>Thread-safe; eviction checks run on the scheduler's thread, which the limiter never stops.
  *
@@ -50,7 +38,7 @@ public final class KeyedRateLimiter<K> {
 
     private final String name;
     private final RateLimit limit;
-    /** The limit the keys' own states count: the limit, or in cluster mode the fail-local share. */
+    /** The limit, or in cluster mode the fail-local share. */
     private final RateLimit local;
     /** The cluster mode, or null when the limit is this process's alone. */
     private final Leases leases;
@@ -63,7 +51,7 @@ public final class KeyedRateLimiter<K> {
 
     /** Guards the ring, {@link #keys} and {@link #closed}; never taken for a known key. */
     private final ReentrantLock lock = new ReentrantLock();
-    /** The CLOCK ring's sentinel: {@code ring.newer} is the oldest entry, the hand's next. */
+    /** The CLOCK ring's sentinel: {@code ring.newer} is the oldest entry. */
     private final KeyEntry<K> ring = new KeyEntry<>(null, null);
     private volatile int keys;
     private boolean closed;
@@ -90,14 +78,11 @@ public final class KeyedRateLimiter<K> {
     }
 
     /**
-     * Returns a builder of a limiter applying {@code limit} to each key, with its eviction
-     * timers on {@code scheduler} (a {@link WheelTimer}, or an {@link ExecutorDrivenWheel} such as
-     * an event loop's wheel), whose {@link WheelScheduler#ticker() ticker} is also the limiter's
-     * clock.
+     * {@return a builder of a limiter applying {@code limit} to each key, with its eviction timers on
+     * {@code scheduler}, a {@link WheelTimer} or an {@link ExecutorDrivenWheel}}
      *
      * @param limit the limit of each key
      * @param scheduler where the eviction timers go; its ticker is the limiter's clock
-     * @return a builder with the default settings
      * @throws NullPointerException if an argument is null
      */
     public static Builder builder(RateLimit limit, WheelScheduler scheduler) {
@@ -105,7 +90,7 @@ public final class KeyedRateLimiter<K> {
     }
 
     /**
-     * Takes one permit for {@code key}; see {@link #tryAcquire(Object, long)}.
+     * Takes one permit.
      *
      * @param key the key, not null
      * @return as {@link #tryAcquire(Object, long)}
@@ -120,10 +105,10 @@ public final class KeyedRateLimiter<K> {
      * @param key the key, not null
      * @param permits how many permits, 1 or more
      * @return {@link #ADMITTED}, the positive nanoseconds until the request would be admitted, or
-     *     {@link #KEY_LIMIT_REACHED}; see the class documentation
+     *     {@link #KEY_LIMIT_REACHED}
      * @throws NullPointerException if {@code key} is null
      * @throws IllegalArgumentException if {@code permits} is below 1 or above the limit's
-     *     {@link RateLimit#burst() burst}: such a request could never be admitted
+     *     {@link RateLimit#burst() burst}
      * @throws IllegalStateException if the limiter is closed, or a new key arrives after the
      *     scheduler was stopped
      */
@@ -145,36 +130,23 @@ public final class KeyedRateLimiter<K> {
         return leases == null ? entry.tryAcquire(limit, permits, now) : leases.tryAcquire(entry, permits, now);
     }
 
-    /**
-     * Returns the number of keys tracked now (a snapshot).
-     *
-     * @return the number of keys tracked
-     */
+    /** {@return the number of keys tracked now (a snapshot)} */
     public int activeKeys() {
         return keys;
     }
 
-    /**
-     * Returns the name, used to tag this limiter's metrics.
-     *
-     * @return the name
-     */
+    /** {@return the name, used to tag this limiter's metrics} */
     public String name() {
         return name;
     }
 
-    /**
-     * Returns the limit applied to each key.
-     *
-     * @return the limit
-     */
+    /** {@return the limit applied to each key} */
     public RateLimit limit() {
         return limit;
     }
 
     /**
-     * Forgets every key and cancels their eviction checks; later calls to {@link #tryAcquire}
-     * throw {@link IllegalStateException}. The scheduler is left running. Idempotent.
+     * Forgets every key; later {@link #tryAcquire} calls throw. The scheduler keeps running. Idempotent.
      */
     public void close() {
         if (leases != null) {
@@ -219,7 +191,6 @@ public final class KeyedRateLimiter<K> {
         return evictedForRoom.sum();
     }
 
-    /** The cluster mode's counts, or null when the limit is local. */
     Leases leases() {
         return leases;
     }
@@ -234,7 +205,7 @@ public final class KeyedRateLimiter<K> {
         return result;
     }
 
-    /** The cold path: the key is new, or its entry died under us. */
+    /** The cold path: a new key, or its entry died under us. */
     private long acquireNewKey(K key, long permits, long now) {
         lock.lock();
         try {
@@ -257,7 +228,7 @@ public final class KeyedRateLimiter<K> {
             long result = ADMITTED;
             long firstCheck;
             if (leases == null) {
-                // A fresh key always admits: permits <= burst was checked. Not yet shared: no race.
+                // Admits: permits <= burst was checked.
                 result = fresh.tryAcquire(limit, permits, now);
                 firstCheck = limit.nextCheckDelay(fresh.state(), now);
             } else {
@@ -284,10 +255,7 @@ public final class KeyedRateLimiter<K> {
         }
     }
 
-    /**
-     * The eviction check of {@code entry}, run by the scheduler: forgets the key if it is idle,
-     * otherwise re-arms for the time it will be.
-     */
+    /** Forgets an idle key, or re-arms its check. */
     void checkIdle(KeyEntry<K> entry) {
         long now = now();
         long state;
@@ -312,7 +280,7 @@ public final class KeyedRateLimiter<K> {
         try {
             next = scheduler.newTimeout(entry, delay);
         } catch (RejectedExecutionException | IllegalStateException e) {
-            // Unwatched, it would never leave: forget it now. It comes back with a full limit.
+            // Unwatched, it would never leave: forget it now.
             log.warn("{}: cannot re-arm the eviction check of a key; forgetting it early", this, e);
             if (entry.killNow() != KeyEntry.DEAD) {
                 evictedForRoom.increment();
@@ -327,11 +295,7 @@ public final class KeyedRateLimiter<K> {
         }
     }
 
-    /**
-     * Makes room for one key by the CLOCK algorithm (see {@link KeyLimitPolicy#EVICT_LEAST_RECENT}).
-     * After one full turn every flag has been cleared, so a key is chosen within
-     * {@code keys + 1} steps even while other threads keep setting flags. Lock held.
-     */
+    /** CLOCK eviction; {@code secondChances} bounds it while other threads set flags. Lock held. */
     private boolean evictLeastRecent() {
         int secondChances = keys;
         for (KeyEntry<K> candidate = ring.newer; candidate != ring; candidate = ring.newer) {
@@ -360,7 +324,7 @@ public final class KeyedRateLimiter<K> {
         }
     }
 
-    /** Removes a dead entry from the map and the ring, once. Lock held. */
+    /** Lock held. */
     private void retire(KeyEntry<K> entry) {
         if (entry.older == null) {
             return; // already retired
@@ -385,10 +349,7 @@ public final class KeyedRateLimiter<K> {
         entry.newer = null;
     }
 
-    /**
-     * Settings of a {@link KeyedRateLimiter}. Defaults: name {@code "default"}, at most 100,000
-     * keys, {@link KeyLimitPolicy#EVICT_LEAST_RECENT}. Not thread-safe.
-     */
+    /** Settings of a {@link KeyedRateLimiter}. Not thread-safe. */
     public static final class Builder {
         final RateLimit limit;
         final WheelScheduler scheduler;
@@ -406,7 +367,7 @@ public final class KeyedRateLimiter<K> {
         }
 
         /**
-         * The name that tags the metrics ({@code limiter=<name>}); keep it to a few fixed values.
+         * The name that tags the metrics; default {@code "default"}.
          *
          * @param name the name, not blank
          * @return this builder
@@ -421,7 +382,7 @@ public final class KeyedRateLimiter<K> {
         }
 
         /**
-         * The most keys tracked at once; each costs its entry, map node and eviction timeout.
+         * The most keys tracked at once; default 100,000.
          *
          * @param maxKeys the most keys tracked
          * @return this builder
@@ -436,7 +397,7 @@ public final class KeyedRateLimiter<K> {
         }
 
         /**
-         * What to do with a new key when {@link #maxKeys(int)} keys are tracked.
+         * What to do with a new key when full; default {@link KeyLimitPolicy#EVICT_LEAST_RECENT}.
          *
          * @param policy what happens to a new key when full
          * @return this builder
@@ -447,13 +408,11 @@ public final class KeyedRateLimiter<K> {
         }
 
         /**
-         * Shares the limit with other processes through {@code store} (cluster mode); every
-         * process must give a key the same limit and name.
+         * Shares the limit with other processes through {@code store}; each must use the same limit and name.
          *
          * @param store where the counts live
          * @return this builder
-         * @throws IllegalArgumentException if the limit's burst exceeds 16,777,215 permits (a
-         *     lease's largest count)
+         * @throws IllegalArgumentException if the limit's burst exceeds 16,777,215 permits
          */
         public Builder sharedThrough(LeaseStore store) {
             Objects.requireNonNull(store, "store");
@@ -466,8 +425,7 @@ public final class KeyedRateLimiter<K> {
         }
 
         /**
-         * Cluster mode: how to decide what no lease covers while the store fails, and keys the
-         * store cannot hold. Default {@link StoreFailurePolicy#FAIL_LOCAL}.
+         * Cluster mode: the decision while the store fails; default {@link StoreFailurePolicy#FAIL_LOCAL}.
          *
          * @param policy the decision while the store fails
          * @return this builder
@@ -478,8 +436,7 @@ public final class KeyedRateLimiter<K> {
         }
 
         /**
-         * Cluster mode: how many processes share the limit (default 1); a process's
-         * {@link StoreFailurePolicy#FAIL_LOCAL} share is the limit divided by it, rounded up.
+         * Cluster mode: how many processes share the limit (default 1), which sizes the fail-local share.
          *
          * @param processes the number of processes sharing the limit
          * @return this builder
@@ -494,8 +451,7 @@ public final class KeyedRateLimiter<K> {
         }
 
         /**
-         * Cluster mode: the most permits of one key admitted ahead of the store's answer (default
-         * 1), the bound on over-admission per process; 0 refuses such requests for one round trip.
+         * Cluster mode: the most permits of one key admitted ahead of the store's answer (default 1).
          *
          * @param permits the most permits admitted ahead of the store, 0 or more
          * @return this builder
@@ -510,7 +466,7 @@ public final class KeyedRateLimiter<K> {
         }
 
         /**
-         * Builds the limiter; its clock starts at the scheduler's ticker's current reading.
+         * Builds the limiter; the scheduler's ticker is its clock.
          *
          * @param <K> the type of the keys
          * @return the limiter, thread-safe

@@ -3,18 +3,16 @@ package io.wheelbeat.core.ratelimit;
 import java.util.Objects;
 
 /**
- * Where the limiters of several processes keep each key's shared count: the service provider
- * interface behind {@link KeyedRateLimiter.Builder#sharedThrough(LeaseStore)} (module
- * ratelimit-redis implements it on Redis). An implementation applies each {@link Request}
- * atomically (no permit granted twice), on one clock shared by every process, and forgets a key's
- * state once it is as good as new. Thread-safe; called from event loops, so no method blocks or
- * throws (failures go to {@link Reply#failed}).
+ * Where the limiters of several processes keep each key's shared count (the SPI behind
+ * {@link KeyedRateLimiter.Builder#sharedThrough(LeaseStore)}). An implementation applies each
+ * {@link Request} atomically, on one clock shared by every process. Thread-safe; called from event
+ * loops, so no method blocks or throws (failures go to {@link Reply#failed}).
  */
 public interface LeaseStore {
 
     /**
      * Returns the store's name for {@code key}, or {@code null} if it cannot be stored (the
-     * limiter then decides it by its {@link StoreFailurePolicy}). Called once per key tracked.
+     * {@link StoreFailurePolicy} decides it).
      *
      * @param limiterName the limiter's name
      * @param key the application's key
@@ -23,8 +21,7 @@ public interface LeaseStore {
     Object storeKey(String limiterName, Object key);
 
     /**
-     * Applies {@code request} atomically at the store's time and reports to {@code reply} exactly
-     * once, on any thread, within the store's timeout.
+     * Applies {@code request} atomically and reports to {@code reply} exactly once, within the store's timeout.
      *
      * @param request what to apply
      * @param reply where the outcome goes
@@ -32,8 +29,7 @@ public interface LeaseStore {
     void send(Request request, Reply reply);
 
     /**
-     * Makes the cheapest round trip that tells whether the store answers: {@link Reply#granted}
-     * with zeros on success.
+     * Makes the cheapest round trip: {@link Reply#granted} with zeros if the store answers.
      *
      * @param reply where the outcome goes
      */
@@ -77,15 +73,11 @@ public interface LeaseStore {
         UNAVAILABLE,
         /** The store answered with an error, or the request could not be sent. */
         ERROR,
-        /**
-         * Not sent: the store has its most requests out. Not a failure: the limiter retries later.
-         */
+        /** Not sent: the store has its most requests out; the limiter retries later. */
         BUSY
     }
 
-    /**
-     * The outcome of one {@link Request} or probe: one call, once, on any thread; must not block.
-     */
+    /** The outcome of one {@link Request} or probe: one call, on any thread; must not block. */
     interface Reply {
 
         /**
@@ -93,7 +85,7 @@ public interface LeaseStore {
          *
          * @param permits the permits granted, {@code 0..ask}
          * @param validNanos how long the permits may be spent, from the store's time of the request
-         * @param retryAfterNanos when nothing was granted, how long until one permit would be; else 0
+         * @param retryAfterNanos if nothing was granted, how long until a permit would be; else 0
          */
         void granted(long permits, long validNanos, long retryAfterNanos);
 
