@@ -11,11 +11,10 @@ import java.util.concurrent.Future;
 import java.util.function.Consumer;
 
 /**
- * A timing wheel driven by a single-threaded executor: a Netty event loop's wheel, which
- * wheelbeat-netty's {@code EventLoopWheels.wheelFor(loop)} returns. It costs the executor one
- * scheduled task, aimed at the earliest deadline. Timers fire on the executor's thread, never early
- * and with no rounding to a tick, by deadline then scheduling order (Netty's order); the clock may
- * start anywhere and wrap. A callback that throws is logged and counted in {@link #failedCount()}.
+ * A timing wheel driven by a single-threaded executor, such as a Netty event loop. It costs the
+ * executor one scheduled task, aimed at the earliest deadline. Timers fire on the executor's
+ * thread, never early, by deadline then scheduling order (Netty's order). A callback that throws is
+ * logged and counted.
  *
  * <p>On the owner thread, {@link TimerNode}s are armed, re-armed and cancelled in O(1) without
  * allocating ({@link #schedule}, {@link #scheduleAt}, {@link #cancel}; {@link IllegalStateException}
@@ -66,46 +65,28 @@ public final class ExecutorDrivenWheel implements WheelScheduler {
         return ticker;
     }
 
-    /**
-     * Returns the timers scheduled so far; a racy snapshot from any thread.
-     *
-     * @return the schedulings
-     */
+    /** {@return the timers scheduled so far; a racy snapshot from any thread} */
     public long scheduledCount() {
         return timers.scheduledCount();
     }
 
-    /**
-     * Returns the pending timers cancelled so far; a racy snapshot.
-     *
-     * @return the cancellations
-     */
+    /** {@return the pending timers cancelled so far; a racy snapshot} */
     public long cancelledCount() {
         return timers.cancelledCount();
     }
 
-    /**
-     * Returns the timers fired so far; a racy snapshot.
-     *
-     * @return the expiries
-     */
+    /** {@return the timers fired so far; a racy snapshot} */
     public long expiredCount() {
         return timers.expiredCount();
     }
 
-    /**
-     * Returns the callbacks and tasks that threw so far (each logged); a racy snapshot.
-     *
-     * @return the failures
-     */
+    /** {@return the callbacks and tasks that threw so far (each logged); a racy snapshot} */
     public long failedCount() {
         return timers.failedCount();
     }
 
     /**
-     * Arms {@code node} to expire {@code delayNanos} from now, or re-arms it if pending (a new
-     * scheduling among equal deadlines). Delays of zero or less fire at the next run; beyond 2^62
-     * ns they saturate. Owner thread only.
+     * Arms or re-arms {@code node}; delays of zero or less fire at the next run. Owner thread only.
      *
      * @param node the timer
      * @param delayNanos nanoseconds from now
@@ -119,8 +100,7 @@ public final class ExecutorDrivenWheel implements WheelScheduler {
     }
 
     /**
-     * {@link #schedule(TimerNode, long)} at a reading of {@link #ticker()}, for a caller that has
-     * read the clock already. Owner thread only.
+     * {@link #schedule(TimerNode, long)} at a reading of {@link #ticker()}. Owner thread only.
      *
      * @param node the timer
      * @param deadlineNanos the deadline, a reading of {@link #ticker()}

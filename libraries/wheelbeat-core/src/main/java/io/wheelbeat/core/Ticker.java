@@ -7,18 +7,10 @@ package io.wheelbeat.core;
 @FunctionalInterface
 public interface Ticker {
 
-    /**
-     * Returns the current reading.
-     *
-     * @return nanoseconds from an arbitrary origin
-     */
+    /** {@return the current reading} */
     long nanoTime();
 
-    /**
-     * Returns the clock of {@link System#nanoTime()}.
-     *
-     * @return the system ticker
-     */
+    /** {@return the clock of {@link System#nanoTime()}} */
     static Ticker system() {
         return System::nanoTime;
     }

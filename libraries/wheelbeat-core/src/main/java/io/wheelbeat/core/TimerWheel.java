@@ -9,31 +9,20 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A hierarchical timing wheel of {@link TimerNode}s that, like Agrona's {@code DeadlineTimerWheel},
- * keeps no clock: deadlines and {@link #poll} take readings of the caller's clock, and
- * {@link #nextDeadlineNanos()} says when to poll next. Use it directly when your code owns a thread
- * and a clock; otherwise use {@link ExecutorDrivenWheel} or {@link WheelTimer}.
- * <ul>
- *   <li>{@link #scheduleAt} (arm or re-arm) and {@link #cancel} are O(1) and allocate nothing.</li>
- *   <li>Exact expiry: a poll fires exactly the nodes due at its reading, never early, with no
- *       rounding to a tick. Readings are compared by difference: the clock may start anywhere and
- *       wrap. Deadlines reach 2^62 ns past the start; earlier than the start means due at once.</li>
- *   <li>Order: by deadline, then scheduling order (a re-arm is a new scheduling), also when one
- *       poll catches up over a long pause.</li>
- *   <li>Bounded work: {@link #poll(long, LongConsumer, int)} fires or moves at most {@code limit}
- *       nodes; the rest stays due, in order. A node a callback makes due within the poll waits for
- *       the next poll.</li>
- *   <li>An {@link TimerNode#expire()} that throws is logged and counted; the others still fire.</li>
- * </ul>
+ * keeps no clock: deadlines and {@link #poll} take readings of the caller's clock. For code that
+ * owns a thread and a clock; otherwise use {@link ExecutorDrivenWheel} or {@link WheelTimer}.
+ * Arm, re-arm and cancel are O(1) and allocate nothing. A poll fires exactly the nodes due at its
+ * reading, never early, by deadline then scheduling order (a re-arm is a new scheduling); readings
+ * are compared by difference, so the clock may start anywhere and wrap. A node that throws is
+ * logged and counted.
  *
- * <p>How: level 0 has one slot per tick (2^k ns); each level above has 64 slots, each a turn of the
- * level below. A node sits in the slot of its deadline on the lowest level that reaches it; slots
- * are circular lists through the nodes with a lower bound of their deadlines. A due upper slot is
- * spliced in O(1) onto a list that polls move down, a bounded number at a time. Nodes fire only from
- * the current tick's level-0 slot, which is sorted only if an append put it out of firing order. A
- * re-arm to a later tick only rewrites the node; its old slot's walk moves it on.
+ * <p>How: level 0 has one slot per tick; each level above has 64 slots, each a turn of the level
+ * below. Slots are circular lists with a lower bound of their deadlines. A due upper slot is spliced
+ * in O(1) onto a list that polls move down, a bounded number at a time. Nodes fire only from the
+ * current tick's slot, sorted only if an append put it out of order. A re-arm to a later tick only
+ * rewrites the node; its old slot's walk moves it on.
  *
- * <p>Not thread-safe: one owner thread calls every method and runs the callbacks; the counts may be
- * read elsewhere as racy snapshots.
+ * <p>Not thread-safe: one owner thread; the counts may be read elsewhere as racy snapshots.
  */
 public final class TimerWheel {
 
@@ -44,10 +33,8 @@ public final class TimerWheel {
     private static final LongConsumer NO_LATENESS = lateness -> { };
     private static final int UPPER_SLOT_BITS = 6;
     private static final int UPPER_SLOTS = 1 << UPPER_SLOT_BITS;
-    /** The lower bound of an empty slot. */
     private static final long EMPTY = Long.MAX_VALUE;
 
-    /** The head of a slot's list; never fired. */
     private static final class Sentinel extends TimerNode {
         final int slot;
 
@@ -93,14 +80,13 @@ public final class TimerWheel {
     private int pending;
     /** The scheduling order the next armed node gets. */
     private long nextOrder;
-    /** The last poll's reading, or during a poll the latest deadline fired if later; at or before it, defer. */
+    /** The last poll's reading, or during a poll the latest deadline fired; at or before it, defer. */
     private long position;
     /** The tick that placement counts from; it never goes back. */
     private long baseTick;
     /** Per level-0 slot: set when an append may have broken firing order; only those are sorted. */
     private final long[] unorderedZero;
     private boolean polling;
-    /** Nodes the running poll may still fire or move. */
     private int budget;
     private long earliestDue;
     private int earliestUpper;
@@ -115,7 +101,7 @@ public final class TimerWheel {
     private int largestPoll;
 
     /**
-     * A wheel that starts at {@code startNanos}, a reading of the clock it will be polled with.
+     * A wheel that starts at {@code startNanos}.
      *
      * @param startNanos the clock's reading now: deadlines before it are due at once
      * @param tickNanos the span of one level-0 slot, a power of two nanoseconds
@@ -165,9 +151,7 @@ public final class TimerWheel {
     }
 
     /**
-     * Arms {@code node} to expire at {@code deadlineNanos}, a reading of the clock the wheel is
-     * polled with; a pending node is moved there (re-armed) and counts as scheduled anew among
-     * equal deadlines. A deadline already passed fires at the next poll.
+     * Arms or re-arms {@code node}; a deadline already passed fires at the next poll.
      *
      * @param node the timer, not pending in another wheel
      * @param deadlineNanos its deadline
@@ -185,9 +169,9 @@ public final class TimerWheel {
         long old = node.deadline;
         node.deadline = deadline;
         node.order = nextOrder++;
-        // Lazy: the node's slot comes due no later than its old deadline, and the walk moves it
-        // on. Only to a later tick, so that a slot's nodes of its own tick stay in order; not for
-        // the current tick, nor during a poll for a node that may sit among the deferred ones.
+        // Lazy: the old slot comes due by the old deadline and its walk moves the node on. Only to a
+        // later tick (a slot's own-tick nodes stay in order); not for the current tick, nor for a
+        // node that may sit among the deferred ones.
         long oldTick = old >>> tickShift;
         if ((deadline >>> tickShift) > oldTick && oldTick > baseTick && !(polling && old <= position)) {
             return;
@@ -200,8 +184,7 @@ public final class TimerWheel {
      * Disarms a pending node.
      *
      * @param node the timer, not pending in another wheel
-     * @return {@code true} if the node was pending and now will not expire; {@code false} if it
-     *     was not pending
+     * @return whether the node was pending
      */
     public boolean cancel(TimerNode node) {
         if (node.next == null) {
@@ -214,7 +197,7 @@ public final class TimerWheel {
     }
 
     /**
-     * Fires every node due at {@code nowNanos}: {@code poll(nowNanos, lateness -> { }, Integer.MAX_VALUE)}.
+     * Fires every node due at {@code nowNanos}.
      *
      * @param nowNanos the clock's reading
      * @return the number of nodes that fired
@@ -224,16 +207,12 @@ public final class TimerWheel {
     }
 
     /**
-     * Fires, on the calling thread, the pending nodes whose deadline is at or before
-     * {@code nowNanos}, in the order the class comment gives, doing at most {@code limit} units of
-     * work (nodes fired or moved between slots). What the limit leaves stays due: then
-     * {@link #nextDeadlineNanos()} is at or before {@code nowNanos}, and the next poll continues
-     * in the same order. Callbacks may arm, re-arm and cancel any node. A reading earlier than
-     * the previous poll's counts as that one.
+     * Fires the nodes due at {@code nowNanos}, doing at most {@code limit} units of work (nodes
+     * fired or moved between slots); what the limit leaves stays due, in order, for the next poll.
+     * A node a callback makes due waits for the next poll. Callbacks may arm, re-arm and cancel.
      *
      * @param nowNanos the clock's reading
-     * @param lateness told, before each node expires, how late it fires ({@code nowNanos} minus
-     *     the deadline, in ns)
+     * @param lateness told how late each node fires, in ns, before it expires
      * @param limit the most units of work, at least 1
      * @return the number of nodes that fired
      * @throws IllegalArgumentException if {@code limit} is below 1
@@ -267,7 +246,7 @@ public final class TimerWheel {
                     break;
                 }
                 if (budget == 0) {
-                    stopped = true; // the rest stays due, in order: the base tick stays on it
+                    stopped = true; // the base tick stays on the rest
                     break;
                 }
                 moveBase(earliestDue >>> tickShift);
@@ -275,7 +254,7 @@ public final class TimerWheel {
                 if (slot != currentSlot) {
                     splice(slot);
                 } else if (earliestUpper >= 0 && (earliestUpperDue >>> tickShift) <= baseTick) {
-                    // It may hold nodes of this tick: they must join the slot before any fires.
+                    // It may hold nodes of this tick: they join the slot before any fires.
                     splice(earliestUpper);
                 } else {
                     fired += fireCurrentTick(now, lateness);
@@ -298,11 +277,9 @@ public final class TimerWheel {
     }
 
     /**
-     * Returns the deadline of a pending node of this wheel, as a reading of the clock the wheel is
-     * polled with.
+     * {@return the deadline of a pending node}
      *
      * @param node a node pending in this wheel
-     * @return its deadline
      * @throws IllegalStateException if the node is not pending
      */
     public long deadlineNanos(TimerNode node) {
@@ -313,9 +290,8 @@ public final class TimerWheel {
     }
 
     /**
-     * Returns when to poll next: the earliest deadline among pending nodes, or a reading before it
-     * (never after; it can be early after a cancel or a re-arm to a later deadline, and the poll
-     * then finds nothing and this moves on). A reading already passed means poll now.
+     * Returns when to poll next: the earliest deadline, or earlier (after a cancel or a re-arm to a
+     * later deadline), never later. A reading already passed means poll now.
      *
      * @return a reading of the clock the wheel is polled with
      * @throws IllegalStateException if no node is pending, or if called from a callback
@@ -326,90 +302,55 @@ public final class TimerWheel {
         }
         earliestSlot();
         if (moving.next != moving) {
-            // A poll stopped with nodes still to move: poll again now.
             return originNanos + Math.min(earliestDue, Math.min(movingDue, position));
         }
         return originNanos + earliestDue;
     }
 
-    /**
-     * Returns the tick length in nanoseconds, a power of two.
-     *
-     * @return the tick
-     */
+    /** {@return the tick length in nanoseconds, a power of two} */
     public long tickNanos() {
         return 1L << tickShift;
     }
 
-    /**
-     * Returns the number of level-0 slots (one per tick), a power of two.
-     *
-     * @return the slots of level 0
-     */
+    /** {@return the number of level-0 slots (one per tick), a power of two} */
     public int slots() {
         return levelZeroSlots;
     }
 
-    /**
-     * Returns the number of nodes armed and neither fired nor cancelled.
-     *
-     * @return the pending nodes
-     */
+    /** {@return the number of nodes armed and neither fired nor cancelled} */
     public int pendingTimers() {
         return pending;
     }
 
-    /**
-     * Returns how many nodes were armed while not pending (re-arms not counted).
-     *
-     * @return the schedulings
-     */
+    /** {@return how many nodes were armed while not pending (re-arms not counted)} */
     public long scheduledCount() {
         return scheduledCount;
     }
 
-    /**
-     * Returns how many pending nodes were cancelled.
-     *
-     * @return the cancellations
-     */
+    /** {@return how many pending nodes were cancelled} */
     public long cancelledCount() {
         return cancelledCount;
     }
 
-    /**
-     * Returns how many nodes fired.
-     *
-     * @return the expiries
-     */
+    /** {@return how many nodes fired} */
     public long expiredCount() {
         return expiredCount;
     }
 
-    /**
-     * Returns how many {@link TimerNode#expire()} calls threw.
-     *
-     * @return the failures
-     */
+    /** {@return how many {@link TimerNode#expire()} calls threw} */
     public long failedCount() {
         return failedCount;
     }
 
     /**
-     * Returns how many times a node was moved between slots (down a level, or out of a slot it
-     * left by a re-arm to a later deadline).
-     *
-     * @return the moves
+     * {@return how many times a node was moved between slots
+     * later deadline)}
      */
     public long movedCount() {
         return movedCount;
     }
 
-    /**
-     * Returns the most work one poll did so far: nodes fired plus nodes moved.
-     *
-     * @return the largest poll
-     */
+    /** {@return the most work one poll did so far: nodes fired plus nodes moved} */
     public int largestPoll() {
         return largestPoll;
     }
@@ -421,8 +362,7 @@ public final class TimerWheel {
     }
 
     /**
-     * Every non-empty list with its lower bound and its nodes (deadline#order, relative to the
-     * start); for test failures. Owner thread only.
+     * Every non-empty list and its nodes, for test failures. Owner thread only.
      *
      * @return the state, one line per list
      */
@@ -453,8 +393,7 @@ public final class TimerWheel {
     }
 
     /**
-     * Passes every pending node to {@code action}, which must not arm or cancel nodes of this
-     * wheel. Owner thread only.
+     * Passes every pending node to {@code action}, which must not arm or cancel. Owner thread only.
      *
      * @param action told each pending node
      */
@@ -467,7 +406,7 @@ public final class TimerWheel {
     }
 
     /**
-     * {@code nowNanos + delayNanos}, the delay saturated at 2^62 ns; negative delays mean now.
+     * {@code nowNanos + delayNanos}, the delay clamped to {@code [0, 2^62]} ns.
      *
      * @param nowNanos a clock reading
      * @param delayNanos a delay
@@ -485,7 +424,6 @@ public final class TimerWheel {
         }
     }
 
-    /** Links {@code node} into the slot its deadline belongs in, counted from the base tick. */
     private void place(TimerNode node, long deadline) {
         long tick = deadline >>> tickShift;
         long delta = tick - baseTick;
@@ -509,13 +447,12 @@ public final class TimerWheel {
         }
     }
 
-    /** Whether {@code node} fires before {@code other}: earlier deadline, or scheduled earlier. */
     private static boolean firesBefore(TimerNode node, TimerNode other) {
         return node.deadline < other.deadline
                 || node.deadline == other.deadline && node.order - other.order < 0;
     }
 
-    /** Links {@code node} at the tail of {@code head}'s list; no slot bookkeeping. */
+    /** No slot bookkeeping. */
     private static void appendTo(TimerNode head, TimerNode node) {
         TimerNode last = head.prev;
         last.next = node;
@@ -584,10 +521,9 @@ public final class TimerWheel {
     }
 
     /**
-     * Returns the occupied slot with the smallest lower bound (left in {@link #earliestDue}), or
-     * -1; leaves the same for the levels above 0 in {@link #earliestUpper}. Per level only two
-     * slots can hold it: the slot of the base tick (its own span, or one turn later) and the next
-     * occupied one after it, since every node of a level lies within one turn of the base tick.
+     * Returns the occupied slot with the smallest lower bound, or -1 (also for the upper levels, in
+     * {@link #earliestUpper}). Per level only the base tick's slot and the next occupied one can
+     * hold it: every node of a level lies within one turn of the base tick.
      */
     private int earliestSlot() {
         int best = -1;
@@ -636,7 +572,7 @@ public final class TimerWheel {
         return best;
     }
 
-    /** Returns the first occupied level-0 slot after {@code slot}, wrapping around, not {@code slot} itself; or -1. */
+    /** Returns the next occupied level-0 slot after {@code slot}, wrapping around, or -1. */
     private int nextOccupiedZero(int slot) {
         int word = slot >>> 6;
         long bits = occupiedZero[word] & (-2L << slot);
@@ -653,7 +589,6 @@ public final class TimerWheel {
         return bits == 0 ? -1 : (word << 6) | Long.numberOfTrailingZeros(bits);
     }
 
-    /** Moves the whole list of {@code slot} onto the list of nodes to move, in O(1). */
     private void splice(int slot) {
         Sentinel head = heads[slot];
         movingDue = moving.next == moving ? due[slot] : Math.min(movingDue, due[slot]);
@@ -669,7 +604,6 @@ public final class TimerWheel {
         markEmpty(slot);
     }
 
-    /** Moves nodes of the moving list to their slots, as many as the budget allows. */
     private void moveSome() {
         TimerNode node;
         while (budget > 0 && (node = moving.next) != moving) {
@@ -683,9 +617,8 @@ public final class TimerWheel {
     }
 
     /**
-     * Fires, in firing order, the nodes of the current tick's slot due by {@code now}, within the
-     * budget, moving on those re-armed to a later tick. Stops early when a callback places a node
-     * out of order in the slot (the caller's loop comes back and sorts it again).
+     * Fires the current tick's due nodes within the budget. Stops when a callback puts the slot out
+     * of order (the caller's loop sorts it again).
      */
     private int fireCurrentTick(long now, LongConsumer lateness) {
         int slot = (int) baseTick & (levelZeroSlots - 1);
@@ -706,7 +639,6 @@ public final class TimerWheel {
                 continue;
             }
             if (deadline > now) {
-                // In order from here on: this is the earliest.
                 due[slot] = deadline;
                 break;
             }
@@ -737,11 +669,7 @@ public final class TimerWheel {
         }
     }
 
-    /**
-     * Puts the current tick's slot in firing order (deadline, then scheduling order), moving out
-     * the nodes re-armed later while the slot was still ahead, so that polls inside this tick walk
-     * only what they fire.
-     */
+    /** Sorts the current tick's slot, moving out nodes re-armed to a later tick. */
     private void sortCurrentSlot() {
         int slot = (int) baseTick & (levelZeroSlots - 1);
         Sentinel head = heads[slot];
@@ -752,7 +680,6 @@ public final class TimerWheel {
         for (TimerNode node = head.next, next; node != head; node = next) {
             next = node.next;
             if ((node.deadline >>> tickShift) > baseTick) {
-                // Re-armed later while its slot was still ahead: not this tick's, so out it goes.
                 unlink(node);
                 place(node, node.deadline);
                 movedCount++;
@@ -784,7 +711,7 @@ public final class TimerWheel {
         due[slot] = head.next.deadline;
     }
 
-    /** Sorts {@code nodes[0..count)} by firing order, in place and without allocating. */
+    /** In place, without allocating. */
     private static void heapSort(TimerNode[] nodes, int count) {
         for (int i = count / 2 - 1; i >= 0; i--) {
             siftDown(nodes, i, count);

@@ -23,17 +23,11 @@ public interface WheelScheduler {
     WheelTimeout newTimeout(WheelTimerTask task, long delayNanos);
 
     /**
-     * Returns the number of pending timers, counting those handed over and not yet placed; a
-     * snapshot off the owner thread.
-     *
-     * @return the number of pending timers
+     * {@return the number of pending timers, counting those handed over and not yet placed; a snapshot off the owner
+     * thread}
      */
     int pendingTimers();
 
-    /**
-     * Returns the clock deadlines are read against.
-     *
-     * @return the scheduler's clock
-     */
+    /** {@return the clock deadlines are read against} */
     Ticker ticker();
 }

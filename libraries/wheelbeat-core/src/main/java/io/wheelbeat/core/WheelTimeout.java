@@ -6,11 +6,7 @@ package io.wheelbeat.core;
  */
 public interface WheelTimeout {
 
-    /**
-     * Returns the scheduled task.
-     *
-     * @return the task given to {@code newTimeout}
-     */
+    /** {@return the scheduled task} */
     WheelTimerTask task();
 
     /**
@@ -20,24 +16,12 @@ public interface WheelTimeout {
      */
     boolean cancel();
 
-    /**
-     * Returns whether the timeout was cancelled.
-     *
-     * @return whether {@code cancel()} succeeded on it
-     */
+    /** {@return whether the timeout was cancelled} */
     boolean isCancelled();
 
-    /**
-     * Returns whether the timeout expired: its task has run or is running.
-     *
-     * @return whether it expired
-     */
+    /** {@return whether the timeout expired: its task has run or is running} */
     boolean isExpired();
 
-    /**
-     * Returns the deadline, a reading of the scheduler's {@link Ticker}.
-     *
-     * @return the deadline in nanoseconds
-     */
+    /** {@return the deadline, a reading of the scheduler's {@link Ticker}} */
     long deadlineNanos();
 }

@@ -17,14 +17,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A timer on a hierarchical timing wheel with a thread of its own, in the role of Netty's
- * {@code HashedWheelTimer}. The thread sleeps until the earliest deadline (it does not wake every
- * tick) and fires each timeout at its exact deadline plus its own wake-up lateness; after a pause
- * it fires every overdue timeout once, in deadline order. {@link #newTimeout} and
- * {@link WheelTimeout#cancel()} are O(1) from any thread. Tasks run on the timer's thread unless a
- * task executor is given; a task that throws is logged. One timer serves an application: the one
- * that makes more than {@value #MANY_TIMERS} run at once logs a warning. Thread-safe; the thread
- * runs from {@link Builder#build()} to {@link #stop()} or {@link #close()}.
+ * A timer on a timing wheel with a thread of its own, in the role of Netty's {@code HashedWheelTimer}.
+ * The thread sleeps until the earliest deadline (not every tick); after a pause it fires every
+ * overdue timeout once, in deadline order. Tasks run on the timer's thread unless a task executor
+ * is given; a task that throws is logged. One timer serves an application: more than
+ * {@value #MANY_TIMERS} running log a warning. Thread-safe; the thread runs from
+ * {@link Builder#build()} to {@link #stop()}.
  */
 public final class WheelTimer implements WheelScheduler, AutoCloseable {
 
@@ -54,18 +52,13 @@ public final class WheelTimer implements WheelScheduler, AutoCloseable {
         }
     }
 
-    /**
-     * Returns a builder: the wheel's defaults, tasks run on the timer's thread.
-     *
-     * @return a new builder
-     */
+    /** {@return a builder: the wheel's defaults, tasks run on the timer's thread} */
     public static Builder builder() {
         return new Builder();
     }
 
     /**
-     * Stops the timer thread and returns the timeouts that never fired (neither expired nor
-     * cancelled). They stay unfired: none of their tasks will run. Later calls return an empty set.
+     * Stops the timer thread; the timeouts that never fired will not run.
      *
      * @return the timeouts that never fired, an unmodifiable set (empty on later calls)
      * @throws IllegalStateException if called from a task this timer runs on its own thread
@@ -109,38 +102,23 @@ public final class WheelTimer implements WheelScheduler, AutoCloseable {
         return timers.ticker;
     }
 
-    /**
-     * Returns the timers scheduled so far; a racy snapshot from any thread.
-     *
-     * @return the schedulings
-     */
+    /** {@return the timers scheduled so far; a racy snapshot from any thread} */
     public long scheduledCount() {
         return timers.scheduledCount();
     }
 
-    /**
-     * Returns the pending timers cancelled so far; a racy snapshot.
-     *
-     * @return the cancellations
-     */
+    /** {@return the pending timers cancelled so far; a racy snapshot} */
     public long cancelledCount() {
         return timers.cancelledCount();
     }
 
-    /**
-     * Returns the timers fired so far; a racy snapshot.
-     *
-     * @return the expiries
-     */
+    /** {@return the timers fired so far; a racy snapshot} */
     public long expiredCount() {
         return timers.expiredCount();
     }
 
     /**
-     * Returns the tasks that threw so far (each logged), on the timer's thread or the task
-     * executor; a racy snapshot.
-     *
-     * @return the failures
+     * {@return the tasks that threw so far (each logged), on the timer's thread or the task executor; a racy snapshot}
      */
     public long failedCount() {
         return timers.failedCount();
@@ -152,8 +130,7 @@ public final class WheelTimer implements WheelScheduler, AutoCloseable {
     }
 
     /**
-     * Wakes the timer's thread to read its ticker again. Only a ticker that jumps needs it
-     * (virtual time in tests: {@code VirtualTimers} in the test-jar); the system clock never does.
+     * Wakes the timer's thread to read its ticker again: for a ticker that jumps (virtual time).
      */
     void wakeToReadTheClock() {
         LockSupport.unpark(worker);
@@ -265,8 +242,8 @@ public final class WheelTimer implements WheelScheduler, AutoCloseable {
         }
 
         /**
-         * The tick, rounded up to a power of two nanoseconds; by default 2^20 ns (1.05 ms). Timers
-         * fire at their exact deadline whatever the tick: it sets how deadlines are grouped.
+         * The tick, rounded up to a power of two nanoseconds; by default 2^20 ns. Timers fire at their
+         * exact deadline whatever the tick.
          *
          * @param tick from 1 microsecond to 2^36 ns (68.7 s), before rounding
          * @return this builder

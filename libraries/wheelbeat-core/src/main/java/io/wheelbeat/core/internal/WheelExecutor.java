@@ -13,11 +13,7 @@ import java.util.concurrent.Future;
  */
 public interface WheelExecutor {
 
-    /**
-     * Returns whether the calling thread is the owner thread.
-     *
-     * @return whether the calling thread is the owner thread
-     */
+    /** {@return whether the calling thread is the owner thread} */
     boolean inOwnerThread();
 
     /**

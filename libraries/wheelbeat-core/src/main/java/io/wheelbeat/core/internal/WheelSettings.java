@@ -77,38 +77,22 @@ public final class WheelSettings {
         return this;
     }
 
-    /**
-     * Returns the clock.
-     *
-     * @return the clock
-     */
+    /** {@return the clock} */
     public Ticker ticker() {
         return ticker;
     }
 
-    /**
-     * Returns the tick after rounding.
-     *
-     * @return the tick
-     */
+    /** {@return the tick after rounding} */
     public Duration tick() {
         return Duration.ofNanos(tickNanos);
     }
 
-    /**
-     * Returns the number of level-0 slots after rounding.
-     *
-     * @return the slots
-     */
+    /** {@return the number of level-0 slots after rounding} */
     public int slots() {
         return slots;
     }
 
-    /**
-     * Returns the most timers pending at once ({@link Integer#MAX_VALUE}: no limit).
-     *
-     * @return the limit
-     */
+    /** {@return the most timers pending at once ({@link Integer#MAX_VALUE}: no limit)} */
     public int maxPendingTimers() {
         return maxPendingTimers;
     }
