@@ -7,7 +7,7 @@ package io.wheelbeat.core;
 @FunctionalInterface
 public interface Ticker {
 
-    /** {@return the current reading} */
+    /** {@return the current reading, in nanoseconds from an arbitrary origin} */
     long nanoTime();
 
     /** {@return the clock of {@link System#nanoTime()}} */

@@ -343,8 +343,7 @@ public final class TimerWheel {
     }
 
     /**
-     * {@return how many times a node was moved between slots
-     * later deadline)}
+     * {@return how many times a node was moved between slots (down a level, or after a re-arm)}
      */
     public long movedCount() {
         return movedCount;

@@ -23,8 +23,8 @@ public interface WheelScheduler {
     WheelTimeout newTimeout(WheelTimerTask task, long delayNanos);
 
     /**
-     * {@return the number of pending timers, counting those handed over and not yet placed; a snapshot off the owner
-     * thread}
+     * {@return the number of pending timers, counting those handed over and not yet placed; a
+     * snapshot off the owner thread}
      */
     int pendingTimers();
 

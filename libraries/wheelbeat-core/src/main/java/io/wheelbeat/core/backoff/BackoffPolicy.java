@@ -72,7 +72,7 @@ public final class BackoffPolicy {
     }
 
     /**
-     * {@return the delay before the next attempt}
+     * {@return the delay before the next attempt in nanoseconds, never negative}
      *
      * @param failures consecutive failed attempts so far, at least 1
      * @param previousDelayNanos the previous delay of the run, or 0; for the decorrelated jitter
@@ -138,7 +138,7 @@ public final class BackoffPolicy {
         return Duration.ofNanos(maxNanos);
     }
 
-    /** {@return the factor by which the delay grows per failure} */
+    /** {@return the factor by which the delay grows per failure, 1 or more} */
     public double multiplier() {
         return multiplier;
     }

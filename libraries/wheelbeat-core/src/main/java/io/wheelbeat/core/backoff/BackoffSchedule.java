@@ -75,12 +75,12 @@ public final class BackoffSchedule {
         return failures;
     }
 
-    /** {@return the delay chosen by the last {@link #attemptFailed} that allowed a retry; 0 after {@link #reset()}} */
+    /** {@return the nanoseconds chosen by the last {@link #attemptFailed} that allowed a retry; 0 after reset} */
     public long lastDelayNanos() {
         return lastDelayNanos;
     }
 
-    /** {@return the deadline computed by the last {@link #attemptFailed} that allowed a retry} */
+    /** {@return the ticker reading computed by the last {@link #attemptFailed} that allowed a retry} */
     public long nextAttemptNanos() {
         return nextAttemptNanos;
     }
