@@ -1,5 +1,9 @@
 package io.wheelbeat.core;
 
+import io.wheelbeat.core.internal.HandoverScheduler;
+import io.wheelbeat.core.internal.TimeoutHandle;
+import io.wheelbeat.core.internal.WheelExecutor;
+import io.wheelbeat.core.internal.WheelSettings;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -7,47 +11,24 @@ import java.util.concurrent.Future;
 import java.util.function.Consumer;
 
 /**
- * A hierarchical timing wheel that an existing single-threaded executor drives, such as a Netty
- * event loop: the one road to a wheel for code on the owner thread. Callbacks run on the executor's thread with no hop, and the whole wheel costs the
- * executor one scheduled task, aimed at the earliest pending deadline, however many timers it
- * holds. A timer fires at its exact deadline plus only the executor's own lateness (no rounding
- * to a tick).
+ * A timing wheel driven by a single-threaded executor, such as a Netty event loop. It costs the
+ * executor one scheduled task, aimed at the earliest deadline. Timers fire on the executor's
+ * thread, never early, by deadline then scheduling order (Netty's order). A callback that throws is
+ * logged and counted.
  *
- * <h2>Two APIs</h2>
- * <ul>
- *   <li>On the owner thread, timers are {@link TimerNode}s that their owners hold
- *       ({@link #schedule}, {@link #scheduleAt}, {@link #cancel}): arming, re-arming and
- *       cancelling are O(1) and allocate nothing. They throw {@link IllegalStateException} when
- *       called from any other thread.</li>
- *   <li>From any thread, {@link #newTimeout} returns a {@link WheelTimeout} handle, itself a node;
- *       other threads hand it to the owner through a lock-free queue.</li>
- * </ul>
- *
- * <h2>Timing</h2>
- * A timer fires when the driving task runs at or after its deadline: never early, with no rounding
- * to a tick, by deadline and, for equal deadlines, in the order the timers were scheduled (a
- * re-arm counts as scheduling anew), as Netty's scheduler orders its tasks; deadlines are
- * compared by difference, so the ticker may start anywhere and wrap ({@link System#nanoTime()}'s
- * contract). A callback that throws is logged through SLF4J and counted in {@link #failedCount()};
- * the other timers still fire.
- *
- * <h2>Bounded work per run</h2>
- * One run of the driving task does at most 4096 units of work (timers fired, or moved between
- * the wheel's levels). When more is due
- * (a loop that stalled wakes to a backlog), it schedules itself again with no delay and returns,
- * so the executor serves its other work (a Netty loop its I/O and tasks) between batches; the
- * backlog fires over the following runs in the same order, each timer once.
- *
- * <p>Thread rules as above; the statistics ({@link #pendingTimers()}, {@link #scheduledCount()}
- * and the other counts) may be read from any thread.
+ * <p>On the owner thread, {@link TimerNode}s are armed, re-armed and cancelled in O(1) without
+ * allocating ({@link #schedule}, {@link #scheduleAt}, {@link #cancel}; {@link IllegalStateException}
+ * from other threads). From any thread, {@link #newTimeout} hands a {@link WheelTimeout} over through
+ * a lock-free queue. One run of the driving task fires or moves at most 4096 timers; a backlog goes
+ * on in the next runs, in the same order, so the executor serves its other work in between. The
+ * counts may be read from any thread.
  */
 public final class ExecutorDrivenWheel implements WheelScheduler {
 
-    /** The most work (timers fired or moved) one run of the driving task does; a backlog continues in the next run. */
+    /** The most timers one run of the driving task fires or moves. */
     static final int TIMERS_PER_RUN = 4096;
 
     private final WheelExecutor executor;
-    /** The engine, the clock, the limit, the statistics and the hand-over, shared with {@link WheelTimer}. */
     final HandoverScheduler timers;
     private final TimerWheel wheel;
     private final Ticker ticker;
@@ -60,14 +41,8 @@ public final class ExecutorDrivenWheel implements WheelScheduler {
     /** True while the driving task runs: it aims the next wake itself when it is done. */
     private boolean ticking;
 
-    /**
-     * Creates a wheel with {@code settings}, driven by {@code executor}. The settings' ticker must
-     * be the clock the executor schedules by.
-     *
-     * @param executor the owner thread's executor, which runs every callback
-     * @param settings tick, slots, limit and the clock the executor schedules by
-     */
-    public ExecutorDrivenWheel(WheelExecutor executor, WheelSettings settings) {
+    /** Made by {@code Drivers.executorDriven}; the settings' ticker is the executor's clock. */
+    ExecutorDrivenWheel(WheelExecutor executor, WheelSettings settings) {
         this.executor = Objects.requireNonNull(executor, "executor");
         this.timers = new HandoverScheduler(Objects.requireNonNull(settings, "settings"), new Driving());
         this.wheel = timers.wheel;
@@ -90,47 +65,29 @@ public final class ExecutorDrivenWheel implements WheelScheduler {
         return ticker;
     }
 
-    /**
-     * Timers scheduled so far. A racy snapshot: may be read from any thread, for metrics.
-     *
-     * @return the number of timers scheduled since the driver was made
-     */
+    /** {@return the timers scheduled so far; a racy snapshot from any thread} */
     public long scheduledCount() {
         return timers.scheduledCount();
     }
 
-    /**
-     * Pending timers cancelled so far. A racy snapshot, as {@link #scheduledCount()}.
-     *
-     * @return the number of pending timers cancelled since the driver was made
-     */
+    /** {@return the pending timers cancelled so far; a racy snapshot} */
     public long cancelledCount() {
         return timers.cancelledCount();
     }
 
-    /**
-     * Timers that fired so far. A racy snapshot, as {@link #scheduledCount()}.
-     *
-     * @return the number of timers fired since the driver was made
-     */
+    /** {@return the timers fired so far; a racy snapshot} */
     public long expiredCount() {
         return timers.expiredCount();
     }
 
-    /**
-     * Timer callbacks and timeout tasks that threw so far (each also logged). A racy snapshot, as
-     * {@link #scheduledCount()}.
-     *
-     * @return the number of callbacks and tasks that threw since the driver was made
-     */
+    /** {@return the callbacks and tasks that threw so far (each logged); a racy snapshot} */
     public long failedCount() {
         return timers.failedCount();
     }
 
     /**
-     * The most work one run of the driving task did so far: timers fired plus timers moved
-     * between the wheel's levels, never more than the bound of 4096 per run. A racy snapshot, as
-     * {@link #scheduledCount()}.
+     * The most work one run of the driving task did: timers fired plus timers moved between
+     * levels, at most 4096. A racy snapshot.
      *
      * @return the largest run since the driver was made
      */
@@ -139,17 +96,13 @@ public final class ExecutorDrivenWheel implements WheelScheduler {
     }
 
     /**
-     * Arms {@code node} to expire {@code delayNanos} from now (zero and negative: at the next run
-     * of the driving task), or moves it there if it is pending: a re-arm, which counts as a new
-     * scheduling among equal deadlines and allocates nothing. Delays beyond 2^62 ns saturate.
-     * Owner thread only.
+     * Arms or re-arms {@code node}; delays of zero or less fire at the next run. Owner thread only.
      *
-     * @param node the timer, embedded in its owner (see {@link TimerNode})
+     * @param node the timer
      * @param delayNanos nanoseconds from now
      * @throws java.util.concurrent.RejectedExecutionException if the node is not pending and the
      *     maximum number of pending timers is reached
-     * @throws IllegalStateException if called from another thread, or if the node is pending in
-     *     another wheel
+     * @throws IllegalStateException if called from another thread
      */
     public void schedule(TimerNode node, long delayNanos) {
         checkOwner();
@@ -157,8 +110,7 @@ public final class ExecutorDrivenWheel implements WheelScheduler {
     }
 
     /**
-     * {@link #schedule(TimerNode, long)} at {@code deadlineNanos}, a reading of {@link #ticker()},
-     * for a caller that has already read the clock (once per read batch, say). Owner thread only.
+     * {@link #schedule(TimerNode, long)} at a reading of {@link #ticker()}. Owner thread only.
      *
      * @param node the timer
      * @param deadlineNanos the deadline, a reading of {@link #ticker()}
@@ -192,10 +144,9 @@ public final class ExecutorDrivenWheel implements WheelScheduler {
     }
 
     /**
-     * Passes every node placed in the wheel and still pending to {@code action} (not timeouts
-     * still being handed over from other threads). For an owner that must settle its pending
-     * timers itself, as an event loop shutting down cancels its scheduled tasks. Owner thread
-     * only; {@code action} may cancel nodes.
+     * Passes every pending node placed in the wheel (not timeouts still being handed over) to
+     * {@code action}, which may cancel nodes: for an owner that settles its timers at shutdown.
+     * Owner thread only.
      *
      * @param action told each pending node
      */
@@ -221,7 +172,6 @@ public final class ExecutorDrivenWheel implements WheelScheduler {
         wake = executor.schedule(tick, Math.max(0, deadlineNanos - ticker.nanoTime()));
     }
 
-    /** What this driver does for {@link #timers}: the executor's thread owns the wheel and runs every task. */
     private final class Driving implements HandoverScheduler.Driver {
 
         @Override
@@ -264,9 +214,7 @@ public final class ExecutorDrivenWheel implements WheelScheduler {
         } finally {
             ticking = false;
             if (timers.placed() > 0) {
-                // A backlog left by the bound is due already: this schedules the next run with no
-                // delay, behind what the executor has queued meanwhile (a Netty loop fetches
-                // scheduled tasks once per round of I/O and tasks).
+                // A backlog: run again with no delay, behind the executor's queued work.
                 aim(timers.nextDeadlineNanos());
             }
         }

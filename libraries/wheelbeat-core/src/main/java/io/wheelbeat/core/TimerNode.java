@@ -2,39 +2,21 @@ package io.wheelbeat.core;
 
 /**
  * A timer that lives in its owner: the queue entry of a {@link TimerWheel}, as Netty's
- * {@code ScheduledFutureTask} is the entry of its scheduler's queue and Linux's {@code timer_list}
- * is embedded in the structure it times. Its links, exact deadline and scheduling order are
- * fields of this object, so scheduling, re-arming and cancelling write the owner's own memory:
- * there is no id to look up, and no handle that can outlive its timer.
- *
- * <h2>How an owner embeds it</h2>
- * Extend it and implement {@link #expire()}: either the owner is the node (a class with one timer
- * extends {@code TimerNode}), or the owner holds one node per timer, typically a final field
- * holding an instance of an inner class, made once and re-armed for the owner's lifetime:
+ * {@code ScheduledFutureTask} is its queue's entry. Links, exact deadline and scheduling order are
+ * fields of this object, so arming, re-arming and cancelling write the owner's own memory and no
+ * stale handle can exist. Extend it and implement {@link #expire()}, as the owner or as a final
+ * field made once and re-armed for the owner's lifetime:
  * <pre>{@code
- * final class Connection {
- *     private final TimerNode idle = new TimerNode() {
- *         protected void expire() { closeIdle(); }
- *     };
- *     void onRead() { wheel.schedule(idle, timeoutNanos); } // arms or re-arms; allocates nothing
- *     void onClose() { wheel.cancel(idle); }
- * }
+ * final TimerNode idle = new TimerNode() {
+ *     protected void expire() { closeIdle(); }
+ * };
+ * wheel.schedule(idle, timeoutNanos); // arms or re-arms; allocates nothing
  * }</pre>
- * Arm and re-arm are one call ({@link ExecutorDrivenWheel#schedule}, or {@link TimerWheel#scheduleAt}
- * on the engine): a pending node moves to its new deadline and counts as scheduled anew among
- * timers with equal deadlines. When {@link #expire()} runs the node is no longer pending, so it
- * may re-arm itself from there (a periodic timer).
+ * A re-armed node counts as scheduled anew among equal deadlines; {@link #expire()} may re-arm it.
  *
- * <h2>Thread rules</h2>
- * A node belongs to one wheel, and is touched only on that wheel's owner thread: scheduling,
- * cancelling, {@link #isPending()}; {@link #expire()} runs there too. Its fields are plain (not
- * volatile): code on other threads uses {@link WheelScheduler#newTimeout}, whose
- * {@link WheelTimeout} hands itself to the owner thread. Handing a node pending in one wheel to
- * another wheel is not detected (the node keeps no reference to its wheel, to stay small) and
- * corrupts both: cancel it first.
- *
- * <p>Memory: 36 bytes with compressed references (header, two links, two longs), plus the
- * subclass's own fields; 40 bytes with one reference to its owner.
+ * <p>Thread rules: a node belongs to one wheel and is touched only on its owner thread; its fields
+ * are plain. Other threads use {@link WheelScheduler#newTimeout}. Handing a pending node to another
+ * wheel is not detected and corrupts both: cancel it first.
  */
 public abstract class TimerNode {
 
@@ -51,16 +33,16 @@ public abstract class TimerNode {
     }
 
     /**
-     * Runs on the wheel's owner thread when the deadline has come, once per arming. The node is no
-     * longer pending when this runs. An exception is logged and counted, and the wheel goes on.
+     * Runs on the owner thread once per arming, when the deadline has come; the node is no longer
+     * pending.
      *
      * @throws Exception anything: the wheel logs it, counts it as failed and goes on
      */
     protected abstract void expire() throws Exception;
 
     /**
-     * Returns the wheel's count of schedulings when this node was last armed: its place among
-     * equal deadlines, compared by difference. Owner thread (a racy read elsewhere).
+     * Returns the node's place among equal deadlines (the wheel's count of schedulings when it
+     * was last armed), compared by difference. Owner thread.
      *
      * @return the node's scheduling order
      */
@@ -69,8 +51,7 @@ public abstract class TimerNode {
     }
 
     /**
-     * Returns whether the node is armed: scheduled, and neither expired nor cancelled since.
-     * Owner thread.
+     * Returns whether the node is armed and has neither expired nor been cancelled. Owner thread.
      *
      * @return whether the node is pending in a wheel
      */

@@ -8,62 +8,33 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A hierarchical timing wheel of {@link TimerNode}s. Like Agrona's {@code DeadlineTimerWheel} it
- * keeps no clock and knows nothing of what drives it: every deadline and every {@link #poll} takes
- * a reading of the caller's clock, and {@link #nextDeadlineNanos()} tells the caller when to poll
- * next. The drivers ({@link ExecutorDrivenWheel}, {@link WheelTimer}) read their clock and pass
- * the readings in; use this class directly only when your own code owns a thread and a clock.
+ * A hierarchical timing wheel of {@link TimerNode}s that, like Agrona's {@code DeadlineTimerWheel},
+ * keeps no clock: deadlines and {@link #poll} take readings of the caller's clock. For code that
+ * owns a thread and a clock; otherwise use {@link ExecutorDrivenWheel} or {@link WheelTimer}.
+ * Arm, re-arm and cancel are O(1) and allocate nothing. A poll fires exactly the nodes due at its
+ * reading, never early, by deadline then scheduling order (a re-arm is a new scheduling); readings
+ * are compared by difference, so the clock may start anywhere and wrap. A node that throws is
+ * logged and counted.
  *
- * <h2>Contract</h2>
- * <ul>
- *   <li>{@link #scheduleAt} (arm or re-arm) and {@link #cancel} are O(1) and allocate nothing: they
- *       write the node's own fields and its neighbours' links.</li>
- *   <li><b>Exact expiry:</b> {@code poll(now)} fires exactly the pending nodes whose deadline is at
- *       or before {@code now}: never one early, and no rounding to a tick. Deadlines and readings
- *       are compared by their difference, as {@link System#nanoTime()} asks: a clock may start
- *       anywhere and wrap.</li>
- *   <li><b>Order (Netty's):</b> by deadline, then in scheduling order (a re-arm counts as a new
- *       scheduling), in every poll, also when one poll catches up over a long pause.</li>
- *   <li><b>Bounded work:</b> {@link #poll(long, LongConsumer, int)} does at most {@code limit}
- *       units of work, a unit being a node fired or a node moved between slots; what it leaves
- *       stays due (then {@link #nextDeadlineNanos()} is already passed) and the next polls go on in
- *       the same order. A timer that a callback arms at or before the latest deadline fired so far
- *       in this poll waits for the next poll, so callbacks cannot keep a poll busy.</li>
- *   <li><b>Reach:</b> any deadline within 2^62 ns (146 years) of the start; deadlines before the
- *       start are due at once.</li>
- *   <li><b>Failure isolation:</b> an {@link TimerNode#expire()} that throws is logged through SLF4J
- *       and counted in {@link #failedCount()}; the other nodes still fire.</li>
- * </ul>
+ * <p>How: level 0 has one slot per tick; each level above has 64 slots, each a turn of the level
+ * below. Slots are circular lists with a lower bound of their deadlines. A due upper slot is spliced
+ * in O(1) onto a list that polls move down, a bounded number at a time. Nodes fire only from the
+ * current tick's slot, sorted only if an append put it out of order. A re-arm to a later tick only
+ * rewrites the node; its old slot's walk moves it on.
  *
- * <h2>How it works</h2>
- * Time is cut into ticks of 2^k ns. Level 0 has one slot per tick for {@link #slots()} ticks; each
- * level above has 64 slots, each spanning a whole turn of the level below. A node goes to the
- * lowest level whose turn covers its delay, in the slot of its deadline. Each slot is a circular
- * list through the nodes, headed by a sentinel, and keeps a lower bound of the deadlines in it.
- * When an upper slot's bound comes due (or it could hold a node of the tick about to fire) its
- * list is spliced, in O(1), onto a list of nodes to move, which polls drain a bounded number at a
- * time into the slots their deadlines now belong in; nothing fires while it is not empty. Nodes
- * fire only from the current tick's level-0 slot, put in firing order when a poll first reaches
- * its tick. Moving a deadline later only writes the node's deadline and order: its slot comes due
- * no later than the old deadline, and the walk moves it on.
- *
- * <h2>Thread rules</h2>
- * Not thread-safe: one owner thread calls every method, and {@link TimerNode#expire()} runs on it,
- * inside {@link #poll}. The statistics getters may be read from other threads as racy snapshots.
+ * <p>Not thread-safe: one owner thread; the counts may be read elsewhere as racy snapshots.
  */
 public final class TimerWheel {
 
-    /** Longer delays saturate here: far beyond any real deadline, and no reading overflows. */
+    /** Longer delays saturate: no reading overflows. */
     static final long MAX_DELAY_NANOS = 1L << 62;
 
     private static final Logger log = LoggerFactory.getLogger(TimerWheel.class);
     private static final LongConsumer NO_LATENESS = lateness -> { };
     private static final int UPPER_SLOT_BITS = 6;
     private static final int UPPER_SLOTS = 1 << UPPER_SLOT_BITS;
-    /** The lower bound of an empty slot. */
     private static final long EMPTY = Long.MAX_VALUE;
 
-    /** The head of a slot's list; never fired. */
     private static final class Sentinel extends TimerNode {
         final int slot;
 
@@ -88,11 +59,11 @@ public final class TimerWheel {
     /** The level of a delay in ticks, by the index of its highest set bit. */
     private final byte[] levelOfBit;
     private final int slotCount;
-    /** Per slot, then the deferred list, then the list of nodes to move. */
+    /** Per slot, then the deferred list, then the moving list. */
     private final Sentinel[] heads;
     /** Nodes that callbacks made due during a poll (placed when it ends). */
     private final Sentinel deferred;
-    /** Nodes of spliced upper slots, waiting to be moved down; {@link #movingDue} bounds them. */
+    /** Nodes of spliced upper slots, to move down; {@link #movingDue} bounds their deadlines. */
     private final Sentinel moving;
     private long movingDue = EMPTY;
 
@@ -109,17 +80,13 @@ public final class TimerWheel {
     private int pending;
     /** The scheduling order the next armed node gets. */
     private long nextOrder;
-    /**
-     * Nanoseconds since the start: the last poll's reading, or, during a poll, the latest deadline
-     * fired so far if later. A node made due at or before it during a poll is deferred.
-     */
+    /** The last poll's reading, or during a poll the latest deadline fired; at or before it, defer. */
     private long position;
     /** The tick that placement counts from; it never goes back. */
     private long baseTick;
-    /** The level-0 slot of the current tick while its list is in firing order, or -1. */
-    private int sortedSlot = -1;
+    /** Per level-0 slot: set when an append may have broken firing order; only those are sorted. */
+    private final long[] unorderedZero;
     private boolean polling;
-    /** Work left in the running poll: nodes it may still fire or move. */
     private int budget;
     private long earliestDue;
     private int earliestUpper;
@@ -134,7 +101,7 @@ public final class TimerWheel {
     private int largestPoll;
 
     /**
-     * A wheel that starts at {@code startNanos}, a reading of the clock it will be polled with.
+     * A wheel that starts at {@code startNanos}.
      *
      * @param startNanos the clock's reading now: deadlines before it are due at once
      * @param tickNanos the span of one level-0 slot, a power of two nanoseconds
@@ -179,15 +146,12 @@ public final class TimerWheel {
         this.due = new long[slotCount];
         Arrays.fill(due, EMPTY);
         this.occupiedZero = new long[Math.max(1, slots >>> 6)];
+        this.unorderedZero = new long[occupiedZero.length];
         this.occupiedUpper = new long[levels];
     }
 
-    // ---------------------------------------------------------------- timers
-
     /**
-     * Arms {@code node} to expire at {@code deadlineNanos}, a reading of the clock the wheel is
-     * polled with; a pending node is moved there (re-armed) and counts as scheduled anew among
-     * equal deadlines. A deadline already passed fires at the next poll.
+     * Arms or re-arms {@code node}; a deadline already passed fires at the next poll.
      *
      * @param node the timer, not pending in another wheel
      * @param deadlineNanos its deadline
@@ -197,8 +161,14 @@ public final class TimerWheel {
         rescheduleAt(node, deadlineNanos);
     }
 
-    /** {@link #scheduleAt}, keeping the order of {@code node}'s last arming on this wheel. */
-    void rescheduleAt(TimerNode node, long deadlineNanos) {
+    /**
+     * As {@link #scheduleAt}, but {@code node} keeps its place among equal deadlines from its last
+     * arming on this wheel, as a Netty periodic task keeps its id.
+     *
+     * @param node the timer, not pending in another wheel
+     * @param deadlineNanos its deadline
+     */
+    public void rescheduleAt(TimerNode node, long deadlineNanos) {
         long deadline = relative(deadlineNanos);
         if (node.next == null) {
             node.deadline = deadline;
@@ -209,10 +179,11 @@ public final class TimerWheel {
         }
         long old = node.deadline;
         node.deadline = deadline;
-        // Lazy: the node's slot comes due no later than its old deadline, and the walk moves it
-        // on. Not for the current tick, whose slot is kept in firing order, nor during a poll for
-        // a node that may sit among the deferred ones (its deadline at or before the position).
-        if (deadline >= old && (old >>> tickShift) > baseTick && !(polling && old <= position)) {
+        // Lazy: the old slot comes due by the old deadline and its walk moves the node on. Only to a
+        // later tick (a slot's own-tick nodes stay in order); not for the current tick, nor for a
+        // node that may sit among the deferred ones.
+        long oldTick = old >>> tickShift;
+        if ((deadline >>> tickShift) > oldTick && oldTick > baseTick && !(polling && old <= position)) {
             return;
         }
         unlink(node);
@@ -223,8 +194,7 @@ public final class TimerWheel {
      * Disarms a pending node.
      *
      * @param node the timer, not pending in another wheel
-     * @return {@code true} if the node was pending and now will not expire; {@code false} if it
-     *     was not pending
+     * @return whether the node was pending
      */
     public boolean cancel(TimerNode node) {
         if (node.next == null) {
@@ -236,10 +206,8 @@ public final class TimerWheel {
         return true;
     }
 
-    // ---------------------------------------------------------------- driving
-
     /**
-     * Fires every node due at {@code nowNanos}: {@code poll(nowNanos, lateness -> { }, Integer.MAX_VALUE)}.
+     * Fires every node due at {@code nowNanos}.
      *
      * @param nowNanos the clock's reading
      * @return the number of nodes that fired
@@ -249,16 +217,12 @@ public final class TimerWheel {
     }
 
     /**
-     * Fires, on the calling thread, the pending nodes whose deadline is at or before
-     * {@code nowNanos}, in the order the class comment gives, doing at most {@code limit} units of
-     * work (nodes fired or moved between slots). What the limit leaves stays due: then
-     * {@link #nextDeadlineNanos()} is at or before {@code nowNanos}, and the next poll continues
-     * in the same order. Callbacks may arm, re-arm and cancel any node. A reading earlier than
-     * the previous poll's counts as that one.
+     * Fires the nodes due at {@code nowNanos}, doing at most {@code limit} units of work (nodes
+     * fired or moved between slots); what the limit leaves stays due, in order, for the next poll.
+     * A node a callback makes due waits for the next poll. Callbacks may arm, re-arm and cancel.
      *
      * @param nowNanos the clock's reading
-     * @param lateness told, before each node expires, how late it fires ({@code nowNanos} minus
-     *     the deadline, in ns)
+     * @param lateness told how late each node fires, in ns, before it expires
      * @param limit the most units of work, at least 1
      * @return the number of nodes that fired
      * @throws IllegalArgumentException if {@code limit} is below 1
@@ -292,7 +256,7 @@ public final class TimerWheel {
                     break;
                 }
                 if (budget == 0) {
-                    stopped = true; // the rest stays due, in order: the base tick stays on it
+                    stopped = true; // the base tick stays on the rest
                     break;
                 }
                 moveBase(earliestDue >>> tickShift);
@@ -300,7 +264,7 @@ public final class TimerWheel {
                 if (slot != currentSlot) {
                     splice(slot);
                 } else if (earliestUpper >= 0 && (earliestUpperDue >>> tickShift) <= baseTick) {
-                    // It may hold nodes of this tick: they must join the slot before any fires.
+                    // It may hold nodes of this tick: they join the slot before any fires.
                     splice(earliestUpper);
                 } else {
                     fired += fireCurrentTick(now, lateness);
@@ -323,11 +287,9 @@ public final class TimerWheel {
     }
 
     /**
-     * Returns the deadline of a pending node of this wheel, as a reading of the clock the wheel is
-     * polled with.
+     * {@return the deadline of a pending node}
      *
      * @param node a node pending in this wheel
-     * @return its deadline
      * @throws IllegalStateException if the node is not pending
      */
     public long deadlineNanos(TimerNode node) {
@@ -338,9 +300,8 @@ public final class TimerWheel {
     }
 
     /**
-     * Returns when to poll next: the earliest deadline among pending nodes, or a reading before it
-     * (never after; it can be early after a cancel or a re-arm to a later deadline, and the poll
-     * then finds nothing and this moves on). A reading already passed means poll now.
+     * Returns when to poll next: the earliest deadline, or earlier (after a cancel or a re-arm to a
+     * later deadline), never later. A reading already passed means poll now.
      *
      * @return a reading of the clock the wheel is polled with
      * @throws IllegalStateException if no node is pending, or if called from a callback
@@ -351,92 +312,54 @@ public final class TimerWheel {
         }
         earliestSlot();
         if (moving.next != moving) {
-            // A poll stopped with nodes still to move: poll again now.
             return originNanos + Math.min(earliestDue, Math.min(movingDue, position));
         }
         return originNanos + earliestDue;
     }
 
-    // ---------------------------------------------------------------- introspection
-
-    /**
-     * Returns the tick length in nanoseconds, a power of two.
-     *
-     * @return the tick
-     */
+    /** {@return the tick length in nanoseconds, a power of two} */
     public long tickNanos() {
         return 1L << tickShift;
     }
 
-    /**
-     * Returns the number of level-0 slots (one per tick), a power of two.
-     *
-     * @return the slots of level 0
-     */
+    /** {@return the number of level-0 slots (one per tick), a power of two} */
     public int slots() {
         return levelZeroSlots;
     }
 
-    /**
-     * Returns the number of nodes armed and neither fired nor cancelled.
-     *
-     * @return the pending nodes
-     */
+    /** {@return the number of nodes armed and neither fired nor cancelled} */
     public int pendingTimers() {
         return pending;
     }
 
-    /**
-     * Returns how many nodes were armed while not pending (re-arms not counted).
-     *
-     * @return the schedulings
-     */
+    /** {@return how many nodes were armed while not pending (re-arms not counted)} */
     public long scheduledCount() {
         return scheduledCount;
     }
 
-    /**
-     * Returns how many pending nodes were cancelled.
-     *
-     * @return the cancellations
-     */
+    /** {@return how many pending nodes were cancelled} */
     public long cancelledCount() {
         return cancelledCount;
     }
 
-    /**
-     * Returns how many nodes fired.
-     *
-     * @return the expiries
-     */
+    /** {@return how many nodes fired} */
     public long expiredCount() {
         return expiredCount;
     }
 
-    /**
-     * Returns how many {@link TimerNode#expire()} calls threw.
-     *
-     * @return the failures
-     */
+    /** {@return how many {@link TimerNode#expire()} calls threw} */
     public long failedCount() {
         return failedCount;
     }
 
     /**
-     * Returns how many times a node was moved between slots (down a level, or out of a slot it
-     * left by a re-arm to a later deadline).
-     *
-     * @return the moves
+     * {@return how many times a node was moved between slots (down a level, or after a re-arm)}
      */
     public long movedCount() {
         return movedCount;
     }
 
-    /**
-     * Returns the most work one poll did so far: nodes fired plus nodes moved.
-     *
-     * @return the largest poll
-     */
+    /** {@return the most work one poll did so far: nodes fired plus nodes moved} */
     public int largestPoll() {
         return largestPoll;
     }
@@ -448,14 +371,13 @@ public final class TimerWheel {
     }
 
     /**
-     * Every non-empty list with its lower bound and its nodes (deadline#order, relative to the
-     * start); for test failures. Owner thread only.
+     * Every non-empty list and its nodes, for test failures. Owner thread only.
      *
      * @return the state, one line per list
      */
     public String dump() {
         StringBuilder out = new StringBuilder(toString()).append(": position ").append(position)
-                .append(", base tick ").append(baseTick).append(", sorted slot ").append(sortedSlot).append('\n');
+                .append(", base tick ").append(baseTick).append('\n');
         for (Sentinel head : heads) {
             if (head.next == head) {
                 continue;
@@ -467,7 +389,8 @@ public final class TimerWheel {
             } else {
                 int level = levelOf(head.slot);
                 out.append("  level ").append(level).append(" slot ").append(head.slot - levelBase[level])
-                        .append(" due ").append(due[head.slot]).append(':');
+                        .append(" due ").append(due[head.slot])
+                        .append(level == 0 && unordered(head.slot) ? " unordered:" : ":");
             }
             int shown = 0;
             for (TimerNode node = head.next; node != head && shown < 64; node = node.next, shown++) {
@@ -479,8 +402,7 @@ public final class TimerWheel {
     }
 
     /**
-     * Passes every pending node to {@code action}, which must not arm or cancel nodes of this
-     * wheel. Owner thread only.
+     * Passes every pending node to {@code action}, which must not arm or cancel. Owner thread only.
      *
      * @param action told each pending node
      */
@@ -493,7 +415,7 @@ public final class TimerWheel {
     }
 
     /**
-     * {@code nowNanos + delayNanos}, the delay saturated at 2^62 ns; negative delays mean now.
+     * {@code nowNanos + delayNanos}, the delay clamped to {@code [0, 2^62]} ns.
      *
      * @param nowNanos a clock reading
      * @param delayNanos a delay
@@ -503,8 +425,6 @@ public final class TimerWheel {
         return nowNanos + Math.min(Math.max(delayNanos, 0), MAX_DELAY_NANOS);
     }
 
-    // ---------------------------------------------------------------- placement
-
     private void placeOrDefer(TimerNode node, long deadline) {
         if (polling && deadline <= position) {
             appendTo(deferred, node);
@@ -513,7 +433,6 @@ public final class TimerWheel {
         }
     }
 
-    /** Links {@code node} into the slot its deadline belongs in, counted from the base tick. */
     private void place(TimerNode node, long deadline) {
         long tick = deadline >>> tickShift;
         long delta = tick - baseTick;
@@ -528,17 +447,8 @@ public final class TimerWheel {
         TimerNode last = head.prev;
         if (last == head) {
             markOccupied(slot);
-        } else if (slot == sortedSlot && firesBefore(node, last)) {
-            TimerNode first = head.next;
-            if (firesBefore(node, first)) {
-                node.next = first;
-                node.prev = head;
-                first.prev = node;
-                head.next = node;
-                due[slot] = Math.min(due[slot], deadline);
-                return;
-            }
-            sortedSlot = -1;
+        } else if (slot < levelZeroSlots && firesBefore(node, last)) {
+            unorderedZero[slot >>> 6] |= 1L << slot;
         }
         appendTo(head, node);
         if (deadline < due[slot]) {
@@ -546,13 +456,12 @@ public final class TimerWheel {
         }
     }
 
-    /** Whether {@code node} fires before {@code other}: earlier deadline, or scheduled earlier. */
     private static boolean firesBefore(TimerNode node, TimerNode other) {
         return node.deadline < other.deadline
                 || node.deadline == other.deadline && node.order - other.order < 0;
     }
 
-    /** Links {@code node} at the tail of {@code head}'s list; no slot bookkeeping. */
+    /** No slot bookkeeping. */
     private static void appendTo(TimerNode head, TimerNode node) {
         TimerNode last = head.prev;
         last.next = node;
@@ -594,6 +503,7 @@ public final class TimerWheel {
         due[slot] = EMPTY;
         if (slot < levelZeroSlots) {
             int word = slot >>> 6;
+            unorderedZero[word] &= ~(1L << slot);
             if ((occupiedZero[word] &= ~(1L << slot)) == 0 && (occupiedZeroWords &= ~(1L << word)) == 0) {
                 occupiedLevels &= ~1;
             }
@@ -605,24 +515,24 @@ public final class TimerWheel {
         }
     }
 
+    private boolean unordered(int slot) {
+        return (unorderedZero[slot >>> 6] & (1L << slot)) != 0;
+    }
+
     private int levelOf(int slot) {
         return slot < levelZeroSlots ? 0 : 1 + ((slot - levelZeroSlots) >>> UPPER_SLOT_BITS);
     }
 
-    // ---------------------------------------------------------------- expiry
-
     private void moveBase(long tick) {
         if (tick > baseTick) {
             baseTick = tick;
-            sortedSlot = -1;
         }
     }
 
     /**
-     * Returns the occupied slot with the smallest lower bound (left in {@link #earliestDue}), or
-     * -1; leaves the same for the levels above 0 in {@link #earliestUpper}. Per level only two
-     * slots can hold it: the slot of the base tick (its own span, or one turn later) and the next
-     * occupied one after it, since every node of a level lies within one turn of the base tick.
+     * Returns the occupied slot with the smallest lower bound, or -1 (also for the upper levels, in
+     * {@link #earliestUpper}). Per level only the base tick's slot and the next occupied one can
+     * hold it: every node of a level lies within one turn of the base tick.
      */
     private int earliestSlot() {
         int best = -1;
@@ -643,7 +553,8 @@ public final class TimerWheel {
                 currentOccupied = (bits & (1L << current)) != 0;
                 long others = bits & ~(1L << current);
                 next = others == 0 ? -1
-                        : (current + 1 + Long.numberOfTrailingZeros(Long.rotateRight(others, current + 1))) & (UPPER_SLOTS - 1);
+                        : (current + 1 + Long.numberOfTrailingZeros(Long.rotateRight(others, current + 1)))
+                                & (UPPER_SLOTS - 1);
             }
             int levelBest = -1;
             long levelDue = EMPTY;
@@ -670,7 +581,7 @@ public final class TimerWheel {
         return best;
     }
 
-    /** Returns the first occupied level-0 slot after {@code slot}, wrapping around, not {@code slot} itself; or -1. */
+    /** Returns the next occupied level-0 slot after {@code slot}, wrapping around, or -1. */
     private int nextOccupiedZero(int slot) {
         int word = slot >>> 6;
         long bits = occupiedZero[word] & (-2L << slot);
@@ -687,7 +598,6 @@ public final class TimerWheel {
         return bits == 0 ? -1 : (word << 6) | Long.numberOfTrailingZeros(bits);
     }
 
-    /** Moves the whole list of {@code slot} onto the list of nodes to move, in O(1). */
     private void splice(int slot) {
         Sentinel head = heads[slot];
         movingDue = moving.next == moving ? due[slot] : Math.min(movingDue, due[slot]);
@@ -703,7 +613,6 @@ public final class TimerWheel {
         markEmpty(slot);
     }
 
-    /** Moves nodes of the moving list to their slots, as many as the budget allows. */
     private void moveSome() {
         TimerNode node;
         while (budget > 0 && (node = moving.next) != moving) {
@@ -717,23 +626,28 @@ public final class TimerWheel {
     }
 
     /**
-     * Fires, in firing order, the nodes of the current tick's slot due by {@code now}, within the
-     * budget. Stops early when a callback places a node out of order in the slot (the caller's
-     * loop comes back and sorts it again).
+     * Fires the current tick's due nodes within the budget. Stops when a callback puts the slot out
+     * of order (the caller's loop sorts it again).
      */
     private int fireCurrentTick(long now, LongConsumer lateness) {
         int slot = (int) baseTick & (levelZeroSlots - 1);
         sortCurrentSlot();
         Sentinel head = heads[slot];
         int fired = 0;
-        while (sortedSlot == slot && budget > 0) {
+        while (budget > 0 && !unordered(slot)) {
             TimerNode node = head.next;
             if (node == head) {
                 break;
             }
             long deadline = node.deadline;
+            if ((deadline >>> tickShift) > baseTick) {
+                unlink(node);
+                place(node, deadline);
+                movedCount++;
+                budget--;
+                continue;
+            }
             if (deadline > now) {
-                // In order from here on: this is the earliest.
                 due[slot] = deadline;
                 break;
             }
@@ -764,22 +678,17 @@ public final class TimerWheel {
         }
     }
 
-    /**
-     * Puts the current tick's slot in firing order (deadline, then scheduling order), moving out
-     * the nodes re-armed later while the slot was still ahead, so that polls inside this tick walk
-     * only what they fire.
-     */
+    /** Sorts the current tick's slot, moving out nodes re-armed to a later tick. */
     private void sortCurrentSlot() {
         int slot = (int) baseTick & (levelZeroSlots - 1);
         Sentinel head = heads[slot];
-        if (slot == sortedSlot || head.next == head) {
+        if (!unordered(slot)) {
             return;
         }
         int count = 0;
         for (TimerNode node = head.next, next; node != head; node = next) {
             next = node.next;
             if ((node.deadline >>> tickShift) > baseTick) {
-                // Re-armed later while its slot was still ahead: not this tick's, so out it goes.
                 unlink(node);
                 place(node, node.deadline);
                 movedCount++;
@@ -796,6 +705,7 @@ public final class TimerWheel {
         if (count == 0) {
             return;
         }
+        unorderedZero[slot >>> 6] &= ~(1L << slot);
         heapSort(sortNodes, count);
         TimerNode prev = head;
         for (int i = 0; i < count; i++) {
@@ -808,10 +718,9 @@ public final class TimerWheel {
         prev.next = head;
         head.prev = prev;
         due[slot] = head.next.deadline;
-        sortedSlot = slot;
     }
 
-    /** Sorts {@code nodes[0..count)} by firing order, in place and without allocating. */
+    /** In place, without allocating. */
     private static void heapSort(TimerNode[] nodes, int count) {
         for (int i = count / 2 - 1; i >= 0; i--) {
             siftDown(nodes, i, count);

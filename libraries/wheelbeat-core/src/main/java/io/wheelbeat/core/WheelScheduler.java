@@ -3,23 +3,15 @@ package io.wheelbeat.core;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
- * Schedules one-shot tasks on a timing wheel from any thread.
- *
- * <p>Implemented by {@link WheelTimer} (a wheel with its own thread) and by
- * {@link ExecutorDrivenWheel} (a wheel that an existing single-threaded executor drives). Each
- * call allocates one handle; for allocation-free timers on the owner thread hold a
- * {@link TimerNode} and arm it with {@link ExecutorDrivenWheel#schedule(TimerNode, long)}.
- *
- * <p>Thread-safe.
+ * Schedules one-shot tasks on a timing wheel from any thread: {@link WheelTimer} or
+ * {@link ExecutorDrivenWheel}. Each call allocates a handle; on the owner thread a
+ * {@link TimerNode} allocates nothing. Thread-safe.
  */
 public interface WheelScheduler {
 
     /**
-     * Schedules {@code task} to run once after {@code delayNanos}. Zero and negative delays run as
-     * soon as the scheduler's thread gets to it; delays beyond 2^62 ns (146 years) saturate. O(1)
-     * from any thread: other threads hand the timeout to the owner thread through a lock-free
-     * queue. The delay is a plain {@code long}, as in every per-timer call of wheelbeat (settings
-     * take a {@code Duration}); Netty's {@code (delay, unit)} shape is {@code NettyWheelTimer}'s.
+     * Schedules {@code task} to run once after {@code delayNanos}; O(1) from any thread. Delays of
+     * zero or less run as soon as the owner thread gets to it; delays beyond 2^62 ns saturate.
      *
      * @param task what runs when the timeout expires
      * @param delayNanos nanoseconds from now
@@ -31,17 +23,11 @@ public interface WheelScheduler {
     WheelTimeout newTimeout(WheelTimerTask task, long delayNanos);
 
     /**
-     * Returns the number of timers pending, counting those handed over and not yet placed. Read
-     * from a thread other than the owner it is a snapshot.
-     *
-     * @return the number of pending timers
+     * {@return the number of pending timers, counting those handed over and not yet placed; a
+     * snapshot off the owner thread}
      */
     int pendingTimers();
 
-    /**
-     * Returns the clock that deadlines are read against.
-     *
-     * @return the scheduler's clock
-     */
+    /** {@return the clock deadlines are read against} */
     Ticker ticker();
 }

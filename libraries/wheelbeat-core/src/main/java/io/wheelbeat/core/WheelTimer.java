@@ -1,5 +1,9 @@
 package io.wheelbeat.core;
 
+import io.wheelbeat.core.internal.HandoverScheduler;
+import io.wheelbeat.core.internal.TimeoutHandle;
+import io.wheelbeat.core.internal.WheelSettings;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.Objects;
@@ -13,37 +17,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A thread-safe timer on a hierarchical timing wheel, with a thread of its own: a drop-in for the role of
- * Netty's {@code HashedWheelTimer}.
- *
- * <p>Unlike {@code HashedWheelTimer}, the thread does not wake every tick: it sleeps until the
- * earliest pending deadline (or until another thread hands it a timeout), fires each timeout at
- * its exact deadline plus the thread's own wake-up lateness, and after a long pause it fires
- * every overdue timeout once, in deadline order. {@link #newTimeout} and
- * {@link WheelTimeout#cancel()} are O(1) from any thread; a cancelled timeout leaves the wheel
- * when the thread next wakes.
- *
- * <p>Tasks run on the timer's thread, one after another, unless a task executor is given; a slow
- * task then delays no other. A task that throws is logged and the timer goes on.
- *
- * <p>Each timer holds a thread until {@link #stop()}: one timer serves a whole application. When
- * more than {@value #MANY_TIMERS} timers run at once (as {@code HashedWheelTimer} past 64
- * instances), the one that crosses that number logs a warning through SLF4J.
- *
- * <p>Thread-safe. The thread starts when the timer is built and ends with {@link #stop()} or
- * {@link #close()} (try-with-resources).
+ * A timer on a timing wheel with a thread of its own, in the role of Netty's {@code HashedWheelTimer}.
+ * The thread sleeps until the earliest deadline (not every tick); after a pause it fires every
+ * overdue timeout once, in deadline order. Tasks run on the timer's thread unless a task executor
+ * is given; a task that throws is logged. One timer serves an application: more than
+ * {@value #MANY_TIMERS} running log a warning. Thread-safe; the thread runs from
+ * {@link Builder#build()} to {@link #stop()}.
  */
 public final class WheelTimer implements WheelScheduler, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(WheelTimer.class);
     private static final AtomicInteger THREAD_NUMBER = new AtomicInteger();
-    /** Running timers past which the next one warns: a thread each is a leak, not a design. */
+    /** Running timers past which the next one warns. */
     static final int MANY_TIMERS = 64;
     /** Timers whose thread is running (built and not yet stopped). */
     private static final AtomicInteger RUNNING = new AtomicInteger();
 
     private final Executor taskExecutor;
-    /** The engine, the clock, the limit, the statistics and the hand-over, shared with {@link ExecutorDrivenWheel}. */
     final HandoverScheduler timers;
     private final Thread worker;
     private volatile boolean stopping;
@@ -62,18 +52,13 @@ public final class WheelTimer implements WheelScheduler, AutoCloseable {
         }
     }
 
-    /**
-     * Returns a builder: the wheel's defaults, tasks run on the timer's thread.
-     *
-     * @return a new builder
-     */
+    /** {@return a builder: the wheel's defaults, tasks run on the timer's thread} */
     public static Builder builder() {
         return new Builder();
     }
 
     /**
-     * Stops the timer thread and returns the timeouts that never fired (neither expired nor
-     * cancelled). They stay unfired: none of their tasks will run. Later calls return an empty set.
+     * Stops the timer thread; the timeouts that never fired will not run.
      *
      * @return the timeouts that never fired, an unmodifiable set (empty on later calls)
      * @throws IllegalStateException if called from a task this timer runs on its own thread
@@ -117,39 +102,23 @@ public final class WheelTimer implements WheelScheduler, AutoCloseable {
         return timers.ticker;
     }
 
-    /**
-     * Timers scheduled so far. A racy snapshot: may be read from any thread, for metrics.
-     *
-     * @return the number of timers scheduled since the timer was built
-     */
+    /** {@return the timers scheduled so far; a racy snapshot from any thread} */
     public long scheduledCount() {
         return timers.scheduledCount();
     }
 
-    /**
-     * Pending timers cancelled so far. A racy snapshot, as {@link #scheduledCount()}.
-     *
-     * @return the number of pending timers cancelled since the timer was built
-     */
+    /** {@return the pending timers cancelled so far; a racy snapshot} */
     public long cancelledCount() {
         return timers.cancelledCount();
     }
 
-    /**
-     * Timers that fired so far. A racy snapshot, as {@link #scheduledCount()}.
-     *
-     * @return the number of timers fired since the timer was built
-     */
+    /** {@return the timers fired so far; a racy snapshot} */
     public long expiredCount() {
         return timers.expiredCount();
     }
 
     /**
-     * Timeout tasks that threw so far, on the timer's thread or on the task executor, each also
-     * logged (a task executor that throws when handed a task, other than by rejecting it, counts
-     * too). A racy snapshot, as {@link #scheduledCount()}.
-     *
-     * @return the number of tasks that threw since the timer was built
+     * {@return the tasks that threw so far (each logged), on the timer's thread or the task executor; a racy snapshot}
      */
     public long failedCount() {
         return timers.failedCount();
@@ -161,14 +130,12 @@ public final class WheelTimer implements WheelScheduler, AutoCloseable {
     }
 
     /**
-     * Wakes the timer's thread to read its ticker again. Only a ticker that jumps needs it
-     * (virtual time in tests: {@code VirtualTimers} in the test-jar); the system clock never does.
+     * Wakes the timer's thread to read its ticker again: for a ticker that jumps (virtual time).
      */
     void wakeToReadTheClock() {
         LockSupport.unpark(worker);
     }
 
-    /** What this timer does for {@link #timers}: its own thread owns the wheel. */
     private final class Driving implements HandoverScheduler.Driver {
 
         @Override
@@ -201,7 +168,6 @@ public final class WheelTimer implements WheelScheduler, AutoCloseable {
 
         @Override
         public void wakeBy(long deadlineNanos) {
-            // Only the timer's own thread places timers, and it computes its next wake after each round.
         }
 
         @Override
@@ -264,7 +230,7 @@ public final class WheelTimer implements WheelScheduler, AutoCloseable {
 
     /** Settings of a {@link WheelTimer}. Not thread-safe. */
     public static final class Builder {
-        private WheelSettings wheel = new WheelSettings();
+        private final WheelSettings wheel = new WheelSettings();
         private Executor taskExecutor;
         private ThreadFactory threadFactory = task -> {
             Thread thread = new Thread(task, "wheelbeat-timer-" + THREAD_NUMBER.incrementAndGet());
@@ -276,13 +242,52 @@ public final class WheelTimer implements WheelScheduler, AutoCloseable {
         }
 
         /**
-         * The wheel's settings: tick, slots, maximum pending timers, ticker.
+         * The tick, rounded up to a power of two nanoseconds; by default 2^20 ns. Timers fire at their
+         * exact deadline whatever the tick.
          *
-         * @param wheel the wheel's settings
+         * @param tick from 1 microsecond to 2^36 ns (68.7 s), before rounding
          * @return this builder
+         * @throws IllegalArgumentException if out of that range
          */
-        public Builder wheel(WheelSettings wheel) {
-            this.wheel = Objects.requireNonNull(wheel, "wheel");
+        public Builder tick(Duration tick) {
+            wheel.tick(tick);
+            return this;
+        }
+
+        /**
+         * The number of level-0 slots (one per tick), rounded up to a power of two; by default 4096.
+         *
+         * @param slots from 64 to 4096, before rounding
+         * @return this builder
+         * @throws IllegalArgumentException if out of that range
+         */
+        public Builder slots(int slots) {
+            wheel.slots(slots);
+            return this;
+        }
+
+        /**
+         * The most timers pending at once; by default no limit. {@link WheelTimer#newTimeout} beyond
+         * it throws {@link java.util.concurrent.RejectedExecutionException}.
+         *
+         * @param max at least 1
+         * @return this builder
+         * @throws IllegalArgumentException if {@code max} is below 1
+         */
+        public Builder maxPendingTimers(int max) {
+            wheel.maxPendingTimers(max);
+            return this;
+        }
+
+        /**
+         * The clock deadlines are read against; by default {@link Ticker#system()}.
+         *
+         * @param ticker the clock
+         * @return this builder
+         * @throws NullPointerException if {@code ticker} is null
+         */
+        public Builder ticker(Ticker ticker) {
+            wheel.ticker(ticker);
             return this;
         }
 

@@ -1,5 +1,6 @@
 package io.wheelbeat.core;
 
+import io.wheelbeat.core.internal.WheelSettings;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;

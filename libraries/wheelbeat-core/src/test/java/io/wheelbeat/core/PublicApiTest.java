@@ -1,5 +1,6 @@
 package io.wheelbeat.core;
 
+import io.wheelbeat.core.internal.WheelSettings;
 import org.junit.jupiter.api.Test;
 
 /**

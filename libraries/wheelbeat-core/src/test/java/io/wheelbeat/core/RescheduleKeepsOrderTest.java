@@ -2,6 +2,8 @@ package io.wheelbeat.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.wheelbeat.core.internal.ManualTicker;
+import io.wheelbeat.core.internal.WheelSettings;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

@@ -1,5 +1,6 @@
 package io.wheelbeat.core;
 
+import io.wheelbeat.core.internal.WheelSettings;
 import static io.wheelbeat.core.Allocations.steadyBytesAllocatedBy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,5 +1,8 @@
 package io.wheelbeat.core;
 
+import io.wheelbeat.core.internal.ManualTicker;
+import io.wheelbeat.core.internal.WheelSettings;
+import io.wheelbeat.core.internal.TimerWheelMetrics;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -69,7 +72,7 @@ class TimerWheelMetricsTest {
     @Test
     void failedTasksOfAWheelTimerAreCounted() throws InterruptedException {
         ManualTicker ticker = new ManualTicker();
-        WheelTimer timer = VirtualTimers.wheelTimer(ticker, WheelTimer.builder(), new WheelSettings());
+        WheelTimer timer = VirtualTimers.wheelTimer(ticker, WheelTimer.builder());
         try {
             SimpleMeterRegistry timerRegistry = new SimpleMeterRegistry();
             new TimerWheelMetrics(timer, Tags.of("wheel", "timer")).bindTo(timerRegistry);

@@ -192,6 +192,27 @@ class TimerWheelTest {
 
 
     @Test
+    void rescheduleLaterWithinAFutureTickFiresInDeadlineOrder() {
+        List<String> order = new ArrayList<>();
+        TimerNode a = at(wheel, () -> order.add("a"), in(3 * TICK + 10));
+        at(wheel, () -> order.add("b"), in(3 * TICK + 20));
+        assertTrue(rearm(a, in(3 * TICK + 30))); // same tick, later: must not stay ahead of b
+        assertEquals(2, pollAfter(4 * TICK));
+        assertEquals(List.of("b", "a"), order);
+    }
+
+    @Test
+    void anEarlierDeadlineAppendedToAFutureTickFiresFirst() {
+        List<String> order = new ArrayList<>();
+        at(wheel, () -> order.add("b"), in(3 * TICK + 20));
+        at(wheel, () -> order.add("c"), in(3 * TICK + 30));
+        at(wheel, () -> order.add("a"), in(3 * TICK + 5)); // breaks the slot's order: sorted at its tick
+        at(wheel, () -> order.add("d"), in(3 * TICK + 30)); // equal to c, scheduled later
+        assertEquals(4, pollAfter(4 * TICK));
+        assertEquals(List.of("a", "b", "c", "d"), order);
+    }
+
+    @Test
     void throwingCallbackIsCountedAndOthersStillFire() {
         at(wheel, () -> {
             throw new IllegalStateException("boom");

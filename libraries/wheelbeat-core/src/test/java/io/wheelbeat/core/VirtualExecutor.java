@@ -1,5 +1,7 @@
 package io.wheelbeat.core;
 
+import io.wheelbeat.core.internal.ManualTicker;
+import io.wheelbeat.core.internal.WheelExecutor;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,7 @@
 package io.wheelbeat.core;
 
+import io.wheelbeat.core.internal.ManualTicker;
+import io.wheelbeat.core.internal.WheelSettings;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -41,10 +43,10 @@ class WheelSettingsTest {
     @Test
     void aDriverCopiesTheSettingsWhenMade() {
         ManualTicker ticker = new ManualTicker(0);
-        WheelSettings settings = new WheelSettings().ticker(ticker).maxPendingTimers(1);
-        WheelTimer timer = WheelTimer.builder().wheel(settings).build();
+        WheelTimer.Builder builder = WheelTimer.builder().ticker(ticker).maxPendingTimers(1);
+        WheelTimer timer = builder.build();
         try {
-            settings.maxPendingTimers(5);
+            builder.maxPendingTimers(5);
             timer.newTimeout(t -> { }, 1_000_000_000L);
             assertThrows(java.util.concurrent.RejectedExecutionException.class,
                     () -> timer.newTimeout(t -> { }, 1_000_000_000L));

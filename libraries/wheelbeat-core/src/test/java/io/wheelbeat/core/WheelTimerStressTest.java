@@ -33,7 +33,7 @@ class WheelTimerStressTest {
     @Test
     void everyTimeoutFiresExactlyOnceOrIsCancelledNeverBothNeverNeither() throws Exception {
         WheelTimer timer = WheelTimer.builder()
-                .wheel(new WheelSettings().tick(Duration.of(100, java.time.temporal.ChronoUnit.MICROS)).slots(1024))
+                .tick(Duration.of(100, java.time.temporal.ChronoUnit.MICROS)).slots(1024)
                 .build();
         List<Tracked> all = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();

@@ -1,5 +1,6 @@
 package io.wheelbeat.core;
 
+import io.wheelbeat.core.internal.ManualTicker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -31,7 +32,7 @@ class WheelTimerTest {
     private static final long WAIT_SECONDS = 30;
 
     private final ManualTicker ticker = new ManualTicker();
-    private WheelTimer timer = VirtualTimers.wheelTimer(ticker, WheelTimer.builder(), new WheelSettings());
+    private WheelTimer timer = VirtualTimers.wheelTimer(ticker, WheelTimer.builder());
 
     @AfterEach
     void stopTimer() {
@@ -150,7 +151,7 @@ class WheelTimerTest {
         timer.stop();
         ExecutorService executor = Executors.newSingleThreadExecutor(r -> new Thread(r, "task-executor"));
         try {
-            timer = VirtualTimers.wheelTimer(ticker, WheelTimer.builder().taskExecutor(executor), new WheelSettings());
+            timer = VirtualTimers.wheelTimer(ticker, WheelTimer.builder().taskExecutor(executor));
             AtomicReference<String> thread = new AtomicReference<>();
             CountDownLatch ran = new CountDownLatch(1);
             timer.newTimeout(t -> {
@@ -214,7 +215,7 @@ class WheelTimerTest {
     @Test
     void schedulingBeyondTheMaximumIsRejectedAndKeepsThePendingOnes() {
         timer.stop();
-        timer = VirtualTimers.wheelTimer(ticker, WheelTimer.builder(), new WheelSettings().maxPendingTimers(2));
+        timer = VirtualTimers.wheelTimer(ticker, WheelTimer.builder().maxPendingTimers(2));
         WheelTimeout a = timer.newTimeout(t -> { }, TimeUnit.HOURS.toNanos(1));
         WheelTimeout b = timer.newTimeout(t -> { }, TimeUnit.HOURS.toNanos(1));
         RejectedExecutionException e = assertThrows(RejectedExecutionException.class,

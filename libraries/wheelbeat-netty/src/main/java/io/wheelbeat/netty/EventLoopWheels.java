@@ -2,8 +2,9 @@ package io.wheelbeat.netty;
 
 import io.netty.util.concurrent.EventExecutor;
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.WheelExecutor;
-import io.wheelbeat.core.WheelSettings;
+import io.wheelbeat.core.internal.Drivers;
+import io.wheelbeat.core.internal.WheelExecutor;
+import io.wheelbeat.core.internal.WheelSettings;
 import io.wheelbeat.netty.internal.LoopClocks;
 import io.wheelbeat.netty.loop.LoopWheelOwner;
 import java.lang.ref.WeakReference;
@@ -57,7 +58,8 @@ public final class EventLoopWheels {
      *
      * @param tick the tick before rounding
      * @param slots the number of slots before rounding
-     * @throws IllegalArgumentException as {@link WheelSettings#tick} and {@link WheelSettings#slots}
+     * @throws IllegalArgumentException if {@code tick} is outside 1 us to 2^36 ns or {@code slots} outside
+     *     64 to 4096
      */
     public EventLoopWheels(Duration tick, int slots) {
         // Validates now, so that a bad setting fails here and not on some channel's first timer.
@@ -98,7 +100,7 @@ public final class EventLoopWheels {
                 if (wheel != null) {
                     return wheel;
                 }
-                wheel = new ExecutorDrivenWheel(new LoopExecutor(loop),
+                wheel = Drivers.executorDriven(new LoopExecutor(loop),
                         new WheelSettings().tick(tick).slots(slots).ticker(LoopClocks.of(loop)));
                 wheels.put(loop, wheel);
             }

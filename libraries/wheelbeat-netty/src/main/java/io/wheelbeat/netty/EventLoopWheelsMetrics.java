@@ -3,13 +3,13 @@ package io.wheelbeat.netty;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
-import io.wheelbeat.core.TimerWheelMetrics;
+import io.wheelbeat.core.internal.TimerWheelMetrics;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Binds the {@link TimerWheelMetrics} of every wheel that an {@link EventLoopWheels} creates from
- * now on, each tagged {@code wheel} = {@code loop-0}, {@code loop-1}, ... in creation order:
+ * Binds the timer meters ({@code wheelbeat.timer.*}) of every wheel that an {@link EventLoopWheels}
+ * creates from now on, each tagged {@code wheel} = {@code loop-0}, {@code loop-1}, ... in creation order:
  * <pre>{@code
  * new EventLoopWheelsMetrics(EventLoopWheels.shared()).bindTo(registry);
  * }</pre>

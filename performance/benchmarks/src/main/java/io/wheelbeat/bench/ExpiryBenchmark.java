@@ -1,5 +1,6 @@
 package io.wheelbeat.bench;
 
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -22,6 +23,10 @@ import org.openjdk.jmh.annotations.TearDown;
  * Threaded contenders run in real time: the caller schedules, then parks until their thread has
  * fired everything, so their score includes the spread itself (a floor of spreadTicks x 1.05 ms /
  * {@value #TIMERS}); compare them by {@link ThreadCpuProfiler}'s caller plus worker CPU instead.
+ *
+ * <p>{@code deadlines}: {@code aligned} puts every deadline on a tick boundary, so a tick's timers
+ * share one deadline and arrive in scheduling order; {@code jittered} adds a random offset within
+ * the tick, so an exact-order wheel must sort each tick while a per-tick wheel (Agrona) need not.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -36,6 +41,9 @@ public class ExpiryBenchmark {
     @Param({"64", "4096"})
     public int spreadTicks;
 
+    @Param({"aligned"})
+    public String deadlines;
+
     private TimerAdapter timers;
     private long[] delays;
 
@@ -44,9 +52,16 @@ public class ExpiryBenchmark {
         Contender which = Contender.of(contender);
         timers = which.create(TIMERS, !which.threaded);
         int[] order = Workloads.randomOrder(TIMERS);
+        boolean jittered = switch (deadlines) {
+            case "aligned" -> false;
+            case "jittered" -> true;
+            default -> throw new IllegalArgumentException("deadlines: aligned or jittered, not " + deadlines);
+        };
+        SplittableRandom random = new SplittableRandom(Workloads.SEED);
         delays = new long[TIMERS];
         for (int i = 0; i < TIMERS; i++) {
-            delays[i] = (1 + order[i] % spreadTicks) * TimerAdapter.TICK_NANOS;
+            long offset = jittered ? random.nextLong(TimerAdapter.TICK_NANOS) : 0;
+            delays[i] = (1 + order[i] % spreadTicks) * TimerAdapter.TICK_NANOS + offset;
         }
     }
 

@@ -3,7 +3,7 @@ package io.wheelbeat.bench;
 import io.wheelbeat.core.Ticker;
 import io.wheelbeat.core.TimerNode;
 import io.wheelbeat.core.TimerWheel;
-import io.wheelbeat.core.WheelSettings;
+import io.wheelbeat.core.internal.WheelSettings;
 
 /**
  * Ours on the owner thread: {@link TimerWheel} with one {@link TimerNode} per timer index (made

@@ -1,7 +1,7 @@
 package io.wheelbeat.bench;
 
 import io.wheelbeat.core.TimerNode;
-import io.wheelbeat.core.WheelSettings;
+import io.wheelbeat.core.internal.WheelSettings;
 import io.wheelbeat.core.TimerWheel;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;

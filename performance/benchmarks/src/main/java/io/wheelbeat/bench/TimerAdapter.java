@@ -1,6 +1,6 @@
 package io.wheelbeat.bench;
 
-import io.wheelbeat.core.ManualTicker;
+import io.wheelbeat.core.internal.ManualTicker;
 import io.wheelbeat.core.Ticker;
 import java.util.concurrent.atomic.AtomicLong;
 

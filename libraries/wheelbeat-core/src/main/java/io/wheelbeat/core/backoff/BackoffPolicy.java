@@ -6,36 +6,19 @@ import java.util.Objects;
 import java.util.random.RandomGenerator;
 
 /**
- * How long to wait before retrying after a run of failures: exponential growth up to a cap, an
- * optional jitter, and an optional limit on the number of attempts.
- *
- * <h2>Delays</h2>
- * After {@code failures} consecutive failed attempts (1 for the first retry), the exponential
- * ceiling is {@code c = min(max, initial x multiplier^(failures - 1))}, rounded to the nanosecond.
- * The jitter then picks the delay, with {@code u} one draw of
- * {@link RandomGenerator#nextDouble()} in {@code [0, 1)}. The first four are the definitions of
- * the AWS Architecture Blog article "Exponential Backoff And Jitter"; the fifth is gRPC's:
+ * Retry delays: exponential growth up to a cap, optional jitter and limit on attempts. The ceiling
+ * is {@code c = min(max, initial x multiplier^(failures - 1))}; with {@code u} one
+ * {@link RandomGenerator#nextDouble()} draw, the delay is:
  * <ul>
  *   <li><b>none</b>: {@code c};</li>
- *   <li><b>full</b>: {@code u x c}, in {@code [0, c]};</li>
- *   <li><b>equal</b>: {@code c/2 + u x c/2}, in {@code [c/2, c]};</li>
- *   <li><b>decorrelated</b>: {@code min(max, initial + u x (p x multiplier - initial))} where
- *       {@code p} is the previous delay, or {@code initial} before the first; it ignores
- *       {@code failures}. The article uses a multiplier of 3.</li>
- *   <li><b>proportional</b> ({@code +/-f}): {@code c x (1 + f x (2u - 1))}, in
- *       {@code [c(1-f), c(1+f)]}; the cap applies before the jitter, as gRPC's connection backoff
- *       specifies, so a delay may exceed {@code max} by up to {@code f x max}.</li>
+ *   <li><b>full</b>: {@code u x c};</li>
+ *   <li><b>equal</b>: {@code c/2 + u x c/2};</li>
+ *   <li><b>decorrelated</b>: {@code min(max, initial + u x (p x multiplier - initial))}, {@code p}
+ *       the previous delay or {@code initial};</li>
+ *   <li><b>proportional</b> ({@code +/-f}): {@code c x (1 + f x (2u - 1))}, capped before the
+ *       jitter as gRPC specifies, so up to {@code f x max} above {@code max}.</li>
  * </ul>
- * Bounds are closed because delays are rounded to the nanosecond. A jittered delay draws exactly one {@code nextDouble()}; an unjittered one draws nothing. So
- * {@link #delayNanos} is a pure function of its arguments and the random source's state, and a
- * seeded source gives a reproducible sequence.
- *
- * <h2>Attempts</h2>
- * {@link #maxAttempts()} counts every attempt of a run, the first one included: with
- * {@code maxAttempts(3)}, an attempt and two retries. {@link #FOREVER} (the default) never gives
- * up. {@link BackoffSchedule} tracks a run for one connection.
- *
- * <p>Immutable and thread-safe; the random source passed in is used on the calling thread only.
+ * Immutable and thread-safe.
  */
 public final class BackoffPolicy {
 
@@ -66,23 +49,21 @@ public final class BackoffPolicy {
     }
 
     /**
-     * Starts a policy whose delays grow from {@code initial} up to {@code max}; by default with a
-     * multiplier of 2, no jitter, and no limit on attempts.
+     * Starts a policy; by default multiplier 2, no jitter, no limit on attempts.
      *
      * @param initial the delay of the first retry
      * @param max the cap on every delay
      * @return a builder to finish the policy
      * @throws NullPointerException if an argument is null
      * @throws IllegalArgumentException if {@code initial} is not positive, {@code max} is less
-     *     than {@code initial}, or either exceeds {@code Long.MAX_VALUE} nanoseconds (292 years)
+     *     than {@code initial}, or either overflows a long of nanoseconds
      */
     public static Builder exponential(Duration initial, Duration max) {
         return new Builder(ConfigChecks.positiveNanos("initial", initial), ConfigChecks.positiveNanos("max", max));
     }
 
     /**
-     * gRPC's documented connection backoff: initial 1 s, multiplier 1.6, jitter +/-0.2 (the
-     * proportional jitter), max 120 s, retrying forever.
+     * gRPC's connection backoff: 1 s, x1.6, jitter +/-0.2, up to 120 s, forever.
      *
      * @return the policy
      */
@@ -91,14 +72,11 @@ public final class BackoffPolicy {
     }
 
     /**
-     * Returns the delay before the next attempt after {@code failures} consecutive failed
-     * attempts.
+     * {@return the delay before the next attempt in nanoseconds, never negative}
      *
      * @param failures consecutive failed attempts so far, at least 1
-     * @param previousDelayNanos the delay this method returned for the previous retry of the
-     *     run, or 0 before the first retry; only the decorrelated jitter reads it
-     * @param random the source of the jitter; one {@code nextDouble()} is drawn when jittered
-     * @return the delay in nanoseconds, never negative
+     * @param previousDelayNanos the previous delay of the run, or 0; for the decorrelated jitter
+     * @param random the source of the jitter
      * @throws IllegalArgumentException if {@code failures < 1} or {@code previousDelayNanos < 0}
      * @throws NullPointerException if {@code random} is null
      */
@@ -124,62 +102,43 @@ public final class BackoffPolicy {
                 return Math.min(maxNanos, Math.round(initialNanos + random.nextDouble() * (upper - initialNanos)));
             }
             case PROPORTIONAL:
-                // Math.round saturates at Long.MAX_VALUE, so a huge cap cannot overflow.
+                // Math.round saturates: no overflow.
                 return Math.round(ceilingNanos(failures) * (1 + jitterFraction * (2 * random.nextDouble() - 1)));
             default:
                 throw new AssertionError(jitter);
         }
     }
 
-    /** The exponential ceiling {@code min(max, initial x multiplier^(failures - 1))}. */
     private long ceilingNanos(int failures) {
         double ceiling = initialNanos * Math.pow(multiplier, failures - 1);
         return ceiling >= maxNanos ? maxNanos : Math.round(ceiling);
     }
 
     /**
-     * Returns whether a run that has had {@code failures} consecutive failed attempts may make
-     * another attempt: {@code failures < maxAttempts()}.
+     * {@return whether another attempt is allowed: {@code failures < maxAttempts()}}
      *
      * @param failures consecutive failed attempts so far
-     * @return whether another attempt is allowed
      */
     public boolean retryAllowed(int failures) {
         return failures < maxAttempts;
     }
 
-    /**
-     * Returns the most attempts a run makes, the first included, or {@link #FOREVER}.
-     *
-     * @return the most attempts, or {@link #FOREVER}
-     */
+    /** {@return the most attempts a run makes, the first included, or {@link #FOREVER}} */
     public int maxAttempts() {
         return maxAttempts;
     }
 
-    /**
-     * Returns the delay of the first retry before jitter.
-     *
-     * @return the initial delay
-     */
+    /** {@return the delay of the first retry before jitter} */
     public Duration initialDelay() {
         return Duration.ofNanos(initialNanos);
     }
 
-    /**
-     * Returns the cap on the delay before jitter.
-     *
-     * @return the maximum delay
-     */
+    /** {@return the cap on the delay before jitter} */
     public Duration maxDelay() {
         return Duration.ofNanos(maxNanos);
     }
 
-    /**
-     * Returns the factor by which the delay grows per failure.
-     *
-     * @return the multiplier, 1 or more
-     */
+    /** {@return the factor by which the delay grows per failure, 1 or more} */
     public double multiplier() {
         return multiplier;
     }
@@ -232,7 +191,7 @@ public final class BackoffPolicy {
         }
 
         /**
-         * No jitter (the default): every client waits exactly the ceiling.
+         * No jitter (the default).
          *
          * @return this builder
          */
@@ -241,7 +200,7 @@ public final class BackoffPolicy {
         }
 
         /**
-         * AWS "full jitter": uniform between zero and the ceiling.
+         * Full jitter: uniform in {@code [0, c]}.
          *
          * @return this builder
          */
@@ -250,7 +209,7 @@ public final class BackoffPolicy {
         }
 
         /**
-         * AWS "equal jitter": half the ceiling plus uniform between zero and the other half.
+         * Equal jitter: {@code c/2} plus uniform in {@code [0, c/2]}.
          *
          * @return this builder
          */
@@ -259,8 +218,7 @@ public final class BackoffPolicy {
         }
 
         /**
-         * AWS "decorrelated jitter": uniform between the initial delay and the previous delay
-         * times the multiplier, capped.
+         * Decorrelated jitter (see the class comment).
          *
          * @return this builder
          */
@@ -269,8 +227,7 @@ public final class BackoffPolicy {
         }
 
         /**
-         * gRPC's jitter: the ceiling times a uniform factor between {@code 1 - fraction} and
-         * {@code 1 + fraction}.
+         * gRPC's jitter: the ceiling times a uniform factor in {@code 1 +/- fraction}.
          *
          * @param fraction the spread either side of the ceiling, in [0, 1]
          * @return this builder
@@ -290,7 +247,7 @@ public final class BackoffPolicy {
         }
 
         /**
-         * Gives up after {@code attempts} attempts in a run, the first one included.
+         * Gives up after {@code attempts} attempts in a run.
          *
          * @param attempts the most attempts in a run, the first included
          * @return this builder

@@ -4,24 +4,9 @@ import java.util.Objects;
 import java.util.random.RandomGenerator;
 
 /**
- * The retry schedule of one connection: counts the consecutive failed attempts of the current
- * run and turns the {@link BackoffPolicy}'s delays into deadlines. It reads no clock; callers
- * pass ticker readings in, so it runs the same in virtual time.
- *
- * <h2>Rules</h2>
- * <ul>
- *   <li>The next attempt is due the policy's delay after the <em>start</em> of the attempt that
- *       failed (as gRPC's connection backoff measures it): an attempt that took longer than the
- *       delay to fail is followed at once.</li>
- *   <li>{@link #reset()} ends the run once a connection has proven healthy. A later failure
- *       starts a new run and is measured from the moment of that failure, so that a connection
- *       that was healthy for an hour still waits its (jittered) first delay rather than
- *       reconnecting at once.</li>
- *   <li>When the policy's {@link BackoffPolicy#maxAttempts()} is used up,
- *       {@link #attemptFailed} answers {@code false}: give up.</li>
- * </ul>
- *
- * <p>Not thread-safe: one instance per connection, used on one thread (its event loop).
+ * The retry schedule of one connection: turns the {@link BackoffPolicy}'s delays into deadlines
+ * from ticker readings the caller passes in. The next attempt is due the delay after the
+ * <em>start</em> of the attempt that failed (as gRPC measures it). Not thread-safe.
  */
 public final class BackoffSchedule {
 
@@ -34,7 +19,7 @@ public final class BackoffSchedule {
     private long nextAttemptNanos;
 
     /**
-     * A schedule that draws its jitter from {@code random}, which it uses on the caller's thread.
+     * A schedule that draws its jitter from {@code random} on the caller's thread.
      *
      * @param policy the delays and the limit on attempts
      * @param random the source of jitter
@@ -46,7 +31,7 @@ public final class BackoffSchedule {
     }
 
     /**
-     * Records that an attempt starts at {@code nowNanos}, a ticker reading.
+     * Records that an attempt starts.
      *
      * @param nowNanos the start, a ticker reading
      */
@@ -56,8 +41,7 @@ public final class BackoffSchedule {
     }
 
     /**
-     * Records that the current attempt (or the connection it made) failed at {@code nowNanos},
-     * and computes when the next attempt is due.
+     * Records that the current attempt (or its connection) failed; computes the next deadline.
      *
      * @param nowNanos the moment of the failure, a ticker reading
      * @return {@code true} if another attempt is allowed, due at {@link #nextAttemptNanos()};
@@ -74,53 +58,34 @@ public final class BackoffSchedule {
         }
         lastDelayNanos = policy.delayNanos(failures, lastDelayNanos, random);
         long deadline = base + lastDelayNanos;
-        // Saturate: a delay of centuries must not wrap round to the past.
+        // Saturate, not wrap to the past.
         nextAttemptNanos = deadline < base ? Long.MAX_VALUE : deadline;
         return true;
     }
 
-    /**
-     * The connection has proven healthy: ends the run. The failure count and the previous delay
-     * go back to zero, and the next failure is measured from when it happens.
-     */
+    /** Ends the run (the connection is healthy): the next failure starts a new one. */
     public void reset() {
         failures = 0;
         lastDelayNanos = 0;
         attemptOpen = false;
     }
 
-    /**
-     * Returns the consecutive failed attempts of the current run; 0 after {@link #reset()}.
-     *
-     * @return the consecutive failures
-     */
+    /** {@return the consecutive failed attempts of the current run; 0 after {@link #reset()}} */
     public int failures() {
         return failures;
     }
 
-    /**
-     * Returns the delay chosen by the last {@link #attemptFailed} that allowed a retry; 0 after {@link #reset()}.
-     *
-     * @return the last delay in nanoseconds
-     */
+    /** {@return the nanoseconds chosen by the last {@link #attemptFailed} that allowed a retry; 0 after reset} */
     public long lastDelayNanos() {
         return lastDelayNanos;
     }
 
-    /**
-     * Returns the deadline computed by the last {@link #attemptFailed} that allowed a retry.
-     *
-     * @return the next attempt's deadline, a ticker reading
-     */
+    /** {@return the ticker reading computed by the last {@link #attemptFailed} that allowed a retry} */
     public long nextAttemptNanos() {
         return nextAttemptNanos;
     }
 
-    /**
-     * Returns the policy.
-     *
-     * @return the policy this schedule follows
-     */
+    /** {@return the policy} */
     public BackoffPolicy policy() {
         return policy;
     }

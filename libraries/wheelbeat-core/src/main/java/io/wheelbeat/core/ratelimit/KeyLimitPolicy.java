@@ -1,28 +1,18 @@
 package io.wheelbeat.core.ratelimit;
 
-/**
- * What a {@link KeyedRateLimiter} does with a new key when it already tracks its maximum number
- * of keys.
- *
- * <p>Immutable and thread-safe.
- */
+/** What a {@link KeyedRateLimiter} does with a new key when it tracks its maximum of keys. */
 public enum KeyLimitPolicy {
 
     /**
-     * Refuse the new key: {@link KeyedRateLimiter#tryAcquire} returns
-     * {@link KeyedRateLimiter#KEY_LIMIT_REACHED} and takes nothing, until a tracked key goes idle
-     * and is evicted. Keys already tracked keep their limits exactly. Under a flood of new keys
-     * (many source addresses), newcomers are refused while the known keys are served.
+     * Refuse it ({@link KeyedRateLimiter#KEY_LIMIT_REACHED}) until a tracked key goes idle; known
+     * keys keep their limits exactly.
      */
     REJECT_NEW_KEYS,
 
     /**
-     * Forget the least recently used key to make room, by the CLOCK (second chance) algorithm:
-     * keys sit in arrival order, a key used since the hand last passed it is moved to the back
-     * instead of evicted, and the first key not used since then is forgotten. It approximates
-     * least-recently-used at amortized O(1) cost, and costs the hot path no more than setting a
-     * flag. A forgotten key starts again with a full limit when it returns, so under a flood of
-     * new keys the limits become more lenient, never stricter.
+     * Forget the least recently used key, by the CLOCK (second chance) algorithm: amortized O(1),
+     * a flag set on the hot path. A forgotten key returns with a full limit, so a flood of new keys
+     * makes limits more lenient, never stricter.
      */
     EVICT_LEAST_RECENT
 }

@@ -14,68 +14,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A {@link RateLimit} applied to each key separately (a source address, a connection, a user),
- * with the keys' windows on a shared timing wheel.
+ * A {@link RateLimit} applied to each key separately. {@link #tryAcquire(Object, long)} never
+ * blocks; for a known key it is O(1), lock-free and allocation-free. Each key has one eviction check
+ * on the {@link WheelScheduler}; a key is forgotten once its state is as good as new, so forgetting
+ * never changes a decision. At most {@link Builder#maxKeys(int) maxKeys} keys are tracked.
  *
- * <h2>Acquiring</h2>
- * {@link #tryAcquire(Object, long)} returns a {@code long} and never blocks:
- * <ul>
- *   <li>{@link #ADMITTED} ({@code 0}): the permits were taken;</li>
- *   <li>a positive number: refused; the nanoseconds until the same request would be admitted if
- *       no other permits are taken meanwhile (a retry-after hint);</li>
- *   <li>{@link #KEY_LIMIT_REACHED} ({@code -1}): refused because the key is new and the limiter
- *       cannot track another key (see {@link KeyLimitPolicy}); nothing was taken.</li>
- * </ul>
- * A primitive result keeps the hot path allocation free. For a key already tracked the call is
- * O(1), takes no lock and allocates nothing: a {@link ConcurrentHashMap} lookup with the caller's
- * own key object, then one compare-and-set of the key's packed state (a refusal writes nothing).
- * A new key allocates its entry and takes a lock shared with eviction, so that the count of keys
- * and the eviction order stay exact; this is the cold path.
+ * <p>With {@link Builder#sharedThrough(LeaseStore)} the limit holds across processes: each spends
+ * leases drawn from the store locally, admits up to {@link Builder#maxUnconfirmed(long)} permits on
+ * credit, and lets the {@link StoreFailurePolicy} decide while the store fails.
  *
- * <h2>Forgetting keys</h2>
- * Each key has one eviction check on the {@link WheelScheduler}, armed when the key is first seen
- * and re-armed lazily: acquiring never touches the timer; when the check fires on a key that was
- * used meanwhile, it re-arms itself for the time the key will be idle. A key is forgotten once its
- * state is as good as new: a sliding window two windows after the window of its last use (so no
- * use for at least one full window), a token bucket once it has refilled (checked at most once
- * per period). Forgetting never changes a decision, and memory is bounded by the keys active
- * recently, never by every key ever seen.
+ * <p>Thread-safe; eviction checks run on the scheduler's thread, which the limiter never stops.
  *
- * <h2>Bounded</h2>
- * At most {@link Builder#maxKeys(int) maxKeys} keys are tracked; a new key beyond that is handled
- * by the {@link KeyLimitPolicy}. If the scheduler refuses the eviction timer of a new key (its
- * maximum of pending timers), the key is refused with {@link #KEY_LIMIT_REACHED} too.
- *
- * <h2>Cluster mode</h2>
- * Built with {@link Builder#sharedThrough(LeaseStore)}, the limit holds across every process that
- * shares the store (module {@code ratelimit-redis}: Redis), with the same result contract. Each
- * process draws leases, permits of a key granted by the store ahead of use, and spends them
- * locally by one compare-and-set: a known key with a lease costs no round trip and no
- * allocation. A lease is sized to the key's rate over the next 100 ms (growing at most twofold
- * per exchange, never above half of this process's share), refilled in the background when half
- * spent, and one exchange per key is out at a time. A sliding window's lease ends with its
- * window, and its refills in that window add to it; a token bucket's lease ends after 100 ms,
- * and the unspent rest goes back to the bucket. At most 1,024 exchanges of a limiter are out at
- * once, 64 of them for keys never granted a lease; a request that needs one when there is no
- * room is refused (retry-after: one round trip) and counted as saturated, never decided by the
- * failure policy. When no
- * lease covers a request, up to {@link Builder#maxUnconfirmed(long) maxUnconfirmed} permits are
- * admitted on credit and charged to the store with the next exchange; otherwise the request is
- * refused with the store's retry-after (or one round trip while the answer is out).
- * <p><b>Bound on over-admission</b>, with {@code N} processes and {@code D = maxUnconfirmed}: a
- * sliding window admits at most {@code permits + N x D} per window of the store's clock; a token
- * bucket at most {@code burst + permits x (t + 100 ms) / period + N x D} in any span {@code t}
- * (the 100 ms: a lease drawn before the span may be spent in it). While the store fails, or for
- * a key it cannot hold, requests no lease covers are decided by the {@link StoreFailurePolicy}
- * and counted; a probe on the wheel every 500 ms notices when the store answers again.
- *
- * <h2>Thread rules</h2>
- * Thread-safe: any thread may call {@link #tryAcquire}, including the scheduler's own. Eviction
- * checks run on the scheduler's thread. The limiter never stops its scheduler, which may be
- * shared (for instance the wheel of an event loop, {@code EventLoopWheels.wheelFor(loop)}).
- *
- * @param <K> the key type; its {@code equals} and {@code hashCode} must be cheap and must not
- *     allocate (a {@code String}, an {@code InetAddress}, a {@code Long} the caller keeps)
+ * @param <K> the key type; its {@code equals} and {@code hashCode} must be cheap and not allocate
  */
 public final class KeyedRateLimiter<K> {
 
@@ -88,7 +38,7 @@ public final class KeyedRateLimiter<K> {
 
     private final String name;
     private final RateLimit limit;
-    /** The limit the keys' own states count: the limit, or in cluster mode the fail-local share. */
+    /** The limit, or in cluster mode the fail-local share. */
     private final RateLimit local;
     /** The cluster mode, or null when the limit is this process's alone. */
     private final Leases leases;
@@ -101,7 +51,7 @@ public final class KeyedRateLimiter<K> {
 
     /** Guards the ring, {@link #keys} and {@link #closed}; never taken for a known key. */
     private final ReentrantLock lock = new ReentrantLock();
-    /** The CLOCK ring's sentinel: {@code ring.newer} is the oldest entry, the hand's next. */
+    /** The CLOCK ring's sentinel: {@code ring.newer} is the oldest entry. */
     private final KeyEntry<K> ring = new KeyEntry<>(null, null);
     private volatile int keys;
     private boolean closed;
@@ -128,14 +78,11 @@ public final class KeyedRateLimiter<K> {
     }
 
     /**
-     * Returns a builder of a limiter applying {@code limit} to each key, with its eviction
-     * timers on {@code scheduler} (a {@link WheelTimer}, or an {@link ExecutorDrivenWheel} such as
-     * an event loop's wheel), whose {@link WheelScheduler#ticker() ticker} is also the limiter's
-     * clock.
+     * {@return a builder of a limiter applying {@code limit} to each key, with its eviction timers on
+     * {@code scheduler}, a {@link WheelTimer} or an {@link ExecutorDrivenWheel}}
      *
      * @param limit the limit of each key
      * @param scheduler where the eviction timers go; its ticker is the limiter's clock
-     * @return a builder with the default settings
      * @throws NullPointerException if an argument is null
      */
     public static Builder builder(RateLimit limit, WheelScheduler scheduler) {
@@ -143,7 +90,7 @@ public final class KeyedRateLimiter<K> {
     }
 
     /**
-     * Takes one permit for {@code key}; see {@link #tryAcquire(Object, long)}.
+     * Takes one permit.
      *
      * @param key the key, not null
      * @return as {@link #tryAcquire(Object, long)}
@@ -158,10 +105,10 @@ public final class KeyedRateLimiter<K> {
      * @param key the key, not null
      * @param permits how many permits, 1 or more
      * @return {@link #ADMITTED}, the positive nanoseconds until the request would be admitted, or
-     *     {@link #KEY_LIMIT_REACHED}; see the class documentation
+     *     {@link #KEY_LIMIT_REACHED}
      * @throws NullPointerException if {@code key} is null
      * @throws IllegalArgumentException if {@code permits} is below 1 or above the limit's
-     *     {@link RateLimit#burst() burst}: such a request could never be admitted
+     *     {@link RateLimit#burst() burst}
      * @throws IllegalStateException if the limiter is closed, or a new key arrives after the
      *     scheduler was stopped
      */
@@ -183,36 +130,23 @@ public final class KeyedRateLimiter<K> {
         return leases == null ? entry.tryAcquire(limit, permits, now) : leases.tryAcquire(entry, permits, now);
     }
 
-    /**
-     * Returns the number of keys tracked now (a snapshot).
-     *
-     * @return the number of keys tracked
-     */
+    /** {@return the number of keys tracked now (a snapshot)} */
     public int activeKeys() {
         return keys;
     }
 
-    /**
-     * Returns the name, used to tag this limiter's metrics.
-     *
-     * @return the name
-     */
+    /** {@return the name, used to tag this limiter's metrics} */
     public String name() {
         return name;
     }
 
-    /**
-     * Returns the limit applied to each key.
-     *
-     * @return the limit
-     */
+    /** {@return the limit applied to each key} */
     public RateLimit limit() {
         return limit;
     }
 
     /**
-     * Forgets every key and cancels their eviction checks; later calls to {@link #tryAcquire}
-     * throw {@link IllegalStateException}. The scheduler is left running. Idempotent.
+     * Forgets every key; later {@link #tryAcquire} calls throw. The scheduler keeps running. Idempotent.
      */
     public void close() {
         if (leases != null) {
@@ -237,8 +171,6 @@ public final class KeyedRateLimiter<K> {
         return "KeyedRateLimiter(" + name + ", " + limit + ", " + keys + "/" + maxKeys + " keys)";
     }
 
-    // ---------------------------------------------------------------- counts, for the metrics
-
     long admittedCount() {
         return admitted.sum();
     }
@@ -259,12 +191,9 @@ public final class KeyedRateLimiter<K> {
         return evictedForRoom.sum();
     }
 
-    /** The cluster mode's counts, or null when the limit is local. */
     Leases leases() {
         return leases;
     }
-
-    // ---------------------------------------------------------------- internals
 
     long now() {
         return Math.max(0, ticker.nanoTime() - originNanos);
@@ -276,7 +205,7 @@ public final class KeyedRateLimiter<K> {
         return result;
     }
 
-    /** The cold path: the key is new, or its entry died under us. */
+    /** The cold path: a new key, or its entry died under us. */
     private long acquireNewKey(K key, long permits, long now) {
         lock.lock();
         try {
@@ -299,7 +228,7 @@ public final class KeyedRateLimiter<K> {
             long result = ADMITTED;
             long firstCheck;
             if (leases == null) {
-                // A fresh key always admits: permits <= burst was checked. Not yet shared: no race.
+                // Admits: permits <= burst was checked.
                 result = fresh.tryAcquire(limit, permits, now);
                 firstCheck = limit.nextCheckDelay(fresh.state(), now);
             } else {
@@ -326,10 +255,7 @@ public final class KeyedRateLimiter<K> {
         }
     }
 
-    /**
-     * The eviction check of {@code entry}, run by the scheduler: forgets the key if it is idle,
-     * otherwise re-arms for the time it will be.
-     */
+    /** Forgets an idle key, or re-arms its check. */
     void checkIdle(KeyEntry<K> entry) {
         long now = now();
         long state;
@@ -354,7 +280,7 @@ public final class KeyedRateLimiter<K> {
         try {
             next = scheduler.newTimeout(entry, delay);
         } catch (RejectedExecutionException | IllegalStateException e) {
-            // Unwatched, it would never leave: forget it now. It comes back with a full limit.
+            // Unwatched, it would never leave: forget it now.
             log.warn("{}: cannot re-arm the eviction check of a key; forgetting it early", this, e);
             if (entry.killNow() != KeyEntry.DEAD) {
                 evictedForRoom.increment();
@@ -369,11 +295,7 @@ public final class KeyedRateLimiter<K> {
         }
     }
 
-    /**
-     * Makes room for one key by the CLOCK algorithm (see {@link KeyLimitPolicy#EVICT_LEAST_RECENT}).
-     * After one full turn every flag has been cleared, so a key is chosen within
-     * {@code keys + 1} steps even while other threads keep setting flags. Lock held.
-     */
+    /** CLOCK eviction; {@code secondChances} bounds it while other threads set flags. Lock held. */
     private boolean evictLeastRecent() {
         int secondChances = keys;
         for (KeyEntry<K> candidate = ring.newer; candidate != ring; candidate = ring.newer) {
@@ -402,7 +324,7 @@ public final class KeyedRateLimiter<K> {
         }
     }
 
-    /** Removes a dead entry from the map and the ring, once. Lock held. */
+    /** Lock held. */
     private void retire(KeyEntry<K> entry) {
         if (entry.older == null) {
             return; // already retired
@@ -427,10 +349,7 @@ public final class KeyedRateLimiter<K> {
         entry.newer = null;
     }
 
-    /**
-     * Settings of a {@link KeyedRateLimiter}. Defaults: name {@code "default"}, at most 100,000
-     * keys, {@link KeyLimitPolicy#EVICT_LEAST_RECENT}. Not thread-safe.
-     */
+    /** Settings of a {@link KeyedRateLimiter}. Not thread-safe. */
     public static final class Builder {
         final RateLimit limit;
         final WheelScheduler scheduler;
@@ -448,7 +367,7 @@ public final class KeyedRateLimiter<K> {
         }
 
         /**
-         * The name that tags the metrics ({@code limiter=<name>}); keep it to a few fixed values.
+         * The name that tags the metrics; default {@code "default"}.
          *
          * @param name the name, not blank
          * @return this builder
@@ -463,9 +382,7 @@ public final class KeyedRateLimiter<K> {
         }
 
         /**
-         * The most keys tracked at once. Each costs about 160 bytes of heap: its entry, its map
-         * node and its eviction timer's handle (136 bytes measured with 200,000 keys), and its
-         * cell in the wheel (28 bytes).
+         * The most keys tracked at once; default 100,000.
          *
          * @param maxKeys the most keys tracked
          * @return this builder
@@ -480,7 +397,7 @@ public final class KeyedRateLimiter<K> {
         }
 
         /**
-         * What to do with a new key when {@link #maxKeys(int)} keys are tracked.
+         * What to do with a new key when full; default {@link KeyLimitPolicy#EVICT_LEAST_RECENT}.
          *
          * @param policy what happens to a new key when full
          * @return this builder
@@ -491,15 +408,11 @@ public final class KeyedRateLimiter<K> {
         }
 
         /**
-         * Shares the limit with the limiters of other processes through {@code store} (cluster
-         * mode): each key's count lives in the store, and this process draws leases of permits
-         * from it and spends them locally. Every process must give a key the same limit and name.
-         * See the class documentation for the bound on over-admission.
+         * Shares the limit with other processes through {@code store}; each must use the same limit and name.
          *
          * @param store where the counts live
          * @return this builder
-         * @throws IllegalArgumentException if the limit's burst exceeds 16,777,215 permits (a
-         *     lease's largest count)
+         * @throws IllegalArgumentException if the limit's burst exceeds 16,777,215 permits
          */
         public Builder sharedThrough(LeaseStore store) {
             Objects.requireNonNull(store, "store");
@@ -512,8 +425,7 @@ public final class KeyedRateLimiter<K> {
         }
 
         /**
-         * Cluster mode: how to decide what no lease covers while the store fails, and keys the
-         * store cannot hold. Default {@link StoreFailurePolicy#FAIL_LOCAL}.
+         * Cluster mode: the decision while the store fails; default {@link StoreFailurePolicy#FAIL_LOCAL}.
          *
          * @param policy the decision while the store fails
          * @return this builder
@@ -524,9 +436,7 @@ public final class KeyedRateLimiter<K> {
         }
 
         /**
-         * Cluster mode: how many processes share the limit (default 1). Each process's
-         * {@link StoreFailurePolicy#FAIL_LOCAL} share is the limit divided by it, rounded up, and
-         * no lease exceeds half of that share.
+         * Cluster mode: how many processes share the limit (default 1), which sizes the fail-local share.
          *
          * @param processes the number of processes sharing the limit
          * @return this builder
@@ -541,10 +451,7 @@ public final class KeyedRateLimiter<K> {
         }
 
         /**
-         * Cluster mode: the most permits of one key this process may admit ahead of the store's
-         * answer (default 1), so that a new key, or one whose lease ran out, is served while its
-         * lease is drawn. It is the bound on over-admission per process; 0 makes such requests
-         * wait for the store (refused with a retry-after of one round trip).
+         * Cluster mode: the most permits of one key admitted ahead of the store's answer (default 1).
          *
          * @param permits the most permits admitted ahead of the store, 0 or more
          * @return this builder
@@ -559,7 +466,7 @@ public final class KeyedRateLimiter<K> {
         }
 
         /**
-         * Builds the limiter; its clock starts at the scheduler's ticker's current reading.
+         * Builds the limiter; the scheduler's ticker is its clock.
          *
          * @param <K> the type of the keys
          * @return the limiter, thread-safe

@@ -11,43 +11,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
 /**
- * Micrometer meters of one {@link KeyedRateLimiter}, tagged {@code limiter=<name>} and never by
- * key:
- * <ul>
- *   <li>{@code wheelbeat.ratelimit.admitted} (counter, requests): requests admitted;</li>
- *   <li>{@code wheelbeat.ratelimit.rejected} (counter, requests), tagged {@code reason=rate}
- *       (over the key's limit) or {@code reason=key_limit} (a new key that could not be
- *       tracked);</li>
- *   <li>{@code wheelbeat.ratelimit.keys} (gauge, keys): keys tracked now;</li>
- *   <li>{@code wheelbeat.ratelimit.evicted} (counter, keys), tagged {@code cause=idle} (forgotten
- *       once idle) or {@code cause=room} (forgotten early to make room for a new key).</li>
- * </ul>
- * and in cluster mode ({@link KeyedRateLimiter.Builder#sharedThrough(LeaseStore)}):
- * <ul>
- *   <li>{@code wheelbeat.ratelimit.store.round.trips} (counter, requests): exchanges and probes
- *       sent to the store;</li>
- *   <li>{@code wheelbeat.ratelimit.store.draws} (counter, requests): exchanges that asked for a
- *       lease;</li>
- *   <li>{@code wheelbeat.ratelimit.store.leased} (counter, permits): permits granted in
- *       leases;</li>
- *   <li>{@code wheelbeat.ratelimit.store.fallbacks} (counter, requests), tagged
- *       {@code cause=timeout}, {@code unavailable}, {@code error} (the store failing) or
- *       {@code key} (a key the store cannot hold): decisions left to the
- *       {@link StoreFailurePolicy};</li>
- *   <li>{@code wheelbeat.ratelimit.store.saturated} (counter, requests): requests refused because
- *       their key needed an exchange and the limiter had no room for one (at most 1,024
- *       exchanges out, 64 of them for keys never granted a lease), plus exchanges the store
- *       deferred as {@link LeaseStore.Failure#BUSY};</li>
- *   <li>{@code wheelbeat.ratelimit.store.exchanges} (gauge, requests): exchanges out now;</li>
- *   <li>{@code wheelbeat.ratelimit.store.latency} (function timer) and
- *       {@code wheelbeat.ratelimit.store.latency.max} (gauge, seconds): the round trips answered,
- *       failures included.</li>
- * </ul>
- *
- * <p>Micrometer is an optional dependency of heartbeat-core: add {@code io.micrometer:micrometer-core}
- * to use this binder; nothing else in the core needs it.
- *
- * <p>Thread-safe. Counts are read from the limiter as snapshots.
+ * Micrometer meters of one {@link KeyedRateLimiter}, tagged {@code limiter=<name>}, never by key:
+ * {@code wheelbeat.ratelimit.admitted}, {@code .rejected} ({@code reason=rate|key_limit}),
+ * {@code .keys}, {@code .evicted} ({@code cause=idle|room}); in cluster mode also
+ * {@code wheelbeat.ratelimit.store.round.trips}, {@code .draws}, {@code .leased}, {@code .fallbacks}
+ * ({@code cause=timeout|unavailable|error|key}), {@code .saturated}, {@code .exchanges},
+ * {@code .latency} and {@code .latency.max}. Needs the optional {@code micrometer-core}.
+ * Thread-safe; counts are snapshots.
  */
 public final class KeyedRateLimiterMetrics implements MeterBinder {
 
@@ -64,7 +34,7 @@ public final class KeyedRateLimiterMetrics implements MeterBinder {
     }
 
     /**
-     * Meters tagged with the limiter's name and {@code extraTags} (low cardinality only).
+     * Meters also tagged with {@code extraTags} (low cardinality only).
      *
      * @param limiter the limiter to measure
      * @param extraTags extra tags of every meter

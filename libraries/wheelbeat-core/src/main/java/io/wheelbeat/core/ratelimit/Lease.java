@@ -4,21 +4,19 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * One key's share of a limit shared through a {@link LeaseStore}: the permits drawn from the
- * store and not yet spent, the credit admitted ahead of the store's answer, and the one exchange
- * with the store that may be out at a time.
+ * One key's share of a limit shared through a {@link LeaseStore}: permits drawn and not yet spent,
+ * credit admitted ahead of the store's answer, and the one exchange that may be out.
  *
- * <p>The lease is one long, {@code (expiry << COUNT_BITS) | count}, spent by compare-and-set
- * like a local key's state. The expiry is in units of 2^14 ns (16 us) since the limiter's
- * origin, rounded down, modulo 2^40 and compared as a signed distance; the timer that watches
- * the key clears a lapsed lease long before the distance could alias.
+ * <p>The lease is one long, {@code (expiry << COUNT_BITS) | count}, spent by compare-and-set. The
+ * expiry is in 2^14 ns units modulo 2^40, compared as a signed distance; the key's timer clears a
+ * lapsed lease long before the distance could alias.
  *
  * <p>Exchanges are serialized by {@link #inFlight}: whoever sets it sends, the reply clears it,
  * so the reply's bookkeeping fields need no other guard.
  */
 final class Lease implements LeaseStore.Reply {
 
-    /** What {@link #sendIfIdle} did: sent an exchange, found one out, or found no room for one. */
+    /** What {@link #sendIfIdle} did. */
     static final int SENT = 0;
     static final int OUT = 1;
     static final int NO_ROOM = 2;
@@ -71,20 +69,17 @@ final class Lease implements LeaseStore.Reply {
     /** Unspent permits of a token-bucket lease to give back with the next exchange. */
     @SuppressWarnings("unused") // accessed through GIVE_BACK
     private volatile long giveBack;
-    /** Until then (limiter nanos) the store said the key is full; read only with {@link #refused}. */
+    /** Until then the store said the key is full; read only with {@link #refused}. */
     private volatile long refusedUntil;
     private volatile boolean refused;
-    /** Set by the first grant: the key may use all the room for exchanges, not only new keys' half. */
+    /** Set by the first grant: the key may use all the room for exchanges. */
     private volatile boolean established;
 
-    /** When the exchange out was sent; also read by requests that find it out (how late it is). */
+    /** When the exchange out was sent. */
     private volatile long sentAt;
     // The exchange out: written by its sender, read by its reply (ordered by inFlight).
     private long charged;
-    /**
-     * Credit admitted while the store failed, still to charge: no longer unconfirmed, so that it
-     * holds back no request once the store answers again. Written with {@link #inFlight} held.
-     */
+    /** Credit admitted while the store failed, still to charge; not unconfirmed, so it holds back no request. */
     private volatile long debt;
     private long chargedDebt;
     private long givenBack;
@@ -99,12 +94,7 @@ final class Lease implements LeaseStore.Reply {
         this.baseAt = now;
     }
 
-    // ---------------------------------------------------------------- the hot path
-
-    /**
-     * Spends {@code permits} of a lease valid at {@code now}: true if taken. Starts the next
-     * exchange when the lease runs low.
-     */
+    /** Spends from a valid lease; starts the next exchange when it runs low. */
     boolean trySpend(long permits, long now) {
         long nowUnits = now >>> UNIT_SHIFT;
         for (;;) {
@@ -126,14 +116,12 @@ final class Lease implements LeaseStore.Reply {
         return distance(lease >>> COUNT_BITS, nowUnits) > 0;
     }
 
-    /** {@code a - b} of two expiries modulo 2^40, as a signed 40-bit distance. */
+    /** {@code a - b} modulo 2^40, signed. */
     private static long distance(long a, long b) {
         return ((a - b) << COUNT_BITS) >> COUNT_BITS;
     }
 
-    // ---------------------------------------------------------------- the slow path
-
-    /** Returns the nanoseconds the store said to wait, or 0 if it did not or that has passed. */
+    /** Returns the nanoseconds the store said to wait, or 0. */
     long refusedFor(long now) {
         if (!refused) {
             return 0;
@@ -146,12 +134,12 @@ final class Lease implements LeaseStore.Reply {
         return 0;
     }
 
-    /** How long the exchange out has waited for its answer at {@code now}; 0 when none is out. */
+    /** How long the exchange out has waited; 0 when none is out. */
     long outFor(long now) {
         return (int) IN_FLIGHT.getVolatile(this) == 0 ? 0 : Math.max(0, now - sentAt);
     }
 
-    /** Admits {@code permits} ahead of the store's answer if the credit allows; true if taken. */
+    /** Admits ahead of the store's answer if the credit allows. */
     boolean takeCredit(long permits, long maxUnconfirmed) {
         for (;;) {
             long open = (long) UNCONFIRMED.getVolatile(this);
@@ -169,9 +157,8 @@ final class Lease implements LeaseStore.Reply {
     }
 
     /**
-     * Starts an exchange unless one is out; the reply starts the next if credit waits. When the
-     * limiter has no room for another exchange, gives back {@code credit} permits just taken on
-     * credit, unless an exchange sent meanwhile already carries them, and returns {@link #NO_ROOM}.
+     * Starts an exchange unless one is out. Without room for one, gives back {@code credit} just
+     * taken, unless an exchange sent meanwhile carries it.
      */
     int sendIfIdle(long now, long credit) {
         if ((int) IN_FLIGHT.getVolatile(this) != 0 || !IN_FLIGHT.compareAndSet(this, 0, 1)) {
@@ -209,8 +196,7 @@ final class Lease implements LeaseStore.Reply {
         long back = (long) GIVE_BACK.getAndSet(this, 0L);
         long lease = (long) GRANT.getVolatile(this);
         long left = validAt(lease, now >>> UNIT_SHIFT) ? lease & MAX_COUNT : 0;
-        // One horizon at the rate since the last grant, growing at most twofold per exchange
-        // (slow start: a key seen once reserves little).
+        // One horizon at the rate since the last grant, at most doubling per exchange (slow start).
         long spent = Math.max(0, baseCount - left) + wanted;
         long horizon = leases.sizingHorizon();
         long atRate = -Math.floorDiv(-spent * horizon, Math.max(now - baseAt, leases.horizonNanos / 16));
@@ -222,8 +208,6 @@ final class Lease implements LeaseStore.Reply {
         givenBack = back;
         leases.send(this, charge + owed, ask, back);
     }
-
-    // ---------------------------------------------------------------- replies, any thread
 
     @Override
     public void granted(long permits, long validNanos, long retryAfterNanos) {
@@ -242,8 +226,7 @@ final class Lease implements LeaseStore.Reply {
                 boolean oldValid = oldCount > 0 && validAt(old, nowUnits);
                 long oldExpiry = old >>> COUNT_BITS;
                 long later = distance(expiryUnits, oldExpiry);
-                // Grants of one window add up: each reply's end of the window is computed from
-                // its own send time, so they differ by a round trip; the earlier end holds both.
+                // Grants of one window add up; their ends differ by a round trip, the earlier holds.
                 boolean sameWindow = oldValid && Math.abs(later) < sameWindowUnits;
                 long expiry = sameWindow && later > 0 ? oldExpiry : expiryUnits;
                 left = Math.min(MAX_COUNT, (sameWindow ? oldCount : 0) + permits);
@@ -268,7 +251,7 @@ final class Lease implements LeaseStore.Reply {
     public void failed(LeaseStore.Failure cause) {
         long now = leases.now();
         if (cause == LeaseStore.Failure.BUSY) {
-            // Not sent: what it carried waits for the key's timer to send it (not a store failure).
+            // Not sent: what it carried waits for the key's timer.
             UNCHARGED.getAndAdd(this, charged);
             debt += chargedDebt;
             GIVE_BACK.getAndAdd(this, givenBack);
@@ -286,10 +269,7 @@ final class Lease implements LeaseStore.Reply {
         finish(now);
     }
 
-    /**
-     * Ends the exchange, or sends the next one in its room when credit waits (so that the limiter
-     * never shows no exchange out while one is due); then sends credit admitted meanwhile.
-     */
+    /** Ends the exchange, or sends the next in its room when credit waits. */
     private void finish(long now) {
         if ((long) UNCHARGED.getVolatile(this) > 0 && !leases.degraded()) {
             send(now);
@@ -302,12 +282,7 @@ final class Lease implements LeaseStore.Reply {
         }
     }
 
-    // ---------------------------------------------------------------- the key's timer
-
-    /**
-     * Returns how long this lease still matters at {@code now} (0 when the key may be forgotten),
-     * clearing a lapsed lease and sending what waits.
-     */
+    /** Returns how long this lease still matters (0: forget the key); clears a lapsed lease. */
     long busyFor(long now) {
         if ((int) IN_FLIGHT.getVolatile(this) != 0) {
             return leases.horizonNanos;
@@ -336,7 +311,7 @@ final class Lease implements LeaseStore.Reply {
         return (long) UNCONFIRMED.getVolatile(this) > 0 ? leases.horizonNanos : 0;
     }
 
-    /** Unspent permits of a lease that ended: a token bucket gets them back. */
+    /** A token bucket gets unspent permits back. */
     private void lapsed(long count) {
         if (leases.givesBack) {
             GIVE_BACK.getAndAdd(this, count);

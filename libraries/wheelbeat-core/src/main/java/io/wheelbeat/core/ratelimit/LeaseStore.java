@@ -3,28 +3,16 @@ package io.wheelbeat.core.ratelimit;
 import java.util.Objects;
 
 /**
- * Where the limiters of several processes keep each key's shared count (a service provider
- * interface): the back end of a {@link KeyedRateLimiter} built with
- * {@link KeyedRateLimiter.Builder#sharedThrough(LeaseStore)}. The limiter decides locally from
- * leases, permits it draws from the store ahead of use; the store only has to apply one
- * {@link Request} at a time, atomically, and say what it granted.
- *
- * <p>Module {@code ratelimit-redis} implements it on Redis. An implementation must keep each
- * request atomic in the shared state (no two processes may be granted the same permit), count
- * time on one clock shared by every process, and forget a key's state once it is as good as new
- * (a window later for a sliding window, once refilled for a token bucket).
- *
- * <h2>Thread rules</h2>
- * Thread-safe: any thread may call any method, including a Netty event loop, so no method may
- * block or throw (failures are reported through {@link Reply#failed}).
+ * Where the limiters of several processes keep each key's shared count (the SPI behind
+ * {@link KeyedRateLimiter.Builder#sharedThrough(LeaseStore)}). An implementation applies each
+ * {@link Request} atomically, on one clock shared by every process. Thread-safe; called from event
+ * loops, so no method blocks or throws (failures go to {@link Reply#failed}).
  */
 public interface LeaseStore {
 
     /**
-     * Returns the store's name for {@code key} of the limiter named {@code limiterName}, or
-     * {@code null} if the key cannot be stored: the limiter then decides that key by its
-     * {@link StoreFailurePolicy} and counts it as a fallback. Called once per key tracked (the
-     * cold path); must not block.
+     * Returns the store's name for {@code key}, or {@code null} if it cannot be stored (the
+     * {@link StoreFailurePolicy} decides it).
      *
      * @param limiterName the limiter's name
      * @param key the application's key
@@ -33,9 +21,7 @@ public interface LeaseStore {
     Object storeKey(String limiterName, Object key);
 
     /**
-     * Applies {@code request} atomically at the store's current time and reports the outcome to
-     * {@code reply} exactly once, on any thread, within the store's timeout. Never blocks, never
-     * throws.
+     * Applies {@code request} atomically and reports to {@code reply} exactly once, within the store's timeout.
      *
      * @param request what to apply
      * @param reply where the outcome goes
@@ -43,20 +29,16 @@ public interface LeaseStore {
     void send(Request request, Reply reply);
 
     /**
-     * Makes the cheapest round trip that tells whether the store answers, reporting to
-     * {@code reply} as {@link #send}: {@link Reply#granted} with zeros on success. Never blocks,
-     * never throws.
+     * Makes the cheapest round trip: {@link Reply#granted} with zeros if the store answers.
      *
      * @param reply where the outcome goes
      */
     void probe(Reply reply);
 
     /**
-     * One exchange of a key with the store, applied in this order: give back {@code giveBack}
-     * unspent permits of an earlier lease (token buckets only: a sliding window's unspent permits
-     * lapse with their window), charge {@code charge} permits the process already admitted
-     * (always counted, even beyond the limit), then grant as many permits as possible up to
-     * {@code ask}, within the limit.
+     * One exchange of a key with the store, in this order: give back {@code giveBack} unspent
+     * permits (token buckets only), charge {@code charge} permits already admitted (even beyond
+     * the limit), then grant up to {@code ask} within the limit.
      *
      * @param storeKey what {@link #storeKey} returned for the key
      * @param limit the key's limit; every process must use the same one for a key
@@ -91,28 +73,19 @@ public interface LeaseStore {
         UNAVAILABLE,
         /** The store answered with an error, or the request could not be sent. */
         ERROR,
-        /**
-         * The request was not sent: the store has its most requests out. Not a failure of the
-         * store: the limiter keeps deciding from the store and sends the key's exchange later.
-         */
+        /** Not sent: the store has its most requests out; the limiter retries later. */
         BUSY
     }
 
-    /**
-     * The outcome of one {@link Request} or probe. Exactly one method is called, once, on any
-     * thread; it must not block.
-     */
+    /** The outcome of one {@link Request} or probe: one call, on any thread; must not block. */
     interface Reply {
 
         /**
          * The request was applied.
          *
          * @param permits the permits granted, {@code 0..ask}
-         * @param validNanos how long the granted permits may be spent, counted from the store's
-         *     time of the request (so from the moment the request was sent, the lease ends no
-         *     later than in the store)
-         * @param retryAfterNanos when nothing was granted: how long after the store's time of the
-         *     request one permit would be; otherwise 0
+         * @param validNanos how long the permits may be spent, from the store's time of the request
+         * @param retryAfterNanos if nothing was granted, how long until a permit would be; else 0
          */
         void granted(long permits, long validNanos, long retryAfterNanos);
 

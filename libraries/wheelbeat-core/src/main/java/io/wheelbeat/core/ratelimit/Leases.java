@@ -28,11 +28,7 @@ final class Leases {
     static final long PROBE_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     /** The most exchanges of one limiter out at once. */
     static final int MAX_EXCHANGES = 1024;
-    /**
-     * The most of them for keys never granted a lease: a flood of new keys leaves the rest to the
-     * keys already served, and puts at most this many exchanges ahead of theirs in the store's
-     * queue (at a millisecond a round trip, still 64,000 new keys a second).
-     */
+    /** The most of them for keys never granted a lease: a flood of new keys leaves the rest to known keys. */
     static final int MAX_NEW_KEY_EXCHANGES = 64;
 
     private static final VarHandle DEGRADED;
@@ -59,16 +55,12 @@ final class Leases {
     final long maxLease;
     final long horizonNanos;
     /**
-     * How long a request no lease covers waits for the exchange out (refused with a retry-after
-     * of one round trip) before the store counts as slow and the failure policy decides: a
-     * quarter of the horizon, well within the half lease left when its refill is sent.
+     * How long a request no lease covers waits for the exchange out before the failure policy
+     * decides: well within the half lease left when its refill is sent.
      */
     private final long patienceNanos;
     final boolean givesBack;
-    /**
-     * Two sliding-window grants whose ends differ by less than this end the same window (their
-     * ends differ by the round trips'); 0 for a token bucket, whose grants each end on their own.
-     */
+    /** Sliding-window grants whose ends differ by less end the same window; 0 for a token bucket. */
     final long sameWindowNanos;
     private final AtomicInteger exchangesOut = new AtomicInteger();
 
@@ -190,8 +182,6 @@ final class Leases {
         };
     }
 
-    // ---------------------------------------------------------------- exchanges
-
     /** Takes room for one exchange: false when {@code established ? all : half} of it is taken. */
     boolean reserveExchange(boolean established) {
         int cap = established ? MAX_EXCHANGES : MAX_NEW_KEY_EXCHANGES;
@@ -231,10 +221,8 @@ final class Leases {
     }
 
     /**
-     * How far ahead a lease is sized: one horizon, or for a sliding window (whose lease lives to
-     * its window's end) four round trips if longer, within the window and a minute, so that the
-     * refill sent at half the lease comes back before the rest is spent even while the store is
-     * slow to answer. (The lease stays within {@link #maxLease}: the bound does not move.)
+     * How far ahead a lease is sized: one horizon, or for a sliding window four round trips if
+     * longer, so a refill sent at half the lease returns in time even from a slow store.
      */
     long sizingHorizon() {
         return givesBack ? horizonNanos : Math.min(limit.periodNanos,
@@ -253,10 +241,7 @@ final class Leases {
         timed(latency);
     }
 
-    /**
-     * An exchange failed after {@code latency}: timed for the metrics, but not a round trip to
-     * size leases or hint retries by (a timeout says nothing of how fast the store answers).
-     */
+    /** Timed for the metrics only: a timeout says nothing of how fast the store answers. */
     void failedAfter(long latency) {
         timed(Math.max(0, latency));
     }
@@ -329,8 +314,6 @@ final class Leases {
             pending.cancel();
         }
     }
-
-    // ---------------------------------------------------------------- counts, for the metrics
 
     long roundTripCount() {
         return roundTrips.sum();

@@ -4,23 +4,9 @@ import io.wheelbeat.core.internal.checks.ConfigChecks;
 import java.time.Duration;
 
 /**
- * How many permits one key may take per period, and by which algorithm.
- *
- * <ul>
- *   <li>{@link #slidingWindow(long, Duration)}: a sliding-window counter. It counts the permits
- *       taken in the current fixed window and the previous one, and admits while
- *       {@code previous x (unexpired fraction of the window) + current + requested <= permits}.
- *       No fixed window ever holds more than {@code permits}, and the boundary burst of a plain
- *       fixed window (a full window's worth on each side of the edge) is smoothed away.</li>
- *   <li>{@link #tokenBucket(long, Duration, long)}: a token bucket of {@code burst} tokens refilled
- *       at {@code permits} per period, implemented as GCRA (one timestamp per key). Any interval
- *       of length {@code t} admits at most {@code burst + permits x t / period}.</li>
- * </ul>
- *
- * <p>Each key's state is a single {@code long}, updated by one compare-and-set, so a limit is
- * shared by any number of threads without locks.
- *
- * <p>Immutable and thread-safe.
+ * How many permits one key may take per period, and by which algorithm: a sliding-window counter
+ * or a token bucket (GCRA). A key's state is one {@code long} updated by compare-and-set.
+ * Immutable and thread-safe.
  */
 public abstract sealed class RateLimit permits SlidingWindowCounter, TokenBucket {
 
@@ -39,9 +25,8 @@ public abstract sealed class RateLimit permits SlidingWindowCounter, TokenBucket
     }
 
     /**
-     * A sliding-window counter: at most {@code permits} per {@code window}, weighted across the
-     * edge of two fixed windows. A key may take all of its permits at once; there is no separate
-     * burst.
+     * A sliding-window counter: admits while {@code previous x (unexpired fraction of the window) +
+     * current + requested <= permits}.
      *
      * @param permits the most permits per window
      * @param window the window
@@ -56,8 +41,7 @@ public abstract sealed class RateLimit permits SlidingWindowCounter, TokenBucket
     }
 
     /**
-     * A token bucket of {@code permits} tokens refilled at {@code permits} per {@code period}: a
-     * key may take all of them at once, then one every {@code period / permits}.
+     * A token bucket of {@code permits} tokens refilled at {@code permits} per {@code period}.
      *
      * @param permits the bucket's size and the refill per period
      * @param period the refill period
@@ -69,9 +53,8 @@ public abstract sealed class RateLimit permits SlidingWindowCounter, TokenBucket
     }
 
     /**
-     * A token bucket of {@code burst} tokens, refilled at {@code permits} per {@code period}. The
-     * refill interval {@code period / permits} is rounded up to a whole nanosecond, so the rate
-     * is never exceeded (and is slower by at most one nanosecond per permit).
+     * A token bucket of {@code burst} tokens, refilled at {@code permits} per {@code period}; the
+     * refill interval is rounded up to a whole nanosecond, so the rate is never exceeded.
      *
      * @param permits the refill per period
      * @param period the refill period
@@ -86,36 +69,20 @@ public abstract sealed class RateLimit permits SlidingWindowCounter, TokenBucket
         return new TokenBucket(permits, period, burst);
     }
 
-    /**
-     * Returns the permits per period (per window for a sliding window).
-     *
-     * @return the permits per period
-     */
+    /** {@return the permits per period (per window for a sliding window)} */
     public final long permits() {
         return permits;
     }
 
-    /**
-     * Returns the period (the window of a sliding window).
-     *
-     * @return the period
-     */
+    /** {@return the period (the window of a sliding window)} */
     public final Duration period() {
         return Duration.ofNanos(periodNanos);
     }
 
-    /**
-     * Returns the most permits one call may ask for: more could never be admitted.
-     *
-     * @return the most permits per call
-     */
+    /** {@return the most permits one call may ask for: more could never be admitted} */
     public abstract long burst();
 
-    /**
-     * Returns which algorithm this limit is.
-     *
-     * @return the kind
-     */
+    /** {@return which algorithm this limit is} */
     public abstract Kind kind();
 
     /** The two algorithms. */
@@ -126,27 +93,16 @@ public abstract sealed class RateLimit permits SlidingWindowCounter, TokenBucket
         TOKEN_BUCKET
     }
 
-    /**
-     * Returns the same kind of limit over the same period with {@code 1 / parts} of the permits
-     * (and of the burst), rounded up: one process's share when {@code parts} processes share
-     * this limit.
-     */
+    /** Returns this limit with {@code 1 / parts} of the permits and burst, rounded up. */
     abstract RateLimit share(int parts);
 
-    // ---------------------------------------------------------------- the algorithm, for KeyEntry
-
     /**
-     * Takes {@code permits} from {@code state} at {@code now} (nanoseconds since the limiter's
-     * origin). Returns the new state (never negative) if admitted, or minus the nanoseconds until
-     * it would be admitted if not. The empty state is 0.
+     * Returns the new state (never negative) if admitted, or minus the nanoseconds to wait. The
+     * empty state is 0; {@code now} counts from the limiter's origin.
      */
     abstract long next(long state, long permits, long now);
 
-    /**
-     * Returns the time at or after which {@code state} is as good as the empty state, so the key
-     * can be forgotten without changing any decision; a time at or before {@code now} if it
-     * already is.
-     */
+    /** Returns when {@code state} becomes as good as the empty state (the key may be forgotten). */
     abstract long idleAt(long state, long now);
 
     /** Returns how long after {@code now} to check whether {@code state} has gone idle. */

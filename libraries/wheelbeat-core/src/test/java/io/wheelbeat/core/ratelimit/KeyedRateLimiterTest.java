@@ -11,9 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.wheelbeat.core.ManualTicker;
+import io.wheelbeat.core.internal.ManualTicker;
 import io.wheelbeat.core.VirtualTimers;
-import io.wheelbeat.core.WheelSettings;
+import io.wheelbeat.core.internal.WheelSettings;
 import io.wheelbeat.core.WheelTimer;
 import java.time.Duration;
 import java.util.List;
@@ -256,7 +256,7 @@ class KeyedRateLimiterTest {
     @Test
     void limiterOnAWheelTimerForgetsKeysWhenVirtualTimeAdvances() throws InterruptedException {
         ManualTicker ticker = new ManualTicker();
-        WheelTimer timer = VirtualTimers.wheelTimer(ticker, WheelTimer.builder(), new WheelSettings());
+        WheelTimer timer = VirtualTimers.wheelTimer(ticker, WheelTimer.builder());
         try {
             KeyedRateLimiter<Integer> limiter = KeyedRateLimiter.builder(TEN_PER_SECOND_BUCKET, timer).<Integer>build();
             for (int key = 0; key < 100; key++) {

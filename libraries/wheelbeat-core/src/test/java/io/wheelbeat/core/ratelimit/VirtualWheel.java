@@ -1,9 +1,10 @@
 package io.wheelbeat.core.ratelimit;
 
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.ManualTicker;
+import io.wheelbeat.core.internal.Drivers;
+import io.wheelbeat.core.internal.ManualTicker;
 import io.wheelbeat.core.VirtualExecutor;
-import io.wheelbeat.core.WheelSettings;
+import io.wheelbeat.core.internal.WheelSettings;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -28,7 +29,7 @@ final class VirtualWheel {
     }
 
     VirtualWheel(WheelSettings settings) {
-        wheel = new ExecutorDrivenWheel(executor, settings.ticker(ticker));
+        wheel = Drivers.executorDriven(executor, settings.ticker(ticker));
     }
 
     <K> KeyedRateLimiter<K> limiter(RateLimit limit) {

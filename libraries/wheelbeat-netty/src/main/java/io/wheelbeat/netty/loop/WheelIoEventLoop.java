@@ -7,9 +7,10 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.concurrent.Ticker;
 import io.netty.util.internal.ObjectUtil;
 import io.wheelbeat.core.ExecutorDrivenWheel;
+import io.wheelbeat.core.internal.Drivers;
 import io.wheelbeat.core.TimerNode;
-import io.wheelbeat.core.WheelExecutor;
-import io.wheelbeat.core.WheelSettings;
+import io.wheelbeat.core.internal.WheelExecutor;
+import io.wheelbeat.core.internal.WheelSettings;
 import java.util.ArrayDeque;
 import java.util.IdentityHashMap;
 import java.util.Queue;
@@ -80,7 +81,7 @@ final class WheelIoEventLoop extends SingleThreadIoEventLoop implements LoopWhee
             Ticker ticker) {
         super(parent, executor, ioHandlerFactory);
         this.ticker = ObjectUtil.checkNotNull(ticker, "ticker");
-        this.wheel = new ExecutorDrivenWheel(driver, new WheelSettings().ticker(ticker::nanoTime));
+        this.wheel = Drivers.executorDriven(driver, new WheelSettings().ticker(ticker::nanoTime));
     }
 
     @Override

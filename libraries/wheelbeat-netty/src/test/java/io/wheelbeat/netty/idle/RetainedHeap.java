@@ -46,7 +46,7 @@ final class RetainedHeap {
      */
     private static Class<?> handoverScheduler() {
         try {
-            return Class.forName("io.wheelbeat.core.HandoverScheduler");
+            return Class.forName("io.wheelbeat.core.internal.HandoverScheduler");
         } catch (ClassNotFoundException e) {
             throw new AssertionError("the shared timer's internals moved: update RetainedHeap", e);
         }

@@ -15,8 +15,9 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.WheelExecutor;
-import io.wheelbeat.core.WheelSettings;
+import io.wheelbeat.core.internal.Drivers;
+import io.wheelbeat.core.internal.WheelExecutor;
+import io.wheelbeat.core.internal.WheelSettings;
 import io.wheelbeat.netty.SlowDrainChannel;
 import io.wheelbeat.netty.VirtualTicker;
 import io.wheelbeat.netty.VirtualTime;
@@ -152,7 +153,7 @@ class WheelIdleStateHandlerDifferentialTest {
             long half = script.duration() / 2;
             for (long origin : new long[] {Long.MAX_VALUE - half, Long.MIN_VALUE, -half}) {
                 ManualLoop loop = new ManualLoop(origin);
-                ExecutorDrivenWheel timer = new ExecutorDrivenWheel(loop, new WheelSettings().ticker(loop::now));
+                ExecutorDrivenWheel timer = Drivers.executorDriven(loop, new WheelSettings().ticker(loop::now));
                 SlowDrainChannel ch = loop.drive(new SlowDrainChannel(loop.ticker));
                 List<Event> wheel = run(script, ch, loop, WheelIdleStateHandler.builder().timer(timer)
                         .observeOutput(script.observeOutput).readerIdleTime(Duration.ofNanos(script.readerNanos))

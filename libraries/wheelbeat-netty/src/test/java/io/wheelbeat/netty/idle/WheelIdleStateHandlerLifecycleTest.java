@@ -17,7 +17,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.TimerWheelMetrics;
+import io.wheelbeat.core.internal.TimerWheelMetrics;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.VirtualTime;
 import java.time.Duration;

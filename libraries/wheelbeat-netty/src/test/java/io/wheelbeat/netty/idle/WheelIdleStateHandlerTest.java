@@ -23,7 +23,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
-import io.wheelbeat.core.TimerWheelMetrics;
+import io.wheelbeat.core.internal.TimerWheelMetrics;
 import io.wheelbeat.core.WheelTimer;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.NettyLine;

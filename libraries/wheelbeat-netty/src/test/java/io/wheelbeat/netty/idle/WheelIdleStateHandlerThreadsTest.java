@@ -29,7 +29,7 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.concurrent.DefaultEventExecutorGroup;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.TimerWheelMetrics;
+import io.wheelbeat.core.internal.TimerWheelMetrics;
 import io.wheelbeat.core.WheelTimer;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;

@@ -19,7 +19,8 @@ import io.netty.handler.timeout.WriteTimeoutHandler;
 import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.WheelSettings;
+import io.wheelbeat.core.internal.Drivers;
+import io.wheelbeat.core.internal.WheelSettings;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.SlowDrainChannel;
 import io.wheelbeat.netty.VirtualTime;
@@ -143,7 +144,7 @@ class WheelTimeoutHandlersDifferentialTest {
                 long half = script.duration() / 2;
                 for (long origin : new long[] {Long.MAX_VALUE - half, Long.MIN_VALUE, -half}) {
                     ManualLoop loop = new ManualLoop(origin);
-                    ExecutorDrivenWheel wheel = new ExecutorDrivenWheel(loop, new WheelSettings().ticker(loop::now));
+                    ExecutorDrivenWheel wheel = Drivers.executorDriven(loop, new WheelSettings().ticker(loop::now));
                     SlowDrainChannel ch = loop.drive(new SlowDrainChannel(loop.ticker));
                     Recording recording = reads ? recordingWheelRead(script, wheel) : recordingWheelWrite(script, wheel);
                     assertEquals(netty, run(script, ch, loop, recording), () -> "origin " + origin + ": " + script);

@@ -27,8 +27,9 @@ import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.netty.util.concurrent.GenericFutureListener;
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.WheelExecutor;
-import io.wheelbeat.core.WheelSettings;
+import io.wheelbeat.core.internal.Drivers;
+import io.wheelbeat.core.internal.WheelExecutor;
+import io.wheelbeat.core.internal.WheelSettings;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
@@ -67,7 +68,7 @@ class WheelWriteTimeoutHandlerThreadsTest {
     private final EventExecutor handlerExecutor = handlerExecutors.next();
     private final AtomicLong clock = new AtomicLong(Long.MAX_VALUE - SECONDS.toNanos(10)); // wraps mid-test
     private final VirtualWakes wakes = new VirtualWakes();
-    private final ExecutorDrivenWheel wheel = new ExecutorDrivenWheel(wakes, new WheelSettings().ticker(clock::get));
+    private final ExecutorDrivenWheel wheel = Drivers.executorDriven(wakes, new WheelSettings().ticker(clock::get));
     private final List<Channel> opened = new CopyOnWriteArrayList<>();
     /** Each call of writeTimedOut: the channel's index and the virtual instant. */
     private final Queue<String> timedOut = new ConcurrentLinkedQueue<>();

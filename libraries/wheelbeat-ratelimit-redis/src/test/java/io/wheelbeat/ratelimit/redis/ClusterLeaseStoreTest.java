@@ -11,9 +11,10 @@ import io.lettuce.core.output.StatusOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.ManualTicker;
+import io.wheelbeat.core.internal.Drivers;
+import io.wheelbeat.core.internal.ManualTicker;
 import io.wheelbeat.core.VirtualExecutor;
-import io.wheelbeat.core.WheelSettings;
+import io.wheelbeat.core.internal.WheelSettings;
 import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
 import io.wheelbeat.core.ratelimit.RateLimit;
 import io.wheelbeat.core.ratelimit.StoreFailurePolicy;
@@ -81,7 +82,7 @@ class ClusterLeaseStoreTest {
         this.name = name;
         for (int i = 0; i < PROCESSES; i++) {
             VirtualExecutor executor = new VirtualExecutor(clock);
-            ExecutorDrivenWheel wheel = new ExecutorDrivenWheel(executor, new WheelSettings().ticker(clock));
+            ExecutorDrivenWheel wheel = Drivers.executorDriven(executor, new WheelSettings().ticker(clock));
             RedisLeaseStore store = RedisLeaseStore.clusterBuilder(cluster.uris()).timeout(Duration.ofSeconds(2))
                     .sharedClock(clock, origin).build();
             KeyedRateLimiter<String> limiter = KeyedRateLimiter.builder(limit, wheel).name(name)

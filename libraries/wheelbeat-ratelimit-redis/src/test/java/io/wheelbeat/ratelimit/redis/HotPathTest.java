@@ -7,9 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.ManualTicker;
+import io.wheelbeat.core.internal.Drivers;
+import io.wheelbeat.core.internal.ManualTicker;
 import io.wheelbeat.core.VirtualExecutor;
-import io.wheelbeat.core.WheelSettings;
+import io.wheelbeat.core.internal.WheelSettings;
 import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
 import io.wheelbeat.core.ratelimit.KeyedRateLimiterMetrics;
 import io.wheelbeat.core.ratelimit.RateLimit;
@@ -23,7 +24,7 @@ class HotPathTest {
     void aKnownKeySpendsItsLeaseWithoutAllocatingOrTalkingToRedis() throws Exception {
         ManualTicker clock = new ManualTicker(-7_000_000_000L);
         VirtualExecutor executor = new VirtualExecutor(clock);
-        ExecutorDrivenWheel wheel = new ExecutorDrivenWheel(executor, new WheelSettings().ticker(clock));
+        ExecutorDrivenWheel wheel = Drivers.executorDriven(executor, new WheelSettings().ticker(clock));
         try (RedisProcess redis = new RedisProcess();
              RedisLeaseStore store = RedisLeaseStore.builder(redis.uri()).sharedClock(clock, clock.nanoTime()).build()) {
             KeyedRateLimiter<String> limiter = KeyedRateLimiter

@@ -5,9 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.ManualTicker;
+import io.wheelbeat.core.internal.Drivers;
+import io.wheelbeat.core.internal.ManualTicker;
 import io.wheelbeat.core.VirtualExecutor;
-import io.wheelbeat.core.WheelSettings;
+import io.wheelbeat.core.internal.WheelSettings;
 import io.wheelbeat.core.WheelTimer;
 import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
 import io.wheelbeat.core.ratelimit.RateLimit;
@@ -90,7 +91,7 @@ class SharedLimitBoundTest {
     private void startProcesses(RateLimit limit, long maxUnconfirmed, StoreFailurePolicy policy) {
         for (int i = 0; i < PROCESSES; i++) {
             VirtualExecutor executor = new VirtualExecutor(clock);
-            ExecutorDrivenWheel wheel = new ExecutorDrivenWheel(executor, new WheelSettings().ticker(clock));
+            ExecutorDrivenWheel wheel = Drivers.executorDriven(executor, new WheelSettings().ticker(clock));
             RedisLeaseStore store = RedisLeaseStore.builder(redis.uri()).timeout(PATIENT)
                     .sharedClock(clock, origin).build();
             KeyedRateLimiter<String> limiter = KeyedRateLimiter.builder(limit, wheel).name("bound")

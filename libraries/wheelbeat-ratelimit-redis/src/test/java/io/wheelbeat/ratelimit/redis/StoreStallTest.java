@@ -9,9 +9,10 @@ import io.lettuce.core.output.StatusOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.ManualTicker;
+import io.wheelbeat.core.internal.Drivers;
+import io.wheelbeat.core.internal.ManualTicker;
 import io.wheelbeat.core.VirtualExecutor;
-import io.wheelbeat.core.WheelSettings;
+import io.wheelbeat.core.internal.WheelSettings;
 import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
 import io.wheelbeat.core.ratelimit.RateLimit;
 import java.time.Duration;
@@ -44,7 +45,7 @@ class StoreStallTest {
         try (RedisProcess redis = new RedisProcess();
              RedisLeaseStore store = RedisLeaseStore.builder(redis.uri()).timeout(Duration.ofMillis(250))
                      .sharedClock(clock, origin).build()) {
-            ExecutorDrivenWheel wheel = new ExecutorDrivenWheel(executor, new WheelSettings().ticker(clock));
+            ExecutorDrivenWheel wheel = Drivers.executorDriven(executor, new WheelSettings().ticker(clock));
             // 400 per 4 s, asked every 12 ms: 333 a window, 83% of the limit and of the share.
             KeyedRateLimiter<String> limiter = KeyedRateLimiter
                     .builder(RateLimit.slidingWindow(400, Duration.ofNanos(WINDOW)), wheel)

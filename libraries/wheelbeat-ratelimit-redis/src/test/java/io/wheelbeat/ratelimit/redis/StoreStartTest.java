@@ -11,9 +11,10 @@ import io.lettuce.core.output.StatusOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.ManualTicker;
+import io.wheelbeat.core.internal.Drivers;
+import io.wheelbeat.core.internal.ManualTicker;
 import io.wheelbeat.core.VirtualExecutor;
-import io.wheelbeat.core.WheelSettings;
+import io.wheelbeat.core.internal.WheelSettings;
 import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
 import io.wheelbeat.core.ratelimit.RateLimit;
 import io.wheelbeat.core.ratelimit.StoreFailurePolicy;
@@ -36,7 +37,7 @@ class StoreStartTest {
 
     private KeyedRateLimiter<String> limiter(RedisLeaseStore store, RateLimit limit, StoreFailurePolicy policy,
                                              VirtualExecutor executor) {
-        ExecutorDrivenWheel wheel = new ExecutorDrivenWheel(executor, new WheelSettings().ticker(clock));
+        ExecutorDrivenWheel wheel = Drivers.executorDriven(executor, new WheelSettings().ticker(clock));
         return KeyedRateLimiter.builder(limit, wheel).name("start").sharedThrough(store).processes(2)
                 .onStoreFailure(policy).build();
     }

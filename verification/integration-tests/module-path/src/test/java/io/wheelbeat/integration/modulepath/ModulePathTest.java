@@ -11,7 +11,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.WheelSettings;
 import io.wheelbeat.core.WheelTimer;
 import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
 import io.wheelbeat.core.ratelimit.RateLimit;
@@ -71,8 +70,8 @@ class ModulePathTest {
             assertEquals("io.wheelbeat.netty", type.getModule().getName(), type.getName());
             assertFalse(type.getModule().getDescriptor().isAutomatic(), "a module-info, not a jar name");
         }
-        assertEquals("io.wheelbeat.core", WheelSettings.class.getModule().getName());
-        assertFalse(WheelSettings.class.getModule().getDescriptor().isAutomatic());
+        assertEquals("io.wheelbeat.core", WheelTimer.class.getModule().getName());
+        assertFalse(WheelTimer.class.getModule().getDescriptor().isAutomatic());
     }
 
     @Test
@@ -93,7 +92,7 @@ class ModulePathTest {
 
     @Test
     void theCoreDriversAndTheRateLimiterServeTheUser() throws Exception {
-        WheelTimer timer = WheelTimer.builder().wheel(new WheelSettings().tick(Duration.ofMillis(1))).build();
+        WheelTimer timer = WheelTimer.builder().tick(Duration.ofMillis(1)).build();
         try {
             CountDownLatch fired = new CountDownLatch(1);
             timer.newTimeout(timeout -> fired.countDown(), MILLISECONDS.toNanos(20));

@@ -1,5 +1,8 @@
-package io.wheelbeat.core;
+package io.wheelbeat.core.internal;
 
+import io.wheelbeat.core.TimerNode;
+import io.wheelbeat.core.WheelTimeout;
+import io.wheelbeat.core.WheelTimerTask;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -8,7 +11,7 @@ import java.lang.invoke.VarHandle;
  * so no stale handle can exist. Its state moves once, from pending to cancelled or to expired, by
  * compare-and-set, so cancel and expiry never both win.
  */
-final class TimeoutHandle extends TimerNode implements WheelTimeout {
+public final class TimeoutHandle extends TimerNode implements WheelTimeout {
 
     private static final int HANDED_OVER = 0;
     private static final int PLACED = 1;

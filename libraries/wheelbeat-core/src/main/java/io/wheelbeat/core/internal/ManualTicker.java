@@ -1,5 +1,6 @@
-package io.wheelbeat.core;
+package io.wheelbeat.core.internal;
 
+import io.wheelbeat.core.Ticker;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;

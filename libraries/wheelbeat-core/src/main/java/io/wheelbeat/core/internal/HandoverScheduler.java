@@ -1,5 +1,13 @@
-package io.wheelbeat.core;
+package io.wheelbeat.core.internal;
 
+import io.wheelbeat.core.ExecutorDrivenWheel;
+import io.wheelbeat.core.Ticker;
+import io.wheelbeat.core.TimerNode;
+import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.core.WheelScheduler;
+import io.wheelbeat.core.WheelTimeout;
+import io.wheelbeat.core.WheelTimer;
+import io.wheelbeat.core.WheelTimerTask;
 import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -12,23 +20,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What the two drivers of a {@link TimerWheel} ({@link ExecutorDrivenWheel}, {@link WheelTimer})
- * share, held by each as a field: the engine and the clock it is read with, the maximum number of
- * pending timers, the statistics, the lateness metric, and the hand-over of timeouts created on
- * other threads, which go to the owner thread through a lock-free queue and are placed in the
- * wheel there. What differs between the drivers (their owner thread, how it is woken, where tasks
- * run) it asks of the driver through {@link Driver}.
- *
- * <p>The maximum number of pending timers holds across threads this way: a foreign thread
- * reserves a place (an atomic count) before it hands a timeout over, and the owner thread counts
- * reserved places as taken. Both read the other's count as a snapshot, so when the owner thread
- * and other threads schedule at the same instant the limit can be passed by the number of threads
- * racing; it is never passed by more.
+ * What the two drivers of a {@link TimerWheel} share: the engine and its clock, the limit of
+ * pending timers, the counts, the lateness metric, and the lock-free hand-over of timeouts made on
+ * other threads. A foreign thread reserves a place before handing over, so the limit is passed by
+ * at most the number of threads racing. Driver-specific work goes through {@link Driver}.
  */
-final class HandoverScheduler {
+public final class HandoverScheduler {
 
     /** What a driver does for the scheduler it holds. */
-    interface Driver {
+    public interface Driver {
 
         /** Whether the calling thread owns the wheel. */
         boolean inOwnerThread();
@@ -52,8 +52,10 @@ final class HandoverScheduler {
     private static final Logger log = LoggerFactory.getLogger(HandoverScheduler.class);
     private static final LongConsumer NO_LATENESS = lateness -> { };
 
-    final TimerWheel wheel;
-    final Ticker ticker;
+    /** The engine. */
+    public final TimerWheel wheel;
+    /** The clock the engine is read with. */
+    public final Ticker ticker;
     private final Driver driver;
     private final int maxPendingTimers;
     private final Queue<TimeoutHandle> handover = new ConcurrentLinkedQueue<>();
@@ -65,7 +67,7 @@ final class HandoverScheduler {
     private volatile LongConsumer lateness = NO_LATENESS;
 
     /** A wheel with {@code settings}, starting at their ticker's reading now, run by {@code driver}. */
-    HandoverScheduler(WheelSettings settings, Driver driver) {
+    public HandoverScheduler(WheelSettings settings, Driver driver) {
         this.ticker = settings.ticker();
         this.maxPendingTimers = settings.maxPendingTimers();
         this.driver = driver;
@@ -73,7 +75,7 @@ final class HandoverScheduler {
     }
 
     /** {@link WheelScheduler#newTimeout}, for the drivers. */
-    WheelTimeout newTimeout(WheelTimerTask task, long delayNanos) {
+    public WheelTimeout newTimeout(WheelTimerTask task, long delayNanos) {
         Objects.requireNonNull(task, "task");
         if (!driver.accepting()) {
             throw new IllegalStateException("cannot schedule: " + driver + " has been stopped");
@@ -100,34 +102,34 @@ final class HandoverScheduler {
     }
 
     /** {@link WheelScheduler#pendingTimers()}: placed timers and places reserved by other threads. */
-    int pendingTimers() {
+    public int pendingTimers() {
         return placed() + reserved.get();
     }
 
     /** Timers in the wheel. Owner thread, or a snapshot. */
-    int placed() {
+    public int placed() {
         return wheel.pendingTimers();
     }
 
-    long scheduledCount() {
+    public long scheduledCount() {
         return wheel.scheduledCount();
     }
 
-    long cancelledCount() {
+    public long cancelledCount() {
         return wheel.cancelledCount();
     }
 
-    long expiredCount() {
+    public long expiredCount() {
         return wheel.expiredCount();
     }
 
     /** Node expiries (counted by the wheel) and timeout tasks (counted here) that threw. */
-    long failedCount() {
+    public long failedCount() {
         return wheel.failedCount() + failedTasks.get();
     }
 
     /** When to poll next, as {@link TimerWheel#nextDeadlineNanos()}; some timer must be placed. Owner thread. */
-    long nextDeadlineNanos() {
+    public long nextDeadlineNanos() {
         return wheel.nextDeadlineNanos();
     }
 
@@ -135,7 +137,7 @@ final class HandoverScheduler {
      * Runs a timeout's task; one that throws is logged and counted, and the driver goes on. Any
      * thread (a task executor may run tasks).
      */
-    void runTask(TimeoutHandle timeout) {
+    public void runTask(TimeoutHandle timeout) {
         try {
             timeout.task().run(timeout);
         } catch (Throwable t) {
@@ -151,7 +153,7 @@ final class HandoverScheduler {
      *
      * @throws RejectedExecutionException if the limit is reached
      */
-    void place(TimerNode node, long deadlineNanos, boolean keepOrder) {
+    public void place(TimerNode node, long deadlineNanos, boolean keepOrder) {
         if (!node.isPending()) {
             checkLimit();
         }
@@ -179,22 +181,22 @@ final class HandoverScheduler {
      *
      * @return how many fired: {@code limit} when some may still be due
      */
-    int pollWheel(int limit) {
+    public int pollWheel(int limit) {
         return wheel.poll(ticker.nanoTime(), lateness, limit);
     }
 
     /** Records each timer's lateness with {@code recorder} from now on. */
-    void lateness(LongConsumer recorder) {
+    public void lateness(LongConsumer recorder) {
         this.lateness = Objects.requireNonNull(recorder, "recorder");
     }
 
     /** Called by a timeout that expired: the driver runs its task. Owner thread. */
-    void runExpired(TimeoutHandle timeout) {
+    public void runExpired(TimeoutHandle timeout) {
         driver.runExpired(timeout);
     }
 
     /** Called by a timeout cancelled while it sat in the wheel. */
-    void cancelled(TimeoutHandle timeout) {
+    public void cancelled(TimeoutHandle timeout) {
         if (driver.inOwnerThread()) {
             wheel.cancel(timeout);
         } else {
@@ -204,7 +206,7 @@ final class HandoverScheduler {
     }
 
     /** Places handed-over timeouts and removes cancelled ones. Owner thread only. */
-    void drainHandover() {
+    public void drainHandover() {
         drainRequested.set(false);
         TimeoutHandle timeout;
         while ((timeout = handover.poll()) != null) {
@@ -223,7 +225,7 @@ final class HandoverScheduler {
     }
 
     /** Removes every timeout not yet placed and returns it to {@code out} if still pending. */
-    void drainUnplaced(java.util.Collection<? super WheelTimeout> out) {
+    public void drainUnplaced(java.util.Collection<? super WheelTimeout> out) {
         TimeoutHandle timeout;
         while ((timeout = handover.poll()) != null) {
             if (!timeout.linked) {

@@ -1,5 +1,9 @@
-package io.wheelbeat.core;
+package io.wheelbeat.core.internal;
 
+import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.core.WheelTimeout;
+import io.wheelbeat.core.WheelTimer;
+import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -43,7 +47,7 @@ public final class TimerWheelMetrics implements MeterBinder {
      * @param tags extra tags of every meter (low cardinality only)
      */
     public TimerWheelMetrics(WheelTimer timer, Tags tags) {
-        this(timer.timers, tags);
+        this(Drivers.timers(timer), tags);
     }
 
     /**
@@ -53,7 +57,7 @@ public final class TimerWheelMetrics implements MeterBinder {
      * @param tags extra tags of every meter (low cardinality only)
      */
     public TimerWheelMetrics(ExecutorDrivenWheel driven, Tags tags) {
-        this(driven.timers, tags);
+        this(Drivers.timers(driven), tags);
     }
 
     private TimerWheelMetrics(HandoverScheduler driver, Tags tags) {

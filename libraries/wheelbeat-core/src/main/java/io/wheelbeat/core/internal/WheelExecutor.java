@@ -1,5 +1,7 @@
-package io.wheelbeat.core;
+package io.wheelbeat.core.internal;
 
+import io.wheelbeat.core.Ticker;
+import io.wheelbeat.core.ExecutorDrivenWheel;
 import java.util.concurrent.Future;
 
 /**
@@ -11,11 +13,7 @@ import java.util.concurrent.Future;
  */
 public interface WheelExecutor {
 
-    /**
-     * Returns whether the calling thread is the owner thread.
-     *
-     * @return whether the calling thread is the owner thread
-     */
+    /** {@return whether the calling thread is the owner thread} */
     boolean inOwnerThread();
 
     /**
