@@ -3,15 +3,15 @@ package io.wheelbeat.netty.guard;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.ChannelConfig;
-import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.WriteBufferWaterMark;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
+import io.wheelbeat.netty.ChannelTimerHandler;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.HandlerBuilder;
-import io.wheelbeat.netty.internal.ChannelTimers;
+import io.wheelbeat.netty.internal.HandlerTimer;
 import io.wheelbeat.netty.internal.ConnectionMeters;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -54,19 +54,18 @@ import org.slf4j.LoggerFactory;
  * pipeline. A handler serves one channel ({@code @Sharable} it is not); all its methods run on
  * that channel's event loop. Writes allocate nothing and read one volatile counter.
  */
-public final class SlowConsumerHandler extends ChannelDuplexHandler {
+public final class SlowConsumerHandler extends ChannelTimerHandler {
 
     private static final Logger log = LoggerFactory.getLogger(SlowConsumerHandler.class);
 
     private final Factory settings;
-    private final ChannelTimers timers;
-    private final ChannelTimers.Timer unwritableTimer = new ChannelTimers.Timer(this::onTimer);
+    private final HandlerTimer unwritableTimer = new HandlerTimer(this::onTimer);
     /** Whether this handler turned autoRead off, and so must turn it back on. */
     private boolean readingPaused;
     private boolean ended;
 
     private SlowConsumerHandler(Factory settings) {
-        this.timers = new ChannelTimers(settings.wheels);
+        super(settings.wheels);
         this.settings = settings;
     }
 
@@ -83,78 +82,42 @@ public final class SlowConsumerHandler extends ChannelDuplexHandler {
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
         ctx.write(msg, promise);
         ChannelOutboundBuffer pending = ctx.channel().unsafe().outboundBuffer();
-        if (pending != null && pending.totalPendingWriteBytes() > settings.maxPendingBytes && timers.running()) {
+        if (pending != null && pending.totalPendingWriteBytes() > settings.maxPendingBytes && running()) {
             end(SlowConsumerEvent.Cause.PENDING_BYTES, pending.totalPendingWriteBytes());
         }
     }
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
-        if (timers.running()) {
+        if (running()) {
             writabilityChanged(ctx.channel().isWritable());
         }
         ctx.fireChannelWritabilityChanged();
     }
 
     @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-        if (timers.startIfActive(ctx)) {
-            onStart(timers.now());
-        }
-    }
-
-    @Override
-    public void channelRegistered(ChannelHandlerContext ctx) {
-        if (timers.startIfActive(ctx)) {
-            onStart(timers.now());
-        }
-        ctx.fireChannelRegistered();
-    }
-
-    @Override
-    public void channelActive(ChannelHandlerContext ctx) {
-        if (timers.start(ctx)) {
-            onStart(timers.now());
-        }
-        ctx.fireChannelActive();
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-        if (timers.stop()) {
-            onStop();
-        }
-        ctx.fireChannelInactive();
-    }
-
-    @Override
-    public void handlerRemoved(ChannelHandlerContext ctx) {
-        if (timers.stop()) {
-            onStop();
-        }
-    }
-
-    private void onStart(long nowNanos) {
-        ChannelConfig config = timers.ctx().channel().config();
+    protected void onStart(ChannelHandlerContext ctx, long nowNanos) {
+        ChannelConfig config = ctx().channel().config();
         config.setWriteBufferWaterMark(settings.waterMark);
-        if (!timers.ctx().channel().isWritable()) {
+        if (!ctx().channel().isWritable()) {
             writabilityChanged(false);
         }
     }
 
-    private void onStop() {
-        timers.cancel(unwritableTimer);
+    @Override
+    protected void onStop() {
+        cancel(unwritableTimer);
     }
 
-    private void onTimer(ChannelTimers.Timer timer) {
+    private void onTimer(HandlerTimer timer) {
         if (timer == unwritableTimer) {
-            ChannelOutboundBuffer pending = timers.ctx().channel().unsafe().outboundBuffer();
+            ChannelOutboundBuffer pending = ctx().channel().unsafe().outboundBuffer();
             end(SlowConsumerEvent.Cause.UNWRITABLE_TOO_LONG, pending == null ? 0 : pending.totalPendingWriteBytes());
         }
     }
 
     private void writabilityChanged(boolean writable) {
-        ChannelConfig config = timers.ctx().channel().config();
+        ChannelConfig config = ctx().channel().config();
         if (!writable) {
             if (settings.pauseReading && config.isAutoRead()) {
                 config.setAutoRead(false);
@@ -162,10 +125,10 @@ public final class SlowConsumerHandler extends ChannelDuplexHandler {
                 ConnectionMeters.count(settings.readPauses);
             }
             if (!unwritableTimer.isPending()) {
-                timers.schedule(unwritableTimer, settings.unwritableTimeoutNanos);
+                schedule(unwritableTimer, settings.unwritableTimeoutNanos);
             }
         } else {
-            timers.cancel(unwritableTimer);
+            cancel(unwritableTimer);
             if (readingPaused) {
                 readingPaused = false;
                 config.setAutoRead(true); // also asks for a read
@@ -178,7 +141,7 @@ public final class SlowConsumerHandler extends ChannelDuplexHandler {
             return; // the rest of a write batch after the close
         }
         ended = true;
-        ChannelHandlerContext ctx = timers.ctx();
+        ChannelHandlerContext ctx = ctx();
         ConnectionMeters.count(settings.closes);
         log.debug("{}: slow consumer ({}, {} bytes pending), closing", ctx.channel(), cause, pendingBytes);
         ctx.fireUserEventTriggered(new SlowConsumerEvent(cause, pendingBytes));

@@ -3,19 +3,19 @@ package io.wheelbeat.netty.heartbeat;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.ReferenceCountUtil;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
+import io.wheelbeat.netty.ChannelTimerHandler;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.JitteredHandlerBuilder;
-import io.wheelbeat.netty.internal.ChannelTimers;
+import io.wheelbeat.netty.internal.HandlerTimer;
 import io.wheelbeat.netty.internal.ConnectionMeters;
-import io.wheelbeat.netty.internal.HeartbeatMeters;
+import io.wheelbeat.netty.heartbeat.internal.HeartbeatMeters;
 import io.wheelbeat.netty.internal.Jitter;
-import io.wheelbeat.netty.internal.PingEnforcement;
-import io.wheelbeat.netty.internal.PingLoop;
+import io.wheelbeat.netty.heartbeat.internal.PingEnforcement;
+import io.wheelbeat.netty.heartbeat.internal.PingLoop;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.BiFunction;
@@ -104,12 +104,11 @@ import org.slf4j.LoggerFactory;
  * pipeline. A handler serves one channel ({@code @Sharable} it is not); all its methods run on
  * that channel's event loop. Reads, writes and flushes allocate nothing.
  */
-public final class HeartbeatHandler extends ChannelDuplexHandler {
+public final class HeartbeatHandler extends ChannelTimerHandler {
 
     private static final Logger log = LoggerFactory.getLogger(HeartbeatHandler.class);
 
     private final Factory settings;
-    private final ChannelTimers timers;
     /** The pinging role, or null. */
     private final PingLoop pings;
     // Answering role.
@@ -118,9 +117,9 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
     private Object owedPing;
 
     private HeartbeatHandler(Factory settings) {
-        this.timers = new ChannelTimers(settings.wheels);
+        super(settings.wheels);
         this.settings = settings;
-        this.pings = settings.pinging == null ? null : new PingLoop(timers, settings.pingProtocol);
+        this.pings = settings.pinging == null ? null : new PingLoop(settings.pingProtocol);
         this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
     }
 
@@ -178,47 +177,15 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
     }
 
     @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-        if (timers.startIfActive(ctx)) {
-            onStart(timers.now());
-        }
-    }
-
-    @Override
-    public void channelRegistered(ChannelHandlerContext ctx) {
-        if (timers.startIfActive(ctx)) {
-            onStart(timers.now());
-        }
-        ctx.fireChannelRegistered();
-    }
-
-    @Override
-    public void channelActive(ChannelHandlerContext ctx) {
-        if (timers.start(ctx)) {
-            onStart(timers.now());
-        }
-        ctx.fireChannelActive();
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-        onStop();
-        ctx.fireChannelInactive();
-    }
-
-    @Override
-    public void handlerRemoved(ChannelHandlerContext ctx) {
-        onStop();
-    }
-
-    private void onStart(long nowNanos) {
+    protected void onStart(ChannelHandlerContext ctx, long nowNanos) {
         if (pings != null) {
-            pings.start(settings.pinging, nowNanos);
+            pings.start(settings.pinging, ctx, wheel());
         }
     }
 
-    private void onStop() {
-        if (timers.stop() && pings != null) {
+    @Override
+    protected void onStop() {
+        if (pings != null) {
             pings.stop();
         }
         releaseOwedPing();
@@ -262,7 +229,7 @@ public final class HeartbeatHandler extends ChannelDuplexHandler {
             return;
         }
         if (settings.enforcement != null) {
-            int struckOut = settings.enforcement.tooManyPings(strikes, timers.now());
+            int struckOut = settings.enforcement.tooManyPings(strikes, now());
             if (struckOut > 0) {
                 ReferenceCountUtil.release(ping);
                 tooManyPings(ctx, struckOut);

@@ -3,7 +3,6 @@ package io.wheelbeat.netty.http2;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBufUtil;
-import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http2.DefaultHttp2GoAwayFrame;
@@ -17,6 +16,7 @@ import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2PingFrame;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
+import io.wheelbeat.netty.ChannelTimerHandler;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.JitteredHandlerBuilder;
 import io.wheelbeat.netty.deadline.MaxConnectionAge;
@@ -25,12 +25,12 @@ import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
-import io.wheelbeat.netty.internal.ChannelTimers;
+import io.wheelbeat.netty.internal.HandlerTimer;
 import io.wheelbeat.netty.internal.ConnectionMeters;
-import io.wheelbeat.netty.internal.HeartbeatMeters;
+import io.wheelbeat.netty.heartbeat.internal.HeartbeatMeters;
 import io.wheelbeat.netty.internal.Jitter;
-import io.wheelbeat.netty.internal.PingEnforcement;
-import io.wheelbeat.netty.internal.PingLoop;
+import io.wheelbeat.netty.heartbeat.internal.PingEnforcement;
+import io.wheelbeat.netty.heartbeat.internal.PingLoop;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -117,7 +117,7 @@ import org.slf4j.LoggerFactory;
  * pipeline. A handler serves one channel ({@code @Sharable} it is not); all its methods run on
  * that channel's event loop.
  */
-public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
+public final class Http2KeepAliveHandler extends ChannelTimerHandler {
 
     private static final Logger log = LoggerFactory.getLogger(Http2KeepAliveHandler.class);
     /** gRPC's minimum ping interval while no stream is open, unless pings without calls are permitted. */
@@ -130,27 +130,26 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
     private static final long DEFAULT_KEEPALIVE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(20);
 
     private final Factory settings;
-    private final ChannelTimers timers;
     private final PingEnforcement.Strikes strikes;
     private final Http2Connection.Listener streams = new StreamListener();
     private ChannelHandlerContext codecCtx;
     private Http2Connection connection;
-    private final ChannelTimers.Timer idleTimer = new ChannelTimers.Timer(this::onTimer);
+    private final HandlerTimer idleTimer = new HandlerTimer(this::onTimer);
     private long idleSinceNanos;
-    private final ChannelTimers.Timer ageTimer = new ChannelTimers.Timer(this::onTimer);
+    private final HandlerTimer ageTimer = new HandlerTimer(this::onTimer);
     private long ageNanos;
-    private final ChannelTimers.Timer graceTimer = new ChannelTimers.Timer(this::onTimer);
-    private final ChannelTimers.Timer drainTimer = new ChannelTimers.Timer(this::onTimer);
+    private final HandlerTimer graceTimer = new HandlerTimer(this::onTimer);
+    private final HandlerTimer drainTimer = new HandlerTimer(this::onTimer);
     private boolean draining;
     private boolean drainPingAcked;
     /** The keepalive pings, or null without them. */
     private final PingLoop pings;
 
     private Http2KeepAliveHandler(Factory settings) {
-        this.timers = new ChannelTimers(settings.wheels);
+        super(settings.wheels);
         this.settings = settings;
         this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
-        this.pings = settings.keepAlive == null ? null : new PingLoop(timers, new KeepAlivePings());
+        this.pings = settings.keepAlive == null ? null : new PingLoop(new KeepAlivePings());
     }
 
     /**
@@ -167,7 +166,7 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         if (pings != null) {
             pings.onRead();
         }
-        if (msg instanceof Http2PingFrame ping && timers.running()) {
+        if (msg instanceof Http2PingFrame ping && running()) {
             if (ping.ack()) {
                 if (ping.content() == DRAIN_PING && draining) {
                     onDrainPingAcked();
@@ -201,45 +200,7 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
     }
 
     @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-        if (timers.startIfActive(ctx)) {
-            onStart(timers.now());
-        }
-    }
-
-    @Override
-    public void channelRegistered(ChannelHandlerContext ctx) {
-        if (timers.startIfActive(ctx)) {
-            onStart(timers.now());
-        }
-        ctx.fireChannelRegistered();
-    }
-
-    @Override
-    public void channelActive(ChannelHandlerContext ctx) {
-        if (timers.start(ctx)) {
-            onStart(timers.now());
-        }
-        ctx.fireChannelActive();
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-        if (timers.stop()) {
-            onStop();
-        }
-        ctx.fireChannelInactive();
-    }
-
-    @Override
-    public void handlerRemoved(ChannelHandlerContext ctx) {
-        if (timers.stop()) {
-            onStop();
-        }
-    }
-
-    private void onStart(long nowNanos) {
-        ChannelHandlerContext ctx = timers.ctx();
+    protected void onStart(ChannelHandlerContext ctx, long nowNanos) {
         codecCtx = ctx.pipeline().context(Http2FrameCodec.class);
         if (codecCtx == null) {
             throw new IllegalStateException(getClass().getSimpleName()
@@ -249,31 +210,32 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         connection.addListener(streams);
         if (settings.maxIdleNanos > 0 && connection.numActiveStreams() == 0) {
             idleSinceNanos = nowNanos;
-            timers.schedule(idleTimer, settings.maxIdleNanos);
+            schedule(idleTimer, settings.maxIdleNanos);
         }
         if (settings.maxAgeNanos > 0) {
             ageNanos = Jitter.apply(settings.maxAgeNanos, settings.ageJitter, settings.random);
-            timers.schedule(ageTimer, ageNanos);
+            schedule(ageTimer, ageNanos);
         }
         if (pings != null) {
-            pings.start(settings.keepAlive, nowNanos);
+            pings.start(settings.keepAlive, ctx, wheel());
         }
     }
 
-    private void onStop() {
+    @Override
+    protected void onStop() {
         if (connection != null) {
             connection.removeListener(streams);
         }
-        timers.cancel(idleTimer);
-        timers.cancel(ageTimer);
-        timers.cancel(graceTimer);
-        timers.cancel(drainTimer);
+        cancel(idleTimer);
+        cancel(ageTimer);
+        cancel(graceTimer);
+        cancel(drainTimer);
         if (pings != null) {
             pings.stop();
         }
     }
 
-    private void onTimer(ChannelTimers.Timer timer) {
+    private void onTimer(HandlerTimer timer) {
         if (timer == idleTimer) {
             onIdleTimer();
         } else if (timer == ageTimer) {
@@ -281,7 +243,7 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         } else if (timer == drainTimer) {
             onDrainPingAcked();
         } else if (timer == graceTimer) {
-            log.debug("{}: grace after maximum age over, closing", timers.ctx().channel());
+            log.debug("{}: grace after maximum age over, closing", ctx().channel());
             closeNow();
         }
     }
@@ -332,7 +294,7 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         long minNanos = !settings.noCallsRule || connection.numActiveStreams() > 0
                 ? settings.enforcement.minIntervalNanos()
                 : Math.max(settings.enforcement.minIntervalNanos(), NO_CALLS_MIN_PING_NANOS);
-        int struckOut = settings.enforcement.tooManyPings(strikes, timers.now(), minNanos);
+        int struckOut = settings.enforcement.tooManyPings(strikes, now(), minNanos);
         if (struckOut == 0) {
             return false;
         }
@@ -350,38 +312,38 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         if (connection.numActiveStreams() > 0 || draining) {
             return; // re-armed when the last stream closes
         }
-        long left = settings.maxIdleNanos - (timers.now() - idleSinceNanos);
+        long left = settings.maxIdleNanos - (now() - idleSinceNanos);
         if (left > 0) {
-            timers.schedule(idleTimer, left);
+            schedule(idleTimer, left);
             return;
         }
         ConnectionMeters.count(settings.idleCloses);
-        log.debug("{}: no stream for {} ns, shutting down gracefully", timers.ctx().channel(), settings.maxIdleNanos);
-        timers.ctx().fireUserEventTriggered(new MaxConnectionIdleEvent(settings.maxIdleNanos));
+        log.debug("{}: no stream for {} ns, shutting down gracefully", ctx().channel(), settings.maxIdleNanos);
+        ctx().fireUserEventTriggered(new MaxConnectionIdleEvent(settings.maxIdleNanos));
         drain("max_idle");
     }
 
     private void onMaxAge() {
         ConnectionMeters.count(settings.ageCloses);
-        log.debug("{}: reached its maximum age, shutting down gracefully", timers.ctx().channel());
+        log.debug("{}: reached its maximum age, shutting down gracefully", ctx().channel());
         if (settings.graceNanos != Long.MAX_VALUE) {
             // Armed before the event, so that a listener closing the channel cancels it.
-            timers.schedule(graceTimer, settings.graceNanos);
+            schedule(graceTimer, settings.graceNanos);
         }
-        timers.ctx().fireUserEventTriggered(new MaxConnectionAgeEvent(ageNanos, settings.graceNanos));
+        ctx().fireUserEventTriggered(new MaxConnectionAgeEvent(ageNanos, settings.graceNanos));
         drain("max_age");
     }
 
     /** Starts the graceful shutdown: GOAWAY with the largest stream id and the drain PING. */
     private void drain(String why) {
-        if (draining || !timers.ctx().channel().isActive()) {
+        if (draining || !ctx().channel().isActive()) {
             return;
         }
         draining = true;
-        timers.cancel(idleTimer);
+        cancel(idleTimer);
         goAway(Http2Error.NO_ERROR, why, Integer.MAX_VALUE);
-        timers.schedule(drainTimer, DRAIN_PING_TIMEOUT_NANOS);
-        timers.ctx().writeAndFlush(new DefaultHttp2PingFrame(DRAIN_PING), timers.ctx().voidPromise());
+        schedule(drainTimer, DRAIN_PING_TIMEOUT_NANOS);
+        ctx().writeAndFlush(new DefaultHttp2PingFrame(DRAIN_PING), ctx().voidPromise());
     }
 
     /** The peer has seen the first GOAWAY (or had 10 s to): the second one names the last stream. */
@@ -390,8 +352,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
             return;
         }
         drainPingAcked = true;
-        timers.cancel(drainTimer);
-        if (!timers.ctx().channel().isActive()) {
+        cancel(drainTimer);
+        if (!ctx().channel().isActive()) {
             return;
         }
         goAway(Http2Error.NO_ERROR, "drained", 0);
@@ -400,14 +362,14 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
 
     private void closeWhenNoStreams() {
         if (drainPingAcked && connection.numActiveStreams() == 0) {
-            timers.ctx().close();
+            ctx().close();
         }
     }
 
     // ---------------------------------------------------------------- writing and closing
 
     private void goAway(Http2Error error, String debugData, int extraStreamIds) {
-        ChannelHandlerContext ctx = timers.ctx();
+        ChannelHandlerContext ctx = ctx();
         DefaultHttp2GoAwayFrame goAway = new DefaultHttp2GoAwayFrame(error,
                 ByteBufUtil.writeAscii(ctx.alloc(), debugData));
         goAway.setExtraStreamIds(extraStreamIds);
@@ -430,15 +392,15 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
 
         @Override
         public void onStreamClosed(Http2Stream stream) {
-            if (!timers.running() || connection.numActiveStreams() > 0) {
+            if (!running() || connection.numActiveStreams() > 0) {
                 return;
             }
             if (draining) {
                 closeWhenNoStreams();
             } else if (settings.maxIdleNanos > 0) {
-                idleSinceNanos = timers.now();
+                idleSinceNanos = now();
                 if (!idleTimer.isPending()) {
-                    timers.schedule(idleTimer, settings.maxIdleNanos);
+                    schedule(idleTimer, settings.maxIdleNanos);
                 }
             }
         }

@@ -1,7 +1,6 @@
 package io.wheelbeat.netty.mqtt;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.mqtt.MqttConnAckMessage;
@@ -11,14 +10,15 @@ import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageType;
 import io.netty.handler.codec.mqtt.MqttProperties;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
+import io.wheelbeat.netty.ChannelTimerHandler;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.HandlerBuilder;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
-import io.wheelbeat.netty.internal.ChannelTimers;
-import io.wheelbeat.netty.internal.HeartbeatMeters;
+import io.wheelbeat.netty.internal.HandlerTimer;
+import io.wheelbeat.netty.heartbeat.internal.HeartbeatMeters;
 import io.wheelbeat.netty.internal.Jitter;
-import io.wheelbeat.netty.internal.PingLoop;
+import io.wheelbeat.netty.heartbeat.internal.PingLoop;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -53,21 +53,20 @@ import java.util.concurrent.TimeUnit;
  * pipeline. A handler serves one channel ({@code @Sharable} it is not); all its methods run on
  * that channel's event loop.
  */
-public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
+public final class MqttClientKeepAliveHandler extends ChannelTimerHandler {
 
     /** PINGREQ; a missed PINGRESP ends the connection (fire the event, close). */
     private static final PingLoop.Protocol PINGREQ = (ctx, pingId) -> MqttMessage.PINGREQ;
 
     private final Factory settings;
-    private final ChannelTimers timers;
     private final PingLoop pings;
     /** The keep-alive of the CONNECT written, -1 before it. */
     private int connectKeepAlive = -1;
 
     private MqttClientKeepAliveHandler(Factory settings) {
+        super(settings.wheels);
         this.settings = settings;
-        this.timers = new ChannelTimers(settings.wheels);
-        this.pings = new PingLoop(timers, PINGREQ);
+        this.pings = new PingLoop(PINGREQ);
     }
 
     /**
@@ -100,48 +99,26 @@ public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
             pings.onPongInOrder(ctx);
             return;
         }
-        if (connectKeepAlive >= 0 && timers.running() && msg instanceof MqttConnAckMessage connAck
+        if (connectKeepAlive >= 0 && running() && msg instanceof MqttConnAckMessage connAck
                 && connAck.variableHeader().connectReturnCode() == MqttConnectReturnCode.CONNECTION_ACCEPTED) {
             MqttProperties.MqttProperty<?> serverKeepAlive = connAck.variableHeader().properties()
                     .getProperty(MqttServerKeepAliveHandler.SERVER_KEEP_ALIVE_PROPERTY);
             int keepAlive = serverKeepAlive != null ? (Integer) serverKeepAlive.value() : connectKeepAlive;
             if (keepAlive > 0) {
-                pings.start(settings.pinging(keepAlive), timers.now());
+                pings.start(settings.pinging(keepAlive), ctx, wheel());
             }
         }
         ctx.fireChannelRead(msg);
     }
 
     @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-        timers.startIfActive(ctx);
+    protected void onStart(ChannelHandlerContext ctx, long nowNanos) {
+        // Pinging starts at the CONNACK.
     }
 
     @Override
-    public void channelRegistered(ChannelHandlerContext ctx) {
-        timers.startIfActive(ctx);
-        ctx.fireChannelRegistered();
-    }
-
-    @Override
-    public void channelActive(ChannelHandlerContext ctx) {
-        timers.start(ctx);
-        ctx.fireChannelActive();
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-        if (timers.stop()) {
-            pings.stop();
-        }
-        ctx.fireChannelInactive();
-    }
-
-    @Override
-    public void handlerRemoved(ChannelHandlerContext ctx) {
-        if (timers.stop()) {
-            pings.stop();
-        }
+    protected void onStop() {
+        pings.stop();
     }
 
     static boolean isPingResp(Object msg) {

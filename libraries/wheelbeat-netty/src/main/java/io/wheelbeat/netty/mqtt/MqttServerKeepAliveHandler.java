@@ -2,7 +2,6 @@ package io.wheelbeat.netty.mqtt;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.mqtt.MqttConnAckMessage;
@@ -17,15 +16,16 @@ import io.netty.handler.codec.mqtt.MqttReasonCodes;
 import io.netty.handler.codec.mqtt.MqttVersion;
 import io.netty.util.ReferenceCountUtil;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
+import io.wheelbeat.netty.ChannelTimerHandler;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.HandlerBuilder;
 import io.wheelbeat.netty.deadline.FirstMessageTimeoutEvent;
 import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
-import io.wheelbeat.netty.internal.ChannelTimers;
+import io.wheelbeat.netty.internal.HandlerTimer;
 import io.wheelbeat.netty.internal.ConnectionMeters;
-import io.wheelbeat.netty.internal.HeartbeatMeters;
-import io.wheelbeat.netty.internal.PingEnforcement;
+import io.wheelbeat.netty.heartbeat.internal.HeartbeatMeters;
+import io.wheelbeat.netty.heartbeat.internal.PingEnforcement;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -86,7 +86,7 @@ import org.slf4j.LoggerFactory;
  * pipeline. A handler serves one channel ({@code @Sharable} it is not); all its methods run on
  * that channel's event loop.
  */
-public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
+public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
 
     private static final Logger log = LoggerFactory.getLogger(MqttServerKeepAliveHandler.class);
     private static final int MQTT_5 = MqttVersion.MQTT_5.protocolLevel();
@@ -99,10 +99,9 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
     static final int SERVER_KEEP_ALIVE_PROPERTY = 0x13;
 
     private final Factory settings;
-    private final ChannelTimers timers;
     private final PingEnforcement.Strikes strikes;
-    private final ChannelTimers.Timer connectTimer = new ChannelTimers.Timer(this::onTimer);
-    private final ChannelTimers.Timer idleTimer = new ChannelTimers.Timer(this::onTimer);
+    private final HandlerTimer connectTimer = new HandlerTimer(this::onTimer);
+    private final HandlerTimer idleTimer = new HandlerTimer(this::onTimer);
     private boolean connected;
     private boolean connAckSeen;
     private int version;
@@ -116,7 +115,7 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
     private boolean answerOwed;
 
     private MqttServerKeepAliveHandler(Factory settings) {
-        this.timers = new ChannelTimers(settings.wheels);
+        super(settings.wheels);
         this.settings = settings;
         this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
     }
@@ -132,7 +131,7 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (!timers.running() || !(msg instanceof MqttMessage packet) || packet.decoderResult().isFailure()) {
+        if (!running() || !(msg instanceof MqttMessage packet) || packet.decoderResult().isFailure()) {
             ctx.fireChannelRead(msg);
             return;
         }
@@ -157,7 +156,7 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
         if (readInBatch) {
             readInBatch = false;
-            lastReadNanos = timers.now();
+            lastReadNanos = now();
         }
         if (answerPending) {
             answerPending = false;
@@ -186,58 +185,22 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
     }
 
     @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-        if (timers.startIfActive(ctx)) {
-            onStart(timers.now());
-        }
+    protected void onStart(ChannelHandlerContext ctx, long nowNanos) {
+        schedule(connectTimer, settings.connectTimeoutNanos);
     }
 
     @Override
-    public void channelRegistered(ChannelHandlerContext ctx) {
-        if (timers.startIfActive(ctx)) {
-            onStart(timers.now());
-        }
-        ctx.fireChannelRegistered();
+    protected void onStop() {
+        cancel(connectTimer);
+        cancel(idleTimer);
     }
 
-    @Override
-    public void channelActive(ChannelHandlerContext ctx) {
-        if (timers.start(ctx)) {
-            onStart(timers.now());
-        }
-        ctx.fireChannelActive();
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-        if (timers.stop()) {
-            onStop();
-        }
-        ctx.fireChannelInactive();
-    }
-
-    @Override
-    public void handlerRemoved(ChannelHandlerContext ctx) {
-        if (timers.stop()) {
-            onStop();
-        }
-    }
-
-    private void onStart(long nowNanos) {
-        timers.schedule(connectTimer, settings.connectTimeoutNanos);
-    }
-
-    private void onStop() {
-        timers.cancel(connectTimer);
-        timers.cancel(idleTimer);
-    }
-
-    private void onTimer(ChannelTimers.Timer timer) {
+    private void onTimer(HandlerTimer timer) {
         if (timer == connectTimer) {
             ConnectionMeters.count(settings.connectTimeoutCloses);
-            log.debug("{}: no CONNECT within {} ns, closing", timers.ctx().channel(), settings.connectTimeoutNanos);
-            timers.ctx().fireUserEventTriggered(new FirstMessageTimeoutEvent(settings.connectTimeoutNanos));
-            timers.ctx().close();
+            log.debug("{}: no CONNECT within {} ns, closing", ctx().channel(), settings.connectTimeoutNanos);
+            ctx().fireUserEventTriggered(new FirstMessageTimeoutEvent(settings.connectTimeoutNanos));
+            ctx().close();
         } else if (timer == idleTimer) {
             onIdleTimer();
         }
@@ -246,7 +209,7 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
     // ---------------------------------------------------------------- CONNECT and CONNACK
 
     private void onConnect(ChannelHandlerContext ctx, MqttConnectMessage connect) {
-        timers.cancel(connectTimer);
+        cancel(connectTimer);
         connected = true;
         version = connect.variableHeader().version();
         requestedKeepAlive = connect.variableHeader().keepAliveTimeSeconds();
@@ -263,7 +226,7 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
             ctx.close();
             return;
         }
-        lastReadNanos = timers.now();
+        lastReadNanos = now();
         keepAlive(allowed);
         ctx.fireChannelRead(connect);
     }
@@ -297,9 +260,9 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
     /** Puts {@code seconds} in force, the deadline running from the last read. */
     private void keepAlive(int seconds) {
         keepAliveSeconds = seconds;
-        timers.cancel(idleTimer);
+        cancel(idleTimer);
         if (seconds > 0) {
-            timers.schedule(idleTimer, Math.max(0, deadlineNanos() - (timers.now() - lastReadNanos)));
+            schedule(idleTimer, Math.max(0, deadlineNanos() - (now() - lastReadNanos)));
         }
     }
 
@@ -309,17 +272,17 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
 
     /** Closes if the client was silent for the whole deadline, else waits for the rest of it. */
     private void onIdleTimer() {
-        long now = timers.now();
+        long now = now();
         if (readInBatch) { // the batch began before this timer ran: it counts as a read now
             readInBatch = false;
             lastReadNanos = now;
         }
         long left = deadlineNanos() - (now - lastReadNanos);
         if (left > 0) {
-            timers.schedule(idleTimer, left);
+            schedule(idleTimer, left);
             return;
         }
-        ChannelHandlerContext ctx = timers.ctx();
+        ChannelHandlerContext ctx = ctx();
         ConnectionMeters.count(settings.keepAliveCloses);
         log.debug("{}: nothing read for 1.5 x {} s, closing", ctx.channel(), keepAliveSeconds);
         ctx.fireUserEventTriggered(new MqttKeepAliveTimeoutEvent(keepAliveSeconds));
@@ -333,7 +296,7 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
             return; // closing already: the rest of a read batch gets neither answers nor strikes
         }
         if (settings.enforcement != null) {
-            int struckOut = settings.enforcement.tooManyPings(strikes, timers.now());
+            int struckOut = settings.enforcement.tooManyPings(strikes, now());
             if (struckOut > 0) {
                 log.debug("{}: {} PINGREQs sooner than {} ns apart, closing", ctx.channel(), struckOut,
                         settings.enforcement.minIntervalNanos());

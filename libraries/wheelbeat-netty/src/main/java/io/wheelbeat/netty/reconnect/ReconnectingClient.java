@@ -18,7 +18,7 @@ import io.wheelbeat.core.backoff.BackoffSchedule;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
-import io.wheelbeat.netty.internal.ChannelTimers;
+import io.wheelbeat.netty.internal.HandlerTimer;
 import io.wheelbeat.netty.reconnect.ReconnectEvent.AttemptScheduled;
 import io.wheelbeat.netty.reconnect.ReconnectEvent.Connected;
 import io.wheelbeat.netty.reconnect.ReconnectEvent.Connecting;
@@ -111,9 +111,9 @@ public final class ReconnectingClient {
     private ChannelFuture attempt;
     private boolean permitHeld;
     private int attemptNumber;
-    private final ChannelTimers.Timer retryTimer = new ChannelTimers.Timer(this::onTimer);
-    private final ChannelTimers.Timer connectTimer = new ChannelTimers.Timer(this::onTimer);
-    private final ChannelTimers.Timer healthyTimer = new ChannelTimers.Timer(this::onTimer);
+    private final HandlerTimer retryTimer = new HandlerTimer(this::onTimer);
+    private final HandlerTimer connectTimer = new HandlerTimer(this::onTimer);
+    private final HandlerTimer healthyTimer = new HandlerTimer(this::onTimer);
     private int permitRefusals;
     private long lastPermitWaitNanos;
     private boolean healthy;
@@ -338,7 +338,7 @@ public final class ReconnectingClient {
         wheel.schedule(retryTimer, lastPermitWaitNanos);
     }
 
-    private void onTimer(ChannelTimers.Timer timer) {
+    private void onTimer(HandlerTimer timer) {
         if (timer == retryTimer) {
             connect();
         } else if (timer == connectTimer) {

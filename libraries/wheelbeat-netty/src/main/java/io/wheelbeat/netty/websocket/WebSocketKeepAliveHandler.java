@@ -5,7 +5,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandler;
@@ -18,6 +17,7 @@ import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
+import io.wheelbeat.netty.ChannelTimerHandler;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.JitteredHandlerBuilder;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
@@ -25,11 +25,11 @@ import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
 import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
-import io.wheelbeat.netty.internal.ChannelTimers;
+import io.wheelbeat.netty.internal.HandlerTimer;
 import io.wheelbeat.netty.internal.ConnectionMeters;
-import io.wheelbeat.netty.internal.HeartbeatMeters;
+import io.wheelbeat.netty.heartbeat.internal.HeartbeatMeters;
 import io.wheelbeat.netty.internal.Jitter;
-import io.wheelbeat.netty.internal.PingLoop;
+import io.wheelbeat.netty.heartbeat.internal.PingLoop;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -108,7 +108,7 @@ import org.slf4j.LoggerFactory;
  * that channel's event loop. Reads and writes allocate nothing; each read batch reads the clock
  * once.
  */
-public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
+public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
 
     /** The close reason after missed pongs. */
     public static final String PING_TIMEOUT = "ping timeout";
@@ -131,9 +131,8 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
     private static final PongWebSocketFrame PROBE = new PongWebSocketFrame(Unpooled.EMPTY_BUFFER);
 
     private final Factory settings;
-    private final ChannelTimers timers;
     private final PingLoop pings;
-    private final ChannelTimers.Timer readerIdleTimer = new ChannelTimers.Timer(this::onTimer);
+    private final HandlerTimer readerIdleTimer = new HandlerTimer(this::onTimer);
     private long lastReadNanos;
     private boolean handshakeDone;
     private boolean closeSent;
@@ -141,9 +140,9 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
     private boolean probeArrived;
 
     private WebSocketKeepAliveHandler(Factory settings) {
-        this.timers = new ChannelTimers(settings.wheels);
+        super(settings.wheels);
         this.settings = settings;
-        this.pings = new PingLoop(timers, new Pings());
+        this.pings = new PingLoop(new Pings());
     }
 
     /**
@@ -172,8 +171,8 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
-        if (settings.readerIdleNanos > 0 && timers.running()) {
-            lastReadNanos = timers.now();
+        if (settings.readerIdleNanos > 0 && running()) {
+            lastReadNanos = now();
         }
         ctx.fireChannelReadComplete();
     }
@@ -204,65 +203,31 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
     }
 
     @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-        if (timers.startIfActive(ctx)) {
-            onStart(timers.now());
-        }
-    }
-
-    @Override
-    public void channelRegistered(ChannelHandlerContext ctx) {
-        if (timers.startIfActive(ctx)) {
-            onStart(timers.now());
-        }
-        ctx.fireChannelRegistered();
-    }
-
-    @Override
-    public void channelActive(ChannelHandlerContext ctx) {
-        if (timers.start(ctx)) {
-            onStart(timers.now());
-        }
-        ctx.fireChannelActive();
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-        onStop();
-        ctx.fireChannelInactive();
-    }
-
-    @Override
-    public void handlerRemoved(ChannelHandlerContext ctx) {
-        onStop();
-    }
-
-    private void onStart(long nowNanos) {
-        if (protocolHandlerBefore(timers.ctx()) == null) {
-            refuse(timers.ctx(), "no WebSocketServerProtocolHandler or WebSocketClientProtocolHandler before "
+    protected void onStart(ChannelHandlerContext ctx, long nowNanos) {
+        if (protocolHandlerBefore(ctx) == null) {
+            refuse(ctx, "no WebSocketServerProtocolHandler or WebSocketClientProtocolHandler before "
                     + "WebSocketKeepAliveHandler in the pipeline: add the keepalive after it");
             return;
         }
         if (settings.readerIdleNanos > 0) {
             lastReadNanos = nowNanos;
-            timers.schedule(readerIdleTimer, settings.readerIdleNanos);
+            schedule(readerIdleTimer, settings.readerIdleNanos);
         }
     }
 
-    private void onStop() {
-        if (timers.stop()) {
-            timers.cancel(readerIdleTimer);
-            pings.stop();
-        }
+    @Override
+    protected void onStop() {
+        cancel(readerIdleTimer);
+        pings.stop();
     }
 
-    private void onTimer(ChannelTimers.Timer timer) {
-        long left = settings.readerIdleNanos - (timers.now() - lastReadNanos);
+    private void onTimer(HandlerTimer timer) {
+        long left = settings.readerIdleNanos - (now() - lastReadNanos);
         if (left > 0) {
-            timers.schedule(readerIdleTimer, left); // lazy: reads only stamp a time
+            schedule(readerIdleTimer, left); // lazy: reads only stamp a time
             return;
         }
-        ChannelHandlerContext ctx = timers.ctx();
+        ChannelHandlerContext ctx = ctx();
         ConnectionMeters.count(settings.readerIdleCloses);
         log.debug("{}: nothing read for {} ns, closing", ctx.channel(), settings.readerIdleNanos);
         ctx.fireUserEventTriggered(new WebSocketReaderIdleEvent(settings.readerIdleNanos));
@@ -273,7 +238,7 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
     // ---------------------------------------------------------------- pinging
 
     private void onHandshake(ChannelHandlerContext ctx) {
-        if (handshakeDone || !timers.running() || !ctx.channel().isActive()) {
+        if (handshakeDone || !running() || !ctx.channel().isActive()) {
             return;
         }
         handshakeDone = true;
@@ -283,7 +248,7 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
             refuse(ctx, misconfiguration);
             return;
         }
-        pings.start(settings.pinging, timers.now());
+        pings.start(settings.pinging, ctx, wheel());
         // Netty's protocol handler answers every ping at once from its own context, however many
         // wait to go out, and has no option to stop: only a handler before it can hold its answers.
         ctx.pipeline().addBefore(protocolHandlerBefore(ctx).name(), null, settings.answers.newHandler());
