@@ -19,40 +19,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Guards a server against a peer that sends but does not read (a slow consumer), whose answers
- * would otherwise pile up in the channel's outbound buffer until the process runs out of
- * (direct) memory. Four rules, on the event loop's shared wheel:
+ * Guards a server against a peer that sends but does not read, whose answers would pile up in the
+ * outbound buffer:
  * <ul>
- *   <li><b>Water marks:</b> sets the channel's write-buffer water marks when it starts (Netty's
- *       own defaults, 32 KiB low and 64 KiB high, unless set): the channel turns unwritable when
- *       more than the high mark is pending, writable again below the low mark.</li>
- *   <li><b>Back-pressure:</b> while the channel is unwritable, stops reading from it (turns
- *       {@code autoRead} off) so that a peer cannot make it answer faster than it drains; reading
- *       resumes when it is writable again. A read batch under way finishes first, so the pending
- *       bytes can pass the high mark by about one read batch of answers.</li>
- *   <li><b>Cap:</b> a write that leaves more than {@link Builder#maxPendingBytes} bytes pending
- *       in the channel's outbound buffer (flushed or not) ends the connection; 4 MiB by
- *       default. Bytes are counted as Netty counts them for writability: each message's size
- *       plus a small per-message overhead (96 bytes by default).</li>
- *   <li><b>Deadline:</b> a channel that stays unwritable longer than
- *       {@link Builder#unwritableTimeout} is ended; 30 s by default. One timer per unwritable
- *       spell, armed when the channel turns unwritable, cancelled when it turns writable.</li>
+ *   <li><b>Water marks</b> set at start (Netty's 32/64 KiB unless set).</li>
+ *   <li><b>Back-pressure:</b> stops reading ({@code autoRead} off) while the channel is unwritable;
+ *       the read batch under way finishes first.</li>
+ *   <li><b>Cap:</b> a write that leaves more than {@link Builder#maxPendingBytes} (4 MiB) pending,
+ *       counted as Netty counts writability, ends the connection.</li>
+ *   <li><b>Deadline:</b> unwritable longer than {@link Builder#unwritableTimeout} (30 s) ends it.</li>
  * </ul>
- * Ending a connection fires {@link SlowConsumerEvent} and closes the channel at once, which
- * releases everything still pending. Write nothing in answer to the event: the peer is not
- * reading.
+ * Ending fires {@link SlowConsumerEvent} and closes at once; write nothing in answer. Place it at
+ * the head of the pipeline so that every write passes it.
  *
- * <p>Place it at the head of the pipeline, nearest the socket, so that every write of the
- * handlers after it passes through it; writes made by handlers between it and the socket are
- * counted in the pending bytes but not checked until the next write through it.
+ * <p>Meters ({@link Builder#metrics(MeterRegistry)}): {@code wheelbeat.connection.closed{reason=slow_consumer}}
+ * and {@code wheelbeat.slow.consumer.read.pauses}.
  *
- * <p>With {@link Builder#metrics(MeterRegistry)}: {@code wheelbeat.connection.closed} with tag
- * {@code reason=slow_consumer}, and {@code wheelbeat.slow.consumer.read.pauses} (times reading was
- * paused because the channel was unwritable).
- *
- * <p>Usage: build a {@link Factory} once, then add {@link Factory#newHandler()} to each channel's
- * pipeline. A handler serves one channel ({@code @Sharable} it is not); all its methods run on
- * that channel's event loop. Writes allocate nothing and read one volatile counter.
+ * <p>A handler serves one channel, on its event loop; build a {@link Factory} once. Writes
+ * allocate nothing and read one volatile counter.
  */
 public final class SlowConsumerHandler extends ChannelTimerHandler {
 

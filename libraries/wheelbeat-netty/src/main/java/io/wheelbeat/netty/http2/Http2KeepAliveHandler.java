@@ -39,83 +39,37 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Connection management for HTTP/2 over Netty's {@link Http2FrameCodec}, on the event loop's shared
- * wheel, with gRPC's rules and defaults.
- *
- * <h2>Rules</h2>
+ * HTTP/2 connection management over Netty's {@link Http2FrameCodec}, with gRPC's rules and defaults:
  * <ul>
- *   <li><b>Keepalive pings</b> ({@link Builder#keepAliveTime}, gRPC's {@code keepAliveTime} and
- *       {@code keepAliveTimeout}; for a client or a server): when nothing has been read for the
- *       keepalive time (moved by {@link Builder#keepAliveJitter}, none by default), sends a PING
- *       whose 8 opaque bytes are the ping's id (a random start per connection plus the ping's
- *       number, so a peer that does not read cannot acknowledge it blindly) and expects its ACK
- *       within {@link Builder#keepAliveTimeout} (20 s by default, as gRPC). The ACK of that ping
- *       fires {@code PongReceivedEvent} with the true round-trip time; an ACK of an earlier ping
- *       is late: consumed, counted, no event (ACKs of PINGs this handler did not send pass on).
- *       Anything read while the ping is out proves the peer alive, as in gRPC, so a peer busy
- *       sending is never closed for a slow ACK. When the timeout
- *       passes with nothing read, fires {@code HeartbeatFailedEvent}, sends GOAWAY
- *       {@code NO_ERROR} with debug data {@code "ping_timeout"} and closes the connection at once,
- *       open streams or not. Unless {@link Builder#keepAliveWithoutCalls}, no ping goes out while
- *       no stream is open; the first stream to open resumes them.</li>
- *   <li><b>Ping enforcement</b> ({@link Builder#pingLimits}, gRPC's {@code permitKeepAliveTime}
- *       and {@code maxPingStrikes}; on by default at {@link PingLimits#DEFAULT} against floods):
- *       the peer's PINGs (not ACKs) are judged by the rule of {@link PingLimits}; the last
- *       strike fires {@link TooManyPingsEvent}, sends
- *       GOAWAY {@code ENHANCE_YOUR_CALM} with debug data {@code "too_many_pings"} and closes the
- *       connection at once. With limits set explicitly, while no stream is open the minimum is
- *       two hours unless {@link Builder#permitKeepAliveWithoutCalls} (as gRPC's
- *       {@code KeepAliveEnforcer}). Every HEADERS or DATA frame this side writes forgives
- *       the pings so far, so that a peer measuring the bandwidth with a PING per response (as
- *       gRPC clients do) is never struck for it. The codec still acknowledges every PING, as
- *       it does by default.</li>
- *   <li><b>Maximum idle</b> ({@link Builder#maxConnectionIdle}): a connection with no open
- *       stream for that long fires {@link MaxConnectionIdleEvent} and is shut down
- *       gracefully.</li>
- *   <li><b>Maximum age</b> ({@link Builder#maxConnectionAge}, moved by +/-10% per connection
- *       unless {@link MaxConnectionAge#withJitter} says otherwise): at its age a connection
- *       fires {@link MaxConnectionAgeEvent} and is shut down gracefully; after the grace
- *       ({@link MaxConnectionAge#withGrace}, unlimited by default, as gRPC) it is closed
- *       whatever streams are still open.</li>
+ *   <li><b>Keepalive pings</b> ({@link Builder#keepAliveTime}): when nothing was read for that
+ *       long, a PING whose 8 opaque bytes are the ping's id; its ACK within
+ *       {@link Builder#keepAliveTimeout} (20 s) fires {@code PongReceivedEvent}. Anything read
+ *       meanwhile proves the peer alive. Else {@code HeartbeatFailedEvent}, GOAWAY
+ *       {@code NO_ERROR "ping_timeout"} and an immediate close. Without
+ *       {@link Builder#keepAliveWithoutCalls}, no PING while no stream is open.</li>
+ *   <li><b>Ping enforcement</b> ({@link Builder#pingLimits}, {@link PingLimits#DEFAULT}): the last
+ *       strike fires {@link TooManyPingsEvent}, GOAWAY {@code ENHANCE_YOUR_CALM "too_many_pings"},
+ *       close. Limits set explicitly hold a connection without streams to one PING per two hours
+ *       unless {@link Builder#permitKeepAliveWithoutCalls}. Each HEADERS or DATA frame written
+ *       forgives the strikes (gRPC's bandwidth probes).</li>
+ *   <li><b>Maximum idle</b> ({@link Builder#maxConnectionIdle}): no open stream for that long fires
+ *       {@link MaxConnectionIdleEvent} and shuts down gracefully.</li>
+ *   <li><b>Maximum age</b> ({@link Builder#maxConnectionAge}): fires {@link MaxConnectionAgeEvent}
+ *       and shuts down gracefully; after the grace (unlimited by default) closes regardless.</li>
  * </ul>
+ * A graceful shutdown (RFC 9113 6.8, as gRPC) sends GOAWAY {@code NO_ERROR} with the largest stream
+ * id and a PING; on its ACK (or 10 s later) a second GOAWAY with the last stream id; the channel
+ * closes when the last stream ends. Debug data: {@code "max_idle"} or {@code "max_age"}.
  *
- * <h2>Graceful shutdown</h2>
- * As RFC 9113 section 6.8 and gRPC: GOAWAY {@code NO_ERROR} with the largest stream id and a PING;
- * once that PING is acknowledged (or 10 s later), a second GOAWAY with the last stream id the
- * peer opened, so no request in flight is refused; the channel is closed when the last open
- * stream ends. The debug data says why: {@code "max_idle"} or {@code "max_age"}.
+ * <p>Place it right after the codec, before {@code Http2MultiplexHandler}; without a codec before
+ * it, it throws {@link IllegalStateException} at start. Not for gRPC-java, whose transport has its
+ * own HTTP/2 handler and these rules built in. Frames pass through, but for its own PING ACKs.
  *
- * <h2>Pipeline</h2>
- * Right after the codec, before {@code Http2MultiplexHandler} or the application, so that it sees
- * the streams' writes: {@code Http2FrameCodecBuilder.forServer().build(), keepAlive.newHandler(),
- * new Http2MultiplexHandler(...)}. It also works when added later, as an h2c upgrade does. Without
- * an {@link Http2FrameCodec} before it, the handler fails at start with an
- * {@link IllegalStateException} saying so. Every frame passes through, the acknowledgement of
- * its own drain PING excepted.
+ * <p>Meters ({@link Builder#metrics(MeterRegistry)}): {@code HeartbeatHandler}'s pinging meters,
+ * {@code wheelbeat.heartbeat.ping.strikes}, and {@code wheelbeat.connection.closed} tagged
+ * {@code reason} = {@code too_many_pings}, {@code max_connection_idle} or {@code max_connection_age}.
  *
- * <h2>Not for gRPC-java</h2>
- * gRPC-java is not supported: its Netty transport drives HTTP/2 with its own handler (not an
- * {@link Http2FrameCodec}) and offers no public way into the pipeline, so this handler would
- * fail at start there. gRPC-java has the same rules built in; set them on its builders instead:
- * on the server {@code NettyServerBuilder.keepAliveTime}, {@code keepAliveTimeout},
- * {@code permitKeepAliveTime}, {@code permitKeepAliveWithoutCalls}, {@code maxConnectionIdle},
- * {@code maxConnectionAge} and {@code maxConnectionAgeGrace}; on the client
- * {@code ManagedChannelBuilder.keepAliveTime}, {@code keepAliveTimeout} and
- * {@code keepAliveWithoutCalls}. This handler is for HTTP/2 servers and clients built on
- * Netty's own codec.
- *
- * <h2>Metrics</h2>
- * With {@link Builder#metrics(MeterRegistry)}: the keepalive pings' meters, the same as
- * {@code HeartbeatHandler}'s pinging role ({@code wheelbeat.heartbeat.pings.sent},
- * {@code .pongs.missed}, {@code .pongs.late}, {@code .rtt}; closes tagged
- * {@code reason=heartbeat_timeout}), {@code wheelbeat.heartbeat.ping.strikes} and
- * {@code wheelbeat.connection.closed} tagged {@code reason} = {@code too_many_pings},
- * {@code max_connection_idle} or {@code max_connection_age} (the last two when the shutdown
- * begins, whoever does the final close).
- *
- * <p>Usage: build a {@link Factory} once, then add {@link Factory#newHandler()} to each channel's
- * pipeline. A handler serves one channel ({@code @Sharable} it is not); all its methods run on
- * that channel's event loop.
+ * <p>A handler serves one channel, on its event loop; build a {@link Factory} once.
  */
 public final class Http2KeepAliveHandler extends ChannelTimerHandler {
 

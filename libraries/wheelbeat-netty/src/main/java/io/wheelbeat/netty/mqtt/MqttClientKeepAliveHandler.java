@@ -25,33 +25,15 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The client side of MQTT's keep-alive (MQTT 3.1, 3.1.1 and 5): sends PINGREQ when the client has
- * sent nothing for its keep-alive and closes the connection when the PINGRESP does not come, on
- * the event loop's shared wheel, pinging as {@code HeartbeatHandler}'s pinging role does.
+ * The client's side of MQTT's keep-alive (3.1, 3.1.1, 5): from an accepting CONNACK on, a PINGREQ
+ * when nothing was written (flushed) for the keep-alive (the CONNECT's, or MQTT 5's Server Keep
+ * Alive [MQTT-3.2.2-21]; none for 0); its PINGRESP within the timeout (the keep-alive by default)
+ * fires {@link PongReceivedEvent}, else {@link HeartbeatFailedEvent} and close. PINGRESPs are
+ * consumed while pinging. Place it after {@code MqttDecoder, MqttEncoder.INSTANCE}.
  *
- * <h2>Rules</h2>
- * The keep-alive is the one the application's CONNECT announces, or, for MQTT 5, the Server Keep
- * Alive of the server's CONNACK, which the client must use instead [MQTT-3.2.2-21]. Pinging
- * starts when the server accepts the connection (never before CONNECT: a PINGREQ first would be a
- * protocol error) and only for a keep-alive above 0. From then on: a PINGREQ when nothing was
- * written (flushed) for the keep-alive; its PINGRESP
- * (PINGRESPs answer PINGREQs in order) expected within the PINGRESP timeout (the keep-alive by
- * default), firing {@link PongReceivedEvent} with the round-trip time; when it does not come in
- * time, {@link HeartbeatFailedEvent} and the connection is closed [MQTT-3.1.2-24's "reasonable
- * amount of time"]. PINGRESPs are consumed while pinging; every other message passes through.
+ * <p>Meters ({@link Builder#metrics(MeterRegistry)}): {@code HeartbeatHandler}'s pinging meters.
  *
- * <h2>Pipeline</h2>
- * {@code MqttDecoder, MqttEncoder.INSTANCE, keepAlive.newHandler(), client}: the application's
- * writes must pass through it (they postpone the next PINGREQ).
- *
- * <h2>Metrics</h2>
- * With {@link Builder#metrics(MeterRegistry)}: {@code HeartbeatHandler}'s pinging meters,
- * {@code wheelbeat.heartbeat.pings.sent}, {@code .pongs.missed}, {@code .pongs.late}, timer
- * {@code .rtt} and {@code wheelbeat.connection.closed{reason=heartbeat_timeout}}.
- *
- * <p>Usage: build a {@link Factory} once, then add {@link Factory#newHandler()} to each channel's
- * pipeline. A handler serves one channel ({@code @Sharable} it is not); all its methods run on
- * that channel's event loop.
+ * <p>A handler serves one channel, on its event loop; build a {@link Factory} once.
  */
 public final class MqttClientKeepAliveHandler extends ChannelTimerHandler {
 

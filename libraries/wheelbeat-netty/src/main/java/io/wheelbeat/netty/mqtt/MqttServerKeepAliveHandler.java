@@ -33,58 +33,29 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The server side of MQTT's keep-alive (MQTT 3.1, 3.1.1 and 5), on the event loop's shared wheel.
- *
- * <h2>Rules</h2>
+ * The broker's side of MQTT's keep-alive (3.1, 3.1.1, 5):
  * <ul>
- *   <li><b>CONNECT first.</b> A connection that sends no CONNECT within the connect timeout
- *       (10 s by default) is closed after {@link FirstMessageTimeoutEvent}. A first packet that
- *       is not CONNECT (a PINGREQ, say), and a second CONNECT, are protocol errors [MQTT-3.1.0-1,
- *       -2]: the connection is closed (an MQTT 5 client that had connected is sent DISCONNECT
- *       "Protocol Error" first) and the packet is not passed on.</li>
- *   <li><b>Allowed keep-alive.</b> With {@link Builder#minKeepAlive} / {@link Builder#maxKeepAlive}
- *       (0, "no keep-alive", counts as above any maximum), a CONNECT asking for a keep-alive
- *       outside the range is refused for MQTT 3.x: CONNACK "identifier rejected" (the only
- *       refusal code 3.1.1 has; mosquitto answers the same) and close, the CONNECT not passed on.
- *       An MQTT 5 client is accepted with the nearest allowed value instead: the handler adds it
- *       as the Server Keep Alive property to the application's accepting CONNACK, and the client
- *       must use it [MQTT-3.2.2-21].</li>
- *   <li><b>1.5 times the keep-alive.</b> From CONNECT on, when the client has sent no packet for
- *       one and a half times the keep-alive in force [MQTT-3.1.2-24], fires
- *       {@link MqttKeepAliveTimeoutEvent} and closes the connection (MQTT 5: after DISCONNECT
- *       "Keep Alive timeout"). A keep-alive of 0 sets no deadline. If the application's CONNACK
- *       carries a Server Keep Alive of its own, that value is the one in force. Packets count
- *       when their read batch completes, so the close never comes before the deadline, and at
- *       most one wheel tick after it.</li>
- *   <li><b>PINGREQ</b> after CONNECT is answered with PINGRESP (flushed once per read batch, so a
- *       flood costs one flush per batch) and consumed. While the channel is not writable (the
- *       client is not reading what it was sent), PINGREQs are not answered at once: one PINGRESP
- *       answers them all when the channel becomes writable again, so a client that pings and
- *       never reads costs no memory beyond the channel's high water mark. The rule of
- *       {@code HeartbeatHandler}'s answering role applies, on by default
- *       ({@link Builder#pingLimits}, {@link PingLimits#DEFAULT}): the 3rd PINGREQ in a row that
- *       comes sooner than 100 ms after the last one in time fires
- *       {@link TooManyPingsEvent} and closes the connection (MQTT 5: after DISCONNECT "Message
- *       rate too high").</li>
+ *   <li><b>CONNECT first</b>, within the connect timeout (10 s), else
+ *       {@link FirstMessageTimeoutEvent} and close. Another first packet, or a second CONNECT, is a
+ *       protocol error [MQTT-3.1.0-1, -2]: closed (MQTT 5: DISCONNECT "Protocol Error" first).</li>
+ *   <li><b>Allowed keep-alive</b> ({@link Builder#minKeepAlive}, {@link Builder#maxKeepAlive}; 0 is
+ *       above any maximum): out of range, MQTT 3.x is refused (CONNACK "identifier rejected"), MQTT 5
+ *       gets the nearest allowed value as Server Keep Alive in the application's CONNACK.</li>
+ *   <li><b>1.5 times the keep-alive</b> without a packet [MQTT-3.1.2-24] fires
+ *       {@link MqttKeepAliveTimeoutEvent} and closes (MQTT 5: DISCONNECT "Keep Alive timeout").</li>
+ *   <li><b>PINGREQ</b> is answered with PINGRESP, one flush per read batch; while unwritable, one
+ *       PINGRESP is owed. {@link Builder#pingLimits} ({@link PingLimits#DEFAULT}): the last strike
+ *       fires {@link TooManyPingsEvent} and closes (MQTT 5: "Message rate too high").</li>
  * </ul>
- * Every other packet passes through untouched, as do packets the decoder failed on (they are
- * the application's to answer) and anything that is not an {@code MqttMessage}.
+ * Other packets, failed decodes and non-MQTT messages pass through. Place it after
+ * {@code MqttDecoder, MqttEncoder.INSTANCE}; the application still writes the CONNACK.
  *
- * <h2>Pipeline</h2>
- * Right after Netty's codec, before the application:
- * {@code MqttDecoder, MqttEncoder.INSTANCE, keepAlive.newHandler(), broker}. The application
- * still answers CONNECT with its CONNACK; this handler only adds the Server Keep Alive to it.
- *
- * <h2>Metrics</h2>
- * With {@link Builder#metrics(MeterRegistry)}: {@code wheelbeat.heartbeat.pings.answered},
- * {@code wheelbeat.heartbeat.ping.strikes} (unless enforcement is off) and
- * {@code wheelbeat.connection.closed} tagged {@code reason} = {@code reader_idle} (keep-alive
- * expired), {@code first_message_timeout} (no CONNECT), {@code protocol_error},
+ * <p>Meters ({@link Builder#metrics(MeterRegistry)}): {@code wheelbeat.heartbeat.pings.answered},
+ * {@code .ping.strikes}, {@code wheelbeat.connection.closed} tagged {@code reason} =
+ * {@code reader_idle}, {@code first_message_timeout}, {@code protocol_error},
  * {@code keepalive_out_of_range} or {@code too_many_pings}.
  *
- * <p>Usage: build a {@link Factory} once, then add {@link Factory#newHandler()} to each channel's
- * pipeline. A handler serves one channel ({@code @Sharable} it is not); all its methods run on
- * that channel's event loop.
+ * <p>A handler serves one channel, on its event loop; build a {@link Factory} once.
  */
 public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
 

@@ -39,74 +39,41 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * WebSocket keepalive over Netty's WebSocket codec, for servers and clients alike, on the event
- * loop's shared wheel.
- *
- * <h2>Rules</h2>
+ * WebSocket keepalive over Netty's WebSocket codec, for servers and clients:
  * <ul>
- *   <li><b>Pings.</b> From the end of the opening handshake on, whenever nothing was written
- *       (flushed) for the ping interval (moved by a random jitter per interval if one is set),
- *       a ping frame goes out whose application data is the ping's 8-byte id (a random start per
- *       connection plus the ping's number, so a peer that does not read cannot guess it). A pong
- *       echoes its ping's data [RFC 6455 5.5.3], so a pong answers exactly its own ping: one that comes within the pong timeout fires {@link PongReceivedEvent} with that
- *       ping's round-trip time; any other pong is late and counted. One ping is outstanding at a
- *       time.</li>
- *   <li><b>Missed pongs.</b> When {@link Builder#maxMissedPongs} pings in a row get no pong in
- *       time: {@link HeartbeatFailedEvent}, then a close frame with status 1001 (going away) and
- *       reason {@value #PING_TIMEOUT}, then the channel is closed.</li>
- *   <li><b>Reader idle</b> (with {@link Builder#readerIdleTimeout}): when nothing at all was read
- *       from the peer for the timeout, counted from the channel's activation (so a connection
- *       that never sends its handshake is closed too): {@link WebSocketReaderIdleEvent}, then a
- *       close frame 1001 {@value #IDLE_TIMEOUT} if the handshake is done, then the channel is
- *       closed. Each socket read counts when its batch completes, so the close never comes
- *       before the timeout and at most one wheel tick after it.</li>
- *   <li><b>The peer's pings</b> are answered with a pong echoing their data, as Netty's protocol
- *       handler would, by {@link HeartbeatHandler}'s answering role, which this handler adds right
- *       before the protocol handler at the handshake (Netty's answers every ping at once from its
- *       own context and cannot be told not to, so only a handler before it can hold them): a
- *       ping that comes while the channel is not writable is answered when it is writable again
- *       (only the latest such ping), and the last strike of {@link Builder#pingLimits}
- *       ({@link PingLimits#DEFAULT}: the 3rd ping in a row sooner than 100 ms after the last one
- *       in time) fires {@link TooManyPingsEvent}, sends a close frame 1008 (policy violation)
- *       {@value #TOO_MANY_PINGS} and closes the channel.</li>
+ *   <li><b>Pings</b>, from the end of the handshake: when nothing was written (flushed) for the
+ *       ping interval, a ping frame whose data is the ping's 8-byte id; the pong echoes it
+ *       [RFC 6455 5.5.3]. A pong in time fires {@link PongReceivedEvent}; others are late.</li>
+ *   <li><b>Missed pongs</b>: after {@link Builder#maxMissedPongs} in a row,
+ *       {@link HeartbeatFailedEvent}, close frame 1001 {@value #PING_TIMEOUT}, close.</li>
+ *   <li><b>Reader idle</b> ({@link Builder#readerIdleTimeout}): nothing read for the timeout since
+ *       activation fires {@link WebSocketReaderIdleEvent}, close frame 1001 {@value #IDLE_TIMEOUT}
+ *       (after the handshake), close.</li>
+ *   <li><b>The peer's pings</b> are answered by {@link HeartbeatHandler}'s answering role, added
+ *       before the protocol handler at the handshake (Netty's answers from its own context and
+ *       cannot hold answers for an unwritable channel). The last strike of
+ *       {@link Builder#pingLimits} fires {@link TooManyPingsEvent}, close frame 1008
+ *       {@value #TOO_MANY_PINGS}, close.</li>
  * </ul>
- * Pinging starts when the handshake completes
- * ({@link WebSocketServerProtocolHandler.HandshakeComplete} or
- * {@link WebSocketClientProtocolHandler.ClientHandshakeStateEvent#HANDSHAKE_COMPLETE}); its events
- * and meters are those of {@code HeartbeatHandler}'s pinging role. Pong frames are consumed;
- * every other message and event passes through. Once a close frame goes out through this
- * handler (the application's or its own), pinging stops: the closing handshake is the protocol
- * handler's.
+ * Pong frames are consumed; everything else passes. Once a close frame goes out, pinging stops.
  *
- * <h2>Pipeline: pongs must reach this handler</h2>
- * Add it after the {@link WebSocketServerProtocolHandler} (or {@link WebSocketClientProtocolHandler})
- * and before the application, and build the protocol handler with {@code dropPongFrames(false)}:
- * Netty drops pong frames by default.
+ * <p>Add it after {@link WebSocketServerProtocolHandler} (or {@link WebSocketClientProtocolHandler})
+ * built with {@code dropPongFrames(false)}:
  * <pre>{@code
  * pipeline.addLast(new HttpServerCodec(), new HttpObjectAggregator(65536),
  *         new WebSocketServerProtocolHandler(WebSocketServerProtocolConfig.newBuilder()
  *                 .websocketPath("/ws").dropPongFrames(false).build()),
  *         keepAlive.newHandler(), application);
  * }</pre>
- * The handler checks both: when it starts, that a protocol handler comes before it; when the
- * handshake completes, that pongs pass, by handing one empty pong frame to the protocol handler.
- * If either fails, the pipeline is wrong for every connection, so the handler logs the fix (at
- * ERROR, once per {@link Factory}), fires an {@link IllegalStateException} that says it through
- * {@code exceptionCaught}, and closes the channel (after the handshake with a close frame 1011,
- * internal error).
+ * If the protocol handler is missing or drops pongs (checked with one empty pong at the
+ * handshake), it logs the fix once per {@link Factory}, fires an {@link IllegalStateException} and
+ * closes (close frame 1011 after the handshake).
  *
- * <h2>Metrics</h2>
- * With {@link Builder#metrics(MeterRegistry)}: {@code HeartbeatHandler}'s pinging meters
- * ({@code wheelbeat.heartbeat.pings.sent}, {@code .pongs.missed}, {@code .pongs.late}, timer
- * {@code .rtt}, {@code wheelbeat.connection.closed{reason=heartbeat_timeout}}), its answering ones
- * ({@code wheelbeat.heartbeat.pings.answered}, {@code .ping.strikes},
- * {@code wheelbeat.connection.closed{reason=too_many_pings}}) and
+ * <p>Meters ({@link Builder#metrics(MeterRegistry)}): {@code HeartbeatHandler}'s, and
  * {@code wheelbeat.connection.closed{reason=reader_idle}}.
  *
- * <p>Usage: build a {@link Factory} once, then add {@link Factory#newHandler()} to each channel's
- * pipeline. A handler serves one channel ({@code @Sharable} it is not); all its methods run on
- * that channel's event loop. Reads and writes allocate nothing; each read batch reads the clock
- * once.
+ * <p>A handler serves one channel, on its event loop; build a {@link Factory} once. Writes allocate
+ * nothing; a pong in time allocates its event.
  */
 public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
 

@@ -14,28 +14,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The pinging side of every keepalive, one per connection, owned by the handler that pings
- * ({@code HeartbeatHandler}, {@code Http2KeepAliveHandler}, {@code WebSocketKeepAliveHandler},
- * {@code MqttClientKeepAliveHandler}); the protocol adds only its {@link Protocol} hooks.
+ * The pinging side of every keepalive, one per connection; the protocol adds its {@link Protocol}.
+ * When the connection had no {@link Traffic traffic} for the (jittered) interval, writes a ping
+ * with the next id and expects its pong within the pong timeout; one ping is outstanding. Ids
+ * start at a random point per connection. Lazy as Netty's {@code IdleStateHandler}: traffic
+ * stamps a time once per flush or read batch, and an early timer re-arms for the rest. A pong
+ * answering the outstanding ping in time fires {@link PongReceivedEvent}; others are late. After
+ * {@code maxMissedPongs} misses in a row, {@link Protocol#pongsMissed}. With {@code READS} traffic,
+ * anything read while a ping is out proves the peer alive (gRPC's rule).
  *
- * <p>When the connection has seen no {@link Traffic traffic} for the interval (moved by a jitter
- * drawn per interval), writes a ping with the next id and expects its pong within the pong
- * timeout; one ping is outstanding at a time. Ids start at a random point per connection, then go
- * one up per ping, so that a peer that never reads cannot echo guessed ids and pass for alive. Lazy, as Netty's {@code IdleStateHandler}: traffic only stamps a time
- * (read once per flush or read batch), and a timer that fires early re-arms for the rest. A pong
- * that answers the outstanding ping in time fires {@link PongReceivedEvent}, clears the missed
- * count and re-arms; any other pong is late: counted, nothing else. After
- * {@code maxMissedPongs} pongs in a row do not come in time, {@link Protocol#pongsMissed} ends
- * the connection. When traffic is the peer's reads, anything read while a ping is out proves the
- * peer alive (gRPC's rule): its timeout then counts no miss.
- *
- * <p>The handler forwards its lifecycle ({@link #start}, {@link #stop}), its traffic ({@link #onWrite}/{@link #onFlush} or
- * {@link #onRead}/{@link #onReadComplete}) and the pongs it recognises ({@link #onPong},
- * {@link #onPongInOrder}); its two timers (ping and pong timeout) are nodes of its own on the
- * channel's wheel.
- *
- * <p>Internal: not part of wheelbeat's API. Not thread-safe: event loop only, one channel; a
- * {@link Settings} is immutable (but for the interval's doubling) and shared by a factory's loops.
+ * <p>Internal. Event loop only, one channel; {@link Settings} is shared by a factory's loops.
  */
 public final class PingLoop {
 
