@@ -62,8 +62,6 @@ public final class EventLoopWheels {
     }
 
     /**
-     * Returns the wheel of {@code loop}, creating it on first use.
-     *
      * @param loop the event loop
      * @return the wheel of {@code loop}, creating it on first use
      */
@@ -201,7 +199,8 @@ public final class EventLoopWheels {
         }
 
         @Override
-        public Object get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
+        public Object get(long timeout, TimeUnit unit)
+                throws InterruptedException, ExecutionException, TimeoutException {
             Future<?> f = future.get();
             return f == null ? null : f.get(timeout, unit);
         }

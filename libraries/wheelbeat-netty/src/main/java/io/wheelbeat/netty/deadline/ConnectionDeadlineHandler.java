@@ -94,7 +94,8 @@ public final class ConnectionDeadlineHandler extends ChannelTimerHandler {
         ChannelHandlerContext ctx = ctx();
         if (timer == firstMessageTimer) {
             ConnectionMeters.count(settings.firstMessageCloses);
-            log.debug("{}: nothing read within {} ns of activation, closing", ctx.channel(), settings.firstMessageNanos);
+            log.debug("{}: nothing read within {} ns of activation, closing", ctx.channel(),
+                    settings.firstMessageNanos);
             ctx.fireUserEventTriggered(new FirstMessageTimeoutEvent(settings.firstMessageNanos));
             ctx.close();
         } else if (timer == ageTimer) {
@@ -142,11 +143,7 @@ public final class ConnectionDeadlineHandler extends ChannelTimerHandler {
             this.ageCloses = registry == null ? null : ConnectionMeters.closed(registry, "max_connection_age");
         }
 
-        /**
-         * Returns a new handler for one channel.
-         *
-         * @return a new handler, for one channel only
-         */
+        /** @return a new handler, for one channel only */
         public ConnectionDeadlineHandler newHandler() {
             return new ConnectionDeadlineHandler(this);
         }

@@ -137,11 +137,7 @@ public final class ClosePacer {
         return CompletableFuture.allOf(closed.toArray(CompletableFuture[]::new));
     }
 
-    /**
-     * Returns the number of closes waiting for their slot now (a snapshot).
-     *
-     * @return the number of closes waiting for their slot now
-     */
+    /** @return the number of closes waiting for their slot now */
     public int waiting() {
         return waiting.get();
     }
@@ -230,11 +226,7 @@ public final class ClosePacer {
             this.slotNanos = -Math.floorDiv(-periodNanos, closes); // rounded up: never faster than asked
         }
 
-        /**
-         * Returns the pacer.
-         *
-         * @return the pacer
-         */
+        /** @return the pacer */
         public ClosePacer build() {
             return new ClosePacer(slotNanos, wheels(), registry());
         }

@@ -53,11 +53,7 @@ public final class SlowConsumerHandler extends ChannelTimerHandler {
         this.settings = settings;
     }
 
-    /**
-     * Returns a builder with the defaults above.
-     *
-     * @return a new builder
-     */
+    /** @return a new builder */
     public static Builder builder() {
         return new Builder();
     }
@@ -158,11 +154,7 @@ public final class SlowConsumerHandler extends ChannelTimerHandler {
                     "Times reading from a connection was paused because it was not writable", "pauses");
         }
 
-        /**
-         * Returns a new handler for one channel.
-         *
-         * @return a new handler, for one channel only
-         */
+        /** @return a new handler, for one channel only */
         public SlowConsumerHandler newHandler() {
             return new SlowConsumerHandler(this);
         }

@@ -298,7 +298,8 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
             this.enforcement = b.pongFactory == null ? null : PingEnforcement.of(limits, registry);
             this.goodbyeFactory = b.goodbyeFactory;
             this.wheels = wheels;
-            this.pingsAnswered = registry != null && pongFactory != null ? HeartbeatMeters.pingsAnswered(registry) : null;
+            this.pingsAnswered = registry != null && pongFactory != null
+                    ? HeartbeatMeters.pingsAnswered(registry) : null;
         }
 
         private static Object newPing(ChannelHandlerContext ctx, PingFactory factory, long pingId) {
@@ -315,11 +316,7 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
             return ping;
         }
 
-        /**
-         * Returns a new handler for one channel.
-         *
-         * @return a new handler
-         */
+        /** @return a new handler */
         public HeartbeatHandler newHandler() {
             return new HeartbeatHandler(this);
         }
@@ -485,7 +482,8 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
         public <P> Builder answerPings(Class<P> pingType, BiFunction<? super Channel, ? super P, ?> pongFactory) {
             Objects.requireNonNull(pingType, "pingType");
             Objects.requireNonNull(pongFactory, "pongFactory");
-            return answerPings(pingType::isInstance, (channel, ping) -> pongFactory.apply(channel, pingType.cast(ping)));
+            return answerPings(pingType::isInstance,
+                    (channel, ping) -> pongFactory.apply(channel, pingType.cast(ping)));
         }
 
         /**

@@ -400,11 +400,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
             this.keepAliveWithoutCalls = b.keepAliveWithoutCalls;
         }
 
-        /**
-         * Returns a new handler for one channel.
-         *
-         * @return a new handler, for one channel only
-         */
+        /** @return a new handler, for one channel only */
         public Http2KeepAliveHandler newHandler() {
             return new Http2KeepAliveHandler(this);
         }

@@ -43,8 +43,7 @@ public class WheelReadTimeoutHandler extends WheelIdleStateHandler {
     }
 
     /**
-     * As {@link #WheelReadTimeoutHandler(long, TimeUnit)}, closing the
-     * {@linkplain TimeoutCloses#firingException() default way}.
+     * As {@link #WheelReadTimeoutHandler(long, TimeUnit)}.
      *
      * @param timeout the read timeout; zero disables it
      * @throws NullPointerException if {@code timeout} is null
@@ -81,9 +80,8 @@ public class WheelReadTimeoutHandler extends WheelIdleStateHandler {
     }
 
     /**
-     * Called when the read timed out: fires {@link ReadTimeoutException#INSTANCE} (unless
-     * {@linkplain TimeoutCloses#quiet() quiet}) and closes the channel, the first time only, as
-     * Netty's handler does. May be overridden.
+     * The read timed out: fires {@link ReadTimeoutException#INSTANCE} (unless quiet) and closes,
+     * the first time only.
      *
      * @param ctx the handler's context
      * @throws Exception to be fired through {@code exceptionCaught}

@@ -36,7 +36,8 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
 
     private static final long MIN_TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final int INITIAL_CAPACITY = 4;
-    private static final Function<EventExecutor, ExecutorDrivenWheel> SHARED_WHEELS = EventLoopWheels.shared()::wheelFor;
+    private static final Function<EventExecutor, ExecutorDrivenWheel> SHARED_WHEELS =
+            EventLoopWheels.shared()::wheelFor;
 
     private final long timeoutNanos;
     private final Function<EventExecutor, ExecutorDrivenWheel> wheels;
@@ -66,8 +67,7 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
     }
 
     /**
-     * As {@link #WheelWriteTimeoutHandler(long, TimeUnit)}, closing the
-     * {@linkplain TimeoutCloses#firingException() default way}.
+     * As {@link #WheelWriteTimeoutHandler(long, TimeUnit)}.
      *
      * @param timeout the write timeout; zero disables it
      * @throws NullPointerException if {@code timeout} is null
@@ -133,9 +133,8 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
     }
 
     /**
-     * Called when a write timed out: fires {@link WriteTimeoutException#INSTANCE} (unless
-     * {@linkplain TimeoutCloses#quiet() quiet}) and closes the channel, the first time only, as
-     * Netty's handler does. May be overridden.
+     * A write timed out: fires {@link WriteTimeoutException#INSTANCE} (unless quiet) and closes,
+     * the first time only.
      *
      * @param ctx the handler's context
      * @throws Exception to be fired through {@code exceptionCaught}
@@ -272,6 +271,7 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
     @Override
     public String toString() {
         PendingWrites writes = pending;
-        return getClass().getSimpleName() + "(" + timeoutNanos + " ns" + (writes == null ? "" : ", " + writes.ctx.channel()) + ")";
+        return getClass().getSimpleName() + "(" + timeoutNanos + " ns"
+                + (writes == null ? "" : ", " + writes.ctx.channel()) + ")";
     }
 }

@@ -132,11 +132,7 @@ public final class MqttClientKeepAliveHandler extends ChannelTimerHandler {
                     PingLoop.Traffic.WRITES, meters));
         }
 
-        /**
-         * Returns a new handler for one channel.
-         *
-         * @return a new handler, for one channel only
-         */
+        /** @return a new handler, for one channel only */
         public MqttClientKeepAliveHandler newHandler() {
             return new MqttClientKeepAliveHandler(this);
         }
@@ -167,11 +163,7 @@ public final class MqttClientKeepAliveHandler extends ChannelTimerHandler {
             return this;
         }
 
-        /**
-         * Returns the factory of handlers with these settings.
-         *
-         * @return the factory, immutable and thread-safe
-         */
+        /** @return the factory, immutable and thread-safe */
         public Factory build() {
             return new Factory(pingRespTimeoutNanos, wheels(), registry());
         }

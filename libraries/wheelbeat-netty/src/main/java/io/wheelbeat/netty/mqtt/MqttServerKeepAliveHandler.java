@@ -349,11 +349,7 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
             return Math.min(Math.max(requested, minKeepAlive), maxKeepAlive);
         }
 
-        /**
-         * Returns a new handler for one channel.
-         *
-         * @return a new handler, for one channel only
-         */
+        /** @return a new handler, for one channel only */
         public MqttServerKeepAliveHandler newHandler() {
             return new MqttServerKeepAliveHandler(this);
         }

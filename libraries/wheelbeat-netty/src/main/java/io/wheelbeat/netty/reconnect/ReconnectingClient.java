@@ -199,11 +199,9 @@ public final class ReconnectingClient {
     }
 
     /**
-     * Returns the client that made {@code channel}, or {@code null} if no client made it: how a
-     * protocol handler in the connection's pipeline reaches its client.
-     *
      * @param channel the channel
-     * @return the client that made {@code channel}, or {@code null} if no client made it: how a protocol handler in the connection's pipeline reaches its client
+     * @return the client that made {@code channel}, or {@code null} if no client made it: how a protocol handler in the
+     *     connection's pipeline reaches its client
      */
     public static ReconnectingClient of(Channel channel) {
         return channel.hasAttr(CLIENT) ? channel.attr(CLIENT).get() : null;
@@ -233,38 +231,22 @@ public final class ReconnectingClient {
         }
     }
 
-    /**
-     * Returns the current connection, or {@code null} while there is none.
-     *
-     * @return the current connection, or {@code null} while there is none
-     */
+    /** @return the current connection, or {@code null} while there is none */
     public Channel channel() {
         return channel;
     }
 
-    /**
-     * Returns whether {@link #close()} was called.
-     *
-     * @return whether {@link #close()} was called
-     */
+    /** @return whether {@link #close()} was called */
     public boolean isClosed() {
         return closed;
     }
 
-    /**
-     * Returns the event loop that carries every connection, timer and event of this client.
-     *
-     * @return the event loop that carries every connection, timer and event of this client
-     */
+    /** @return the event loop that carries every connection, timer and event of this client */
     public EventLoop eventLoop() {
         return loop;
     }
 
-    /**
-     * Returns the address connected to, as given.
-     *
-     * @return the address connected to, as given
-     */
+    /** @return the address connected to, as given */
     public SocketAddress remoteAddress() {
         return remote;
     }
@@ -478,7 +460,8 @@ public final class ReconnectingClient {
         int attempts = backoff.failures();
         log.warn("{}: gave up after {} attempts", this, attempts, cause);
         emit(new GaveUp(attempts, cause));
-        ConnectException failure = new ConnectException("gave up connecting to " + remote + " after " + attempts + " attempts");
+        ConnectException failure = new ConnectException("gave up connecting to " + remote + " after " + attempts
+                + " attempts");
         failure.initCause(cause);
         firstConnection.completeExceptionally(failure);
     }

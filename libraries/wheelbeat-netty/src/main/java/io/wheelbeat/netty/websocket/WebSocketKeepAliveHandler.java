@@ -291,7 +291,8 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
             if (handler == ctx.handler()) {
                 break;
             }
-            if (handler instanceof WebSocketServerProtocolHandler || handler instanceof WebSocketClientProtocolHandler) {
+            if (handler instanceof WebSocketServerProtocolHandler
+                    || handler instanceof WebSocketClientProtocolHandler) {
                 found = handler;
             }
         }
@@ -333,11 +334,7 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
                     ? ConnectionMeters.closed(registry, "reader_idle") : null;
         }
 
-        /**
-         * Returns a new handler for one channel.
-         *
-         * @return a new handler, for one channel only
-         */
+        /** @return a new handler, for one channel only */
         public WebSocketKeepAliveHandler newHandler() {
             return new WebSocketKeepAliveHandler(this);
         }
@@ -458,9 +455,9 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
             long pongTimeout = pongTimeoutNanos > 0 ? pongTimeoutNanos : intervalNanos;
             long longestGap = saturatedAdd((long) (intervalNanos * (1 + jitter)), pongTimeout); // the cast saturates
             if (readerIdleNanos > 0 && readerIdleNanos <= longestGap) {
-                throw new IllegalStateException("readerIdleTimeout (" + readerIdleNanos + " ns) must exceed the longest "
-                        + "ping interval plus the pong timeout (" + longestGap + " ns), or a quiet peer that answers "
-                        + "every ping would be closed");
+                throw new IllegalStateException("readerIdleTimeout (" + readerIdleNanos + " ns) must exceed the "
+                        + "longest ping interval plus the pong timeout (" + longestGap + " ns), or a quiet peer that "
+                        + "answers every ping would be closed");
             }
             HeartbeatHandler.Builder answers = HeartbeatHandler.builder()
                     .answerPings(msg -> msg instanceof PingWebSocketFrame, WebSocketKeepAliveHandler::pong)

@@ -907,7 +907,8 @@ class HeartbeatHandlerTest {
             assertThrows(NullPointerException.class, () -> builder.sendPings(Duration.ofMillis(1), null, x -> true));
             assertThrows(NullPointerException.class, () -> builder.sendPings(Duration.ofMillis(1), c -> "", null));
             assertThrows(NullPointerException.class, () -> builder.sendPings(null, c -> "", x -> true));
-            assertThrows(NullPointerException.class, () -> builder.answerPings((java.util.function.Predicate<Object>) null, (c, p) -> ""));
+            assertThrows(NullPointerException.class,
+                    () -> builder.answerPings((java.util.function.Predicate<Object>) null, (c, p) -> ""));
             assertThrows(NullPointerException.class, () -> builder.answerPings(x -> true, null));
             assertThrows(NullPointerException.class, () -> builder.goodbye(null));
             assertThrows(NullPointerException.class, () -> builder.wheels(null));
