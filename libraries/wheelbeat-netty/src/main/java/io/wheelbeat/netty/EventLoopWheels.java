@@ -20,27 +20,13 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 
 /**
- * One shared {@link ExecutorDrivenWheel} per Netty event loop: every channel of the loop, and
- * every wheelbeat handler on it, puts its timers on the same wheel, which the loop drives with a
- * single scheduled task. Callbacks run on the loop with no thread hop; creating a handler creates
- * no thread and no wheel.
+ * One shared {@link ExecutorDrivenWheel} per Netty event loop, driven by one scheduled task of the
+ * loop: every handler of the loop puts its timers there, and callbacks run on the loop. A loop of a
+ * {@code WheelIoEventLoopGroup} hands out its own wheel. Each wheel reads the loop's clock, so
+ * {@code EmbeddedChannel}'s {@code freezeTime()}/{@code advanceTimeBy()} drive it.
  *
- * <p>A loop of a {@code WheelIoEventLoopGroup} (package {@code io.wheelbeat.netty.loop}) keeps
- * its scheduled tasks on a wheel of its own; for such a loop this hands out that wheel, whatever
- * tick and slots were given here.
- *
- * <p>Each wheel reads the clock the loop schedules its tasks on (Netty 4.2: the loop's
- * {@code ticker()}; Netty 4.1: its {@code getCurrentTimeNanos()}), so {@code EmbeddedChannel}'s
- * {@code freezeTime()} / {@code advanceTimeBy(...)} drive it in virtual time.
- *
- * <p>Lifetime: a wheel made here references its loop only weakly (also through the future of its
- * wake-up task), and it is dropped from this registry when its loop terminates (the wheel of a
- * {@code WheelIoEventLoopGroup} loop is part of that loop and goes with it), so a shut-down event
- * loop group is collected with its wheels, whether or not their loops ever had timers. Timers
- * still pending when their loop terminates never fire (no loop is left to run them), and a wheel
- * asked for after its loop terminated is a new one whose timers never fire either.
- *
- * <p>Thread-safe.
+ * <p>A wheel references its loop weakly and is dropped when the loop terminates; its pending
+ * timers then never fire. Thread-safe.
  */
 public final class EventLoopWheels {
 
@@ -78,8 +64,6 @@ public final class EventLoopWheels {
     }
 
     /**
-     * Returns the wheel of {@code loop}, creating it on first use.
-     *
      * @param loop the event loop
      * @return the wheel of {@code loop}, creating it on first use
      */
@@ -217,7 +201,8 @@ public final class EventLoopWheels {
         }
 
         @Override
-        public Object get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
+        public Object get(long timeout, TimeUnit unit)
+                throws InterruptedException, ExecutionException, TimeoutException {
             Future<?> f = future.get();
             return f == null ? null : f.get(timeout, unit);
         }

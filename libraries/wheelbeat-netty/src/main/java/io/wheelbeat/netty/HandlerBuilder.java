@@ -4,16 +4,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Objects;
 
 /**
- * The settings every builder of wheelbeat's handlers shares (and {@code ClosePacer}'s): where the
- * timers go and where the meters go. Each setter and its check live here once; a builder's own
- * setters and {@code build()} are on its subclass, and every setter returns that subclass, so
- * calls chain in any order.
- *
- * <p>Extended only by wheelbeat's own builders: the constructor is protected because they live in
- * other packages, not as an extension point. Not thread-safe: configure a builder on one thread;
- * what its {@code build()} returns is immutable.
- *
- * <p>A builder that is not given a registry needs no Micrometer on the class path.
+ * The settings every builder of wheelbeat's handlers shares: the wheels and the meters. Extended
+ * only by wheelbeat's builders. Not thread-safe; without a registry no Micrometer is needed.
  *
  * @param <B> the builder's own type, returned by every setter
  */

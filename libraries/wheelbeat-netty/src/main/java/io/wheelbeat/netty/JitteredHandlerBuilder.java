@@ -5,11 +5,8 @@ import java.util.Objects;
 import java.util.random.RandomGenerator;
 
 /**
- * A {@link HandlerBuilder} whose handler draws random jitter (ping intervals, connection ages),
- * and so also takes the source of it. Builders whose handlers draw nothing do not offer the
- * setter, so that no setting is silently ignored.
- *
- * <p>Extended only by wheelbeat's own builders. Not thread-safe, as {@link HandlerBuilder}.
+ * A {@link HandlerBuilder} whose handlers draw jitter, and so take its source. Extended only by
+ * wheelbeat's builders. Not thread-safe.
  *
  * @param <B> the builder's own type, returned by every setter
  */

@@ -15,22 +15,14 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Netty's {@link Timer} on a {@link WheelTimer}: where code takes a {@code Timer}, swap
- * {@code new HashedWheelTimer()} for {@code new NettyWheelTimer()} and keep the rest.
+ * Netty's {@link Timer} on a {@link WheelTimer}: swap {@code new HashedWheelTimer()} for
+ * {@code new NettyWheelTimer()}. {@code HashedWheelTimer}'s contract: {@link Timeout#cancel()}
+ * returns whether it won and, on Netty 4.2, calls the task's {@code cancelled(Timeout)} on the
+ * cancelling thread; {@link #stop()} returns the pending timeouts and later scheduling throws
+ * {@link IllegalStateException}, as does {@code stop()} from one of its tasks. A timeout fires at
+ * its deadline plus wake-up lateness, not on a tick; the thread sleeps while nothing is due.
  *
- * <p>The contract is {@code HashedWheelTimer}'s: {@link #newTimeout} schedules a task that runs
- * once unless its {@link Timeout} is cancelled first; {@link Timeout#cancel()} returns whether it
- * won and then, on Netty 4.2 (4.1's {@code TimerTask} has no such method), calls the task's
- * {@code TimerTask.cancelled(Timeout)} (on the cancelling thread, where Netty calls it later on its
- * worker); {@link #stop()} cancels the timeouts still pending
- * and returns them, and scheduling after it throws {@link IllegalStateException}. Unlike
- * {@code HashedWheelTimer} a timeout fires at its deadline plus the timer thread's wake-up
- * lateness, not on the next tick, and the thread sleeps while nothing is due. Each
- * {@code newTimeout} allocates a handle, as Netty's does.
- *
- * <p>Thread-safe: every method may be called from any thread; tasks run on the wrapped timer's
- * thread (or its task executor). {@link #stop()} from a task of this timer throws
- * {@link IllegalStateException}, as Netty's does.
+ * <p>Thread-safe; tasks run on the wrapped timer's thread (or its task executor).
  */
 public final class NettyWheelTimer implements Timer {
 

@@ -2,12 +2,12 @@ package io.wheelbeat.netty.deadline;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
+import io.wheelbeat.netty.ChannelTimerHandler;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.JitteredHandlerBuilder;
-import io.wheelbeat.netty.internal.ChannelTimers;
+import io.wheelbeat.netty.internal.HandlerTimer;
 import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.wheelbeat.netty.internal.Jitter;
 import java.time.Duration;
@@ -40,19 +40,18 @@ import org.slf4j.LoggerFactory;
  * pipeline. A handler serves one channel ({@code @Sharable} it is not); all its methods run on
  * that channel's event loop.
  */
-public final class ConnectionDeadlineHandler extends ChannelDuplexHandler {
+public final class ConnectionDeadlineHandler extends ChannelTimerHandler {
 
     private static final Logger log = LoggerFactory.getLogger(ConnectionDeadlineHandler.class);
 
     private final Factory settings;
-    private final ChannelTimers timers;
-    private final ChannelTimers.Timer firstMessageTimer = new ChannelTimers.Timer(this::onTimer);
-    private final ChannelTimers.Timer ageTimer = new ChannelTimers.Timer(this::onTimer);
-    private final ChannelTimers.Timer graceTimer = new ChannelTimers.Timer(this::onTimer);
+    private final HandlerTimer firstMessageTimer = new HandlerTimer(this::onTimer);
+    private final HandlerTimer ageTimer = new HandlerTimer(this::onTimer);
+    private final HandlerTimer graceTimer = new HandlerTimer(this::onTimer);
     private long ageNanos;
 
     private ConnectionDeadlineHandler(Factory settings) {
-        this.timers = new ChannelTimers(settings.wheels);
+        super(settings.wheels);
         this.settings = settings;
     }
 
@@ -68,70 +67,35 @@ public final class ConnectionDeadlineHandler extends ChannelDuplexHandler {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
         if (firstMessageTimer.isPending()) {
-            timers.cancel(firstMessageTimer);
+            cancel(firstMessageTimer);
         }
         ctx.fireChannelRead(msg);
     }
 
     @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-        if (timers.startIfActive(ctx)) {
-            onStart(timers.now());
-        }
-    }
-
-    @Override
-    public void channelRegistered(ChannelHandlerContext ctx) {
-        if (timers.startIfActive(ctx)) {
-            onStart(timers.now());
-        }
-        ctx.fireChannelRegistered();
-    }
-
-    @Override
-    public void channelActive(ChannelHandlerContext ctx) {
-        if (timers.start(ctx)) {
-            onStart(timers.now());
-        }
-        ctx.fireChannelActive();
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-        if (timers.stop()) {
-            onStop();
-        }
-        ctx.fireChannelInactive();
-    }
-
-    @Override
-    public void handlerRemoved(ChannelHandlerContext ctx) {
-        if (timers.stop()) {
-            onStop();
-        }
-    }
-
-    private void onStart(long nowNanos) {
+    protected void onStart(ChannelHandlerContext ctx, long nowNanos) {
         if (settings.firstMessageNanos > 0) {
-            timers.schedule(firstMessageTimer, settings.firstMessageNanos);
+            schedule(firstMessageTimer, settings.firstMessageNanos);
         }
         if (settings.maxAgeNanos > 0) {
             ageNanos = Jitter.apply(settings.maxAgeNanos, settings.ageJitter, settings.random);
-            timers.schedule(ageTimer, ageNanos);
+            schedule(ageTimer, ageNanos);
         }
     }
 
-    private void onStop() {
-        timers.cancel(firstMessageTimer);
-        timers.cancel(ageTimer);
-        timers.cancel(graceTimer);
+    @Override
+    protected void onStop() {
+        cancel(firstMessageTimer);
+        cancel(ageTimer);
+        cancel(graceTimer);
     }
 
-    private void onTimer(ChannelTimers.Timer timer) {
-        ChannelHandlerContext ctx = timers.ctx();
+    private void onTimer(HandlerTimer timer) {
+        ChannelHandlerContext ctx = ctx();
         if (timer == firstMessageTimer) {
             ConnectionMeters.count(settings.firstMessageCloses);
-            log.debug("{}: nothing read within {} ns of activation, closing", ctx.channel(), settings.firstMessageNanos);
+            log.debug("{}: nothing read within {} ns of activation, closing", ctx.channel(),
+                    settings.firstMessageNanos);
             ctx.fireUserEventTriggered(new FirstMessageTimeoutEvent(settings.firstMessageNanos));
             ctx.close();
         } else if (timer == ageTimer) {
@@ -140,7 +104,7 @@ public final class ConnectionDeadlineHandler extends ChannelDuplexHandler {
                     settings.graceNanos);
             // Armed before the event, so that a listener closing the channel cancels it.
             if (settings.graceNanos > 0) {
-                timers.schedule(graceTimer, settings.graceNanos);
+                schedule(graceTimer, settings.graceNanos);
             }
             ctx.fireUserEventTriggered(new MaxConnectionAgeEvent(ageNanos, settings.graceNanos));
             if (settings.graceNanos == 0) {
@@ -179,11 +143,7 @@ public final class ConnectionDeadlineHandler extends ChannelDuplexHandler {
             this.ageCloses = registry == null ? null : ConnectionMeters.closed(registry, "max_connection_age");
         }
 
-        /**
-         * Returns a new handler for one channel.
-         *
-         * @return a new handler, for one channel only
-         */
+        /** @return a new handler, for one channel only */
         public ConnectionDeadlineHandler newHandler() {
             return new ConnectionDeadlineHandler(this);
         }

@@ -7,14 +7,10 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The age at which a connection is ended, as gRPC's {@code maxConnectionAge}, for
- * {@link ConnectionDeadlineHandler} and {@code Http2KeepAliveHandler}: each connection's age is
- * the maximum moved by a uniform draw within +/- the jitter, drawn once per connection so that
- * connections opened together do not end together; after the age the handler says goodbye and
- * closes the channel at the latest after the grace period.
- *
- * <p>Made with {@link #of(Duration)}, then {@link #withJitter(double)} and
- * {@link #withGrace(Duration)} for what differs from the defaults. Immutable and thread-safe.
+ * The age at which a connection ends, as gRPC's {@code maxConnectionAge}, for
+ * {@link ConnectionDeadlineHandler} and {@code Http2KeepAliveHandler}: the maximum moved by a
+ * uniform draw within +/- the jitter, once per connection; after it, the handler says goodbye and
+ * closes at the latest after the grace. Immutable and thread-safe.
  */
 public final class MaxConnectionAge {
 
@@ -114,6 +110,7 @@ public final class MaxConnectionAge {
 
     @Override
     public String toString() {
-        return "MaxConnectionAge(" + age + ", jitter " + jitter + ", grace " + (grace == null ? "default" : grace) + ")";
+        return "MaxConnectionAge(" + age + ", jitter " + jitter + ", grace " + (grace == null ? "default" : grace)
+                + ")";
     }
 }

@@ -24,31 +24,18 @@ import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.HandlerBuilder;
 
 /**
- * Spreads disconnects over time, so that a storm of deadlines falling due at once (a network
- * blip that silences 100,000 connections, say) does not turn into a burst of closes, goodbyes
- * and, on the clients, reconnects. MQTT brokers do the same (HiveMQ closes at most 100 idle
- * connections per 100 ms).
+ * Spreads closes over time, so that deadlines falling due together do not become a burst of
+ * closes and reconnects (as HiveMQ closes at most 100 idle connections per 100 ms).
+ * {@link #close(Channel, Object)} gives each close the next free slot of a rate shared by every
+ * channel ({@code period / n} apart); a later slot is a timer on the channel's wheel, where the
+ * goodbye is written and the channel closed. A channel that closes meanwhile spends its slot and
+ * its goodbye is released. {@link #closeAllOver} closes a set evenly over a window (lame duck).
+ * Use it for closes that may wait, not for hostile input.
  *
- * <h2>At a rate: {@link #close(Channel, Object)}</h2>
- * Each close takes the next free slot of the rate, shared by every channel and event loop that
- * uses this pacer: with {@code n} closes per {@code period}, slots are {@code period / n} apart,
- * so no period holds more than {@code n} closes, {@code n + 1} counting the wheel's tick of
- * lateness. A close whose slot is now happens at once;
- * a later slot is a timer on the channel's event-loop wheel ({@link EventLoopWheels}). At its
- * slot the goodbye, if any, is written and flushed and the channel closed. A channel that closes
- * meanwhile still spends its slot; its timer is cancelled and its goodbye released at once.
- * A channel waiting for its slot stays open and keeps working; use the pacer for closes that may
- * wait (idle, heartbeat failure), not for hostile input.
+ * <p>Meters ({@link Builder#metrics(MeterRegistry)}): gauge {@code wheelbeat.connection.closes.waiting}
+ * and counter {@code wheelbeat.connection.closes.paced}.
  *
- * <h2>Over a window: {@link #closeAllOver}</h2>
- * A graceful stop (lame duck): closes a set of channels evenly over a window, each with its own
- * goodbye, regardless of the rate.
- *
- * <p>With {@link Builder#metrics(MeterRegistry)}: gauge {@code wheelbeat.connection.closes.waiting}
- * (closes waiting for their slot) and counter {@code wheelbeat.connection.closes.paced} (closes
- * that had to wait).
- *
- * <p>Thread-safe: any thread may call any method; each channel's close runs on its event loop.
+ * <p>Thread-safe; each channel's close runs on its event loop.
  */
 public final class ClosePacer {
 
@@ -150,11 +137,7 @@ public final class ClosePacer {
         return CompletableFuture.allOf(closed.toArray(CompletableFuture[]::new));
     }
 
-    /**
-     * Returns the number of closes waiting for their slot now (a snapshot).
-     *
-     * @return the number of closes waiting for their slot now
-     */
+    /** @return the number of closes waiting for their slot now */
     public int waiting() {
         return waiting.get();
     }
@@ -243,11 +226,7 @@ public final class ClosePacer {
             this.slotNanos = -Math.floorDiv(-periodNanos, closes); // rounded up: never faster than asked
         }
 
-        /**
-         * Returns the pacer.
-         *
-         * @return the pacer
-         */
+        /** @return the pacer */
         public ClosePacer build() {
             return new ClosePacer(slotNanos, wheels(), registry());
         }

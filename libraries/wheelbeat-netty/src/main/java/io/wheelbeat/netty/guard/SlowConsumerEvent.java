@@ -3,11 +3,9 @@ package io.wheelbeat.netty.guard;
 import java.util.Objects;
 
 /**
- * Fired through the pipeline ({@code userEventTriggered}) by {@link SlowConsumerHandler} when
+ * A user event of {@link SlowConsumerHandler} when
  * it ends a connection whose peer does not read fast enough. The handler closes the channel right
- * after firing it.
- *
- * <p>Immutable and thread-safe.
+ * after firing it. Immutable.
  */
 public final class SlowConsumerEvent {
 
@@ -34,20 +32,12 @@ public final class SlowConsumerEvent {
         this.pendingBytes = pendingBytes;
     }
 
-    /**
-     * Returns which rule ended the connection.
-     *
-     * @return which rule ended the connection
-     */
+    /** @return which rule ended the connection */
     public Cause cause() {
         return cause;
     }
 
-    /**
-     * Returns the bytes pending in the outbound buffer when the connection was ended.
-     *
-     * @return the bytes pending in the outbound buffer when the connection was ended
-     */
+    /** @return the bytes pending in the outbound buffer when the connection was ended */
     public long pendingBytes() {
         return pendingBytes;
     }

@@ -3,15 +3,15 @@ package io.wheelbeat.netty.guard;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.ChannelConfig;
-import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.WriteBufferWaterMark;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
+import io.wheelbeat.netty.ChannelTimerHandler;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.HandlerBuilder;
-import io.wheelbeat.netty.internal.ChannelTimers;
+import io.wheelbeat.netty.internal.HandlerTimer;
 import io.wheelbeat.netty.internal.ConnectionMeters;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -19,62 +19,41 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Guards a server against a peer that sends but does not read (a slow consumer), whose answers
- * would otherwise pile up in the channel's outbound buffer until the process runs out of
- * (direct) memory. Four rules, on the event loop's shared wheel:
+ * Guards a server against a peer that sends but does not read, whose answers would pile up in the
+ * outbound buffer:
  * <ul>
- *   <li><b>Water marks:</b> sets the channel's write-buffer water marks when it starts (Netty's
- *       own defaults, 32 KiB low and 64 KiB high, unless set): the channel turns unwritable when
- *       more than the high mark is pending, writable again below the low mark.</li>
- *   <li><b>Back-pressure:</b> while the channel is unwritable, stops reading from it (turns
- *       {@code autoRead} off) so that a peer cannot make it answer faster than it drains; reading
- *       resumes when it is writable again. A read batch under way finishes first, so the pending
- *       bytes can pass the high mark by about one read batch of answers.</li>
- *   <li><b>Cap:</b> a write that leaves more than {@link Builder#maxPendingBytes} bytes pending
- *       in the channel's outbound buffer (flushed or not) ends the connection; 4 MiB by
- *       default. Bytes are counted as Netty counts them for writability: each message's size
- *       plus a small per-message overhead (96 bytes by default).</li>
- *   <li><b>Deadline:</b> a channel that stays unwritable longer than
- *       {@link Builder#unwritableTimeout} is ended; 30 s by default. One timer per unwritable
- *       spell, armed when the channel turns unwritable, cancelled when it turns writable.</li>
+ *   <li><b>Water marks</b> set at start (Netty's 32/64 KiB unless set).</li>
+ *   <li><b>Back-pressure:</b> stops reading ({@code autoRead} off) while the channel is unwritable;
+ *       the read batch under way finishes first.</li>
+ *   <li><b>Cap:</b> a write that leaves more than {@link Builder#maxPendingBytes} (4 MiB) pending,
+ *       counted as Netty counts writability, ends the connection.</li>
+ *   <li><b>Deadline:</b> unwritable longer than {@link Builder#unwritableTimeout} (30 s) ends it.</li>
  * </ul>
- * Ending a connection fires {@link SlowConsumerEvent} and closes the channel at once, which
- * releases everything still pending. Write nothing in answer to the event: the peer is not
- * reading.
+ * Ending fires {@link SlowConsumerEvent} and closes at once; write nothing in answer. Place it at
+ * the head of the pipeline so that every write passes it.
  *
- * <p>Place it at the head of the pipeline, nearest the socket, so that every write of the
- * handlers after it passes through it; writes made by handlers between it and the socket are
- * counted in the pending bytes but not checked until the next write through it.
+ * <p>Meters ({@link Builder#metrics(MeterRegistry)}): {@code wheelbeat.connection.closed{reason=slow_consumer}}
+ * and {@code wheelbeat.slow.consumer.read.pauses}.
  *
- * <p>With {@link Builder#metrics(MeterRegistry)}: {@code wheelbeat.connection.closed} with tag
- * {@code reason=slow_consumer}, and {@code wheelbeat.slow.consumer.read.pauses} (times reading was
- * paused because the channel was unwritable).
- *
- * <p>Usage: build a {@link Factory} once, then add {@link Factory#newHandler()} to each channel's
- * pipeline. A handler serves one channel ({@code @Sharable} it is not); all its methods run on
- * that channel's event loop. Writes allocate nothing and read one volatile counter.
+ * <p>A handler serves one channel, on its event loop; build a {@link Factory} once. Writes
+ * allocate nothing and read one volatile counter.
  */
-public final class SlowConsumerHandler extends ChannelDuplexHandler {
+public final class SlowConsumerHandler extends ChannelTimerHandler {
 
     private static final Logger log = LoggerFactory.getLogger(SlowConsumerHandler.class);
 
     private final Factory settings;
-    private final ChannelTimers timers;
-    private final ChannelTimers.Timer unwritableTimer = new ChannelTimers.Timer(this::onTimer);
+    private final HandlerTimer unwritableTimer = new HandlerTimer(this::onTimer);
     /** Whether this handler turned autoRead off, and so must turn it back on. */
     private boolean readingPaused;
     private boolean ended;
 
     private SlowConsumerHandler(Factory settings) {
-        this.timers = new ChannelTimers(settings.wheels);
+        super(settings.wheels);
         this.settings = settings;
     }
 
-    /**
-     * Returns a builder with the defaults above.
-     *
-     * @return a new builder
-     */
+    /** @return a new builder */
     public static Builder builder() {
         return new Builder();
     }
@@ -83,78 +62,42 @@ public final class SlowConsumerHandler extends ChannelDuplexHandler {
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
         ctx.write(msg, promise);
         ChannelOutboundBuffer pending = ctx.channel().unsafe().outboundBuffer();
-        if (pending != null && pending.totalPendingWriteBytes() > settings.maxPendingBytes && timers.running()) {
+        if (pending != null && pending.totalPendingWriteBytes() > settings.maxPendingBytes && running()) {
             end(SlowConsumerEvent.Cause.PENDING_BYTES, pending.totalPendingWriteBytes());
         }
     }
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
-        if (timers.running()) {
+        if (running()) {
             writabilityChanged(ctx.channel().isWritable());
         }
         ctx.fireChannelWritabilityChanged();
     }
 
     @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-        if (timers.startIfActive(ctx)) {
-            onStart(timers.now());
-        }
-    }
-
-    @Override
-    public void channelRegistered(ChannelHandlerContext ctx) {
-        if (timers.startIfActive(ctx)) {
-            onStart(timers.now());
-        }
-        ctx.fireChannelRegistered();
-    }
-
-    @Override
-    public void channelActive(ChannelHandlerContext ctx) {
-        if (timers.start(ctx)) {
-            onStart(timers.now());
-        }
-        ctx.fireChannelActive();
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-        if (timers.stop()) {
-            onStop();
-        }
-        ctx.fireChannelInactive();
-    }
-
-    @Override
-    public void handlerRemoved(ChannelHandlerContext ctx) {
-        if (timers.stop()) {
-            onStop();
-        }
-    }
-
-    private void onStart(long nowNanos) {
-        ChannelConfig config = timers.ctx().channel().config();
+    protected void onStart(ChannelHandlerContext ctx, long nowNanos) {
+        ChannelConfig config = ctx().channel().config();
         config.setWriteBufferWaterMark(settings.waterMark);
-        if (!timers.ctx().channel().isWritable()) {
+        if (!ctx().channel().isWritable()) {
             writabilityChanged(false);
         }
     }
 
-    private void onStop() {
-        timers.cancel(unwritableTimer);
+    @Override
+    protected void onStop() {
+        cancel(unwritableTimer);
     }
 
-    private void onTimer(ChannelTimers.Timer timer) {
+    private void onTimer(HandlerTimer timer) {
         if (timer == unwritableTimer) {
-            ChannelOutboundBuffer pending = timers.ctx().channel().unsafe().outboundBuffer();
+            ChannelOutboundBuffer pending = ctx().channel().unsafe().outboundBuffer();
             end(SlowConsumerEvent.Cause.UNWRITABLE_TOO_LONG, pending == null ? 0 : pending.totalPendingWriteBytes());
         }
     }
 
     private void writabilityChanged(boolean writable) {
-        ChannelConfig config = timers.ctx().channel().config();
+        ChannelConfig config = ctx().channel().config();
         if (!writable) {
             if (settings.pauseReading && config.isAutoRead()) {
                 config.setAutoRead(false);
@@ -162,10 +105,10 @@ public final class SlowConsumerHandler extends ChannelDuplexHandler {
                 ConnectionMeters.count(settings.readPauses);
             }
             if (!unwritableTimer.isPending()) {
-                timers.schedule(unwritableTimer, settings.unwritableTimeoutNanos);
+                schedule(unwritableTimer, settings.unwritableTimeoutNanos);
             }
         } else {
-            timers.cancel(unwritableTimer);
+            cancel(unwritableTimer);
             if (readingPaused) {
                 readingPaused = false;
                 config.setAutoRead(true); // also asks for a read
@@ -178,7 +121,7 @@ public final class SlowConsumerHandler extends ChannelDuplexHandler {
             return; // the rest of a write batch after the close
         }
         ended = true;
-        ChannelHandlerContext ctx = timers.ctx();
+        ChannelHandlerContext ctx = ctx();
         ConnectionMeters.count(settings.closes);
         log.debug("{}: slow consumer ({}, {} bytes pending), closing", ctx.channel(), cause, pendingBytes);
         ctx.fireUserEventTriggered(new SlowConsumerEvent(cause, pendingBytes));
@@ -211,11 +154,7 @@ public final class SlowConsumerHandler extends ChannelDuplexHandler {
                     "Times reading from a connection was paused because it was not writable", "pauses");
         }
 
-        /**
-         * Returns a new handler for one channel.
-         *
-         * @return a new handler, for one channel only
-         */
+        /** @return a new handler, for one channel only */
         public SlowConsumerHandler newHandler() {
             return new SlowConsumerHandler(this);
         }

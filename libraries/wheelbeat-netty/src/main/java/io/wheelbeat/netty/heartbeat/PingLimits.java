@@ -5,15 +5,10 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * How often a peer may ping before the connection is ended, for every handler that answers
- * pings ({@link HeartbeatHandler} with {@code answerPings}, and the WebSocket, HTTP/2 and MQTT
- * server keepalives): a ping sooner than {@link #minPingInterval()} after the last ping in time is
- * a strike, a ping in time clears the strikes, and the {@link #maxPingStrikes()}-th strike in a row
- * ends the connection. A peer therefore never gets more than {@code maxPingStrikes} pings per
- * interval answered.
- *
- * <p>Every answering handler enforces {@link #DEFAULT} unless given other limits; {@link #OFF}
- * answers any rate. Immutable and thread-safe.
+ * How often a peer may ping, for every handler that answers pings: a ping sooner than
+ * {@link #minPingInterval()} after the last ping in time is a strike, a ping in time clears the
+ * strikes, and the {@link #maxPingStrikes()}-th strike in a row ends the connection. Answering
+ * handlers enforce {@link #DEFAULT} unless told otherwise. Immutable and thread-safe.
  */
 public final class PingLimits {
 

@@ -5,8 +5,6 @@ package io.wheelbeat.netty.heartbeat;
  * The first pong of a connection is the proof that the peer is alive and answering, which is
  * when a reconnecting client resets its backoff.
  *
- * <p>Immutable and thread-safe.
- *
  * @param roundTripNanos the time from sending the ping to receiving this pong, in nanoseconds
  * @param first whether this is the first pong received on the connection
  */

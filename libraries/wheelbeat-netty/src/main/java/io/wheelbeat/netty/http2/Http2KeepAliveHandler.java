@@ -3,7 +3,6 @@ package io.wheelbeat.netty.http2;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBufUtil;
-import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http2.DefaultHttp2GoAwayFrame;
@@ -17,6 +16,7 @@ import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2PingFrame;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
+import io.wheelbeat.netty.ChannelTimerHandler;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.JitteredHandlerBuilder;
 import io.wheelbeat.netty.deadline.MaxConnectionAge;
@@ -25,12 +25,12 @@ import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
-import io.wheelbeat.netty.internal.ChannelTimers;
+import io.wheelbeat.netty.internal.HandlerTimer;
 import io.wheelbeat.netty.internal.ConnectionMeters;
-import io.wheelbeat.netty.internal.HeartbeatMeters;
+import io.wheelbeat.netty.heartbeat.internal.HeartbeatMeters;
 import io.wheelbeat.netty.internal.Jitter;
-import io.wheelbeat.netty.internal.PingEnforcement;
-import io.wheelbeat.netty.internal.PingLoop;
+import io.wheelbeat.netty.heartbeat.internal.PingEnforcement;
+import io.wheelbeat.netty.heartbeat.internal.PingLoop;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -39,85 +39,39 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Connection management for HTTP/2 over Netty's {@link Http2FrameCodec}, on the event loop's shared
- * wheel, with gRPC's rules and defaults.
- *
- * <h2>Rules</h2>
+ * HTTP/2 connection management over Netty's {@link Http2FrameCodec}, with gRPC's rules and defaults:
  * <ul>
- *   <li><b>Keepalive pings</b> ({@link Builder#keepAliveTime}, gRPC's {@code keepAliveTime} and
- *       {@code keepAliveTimeout}; for a client or a server): when nothing has been read for the
- *       keepalive time (moved by {@link Builder#keepAliveJitter}, none by default), sends a PING
- *       whose 8 opaque bytes are the ping's id (a random start per connection plus the ping's
- *       number, so a peer that does not read cannot acknowledge it blindly) and expects its ACK
- *       within {@link Builder#keepAliveTimeout} (20 s by default, as gRPC). The ACK of that ping
- *       fires {@code PongReceivedEvent} with the true round-trip time; an ACK of an earlier ping
- *       is late: consumed, counted, no event (ACKs of PINGs this handler did not send pass on).
- *       Anything read while the ping is out proves the peer alive, as in gRPC, so a peer busy
- *       sending is never closed for a slow ACK. When the timeout
- *       passes with nothing read, fires {@code HeartbeatFailedEvent}, sends GOAWAY
- *       {@code NO_ERROR} with debug data {@code "ping_timeout"} and closes the connection at once,
- *       open streams or not. Unless {@link Builder#keepAliveWithoutCalls}, no ping goes out while
- *       no stream is open; the first stream to open resumes them.</li>
- *   <li><b>Ping enforcement</b> ({@link Builder#pingLimits}, gRPC's {@code permitKeepAliveTime}
- *       and {@code maxPingStrikes}; on by default at {@link PingLimits#DEFAULT} against floods):
- *       the peer's PINGs (not ACKs) are judged by the rule of {@link PingLimits}; the last
- *       strike fires {@link TooManyPingsEvent}, sends
- *       GOAWAY {@code ENHANCE_YOUR_CALM} with debug data {@code "too_many_pings"} and closes the
- *       connection at once. With limits set explicitly, while no stream is open the minimum is
- *       two hours unless {@link Builder#permitKeepAliveWithoutCalls} (as gRPC's
- *       {@code KeepAliveEnforcer}). Every HEADERS or DATA frame this side writes forgives
- *       the pings so far, so that a peer measuring the bandwidth with a PING per response (as
- *       gRPC clients do) is never struck for it. The codec still acknowledges every PING, as
- *       it does by default.</li>
- *   <li><b>Maximum idle</b> ({@link Builder#maxConnectionIdle}): a connection with no open
- *       stream for that long fires {@link MaxConnectionIdleEvent} and is shut down
- *       gracefully.</li>
- *   <li><b>Maximum age</b> ({@link Builder#maxConnectionAge}, moved by +/-10% per connection
- *       unless {@link MaxConnectionAge#withJitter} says otherwise): at its age a connection
- *       fires {@link MaxConnectionAgeEvent} and is shut down gracefully; after the grace
- *       ({@link MaxConnectionAge#withGrace}, unlimited by default, as gRPC) it is closed
- *       whatever streams are still open.</li>
+ *   <li><b>Keepalive pings</b> ({@link Builder#keepAliveTime}): when nothing was read for that
+ *       long, a PING whose 8 opaque bytes are the ping's id; its ACK within
+ *       {@link Builder#keepAliveTimeout} (20 s) fires {@code PongReceivedEvent}. Anything read
+ *       meanwhile proves the peer alive. Else {@code HeartbeatFailedEvent}, GOAWAY
+ *       {@code NO_ERROR "ping_timeout"} and an immediate close. Without
+ *       {@link Builder#keepAliveWithoutCalls}, no PING while no stream is open.</li>
+ *   <li><b>Ping enforcement</b> ({@link Builder#pingLimits}, {@link PingLimits#DEFAULT}): the last
+ *       strike fires {@link TooManyPingsEvent}, GOAWAY {@code ENHANCE_YOUR_CALM "too_many_pings"},
+ *       close. Limits set explicitly hold a connection without streams to one PING per two hours
+ *       unless {@link Builder#permitKeepAliveWithoutCalls}. Each HEADERS or DATA frame written
+ *       forgives the strikes (gRPC's bandwidth probes).</li>
+ *   <li><b>Maximum idle</b> ({@link Builder#maxConnectionIdle}): no open stream for that long fires
+ *       {@link MaxConnectionIdleEvent} and shuts down gracefully.</li>
+ *   <li><b>Maximum age</b> ({@link Builder#maxConnectionAge}): fires {@link MaxConnectionAgeEvent}
+ *       and shuts down gracefully; after the grace (unlimited by default) closes regardless.</li>
  * </ul>
+ * A graceful shutdown (RFC 9113 6.8, as gRPC) sends GOAWAY {@code NO_ERROR} with the largest stream
+ * id and a PING; on its ACK (or 10 s later) a second GOAWAY with the last stream id; the channel
+ * closes when the last stream ends. Debug data: {@code "max_idle"} or {@code "max_age"}.
  *
- * <h2>Graceful shutdown</h2>
- * As RFC 9113 section 6.8 and gRPC: GOAWAY {@code NO_ERROR} with the largest stream id and a PING;
- * once that PING is acknowledged (or 10 s later), a second GOAWAY with the last stream id the
- * peer opened, so no request in flight is refused; the channel is closed when the last open
- * stream ends. The debug data says why: {@code "max_idle"} or {@code "max_age"}.
+ * <p>Place it right after the codec, before {@code Http2MultiplexHandler}; without a codec before
+ * it, it throws {@link IllegalStateException} at start. Not for gRPC-java, whose transport has its
+ * own HTTP/2 handler and these rules built in. Frames pass through, but for its own PING ACKs.
  *
- * <h2>Pipeline</h2>
- * Right after the codec, before {@code Http2MultiplexHandler} or the application, so that it sees
- * the streams' writes: {@code Http2FrameCodecBuilder.forServer().build(), keepAlive.newHandler(),
- * new Http2MultiplexHandler(...)}. It also works when added later, as an h2c upgrade does. Without
- * an {@link Http2FrameCodec} before it, the handler fails at start with an
- * {@link IllegalStateException} saying so. Every frame passes through, the acknowledgement of
- * its own drain PING excepted.
+ * <p>Meters ({@link Builder#metrics(MeterRegistry)}): {@code HeartbeatHandler}'s pinging meters,
+ * {@code wheelbeat.heartbeat.ping.strikes}, and {@code wheelbeat.connection.closed} tagged
+ * {@code reason} = {@code too_many_pings}, {@code max_connection_idle} or {@code max_connection_age}.
  *
- * <h2>Not for gRPC-java</h2>
- * gRPC-java is not supported: its Netty transport drives HTTP/2 with its own handler (not an
- * {@link Http2FrameCodec}) and offers no public way into the pipeline, so this handler would
- * fail at start there. gRPC-java has the same rules built in; set them on its builders instead:
- * on the server {@code NettyServerBuilder.keepAliveTime}, {@code keepAliveTimeout},
- * {@code permitKeepAliveTime}, {@code permitKeepAliveWithoutCalls}, {@code maxConnectionIdle},
- * {@code maxConnectionAge} and {@code maxConnectionAgeGrace}; on the client
- * {@code ManagedChannelBuilder.keepAliveTime}, {@code keepAliveTimeout} and
- * {@code keepAliveWithoutCalls}. This handler is for HTTP/2 servers and clients built on
- * Netty's own codec.
- *
- * <h2>Metrics</h2>
- * With {@link Builder#metrics(MeterRegistry)}: the keepalive pings' meters, the same as
- * {@code HeartbeatHandler}'s pinging role ({@code wheelbeat.heartbeat.pings.sent},
- * {@code .pongs.missed}, {@code .pongs.late}, {@code .rtt}; closes tagged
- * {@code reason=heartbeat_timeout}), {@code wheelbeat.heartbeat.ping.strikes} and
- * {@code wheelbeat.connection.closed} tagged {@code reason} = {@code too_many_pings},
- * {@code max_connection_idle} or {@code max_connection_age} (the last two when the shutdown
- * begins, whoever does the final close).
- *
- * <p>Usage: build a {@link Factory} once, then add {@link Factory#newHandler()} to each channel's
- * pipeline. A handler serves one channel ({@code @Sharable} it is not); all its methods run on
- * that channel's event loop.
+ * <p>A handler serves one channel, on its event loop; build a {@link Factory} once.
  */
-public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
+public final class Http2KeepAliveHandler extends ChannelTimerHandler {
 
     private static final Logger log = LoggerFactory.getLogger(Http2KeepAliveHandler.class);
     /** gRPC's minimum ping interval while no stream is open, unless pings without calls are permitted. */
@@ -130,27 +84,26 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
     private static final long DEFAULT_KEEPALIVE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(20);
 
     private final Factory settings;
-    private final ChannelTimers timers;
     private final PingEnforcement.Strikes strikes;
     private final Http2Connection.Listener streams = new StreamListener();
     private ChannelHandlerContext codecCtx;
     private Http2Connection connection;
-    private final ChannelTimers.Timer idleTimer = new ChannelTimers.Timer(this::onTimer);
+    private final HandlerTimer idleTimer = new HandlerTimer(this::onTimer);
     private long idleSinceNanos;
-    private final ChannelTimers.Timer ageTimer = new ChannelTimers.Timer(this::onTimer);
+    private final HandlerTimer ageTimer = new HandlerTimer(this::onTimer);
     private long ageNanos;
-    private final ChannelTimers.Timer graceTimer = new ChannelTimers.Timer(this::onTimer);
-    private final ChannelTimers.Timer drainTimer = new ChannelTimers.Timer(this::onTimer);
+    private final HandlerTimer graceTimer = new HandlerTimer(this::onTimer);
+    private final HandlerTimer drainTimer = new HandlerTimer(this::onTimer);
     private boolean draining;
     private boolean drainPingAcked;
     /** The keepalive pings, or null without them. */
     private final PingLoop pings;
 
     private Http2KeepAliveHandler(Factory settings) {
-        this.timers = new ChannelTimers(settings.wheels);
+        super(settings.wheels);
         this.settings = settings;
         this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
-        this.pings = settings.keepAlive == null ? null : new PingLoop(timers, new KeepAlivePings());
+        this.pings = settings.keepAlive == null ? null : new PingLoop(new KeepAlivePings());
     }
 
     /**
@@ -167,7 +120,7 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         if (pings != null) {
             pings.onRead();
         }
-        if (msg instanceof Http2PingFrame ping && timers.running()) {
+        if (msg instanceof Http2PingFrame ping && running()) {
             if (ping.ack()) {
                 if (ping.content() == DRAIN_PING && draining) {
                     onDrainPingAcked();
@@ -201,45 +154,7 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
     }
 
     @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-        if (timers.startIfActive(ctx)) {
-            onStart(timers.now());
-        }
-    }
-
-    @Override
-    public void channelRegistered(ChannelHandlerContext ctx) {
-        if (timers.startIfActive(ctx)) {
-            onStart(timers.now());
-        }
-        ctx.fireChannelRegistered();
-    }
-
-    @Override
-    public void channelActive(ChannelHandlerContext ctx) {
-        if (timers.start(ctx)) {
-            onStart(timers.now());
-        }
-        ctx.fireChannelActive();
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-        if (timers.stop()) {
-            onStop();
-        }
-        ctx.fireChannelInactive();
-    }
-
-    @Override
-    public void handlerRemoved(ChannelHandlerContext ctx) {
-        if (timers.stop()) {
-            onStop();
-        }
-    }
-
-    private void onStart(long nowNanos) {
-        ChannelHandlerContext ctx = timers.ctx();
+    protected void onStart(ChannelHandlerContext ctx, long nowNanos) {
         codecCtx = ctx.pipeline().context(Http2FrameCodec.class);
         if (codecCtx == null) {
             throw new IllegalStateException(getClass().getSimpleName()
@@ -249,31 +164,32 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         connection.addListener(streams);
         if (settings.maxIdleNanos > 0 && connection.numActiveStreams() == 0) {
             idleSinceNanos = nowNanos;
-            timers.schedule(idleTimer, settings.maxIdleNanos);
+            schedule(idleTimer, settings.maxIdleNanos);
         }
         if (settings.maxAgeNanos > 0) {
             ageNanos = Jitter.apply(settings.maxAgeNanos, settings.ageJitter, settings.random);
-            timers.schedule(ageTimer, ageNanos);
+            schedule(ageTimer, ageNanos);
         }
         if (pings != null) {
-            pings.start(settings.keepAlive, nowNanos);
+            pings.start(settings.keepAlive, ctx, wheel());
         }
     }
 
-    private void onStop() {
+    @Override
+    protected void onStop() {
         if (connection != null) {
             connection.removeListener(streams);
         }
-        timers.cancel(idleTimer);
-        timers.cancel(ageTimer);
-        timers.cancel(graceTimer);
-        timers.cancel(drainTimer);
+        cancel(idleTimer);
+        cancel(ageTimer);
+        cancel(graceTimer);
+        cancel(drainTimer);
         if (pings != null) {
             pings.stop();
         }
     }
 
-    private void onTimer(ChannelTimers.Timer timer) {
+    private void onTimer(HandlerTimer timer) {
         if (timer == idleTimer) {
             onIdleTimer();
         } else if (timer == ageTimer) {
@@ -281,7 +197,7 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         } else if (timer == drainTimer) {
             onDrainPingAcked();
         } else if (timer == graceTimer) {
-            log.debug("{}: grace after maximum age over, closing", timers.ctx().channel());
+            log.debug("{}: grace after maximum age over, closing", ctx().channel());
             closeNow();
         }
     }
@@ -332,7 +248,7 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         long minNanos = !settings.noCallsRule || connection.numActiveStreams() > 0
                 ? settings.enforcement.minIntervalNanos()
                 : Math.max(settings.enforcement.minIntervalNanos(), NO_CALLS_MIN_PING_NANOS);
-        int struckOut = settings.enforcement.tooManyPings(strikes, timers.now(), minNanos);
+        int struckOut = settings.enforcement.tooManyPings(strikes, now(), minNanos);
         if (struckOut == 0) {
             return false;
         }
@@ -350,38 +266,38 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
         if (connection.numActiveStreams() > 0 || draining) {
             return; // re-armed when the last stream closes
         }
-        long left = settings.maxIdleNanos - (timers.now() - idleSinceNanos);
+        long left = settings.maxIdleNanos - (now() - idleSinceNanos);
         if (left > 0) {
-            timers.schedule(idleTimer, left);
+            schedule(idleTimer, left);
             return;
         }
         ConnectionMeters.count(settings.idleCloses);
-        log.debug("{}: no stream for {} ns, shutting down gracefully", timers.ctx().channel(), settings.maxIdleNanos);
-        timers.ctx().fireUserEventTriggered(new MaxConnectionIdleEvent(settings.maxIdleNanos));
+        log.debug("{}: no stream for {} ns, shutting down gracefully", ctx().channel(), settings.maxIdleNanos);
+        ctx().fireUserEventTriggered(new MaxConnectionIdleEvent(settings.maxIdleNanos));
         drain("max_idle");
     }
 
     private void onMaxAge() {
         ConnectionMeters.count(settings.ageCloses);
-        log.debug("{}: reached its maximum age, shutting down gracefully", timers.ctx().channel());
+        log.debug("{}: reached its maximum age, shutting down gracefully", ctx().channel());
         if (settings.graceNanos != Long.MAX_VALUE) {
             // Armed before the event, so that a listener closing the channel cancels it.
-            timers.schedule(graceTimer, settings.graceNanos);
+            schedule(graceTimer, settings.graceNanos);
         }
-        timers.ctx().fireUserEventTriggered(new MaxConnectionAgeEvent(ageNanos, settings.graceNanos));
+        ctx().fireUserEventTriggered(new MaxConnectionAgeEvent(ageNanos, settings.graceNanos));
         drain("max_age");
     }
 
     /** Starts the graceful shutdown: GOAWAY with the largest stream id and the drain PING. */
     private void drain(String why) {
-        if (draining || !timers.ctx().channel().isActive()) {
+        if (draining || !ctx().channel().isActive()) {
             return;
         }
         draining = true;
-        timers.cancel(idleTimer);
+        cancel(idleTimer);
         goAway(Http2Error.NO_ERROR, why, Integer.MAX_VALUE);
-        timers.schedule(drainTimer, DRAIN_PING_TIMEOUT_NANOS);
-        timers.ctx().writeAndFlush(new DefaultHttp2PingFrame(DRAIN_PING), timers.ctx().voidPromise());
+        schedule(drainTimer, DRAIN_PING_TIMEOUT_NANOS);
+        ctx().writeAndFlush(new DefaultHttp2PingFrame(DRAIN_PING), ctx().voidPromise());
     }
 
     /** The peer has seen the first GOAWAY (or had 10 s to): the second one names the last stream. */
@@ -390,8 +306,8 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
             return;
         }
         drainPingAcked = true;
-        timers.cancel(drainTimer);
-        if (!timers.ctx().channel().isActive()) {
+        cancel(drainTimer);
+        if (!ctx().channel().isActive()) {
             return;
         }
         goAway(Http2Error.NO_ERROR, "drained", 0);
@@ -400,14 +316,14 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
 
     private void closeWhenNoStreams() {
         if (drainPingAcked && connection.numActiveStreams() == 0) {
-            timers.ctx().close();
+            ctx().close();
         }
     }
 
     // ---------------------------------------------------------------- writing and closing
 
     private void goAway(Http2Error error, String debugData, int extraStreamIds) {
-        ChannelHandlerContext ctx = timers.ctx();
+        ChannelHandlerContext ctx = ctx();
         DefaultHttp2GoAwayFrame goAway = new DefaultHttp2GoAwayFrame(error,
                 ByteBufUtil.writeAscii(ctx.alloc(), debugData));
         goAway.setExtraStreamIds(extraStreamIds);
@@ -430,15 +346,15 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
 
         @Override
         public void onStreamClosed(Http2Stream stream) {
-            if (!timers.running() || connection.numActiveStreams() > 0) {
+            if (!running() || connection.numActiveStreams() > 0) {
                 return;
             }
             if (draining) {
                 closeWhenNoStreams();
             } else if (settings.maxIdleNanos > 0) {
-                idleSinceNanos = timers.now();
+                idleSinceNanos = now();
                 if (!idleTimer.isPending()) {
-                    timers.schedule(idleTimer, settings.maxIdleNanos);
+                    schedule(idleTimer, settings.maxIdleNanos);
                 }
             }
         }
@@ -484,11 +400,7 @@ public final class Http2KeepAliveHandler extends ChannelDuplexHandler {
             this.keepAliveWithoutCalls = b.keepAliveWithoutCalls;
         }
 
-        /**
-         * Returns a new handler for one channel.
-         *
-         * @return a new handler, for one channel only
-         */
+        /** @return a new handler, for one channel only */
         public Http2KeepAliveHandler newHandler() {
             return new Http2KeepAliveHandler(this);
         }

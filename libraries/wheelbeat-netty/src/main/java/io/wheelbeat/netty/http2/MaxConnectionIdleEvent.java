@@ -1,11 +1,9 @@
 package io.wheelbeat.netty.http2;
 
 /**
- * Fired through the pipeline ({@code userEventTriggered}) by {@link Http2KeepAliveHandler} when
+ * A user event of {@link Http2KeepAliveHandler} when
  * the connection had no open stream for the maximum idle time; the handler then begins its
  * graceful shutdown (GOAWAY, then close once no stream is open).
- *
- * <p>Immutable and thread-safe.
  *
  * @param idleNanos how long the connection had no open stream, in nanoseconds
  */

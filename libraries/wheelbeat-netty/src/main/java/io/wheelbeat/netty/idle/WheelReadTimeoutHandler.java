@@ -10,25 +10,11 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A drop-in replacement for Netty's {@link ReadTimeoutHandler} on the event loop's shared wheel:
- * when no read batch completed for the timeout, it fires {@link ReadTimeoutException#INSTANCE}
- * through {@code exceptionCaught} and closes the channel, once, at the moment Netty's does.
- *
- * <p>As Netty's is an {@code IdleStateHandler} with a reader idle time and one override, this is a
- * {@link WheelIdleStateHandler} with a reader idle time whose {@link #channelIdle} calls
- * {@link #readTimedOut}: reads are counted, and the timeout falls due, exactly as the reader-idle
- * event of {@link WheelIdleStateHandler} (which runs Netty's algorithm), and a timeout of zero or
- * less disables it. It is the close-on-idle handler for frameworks that ignore
- * {@code IdleStateEvent} (Reactor Netty, Vert.x): no closer to write.
- * <pre>{@code
- * // was: pipeline.addLast("readTimeout", new ReadTimeoutHandler(30));
- * pipeline.addLast("readTimeout", new WheelReadTimeoutHandler(30));
- * }</pre>
- * It is not a subclass of Netty's {@code ReadTimeoutHandler}: code that looks the handler up by
- * that class must look up this one.
- *
- * <p>Thread rules: one instance per channel, used on its event loop, as
- * {@link WheelIdleStateHandler}; not {@code @Sharable}.
+ * A drop-in for Netty's {@link ReadTimeoutHandler}: a {@link WheelIdleStateHandler} with a reader
+ * idle time whose {@link #channelIdle} calls {@link #readTimedOut}, which fires
+ * {@link ReadTimeoutException#INSTANCE} and closes the channel, once, at the moment Netty's does.
+ * For frameworks that ignore {@code IdleStateEvent} (Reactor Netty, Vert.x). A timeout of zero or
+ * less disables it. Not a subclass of Netty's handler. One instance per channel, on its event loop.
  */
 public class WheelReadTimeoutHandler extends WheelIdleStateHandler {
 
@@ -57,8 +43,7 @@ public class WheelReadTimeoutHandler extends WheelIdleStateHandler {
     }
 
     /**
-     * As {@link #WheelReadTimeoutHandler(long, TimeUnit)}, closing the
-     * {@linkplain TimeoutCloses#firingException() default way}.
+     * As {@link #WheelReadTimeoutHandler(long, TimeUnit)}.
      *
      * @param timeout the read timeout; zero disables it
      * @throws NullPointerException if {@code timeout} is null
@@ -95,9 +80,8 @@ public class WheelReadTimeoutHandler extends WheelIdleStateHandler {
     }
 
     /**
-     * Called when the read timed out: fires {@link ReadTimeoutException#INSTANCE} (unless
-     * {@linkplain TimeoutCloses#quiet() quiet}) and closes the channel, the first time only, as
-     * Netty's handler does. May be overridden.
+     * The read timed out: fires {@link ReadTimeoutException#INSTANCE} (unless quiet) and closes,
+     * the first time only.
      *
      * @param ctx the handler's context
      * @throws Exception to be fired through {@code exceptionCaught}

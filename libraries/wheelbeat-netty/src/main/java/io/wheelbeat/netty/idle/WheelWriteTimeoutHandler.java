@@ -18,57 +18,26 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
- * A drop-in replacement for Netty's {@link WriteTimeoutHandler} that neither allocates nor
- * schedules a task per write: when a write has not completed (its promise is not done) within the
- * timeout of being written, it fires {@link WriteTimeoutException#INSTANCE} through
- * {@code exceptionCaught} and closes the channel, once, at the moment Netty's does.
- * <pre>{@code
- * // was: pipeline.addLast("writeTimeout", new WriteTimeoutHandler(30));
- * pipeline.addLast("writeTimeout", new WheelWriteTimeoutHandler(30));
- * }</pre>
+ * A drop-in for Netty's {@link WriteTimeoutHandler} that allocates and schedules nothing per write:
+ * a write whose promise is not done {@code timeout} after it was written calls
+ * {@link #writeTimedOut}, once per such write in write order; by default that fires
+ * {@link WriteTimeoutException#INSTANCE} and closes the channel, once. A timeout of zero or less
+ * disables it; positive ones are floored at 1 ms. Void promises are replaced ({@code unvoid()}), as
+ * Netty does. Not a subclass of Netty's handler.
  *
- * <h2>Semantics (Netty's, reproduced)</h2>
- * Each write passing through the handler is timed from the moment it is written (flushed or not)
- * until its promise completes, successfully or not. A write still pending {@code timeout} after it
- * was written times out: {@link #writeTimedOut} is called then, once per write that times out, in
- * the order they were written, and by default fires the exception and closes the channel the first
- * time. A write whose promise is done when {@code ctx.write} returns is never timed. A timeout of
- * zero or less disables the handler (writes pass through untouched); positive timeouts are floored
- * at 1 ms. Void promises are replaced by real ones ({@code unvoid()}), as Netty's handler does;
- * that is Netty's allocation, made only for callers that pass a void promise. Writes made by
- * handlers nearer the head do not pass through it and are not timed, as with Netty's.
+ * <p>Pending writes sit in a ring of (promise, time written) that one listener trims from its head;
+ * one timer on the loop's wheel waits for the oldest deadline. A write that completes out of order
+ * keeps its slot until the writes before it complete; it is never timed out.
  *
- * <h2>How, and what it costs</h2>
- * Netty's handler schedules one task per write on the event loop (a task object, a listener and
- * a priority-queue insert) and cancels it when the write completes. This one keeps the pending
- * writes in a ring of (promise, time written), one shared listener drops completed writes from
- * its head, and a single timer on the loop's shared wheel waits for the oldest pending write's
- * deadline: it is armed when a write finds it idle, and when it fires it times out the writes that
- * are due or re-arms for the oldest one still pending (a write that completed meanwhile is skipped);
- * with nothing pending it stays idle. The timer therefore wakes at the moment Netty's task for that
- * write would run, at most once per timeout period while writes keep completing, and writes touch
- * only the ring: a clock read and two stores (Netty reads the clock per write too). The ring grows
- * by doubling to the largest number of writes ever pending at once on the channel and is then
- * reused; it holds the promises of pending writes only, never their messages.
- *
- * <p>The one difference: a write that completes out of order (after a later one) leaves its slot
- * in the ring until every write before it has completed; it is never timed out, as with Netty's.
- *
- * <p>It is not a subclass of Netty's {@code WriteTimeoutHandler}: code that looks the handler up
- * by that class must look up this one.
- *
- * <h2>Thread rules</h2>
- * One instance per channel (not {@code @Sharable}). Netty calls it on the executor of its context:
- * the channel's event loop, or the executor it was added with; writes that complete on another
- * thread are handed to that executor, which alone touches the pending writes and runs the timer
- * (its wheel is that executor's). Removed and added again, to the same channel or another, it
- * times the writes of its new context only, as Netty's does.
+ * <p>One instance per channel, called on its context's executor; writes completing on another
+ * thread are handed to it. Removed and added again, it times the writes of its new context only.
  */
 public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
 
     private static final long MIN_TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final int INITIAL_CAPACITY = 4;
-    private static final Function<EventExecutor, ExecutorDrivenWheel> SHARED_WHEELS = EventLoopWheels.shared()::wheelFor;
+    private static final Function<EventExecutor, ExecutorDrivenWheel> SHARED_WHEELS =
+            EventLoopWheels.shared()::wheelFor;
 
     private final long timeoutNanos;
     private final Function<EventExecutor, ExecutorDrivenWheel> wheels;
@@ -98,8 +67,7 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
     }
 
     /**
-     * As {@link #WheelWriteTimeoutHandler(long, TimeUnit)}, closing the
-     * {@linkplain TimeoutCloses#firingException() default way}.
+     * As {@link #WheelWriteTimeoutHandler(long, TimeUnit)}.
      *
      * @param timeout the write timeout; zero disables it
      * @throws NullPointerException if {@code timeout} is null
@@ -165,9 +133,8 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
     }
 
     /**
-     * Called when a write timed out: fires {@link WriteTimeoutException#INSTANCE} (unless
-     * {@linkplain TimeoutCloses#quiet() quiet}) and closes the channel, the first time only, as
-     * Netty's handler does. May be overridden.
+     * A write timed out: fires {@link WriteTimeoutException#INSTANCE} (unless quiet) and closes,
+     * the first time only.
      *
      * @param ctx the handler's context
      * @throws Exception to be fired through {@code exceptionCaught}
@@ -304,6 +271,7 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
     @Override
     public String toString() {
         PendingWrites writes = pending;
-        return getClass().getSimpleName() + "(" + timeoutNanos + " ns" + (writes == null ? "" : ", " + writes.ctx.channel()) + ")";
+        return getClass().getSimpleName() + "(" + timeoutNanos + " ns"
+                + (writes == null ? "" : ", " + writes.ctx.channel()) + ")";
     }
 }

@@ -1,5 +1,5 @@
 /**
- * The handlers' shared machinery (lifecycle, builder options, meters, checks). Not API: the
- * module does not export this package; its types may change at any time.
+ * The handlers' and the event loop's shared machinery: timer nodes, jitter, meters, clocks. Not
+ * exported: not API.
  */
 package io.wheelbeat.netty.internal;

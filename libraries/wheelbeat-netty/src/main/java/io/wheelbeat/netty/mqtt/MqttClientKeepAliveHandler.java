@@ -1,7 +1,6 @@
 package io.wheelbeat.netty.mqtt;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.mqtt.MqttConnAckMessage;
@@ -11,63 +10,45 @@ import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageType;
 import io.netty.handler.codec.mqtt.MqttProperties;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
+import io.wheelbeat.netty.ChannelTimerHandler;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.HandlerBuilder;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
-import io.wheelbeat.netty.internal.ChannelTimers;
-import io.wheelbeat.netty.internal.HeartbeatMeters;
+import io.wheelbeat.netty.internal.HandlerTimer;
+import io.wheelbeat.netty.heartbeat.internal.HeartbeatMeters;
 import io.wheelbeat.netty.internal.Jitter;
-import io.wheelbeat.netty.internal.PingLoop;
+import io.wheelbeat.netty.heartbeat.internal.PingLoop;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The client side of MQTT's keep-alive (MQTT 3.1, 3.1.1 and 5): sends PINGREQ when the client has
- * sent nothing for its keep-alive and closes the connection when the PINGRESP does not come, on
- * the event loop's shared wheel, pinging as {@code HeartbeatHandler}'s pinging role does.
+ * The client's side of MQTT's keep-alive (3.1, 3.1.1, 5): from an accepting CONNACK on, a PINGREQ
+ * when nothing was written (flushed) for the keep-alive (the CONNECT's, or MQTT 5's Server Keep
+ * Alive [MQTT-3.2.2-21]; none for 0); its PINGRESP within the timeout (the keep-alive by default)
+ * fires {@link PongReceivedEvent}, else {@link HeartbeatFailedEvent} and close. PINGRESPs are
+ * consumed while pinging. Place it after {@code MqttDecoder, MqttEncoder.INSTANCE}.
  *
- * <h2>Rules</h2>
- * The keep-alive is the one the application's CONNECT announces, or, for MQTT 5, the Server Keep
- * Alive of the server's CONNACK, which the client must use instead [MQTT-3.2.2-21]. Pinging
- * starts when the server accepts the connection (never before CONNECT: a PINGREQ first would be a
- * protocol error) and only for a keep-alive above 0. From then on: a PINGREQ when nothing was
- * written (flushed) for the keep-alive; its PINGRESP
- * (PINGRESPs answer PINGREQs in order) expected within the PINGRESP timeout (the keep-alive by
- * default), firing {@link PongReceivedEvent} with the round-trip time; when it does not come in
- * time, {@link HeartbeatFailedEvent} and the connection is closed [MQTT-3.1.2-24's "reasonable
- * amount of time"]. PINGRESPs are consumed while pinging; every other message passes through.
+ * <p>Meters ({@link Builder#metrics(MeterRegistry)}): {@code HeartbeatHandler}'s pinging meters.
  *
- * <h2>Pipeline</h2>
- * {@code MqttDecoder, MqttEncoder.INSTANCE, keepAlive.newHandler(), client}: the application's
- * writes must pass through it (they postpone the next PINGREQ).
- *
- * <h2>Metrics</h2>
- * With {@link Builder#metrics(MeterRegistry)}: {@code HeartbeatHandler}'s pinging meters,
- * {@code wheelbeat.heartbeat.pings.sent}, {@code .pongs.missed}, {@code .pongs.late}, timer
- * {@code .rtt} and {@code wheelbeat.connection.closed{reason=heartbeat_timeout}}.
- *
- * <p>Usage: build a {@link Factory} once, then add {@link Factory#newHandler()} to each channel's
- * pipeline. A handler serves one channel ({@code @Sharable} it is not); all its methods run on
- * that channel's event loop.
+ * <p>A handler serves one channel, on its event loop; build a {@link Factory} once.
  */
-public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
+public final class MqttClientKeepAliveHandler extends ChannelTimerHandler {
 
     /** PINGREQ; a missed PINGRESP ends the connection (fire the event, close). */
     private static final PingLoop.Protocol PINGREQ = (ctx, pingId) -> MqttMessage.PINGREQ;
 
     private final Factory settings;
-    private final ChannelTimers timers;
     private final PingLoop pings;
     /** The keep-alive of the CONNECT written, -1 before it. */
     private int connectKeepAlive = -1;
 
     private MqttClientKeepAliveHandler(Factory settings) {
+        super(settings.wheels);
         this.settings = settings;
-        this.timers = new ChannelTimers(settings.wheels);
-        this.pings = new PingLoop(timers, PINGREQ);
+        this.pings = new PingLoop(PINGREQ);
     }
 
     /**
@@ -100,48 +81,26 @@ public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
             pings.onPongInOrder(ctx);
             return;
         }
-        if (connectKeepAlive >= 0 && timers.running() && msg instanceof MqttConnAckMessage connAck
+        if (connectKeepAlive >= 0 && running() && msg instanceof MqttConnAckMessage connAck
                 && connAck.variableHeader().connectReturnCode() == MqttConnectReturnCode.CONNECTION_ACCEPTED) {
             MqttProperties.MqttProperty<?> serverKeepAlive = connAck.variableHeader().properties()
                     .getProperty(MqttServerKeepAliveHandler.SERVER_KEEP_ALIVE_PROPERTY);
             int keepAlive = serverKeepAlive != null ? (Integer) serverKeepAlive.value() : connectKeepAlive;
             if (keepAlive > 0) {
-                pings.start(settings.pinging(keepAlive), timers.now());
+                pings.start(settings.pinging(keepAlive), ctx, wheel());
             }
         }
         ctx.fireChannelRead(msg);
     }
 
     @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-        timers.startIfActive(ctx);
+    protected void onStart(ChannelHandlerContext ctx, long nowNanos) {
+        // Pinging starts at the CONNACK.
     }
 
     @Override
-    public void channelRegistered(ChannelHandlerContext ctx) {
-        timers.startIfActive(ctx);
-        ctx.fireChannelRegistered();
-    }
-
-    @Override
-    public void channelActive(ChannelHandlerContext ctx) {
-        timers.start(ctx);
-        ctx.fireChannelActive();
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-        if (timers.stop()) {
-            pings.stop();
-        }
-        ctx.fireChannelInactive();
-    }
-
-    @Override
-    public void handlerRemoved(ChannelHandlerContext ctx) {
-        if (timers.stop()) {
-            pings.stop();
-        }
+    protected void onStop() {
+        pings.stop();
     }
 
     static boolean isPingResp(Object msg) {
@@ -173,11 +132,7 @@ public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
                     PingLoop.Traffic.WRITES, meters));
         }
 
-        /**
-         * Returns a new handler for one channel.
-         *
-         * @return a new handler, for one channel only
-         */
+        /** @return a new handler, for one channel only */
         public MqttClientKeepAliveHandler newHandler() {
             return new MqttClientKeepAliveHandler(this);
         }
@@ -208,11 +163,7 @@ public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
             return this;
         }
 
-        /**
-         * Returns the factory of handlers with these settings.
-         *
-         * @return the factory, immutable and thread-safe
-         */
+        /** @return the factory, immutable and thread-safe */
         public Factory build() {
             return new Factory(pingRespTimeoutNanos, wheels(), registry());
         }

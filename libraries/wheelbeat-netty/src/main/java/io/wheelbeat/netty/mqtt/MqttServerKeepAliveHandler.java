@@ -2,7 +2,6 @@ package io.wheelbeat.netty.mqtt;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.mqtt.MqttConnAckMessage;
@@ -17,15 +16,16 @@ import io.netty.handler.codec.mqtt.MqttReasonCodes;
 import io.netty.handler.codec.mqtt.MqttVersion;
 import io.netty.util.ReferenceCountUtil;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
+import io.wheelbeat.netty.ChannelTimerHandler;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.HandlerBuilder;
 import io.wheelbeat.netty.deadline.FirstMessageTimeoutEvent;
 import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
-import io.wheelbeat.netty.internal.ChannelTimers;
+import io.wheelbeat.netty.internal.HandlerTimer;
 import io.wheelbeat.netty.internal.ConnectionMeters;
-import io.wheelbeat.netty.internal.HeartbeatMeters;
-import io.wheelbeat.netty.internal.PingEnforcement;
+import io.wheelbeat.netty.heartbeat.internal.HeartbeatMeters;
+import io.wheelbeat.netty.heartbeat.internal.PingEnforcement;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -33,60 +33,31 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The server side of MQTT's keep-alive (MQTT 3.1, 3.1.1 and 5), on the event loop's shared wheel.
- *
- * <h2>Rules</h2>
+ * The broker's side of MQTT's keep-alive (3.1, 3.1.1, 5):
  * <ul>
- *   <li><b>CONNECT first.</b> A connection that sends no CONNECT within the connect timeout
- *       (10 s by default) is closed after {@link FirstMessageTimeoutEvent}. A first packet that
- *       is not CONNECT (a PINGREQ, say), and a second CONNECT, are protocol errors [MQTT-3.1.0-1,
- *       -2]: the connection is closed (an MQTT 5 client that had connected is sent DISCONNECT
- *       "Protocol Error" first) and the packet is not passed on.</li>
- *   <li><b>Allowed keep-alive.</b> With {@link Builder#minKeepAlive} / {@link Builder#maxKeepAlive}
- *       (0, "no keep-alive", counts as above any maximum), a CONNECT asking for a keep-alive
- *       outside the range is refused for MQTT 3.x: CONNACK "identifier rejected" (the only
- *       refusal code 3.1.1 has; mosquitto answers the same) and close, the CONNECT not passed on.
- *       An MQTT 5 client is accepted with the nearest allowed value instead: the handler adds it
- *       as the Server Keep Alive property to the application's accepting CONNACK, and the client
- *       must use it [MQTT-3.2.2-21].</li>
- *   <li><b>1.5 times the keep-alive.</b> From CONNECT on, when the client has sent no packet for
- *       one and a half times the keep-alive in force [MQTT-3.1.2-24], fires
- *       {@link MqttKeepAliveTimeoutEvent} and closes the connection (MQTT 5: after DISCONNECT
- *       "Keep Alive timeout"). A keep-alive of 0 sets no deadline. If the application's CONNACK
- *       carries a Server Keep Alive of its own, that value is the one in force. Packets count
- *       when their read batch completes, so the close never comes before the deadline, and at
- *       most one wheel tick after it.</li>
- *   <li><b>PINGREQ</b> after CONNECT is answered with PINGRESP (flushed once per read batch, so a
- *       flood costs one flush per batch) and consumed. While the channel is not writable (the
- *       client is not reading what it was sent), PINGREQs are not answered at once: one PINGRESP
- *       answers them all when the channel becomes writable again, so a client that pings and
- *       never reads costs no memory beyond the channel's high water mark. The rule of
- *       {@code HeartbeatHandler}'s answering role applies, on by default
- *       ({@link Builder#pingLimits}, {@link PingLimits#DEFAULT}): the 3rd PINGREQ in a row that
- *       comes sooner than 100 ms after the last one in time fires
- *       {@link TooManyPingsEvent} and closes the connection (MQTT 5: after DISCONNECT "Message
- *       rate too high").</li>
+ *   <li><b>CONNECT first</b>, within the connect timeout (10 s), else
+ *       {@link FirstMessageTimeoutEvent} and close. Another first packet, or a second CONNECT, is a
+ *       protocol error [MQTT-3.1.0-1, -2]: closed (MQTT 5: DISCONNECT "Protocol Error" first).</li>
+ *   <li><b>Allowed keep-alive</b> ({@link Builder#minKeepAlive}, {@link Builder#maxKeepAlive}; 0 is
+ *       above any maximum): out of range, MQTT 3.x is refused (CONNACK "identifier rejected"), MQTT 5
+ *       gets the nearest allowed value as Server Keep Alive in the application's CONNACK.</li>
+ *   <li><b>1.5 times the keep-alive</b> without a packet [MQTT-3.1.2-24] fires
+ *       {@link MqttKeepAliveTimeoutEvent} and closes (MQTT 5: DISCONNECT "Keep Alive timeout").</li>
+ *   <li><b>PINGREQ</b> is answered with PINGRESP, one flush per read batch; while unwritable, one
+ *       PINGRESP is owed. {@link Builder#pingLimits} ({@link PingLimits#DEFAULT}): the last strike
+ *       fires {@link TooManyPingsEvent} and closes (MQTT 5: "Message rate too high").</li>
  * </ul>
- * Every other packet passes through untouched, as do packets the decoder failed on (they are
- * the application's to answer) and anything that is not an {@code MqttMessage}.
+ * Other packets, failed decodes and non-MQTT messages pass through. Place it after
+ * {@code MqttDecoder, MqttEncoder.INSTANCE}; the application still writes the CONNACK.
  *
- * <h2>Pipeline</h2>
- * Right after Netty's codec, before the application:
- * {@code MqttDecoder, MqttEncoder.INSTANCE, keepAlive.newHandler(), broker}. The application
- * still answers CONNECT with its CONNACK; this handler only adds the Server Keep Alive to it.
- *
- * <h2>Metrics</h2>
- * With {@link Builder#metrics(MeterRegistry)}: {@code wheelbeat.heartbeat.pings.answered},
- * {@code wheelbeat.heartbeat.ping.strikes} (unless enforcement is off) and
- * {@code wheelbeat.connection.closed} tagged {@code reason} = {@code reader_idle} (keep-alive
- * expired), {@code first_message_timeout} (no CONNECT), {@code protocol_error},
+ * <p>Meters ({@link Builder#metrics(MeterRegistry)}): {@code wheelbeat.heartbeat.pings.answered},
+ * {@code .ping.strikes}, {@code wheelbeat.connection.closed} tagged {@code reason} =
+ * {@code reader_idle}, {@code first_message_timeout}, {@code protocol_error},
  * {@code keepalive_out_of_range} or {@code too_many_pings}.
  *
- * <p>Usage: build a {@link Factory} once, then add {@link Factory#newHandler()} to each channel's
- * pipeline. A handler serves one channel ({@code @Sharable} it is not); all its methods run on
- * that channel's event loop.
+ * <p>A handler serves one channel, on its event loop; build a {@link Factory} once.
  */
-public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
+public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
 
     private static final Logger log = LoggerFactory.getLogger(MqttServerKeepAliveHandler.class);
     private static final int MQTT_5 = MqttVersion.MQTT_5.protocolLevel();
@@ -99,10 +70,9 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
     static final int SERVER_KEEP_ALIVE_PROPERTY = 0x13;
 
     private final Factory settings;
-    private final ChannelTimers timers;
     private final PingEnforcement.Strikes strikes;
-    private final ChannelTimers.Timer connectTimer = new ChannelTimers.Timer(this::onTimer);
-    private final ChannelTimers.Timer idleTimer = new ChannelTimers.Timer(this::onTimer);
+    private final HandlerTimer connectTimer = new HandlerTimer(this::onTimer);
+    private final HandlerTimer idleTimer = new HandlerTimer(this::onTimer);
     private boolean connected;
     private boolean connAckSeen;
     private int version;
@@ -116,7 +86,7 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
     private boolean answerOwed;
 
     private MqttServerKeepAliveHandler(Factory settings) {
-        this.timers = new ChannelTimers(settings.wheels);
+        super(settings.wheels);
         this.settings = settings;
         this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
     }
@@ -132,7 +102,7 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (!timers.running() || !(msg instanceof MqttMessage packet) || packet.decoderResult().isFailure()) {
+        if (!running() || !(msg instanceof MqttMessage packet) || packet.decoderResult().isFailure()) {
             ctx.fireChannelRead(msg);
             return;
         }
@@ -157,7 +127,7 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
         if (readInBatch) {
             readInBatch = false;
-            lastReadNanos = timers.now();
+            lastReadNanos = now();
         }
         if (answerPending) {
             answerPending = false;
@@ -186,58 +156,22 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
     }
 
     @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-        if (timers.startIfActive(ctx)) {
-            onStart(timers.now());
-        }
+    protected void onStart(ChannelHandlerContext ctx, long nowNanos) {
+        schedule(connectTimer, settings.connectTimeoutNanos);
     }
 
     @Override
-    public void channelRegistered(ChannelHandlerContext ctx) {
-        if (timers.startIfActive(ctx)) {
-            onStart(timers.now());
-        }
-        ctx.fireChannelRegistered();
+    protected void onStop() {
+        cancel(connectTimer);
+        cancel(idleTimer);
     }
 
-    @Override
-    public void channelActive(ChannelHandlerContext ctx) {
-        if (timers.start(ctx)) {
-            onStart(timers.now());
-        }
-        ctx.fireChannelActive();
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-        if (timers.stop()) {
-            onStop();
-        }
-        ctx.fireChannelInactive();
-    }
-
-    @Override
-    public void handlerRemoved(ChannelHandlerContext ctx) {
-        if (timers.stop()) {
-            onStop();
-        }
-    }
-
-    private void onStart(long nowNanos) {
-        timers.schedule(connectTimer, settings.connectTimeoutNanos);
-    }
-
-    private void onStop() {
-        timers.cancel(connectTimer);
-        timers.cancel(idleTimer);
-    }
-
-    private void onTimer(ChannelTimers.Timer timer) {
+    private void onTimer(HandlerTimer timer) {
         if (timer == connectTimer) {
             ConnectionMeters.count(settings.connectTimeoutCloses);
-            log.debug("{}: no CONNECT within {} ns, closing", timers.ctx().channel(), settings.connectTimeoutNanos);
-            timers.ctx().fireUserEventTriggered(new FirstMessageTimeoutEvent(settings.connectTimeoutNanos));
-            timers.ctx().close();
+            log.debug("{}: no CONNECT within {} ns, closing", ctx().channel(), settings.connectTimeoutNanos);
+            ctx().fireUserEventTriggered(new FirstMessageTimeoutEvent(settings.connectTimeoutNanos));
+            ctx().close();
         } else if (timer == idleTimer) {
             onIdleTimer();
         }
@@ -246,7 +180,7 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
     // ---------------------------------------------------------------- CONNECT and CONNACK
 
     private void onConnect(ChannelHandlerContext ctx, MqttConnectMessage connect) {
-        timers.cancel(connectTimer);
+        cancel(connectTimer);
         connected = true;
         version = connect.variableHeader().version();
         requestedKeepAlive = connect.variableHeader().keepAliveTimeSeconds();
@@ -263,7 +197,7 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
             ctx.close();
             return;
         }
-        lastReadNanos = timers.now();
+        lastReadNanos = now();
         keepAlive(allowed);
         ctx.fireChannelRead(connect);
     }
@@ -297,9 +231,9 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
     /** Puts {@code seconds} in force, the deadline running from the last read. */
     private void keepAlive(int seconds) {
         keepAliveSeconds = seconds;
-        timers.cancel(idleTimer);
+        cancel(idleTimer);
         if (seconds > 0) {
-            timers.schedule(idleTimer, Math.max(0, deadlineNanos() - (timers.now() - lastReadNanos)));
+            schedule(idleTimer, Math.max(0, deadlineNanos() - (now() - lastReadNanos)));
         }
     }
 
@@ -309,17 +243,17 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
 
     /** Closes if the client was silent for the whole deadline, else waits for the rest of it. */
     private void onIdleTimer() {
-        long now = timers.now();
+        long now = now();
         if (readInBatch) { // the batch began before this timer ran: it counts as a read now
             readInBatch = false;
             lastReadNanos = now;
         }
         long left = deadlineNanos() - (now - lastReadNanos);
         if (left > 0) {
-            timers.schedule(idleTimer, left);
+            schedule(idleTimer, left);
             return;
         }
-        ChannelHandlerContext ctx = timers.ctx();
+        ChannelHandlerContext ctx = ctx();
         ConnectionMeters.count(settings.keepAliveCloses);
         log.debug("{}: nothing read for 1.5 x {} s, closing", ctx.channel(), keepAliveSeconds);
         ctx.fireUserEventTriggered(new MqttKeepAliveTimeoutEvent(keepAliveSeconds));
@@ -333,7 +267,7 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
             return; // closing already: the rest of a read batch gets neither answers nor strikes
         }
         if (settings.enforcement != null) {
-            int struckOut = settings.enforcement.tooManyPings(strikes, timers.now());
+            int struckOut = settings.enforcement.tooManyPings(strikes, now());
             if (struckOut > 0) {
                 log.debug("{}: {} PINGREQs sooner than {} ns apart, closing", ctx.channel(), struckOut,
                         settings.enforcement.minIntervalNanos());
@@ -415,11 +349,7 @@ public final class MqttServerKeepAliveHandler extends ChannelDuplexHandler {
             return Math.min(Math.max(requested, minKeepAlive), maxKeepAlive);
         }
 
-        /**
-         * Returns a new handler for one channel.
-         *
-         * @return a new handler, for one channel only
-         */
+        /** @return a new handler, for one channel only */
         public MqttServerKeepAliveHandler newHandler() {
             return new MqttServerKeepAliveHandler(this);
         }

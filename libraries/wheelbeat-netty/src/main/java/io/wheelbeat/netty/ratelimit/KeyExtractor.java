@@ -6,11 +6,8 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 
 /**
- * Tells which rate-limit key a message counts against.
- *
- * <p>Called on the channel's event loop for every message, so it should return an object the
- * message or channel already holds (a user id string, an address) rather than build one: the
- * limiter looks keys up by {@code equals}, and a key built per call is garbage per message.
+ * Tells which rate-limit key a message counts against. Called on the event loop per message:
+ * return an object the message or channel holds, not a new one.
  *
  * @param <K> the key type of the limiter
  */
@@ -18,12 +15,10 @@ import java.net.SocketAddress;
 public interface KeyExtractor<K> {
 
     /**
-     * Returns the key of {@code msg} read on {@code channel}, or {@code null} to let the message
-     * pass without counting it (a heartbeat, say). It must not release {@code msg}; if it throws,
-     * the handler releases the message and the exception goes to {@code exceptionCaught}.
-     *
      * @param channel the channel
-     * @return the key of {@code msg} read on {@code channel}, or {@code null} to let the message pass without counting it
+     * @return the key of {@code msg} read on {@code channel}, or {@code null} to let the message pass without counting
+     *     it (a heartbeat, say). It must not release {@code msg}; if it throws, the handler releases the message and
+     *     the exception goes to {@code exceptionCaught}
      * @param msg the message, or {@code null} when a connection (not a message) is counted
      */
     K keyOf(Channel channel, Object msg);

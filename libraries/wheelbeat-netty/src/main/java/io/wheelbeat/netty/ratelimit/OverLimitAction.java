@@ -2,8 +2,6 @@ package io.wheelbeat.netty.ratelimit;
 
 /**
  * What a {@link RateLimitHandler} does with a connection or message over its limit.
- *
- * <p>Immutable and thread-safe.
  */
 public enum OverLimitAction {
 

@@ -4,11 +4,9 @@ import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
 import java.util.Objects;
 
 /**
- * Fired through the pipeline ({@code userEventTriggered}) by a {@link RateLimitHandler} each time
+ * A user event of a {@link RateLimitHandler} each time
  * a connection or message is over its limit, before the {@link OverLimitAction} is taken. It
- * names no key: log the channel's address yourself if you need it.
- *
- * <p>Immutable and thread-safe.
+ * names no key: log the channel's address yourself if you need it. Immutable.
  */
 public final class RateLimitExceededEvent {
 
@@ -43,48 +41,32 @@ public final class RateLimitExceededEvent {
         this.result = result;
     }
 
-    /**
-     * Returns the name of the limiter that refused.
-     *
-     * @return the name of the limiter that refused
-     */
+    /** @return the name of the limiter that refused */
     public String limiterName() {
         return limiterName;
     }
 
-    /**
-     * Returns what was counted: a connection or a message.
-     *
-     * @return what was counted: a connection or a message
-     */
+    /** @return what was counted: a connection or a message */
     public Limited limited() {
         return limited;
     }
 
-    /**
-     * Returns what the handler does about it.
-     *
-     * @return what the handler does about it
-     */
+    /** @return what the handler does about it */
     public OverLimitAction action() {
         return action;
     }
 
     /**
-     * Returns the nanoseconds until the key would have a permit again if it took none meanwhile
-     * (a retry-after hint), or {@code -1} if {@link #keyLimitReached()}.
-     *
-     * @return the nanoseconds until the key would have a permit again if it took none meanwhile
+     * @return the nanoseconds until the key would have a permit again if it took none meanwhile (a retry-after hint),
+     *     or {@code -1} if {@link #keyLimitReached()}
      */
     public long retryAfterNanos() {
         return result > 0 ? result : -1;
     }
 
     /**
-     * Returns whether the refusal came from the limiter's key limit (a new key it could not
-     * track), not from the key's own rate.
-     *
-     * @return whether the refusal came from the limiter's key limit
+     * @return whether the refusal came from the limiter's key limit (a new key it could not track), not from the key's
+     *     own rate
      */
     public boolean keyLimitReached() {
         return result == KeyedRateLimiter.KEY_LIMIT_REACHED;

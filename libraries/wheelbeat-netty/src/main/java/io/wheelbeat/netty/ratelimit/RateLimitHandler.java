@@ -11,35 +11,19 @@ import io.wheelbeat.netty.ratelimit.RateLimitExceededEvent.Limited;
 import java.util.Objects;
 
 /**
- * Applies a {@link KeyedRateLimiter} to the connections or the messages of a channel.
- *
- * <h2>Two uses</h2>
- * Built with {@link #builder(KeyedRateLimiter)} (keyed by the remote IP) or
- * {@link #builder(KeyedRateLimiter, KeyExtractor)}:
+ * Applies a {@link KeyedRateLimiter} to a channel's connections or messages, keyed by the remote
+ * IP ({@link #builder(KeyedRateLimiter)}) or by a {@link KeyExtractor}:
  * <ul>
- *   <li>{@link Builder#perConnection()}: put first in the accepted channels' pipeline (the server's
- *       {@code childHandler}). Each new connection takes one permit of its remote IP address; a
- *       connection over the limit is closed at once, and the handlers after this one never see
- *       it become active. An admitted connection removes the handler from its pipeline, so it
- *       costs nothing per message.</li>
- *   <li>{@link Builder#perMessage()} (the default): put after the frame decoder. Each message takes one permit of its
- *       key (by default the remote IP; or the key a {@link KeyExtractor} finds in the message).
- *       A message over the limit is dropped (released), handed to an {@link OverLimitCallback}
- *       (to answer "slow down"), or the connection is closed, as built.</li>
+ *   <li>{@link Builder#perConnection()}: first in the child pipeline; a connection over the limit
+ *       is closed before later handlers see it active; an admitted one removes the handler.</li>
+ *   <li>{@link Builder#perMessage()} (default): after the frame decoder; a message over the limit
+ *       is dropped, handed to an {@link OverLimitCallback}, or closes the connection.</li>
  * </ul>
- * Each refusal first fires a {@link RateLimitExceededEvent} down the pipeline.
+ * Each refusal fires a {@link RateLimitExceededEvent} first. Admitting allocates nothing.
  *
- * <h2>Sharing</h2>
- * The handler holds no per-channel state: build one per server with one limiter and add the same
- * instance to every channel, so that all connections from one address share its limit. The
- * limiter is thread-safe; give it a wheel the server already drives, for instance
- * {@code EventLoopWheels.shared().wheelFor(bossGroup.next())} (see {@link EventLoopWheels}), and
- * its windows live on the same wheel as the idle deadlines.
- *
- * <p>Admitting a message allocates nothing; a refusal allocates its event.
- *
- * <p>Thread-safe ({@code @Sharable}): one instance serves channels on every event loop; each call
- * runs on its channel's event loop.
+ * <p>{@code @Sharable} and stateless per channel: add one instance to every channel so that an
+ * address shares one limit; put the limiter on a wheel the server drives, such as
+ * {@code EventLoopWheels.shared().wheelFor(bossGroup.next())}.
  */
 @Sharable
 public final class RateLimitHandler extends ChannelInboundHandlerAdapter {

@@ -5,17 +5,11 @@ import java.net.SocketAddress;
 import java.time.Duration;
 
 /**
- * What a {@link ReconnectingClient} reports to its {@link ReconnectListener}, in this order for
- * each connection: {@link Connecting}, then {@link Connected} (or a failure, reported by the next
- * {@link AttemptScheduled} or by {@link GaveUp}), {@link Healthy}, {@link Disconnected}, and
- * {@link AttemptScheduled} for the next attempt.
- *
- * <p>An {@code attempt} number counts the attempts of the current run of failures, from 1. A run
- * begins at {@link ReconnectingClient#start()}, or when a connection that had proven
- * {@link Healthy} is lost: the lost connection is that run's attempt 1, so the first reconnect is
- * attempt 2.
- *
- * <p>Events are immutable; they are delivered on the client's event loop.
+ * What a {@link ReconnectingClient} tells its {@link ReconnectListener}, on its event loop, per
+ * connection: {@link Connecting}, {@link Connected} (or a failure, in the next
+ * {@link AttemptScheduled} or {@link GaveUp}), {@link Healthy}, {@link Disconnected},
+ * {@link AttemptScheduled}. Attempts count from 1 per run of failures; a run begins at
+ * {@link ReconnectingClient#start()} or when a healthy connection is lost (its attempt 1).
  */
 public sealed interface ReconnectEvent {
 

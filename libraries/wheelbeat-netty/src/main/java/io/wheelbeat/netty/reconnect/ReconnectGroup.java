@@ -6,16 +6,9 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Storm protection shared by many {@link ReconnectingClient}s: at most
- * {@link #maxConcurrentAttempts()} of their connection attempts are in progress at once, from
- * the start of an attempt (resolving included) until it connects or fails.
- *
- * <p>A client that finds no permit free does not spin: it puts a timer on its event loop's wheel
- * for the {@link #permitWait()} policy's delay (growing with each refusal in a row, jittered so
- * that waiters spread out) and tries again. Waiting for a permit does not count as an attempt;
- * the backoff of the attempt that follows is measured from when it really starts.
- *
- * <p>Thread-safe: one group may serve clients on any number of event loops.
+ * Caps the connection attempts in progress at once across many {@link ReconnectingClient}s. A
+ * client without a permit waits on its wheel for the {@link #permitWait()} policy's delay and
+ * tries again; waiting is not an attempt. Thread-safe.
  */
 public final class ReconnectGroup {
 
@@ -55,29 +48,17 @@ public final class ReconnectGroup {
         this.permitWait = Objects.requireNonNull(permitWait, "permitWait");
     }
 
-    /**
-     * Returns the most attempts that may be in progress at once.
-     *
-     * @return the most attempts that may be in progress at once
-     */
+    /** @return the most attempts that may be in progress at once */
     public int maxConcurrentAttempts() {
         return maxConcurrentAttempts;
     }
 
-    /**
-     * Returns how long a client waits before asking again after a refusal.
-     *
-     * @return how long a client waits before asking again after a refusal
-     */
+    /** @return how long a client waits before asking again after a refusal */
     public BackoffPolicy permitWait() {
         return permitWait;
     }
 
-    /**
-     * Returns the number of attempts in progress now (a snapshot).
-     *
-     * @return the number of attempts in progress now
-     */
+    /** @return the number of attempts in progress now */
     public int attemptsInProgress() {
         return inProgress.get();
     }

@@ -18,7 +18,7 @@ import io.wheelbeat.core.backoff.BackoffSchedule;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
-import io.wheelbeat.netty.internal.ChannelTimers;
+import io.wheelbeat.netty.internal.HandlerTimer;
 import io.wheelbeat.netty.reconnect.ReconnectEvent.AttemptScheduled;
 import io.wheelbeat.netty.reconnect.ReconnectEvent.Connected;
 import io.wheelbeat.netty.reconnect.ReconnectEvent.Connecting;
@@ -40,42 +40,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A client connection that reconnects by itself: it connects through a Netty {@link Bootstrap}
- * and, whenever the connection is lost or an attempt fails, tries again after the
- * {@link BackoffPolicy}'s delay. Every delay and timeout is a timer on the wheel of the client's
- * event loop ({@link EventLoopWheels#shared()} unless {@link Builder#wheels} chose others): no
- * thread, no sleep.
- *
- * <h2>Behaviour</h2>
+ * A client connection that reconnects by itself through a Netty {@link Bootstrap}, each delay and
+ * timeout a timer on its event loop's wheel:
  * <ul>
- *   <li><b>One event loop.</b> The client takes one loop from the bootstrap's group and makes
- *       every connection on it; its state, timers and listener calls stay on that loop.</li>
- *   <li><b>Each attempt</b> resolves the address again (give a host name and port, or an
- *       unresolved {@link InetSocketAddress}, and the bootstrap's resolver runs per attempt) and
- *       has its own {@linkplain Builder#connectTimeout connect timeout}, resolving included.
- *       The bootstrap's {@code CONNECT_TIMEOUT_MILLIS} is not used.</li>
- *   <li><b>Backoff</b> is measured from the start of the failed attempt. It resets only when a
- *       connection proves healthy: the first heartbeat pong ({@link PongReceivedEvent} with
- *       {@code first()}) or staying connected for {@linkplain Builder#healthyAfter a set time}.
- *       A connection lost before that counts as a failed attempt, so a server that accepts and
- *       then drops connections meets a growing backoff, not a tight loop. After a healthy
- *       connection is lost, the first retry waits the policy's first (jittered) delay from the
- *       moment of the loss, so that many clients losing one server do not return in one tick.</li>
- *   <li><b>Storm protection:</b> clients sharing a {@link ReconnectGroup} have at most its number
- *       of attempts in progress at once; the others wait on the wheel.</li>
- *   <li><b>Told to spread out:</b> a server going away can ask its clients to spread their
- *       reconnects over a window (the demo protocol's GOODBYE carries one, as a lame-duck server
- *       sends it): {@link #spreadReconnectOver(Duration)}, callable from the protocol's own
- *       handlers through {@link #of(Channel)}.</li>
- *   <li><b>Closing</b> ({@link #close()}) cancels a pending attempt, closes the connection and
- *       stops for good. A connection closed by anyone else is a lost connection.</li>
+ *   <li>One event loop holds the client's state, timers and listener calls.</li>
+ *   <li>Each attempt resolves the address again and has its own
+ *       {@linkplain Builder#connectTimeout connect timeout}.</li>
+ *   <li>The {@link BackoffPolicy}'s delay runs from the start of the failed attempt and resets only
+ *       once a connection proves healthy: a first {@link PongReceivedEvent} or
+ *       {@linkplain Builder#healthyAfter a set time}. The first retry after a healthy connection is
+ *       lost waits the policy's first jittered delay.</li>
+ *   <li>A {@link ReconnectGroup} caps the attempts in progress; {@link #spreadReconnectOver(Duration)}
+ *       spreads the next attempt when the server asks.</li>
+ *   <li>{@link #close()} stops for good; a close by anyone else is a lost connection.</li>
  * </ul>
- * The client watches pongs with a handler it appends to each connection's pipeline, after the
- * bootstrap's handler: handlers between the heartbeat handler and the end of the pipeline must
- * pass user events on (Netty's adapters do).
+ * Pongs are watched by a handler appended to each pipeline: handlers after the heartbeat handler
+ * must pass user events on.
  *
- * <p>Thread-safe: {@link #start()}, {@link #close()} and the getters may be called from any
- * thread; the listener and the futures' dependent actions run on the client's event loop.
+ * <p>Thread-safe: {@link #start()}, {@link #close()} and the getters from any thread; the listener
+ * runs on the client's event loop.
  */
 public final class ReconnectingClient {
 
@@ -111,9 +94,9 @@ public final class ReconnectingClient {
     private ChannelFuture attempt;
     private boolean permitHeld;
     private int attemptNumber;
-    private final ChannelTimers.Timer retryTimer = new ChannelTimers.Timer(this::onTimer);
-    private final ChannelTimers.Timer connectTimer = new ChannelTimers.Timer(this::onTimer);
-    private final ChannelTimers.Timer healthyTimer = new ChannelTimers.Timer(this::onTimer);
+    private final HandlerTimer retryTimer = new HandlerTimer(this::onTimer);
+    private final HandlerTimer connectTimer = new HandlerTimer(this::onTimer);
+    private final HandlerTimer healthyTimer = new HandlerTimer(this::onTimer);
     private int permitRefusals;
     private long lastPermitWaitNanos;
     private boolean healthy;
@@ -216,11 +199,9 @@ public final class ReconnectingClient {
     }
 
     /**
-     * Returns the client that made {@code channel}, or {@code null} if no client made it: how a
-     * protocol handler in the connection's pipeline reaches its client.
-     *
      * @param channel the channel
-     * @return the client that made {@code channel}, or {@code null} if no client made it: how a protocol handler in the connection's pipeline reaches its client
+     * @return the client that made {@code channel}, or {@code null} if no client made it: how a protocol handler in the
+     *     connection's pipeline reaches its client
      */
     public static ReconnectingClient of(Channel channel) {
         return channel.hasAttr(CLIENT) ? channel.attr(CLIENT).get() : null;
@@ -250,38 +231,22 @@ public final class ReconnectingClient {
         }
     }
 
-    /**
-     * Returns the current connection, or {@code null} while there is none.
-     *
-     * @return the current connection, or {@code null} while there is none
-     */
+    /** @return the current connection, or {@code null} while there is none */
     public Channel channel() {
         return channel;
     }
 
-    /**
-     * Returns whether {@link #close()} was called.
-     *
-     * @return whether {@link #close()} was called
-     */
+    /** @return whether {@link #close()} was called */
     public boolean isClosed() {
         return closed;
     }
 
-    /**
-     * Returns the event loop that carries every connection, timer and event of this client.
-     *
-     * @return the event loop that carries every connection, timer and event of this client
-     */
+    /** @return the event loop that carries every connection, timer and event of this client */
     public EventLoop eventLoop() {
         return loop;
     }
 
-    /**
-     * Returns the address connected to, as given.
-     *
-     * @return the address connected to, as given
-     */
+    /** @return the address connected to, as given */
     public SocketAddress remoteAddress() {
         return remote;
     }
@@ -338,7 +303,7 @@ public final class ReconnectingClient {
         wheel.schedule(retryTimer, lastPermitWaitNanos);
     }
 
-    private void onTimer(ChannelTimers.Timer timer) {
+    private void onTimer(HandlerTimer timer) {
         if (timer == retryTimer) {
             connect();
         } else if (timer == connectTimer) {
@@ -495,7 +460,8 @@ public final class ReconnectingClient {
         int attempts = backoff.failures();
         log.warn("{}: gave up after {} attempts", this, attempts, cause);
         emit(new GaveUp(attempts, cause));
-        ConnectException failure = new ConnectException("gave up connecting to " + remote + " after " + attempts + " attempts");
+        ConnectException failure = new ConnectException("gave up connecting to " + remote + " after " + attempts
+                + " attempts");
         failure.initCause(cause);
         firstConnection.completeExceptionally(failure);
     }

@@ -5,7 +5,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandler;
@@ -18,6 +17,7 @@ import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
+import io.wheelbeat.netty.ChannelTimerHandler;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.JitteredHandlerBuilder;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
@@ -25,11 +25,11 @@ import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
 import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
-import io.wheelbeat.netty.internal.ChannelTimers;
+import io.wheelbeat.netty.internal.HandlerTimer;
 import io.wheelbeat.netty.internal.ConnectionMeters;
-import io.wheelbeat.netty.internal.HeartbeatMeters;
+import io.wheelbeat.netty.heartbeat.internal.HeartbeatMeters;
 import io.wheelbeat.netty.internal.Jitter;
-import io.wheelbeat.netty.internal.PingLoop;
+import io.wheelbeat.netty.heartbeat.internal.PingLoop;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -39,76 +39,43 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * WebSocket keepalive over Netty's WebSocket codec, for servers and clients alike, on the event
- * loop's shared wheel.
- *
- * <h2>Rules</h2>
+ * WebSocket keepalive over Netty's WebSocket codec, for servers and clients:
  * <ul>
- *   <li><b>Pings.</b> From the end of the opening handshake on, whenever nothing was written
- *       (flushed) for the ping interval (moved by a random jitter per interval if one is set),
- *       a ping frame goes out whose application data is the ping's 8-byte id (a random start per
- *       connection plus the ping's number, so a peer that does not read cannot guess it). A pong
- *       echoes its ping's data [RFC 6455 5.5.3], so a pong answers exactly its own ping: one that comes within the pong timeout fires {@link PongReceivedEvent} with that
- *       ping's round-trip time; any other pong is late and counted. One ping is outstanding at a
- *       time.</li>
- *   <li><b>Missed pongs.</b> When {@link Builder#maxMissedPongs} pings in a row get no pong in
- *       time: {@link HeartbeatFailedEvent}, then a close frame with status 1001 (going away) and
- *       reason {@value #PING_TIMEOUT}, then the channel is closed.</li>
- *   <li><b>Reader idle</b> (with {@link Builder#readerIdleTimeout}): when nothing at all was read
- *       from the peer for the timeout, counted from the channel's activation (so a connection
- *       that never sends its handshake is closed too): {@link WebSocketReaderIdleEvent}, then a
- *       close frame 1001 {@value #IDLE_TIMEOUT} if the handshake is done, then the channel is
- *       closed. Each socket read counts when its batch completes, so the close never comes
- *       before the timeout and at most one wheel tick after it.</li>
- *   <li><b>The peer's pings</b> are answered with a pong echoing their data, as Netty's protocol
- *       handler would, by {@link HeartbeatHandler}'s answering role, which this handler adds right
- *       before the protocol handler at the handshake (Netty's answers every ping at once from its
- *       own context and cannot be told not to, so only a handler before it can hold them): a
- *       ping that comes while the channel is not writable is answered when it is writable again
- *       (only the latest such ping), and the last strike of {@link Builder#pingLimits}
- *       ({@link PingLimits#DEFAULT}: the 3rd ping in a row sooner than 100 ms after the last one
- *       in time) fires {@link TooManyPingsEvent}, sends a close frame 1008 (policy violation)
- *       {@value #TOO_MANY_PINGS} and closes the channel.</li>
+ *   <li><b>Pings</b>, from the end of the handshake: when nothing was written (flushed) for the
+ *       ping interval, a ping frame whose data is the ping's 8-byte id; the pong echoes it
+ *       [RFC 6455 5.5.3]. A pong in time fires {@link PongReceivedEvent}; others are late.</li>
+ *   <li><b>Missed pongs</b>: after {@link Builder#maxMissedPongs} in a row,
+ *       {@link HeartbeatFailedEvent}, close frame 1001 {@value #PING_TIMEOUT}, close.</li>
+ *   <li><b>Reader idle</b> ({@link Builder#readerIdleTimeout}): nothing read for the timeout since
+ *       activation fires {@link WebSocketReaderIdleEvent}, close frame 1001 {@value #IDLE_TIMEOUT}
+ *       (after the handshake), close.</li>
+ *   <li><b>The peer's pings</b> are answered by {@link HeartbeatHandler}'s answering role, added
+ *       before the protocol handler at the handshake (Netty's answers from its own context and
+ *       cannot hold answers for an unwritable channel). The last strike of
+ *       {@link Builder#pingLimits} fires {@link TooManyPingsEvent}, close frame 1008
+ *       {@value #TOO_MANY_PINGS}, close.</li>
  * </ul>
- * Pinging starts when the handshake completes
- * ({@link WebSocketServerProtocolHandler.HandshakeComplete} or
- * {@link WebSocketClientProtocolHandler.ClientHandshakeStateEvent#HANDSHAKE_COMPLETE}); its events
- * and meters are those of {@code HeartbeatHandler}'s pinging role. Pong frames are consumed;
- * every other message and event passes through. Once a close frame goes out through this
- * handler (the application's or its own), pinging stops: the closing handshake is the protocol
- * handler's.
+ * Pong frames are consumed; everything else passes. Once a close frame goes out, pinging stops.
  *
- * <h2>Pipeline: pongs must reach this handler</h2>
- * Add it after the {@link WebSocketServerProtocolHandler} (or {@link WebSocketClientProtocolHandler})
- * and before the application, and build the protocol handler with {@code dropPongFrames(false)}:
- * Netty drops pong frames by default.
+ * <p>Add it after {@link WebSocketServerProtocolHandler} (or {@link WebSocketClientProtocolHandler})
+ * built with {@code dropPongFrames(false)}:
  * <pre>{@code
  * pipeline.addLast(new HttpServerCodec(), new HttpObjectAggregator(65536),
  *         new WebSocketServerProtocolHandler(WebSocketServerProtocolConfig.newBuilder()
  *                 .websocketPath("/ws").dropPongFrames(false).build()),
  *         keepAlive.newHandler(), application);
  * }</pre>
- * The handler checks both: when it starts, that a protocol handler comes before it; when the
- * handshake completes, that pongs pass, by handing one empty pong frame to the protocol handler.
- * If either fails, the pipeline is wrong for every connection, so the handler logs the fix (at
- * ERROR, once per {@link Factory}), fires an {@link IllegalStateException} that says it through
- * {@code exceptionCaught}, and closes the channel (after the handshake with a close frame 1011,
- * internal error).
+ * If the protocol handler is missing or drops pongs (checked with one empty pong at the
+ * handshake), it logs the fix once per {@link Factory}, fires an {@link IllegalStateException} and
+ * closes (close frame 1011 after the handshake).
  *
- * <h2>Metrics</h2>
- * With {@link Builder#metrics(MeterRegistry)}: {@code HeartbeatHandler}'s pinging meters
- * ({@code wheelbeat.heartbeat.pings.sent}, {@code .pongs.missed}, {@code .pongs.late}, timer
- * {@code .rtt}, {@code wheelbeat.connection.closed{reason=heartbeat_timeout}}), its answering ones
- * ({@code wheelbeat.heartbeat.pings.answered}, {@code .ping.strikes},
- * {@code wheelbeat.connection.closed{reason=too_many_pings}}) and
+ * <p>Meters ({@link Builder#metrics(MeterRegistry)}): {@code HeartbeatHandler}'s, and
  * {@code wheelbeat.connection.closed{reason=reader_idle}}.
  *
- * <p>Usage: build a {@link Factory} once, then add {@link Factory#newHandler()} to each channel's
- * pipeline. A handler serves one channel ({@code @Sharable} it is not); all its methods run on
- * that channel's event loop. Reads and writes allocate nothing; each read batch reads the clock
- * once.
+ * <p>A handler serves one channel, on its event loop; build a {@link Factory} once. Writes allocate
+ * nothing; a pong in time allocates its event.
  */
-public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
+public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
 
     /** The close reason after missed pongs. */
     public static final String PING_TIMEOUT = "ping timeout";
@@ -131,9 +98,8 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
     private static final PongWebSocketFrame PROBE = new PongWebSocketFrame(Unpooled.EMPTY_BUFFER);
 
     private final Factory settings;
-    private final ChannelTimers timers;
     private final PingLoop pings;
-    private final ChannelTimers.Timer readerIdleTimer = new ChannelTimers.Timer(this::onTimer);
+    private final HandlerTimer readerIdleTimer = new HandlerTimer(this::onTimer);
     private long lastReadNanos;
     private boolean handshakeDone;
     private boolean closeSent;
@@ -141,9 +107,9 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
     private boolean probeArrived;
 
     private WebSocketKeepAliveHandler(Factory settings) {
-        this.timers = new ChannelTimers(settings.wheels);
+        super(settings.wheels);
         this.settings = settings;
-        this.pings = new PingLoop(timers, new Pings());
+        this.pings = new PingLoop(new Pings());
     }
 
     /**
@@ -172,8 +138,8 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
-        if (settings.readerIdleNanos > 0 && timers.running()) {
-            lastReadNanos = timers.now();
+        if (settings.readerIdleNanos > 0 && running()) {
+            lastReadNanos = now();
         }
         ctx.fireChannelReadComplete();
     }
@@ -204,65 +170,31 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
     }
 
     @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-        if (timers.startIfActive(ctx)) {
-            onStart(timers.now());
-        }
-    }
-
-    @Override
-    public void channelRegistered(ChannelHandlerContext ctx) {
-        if (timers.startIfActive(ctx)) {
-            onStart(timers.now());
-        }
-        ctx.fireChannelRegistered();
-    }
-
-    @Override
-    public void channelActive(ChannelHandlerContext ctx) {
-        if (timers.start(ctx)) {
-            onStart(timers.now());
-        }
-        ctx.fireChannelActive();
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-        onStop();
-        ctx.fireChannelInactive();
-    }
-
-    @Override
-    public void handlerRemoved(ChannelHandlerContext ctx) {
-        onStop();
-    }
-
-    private void onStart(long nowNanos) {
-        if (protocolHandlerBefore(timers.ctx()) == null) {
-            refuse(timers.ctx(), "no WebSocketServerProtocolHandler or WebSocketClientProtocolHandler before "
+    protected void onStart(ChannelHandlerContext ctx, long nowNanos) {
+        if (protocolHandlerBefore(ctx) == null) {
+            refuse(ctx, "no WebSocketServerProtocolHandler or WebSocketClientProtocolHandler before "
                     + "WebSocketKeepAliveHandler in the pipeline: add the keepalive after it");
             return;
         }
         if (settings.readerIdleNanos > 0) {
             lastReadNanos = nowNanos;
-            timers.schedule(readerIdleTimer, settings.readerIdleNanos);
+            schedule(readerIdleTimer, settings.readerIdleNanos);
         }
     }
 
-    private void onStop() {
-        if (timers.stop()) {
-            timers.cancel(readerIdleTimer);
-            pings.stop();
-        }
+    @Override
+    protected void onStop() {
+        cancel(readerIdleTimer);
+        pings.stop();
     }
 
-    private void onTimer(ChannelTimers.Timer timer) {
-        long left = settings.readerIdleNanos - (timers.now() - lastReadNanos);
+    private void onTimer(HandlerTimer timer) {
+        long left = settings.readerIdleNanos - (now() - lastReadNanos);
         if (left > 0) {
-            timers.schedule(readerIdleTimer, left); // lazy: reads only stamp a time
+            schedule(readerIdleTimer, left); // lazy: reads only stamp a time
             return;
         }
-        ChannelHandlerContext ctx = timers.ctx();
+        ChannelHandlerContext ctx = ctx();
         ConnectionMeters.count(settings.readerIdleCloses);
         log.debug("{}: nothing read for {} ns, closing", ctx.channel(), settings.readerIdleNanos);
         ctx.fireUserEventTriggered(new WebSocketReaderIdleEvent(settings.readerIdleNanos));
@@ -273,7 +205,7 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
     // ---------------------------------------------------------------- pinging
 
     private void onHandshake(ChannelHandlerContext ctx) {
-        if (handshakeDone || !timers.running() || !ctx.channel().isActive()) {
+        if (handshakeDone || !running() || !ctx.channel().isActive()) {
             return;
         }
         handshakeDone = true;
@@ -283,7 +215,7 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
             refuse(ctx, misconfiguration);
             return;
         }
-        pings.start(settings.pinging, timers.now());
+        pings.start(settings.pinging, ctx, wheel());
         // Netty's protocol handler answers every ping at once from its own context, however many
         // wait to go out, and has no option to stop: only a handler before it can hold its answers.
         ctx.pipeline().addBefore(protocolHandlerBefore(ctx).name(), null, settings.answers.newHandler());
@@ -359,7 +291,8 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
             if (handler == ctx.handler()) {
                 break;
             }
-            if (handler instanceof WebSocketServerProtocolHandler || handler instanceof WebSocketClientProtocolHandler) {
+            if (handler instanceof WebSocketServerProtocolHandler
+                    || handler instanceof WebSocketClientProtocolHandler) {
                 found = handler;
             }
         }
@@ -401,11 +334,7 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
                     ? ConnectionMeters.closed(registry, "reader_idle") : null;
         }
 
-        /**
-         * Returns a new handler for one channel.
-         *
-         * @return a new handler, for one channel only
-         */
+        /** @return a new handler, for one channel only */
         public WebSocketKeepAliveHandler newHandler() {
             return new WebSocketKeepAliveHandler(this);
         }
@@ -526,9 +455,9 @@ public final class WebSocketKeepAliveHandler extends ChannelDuplexHandler {
             long pongTimeout = pongTimeoutNanos > 0 ? pongTimeoutNanos : intervalNanos;
             long longestGap = saturatedAdd((long) (intervalNanos * (1 + jitter)), pongTimeout); // the cast saturates
             if (readerIdleNanos > 0 && readerIdleNanos <= longestGap) {
-                throw new IllegalStateException("readerIdleTimeout (" + readerIdleNanos + " ns) must exceed the longest "
-                        + "ping interval plus the pong timeout (" + longestGap + " ns), or a quiet peer that answers "
-                        + "every ping would be closed");
+                throw new IllegalStateException("readerIdleTimeout (" + readerIdleNanos + " ns) must exceed the "
+                        + "longest ping interval plus the pong timeout (" + longestGap + " ns), or a quiet peer that "
+                        + "answers every ping would be closed");
             }
             HeartbeatHandler.Builder answers = HeartbeatHandler.builder()
                     .answerPings(msg -> msg instanceof PingWebSocketFrame, WebSocketKeepAliveHandler::pong)

@@ -772,6 +772,108 @@ class HeartbeatHandlerTest {
         }
     }
 
+    /** A protocol whose pings and pongs have types of their own, as most do. */
+    record Ping(long id) {
+    }
+
+    record Pong(long pingId) {
+    }
+
+    static class BasePong {
+        final long pingId;
+
+        BasePong(long pingId) {
+            this.pingId = pingId;
+        }
+    }
+
+    /** A pong's subtype: still a pong. */
+    static final class TracedPong extends BasePong {
+        TracedPong(long pingId) {
+            super(pingId);
+        }
+    }
+
+    @Nested
+    class Typed {
+
+        private EmbeddedChannel pingingTyped() {
+            return channelWith(HeartbeatHandler.builder()
+                    .sendPings(Duration.ofMillis(1000), (c, id) -> new Ping(id), Pong.class, Pong::pingId));
+        }
+
+        @Test
+        void aPongOfThePongTypeEchoingThePingsIdIsInTime() {
+            EmbeddedChannel ch = pingingTyped();
+            Ping ping = (Ping) advanceUntilWritten(ch);
+            advance(ch, 20);
+            ch.writeInbound(new Pong(ping.id()));
+            assertEquals(MILLISECONDS.toNanos(20), events.ofType(PongReceivedEvent.class).get(0).roundTripNanos());
+            assertNull(ch.readInbound(), "the pong is consumed");
+        }
+
+        @Test
+        void aPongOfThePongTypeEchoingAnotherIdIsLateAndConsumed() {
+            EmbeddedChannel ch = pingingTyped();
+            Ping ping = (Ping) advanceUntilWritten(ch);
+            ch.writeInbound(new Pong(ping.id() + 1));
+            assertTrue(events.ofType(PongReceivedEvent.class).isEmpty());
+            assertNull(ch.readInbound());
+        }
+
+        @Test
+        void messagesOfOtherTypesPassOn() {
+            EmbeddedChannel ch = pingingTyped();
+            advanceUntilWritten(ch);
+            ch.writeInbound("data", new Ping(5));
+            assertEquals("data", ch.readInbound());
+            assertEquals(new Ping(5), ch.readInbound());
+            assertTrue(events.ofType(PongReceivedEvent.class).isEmpty());
+        }
+
+        @Test
+        void pongsOfASubtypeArePongs() {
+            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder().sendPings(Duration.ofMillis(1000),
+                    (c, id) -> new Ping(id), BasePong.class, pong -> pong.pingId));
+            Ping ping = (Ping) advanceUntilWritten(ch);
+            ch.writeInbound(new TracedPong(ping.id()));
+            assertEquals(1, events.ofType(PongReceivedEvent.class).size());
+        }
+
+        @Test
+        void answersPingsOfThePingTypeTypedAndPassesOthersOn() {
+            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder()
+                    .answerPings(Ping.class, (c, ping) -> new Pong(ping.id())));
+            ch.writeInbound(new Ping(7), "data");
+            assertEquals(new Pong(7), ch.readOutbound());
+            assertEquals("data", ch.readInbound());
+            assertNull(ch.readInbound());
+        }
+
+        @Test
+        void pingsAndPongsOfTheirTypesInOneHandler() {
+            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder()
+                    .sendPings(Duration.ofMillis(1000), (c, id) -> new Ping(id), Pong.class, Pong::pingId)
+                    .answerPings(Ping.class, (c, ping) -> new Pong(ping.id())));
+            ch.writeInbound(new Ping(3));
+            assertEquals(new Pong(3), ch.readOutbound());
+            Ping ping = (Ping) advanceUntilWritten(ch);
+            ch.writeInbound(new Pong(ping.id()));
+            assertEquals(1, events.ofType(PongReceivedEvent.class).size());
+        }
+
+        @Test
+        void rejectsNullTypes() {
+            HeartbeatHandler.Builder builder = HeartbeatHandler.builder();
+            assertThrows(NullPointerException.class,
+                    () -> builder.sendPings(Duration.ofMillis(1), (c, id) -> "", (Class<Pong>) null, Pong::pingId));
+            assertThrows(NullPointerException.class,
+                    () -> builder.sendPings(Duration.ofMillis(1), (c, id) -> "", Pong.class, null));
+            assertThrows(NullPointerException.class, () -> builder.answerPings((Class<Ping>) null, (c, p) -> ""));
+            assertThrows(NullPointerException.class, () -> builder.answerPings(Ping.class, null));
+        }
+    }
+
     @Nested
     class Settings {
 
@@ -805,7 +907,8 @@ class HeartbeatHandlerTest {
             assertThrows(NullPointerException.class, () -> builder.sendPings(Duration.ofMillis(1), null, x -> true));
             assertThrows(NullPointerException.class, () -> builder.sendPings(Duration.ofMillis(1), c -> "", null));
             assertThrows(NullPointerException.class, () -> builder.sendPings(null, c -> "", x -> true));
-            assertThrows(NullPointerException.class, () -> builder.answerPings(null, (c, p) -> ""));
+            assertThrows(NullPointerException.class,
+                    () -> builder.answerPings((java.util.function.Predicate<Object>) null, (c, p) -> ""));
             assertThrows(NullPointerException.class, () -> builder.answerPings(x -> true, null));
             assertThrows(NullPointerException.class, () -> builder.goodbye(null));
             assertThrows(NullPointerException.class, () -> builder.wheels(null));

@@ -1,8 +1,11 @@
-package io.wheelbeat.netty.internal;
+package io.wheelbeat.netty.heartbeat.internal;
 
 import io.netty.channel.ChannelHandlerContext;
+import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
+import io.wheelbeat.netty.internal.HandlerTimer;
+import io.wheelbeat.netty.internal.Jitter;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -11,28 +14,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The pinging side of every keepalive, one per connection, owned by the handler that pings
- * ({@code HeartbeatHandler}, {@code Http2KeepAliveHandler}, {@code WebSocketKeepAliveHandler},
- * {@code MqttClientKeepAliveHandler}); the protocol adds only its {@link Protocol} hooks.
+ * The pinging side of every keepalive, one per connection; the protocol adds its {@link Protocol}.
+ * When the connection had no {@link Traffic traffic} for the (jittered) interval, writes a ping
+ * with the next id and expects its pong within the pong timeout; one ping is outstanding. Ids
+ * start at a random point per connection. Lazy as Netty's {@code IdleStateHandler}: traffic
+ * stamps a time once per flush or read batch, and an early timer re-arms for the rest. A pong
+ * answering the outstanding ping in time fires {@link PongReceivedEvent}; others are late. After
+ * {@code maxMissedPongs} misses in a row, {@link Protocol#pongsMissed}. With {@code READS} traffic,
+ * anything read while a ping is out proves the peer alive (gRPC's rule).
  *
- * <p>When the connection has seen no {@link Traffic traffic} for the interval (moved by a jitter
- * drawn per interval), writes a ping with the next id and expects its pong within the pong
- * timeout; one ping is outstanding at a time. Ids start at a random point per connection, then go
- * one up per ping, so that a peer that never reads cannot echo guessed ids and pass for alive. Lazy, as Netty's {@code IdleStateHandler}: traffic only stamps a time
- * (read once per flush or read batch), and a timer that fires early re-arms for the rest. A pong
- * that answers the outstanding ping in time fires {@link PongReceivedEvent}, clears the missed
- * count and re-arms; any other pong is late: counted, nothing else. After
- * {@code maxMissedPongs} pongs in a row do not come in time, {@link Protocol#pongsMissed} ends
- * the connection. When traffic is the peer's reads, anything read while a ping is out proves the
- * peer alive (gRPC's rule): its timeout then counts no miss.
- *
- * <p>The handler forwards its lifecycle ({@link #start}, {@link #stop}), its traffic ({@link #onWrite}/{@link #onFlush} or
- * {@link #onRead}/{@link #onReadComplete}) and the pongs it recognises ({@link #onPong},
- * {@link #onPongInOrder}); its two timers (ping and pong timeout) are nodes of its own on the
- * handler's {@link ChannelTimers}.
- *
- * <p>Internal: not part of wheelbeat's API. Not thread-safe: event loop only, one channel; a
- * {@link Settings} is immutable (but for the interval's doubling) and shared by a factory's loops.
+ * <p>Internal. Event loop only, one channel; {@link Settings} is shared by a factory's loops.
  */
 public final class PingLoop {
 
@@ -97,12 +88,13 @@ public final class PingLoop {
         }
     }
 
-    private final ChannelTimers timers;
     private final Protocol protocol;
     private Settings settings;
+    private ChannelHandlerContext ctx;
+    private ExecutorDrivenWheel wheel;
     private boolean running;
-    private final ChannelTimers.Timer pingTimer = new ChannelTimers.Timer(this::onTimer);
-    private final ChannelTimers.Timer pongTimer = new ChannelTimers.Timer(this::onTimer);
+    private final HandlerTimer pingTimer = new HandlerTimer(this::onTimer);
+    private final HandlerTimer pongTimer = new HandlerTimer(this::onTimer);
     /** This interval's length, jitter included. */
     private long intervalNanos;
     /** The base interval this connection last drew from, 0 before the start. */
@@ -120,17 +112,19 @@ public final class PingLoop {
     private boolean pongSeen;
     private int missedPongs;
 
-    public PingLoop(ChannelTimers timers, Protocol protocol) {
-        this.timers = timers;
+    public PingLoop(Protocol protocol) {
         this.protocol = protocol;
     }
 
-    /** Starts pinging with {@code settings}, the interval counted from {@code nowNanos}; once. */
-    public void start(Settings settings, long nowNanos) {
+    /** Starts pinging with {@code settings} on the channel's {@code wheel}, the interval counted from now; once. */
+    public void start(Settings settings, ChannelHandlerContext ctx, ExecutorDrivenWheel wheel) {
         if (this.settings != null) {
             return;
         }
         this.settings = settings;
+        this.ctx = ctx;
+        this.wheel = wheel;
+        long nowNanos = now();
         running = true;
         // Uniform in [2^40, 2^62): the next 2^62 ids are positive (never NO_PING) and above small
         // constants such as HTTP/2's drain PING. The loop's thread's generator: no contention.
@@ -139,14 +133,24 @@ public final class PingLoop {
         pongsCounted = firstPingIdMinusOne;
         lastTrafficNanos = nowNanos;
         intervalNanos = nextInterval();
-        timers.schedule(pingTimer, intervalNanos);
+        wheel.schedule(pingTimer, intervalNanos);
     }
 
     /** Stops pinging for good: cancels the timers; later pongs are the handler's to drop. */
     public void stop() {
         running = false;
-        timers.cancel(pingTimer);
-        timers.cancel(pongTimer);
+        cancel(pingTimer);
+        cancel(pongTimer);
+    }
+
+    private void cancel(HandlerTimer timer) {
+        if (timer.isPending()) {
+            wheel.cancel(timer);
+        }
+    }
+
+    private long now() {
+        return wheel.ticker().nanoTime();
     }
 
     /** Whether the loop has started and not stopped. */
@@ -154,9 +158,9 @@ public final class PingLoop {
         return running;
     }
 
-    private void onTimer(ChannelTimers.Timer timer) {
+    private void onTimer(HandlerTimer timer) {
         if (timer == pingTimer) {
-            pingWhenIdle(timers.now());
+            pingWhenIdle(now());
         } else {
             onPongTimeout();
         }
@@ -187,7 +191,7 @@ public final class PingLoop {
         if (trafficUnstamped) {
             trafficUnstamped = false;
             if (running) {
-                lastTrafficNanos = timers.now();
+                lastTrafficNanos = now();
             }
         }
     }
@@ -209,10 +213,10 @@ public final class PingLoop {
             settings.meters.pongLate();
             return;
         }
-        long now = timers.now();
+        long now = now();
         long roundTripNanos = now - pingSentNanos;
         awaitingPong = false;
-        timers.cancel(pongTimer);
+        cancel(pongTimer);
         missedPongs = 0;
         boolean first = !pongSeen;
         pongSeen = true;
@@ -240,7 +244,7 @@ public final class PingLoop {
         if (!running || pingTimer.isPending() || pongTimer.isPending()) {
             return;
         }
-        long now = timers.now();
+        long now = now();
         if (trafficNow) {
             lastTrafficNanos = now;
         }
@@ -260,7 +264,7 @@ public final class PingLoop {
         }
         long doubled = base > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : base * 2;
         if (settings.intervalNanos.compareAndSet(base, doubled)) {
-            log.info("{}: the peer says we ping too often; ping interval now {} ms", timers.ctx().channel(),
+            log.info("{}: the peer says we ping too often; ping interval now {} ms", ctx.channel(),
                     TimeUnit.NANOSECONDS.toMillis(doubled));
         }
         if (running) {
@@ -271,20 +275,19 @@ public final class PingLoop {
 
     /** Pings if there was no traffic for the interval, else arms the timer for the rest of it. */
     private void pingWhenIdle(long now) {
-        ChannelHandlerContext ctx = timers.ctx();
         if (!running || !ctx.channel().isActive() || !protocol.mayPing()) {
             return; // closing, or paused until resumeIfPaused
         }
         long idleNanos = now - lastTrafficNanos;
         if (idleNanos < intervalNanos) {
-            timers.schedule(pingTimer, intervalNanos - idleNanos);
+            wheel.schedule(pingTimer, intervalNanos - idleNanos);
             return;
         }
         long pingId = lastPingId + 1;
         Object ping = protocol.newPing(ctx, pingId);
         intervalNanos = nextInterval();
         if (ping == null) {
-            timers.schedule(pingTimer, intervalNanos);
+            wheel.schedule(pingTimer, intervalNanos);
             return;
         }
         lastPingId = pingId;
@@ -292,7 +295,7 @@ public final class PingLoop {
         readSincePing = false;
         pingSentNanos = now;
         // Armed before the write, so that a write failing into a close cancels it.
-        timers.schedule(pongTimer, settings.pongTimeoutNanos);
+        wheel.schedule(pongTimer, settings.pongTimeoutNanos);
         settings.meters.pingSent();
         if (settings.traffic == Traffic.WRITES) {
             lastTrafficNanos = now;
@@ -303,16 +306,15 @@ public final class PingLoop {
     private void onPongTimeout() {
         awaitingPong = false;
         if (settings.traffic == Traffic.READS && readSincePing) {
-            pingWhenIdle(timers.now()); // the peer sent something meanwhile: alive
+            pingWhenIdle(now()); // the peer sent something meanwhile: alive
             return;
         }
         missedPongs++;
         settings.meters.pongMissed();
         if (missedPongs < settings.maxMissedPongs) {
-            pingWhenIdle(timers.now());
+            pingWhenIdle(now());
             return;
         }
-        ChannelHandlerContext ctx = timers.ctx();
         settings.meters.closed();
         log.debug("{}: {} pongs missed in a row, closing", ctx.channel(), missedPongs);
         protocol.pongsMissed(ctx, missedPongs);

@@ -1,7 +1,8 @@
-package io.wheelbeat.netty.internal;
+package io.wheelbeat.netty.heartbeat.internal;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.micrometer.core.instrument.Timer;
 import java.util.concurrent.TimeUnit;
 
