@@ -21,7 +21,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import sun.misc.Signal;
 
 /**
  * The demo client: many connections to the demo server, each heartbeating and reconnecting with
@@ -93,8 +92,8 @@ public final class DemoClient implements Runnable {
         EventLoopGroup loops = Transport.best().newGroup(threads);
         List<ReconnectingClient> clients = new ArrayList<>(connections);
         CountDownLatch stop = new CountDownLatch(1);
-        Signal.handle(new Signal("TERM"), signal -> stop.countDown());
-        Signal.handle(new Signal("INT"), signal -> stop.countDown());
+        CountDownLatch stopped = new CountDownLatch(1);
+        DemoServer.onShutdown(stop, stopped);
         try {
             Bootstrap bootstrap = bootstrap(loops, stats);
             ReconnectGroup group = new ReconnectGroup(maxConcurrentConnects);
@@ -122,6 +121,7 @@ public final class DemoClient implements Runnable {
                     .orTimeout(10, TimeUnit.SECONDS).exceptionally(e -> null).join();
             loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
             out.println(stats.summary());
+            stopped.countDown();
         }
     }
 

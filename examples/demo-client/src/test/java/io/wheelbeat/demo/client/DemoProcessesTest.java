@@ -57,12 +57,12 @@ class DemoProcessesTest {
 
         server.toHandle().destroy(); // SIGTERM, leaving our end of its output open
         assertTrue(server.waitFor(WAIT_SECONDS, TimeUnit.SECONDS), "server did not exit after SIGTERM");
-        assertEquals(0, server.exitValue(), "graceful shutdown exits 0");
+        assertEquals(143, server.exitValue(), "graceful shutdown ends as the JVM does on SIGTERM, 128 + 15");
         awaitStatus(clientLines, s -> s.goodbyes >= back.goodbyes + CONNECTIONS, "a GOODBYE on every connection");
 
         client.toHandle().destroy(); // SIGTERM, leaving our end of its output open
         assertTrue(client.waitFor(WAIT_SECONDS, TimeUnit.SECONDS), "client did not exit after SIGTERM");
-        assertEquals(0, client.exitValue());
+        assertEquals(143, client.exitValue());
         List<String> rest = drain(clientLines);
         assertTrue(rest.stream().anyMatch(line -> line.startsWith("summary: " + CONNECTIONS + " connections")),
                 "the client prints a summary on exit: " + rest);

@@ -38,7 +38,6 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine;
-import sun.misc.Signal;
 
 /**
  * The demo echo server: every wheelbeat feature in one pipeline, a Prometheus endpoint, and a
@@ -152,10 +151,10 @@ public final class DemoServer implements Runnable {
 
     @Override
     public void run() {
+        CountDownLatch stop = new CountDownLatch(1);
+        CountDownLatch stopped = new CountDownLatch(1);
+        onShutdown(stop, stopped);
         try (Running server = start()) {
-            CountDownLatch stop = new CountDownLatch(1);
-            Signal.handle(new Signal("TERM"), signal -> stop.countDown());
-            Signal.handle(new Signal("INT"), signal -> stop.countDown());
             log.info("listening on {} ({}); WebSocket {}; metrics at {}", server.address(), server.transport,
                     server.webSocketAddress() == null ? "off"
                             : "at ws://" + bind + ":" + server.webSocketAddress().getPort() + WEBSOCKET_PATH,
@@ -164,7 +163,24 @@ public final class DemoServer implements Runnable {
             log.info("shutting down");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } finally {
+            stopped.countDown();
         }
+    }
+
+    /**
+     * On SIGTERM or SIGINT the JVM runs shutdown hooks: this one releases {@code stop} and holds the
+     * JVM until {@code stopped}, so the graceful close finishes (the JVM then exits 143 or 130).
+     */
+    public static void onShutdown(CountDownLatch stop, CountDownLatch stopped) {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            stop.countDown();
+            try {
+                stopped.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "demo-shutdown"));
     }
 
     /** Binds the server and returns it running; closing it shuts down gracefully. */

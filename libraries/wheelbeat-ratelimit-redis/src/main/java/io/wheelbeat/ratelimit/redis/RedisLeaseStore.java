@@ -158,6 +158,14 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
         }
     }
 
+    // Lettuce 6 (Spring Boot 3's) leaves adaptive refresh off unless enabled; Lettuce 7 enables it
+    // by default and deprecates the call.
+    @SuppressWarnings("deprecation")
+    private static ClusterTopologyRefreshOptions topologyRefresh() {
+        return ClusterTopologyRefreshOptions.builder().enablePeriodicRefresh(TOPOLOGY_REFRESH)
+                .enableAllAdaptiveRefreshTriggers().build();
+    }
+
     private RedisLeaseStore(Builder builder, List<RedisURI> uris) {
         this.uri = String.join(",", builder.uris);
         this.cluster = builder.cluster;
@@ -193,8 +201,7 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
                     ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS);
             // MOVED and ASK are followed, and they, a lost node or a failover refresh the slot map
             // at once; a periodic refresh notices the rest.
-            options.maxRedirects(5).topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-                    .enablePeriodicRefresh(TOPOLOGY_REFRESH).enableAllAdaptiveRefreshTriggers().build());
+            options.maxRedirects(5).topologyRefreshOptions(topologyRefresh());
             clusterClient.setOptions(options.build());
             this.client = clusterClient;
             // The slot map first (the client connects only once it has one): a blocking load, off
