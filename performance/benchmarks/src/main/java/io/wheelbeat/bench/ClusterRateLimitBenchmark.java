@@ -135,7 +135,7 @@ public class ClusterRateLimitBenchmark {
                         .build();
                 buckets = new BucketProxy[keys];
                 for (int i = 0; i < keys; i++) {
-                    buckets[i] = proxies.builder().build(keyNames[i].getBytes(StandardCharsets.UTF_8), configuration);
+                    buckets[i] = proxies.builder().build(keyNames[i].getBytes(StandardCharsets.UTF_8), () -> configuration);
                 }
             }
             default -> throw new IllegalArgumentException("unknown limiter " + limiter);

@@ -30,15 +30,16 @@ record ResultRow(String benchmark, Map<String, String> params, double score, dou
         for (String key : result.getParams().getParamsKeys()) {
             params.put(key, result.getParams().getParam(key));
         }
-        Map<String, Result> secondary = result.getSecondaryResults();
+        @SuppressWarnings({"rawtypes", "unchecked"}) // JMH returns a raw Map<String, Result>
+        Map<String, Result<?>> secondary = (Map) result.getSecondaryResults();
         return new ResultRow(benchmark, params, result.getPrimaryResult().getScore(),
                 result.getPrimaryResult().getScoreError(), secondary(secondary, "gc.alloc.rate.norm"),
                 secondary(secondary, ThreadCpuProfiler.CALLER_CPU), secondary(secondary, ThreadCpuProfiler.WORKER_CPU),
                 secondary(secondary, ThreadCpuProfiler.PROCESS_CPU), secondary(secondary, "firedTimers"));
     }
 
-    private static double secondary(Map<String, Result> secondary, String label) {
-        Result r = secondary.get(label);
+    private static double secondary(Map<String, Result<?>> secondary, String label) {
+        Result<?> r = secondary.get(label);
         return r == null ? Double.NaN : r.getScore();
     }
 

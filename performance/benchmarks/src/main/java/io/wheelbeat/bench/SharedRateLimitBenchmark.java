@@ -3,6 +3,7 @@ package io.wheelbeat.bench;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.BucketProxy;
+import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.github.bucket4j.redis.lettuce.cas.LettuceBasedProxyManager;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
@@ -92,9 +93,12 @@ public class SharedRateLimitBenchmark {
             }
             case "bucket4j" -> {
                 client = RedisClient.create(redis.uri());
-                LettuceBasedProxyManager<byte[]> buckets = LettuceBasedProxyManager.builderFor(client).build();
-                bucket = buckets.builder().build(KEY.getBytes(StandardCharsets.UTF_8), BucketConfiguration.builder()
-                        .addLimit(Bandwidth.simple(16_000_000, Duration.ofMillis(100))).build());
+                LettuceBasedProxyManager<byte[]> buckets = Bucket4jLettuce.casBasedBuilder(client).build();
+                BucketConfiguration configuration = BucketConfiguration.builder()
+                        .addLimit(Bandwidth.builder().capacity(16_000_000)
+                                .refillGreedy(16_000_000, Duration.ofMillis(100)).build())
+                        .build();
+                bucket = buckets.builder().build(KEY.getBytes(StandardCharsets.UTF_8), () -> configuration);
             }
             default -> throw new IllegalArgumentException("unknown mode " + mode);
         }
