@@ -164,10 +164,8 @@ public final class EventLoopWheels {
     }
 
     /**
-     * A loop's scheduled future, held weakly. Netty's future references its loop, and the wheel
-     * keeps the future of its wake-up to cancel it; held strongly, it would pin the loop for as
-     * long as the wheel lives. While the task is pending the loop's queue holds the future; once it
-     * ran or was cancelled nothing needs it, and a collected future counts as done.
+     * A loop's scheduled future, held weakly: Netty's future references its loop, which the wheel
+     * must not pin. While pending, the loop's queue holds it; a collected future counts as done.
      */
     private static final class WeaklyHeldFuture implements Future<Object> {
         private final WeakReference<Future<?>> future;

@@ -19,12 +19,10 @@ import org.slf4j.LoggerFactory;
  * <pre>{@code
  * TcpKeepAlive.DEFAULT.applyTo(channel); // in a ChannelInitializer, or Reactor Netty's doOnChannelInit
  * }</pre>
- * The options are found in what the channel's own config says it supports, by name, so one call
- * serves NIO (the JDK's extended socket options {@code TCP_KEEPIDLE}, {@code TCP_KEEPINTERVAL},
- * {@code TCP_KEEPCOUNT}, on Linux and macOS; the JDK has no user timeout), epoll and io_uring (the
- * transports' {@code TCP_KEEPIDLE}, {@code TCP_KEEPINTVL}, {@code TCP_KEEPCNT},
- * {@code TCP_USER_TIMEOUT}), on Netty 4.1 and 4.2, without a compile-time dependency on a
- * native transport. Durations are set in whole seconds (user timeout: milliseconds), rounded up.
+ * The options are found by name among those the channel's config supports, so one call serves NIO
+ * (the JDK's extended socket options, Linux and macOS; no user timeout), epoll and io_uring, on
+ * Netty 4.1 and 4.2, without a compile-time dependency on a native transport. Durations are set in
+ * whole seconds (user timeout: milliseconds), rounded up.
  *
  * <p>Immutable and thread-safe; {@link #applyTo} runs wherever the channel's config may be set.
  */
@@ -130,10 +128,7 @@ public final class TcpKeepAlive {
                 + (userTimeoutMillis > 0 ? ", user timeout " + userTimeoutMillis + " ms" : "") + ")";
     }
 
-    /**
-     * The keepalive options a kind of channel config supports, found once per config class among
-     * the options it lists; null where it has none.
-     */
+    /** The keepalive options a kind of channel config supports; null where it has none. */
     private record Options(ChannelOption<Boolean> keepAlive, ChannelOption<Integer> idle,
                            ChannelOption<Integer> interval, ChannelOption<Integer> count,
                            ChannelOption<Integer> userTimeout) {

@@ -20,25 +20,18 @@ import org.slf4j.LoggerFactory;
  * Ends connections that outstay their welcome, on the event loop's shared wheel:
  * <ul>
  *   <li><b>First message:</b> if nothing is read within the limit after the channel becomes
- *       active, fires {@link FirstMessageTimeoutEvent} and closes the channel. What counts as a
- *       message is whatever reaches this handler's {@code channelRead}: put it right after the
- *       frame decoder so that a peer trickling one byte at a time does not pass for talking.</li>
- *   <li><b>Maximum age:</b> when the connection reaches its age (the maximum moved by a random
- *       jitter, +/-10% by default, drawn once per connection so that connections opened together
- *       do not end together), fires {@link MaxConnectionAgeEvent} so the protocol can say
- *       goodbye, then closes the channel after the grace period unless it closed before.</li>
+ *       active, fires {@link FirstMessageTimeoutEvent} and closes the channel. Put it right after
+ *       the frame decoder so that a peer trickling one byte at a time does not pass for talking.</li>
+ *   <li><b>Maximum age:</b> at the connection's (jittered) maximum age, fires
+ *       {@link MaxConnectionAgeEvent} so the protocol can say goodbye, then closes the channel
+ *       after the grace period.</li>
  * </ul>
- * Messages pass through untouched. Timers start when the channel is active (also when the
- * handler is added to an already active channel) and are all cancelled when it goes inactive or
- * the handler is removed.
+ * Messages pass through untouched. Timers run while the channel is active and the handler in place.
  *
- * <p>With {@link Builder#metrics(MeterRegistry)}, counts {@code wheelbeat.connection.closed} with
- * tag {@code reason} = {@code first_message_timeout} or {@code max_connection_age} (the latter
- * when the age is reached, whoever does the final close).
+ * <p>Meters ({@link Builder#metrics(MeterRegistry)}): {@code wheelbeat.connection.closed} tagged
+ * {@code reason} = {@code first_message_timeout} or {@code max_connection_age}.
  *
- * <p>Usage: build a {@link Factory} once, then add {@link Factory#newHandler()} to each channel's
- * pipeline. A handler serves one channel ({@code @Sharable} it is not); all its methods run on
- * that channel's event loop.
+ * <p>A handler serves one channel, on its event loop; build a {@link Factory} once.
  */
 public final class ConnectionDeadlineHandler extends ChannelTimerHandler {
 
@@ -116,11 +109,7 @@ public final class ConnectionDeadlineHandler extends ChannelTimerHandler {
         }
     }
 
-    /**
-     * Immutable settings that make one {@link ConnectionDeadlineHandler} per channel.
-     *
-     * <p>Thread-safe: {@link #newHandler()} may be called from any event loop.
-     */
+    /** Immutable, thread-safe settings that make one {@link ConnectionDeadlineHandler} per channel. */
     public static final class Factory {
         private final long firstMessageNanos;
         private final long maxAgeNanos;
@@ -151,9 +140,7 @@ public final class ConnectionDeadlineHandler extends ChannelTimerHandler {
 
     /**
      * Settings of a {@link ConnectionDeadlineHandler}; {@code wheels}, {@code random} and
-     * {@code metrics} are in {@link JitteredHandlerBuilder}. Every setter checks its argument at
-     * once ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value
-     * out of range). Not thread-safe.
+     * {@code metrics} are in {@link JitteredHandlerBuilder}. Not thread-safe.
      */
     public static final class Builder extends JitteredHandlerBuilder<Builder> {
         private long firstMessageNanos;
@@ -176,8 +163,7 @@ public final class ConnectionDeadlineHandler extends ChannelTimerHandler {
 
         /**
          * Ends the connection at its maximum age after it becomes active: fires
-         * {@link MaxConnectionAgeEvent}, then closes the channel after the grace, which is zero
-         * unless set (the channel is closed right after the event, once the listeners have run).
+         * {@link MaxConnectionAgeEvent}, then closes the channel after the grace (zero unless set).
          *
          * @param maxAge the maximum age, its jitter and grace
          * @return this builder

@@ -27,10 +27,8 @@ import io.wheelbeat.netty.HandlerBuilder;
  * Spreads closes over time, so that deadlines falling due together do not become a burst of
  * closes and reconnects (as HiveMQ closes at most 100 idle connections per 100 ms).
  * {@link #close(Channel, Object)} gives each close the next free slot of a rate shared by every
- * channel ({@code period / n} apart); a later slot is a timer on the channel's wheel, where the
- * goodbye is written and the channel closed. A channel that closes meanwhile spends its slot and
- * its goodbye is released. {@link #closeAllOver} closes a set evenly over a window (lame duck).
- * Use it for closes that may wait, not for hostile input.
+ * channel ({@code period / n} apart); {@link #closeAllOver} closes a set evenly over a window
+ * (lame duck). Use it for closes that may wait, not for hostile input.
  *
  * <p>Meters ({@link Builder#metrics(MeterRegistry)}): gauge {@code wheelbeat.connection.closes.waiting}
  * and counter {@code wheelbeat.connection.closes.paced}.
@@ -80,8 +78,7 @@ public final class ClosePacer {
     /**
      * Closes {@code channel} at its slot of the rate, first writing and flushing {@code goodbye}
      * if it is not null. The goodbye is released if the channel closes before its slot. A channel
-     * gets one paced close: asking again (a repeated idle event while it waits, say) changes
-     * nothing.
+     * gets one paced close: asking again changes nothing.
      *
      * @param channel the channel
      * @param goodbye the last message to write, or null for none

@@ -35,8 +35,7 @@ import org.slf4j.LoggerFactory;
  * <p>Meters ({@link Builder#metrics(MeterRegistry)}): {@code wheelbeat.connection.closed{reason=slow_consumer}}
  * and {@code wheelbeat.slow.consumer.read.pauses}.
  *
- * <p>A handler serves one channel, on its event loop; build a {@link Factory} once. Writes
- * allocate nothing and read one volatile counter.
+ * <p>A handler serves one channel, on its event loop; build a {@link Factory} once.
  */
 public final class SlowConsumerHandler extends ChannelTimerHandler {
 
@@ -128,11 +127,7 @@ public final class SlowConsumerHandler extends ChannelTimerHandler {
         ctx.close();
     }
 
-    /**
-     * Immutable settings that make one {@link SlowConsumerHandler} per channel.
-     *
-     * <p>Thread-safe: {@link #newHandler()} may be called from any event loop.
-     */
+    /** Immutable, thread-safe settings that make one {@link SlowConsumerHandler} per channel. */
     public static final class Factory {
         private final long maxPendingBytes;
         private final long unwritableTimeoutNanos;
@@ -162,9 +157,7 @@ public final class SlowConsumerHandler extends ChannelTimerHandler {
 
     /**
      * Settings of a {@link SlowConsumerHandler}; {@code wheels} and {@code metrics} are in
-     * {@link HandlerBuilder}. Every setter checks its arguments at once
-     * ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value out
-     * of range); {@link #build()} checks that they fit together. Not thread-safe.
+     * {@link HandlerBuilder}. Not thread-safe.
      */
     public static final class Builder extends HandlerBuilder<Builder> {
         private long maxPendingBytes = 4L << 20;

@@ -29,33 +29,28 @@ import org.slf4j.LoggerFactory;
  * Application-level heartbeats in one or both roles, on the event loop's shared wheel.
  *
  * <p><b>Pinging</b> ({@link Builder#sendPings}): when nothing was written (flushed) for the ping
- * interval, moved by an optional jitter per interval, writes a ping and expects its pong within
- * the pong timeout; one ping is outstanding at a time. Each ping has an id, a random start per
- * connection plus the ping's number, so that a peer that does not read cannot pass for alive. A
- * pong answers one ping: by the id it echoes, or by order (the n-th pong the n-th ping, for pongs
- * that carry nothing, as MQTT's PINGRESP). A pong that answers the outstanding ping in time fires
- * {@link PongReceivedEvent} and clears the missed count; any other pong is late: consumed and
- * counted. After {@link Builder#maxMissedPongs} pings in a row without a pong in time, fires
- * {@link HeartbeatFailedEvent} and closes the channel. {@link #peerSaysTooManyPings()} doubles
- * the interval, as gRPC clients do.
+ * interval, writes a ping and expects its pong within the pong timeout; one ping is outstanding at
+ * a time. Ping ids start at a random value per connection, so that a peer that does not read cannot
+ * pass for alive. A pong answers a ping by the id it echoes, or by order. A pong in time fires
+ * {@link PongReceivedEvent}; any other pong is late: consumed and counted. After
+ * {@link Builder#maxMissedPongs} pings in a row without a pong in time, fires
+ * {@link HeartbeatFailedEvent} and closes the channel.
  *
  * <p><b>Answering</b> ({@link Builder#answerPings}): answers each ping with the pong factory's
  * pong. A ping sooner than {@link PingLimits}' minimum after the last ping in time is a strike;
  * the last strike fires {@link TooManyPingsEvent}, writes the goodbye if set and closes. While
- * the channel is not writable, only the latest ping is kept, answered when it is writable again.
+ * the channel is not writable, only the latest ping is kept and answered later.
  *
  * <p>Recognised pings and pongs are consumed and released (after the pong factory ran); other
- * messages pass through. A matcher or factory that throws, or a factory that returns null, fires
- * the exception through {@code exceptionCaught} and the connection stays open. Place the handler
- * after the decoder, so that it reads decoded messages and the application's writes pass it.
+ * messages pass through. A matcher or factory that throws or returns null fires
+ * {@code exceptionCaught}; the connection stays open. Place the handler after the decoder.
  *
  * <p>Meters ({@link Builder#metrics(MeterRegistry)}): {@code wheelbeat.heartbeat.pings.sent},
  * {@code .pongs.missed}, {@code .pongs.late}, timer {@code .rtt}, {@code .pings.answered},
  * {@code .ping.strikes}, and {@code wheelbeat.connection.closed} tagged
  * {@code reason=heartbeat_timeout} or {@code too_many_pings}.
  *
- * <p>A handler serves one channel, on its event loop; build a {@link Factory} once. Writes,
- * flushes, late pongs and other messages allocate nothing; a pong in time allocates its event.
+ * <p>A handler serves one channel, on its event loop; build a {@link Factory} once.
  */
 public final class HeartbeatHandler extends ChannelTimerHandler {
 
@@ -147,10 +142,8 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
 
     /**
      * The peer says this side pings too often (gRPC's GOAWAY {@code too_many_pings}, say): doubles
-     * the base ping interval of this handler's {@link Factory}, from the interval this connection
-     * last used and once per value, so that many connections told at once double it once; the
-     * interval under way grows too. Saturates at {@code Long.MAX_VALUE} ns; the pong timeout stays.
-     * Event loop only; does nothing without the pinging role or before the start.
+     * the base ping interval of this handler's {@link Factory}, once however many connections are
+     * told at once. Event loop only; does nothing without the pinging role or before the start.
      */
     public void peerSaysTooManyPings() {
         if (pings != null) {
@@ -268,10 +261,7 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
         Object newPing(Channel channel, long pingId);
     }
 
-    /**
-     * Makes one {@link HeartbeatHandler} per channel; immutable but for the ping interval, which
-     * {@link HeartbeatHandler#peerSaysTooManyPings()} may double. Thread-safe.
-     */
+    /** Makes one {@link HeartbeatHandler} per channel; immutable but for the ping interval. Thread-safe. */
     public static final class Factory {
         private final PingLoop.Settings pinging;
         private final PingLoop.Protocol pingProtocol;
@@ -334,9 +324,7 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
 
     /**
      * Settings of a {@link HeartbeatHandler}; {@code wheels}, {@code random} and {@code metrics}
-     * are in {@link JitteredHandlerBuilder}. Setters throw {@link NullPointerException} for a null
-     * and {@link IllegalArgumentException} for a value out of range; {@link #build()} checks that
-     * they fit together. Not thread-safe.
+     * are in {@link JitteredHandlerBuilder}. Not thread-safe.
      */
     public static final class Builder extends JitteredHandlerBuilder<Builder> {
         private PingFactory pingFactory;
@@ -387,8 +375,7 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
         }
 
         /**
-         * The pinging role for pongs of their own type that echo their ping's id: every message of
-         * {@code pongType} (or a subtype) is a pong, and {@code pongId} reads it typed.
+         * The pinging role for pongs of type {@code pongType} that echo their ping's id.
          *
          * @param <P> the pongs' type
          * @param interval the time without a write after which a ping goes out
@@ -471,8 +458,7 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
         }
 
         /**
-         * The answering role for pings of their own type: every message of {@code pingType} (or a
-         * subtype) is a ping, answered with {@code pongFactory.apply(channel, ping)}.
+         * The answering role for pings of type {@code pingType}.
          *
          * @param <P> the pings' type
          * @param pingType the pings' class

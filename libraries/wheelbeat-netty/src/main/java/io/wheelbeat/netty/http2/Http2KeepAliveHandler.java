@@ -41,33 +41,27 @@ import org.slf4j.LoggerFactory;
 /**
  * HTTP/2 connection management over Netty's {@link Http2FrameCodec}, with gRPC's rules and defaults:
  * <ul>
- *   <li><b>Keepalive pings</b> ({@link Builder#keepAliveTime}): when nothing was read for that
- *       long, a PING whose 8 opaque bytes are the ping's id; its ACK within
- *       {@link Builder#keepAliveTimeout} (20 s) fires {@code PongReceivedEvent}. Anything read
- *       meanwhile proves the peer alive. Else {@code HeartbeatFailedEvent}, GOAWAY
- *       {@code NO_ERROR "ping_timeout"} and an immediate close. Without
- *       {@link Builder#keepAliveWithoutCalls}, no PING while no stream is open.</li>
- *   <li><b>Ping enforcement</b> ({@link Builder#pingLimits}, {@link PingLimits#DEFAULT}): the last
- *       strike fires {@link TooManyPingsEvent}, GOAWAY {@code ENHANCE_YOUR_CALM "too_many_pings"},
- *       close. Limits set explicitly hold a connection without streams to one PING per two hours
- *       unless {@link Builder#permitKeepAliveWithoutCalls}. Each HEADERS or DATA frame written
- *       forgives the strikes (gRPC's bandwidth probes).</li>
- *   <li><b>Maximum idle</b> ({@link Builder#maxConnectionIdle}): no open stream for that long fires
- *       {@link MaxConnectionIdleEvent} and shuts down gracefully.</li>
- *   <li><b>Maximum age</b> ({@link Builder#maxConnectionAge}): fires {@link MaxConnectionAgeEvent}
- *       and shuts down gracefully; after the grace (unlimited by default) closes regardless.</li>
+ *   <li><b>Keepalive pings</b> ({@link Builder#keepAliveTime}): a PING after that long without a read;
+ *       its ACK fires {@code PongReceivedEvent}; no ACK nor other read within
+ *       {@link Builder#keepAliveTimeout} fires {@code HeartbeatFailedEvent}, GOAWAY
+ *       {@code NO_ERROR "ping_timeout"} and closes.</li>
+ *   <li><b>Ping enforcement</b> ({@link Builder#pingLimits}): the last strike fires
+ *       {@link TooManyPingsEvent}, GOAWAY {@code ENHANCE_YOUR_CALM "too_many_pings"}, close. Each
+ *       HEADERS or DATA frame written forgives the strikes.</li>
+ *   <li><b>Maximum idle</b> ({@link Builder#maxConnectionIdle}) and <b>maximum age</b>
+ *       ({@link Builder#maxConnectionAge}): fire {@link MaxConnectionIdleEvent} or
+ *       {@link MaxConnectionAgeEvent} and shut down gracefully.</li>
  * </ul>
  * A graceful shutdown (RFC 9113 6.8, as gRPC) sends GOAWAY {@code NO_ERROR} with the largest stream
  * id and a PING; on its ACK (or 10 s later) a second GOAWAY with the last stream id; the channel
- * closes when the last stream ends. Debug data: {@code "max_idle"} or {@code "max_age"}.
+ * closes when the last stream ends.
  *
  * <p>Place it right after the codec, before {@code Http2MultiplexHandler}; without a codec before
  * it, it throws {@link IllegalStateException} at start. Not for gRPC-java, whose transport has its
  * own HTTP/2 handler and these rules built in. Frames pass through, but for its own PING ACKs.
  *
- * <p>Meters ({@link Builder#metrics(MeterRegistry)}): {@code HeartbeatHandler}'s pinging meters,
- * {@code wheelbeat.heartbeat.ping.strikes}, and {@code wheelbeat.connection.closed} tagged
- * {@code reason} = {@code too_many_pings}, {@code max_connection_idle} or {@code max_connection_age}.
+ * <p>Meters: {@code HeartbeatHandler}'s, {@code wheelbeat.heartbeat.ping.strikes} and
+ * {@code wheelbeat.connection.closed} (tag {@code reason}).
  *
  * <p>A handler serves one channel, on its event loop; build a {@link Factory} once.
  */
@@ -226,12 +220,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         }
     }
 
-    /**
-     * A stream opened: resumes keepalive pings paused while no stream was open. A stream the peer
-     * opens is a read (the codec tells before the frame reaches this handler); one this side
-     * opens after a long silence gets a PING at once, as gRPC checks a connection that sat idle
-     * before a new call.
-     */
+    /** A stream opened: resumes paused pings; one this side opens after a long silence gets a PING at once. */
     private void onStreamOpened(Http2Stream stream) {
         if (pings != null) {
             pings.resumeIfPaused(connection.remote().isValidStreamId(stream.id()));
@@ -360,11 +349,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         }
     }
 
-    /**
-     * Immutable settings that make one {@link Http2KeepAliveHandler} per channel.
-     *
-     * <p>Thread-safe: {@link #newHandler()} may be called from any event loop.
-     */
+    /** Immutable, thread-safe settings that make one {@link Http2KeepAliveHandler} per channel. */
     public static final class Factory {
         private final PingEnforcement enforcement;
         /** gRPC's two hours while no stream is open: with a minimum set explicitly and calls not permitted. */
@@ -408,9 +393,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
 
     /**
      * Settings of a {@link Http2KeepAliveHandler}; {@code wheels}, {@code random} and
-     * {@code metrics} are in {@link JitteredHandlerBuilder}. Every setter checks its arguments at once
-     * ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value out
-     * of range); {@link #build()} checks that they fit together. Not thread-safe.
+     * {@code metrics} are in {@link JitteredHandlerBuilder}. Not thread-safe.
      */
     public static final class Builder extends JitteredHandlerBuilder<Builder> {
         /** Null: not set, {@link PingLimits#DEFAULT} (and no two-hour rule without calls). */
@@ -469,8 +452,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         }
 
         /**
-         * Moves each keepalive interval by a uniform draw within +/- {@code fraction} of it, so
-         * that connections opened together do not ping together; 0 (none) by default.
+         * Moves each keepalive interval by a uniform draw within +/- {@code fraction} of it; 0 by default.
          *
          * @param fraction the fraction of the value either side, 0 for none
          * @return this builder
@@ -484,9 +466,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
 
         /**
          * Whether the peer may ping at the minimum interval while no stream is open; false (the
-         * default, as gRPC) holds it to one ping per two hours then. Needs {@link #pingLimits}
-         * set other than {@link PingLimits#OFF} (the default flood limit applies with or
-         * without calls).
+         * default, as gRPC) holds it to one ping per two hours then. Needs {@link #pingLimits}.
          *
          * @param permit whether to permit it
          * @return this builder
@@ -524,8 +504,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
 
         /**
          * How often the peer may PING before the connection is ended; {@link PingLimits#DEFAULT}
-         * unless set, with or without streams (a flood ends at its 4th PING). Set, the limits also
-         * hold a connection with no open stream to one PING per two hours unless
+         * unless set. Set, a connection with no open stream is held to one PING per two hours unless
          * {@link #permitKeepAliveWithoutCalls}.
          *
          * @param limits the limits, or {@link PingLimits#OFF}

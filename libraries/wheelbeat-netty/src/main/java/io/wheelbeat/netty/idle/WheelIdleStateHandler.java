@@ -51,11 +51,8 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <h2>Timing and cost</h2>
- * Netty's algorithm: traffic only stamps the time (one clock read per read batch); each watched
- * check waits on a timer node of its own, re-armed for the channel's life without allocating, and
- * on expiry either fires and waits a full period or waits for the rest of the period. The wheel
- * fires due nodes by deadline, then scheduling order, across every handler on the loop, so checks
- * run when and in the order Netty's tasks would, also on a late or coarse loop. Under
+ * Netty's algorithm: traffic only stamps the time; each watched check waits on a timer node of its
+ * own, re-armed without allocating. Checks run when and in the order Netty's tasks would. Under
  * {@code EmbeddedChannel}, {@code advanceTimeBy(...)} and {@code runScheduledPendingTasks()} drive
  * it as they drive Netty's. On a shared timer ({@link Builder#timer}) each wake hops to the loop
  * and allocates a timeout handle.
@@ -692,8 +689,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
         }
 
         /**
-         * Puts every channel's timers on one thread-safe timer (a {@link io.wheelbeat.core.WheelTimer})
-         * instead of the loop's wheel: each wake hops to the loop and each arm allocates a handle.
+         * Puts every channel's timers on one thread-safe timer instead of the loop's wheel.
          *
          * @param timer the timer to run on
          * @return this builder

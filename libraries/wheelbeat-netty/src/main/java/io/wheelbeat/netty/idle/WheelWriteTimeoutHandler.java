@@ -147,11 +147,9 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
     }
 
     /**
-     * The writes pending in one context, in the order written, and their timer: a ring indexed by
-     * sequence number {@code & (length - 1)}. Its state is touched on the context's executor only:
-     * a write completing on another thread (the channel's loop, when the handler has an executor
-     * of its own) hands the work over, as Netty's handler does. Also the listener of every write
-     * in that context, the timer and the hand-over task.
+     * The writes pending in one context, in the order written: a ring indexed by sequence number
+     * {@code & (length - 1)}, touched on the context's executor only. Also the listener of every
+     * write, the timer and the hand-over task.
      */
     private final class PendingWrites extends TimerNode implements ChannelFutureListener, Runnable {
         private final ChannelHandlerContext ctx;
@@ -239,10 +237,7 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
             }
         }
 
-        /**
-         * The timer fell due, on the context's executor: times out every pending write that is
-         * due, in the order written, then waits for the oldest one left, if any.
-         */
+        /** The timer fell due: times out the due writes in order, then waits for the oldest one left. */
         @Override
         protected void expire() {
             long now = wheel.ticker().nanoTime();

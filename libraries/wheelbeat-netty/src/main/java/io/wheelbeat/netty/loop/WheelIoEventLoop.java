@@ -23,11 +23,9 @@ import java.util.concurrent.TimeUnit;
  * Netty 4.2's {@link SingleThreadIoEventLoop} with every scheduled task on the loop's
  * {@link ExecutorDrivenWheel} instead of Netty's heap; the loop of {@link WheelIoEventLoopGroup}.
  *
- * <p>The wheel's one driving task lives in {@link Driver}, a single slot, not in Netty's
- * scheduled-task queue (which stays empty); the hooks Netty's loop already calls read the slot:
- * {@link #fetchFromScheduledTaskQueue} moves the due driving task to the end of the task queue,
- * where Netty moves its due scheduled tasks; {@link #hasTasks()} keeps the I/O wait from blocking
- * while it is due; {@link #delayNanos}/{@link #deadlineNanos()} bound the I/O wait.
+ * <p>The wheel's one driving task lives in {@link Driver}, not in Netty's scheduled-task queue
+ * (which stays empty); the hooks Netty's loop already calls ({@link #fetchFromScheduledTaskQueue},
+ * {@link #hasTasks()}, {@link #delayNanos}, {@link #deadlineNanos()}) read it.
  *
  * <p>Task-time quantum: as Netty's {@code runAllTasks(timeoutNanos)}, due tasks read the clock
  * every 64 runs; once the quantum is spent the wheel's remaining due tasks wait in
@@ -155,11 +153,7 @@ final class WheelIoEventLoop extends SingleThreadIoEventLoop implements LoopWhee
         return task;
     }
 
-    /**
-     * Puts {@code task} on the wheel. The wheel's scheduling order is Netty's task id: given when
-     * the loop first places the task, and kept when a periodic task re-arms. {@code now} is a
-     * recent reading of the clock. Loop only.
-     */
+    /** Puts {@code task} on the wheel; its order (Netty's task id) is kept when a periodic task re-arms. Loop only. */
     private void place(WheelScheduledTask<?> task, long now) {
         if (task.deadlineNanos - now > MAX_WHEEL_DELAY_NANOS) {
             wheel.scheduleAt(new Far(task), now + MAX_WHEEL_DELAY_NANOS);

@@ -12,16 +12,11 @@ import java.util.concurrent.ThreadFactory;
  * timing wheel instead of a binary heap: schedule and cancel are O(1), whoever schedules. A
  * drop-in for any {@link IoHandlerFactory}: {@code new WheelIoEventLoopGroup(n, NioIoHandler.newFactory())}.
  *
- * <p>Contract: Netty's. Arguments are checked with Netty's exceptions; the returned
- * {@code ScheduledFuture} takes listeners and is cancellable from any thread; a task runs on its
- * loop, never before its deadline on the loop's {@code ticker()}, by deadline, then in the order
- * the loop received it (a periodic task keeps its first place); due tasks run within the loop's
- * task-time quantum; shutdown cancels pending tasks. Each loop's wheel is the one
- * {@code EventLoopWheels} hands wheelbeat's handlers on that loop.
+ * <p>Contract: Netty's. A task runs on its loop, never before its deadline on the loop's
+ * {@code ticker()}, by deadline, then in the order the loop received it; shutdown cancels pending
+ * tasks. Each loop's wheel is the one {@code EventLoopWheels} hands wheelbeat's handlers on that loop.
  *
- * <p>Needs Netty 4.2: on 4.1 the class fails to load ({@code NoClassDefFoundError} naming
- * {@code MultiThreadIoEventLoopGroup}); nothing else in the library refers to this package.
- * Thread-safe.
+ * <p>Needs Netty 4.2: on 4.1 the class fails to load ({@code NoClassDefFoundError}). Thread-safe.
  */
 public final class WheelIoEventLoopGroup extends MultiThreadIoEventLoopGroup {
 

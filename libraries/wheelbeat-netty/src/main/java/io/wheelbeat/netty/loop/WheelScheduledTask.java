@@ -23,8 +23,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A task scheduled on a {@link WheelIoEventLoop}, in one object: the wheel's timer node (it is
- * the queue entry, as Netty's {@code ScheduledFutureTask} is its heap's), the
+ * A task scheduled on a {@link WheelIoEventLoop}, in one object: the wheel's timer node, the
  * {@link ScheduledFuture} the caller holds, and the task the loop runs when a schedule or a
  * cancel is handed over from another thread. The contract is Netty's {@code ScheduledFutureTask}
  * and {@code DefaultPromise}: a one-shot task becomes uncancellable as it starts; a periodic one
@@ -33,13 +32,9 @@ import org.slf4j.LoggerFactory;
  * block any thread but the loop's ({@link BlockingOperationException}).
  *
  * <h2>One field of state</h2>
- * Where {@code DefaultPromise} keeps a result, a listener, a list of listeners and a count of
- * waiters, and Netty's task its callable beside them, {@link #state} holds all of it, changed by
- * compare-and-set: the {@link Runnable} or {@link Callable} while pending and no one listens,
- * a {@link Listened} (the task or {@link #RUNNING}, and the listeners, a waiter among them) once
- * someone does, and an {@link Outcome} when done. So a pending task that no one listens to is
- * the node (its order among equal deadlines is Netty's task id), the loop, its deadline and this
- * one reference: 56 bytes (52 used).
+ * {@link #state}, changed by compare-and-set, holds the {@link Runnable} or {@link Callable} while
+ * pending and no one listens, a {@link Listened} once someone does, and an {@link Outcome} when
+ * done; a pending task without listeners carries nothing more.
  *
  * <p>Thread rules: the future's methods, {@link #cancel}, {@link #getDelay} and
  * {@link #compareTo} from any thread; the node and {@link #deadlineNanos} are written on the
@@ -369,7 +364,7 @@ class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Run
         }
     }
 
-    /** Tells {@code listeners} on the loop: at once on the loop (nested at most 8 deep, as Netty), else through its queue. */
+    /** Tells {@code listeners} on the loop: at once if on it (at most 8 deep, as Netty), else through its queue. */
     private void notifyLater(Object[] listeners) {
         if (loop.inEventLoop()) {
             InternalThreadLocalMap threadLocals = InternalThreadLocalMap.get();
@@ -546,9 +541,8 @@ class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Run
     }
 
     /**
-     * Netty's order: by deadline, then by the order the loop received the tasks; never 0 for two
-     * distinct tasks of the loop (as Netty's, two tasks not yet received compare as 1 either way).
-     * Another kind of {@link Delayed} compares by {@link #getDelay}.
+     * Netty's order: by deadline, then by the order the loop received the tasks. Another kind of
+     * {@link Delayed} compares by {@link #getDelay}.
      */
     @Override
     public int compareTo(Delayed other) {
@@ -577,10 +571,8 @@ class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Run
     }
 
     /**
-     * A periodic task: at a fixed rate ({@code periodNanos > 0}: the next deadline is the last one
-     * plus the period) or with a fixed delay ({@code periodNanos < 0}: the next deadline is the
-     * end of the run plus the delay), as Netty's {@code ScheduledFutureTask} keeps its period.
-     * It stays cancellable while it runs, as Netty's.
+     * A periodic task: at a fixed rate ({@code periodNanos > 0}) or with a fixed delay
+     * ({@code periodNanos < 0}), as Netty's; it stays cancellable while it runs.
      */
     static final class Periodic extends WheelScheduledTask<Void> {
         private final long periodNanos;

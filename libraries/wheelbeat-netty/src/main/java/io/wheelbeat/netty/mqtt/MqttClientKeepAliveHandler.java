@@ -108,11 +108,7 @@ public final class MqttClientKeepAliveHandler extends ChannelTimerHandler {
                 && m.fixedHeader().messageType() == MqttMessageType.PINGRESP;
     }
 
-    /**
-     * Immutable settings that make one {@link MqttClientKeepAliveHandler} per channel.
-     *
-     * <p>Thread-safe: {@link #newHandler()} may be called from any event loop.
-     */
+    /** Immutable, thread-safe settings that make one {@link MqttClientKeepAliveHandler} per channel. */
     public static final class Factory {
         private final long pingRespTimeoutNanos;
         private final EventLoopWheels wheels;
@@ -140,9 +136,7 @@ public final class MqttClientKeepAliveHandler extends ChannelTimerHandler {
 
     /**
      * Settings of a {@link MqttClientKeepAliveHandler}; {@code wheels} and {@code metrics} are in
-     * {@link HandlerBuilder}. Every setter checks its arguments at once
-     * ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value out
-     * of range). Not thread-safe.
+     * {@link HandlerBuilder}. Not thread-safe.
      */
     public static final class Builder extends HandlerBuilder<Builder> {
         private long pingRespTimeoutNanos;

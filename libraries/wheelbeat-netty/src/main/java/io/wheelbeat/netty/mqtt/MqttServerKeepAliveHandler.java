@@ -63,10 +63,7 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
     private static final int MQTT_5 = MqttVersion.MQTT_5.protocolLevel();
     /** The largest keep-alive MQTT can express: 18 h 12 min 15 s. */
     private static final int MAX_KEEP_ALIVE = 65_535;
-    /**
-     * The identifier of the MQTT 5 Server Keep Alive property (0x13, MQTT 5.0 section 3.2.2.3.14):
-     * Netty 4.2's {@code MqttProperties.SERVER_KEEP_ALIVE}, which Netty 4.1 lacks.
-     */
+    /** MQTT 5's Server Keep Alive property (3.2.2.3.14), which Netty 4.1's {@code MqttProperties} lacks. */
     static final int SERVER_KEEP_ALIVE_PROPERTY = 0x13;
 
     private final Factory settings;
@@ -310,11 +307,7 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         ctx.close();
     }
 
-    /**
-     * Immutable settings that make one {@link MqttServerKeepAliveHandler} per channel.
-     *
-     * <p>Thread-safe: {@link #newHandler()} may be called from any event loop.
-     */
+    /** Immutable, thread-safe settings that make one {@link MqttServerKeepAliveHandler} per channel. */
     public static final class Factory {
         private final long connectTimeoutNanos;
         private final int minKeepAlive;
@@ -357,9 +350,7 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
 
     /**
      * Settings of a {@link MqttServerKeepAliveHandler}; {@code wheels} and {@code metrics} are in
-     * {@link HandlerBuilder}. Every setter checks its arguments at once
-     * ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value out
-     * of range); {@link #build()} checks that they fit together. Not thread-safe.
+     * {@link HandlerBuilder}. Not thread-safe.
      */
     public static final class Builder extends HandlerBuilder<Builder> {
         private PingLimits pingLimits = PingLimits.DEFAULT;
@@ -383,8 +374,7 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         }
 
         /**
-         * The smallest non-zero keep-alive a client may ask for, in seconds (1, any, by default):
-         * shorter ones mean more PINGREQs than the server wants to answer.
+         * The smallest non-zero keep-alive a client may ask for, in seconds; 1 by default.
          *
          * @param seconds the smallest keep-alive accepted, in seconds
          * @return this builder
@@ -410,8 +400,8 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
 
         /**
          * How often the client may send PINGREQ before the connection is ended;
-         * {@link PingLimits#DEFAULT} unless set (a flood of PINGREQs ends at its 4th). Set the
-         * minimum below the shortest keep-alive the clients are meant to use.
+         * {@link PingLimits#DEFAULT} unless set. Set the minimum below the shortest keep-alive the
+         * clients are meant to use.
          *
          * @param limits the limits, or {@link PingLimits#OFF}
          * @return this builder

@@ -153,9 +153,8 @@ public final class RateLimitHandler extends ChannelInboundHandlerAdapter {
         }
 
         /**
-         * Each new connection takes a permit; a connection over the limit is closed at once,
-         * before the handlers after this one see it active. Put the handler first in the accepted
-         * channels' pipeline; an admitted connection removes it.
+         * Each new connection takes a permit; a connection over the limit is closed at once. Put the
+         * handler first in the accepted channels' pipeline.
          *
          * @return this builder
          */

@@ -48,8 +48,7 @@ import org.slf4j.LoggerFactory;
  *       {@linkplain Builder#connectTimeout connect timeout}.</li>
  *   <li>The {@link BackoffPolicy}'s delay runs from the start of the failed attempt and resets only
  *       once a connection proves healthy: a first {@link PongReceivedEvent} or
- *       {@linkplain Builder#healthyAfter a set time}. The first retry after a healthy connection is
- *       lost waits the policy's first jittered delay.</li>
+ *       {@linkplain Builder#healthyAfter a set time}.</li>
  *   <li>A {@link ReconnectGroup} caps the attempts in progress; {@link #spreadReconnectOver(Duration)}
  *       spreads the next attempt when the server asks.</li>
  *   <li>{@link #close()} stops for good; a close by anyone else is a lost connection.</li>
@@ -144,8 +143,7 @@ public final class ReconnectingClient {
     }
 
     /**
-     * Starts a client that connects to {@code remote}. An unresolved {@link InetSocketAddress} is
-     * resolved by the bootstrap's resolver on every attempt; a resolved one is used as it is.
+     * Starts a client that connects to {@code remote}; an unresolved address is resolved on every attempt.
      *
      * @param bootstrap a configured bootstrap: group, channel type and handler
      * @param remote the address to connect to
@@ -200,21 +198,17 @@ public final class ReconnectingClient {
 
     /**
      * @param channel the channel
-     * @return the client that made {@code channel}, or {@code null} if no client made it: how a protocol handler in the
-     *     connection's pipeline reaches its client
+     * @return the client that made {@code channel}, or {@code null} if no client made it
      */
     public static ReconnectingClient of(Channel channel) {
         return channel.hasAttr(CLIENT) ? channel.attr(CLIENT).get() : null;
     }
 
     /**
-     * The server asked to spread reconnects over {@code window} (it is going away, as a lame-duck
-     * server says in its goodbye): when the current connection is lost, the next attempt starts
-     * a uniform random delay in [0, window) after the loss instead of the backoff policy's delay,
-     * so that the server's clients come back spread over the window rather than together. Later
-     * retries follow the policy as before. Applies to the next loss only (of this connection, or
-     * of the next one if there is none now); a later call replaces an earlier one, and
-     * {@link Duration#ZERO} withdraws it. Thread-safe.
+     * The server asked to spread reconnects over {@code window}: after the next loss, the next
+     * attempt starts a uniform random delay in [0, window) after it instead of the policy's delay;
+     * later retries follow the policy. A later call replaces an earlier one; {@link Duration#ZERO}
+     * withdraws it. Thread-safe.
      *
      * @param window the time to spread the closes over
      * @throws IllegalArgumentException if {@code window} is negative or longer than 292 years
@@ -547,8 +541,7 @@ public final class ReconnectingClient {
         }
 
         /**
-         * How long one attempt (resolving and connecting) may take; 20 s by default, gRPC's
-         * minimum connect timeout.
+         * How long one attempt (resolving and connecting) may take; 20 s by default.
          *
          * @param timeout the time limit
          * @return this builder
@@ -616,8 +609,8 @@ public final class ReconnectingClient {
         }
 
         /**
-         * The source of jitter, used on the client's event loop only; give each client its own.
-         * A new {@link SplittableRandom} by default; a seeded one makes the delays reproducible.
+         * The source of jitter, used on the client's event loop only; a new {@link SplittableRandom}
+         * by default.
          *
          * @param random the source of the jitter; thread-safe
          * @return this builder

@@ -50,8 +50,7 @@ import org.slf4j.LoggerFactory;
  *       activation fires {@link WebSocketReaderIdleEvent}, close frame 1001 {@value #IDLE_TIMEOUT}
  *       (after the handshake), close.</li>
  *   <li><b>The peer's pings</b> are answered by {@link HeartbeatHandler}'s answering role, added
- *       before the protocol handler at the handshake (Netty's answers from its own context and
- *       cannot hold answers for an unwritable channel). The last strike of
+ *       before the protocol handler at the handshake. The last strike of
  *       {@link Builder#pingLimits} fires {@link TooManyPingsEvent}, close frame 1008
  *       {@value #TOO_MANY_PINGS}, close.</li>
  * </ul>
@@ -72,8 +71,7 @@ import org.slf4j.LoggerFactory;
  * <p>Meters ({@link Builder#metrics(MeterRegistry)}): {@code HeartbeatHandler}'s, and
  * {@code wheelbeat.connection.closed{reason=reader_idle}}.
  *
- * <p>A handler serves one channel, on its event loop; build a {@link Factory} once. Writes allocate
- * nothing; a pong in time allocates its event.
+ * <p>A handler serves one channel, on its event loop; build a {@link Factory} once.
  */
 public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
 
@@ -84,10 +82,7 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
     /** The close reason for a peer that pings too often. */
     public static final String TOO_MANY_PINGS = "too many pings";
 
-    /**
-     * RFC 6455's "going away" (Netty's {@link WebSocketCloseStatus#ENDPOINT_UNAVAILABLE}), as Jetty
-     * and Tomcat close idle sessions.
-     */
+    /** RFC 6455's "going away", as Jetty and Tomcat close idle sessions. */
     private static final int GOING_AWAY = WebSocketCloseStatus.ENDPOINT_UNAVAILABLE.code();
     /** RFC 6455's "internal error": this end is misconfigured. */
     private static final int INTERNAL_ERROR = WebSocketCloseStatus.INTERNAL_SERVER_ERROR.code();
@@ -309,11 +304,7 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
         ctx.close();
     }
 
-    /**
-     * Immutable settings that make one {@link WebSocketKeepAliveHandler} per channel.
-     *
-     * <p>Thread-safe: {@link #newHandler()} may be called from any event loop.
-     */
+    /** Immutable, thread-safe settings that make one {@link WebSocketKeepAliveHandler} per channel. */
     public static final class Factory {
         private final PingLoop.Settings pinging;
         /** The answering role placed before the protocol handler. */
@@ -342,9 +333,7 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
 
     /**
      * Settings of a {@link WebSocketKeepAliveHandler}; {@code wheels}, {@code random} and
-     * {@code metrics} are in {@link JitteredHandlerBuilder}. Every setter checks its arguments at once
-     * ({@link NullPointerException} for a null, {@link IllegalArgumentException} for a value out
-     * of range); {@link #build()} checks that they fit together. Not thread-safe.
+     * {@code metrics} are in {@link JitteredHandlerBuilder}. Not thread-safe.
      */
     public static final class Builder extends JitteredHandlerBuilder<Builder> {
         private long intervalNanos;
@@ -383,12 +372,9 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
         }
 
         /**
-         * Moves each ping interval by a uniform draw within +/- {@code fraction} of it, per
-         * connection and per interval, so that connections opened together do not ping together.
-         * 0 (exact intervals, as Netty's writer idle and {@code HeartbeatHandler}) by default. The
-         * spread has a price at scale: each ping then wakes the event loop at a moment of its own
-         * instead of sharing a wake-up with others (docs/loadtest.md measures it: 0.1 cost 60%
-         * more server-loop CPU at 50,000 connections).
+         * Moves each ping interval by a uniform draw within +/- {@code fraction} of it, so that
+         * connections opened together do not ping together; 0 by default. Each jittered ping wakes
+         * the event loop at a moment of its own instead of sharing a wake-up.
          *
          * @param fraction the fraction of the value either side, 0 for none
          * @return this builder
@@ -412,8 +398,7 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
         }
 
         /**
-         * How many pings in a row may go without a pong in time; the last of them closes the
-         * connection. 3 by default.
+         * How many pings in a row may go without a pong in time; the last closes. 3 by default.
          *
          * @param count the number
          * @return this builder
@@ -425,12 +410,10 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
         }
 
         /**
-         * Closes a connection from which nothing was read for {@code timeout}. Off by default. It
-         * must exceed the longest ping interval (jitter included) plus the pong timeout, so that
-         * a quiet peer that answers every ping is never closed. Pings go out only when nothing was
-         * written for the interval: a server that writes more often than that to a peer that
-         * never writes gets no pongs from it, and reader idle would close it; leave it off there
-         * (a dead peer then fills the send buffer instead).
+         * Closes a connection from which nothing was read for {@code timeout}; off by default. It
+         * must exceed the longest ping interval (jitter included) plus the pong timeout. Pings go
+         * out only when nothing was written for the interval, so leave it off for a server that
+         * writes more often than that to a peer that never writes.
          *
          * @param timeout the time limit
          * @return this builder

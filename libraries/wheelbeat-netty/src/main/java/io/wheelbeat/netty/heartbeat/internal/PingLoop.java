@@ -16,12 +16,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The pinging side of every keepalive, one per connection; the protocol adds its {@link Protocol}.
  * When the connection had no {@link Traffic traffic} for the (jittered) interval, writes a ping
- * with the next id and expects its pong within the pong timeout; one ping is outstanding. Ids
- * start at a random point per connection. Lazy as Netty's {@code IdleStateHandler}: traffic
- * stamps a time once per flush or read batch, and an early timer re-arms for the rest. A pong
- * answering the outstanding ping in time fires {@link PongReceivedEvent}; others are late. After
- * {@code maxMissedPongs} misses in a row, {@link Protocol#pongsMissed}. With {@code READS} traffic,
- * anything read while a ping is out proves the peer alive (gRPC's rule).
+ * and expects its pong within the pong timeout. Lazy as Netty's {@code IdleStateHandler}: traffic
+ * stamps a time once per flush or read batch, and an early timer re-arms for the rest. A pong in
+ * time fires {@link PongReceivedEvent}. After {@code maxMissedPongs} misses in a row,
+ * {@link Protocol#pongsMissed}. With {@code READS} traffic, anything read while a ping is out
+ * proves the peer alive (gRPC's rule).
  *
  * <p>Internal. Event loop only, one channel; {@link Settings} is shared by a factory's loops.
  */
@@ -253,9 +252,8 @@ public final class PingLoop {
 
     /**
      * The peer says this side pings too often: doubles the base interval of the loops sharing these
-     * settings, as gRPC clients do, from the interval this connection last used and only once per
-     * value (many connections told at once double it once); saturates at {@code Long.MAX_VALUE}.
-     * The interval under way grows too. Does nothing before the start.
+     * settings, from the interval this connection last used, so that many connections told at once
+     * double it once. Does nothing before the start.
      */
     public void peerSaysTooManyPings() {
         long base = baseIntervalNanos;
