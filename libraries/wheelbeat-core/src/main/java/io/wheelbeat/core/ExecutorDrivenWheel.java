@@ -222,8 +222,8 @@ public final class ExecutorDrivenWheel implements WheelScheduler {
 
     private void checkOwner() {
         if (!executor.inOwnerThread()) {
-            throw new IllegalStateException("the node timer API is for the owner thread only; "
-                    + "use newTimeout(...) from other threads");
+            throw new IllegalStateException(
+                    "the node timer API is for the owner thread only; " + "use newTimeout(...) from other threads");
         }
     }
 

@@ -22,6 +22,7 @@ public abstract class TimerNode {
 
     /** Null when not pending. */
     TimerNode next;
+
     TimerNode prev;
     /** Nanoseconds after the wheel's start reading. */
     long deadline;
@@ -29,8 +30,7 @@ public abstract class TimerNode {
     long order;
 
     /** For subclasses. */
-    protected TimerNode() {
-    }
+    protected TimerNode() {}
 
     /**
      * Runs on the owner thread once per arming, when the deadline has come; the node is no longer

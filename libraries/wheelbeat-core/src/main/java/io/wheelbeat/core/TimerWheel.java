@@ -30,7 +30,7 @@ public final class TimerWheel {
     static final long MAX_DELAY_NANOS = 1L << 62;
 
     private static final Logger log = LoggerFactory.getLogger(TimerWheel.class);
-    private static final LongConsumer NO_LATENESS = lateness -> { };
+    private static final LongConsumer NO_LATENESS = lateness -> {};
     private static final int UPPER_SLOT_BITS = 6;
     private static final int UPPER_SLOTS = 1 << UPPER_SLOT_BITS;
     private static final long EMPTY = Long.MAX_VALUE;
@@ -58,6 +58,7 @@ public final class TimerWheel {
     private final int[] levelMask;
     /** The level of a delay in ticks, by the index of its highest set bit. */
     private final byte[] levelOfBit;
+
     private final int slotCount;
     /** Per slot, then the deferred list, then the moving list. */
     private final Sentinel[] heads;
@@ -65,10 +66,12 @@ public final class TimerWheel {
     private final Sentinel deferred;
     /** Nodes of spliced upper slots, to move down; {@link #movingDue} bounds their deadlines. */
     private final Sentinel moving;
+
     private long movingDue = EMPTY;
 
     /** Per slot: a lower bound of the deadlines in it, or EMPTY. */
     private final long[] due;
+
     private final long[] occupiedZero;
     /** Bit w set while word w of occupiedZero is not zero. */
     private long occupiedZeroWords;
@@ -86,6 +89,7 @@ public final class TimerWheel {
     private long baseTick;
     /** Per level-0 slot: set when an append may have broken firing order; only those are sorted. */
     private final long[] unorderedZero;
+
     private boolean polling;
     private int budget;
     private long earliestDue;
@@ -133,8 +137,8 @@ public final class TimerWheel {
         }
         this.levelOfBit = new byte[64];
         for (int bit = 0; bit < 64; bit++) {
-            levelOfBit[bit] = (byte) (bit < levelZeroBits ? 0
-                    : Math.min(levels - 1, 1 + (bit - levelZeroBits) / UPPER_SLOT_BITS));
+            levelOfBit[bit] = (byte)
+                    (bit < levelZeroBits ? 0 : Math.min(levels - 1, 1 + (bit - levelZeroBits) / UPPER_SLOT_BITS));
         }
         this.slotCount = slots + upperLevels * UPPER_SLOTS;
         this.heads = new Sentinel[slotCount + 2];
@@ -366,8 +370,8 @@ public final class TimerWheel {
 
     @Override
     public String toString() {
-        return "TimerWheel(" + pending + " pending, tick " + tickNanos() + " ns, " + levelZeroSlots
-                + " level-0 slots, " + levelShift.length + " levels)";
+        return "TimerWheel(" + pending + " pending, tick " + tickNanos() + " ns, " + levelZeroSlots + " level-0 slots, "
+                + levelShift.length + " levels)";
     }
 
     /**
@@ -376,8 +380,12 @@ public final class TimerWheel {
      * @return the state, one line per list
      */
     public String dump() {
-        StringBuilder out = new StringBuilder(toString()).append(": position ").append(position)
-                .append(", base tick ").append(baseTick).append('\n');
+        StringBuilder out = new StringBuilder(toString())
+                .append(": position ")
+                .append(position)
+                .append(", base tick ")
+                .append(baseTick)
+                .append('\n');
         for (Sentinel head : heads) {
             if (head.next == head) {
                 continue;
@@ -388,8 +396,12 @@ public final class TimerWheel {
                 out.append("  moving, due ").append(movingDue).append(':');
             } else {
                 int level = levelOf(head.slot);
-                out.append("  level ").append(level).append(" slot ").append(head.slot - levelBase[level])
-                        .append(" due ").append(due[head.slot])
+                out.append("  level ")
+                        .append(level)
+                        .append(" slot ")
+                        .append(head.slot - levelBase[level])
+                        .append(" due ")
+                        .append(due[head.slot])
                         .append(level == 0 && unordered(head.slot) ? " unordered:" : ":");
             }
             int shown = 0;
@@ -457,8 +469,7 @@ public final class TimerWheel {
     }
 
     private static boolean firesBefore(TimerNode node, TimerNode other) {
-        return node.deadline < other.deadline
-                || node.deadline == other.deadline && node.order - other.order < 0;
+        return node.deadline < other.deadline || node.deadline == other.deadline && node.order - other.order < 0;
     }
 
     /** No slot bookkeeping. */
@@ -552,7 +563,8 @@ public final class TimerWheel {
                 long bits = occupiedUpper[level];
                 currentOccupied = (bits & (1L << current)) != 0;
                 long others = bits & ~(1L << current);
-                next = others == 0 ? -1
+                next = others == 0
+                        ? -1
                         : (current + 1 + Long.numberOfTrailingZeros(Long.rotateRight(others, current + 1)))
                                 & (UPPER_SLOTS - 1);
             }

@@ -46,9 +46,12 @@ public final class WheelTimer implements WheelScheduler, AutoCloseable {
         this.worker = builder.threadFactory.newThread(this::work);
         worker.start();
         if (RUNNING.incrementAndGet() == MANY_TIMERS + 1) {
-            log.warn("{} WheelTimers (or NettyWheelTimers) are running, each with a thread of its own: more "
-                    + "than {}. Share one timer, put per-connection timers on the event loops' wheels "
-                    + "(EventLoopWheels), and stop() the timers no longer needed.", MANY_TIMERS + 1, MANY_TIMERS);
+            log.warn(
+                    "{} WheelTimers (or NettyWheelTimers) are running, each with a thread of its own: more "
+                            + "than {}. Share one timer, put per-connection timers on the event loops' wheels "
+                            + "(EventLoopWheels), and stop() the timers no longer needed.",
+                    MANY_TIMERS + 1,
+                    MANY_TIMERS);
         }
     }
 
@@ -167,15 +170,13 @@ public final class WheelTimer implements WheelScheduler, AutoCloseable {
         }
 
         @Override
-        public void wakeBy(long deadlineNanos) {
-        }
+        public void wakeBy(long deadlineNanos) {}
 
         @Override
         public String toString() {
             return WheelTimer.this.toString();
         }
     }
-
 
     private void work() {
         try {
@@ -238,8 +239,7 @@ public final class WheelTimer implements WheelScheduler, AutoCloseable {
             return thread;
         };
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * The tick, rounded up to a power of two nanoseconds; by default 2^20 ns. Timers fire at their

@@ -8,8 +8,7 @@ public final class Allocations {
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
-    private Allocations() {
-    }
+    private Allocations() {}
 
     /**
      * Bytes the current thread allocates running {@code work}, at the least of five runs: the

@@ -1,11 +1,11 @@
 package io.wheelbeat.core;
 
-import io.wheelbeat.core.internal.WheelSettings;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.wheelbeat.core.backoff.BackoffPolicy;
+import io.wheelbeat.core.internal.WheelSettings;
 import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
 import io.wheelbeat.core.ratelimit.RateLimit;
 import java.time.Duration;
@@ -25,8 +25,7 @@ class CoreWithoutMicrometerTest {
 
     @Test
     void micrometerIsNotOnTheClassPathOfThisRun() {
-        assertThrows(ClassNotFoundException.class,
-                () -> Class.forName("io.micrometer.core.instrument.MeterRegistry"));
+        assertThrows(ClassNotFoundException.class, () -> Class.forName("io.micrometer.core.instrument.MeterRegistry"));
     }
 
     @Test
@@ -36,8 +35,9 @@ class CoreWithoutMicrometerTest {
         List<Long> fired = new ArrayList<>();
         wheel.schedule(new RunningNode(() -> fired.add(1L)), TimeUnit.MILLISECONDS.toNanos(10));
 
-        KeyedRateLimiter<String> limiter = KeyedRateLimiter
-                .builder(RateLimit.slidingWindow(1, Duration.ofSeconds(1)), wheel).build();
+        KeyedRateLimiter<String> limiter = KeyedRateLimiter.builder(
+                        RateLimit.slidingWindow(1, Duration.ofSeconds(1)), wheel)
+                .build();
         assertEquals(KeyedRateLimiter.ADMITTED, limiter.tryAcquire("a"));
         assertTrue(limiter.tryAcquire("a") > 0, "the second permit in the window waits");
 

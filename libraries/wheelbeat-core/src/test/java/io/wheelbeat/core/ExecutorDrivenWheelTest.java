@@ -1,11 +1,9 @@
 package io.wheelbeat.core;
 
-import io.wheelbeat.core.internal.WheelSettings;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.wheelbeat.core.internal.WheelSettings;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -69,7 +67,9 @@ class ExecutorDrivenWheelTest {
 
         executor.advance(10_000_123_000L, TimeUnit.NANOSECONDS);
         assertEquals(1, fired.size());
-        assertEquals(List.of(10_000_123_000L, 30_000_000_000L - 10_000_123_000L), executor.scheduledDelays,
+        assertEquals(
+                List.of(10_000_123_000L, 30_000_000_000L - 10_000_123_000L),
+                executor.scheduledDelays,
                 "slept across 20 s in one wait, to the next deadline");
         executor.advance(TimeUnit.SECONDS.toNanos(20) - 123_001, TimeUnit.NANOSECONDS);
         assertEquals(1, fired.size(), "not a nanosecond early");
@@ -93,14 +93,16 @@ class ExecutorDrivenWheelTest {
     @Test
     void timerScheduledFromACallbackForNowRunsInALaterTaskNotInALoop() {
         int[] runs = {0};
-        driven.schedule(new TimerNode() {
-            @Override
-            protected void expire() {
-                if (++runs[0] < 3) {
-                    driven.schedule(this, 0);
-                }
-            }
-        }, TimeUnit.MILLISECONDS.toNanos(1));
+        driven.schedule(
+                new TimerNode() {
+                    @Override
+                    protected void expire() {
+                        if (++runs[0] < 3) {
+                            driven.schedule(this, 0);
+                        }
+                    }
+                },
+                TimeUnit.MILLISECONDS.toNanos(1));
         executor.advance(1, TimeUnit.MILLISECONDS);
         assertEquals(3, runs[0]);
         assertEquals(0, driven.pendingTimers());
@@ -108,8 +110,8 @@ class ExecutorDrivenWheelTest {
 
     @Test
     void schedulingBeyondTheMaximumIsRejectedAndKeepsEveryPendingTimer() {
-        ExecutorDrivenWheel bounded = new ExecutorDrivenWheel(executor,
-                new WheelSettings().ticker(executor.ticker).maxPendingTimers(3));
+        ExecutorDrivenWheel bounded = new ExecutorDrivenWheel(
+                executor, new WheelSettings().ticker(executor.ticker).maxPendingTimers(3));
         for (int i = 0; i < 3; i++) {
             bounded.schedule(recorded(), TimeUnit.MILLISECONDS.toNanos(1));
         }
@@ -130,7 +132,7 @@ class ExecutorDrivenWheelTest {
                 () -> driven.cancel(id),
                 () -> driven.schedule(id, TimeUnit.SECONDS.toNanos(1)),
                 () -> driven.scheduleAt(id, 0),
-                () -> driven.forEachPending(node -> { }));
+                () -> driven.forEachPending(node -> {}));
         List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
         Thread other = new Thread(() -> calls.forEach(call -> {
             try {
@@ -166,7 +168,8 @@ class ExecutorDrivenWheelTest {
     void timeoutFromAnotherThreadIsHandedOverAndRunsOnTheOwner() throws InterruptedException {
         AtomicReference<WheelTimeout> handle = new AtomicReference<>();
         List<Thread> ranOn = new ArrayList<>();
-        Thread other = new Thread(() -> handle.set(driven.newTimeout(t -> ranOn.add(Thread.currentThread()), TimeUnit.MILLISECONDS.toNanos(10))));
+        Thread other = new Thread(() -> handle.set(
+                driven.newTimeout(t -> ranOn.add(Thread.currentThread()), TimeUnit.MILLISECONDS.toNanos(10))));
         other.start();
         other.join();
         assertEquals(1, driven.pendingTimers(), "reserved before it is placed");
@@ -210,9 +213,11 @@ class ExecutorDrivenWheelTest {
 
     @Test
     void throwingTaskDoesNotStopTheWheel() {
-        driven.newTimeout(t -> {
-            throw new IllegalStateException("boom");
-        }, TimeUnit.MILLISECONDS.toNanos(1));
+        driven.newTimeout(
+                t -> {
+                    throw new IllegalStateException("boom");
+                },
+                TimeUnit.MILLISECONDS.toNanos(1));
         schedule(TimeUnit.MILLISECONDS.toNanos(2));
         executor.advance(5, TimeUnit.MILLISECONDS);
         assertEquals(1, fired.size());
@@ -220,13 +225,13 @@ class ExecutorDrivenWheelTest {
 
     @Test
     void handedOverTimeoutsBeyondTheMaximumAreRejected() throws InterruptedException {
-        ExecutorDrivenWheel bounded = new ExecutorDrivenWheel(executor,
-                new WheelSettings().ticker(executor.ticker).maxPendingTimers(1));
+        ExecutorDrivenWheel bounded = new ExecutorDrivenWheel(
+                executor, new WheelSettings().ticker(executor.ticker).maxPendingTimers(1));
         bounded.schedule(recorded(), TimeUnit.SECONDS.toNanos(1));
         AtomicReference<Throwable> error = new AtomicReference<>();
         Thread other = new Thread(() -> {
             try {
-                bounded.newTimeout(t -> { }, TimeUnit.SECONDS.toNanos(1));
+                bounded.newTimeout(t -> {}, TimeUnit.SECONDS.toNanos(1));
             } catch (Throwable t) {
                 error.set(t);
             }
@@ -279,12 +284,16 @@ class ExecutorDrivenWheelTest {
         assertEquals("other work", firings.get(ExecutorDrivenWheel.TIMERS_PER_RUN), "ran right after the first run");
         firings.remove("other work");
         assertEquals(expected, firings, "each timer once, in firings");
-        assertEquals(java.util.Collections.nCopies(runs - 1, 0L), executor.scheduledDelays,
+        assertEquals(
+                java.util.Collections.nCopies(runs - 1, 0L),
+                executor.scheduledDelays,
                 "each run but the last scheduled the next with no delay");
         for (int run = 0; run < runs; run++) {
             int inRun = java.util.Collections.frequency(runOfEach, run);
-            assertEquals(Math.min(ExecutorDrivenWheel.TIMERS_PER_RUN, timers - run * ExecutorDrivenWheel.TIMERS_PER_RUN),
-                    inRun, "timers fired in run " + run);
+            assertEquals(
+                    Math.min(ExecutorDrivenWheel.TIMERS_PER_RUN, timers - run * ExecutorDrivenWheel.TIMERS_PER_RUN),
+                    inRun,
+                    "timers fired in run " + run);
         }
         assertEquals(ExecutorDrivenWheel.TIMERS_PER_RUN, driven.largestRun(), "the largest run did the bound's work");
         assertEquals(0, driven.pendingTimers());

@@ -35,11 +35,14 @@ public final class ExportedApi {
      */
     public static ExportedApi of(Class<?> anchor, String basePackage)
             throws IOException, URISyntaxException, ClassNotFoundException {
-        Path root = Path.of(anchor.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path root = Path.of(
+                anchor.getProtectionDomain().getCodeSource().getLocation().toURI());
         List<Class<?>> types = new ArrayList<>();
         try (Stream<Path> files = Files.walk(root.resolve(basePackage.replace('.', '/')))) {
             for (Path file : (Iterable<Path>) files.filter(f -> f.toString().endsWith(".class"))::iterator) {
-                String name = root.relativize(file).toString().replace(file.getFileSystem().getSeparator(), ".")
+                String name = root.relativize(file)
+                        .toString()
+                        .replace(file.getFileSystem().getSeparator(), ".")
                         .replaceAll("\\.class$", "");
                 if (name.endsWith("package-info")) {
                     continue;
@@ -74,9 +77,12 @@ public final class ExportedApi {
             for (Class<?> t = type; t != null && t.getName().startsWith("io.wheelbeat."); t = t.getSuperclass()) {
                 for (Method m : t.getDeclaredMethods()) {
                     int modifiers = m.getModifiers();
-                    if ((Modifier.isPublic(modifiers) || open && Modifier.isProtected(modifiers)) && !m.isSynthetic()
-                            && !m.isBridge() && !NOTHING_TO_LEARN.contains(m.getName())) {
-                        lines.add(type.getName() + "." + m.getName() + java.util.Arrays.toString(m.getParameterTypes()));
+                    if ((Modifier.isPublic(modifiers) || open && Modifier.isProtected(modifiers))
+                            && !m.isSynthetic()
+                            && !m.isBridge()
+                            && !NOTHING_TO_LEARN.contains(m.getName())) {
+                        lines.add(
+                                type.getName() + "." + m.getName() + java.util.Arrays.toString(m.getParameterTypes()));
                     }
                 }
                 for (Field f : t.getDeclaredFields()) {
@@ -97,23 +103,46 @@ public final class ExportedApi {
     }
 
     /** Netty's channel-handler callbacks and Object's methods, which handlers override. */
-    private static final java.util.Set<String> NOTHING_TO_LEARN = java.util.Set.of("handlerAdded", "handlerRemoved",
-            "channelRegistered", "channelUnregistered", "channelActive", "channelInactive", "channelRead",
-            "channelReadComplete", "userEventTriggered", "channelWritabilityChanged", "exceptionCaught", "bind",
-            "connect", "disconnect", "close", "deregister", "read", "write", "flush", "isSharable", "toString",
-            "equals", "hashCode");
+    private static final java.util.Set<String> NOTHING_TO_LEARN = java.util.Set.of(
+            "handlerAdded",
+            "handlerRemoved",
+            "channelRegistered",
+            "channelUnregistered",
+            "channelActive",
+            "channelInactive",
+            "channelRead",
+            "channelReadComplete",
+            "userEventTriggered",
+            "channelWritabilityChanged",
+            "exceptionCaught",
+            "bind",
+            "connect",
+            "disconnect",
+            "close",
+            "deregister",
+            "read",
+            "write",
+            "flush",
+            "isSharable",
+            "toString",
+            "equals",
+            "hashCode");
 
     /**
      * Fails unless the module's exported types are at least {@code minimumTypes} (the scan found
      * them), none shows a hidden type ({@link #hiddenTypeLeaks()}), and the surface is within {@code surfaceBudget} lines.
      */
     public void assertHiddenAndWithin(int minimumTypes, int surfaceBudget) {
-        org.junit.jupiter.api.Assertions.assertTrue(types.size() >= minimumTypes, "found the exported types: " + types.size());
+        org.junit.jupiter.api.Assertions.assertTrue(
+                types.size() >= minimumTypes, "found the exported types: " + types.size());
         org.junit.jupiter.api.Assertions.assertEquals(List.of(), hiddenTypeLeaks());
         List<String> surface = surface();
-        org.junit.jupiter.api.Assertions.assertTrue(surface.size() <= surfaceBudget, "the API surface under "
-                + basePackage + " is " + surface.size()
-                + " lines (types and members), over its budget of " + surfaceBudget + ":\n" + String.join("\n", surface));
+        org.junit.jupiter.api.Assertions.assertTrue(
+                surface.size() <= surfaceBudget,
+                "the API surface under "
+                        + basePackage + " is " + surface.size()
+                        + " lines (types and members), over its budget of " + surfaceBudget + ":\n"
+                        + String.join("\n", surface));
     }
 
     /**
@@ -142,8 +171,11 @@ public final class ExportedApi {
                     supertypes.add(t.getGenericSuperclass());
                 }
                 for (Type up : supertypes) {
-                    check(leaks, type.getName() + (t == type ? "" : " through " + t.getName()) + " extends "
-                            + up.getTypeName() + ", naming", up);
+                    check(
+                            leaks,
+                            type.getName() + (t == type ? "" : " through " + t.getName()) + " extends "
+                                    + up.getTypeName() + ", naming",
+                            up);
                     hierarchy.push(erasure(up));
                 }
             }

@@ -11,7 +11,7 @@ final class RunningNode extends TimerNode {
 
     /** A node that does nothing when it expires. */
     static RunningNode idle() {
-        return new RunningNode(() -> { });
+        return new RunningNode(() -> {});
     }
 
     @Override

@@ -1,9 +1,9 @@
 package io.wheelbeat.core;
 
-import io.wheelbeat.core.internal.WheelSettings;
 import static io.wheelbeat.core.Allocations.steadyBytesAllocatedBy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.wheelbeat.core.internal.WheelSettings;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -26,8 +26,7 @@ class TimerWheelAllocationTest {
         for (int i = 0; i < TIMERS; i++) {
             nodes[i] = new TimerNode() {
                 @Override
-                protected void expire() {
-                }
+                protected void expire() {}
             };
         }
         return nodes;
@@ -65,8 +64,7 @@ class TimerWheelAllocationTest {
     @Test
     void ownerThreadApiOfTheDriverAllocatesNothingWhileTheDrivingTaskStays() {
         VirtualExecutor executor = new VirtualExecutor();
-        ExecutorDrivenWheel driven = new ExecutorDrivenWheel(executor,
-                new WheelSettings().ticker(executor.ticker));
+        ExecutorDrivenWheel driven = new ExecutorDrivenWheel(executor, new WheelSettings().ticker(executor.ticker));
         driven.schedule(nodes()[0], TimeUnit.SECONDS.toNanos(1)); // the driving task waits for this one
         TimerNode[] ids = nodes();
         for (int i = 0; i < TIMERS; i++) {

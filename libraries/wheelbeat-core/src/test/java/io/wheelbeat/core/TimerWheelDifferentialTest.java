@@ -40,8 +40,7 @@ class TimerWheelDifferentialTest {
      * A pending timer of the model: due at {@code deadline} (ns since the start), scheduled (or
      * last moved) as the {@code order}-th scheduling.
      */
-    private record Timer(Node id, long deadline, long order) {
-    }
+    private record Timer(Node id, long deadline, long order) {}
 
     /** A timer of the wheel; the model knows it by identity. */
     private final class Node extends TimerNode {
@@ -67,9 +66,11 @@ class TimerWheelDifferentialTest {
     private final TreeSet<Timer> due = new TreeSet<>(FIRING_ORDER);
     /** Made due by a callback at or before the latest deadline fired: wait for the next poll. */
     private final Set<Node> deferred = new HashSet<>();
+
     private final List<Node> issued = new ArrayList<>();
     /** Deadlines set lately: reused so that many timers share a deadline. */
     private final long[] recentDeadlines = new long[8];
+
     private long schedulings;
 
     private SplittableRandom random;
@@ -77,6 +78,7 @@ class TimerWheelDifferentialTest {
     private long origin;
     /** The reading of the latest poll (ns since the start); also the time timers are set at. */
     private long now;
+
     private long lastPoll;
     private boolean polling;
     private long firedUpTo;
@@ -180,7 +182,7 @@ class TimerWheelDifferentialTest {
         int fired;
         long movedBefore = wheel.movedCount();
         try {
-            fired = wheel.poll(origin + now, lateness -> { }, limit);
+            fired = wheel.poll(origin + now, lateness -> {}, limit);
         } finally {
             polling = false;
         }
@@ -192,8 +194,10 @@ class TimerWheelDifferentialTest {
         assertEquals(0, wheel.failedCount(), "callbacks threw");
         assertTrue(fired <= limit, fired + " fired, limit " + limit);
         // The limit bounds fired plus moved; a poll it stopped leaves the wake-up already passed.
-        boolean stopped = limit != Integer.MAX_VALUE && fired + moved >= limit
-                && !pending.isEmpty() && wheel.nextDeadlineNanos() - origin <= now;
+        boolean stopped = limit != Integer.MAX_VALUE
+                && fired + moved >= limit
+                && !pending.isEmpty()
+                && wheel.nextDeadlineNanos() - origin <= now;
         if (!stopped && !due.isEmpty() && due.first().deadline <= now) {
             throw new AssertionError("not fired although due at " + now + ": " + due.first() + " (op " + op + ")");
         }
@@ -232,8 +236,8 @@ class TimerWheelDifferentialTest {
         }
         Timer timer = pending.get(id);
         if (timer == null || deferred.contains(id)) {
-            failure = "fired a timer that is " + (timer == null ? "not pending" : "deferred to the next poll")
-                    + ": " + id;
+            failure = "fired a timer that is " + (timer == null ? "not pending" : "deferred to the next poll") + ": "
+                    + id;
             return;
         }
         if (timer.deadline > now) {

@@ -2,7 +2,6 @@ package io.wheelbeat.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -19,6 +18,7 @@ class TimerWheelTest {
     private static final long TICK = 1L << 20; // WheelSettings' default tick, in nanoseconds
     /** WheelSettings' default number of slots and initial room. */
     private static final int SLOTS = 4096;
+
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long START = 123_456_789L;
 
@@ -45,7 +45,7 @@ class TimerWheelTest {
     }
 
     private TimerNode at(TimerWheel in, long deadline) {
-        return at(in, () -> { }, deadline);
+        return at(in, () -> {}, deadline);
     }
 
     private TimerNode at(TimerWheel in, Runnable action, long deadline) {
@@ -147,8 +147,6 @@ class TimerWheelTest {
         assertFalse(wheel.cancel(id));
     }
 
-
-
     @Test
     void rescheduleLaterWaitsForTheNewDeadline() {
         TimerNode id = at(wheel, in(2 * MS));
@@ -189,8 +187,6 @@ class TimerWheelTest {
         assertEquals(List.of("b", "a"), order);
     }
 
-
-
     @Test
     void rescheduleLaterWithinAFutureTickFiresInDeadlineOrder() {
         List<String> order = new ArrayList<>();
@@ -214,9 +210,12 @@ class TimerWheelTest {
 
     @Test
     void throwingCallbackIsCountedAndOthersStillFire() {
-        at(wheel, () -> {
-            throw new IllegalStateException("boom");
-        }, in(TICK));
+        at(
+                wheel,
+                () -> {
+                    throw new IllegalStateException("boom");
+                },
+                in(TICK));
         at(wheel, in(TICK));
         assertEquals(2, pollAfter(TICK));
         assertEquals(1, fired.size());
@@ -235,14 +234,33 @@ class TimerWheelTest {
     @Test
     void catchUpAfterALongPauseFiresEveryOverdueTimerOnceInDeadlineOrder() {
         List<Long> order = new ArrayList<>();
-        long[] delays = {700 * TICK, 3 * TICK, 65 * TICK, 64 * TICK, 129 * TICK, TICK, 5000 * TICK,
-            TimeUnit.SECONDS.toNanos(40), TimeUnit.MINUTES.toNanos(30) + 7};
+        long[] delays = {
+            700 * TICK,
+            3 * TICK,
+            65 * TICK,
+            64 * TICK,
+            129 * TICK,
+            TICK,
+            5000 * TICK,
+            TimeUnit.SECONDS.toNanos(40),
+            TimeUnit.MINUTES.toNanos(30) + 7
+        };
         for (long delay : delays) {
             at(wheel, () -> order.add(delay), in(delay));
         }
         assertEquals(delays.length, pollAfter(TimeUnit.HOURS.toNanos(1)));
-        assertEquals(List.of(TICK, 3 * TICK, 64 * TICK, 65 * TICK, 129 * TICK, 700 * TICK, 5000 * TICK,
-                TimeUnit.SECONDS.toNanos(40), TimeUnit.MINUTES.toNanos(30) + 7), order);
+        assertEquals(
+                List.of(
+                        TICK,
+                        3 * TICK,
+                        64 * TICK,
+                        65 * TICK,
+                        129 * TICK,
+                        700 * TICK,
+                        5000 * TICK,
+                        TimeUnit.SECONDS.toNanos(40),
+                        TimeUnit.MINUTES.toNanos(30) + 7),
+                order);
         assertEquals(0, pollAfter(TimeUnit.HOURS.toNanos(1)));
     }
 
@@ -286,10 +304,13 @@ class TimerWheelTest {
     void timerACallbackSchedulesDueLaterInThisPollFiresInThisPoll() {
         List<Long> order = new ArrayList<>();
         long first = now + TICK;
-        at(wheel, () -> {
-            order.add(1L);
-            at(wheel, () -> order.add(2L), first + 3 * TICK);
-        }, first);
+        at(
+                wheel,
+                () -> {
+                    order.add(1L);
+                    at(wheel, () -> order.add(2L), first + 3 * TICK);
+                },
+                first);
         assertEquals(2, pollAfter(5 * TICK));
         assertEquals(List.of(1L, 2L), order);
     }
@@ -298,13 +319,16 @@ class TimerWheelTest {
     void timerACallbackMakesDueAtOrBeforeTheFiredDeadlineWaitsForTheNextPoll() {
         List<TimerNode> expiries = new ArrayList<>();
         long deadline = now + TICK;
-        wheel.scheduleAt(new TimerNode() {
-            @Override
-            protected void expire() {
-                expiries.add(this);
-                TimerWheelTest.this.wheel.scheduleAt(this, deadline); // due again at once: must not keep the poll busy
-            }
-        }, deadline);
+        wheel.scheduleAt(
+                new TimerNode() {
+                    @Override
+                    protected void expire() {
+                        expiries.add(this);
+                        TimerWheelTest.this.wheel.scheduleAt(
+                                this, deadline); // due again at once: must not keep the poll busy
+                    }
+                },
+                deadline);
         assertEquals(1, pollAfter(TICK));
         assertEquals(1, wheel.pendingTimers());
         assertTrue(wheel.nextDeadlineNanos() - now <= 0, "due: the driver polls again at once");
@@ -315,13 +339,16 @@ class TimerWheelTest {
     @Test
     void pollFromACallbackIsRejected() {
         List<Throwable> errors = new ArrayList<>();
-        at(wheel, () -> {
-            try {
-                wheel.poll(now);
-            } catch (IllegalStateException e) {
-                errors.add(e);
-            }
-        }, in(TICK));
+        at(
+                wheel,
+                () -> {
+                    try {
+                        wheel.poll(now);
+                    } catch (IllegalStateException e) {
+                        errors.add(e);
+                    }
+                },
+                in(TICK));
         pollAfter(TICK);
         assertEquals(1, errors.size());
     }
@@ -387,7 +414,7 @@ class TimerWheelTest {
         TimerWheel wrapping = new TimerWheel(Long.MAX_VALUE - 2 * MS, TICK, SLOTS);
         long at = Long.MAX_VALUE - 2 * MS;
         at(wrapping, at + 5 * MS); // past the wrap
-        at(wrapping, at + MS);     // before it
+        at(wrapping, at + MS); // before it
         assertEquals(1, wrapping.poll(at + MS));
         assertEquals(0, wrapping.poll(at + 5 * MS - 1));
         assertEquals(1, wrapping.poll(at + 5 * MS));
@@ -478,11 +505,14 @@ class TimerWheelTest {
     void aTimerACallbackSchedulesInTheTickBeingFiredFiresInOrderInTheSamePoll() {
         List<String> order = new ArrayList<>();
         long tickStart = START + 3 * TICK - (START & (TICK - 1));
-        at(wheel, () -> {
-            order.add("first");
-            at(wheel, () -> order.add("added at 300"), tickStart + 300);
-            at(wheel, () -> order.add("added at 200"), tickStart + 200);
-        }, tickStart + 100);
+        at(
+                wheel,
+                () -> {
+                    order.add("first");
+                    at(wheel, () -> order.add("added at 300"), tickStart + 300);
+                    at(wheel, () -> order.add("added at 200"), tickStart + 200);
+                },
+                tickStart + 100);
         at(wheel, () -> order.add("at 200"), tickStart + 200);
         at(wheel, () -> order.add("at 400"), tickStart + 400);
         assertEquals(5, pollAfter(5 * TICK));
@@ -506,8 +536,10 @@ class TimerWheelTest {
         for (int i = 0; i < timers; i++) {
             byOrder[i] = i;
         }
-        java.util.Arrays.sort(byOrder, java.util.Comparator.comparingLong((Integer i) -> wheel.deadlineNanos(ids[i]) - START)
-                .thenComparingInt(i -> i));
+        java.util.Arrays.sort(
+                byOrder,
+                java.util.Comparator.comparingLong((Integer i) -> wheel.deadlineNanos(ids[i]) - START)
+                        .thenComparingInt(i -> i));
         for (Integer i : byOrder) {
             expected.add(ids[i]);
         }
@@ -516,7 +548,7 @@ class TimerWheelTest {
         int polls = 0;
         while (wheel.pendingTimers() > 0) {
             long movedBefore = wheel.movedCount();
-            int fired = wheel.poll(now, lateness -> { }, limit);
+            int fired = wheel.poll(now, lateness -> {}, limit);
             assertTrue(fired + wheel.movedCount() - movedBefore <= limit, "fired plus moved in one poll");
             polls++;
             if (wheel.pendingTimers() > 0) {
@@ -550,6 +582,6 @@ class TimerWheelTest {
 
     @Test
     void limitBelowOneIsRefused() {
-        assertThrows(IllegalArgumentException.class, () -> wheel.poll(now, lateness -> { }, 0));
+        assertThrows(IllegalArgumentException.class, () -> wheel.poll(now, lateness -> {}, 0));
     }
 }

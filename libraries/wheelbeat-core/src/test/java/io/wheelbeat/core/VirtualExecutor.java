@@ -18,8 +18,7 @@ import java.util.concurrent.TimeUnit;
 public final class VirtualExecutor implements WheelExecutor {
 
     /** A scheduled task and when it is due. */
-    private record Scheduled(long dueNanos, Runnable task, CompletableFuture<Void> future) {
-    }
+    private record Scheduled(long dueNanos, Runnable task, CompletableFuture<Void> future) {}
 
     final ManualTicker ticker;
     final List<Long> scheduledDelays = new ArrayList<>();

@@ -5,8 +5,7 @@ import io.wheelbeat.core.internal.ManualTicker;
 /** Threaded timers in virtual time for tests. */
 public final class VirtualTimers {
 
-    private VirtualTimers() {
-    }
+    private VirtualTimers() {}
 
     /**
      * Builds a {@link WheelTimer} whose wheel reads {@code ticker} and whose thread wakes whenever

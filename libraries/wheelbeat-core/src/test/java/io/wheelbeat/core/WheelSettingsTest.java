@@ -1,10 +1,10 @@
 package io.wheelbeat.core;
 
-import io.wheelbeat.core.internal.ManualTicker;
-import io.wheelbeat.core.internal.WheelSettings;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.wheelbeat.core.internal.ManualTicker;
+import io.wheelbeat.core.internal.WheelSettings;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -20,9 +20,15 @@ class WheelSettingsTest {
 
     @Test
     void tickAndSlotsAreRoundedUpToPowersOfTwo() {
-        assertEquals(Duration.ofNanos(1L << 20), new WheelSettings().tick(Duration.ofMillis(1)).tick());
-        assertEquals(Duration.ofNanos(1L << 10), new WheelSettings().tick(Duration.ofNanos(1024)).tick());
-        assertEquals(Duration.ofNanos(1L << 11), new WheelSettings().tick(Duration.ofNanos(1025)).tick());
+        assertEquals(
+                Duration.ofNanos(1L << 20),
+                new WheelSettings().tick(Duration.ofMillis(1)).tick());
+        assertEquals(
+                Duration.ofNanos(1L << 10),
+                new WheelSettings().tick(Duration.ofNanos(1024)).tick());
+        assertEquals(
+                Duration.ofNanos(1L << 11),
+                new WheelSettings().tick(Duration.ofNanos(1025)).tick());
         assertEquals(128, new WheelSettings().slots(100).slots());
     }
 
@@ -47,9 +53,10 @@ class WheelSettingsTest {
         WheelTimer timer = builder.build();
         try {
             builder.maxPendingTimers(5);
-            timer.newTimeout(t -> { }, 1_000_000_000L);
-            assertThrows(java.util.concurrent.RejectedExecutionException.class,
-                    () -> timer.newTimeout(t -> { }, 1_000_000_000L));
+            timer.newTimeout(t -> {}, 1_000_000_000L);
+            assertThrows(
+                    java.util.concurrent.RejectedExecutionException.class,
+                    () -> timer.newTimeout(t -> {}, 1_000_000_000L));
         } finally {
             timer.stop();
         }

@@ -33,7 +33,8 @@ class WheelTimerStressTest {
     @Test
     void everyTimeoutFiresExactlyOnceOrIsCancelledNeverBothNeverNeither() throws Exception {
         WheelTimer timer = WheelTimer.builder()
-                .tick(Duration.of(100, java.time.temporal.ChronoUnit.MICROS)).slots(1024)
+                .tick(Duration.of(100, java.time.temporal.ChronoUnit.MICROS))
+                .slots(1024)
                 .build();
         List<Tracked> all = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
@@ -88,8 +89,8 @@ class WheelTimerStressTest {
         int cancelCursor = 0;
         for (int i = 0; i < mine.size(); i++) {
             Tracked tracked = mine.get(i);
-            tracked.timeout = timer.newTimeout(t -> tracked.runs.incrementAndGet(),
-                    random.nextLong(-100_000, 3_000_000));
+            tracked.timeout =
+                    timer.newTimeout(t -> tracked.runs.incrementAndGet(), random.nextLong(-100_000, 3_000_000));
             if (random.nextInt(4) == 0) {
                 tracked.cancelWon = tracked.timeout.cancel();
             }

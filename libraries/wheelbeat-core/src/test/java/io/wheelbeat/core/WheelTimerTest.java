@@ -1,12 +1,12 @@
 package io.wheelbeat.core;
 
-import io.wheelbeat.core.internal.ManualTicker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.wheelbeat.core.internal.ManualTicker;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -64,8 +64,9 @@ class WheelTimerTest {
             timers.forEach(WheelTimer::stop);
         }
         String log = captured.toString(StandardCharsets.UTF_8);
-        long warnings = log.lines().filter(line -> line.contains("WARN")
-                && line.contains("WheelTimers (or NettyWheelTimers) are running")).count();
+        long warnings = log.lines()
+                .filter(line -> line.contains("WARN") && line.contains("WheelTimers (or NettyWheelTimers) are running"))
+                .count();
         assertEquals(1, warnings, log);
         assertTrue(log.contains((WheelTimer.MANY_TIMERS + 1) + " WheelTimers"), log);
     }
@@ -95,10 +96,12 @@ class WheelTimerTest {
     void taskReceivesItsOwnTimeout() throws InterruptedException {
         AtomicReference<WheelTimeout> seen = new AtomicReference<>();
         CountDownLatch ran = new CountDownLatch(1);
-        WheelTimeout timeout = timer.newTimeout(t -> {
-            seen.set(t);
-            ran.countDown();
-        }, TimeUnit.MILLISECONDS.toNanos(1));
+        WheelTimeout timeout = timer.newTimeout(
+                t -> {
+                    seen.set(t);
+                    ran.countDown();
+                },
+                TimeUnit.MILLISECONDS.toNanos(1));
         ticker.advance(1, TimeUnit.SECONDS);
         await(ran);
         assertSame(timeout, seen.get());
@@ -120,7 +123,7 @@ class WheelTimerTest {
 
     @Test
     void cancelTwiceReturnsFalseTheSecondTime() {
-        WheelTimeout timeout = timer.newTimeout(t -> { }, TimeUnit.SECONDS.toNanos(1));
+        WheelTimeout timeout = timer.newTimeout(t -> {}, TimeUnit.SECONDS.toNanos(1));
         assertTrue(timeout.cancel());
         assertFalse(timeout.cancel());
     }
@@ -137,9 +140,11 @@ class WheelTimerTest {
 
     @Test
     void throwingTaskDoesNotStopTheTimer() throws InterruptedException {
-        timer.newTimeout(t -> {
-            throw new IllegalStateException("boom");
-        }, TimeUnit.SECONDS.toNanos(1));
+        timer.newTimeout(
+                t -> {
+                    throw new IllegalStateException("boom");
+                },
+                TimeUnit.SECONDS.toNanos(1));
         CountDownLatch ran = new CountDownLatch(1);
         timer.newTimeout(t -> ran.countDown(), TimeUnit.SECONDS.toNanos(2));
         ticker.advance(3, TimeUnit.SECONDS);
@@ -154,10 +159,12 @@ class WheelTimerTest {
             timer = VirtualTimers.wheelTimer(ticker, WheelTimer.builder().taskExecutor(executor));
             AtomicReference<String> thread = new AtomicReference<>();
             CountDownLatch ran = new CountDownLatch(1);
-            timer.newTimeout(t -> {
-                thread.set(Thread.currentThread().getName());
-                ran.countDown();
-            }, TimeUnit.SECONDS.toNanos(1));
+            timer.newTimeout(
+                    t -> {
+                        thread.set(Thread.currentThread().getName());
+                        ran.countDown();
+                    },
+                    TimeUnit.SECONDS.toNanos(1));
             ticker.advance(2, TimeUnit.SECONDS);
             await(ran);
             assertEquals("task-executor", thread.get());
@@ -168,8 +175,8 @@ class WheelTimerTest {
 
     @Test
     void stopReturnsTheTimeoutsThatNeverFired() {
-        WheelTimeout pending = timer.newTimeout(t -> { }, TimeUnit.HOURS.toNanos(1));
-        WheelTimeout cancelled = timer.newTimeout(t -> { }, TimeUnit.HOURS.toNanos(1));
+        WheelTimeout pending = timer.newTimeout(t -> {}, TimeUnit.HOURS.toNanos(1));
+        WheelTimeout cancelled = timer.newTimeout(t -> {}, TimeUnit.HOURS.toNanos(1));
         cancelled.cancel();
         Set<WheelTimeout> unfired = timer.stop();
         assertEquals(Set.of(pending), unfired);
@@ -178,7 +185,7 @@ class WheelTimerTest {
 
     @Test
     void secondStopReturnsNothing() {
-        timer.newTimeout(t -> { }, TimeUnit.HOURS.toNanos(1));
+        timer.newTimeout(t -> {}, TimeUnit.HOURS.toNanos(1));
         timer.stop();
         assertTrue(timer.stop().isEmpty());
     }
@@ -186,21 +193,23 @@ class WheelTimerTest {
     @Test
     void scheduleAfterStopIsRejected() {
         timer.stop();
-        assertThrows(IllegalStateException.class, () -> timer.newTimeout(t -> { }, TimeUnit.SECONDS.toNanos(1)));
+        assertThrows(IllegalStateException.class, () -> timer.newTimeout(t -> {}, TimeUnit.SECONDS.toNanos(1)));
     }
 
     @Test
     void stopFromATaskIsRejected() throws InterruptedException {
         AtomicReference<Throwable> error = new AtomicReference<>();
         CountDownLatch ran = new CountDownLatch(1);
-        timer.newTimeout(t -> {
-            try {
-                timer.stop();
-            } catch (IllegalStateException e) {
-                error.set(e);
-            }
-            ran.countDown();
-        }, TimeUnit.SECONDS.toNanos(1));
+        timer.newTimeout(
+                t -> {
+                    try {
+                        timer.stop();
+                    } catch (IllegalStateException e) {
+                        error.set(e);
+                    }
+                    ran.countDown();
+                },
+                TimeUnit.SECONDS.toNanos(1));
         ticker.advance(2, TimeUnit.SECONDS);
         await(ran);
         assertTrue(error.get() instanceof IllegalStateException);
@@ -216,10 +225,10 @@ class WheelTimerTest {
     void schedulingBeyondTheMaximumIsRejectedAndKeepsThePendingOnes() {
         timer.stop();
         timer = VirtualTimers.wheelTimer(ticker, WheelTimer.builder().maxPendingTimers(2));
-        WheelTimeout a = timer.newTimeout(t -> { }, TimeUnit.HOURS.toNanos(1));
-        WheelTimeout b = timer.newTimeout(t -> { }, TimeUnit.HOURS.toNanos(1));
-        RejectedExecutionException e = assertThrows(RejectedExecutionException.class,
-                () -> timer.newTimeout(t -> { }, TimeUnit.HOURS.toNanos(1)));
+        WheelTimeout a = timer.newTimeout(t -> {}, TimeUnit.HOURS.toNanos(1));
+        WheelTimeout b = timer.newTimeout(t -> {}, TimeUnit.HOURS.toNanos(1));
+        RejectedExecutionException e = assertThrows(
+                RejectedExecutionException.class, () -> timer.newTimeout(t -> {}, TimeUnit.HOURS.toNanos(1)));
         assertTrue(e.getMessage().contains("maximum is 2"), e.getMessage());
         assertEquals(Set.of(a, b), timer.stop());
     }
@@ -228,9 +237,24 @@ class WheelTimerTest {
     void overdueTimeoutsAfterALongPauseRunOnceInDeadlineOrder() throws InterruptedException {
         StringBuffer order = new StringBuffer();
         CountDownLatch ran = new CountDownLatch(3);
-        timer.newTimeout(t -> { order.append('c'); ran.countDown(); }, TimeUnit.HOURS.toNanos(3));
-        timer.newTimeout(t -> { order.append('a'); ran.countDown(); }, TimeUnit.SECONDS.toNanos(1));
-        timer.newTimeout(t -> { order.append('b'); ran.countDown(); }, TimeUnit.MINUTES.toNanos(2));
+        timer.newTimeout(
+                t -> {
+                    order.append('c');
+                    ran.countDown();
+                },
+                TimeUnit.HOURS.toNanos(3));
+        timer.newTimeout(
+                t -> {
+                    order.append('a');
+                    ran.countDown();
+                },
+                TimeUnit.SECONDS.toNanos(1));
+        timer.newTimeout(
+                t -> {
+                    order.append('b');
+                    ran.countDown();
+                },
+                TimeUnit.MINUTES.toNanos(2));
         ticker.advance(1, TimeUnit.DAYS);
         await(ran);
         assertEquals("abc", order.toString());

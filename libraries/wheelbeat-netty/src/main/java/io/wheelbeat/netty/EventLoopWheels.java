@@ -37,7 +37,8 @@ public final class EventLoopWheels {
     private final Map<EventExecutor, ExecutorDrivenWheel> wheels = new WeakHashMap<>();
     /** The loops with a wheel of their own ({@link LoopWheelOwner}) whose wheel was announced. */
     private final Map<EventExecutor, Boolean> ownWheelsAnnounced = new WeakHashMap<>();
-    private BiConsumer<EventExecutor, ExecutorDrivenWheel> onNewWheel = (loop, wheel) -> { };
+
+    private BiConsumer<EventExecutor, ExecutorDrivenWheel> onNewWheel = (loop, wheel) -> {};
 
     /**
      * Wheels with the given tick (rounded up to a power of two nanoseconds) and number of slots.
@@ -84,7 +85,8 @@ public final class EventLoopWheels {
                 if (wheel != null) {
                     return wheel;
                 }
-                wheel = Drivers.executorDriven(new LoopExecutor(loop),
+                wheel = Drivers.executorDriven(
+                        new LoopExecutor(loop),
                         new WheelSettings().tick(tick).slots(slots).ticker(LoopClocks.of(loop)));
                 wheels.put(loop, wheel);
             }

@@ -15,8 +15,7 @@ public abstract class HandlerBuilder<B extends HandlerBuilder<B>> {
     private MeterRegistry registry;
 
     /** For wheelbeat's builders only. */
-    protected HandlerBuilder() {
-    }
+    protected HandlerBuilder() {}
 
     /**
      * Puts the timers on these per-event-loop wheels; {@link EventLoopWheels#shared()} by default.

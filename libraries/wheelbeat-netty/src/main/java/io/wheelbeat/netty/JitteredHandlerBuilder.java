@@ -15,8 +15,7 @@ public abstract class JitteredHandlerBuilder<B extends JitteredHandlerBuilder<B>
     private RandomGenerator random = Jitter.THREAD_LOCAL_RANDOM;
 
     /** For wheelbeat's builders only. */
-    protected JitteredHandlerBuilder() {
-    }
+    protected JitteredHandlerBuilder() {}
 
     /**
      * The source of the jitter; the calling event loop's {@code ThreadLocalRandom} by default.

@@ -91,8 +91,8 @@ public final class NettyWheelTimer implements Timer {
 
     private static MethodHandle taskCancelled() {
         try {
-            return MethodHandles.publicLookup().findVirtual(TimerTask.class, "cancelled",
-                    MethodType.methodType(void.class, Timeout.class));
+            return MethodHandles.publicLookup()
+                    .findVirtual(TimerTask.class, "cancelled", MethodType.methodType(void.class, Timeout.class));
         } catch (NoSuchMethodException e) {
             return null; // Netty 4.1
         } catch (IllegalAccessException e) {

@@ -58,8 +58,8 @@ public final class TcpKeepAlive {
      *     is over {@link Integer#MAX_VALUE} seconds
      */
     public static TcpKeepAlive of(Duration idle, Duration interval, int count) {
-        return new TcpKeepAlive(seconds("idle", idle), seconds("interval", interval),
-                ConfigChecks.positive("count", count), 0);
+        return new TcpKeepAlive(
+                seconds("idle", idle), seconds("interval", interval), ConfigChecks.positive("count", count), 0);
     }
 
     /**
@@ -73,7 +73,8 @@ public final class TcpKeepAlive {
      */
     public TcpKeepAlive withUserTimeout(Duration timeout) {
         long nanos = ConfigChecks.positiveNanos("userTimeout", timeout);
-        return new TcpKeepAlive(idleSeconds, intervalSeconds, count, checkedInt("userTimeout", ceilDiv(nanos, 1_000_000L)));
+        return new TcpKeepAlive(
+                idleSeconds, intervalSeconds, count, checkedInt("userTimeout", ceilDiv(nanos, 1_000_000L)));
     }
 
     /**
@@ -92,7 +93,8 @@ public final class TcpKeepAlive {
             return false;
         }
         config.setOption(options.keepAlive, Boolean.TRUE);
-        boolean set = set(config, options.idle, idleSeconds) & set(config, options.interval, intervalSeconds)
+        boolean set = set(config, options.idle, idleSeconds)
+                & set(config, options.interval, intervalSeconds)
                 & set(config, options.count, count);
         if (userTimeoutMillis > 0 && !set(config, options.userTimeout, userTimeoutMillis)) {
             log.debug("{}: TCP_USER_TIMEOUT is not available on this transport", channel);
@@ -129,9 +131,12 @@ public final class TcpKeepAlive {
     }
 
     /** The keepalive options a kind of channel config supports; null where it has none. */
-    private record Options(ChannelOption<Boolean> keepAlive, ChannelOption<Integer> idle,
-                           ChannelOption<Integer> interval, ChannelOption<Integer> count,
-                           ChannelOption<Integer> userTimeout) {
+    private record Options(
+            ChannelOption<Boolean> keepAlive,
+            ChannelOption<Integer> idle,
+            ChannelOption<Integer> interval,
+            ChannelOption<Integer> count,
+            ChannelOption<Integer> userTimeout) {
 
         /** By config class: the options a socket supports depend on its transport, JDK and OS, not on the socket. */
         static final Map<Class<?>, Options> OF = new ConcurrentHashMap<>();
@@ -143,16 +148,21 @@ public final class TcpKeepAlive {
             ChannelOption<Integer> userTimeout = named(supported, "TCP_USER_TIMEOUT", "TCP_USER_TIMEOUT");
             if (userTimeout == null && idle != null && idle.name().endsWith("#TCP_KEEPIDLE")) {
                 // epoll's config sets TCP_USER_TIMEOUT without listing it: its constant beside TCP_KEEPIDLE
-                String name = idle.name().substring(0, idle.name().length() - "TCP_KEEPIDLE".length()) + "TCP_USER_TIMEOUT";
+                String name =
+                        idle.name().substring(0, idle.name().length() - "TCP_KEEPIDLE".length()) + "TCP_USER_TIMEOUT";
                 userTimeout = ChannelOption.exists(name) ? ChannelOption.valueOf(name) : null;
             }
-            return new Options(supported.contains(ChannelOption.SO_KEEPALIVE) ? ChannelOption.SO_KEEPALIVE : null, idle,
-                    named(supported, "TCP_KEEPINTERVAL", "TCP_KEEPINTVL"), named(supported, "TCP_KEEPCOUNT", "TCP_KEEPCNT"),
+            return new Options(
+                    supported.contains(ChannelOption.SO_KEEPALIVE) ? ChannelOption.SO_KEEPALIVE : null,
+                    idle,
+                    named(supported, "TCP_KEEPINTERVAL", "TCP_KEEPINTVL"),
+                    named(supported, "TCP_KEEPCOUNT", "TCP_KEEPCNT"),
                     userTimeout);
         }
 
         @SuppressWarnings("unchecked") // every option of these names takes an Integer, in the JDK and in Netty
-        private static ChannelOption<Integer> named(Set<ChannelOption<?>> supported, String jdkName, String nativeName) {
+        private static ChannelOption<Integer> named(
+                Set<ChannelOption<?>> supported, String jdkName, String nativeName) {
             for (ChannelOption<?> option : supported) {
                 String name = option.name();
                 if (name.equals(jdkName) || name.endsWith("#" + nativeName)) {

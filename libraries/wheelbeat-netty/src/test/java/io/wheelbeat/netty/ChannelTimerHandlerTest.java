@@ -119,12 +119,10 @@ class ChannelTimerHandlerTest {
     void aHandlerWhoseStartThrowsIsRemovedCleanly() {
         VirtualTime.assertAFailedStartRemovesCleanly(wheels -> new ChannelTimerHandler(wheels) {
             @Override
-            protected void onStart(ChannelHandlerContext ctx, long nowNanos) {
-            }
+            protected void onStart(ChannelHandlerContext ctx, long nowNanos) {}
 
             @Override
-            protected void onStop() {
-            }
+            protected void onStop() {}
         });
     }
 }

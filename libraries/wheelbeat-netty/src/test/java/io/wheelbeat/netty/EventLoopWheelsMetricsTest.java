@@ -19,8 +19,13 @@ class EventLoopWheelsMetricsTest {
     private EmbeddedChannel channelWithIdleHandler() {
         EmbeddedChannel ch = new EmbeddedChannel();
         ch.freezeTime();
-        ch.pipeline().addLast(WheelIdleStateHandler.builder().readerIdleTime(Duration.ofMillis(10))
-                .allIdleTime(Duration.ofMillis(20)).wheels(wheels).build().newHandler());
+        ch.pipeline()
+                .addLast(WheelIdleStateHandler.builder()
+                        .readerIdleTime(Duration.ofMillis(10))
+                        .allIdleTime(Duration.ofMillis(20))
+                        .wheels(wheels)
+                        .build()
+                        .newHandler());
         return ch;
     }
 
@@ -30,9 +35,24 @@ class EventLoopWheelsMetricsTest {
         EmbeddedChannel first = channelWithIdleHandler();
         EmbeddedChannel second = channelWithIdleHandler();
         first.close();
-        assertEquals(0, registry.get("wheelbeat.timer.pending").tag("wheel", "loop-0").gauge().value());
-        assertEquals(2, registry.get("wheelbeat.timer.pending").tag("wheel", "loop-1").gauge().value());
-        assertEquals(2, registry.get("wheelbeat.timer.cancelled").tag("wheel", "loop-0").functionCounter().count());
+        assertEquals(
+                0,
+                registry.get("wheelbeat.timer.pending")
+                        .tag("wheel", "loop-0")
+                        .gauge()
+                        .value());
+        assertEquals(
+                2,
+                registry.get("wheelbeat.timer.pending")
+                        .tag("wheel", "loop-1")
+                        .gauge()
+                        .value());
+        assertEquals(
+                2,
+                registry.get("wheelbeat.timer.cancelled")
+                        .tag("wheel", "loop-0")
+                        .functionCounter()
+                        .count());
         second.finishAndReleaseAll();
     }
 
@@ -41,8 +61,16 @@ class EventLoopWheelsMetricsTest {
         new EventLoopWheelsMetrics(wheels).bindTo(registry);
         EmbeddedChannel ch = channelWithIdleHandler();
         VirtualTime.advanceTo(ch, VirtualTime.now(ch) + MILLISECONDS.toNanos(25));
-        long fired = (long) registry.get("wheelbeat.timer.expired").tag("wheel", "loop-0").functionCounter().count();
-        assertEquals(fired, registry.get("wheelbeat.timer.lateness").tag("wheel", "loop-0").timer().count());
+        long fired = (long) registry.get("wheelbeat.timer.expired")
+                .tag("wheel", "loop-0")
+                .functionCounter()
+                .count();
+        assertEquals(
+                fired,
+                registry.get("wheelbeat.timer.lateness")
+                        .tag("wheel", "loop-0")
+                        .timer()
+                        .count());
         // The reader's timer at 10 ms, then the reader's and the all check's at 20 ms: each check's
         // timer fires, as each of Netty's idle tasks runs.
         assertEquals(3, fired);

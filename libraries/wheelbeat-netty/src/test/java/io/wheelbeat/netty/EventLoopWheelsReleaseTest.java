@@ -23,8 +23,7 @@ class EventLoopWheelsReleaseTest {
     /** A timer that references nothing, so that only the wheel's own references are tested. */
     private static final class Nothing extends io.wheelbeat.core.TimerNode {
         @Override
-        protected void expire() {
-        }
+        protected void expire() {}
     }
 
     @ParameterizedTest(name = "timer left pending: {0}")
@@ -46,12 +45,13 @@ class EventLoopWheelsReleaseTest {
         EventLoop loop = group.next();
         ExecutorDrivenWheel wheel = wheels.wheelFor(loop);
         loop.submit(() -> {
-            Nothing timer = new Nothing();
-            wheel.schedule(timer, TimeUnit.SECONDS.toNanos(60));
-            if (!leavePending) {
-                wheel.cancel(timer);
-            }
-        }).syncUninterruptibly();
+                    Nothing timer = new Nothing();
+                    wheel.schedule(timer, TimeUnit.SECONDS.toNanos(60));
+                    if (!leavePending) {
+                        wheel.cancel(timer);
+                    }
+                })
+                .syncUninterruptibly();
         group.shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
         return new WeakReference<>(loop);
     }

@@ -25,8 +25,7 @@ public final class NettyLine {
      */
     public static final boolean NETTYS_IDLE_HANDLER_IN_VIRTUAL_TIME = IS_4_2;
 
-    private NettyLine() {
-    }
+    private NettyLine() {}
 
     /** Skips the calling test, saying why, unless Netty is 4.2 or later. */
     public static void assume42(String why) {
@@ -36,12 +35,15 @@ public final class NettyLine {
     /** NIO event loops: 4.2's IoHandler group, or 4.1's NioEventLoopGroup. */
     @SuppressWarnings("deprecation") // NioEventLoopGroup: deprecated in 4.2, the only one 4.1 has
     public static EventLoopGroup nio(int threads) {
-        return IS_4_2 ? new MultiThreadIoEventLoopGroup(threads, NioIoHandler.newFactory()) : new NioEventLoopGroup(threads);
+        return IS_4_2
+                ? new MultiThreadIoEventLoopGroup(threads, NioIoHandler.newFactory())
+                : new NioEventLoopGroup(threads);
     }
 
     /** Event loops for LocalChannel: 4.2's IoHandler group, or 4.1's DefaultEventLoopGroup. */
     public static EventLoopGroup local(int threads) {
-        return IS_4_2 ? new MultiThreadIoEventLoopGroup(threads, LocalIoHandler.newFactory())
+        return IS_4_2
+                ? new MultiThreadIoEventLoopGroup(threads, LocalIoHandler.newFactory())
                 : new DefaultEventLoopGroup(threads);
     }
 }

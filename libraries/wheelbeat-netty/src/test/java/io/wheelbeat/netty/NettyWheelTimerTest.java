@@ -77,17 +77,20 @@ class NettyWheelTimerTest {
         try {
             AtomicInteger runs = new AtomicInteger();
             BlockingQueue<Timeout> toldCancelled = new ArrayBlockingQueue<>(4);
-            Timeout timeout = timer.newTimeout(new TimerTask() {
-                @Override
-                public void run(Timeout t) {
-                    runs.incrementAndGet();
-                }
+            Timeout timeout = timer.newTimeout(
+                    new TimerTask() {
+                        @Override
+                        public void run(Timeout t) {
+                            runs.incrementAndGet();
+                        }
 
-                @Override
-                public void cancelled(Timeout t) {
-                    toldCancelled.add(t);
-                }
-            }, 20, TimeUnit.MILLISECONDS);
+                        @Override
+                        public void cancelled(Timeout t) {
+                            toldCancelled.add(t);
+                        }
+                    },
+                    20,
+                    TimeUnit.MILLISECONDS);
 
             assertTrue(timeout.cancel());
             assertFalse(timeout.cancel(), "only the first cancel wins");
@@ -134,14 +137,17 @@ class NettyWheelTimerTest {
         Timer timer = make.get();
         try {
             CompletableFuture<Throwable> thrown = new CompletableFuture<>();
-            timer.newTimeout(t -> {
-                try {
-                    t.timer().stop();
-                    thrown.complete(null);
-                } catch (Throwable e) {
-                    thrown.complete(e);
-                }
-            }, 1, TimeUnit.MILLISECONDS);
+            timer.newTimeout(
+                    t -> {
+                        try {
+                            t.timer().stop();
+                            thrown.complete(null);
+                        } catch (Throwable e) {
+                            thrown.complete(e);
+                        }
+                    },
+                    1,
+                    TimeUnit.MILLISECONDS);
             assertTrue(thrown.get(WAIT_SECONDS, TimeUnit.SECONDS) instanceof IllegalStateException);
         } finally {
             timer.stop();
@@ -154,9 +160,12 @@ class NettyWheelTimerTest {
         Timer timer = make.get();
         try {
             CountDownLatch later = new CountDownLatch(1);
-            timer.newTimeout(t -> {
-                throw new IllegalStateException("thrown on purpose by the test");
-            }, 1, TimeUnit.MILLISECONDS);
+            timer.newTimeout(
+                    t -> {
+                        throw new IllegalStateException("thrown on purpose by the test");
+                    },
+                    1,
+                    TimeUnit.MILLISECONDS);
             timer.newTimeout(t -> later.countDown(), 30, TimeUnit.MILLISECONDS);
             assertTrue(later.await(WAIT_SECONDS, TimeUnit.SECONDS));
         } finally {
@@ -170,7 +179,7 @@ class NettyWheelTimerTest {
         Timer timer = make.get();
         try {
             assertThrows(NullPointerException.class, () -> timer.newTimeout(null, 1, TimeUnit.SECONDS));
-            assertThrows(NullPointerException.class, () -> timer.newTimeout(t -> { }, 1, null));
+            assertThrows(NullPointerException.class, () -> timer.newTimeout(t -> {}, 1, null));
         } finally {
             timer.stop();
         }

@@ -39,8 +39,7 @@ class NettyWithoutMicrometerTest {
 
     @Test
     void micrometerIsNotOnTheClassPathOfThisRun() {
-        assertThrows(ClassNotFoundException.class,
-                () -> Class.forName("io.micrometer.core.instrument.MeterRegistry"));
+        assertThrows(ClassNotFoundException.class, () -> Class.forName("io.micrometer.core.instrument.MeterRegistry"));
     }
 
     @Test
@@ -58,8 +57,12 @@ class NettyWithoutMicrometerTest {
 
     @Test
     void theIdleHandlerFromItsBuilderFires() {
-        EmbeddedChannel ch = VirtualTime.frozenChannel(WheelIdleStateHandler.builder()
-                .allIdleTime(Duration.ofMillis(100)).build().newHandler(), events);
+        EmbeddedChannel ch = VirtualTime.frozenChannel(
+                WheelIdleStateHandler.builder()
+                        .allIdleTime(Duration.ofMillis(100))
+                        .build()
+                        .newHandler(),
+                events);
         VirtualTime.advance(ch, 150);
         assertEquals(List.of(IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT), events.all());
         ch.finishAndReleaseAll();
@@ -67,8 +70,12 @@ class NettyWithoutMicrometerTest {
 
     @Test
     void theHeartbeatPingsAnIdleConnection() {
-        EmbeddedChannel ch = VirtualTime.frozenChannel(HeartbeatHandler.builder()
-                .sendPings(Duration.ofMillis(100), channel -> "PING", "PONG"::equals).build().newHandler(), events);
+        EmbeddedChannel ch = VirtualTime.frozenChannel(
+                HeartbeatHandler.builder()
+                        .sendPings(Duration.ofMillis(100), channel -> "PING", "PONG"::equals)
+                        .build()
+                        .newHandler(),
+                events);
         assertNull(ch.readOutbound());
         VirtualTime.advance(ch, 200);
         assertEquals("PING", ch.readOutbound());
@@ -77,8 +84,12 @@ class NettyWithoutMicrometerTest {
 
     @Test
     void theConnectionDeadlineClosesASilentConnection() {
-        EmbeddedChannel ch = VirtualTime.frozenChannel(ConnectionDeadlineHandler.builder()
-                .firstMessageTimeout(Duration.ofMillis(100)).build().newHandler(), events);
+        EmbeddedChannel ch = VirtualTime.frozenChannel(
+                ConnectionDeadlineHandler.builder()
+                        .firstMessageTimeout(Duration.ofMillis(100))
+                        .build()
+                        .newHandler(),
+                events);
         VirtualTime.advance(ch, 99);
         assertTrue(ch.isActive());
         VirtualTime.advance(ch, 10);
@@ -88,14 +99,24 @@ class NettyWithoutMicrometerTest {
 
     @Test
     void theSharedBuilderOptionsAndValueTypesNeedNoMicrometer() {
-        EmbeddedChannel aged = VirtualTime.frozenChannel(ConnectionDeadlineHandler.builder()
-                .maxConnectionAge(MaxConnectionAge.of(Duration.ofMillis(100)).withJitter(0))
-                .wheels(EventLoopWheels.shared()).random(new Random(1)).build().newHandler(), events);
+        EmbeddedChannel aged = VirtualTime.frozenChannel(
+                ConnectionDeadlineHandler.builder()
+                        .maxConnectionAge(
+                                MaxConnectionAge.of(Duration.ofMillis(100)).withJitter(0))
+                        .wheels(EventLoopWheels.shared())
+                        .random(new Random(1))
+                        .build()
+                        .newHandler(),
+                events);
         VirtualTime.advance(aged, 110);
         assertFalse(aged.isActive(), "closed at its age");
-        EmbeddedChannel flooded = VirtualTime.frozenChannel(HeartbeatHandler.builder()
-                .answerPings("PING"::equals, (channel, ping) -> "PONG")
-                .pingLimits(PingLimits.of(Duration.ofSeconds(1), 1)).build().newHandler(), new UserEvents());
+        EmbeddedChannel flooded = VirtualTime.frozenChannel(
+                HeartbeatHandler.builder()
+                        .answerPings("PING"::equals, (channel, ping) -> "PONG")
+                        .pingLimits(PingLimits.of(Duration.ofSeconds(1), 1))
+                        .build()
+                        .newHandler(),
+                new UserEvents());
         flooded.writeInbound("PING", "PING");
         assertFalse(flooded.isActive(), "the second ping within a second strikes out");
         aged.finishAndReleaseAll();
@@ -105,10 +126,15 @@ class NettyWithoutMicrometerTest {
     @Test
     void theRateLimitDropsMessagesOverTheLimit() {
         EmbeddedChannel ch = VirtualTime.frozenChannel();
-        KeyedRateLimiter<String> limiter = KeyedRateLimiter.builder(RateLimit.slidingWindow(2, Duration.ofSeconds(1)),
-                EventLoopWheels.shared().wheelFor(ch.eventLoop())).build();
-        ch.pipeline().addLast(RateLimitHandler.builder(limiter, (channel, msg) -> "tenant").perMessage()
-                .dropWhenOver().build());
+        KeyedRateLimiter<String> limiter = KeyedRateLimiter.builder(
+                        RateLimit.slidingWindow(2, Duration.ofSeconds(1)),
+                        EventLoopWheels.shared().wheelFor(ch.eventLoop()))
+                .build();
+        ch.pipeline()
+                .addLast(RateLimitHandler.builder(limiter, (channel, msg) -> "tenant")
+                        .perMessage()
+                        .dropWhenOver()
+                        .build());
         ch.writeInbound("a", "b", "c");
         assertEquals("a", ch.readInbound());
         assertEquals("b", ch.readInbound());
@@ -118,10 +144,13 @@ class NettyWithoutMicrometerTest {
 
     @Test
     void theMqttKeepAliveClosesASilentClient() {
-        EmbeddedChannel ch = VirtualTime.frozenChannel(MqttServerKeepAliveHandler.builder().build().newHandler(),
-                events);
-        ch.writeInbound(MqttMessageBuilders.connect().clientId("c1").protocolVersion(MqttVersion.MQTT_3_1_1)
-                .keepAlive(1).build());
+        EmbeddedChannel ch = VirtualTime.frozenChannel(
+                MqttServerKeepAliveHandler.builder().build().newHandler(), events);
+        ch.writeInbound(MqttMessageBuilders.connect()
+                .clientId("c1")
+                .protocolVersion(MqttVersion.MQTT_3_1_1)
+                .keepAlive(1)
+                .build());
         VirtualTime.advanceTo(ch, VirtualTime.now(ch) + MILLISECONDS.toNanos(1_400));
         assertTrue(ch.isActive(), "within one and a half keepalives");
         VirtualTime.advanceTo(ch, VirtualTime.now(ch) + SECONDS.toNanos(1));

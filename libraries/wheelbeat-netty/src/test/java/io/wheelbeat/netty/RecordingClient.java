@@ -18,8 +18,7 @@ import java.util.List;
  */
 public final class RecordingClient {
 
-    private RecordingClient() {
-    }
+    private RecordingClient() {}
 
     /**
      * Connects to 127.0.0.1:{@code port} and returns the channel once connected.
@@ -28,7 +27,9 @@ public final class RecordingClient {
      */
     public static Channel connect(EventLoopGroup group, int port, List<Object> events, ChannelHandler... handlers)
             throws InterruptedException {
-        return new Bootstrap().group(group).channel(NioSocketChannel.class)
+        return new Bootstrap()
+                .group(group)
+                .channel(NioSocketChannel.class)
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
@@ -44,6 +45,9 @@ public final class RecordingClient {
                             }
                         });
                     }
-                }).connect("127.0.0.1", port).sync().channel();
+                })
+                .connect("127.0.0.1", port)
+                .sync()
+                .channel();
     }
 }

@@ -15,8 +15,7 @@ public class SlowDrainChannel extends EmbeddedChannel {
     private long drainBudget = Long.MAX_VALUE;
 
     /** On EmbeddedChannel's own clock (which {@code freezeTime()} and {@code advanceTimeBy} drive). */
-    public SlowDrainChannel() {
-    }
+    public SlowDrainChannel() {}
 
     /** On {@code ticker}: the event loop's clock, which the test then drives itself. */
     public SlowDrainChannel(Ticker ticker) {

@@ -45,8 +45,11 @@ class TcpKeepAliveTest {
 
     @Test
     void setsTheJdksExtendedOptionsOnNio() throws Exception {
-        assumeTrue(new NioSocketChannel().config().getOptions().keySet().stream()
-                .anyMatch(option -> option.name().equals("TCP_KEEPIDLE")), "this OS's JDK has no TCP_KEEPIDLE");
+        assumeTrue(
+                new NioSocketChannel()
+                        .config().getOptions().keySet().stream()
+                                .anyMatch(option -> option.name().equals("TCP_KEEPIDLE")),
+                "this OS's JDK has no TCP_KEEPIDLE");
         onConnectedClient(NioIoHandler.newFactory(), NioServerSocketChannel.class, NioSocketChannel.class, client -> {
             assertTrue(SETTINGS.applyTo(client));
             assertEquals(Boolean.TRUE, client.config().getOption(ChannelOption.SO_KEEPALIVE));
@@ -59,26 +62,29 @@ class TcpKeepAliveTest {
     @Test
     void setsTheKernelsOptionsAndTheUserTimeoutOnEpoll() throws Exception {
         assumeTrue(Epoll.isAvailable(), "no epoll here");
-        onConnectedClient(EpollIoHandler.newFactory(), EpollServerSocketChannel.class, EpollSocketChannel.class, client -> {
-            assertTrue(SETTINGS.applyTo(client));
-            assertEquals(Boolean.TRUE, client.config().getOption(ChannelOption.SO_KEEPALIVE));
-            assertEquals(7, client.config().getOption(EpollChannelOption.TCP_KEEPIDLE));
-            assertEquals(5, client.config().getOption(EpollChannelOption.TCP_KEEPINTVL));
-            assertEquals(4, client.config().getOption(EpollChannelOption.TCP_KEEPCNT));
-            assertEquals(2_500, client.config().getOption(EpollChannelOption.TCP_USER_TIMEOUT));
-        });
+        onConnectedClient(
+                EpollIoHandler.newFactory(), EpollServerSocketChannel.class, EpollSocketChannel.class, client -> {
+                    assertTrue(SETTINGS.applyTo(client));
+                    assertEquals(Boolean.TRUE, client.config().getOption(ChannelOption.SO_KEEPALIVE));
+                    assertEquals(7, client.config().getOption(EpollChannelOption.TCP_KEEPIDLE));
+                    assertEquals(5, client.config().getOption(EpollChannelOption.TCP_KEEPINTVL));
+                    assertEquals(4, client.config().getOption(EpollChannelOption.TCP_KEEPCNT));
+                    assertEquals(2_500, client.config().getOption(EpollChannelOption.TCP_USER_TIMEOUT));
+                });
     }
 
     @Test
     void theDefaultIsLettucesThirteenSecondsThreeProbes() throws Exception {
         assumeTrue(Epoll.isAvailable(), "no epoll here");
-        onConnectedClient(EpollIoHandler.newFactory(), EpollServerSocketChannel.class, EpollSocketChannel.class, client -> {
-            assertTrue(TcpKeepAlive.DEFAULT.applyTo(client));
-            assertEquals(13, client.config().getOption(EpollChannelOption.TCP_KEEPIDLE));
-            assertEquals(13, client.config().getOption(EpollChannelOption.TCP_KEEPINTVL));
-            assertEquals(3, client.config().getOption(EpollChannelOption.TCP_KEEPCNT));
-            assertEquals(0, client.config().getOption(EpollChannelOption.TCP_USER_TIMEOUT)); // the kernel's default
-        });
+        onConnectedClient(
+                EpollIoHandler.newFactory(), EpollServerSocketChannel.class, EpollSocketChannel.class, client -> {
+                    assertTrue(TcpKeepAlive.DEFAULT.applyTo(client));
+                    assertEquals(13, client.config().getOption(EpollChannelOption.TCP_KEEPIDLE));
+                    assertEquals(13, client.config().getOption(EpollChannelOption.TCP_KEEPINTVL));
+                    assertEquals(3, client.config().getOption(EpollChannelOption.TCP_KEEPCNT));
+                    assertEquals(
+                            0, client.config().getOption(EpollChannelOption.TCP_USER_TIMEOUT)); // the kernel's default
+                });
     }
 
     @Test
@@ -89,30 +95,47 @@ class TcpKeepAliveTest {
     @Test
     void badSettingsAreRefused() {
         assertThrows(IllegalArgumentException.class, () -> TcpKeepAlive.of(Duration.ZERO, Duration.ofSeconds(1), 3));
-        assertThrows(IllegalArgumentException.class, () -> TcpKeepAlive.of(Duration.ofSeconds(1), Duration.ofSeconds(-1), 3));
-        assertThrows(IllegalArgumentException.class, () -> TcpKeepAlive.of(Duration.ofSeconds(1), Duration.ofSeconds(1), 0));
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> TcpKeepAlive.of(Duration.ofSeconds(1), Duration.ofSeconds(-1), 3));
+        assertThrows(
+                IllegalArgumentException.class, () -> TcpKeepAlive.of(Duration.ofSeconds(1), Duration.ofSeconds(1), 0));
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> TcpKeepAlive.of(Duration.ofSeconds(1L + Integer.MAX_VALUE), Duration.ofSeconds(1), 1));
         assertThrows(NullPointerException.class, () -> TcpKeepAlive.of(null, Duration.ofSeconds(1), 1));
         assertThrows(IllegalArgumentException.class, () -> TcpKeepAlive.DEFAULT.withUserTimeout(Duration.ZERO));
     }
 
     /** Connects a client of {@code clientType} to a server on loopback and runs {@code check} on it. */
-    private static void onConnectedClient(IoHandlerFactory transport, Class<? extends ServerSocketChannel> serverType,
-                                          Class<? extends SocketChannel> clientType, Consumer<Channel> check)
+    private static void onConnectedClient(
+            IoHandlerFactory transport,
+            Class<? extends ServerSocketChannel> serverType,
+            Class<? extends SocketChannel> clientType,
+            Consumer<Channel> check)
             throws Exception {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, transport);
         try {
-            Channel server = new ServerBootstrap().group(group).channel(serverType)
+            Channel server = new ServerBootstrap()
+                    .group(group)
+                    .channel(serverType)
                     .childHandler(new ChannelInboundHandlerAdapter())
-                    .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
-            Channel client = new Bootstrap().group(group).channel(clientType).handler(new ChannelInboundHandlerAdapter())
-                    .connect(server.localAddress()).sync().channel();
+                    .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+                    .sync()
+                    .channel();
+            Channel client = new Bootstrap()
+                    .group(group)
+                    .channel(clientType)
+                    .handler(new ChannelInboundHandlerAdapter())
+                    .connect(server.localAddress())
+                    .sync()
+                    .channel();
             check.accept(client);
             client.close().sync();
             server.close().sync();
         } finally {
-            group.shutdownGracefully(0, 0, java.util.concurrent.TimeUnit.MILLISECONDS).sync();
+            group.shutdownGracefully(0, 0, java.util.concurrent.TimeUnit.MILLISECONDS)
+                    .sync();
         }
     }
 }

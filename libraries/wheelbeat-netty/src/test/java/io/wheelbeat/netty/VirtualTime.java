@@ -14,8 +14,7 @@ import org.junit.jupiter.api.Assertions;
 /** EmbeddedChannels in virtual time, for the handler tests. */
 public final class VirtualTime {
 
-    private VirtualTime() {
-    }
+    private VirtualTime() {}
 
     /** An active channel whose time is frozen before {@code handlers} are added (the handlerAdded path). */
     public static EmbeddedChannel frozenChannel(ChannelHandler... handlers) {
@@ -38,7 +37,8 @@ public final class VirtualTime {
         EmbeddedChannel ch = frozenChannel();
         ch.pipeline().addLast(handlerOn.apply(failing));
         Throwable failure = Assertions.assertThrows(Throwable.class, ch::checkException);
-        Assertions.assertTrue(failure.getMessage().endsWith("handlerAdded() has thrown an exception; removed."),
+        Assertions.assertTrue(
+                failure.getMessage().endsWith("handlerAdded() has thrown an exception; removed."),
                 failure.getMessage());
         Assertions.assertEquals("wheel refused", failure.getCause().getMessage());
         Assertions.assertTrue(ch.isOpen());

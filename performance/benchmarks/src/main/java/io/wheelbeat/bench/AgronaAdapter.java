@@ -24,6 +24,7 @@ final class AgronaAdapter extends OwnerThreadAdapter {
     private final long[] ids;
     /** Per tick of the wheel: the handle index of the timer at each place of that tick. */
     private final int[][] handleAt = new int[WHEEL_TICKS][16];
+
     private final DeadlineTimerWheel.TimerHandler onExpiry = this::expired;
 
     AgronaAdapter(int capacity, boolean virtualTime) {

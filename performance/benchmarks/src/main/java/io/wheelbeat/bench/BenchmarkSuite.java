@@ -2,8 +2,8 @@ package io.wheelbeat.bench;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,26 +43,41 @@ import picocli.CommandLine.Option;
  * <p>Exit code 0 when every planned benchmark produced a result, 1 when some did not (the reports
  * are still written and say which), 2 on bad arguments.
  */
-@Command(name = "benchmarks", mixinStandardHelpOptions = true,
+@Command(
+        name = "benchmarks",
+        mixinStandardHelpOptions = true,
         description = "Runs wheelbeat's JMH suite against the peers and writes JSON plus a Markdown table of ratios.")
 public final class BenchmarkSuite implements Callable<Integer> {
 
-    static final List<String> ALL = Arrays.stream(Contender.values()).map(c -> c.id).toList();
-    static final List<String> OWNER_THREAD = Arrays.stream(Contender.values()).filter(c -> !c.threaded).map(c -> c.id).toList();
-    static final List<String> THREADED = Arrays.stream(Contender.values()).filter(c -> c.threaded).map(c -> c.id).toList();
+    static final List<String> ALL =
+            Arrays.stream(Contender.values()).map(c -> c.id).toList();
+    static final List<String> OWNER_THREAD = Arrays.stream(Contender.values())
+            .filter(c -> !c.threaded)
+            .map(c -> c.id)
+            .toList();
+    static final List<String> THREADED = Arrays.stream(Contender.values())
+            .filter(c -> c.threaded)
+            .map(c -> c.id)
+            .toList();
     /** Forked benchmark JVMs: room for Agrona's burst (its per-tick capacity grows to 2 GiB). */
     static final List<String> FORK_JVM_ARGS = List.of("-Xms1g", "-Xmx4g");
 
     @Option(names = "--quick", description = "A run of a few minutes: 1 fork, short iterations, fewer sizes.")
     boolean quick;
 
-    @Option(names = "--out", paramLabel = "DIR", description = "Where to write the reports (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--out",
+            paramLabel = "DIR",
+            description = "Where to write the reports (default: ${DEFAULT-VALUE}).")
     Path out = Path.of("reports", "bench");
 
-    @Option(names = "--only", paramLabel = "REGEX",
-            description = "Run only the steps whose name matches (steps: rearm-2000, rearm-30000, rearm-ours-sizes, rearm-fixed-orders, "
-                    + "rearm-breakdown, schedule-cancel, "
-                    + "expire-owner, expire-threaded, idle-advance, burst, burst-punctual, handler, ratelimit, memory).")
+    @Option(
+            names = "--only",
+            paramLabel = "REGEX",
+            description =
+                    "Run only the steps whose name matches (steps: rearm-2000, rearm-30000, rearm-ours-sizes, rearm-fixed-orders, "
+                            + "rearm-breakdown, schedule-cancel, "
+                            + "expire-owner, expire-threaded, idle-advance, burst, burst-punctual, handler, ratelimit, memory).")
     Pattern only;
 
     @Option(names = "--list", description = "Print the plan and exit.")
@@ -93,35 +108,79 @@ public final class BenchmarkSuite implements Callable<Integer> {
         List<String> delays = List.of("2000", "30000");
         // One step per delay: each stays under 20 minutes at full settings.
         for (String delay : delays) {
-            steps.add(new Step("rearm-" + delay, "RearmBenchmark.rearm",
-                    params("contender", ALL, "pending", rearmSizes, "delayMs", List.of(delay), "order", List.of("random"))));
+            steps.add(new Step(
+                    "rearm-" + delay,
+                    "RearmBenchmark.rearm",
+                    params(
+                            "contender",
+                            ALL,
+                            "pending",
+                            rearmSizes,
+                            "delayMs",
+                            List.of(delay),
+                            "order",
+                            List.of("random"))));
         }
         if (quick) {
             // The 1M / 1k target concerns ours only: the other sizes of ours still run in a quick run.
-            steps.add(new Step("rearm-ours-sizes", "RearmBenchmark.rearm",
-                    params("contender", List.of(Contender.OURS.id), "pending", List.of("65536", "1048576"),
-                            "delayMs", delays, "order", List.of("random"))));
+            steps.add(new Step(
+                    "rearm-ours-sizes",
+                    "RearmBenchmark.rearm",
+                    params(
+                            "contender",
+                            List.of(Contender.OURS.id),
+                            "pending",
+                            List.of("65536", "1048576"),
+                            "delayMs",
+                            delays,
+                            "order",
+                            List.of("random"))));
         }
-        steps.add(new Step("rearm-fixed-orders", "RearmBenchmark.rearm",
-                params("contender", ALL, "pending", List.of("524288"), "delayMs", delays,
-                        "order", List.of("fixed-permutation", "creation"))));
-        steps.add(new Step("rearm-breakdown", "RearmBreakdownBenchmark.*", 4,
-                params("pending", List.of("1024", "524288"))));
-        steps.add(new Step("schedule-cancel", "ScheduleCancelBenchmark.scheduleThenCancel",
+        steps.add(new Step(
+                "rearm-fixed-orders",
+                "RearmBenchmark.rearm",
+                params(
+                        "contender",
+                        ALL,
+                        "pending",
+                        List.of("524288"),
+                        "delayMs",
+                        delays,
+                        "order",
+                        List.of("fixed-permutation", "creation"))));
+        steps.add(new Step(
+                "rearm-breakdown", "RearmBreakdownBenchmark.*", 4, params("pending", List.of("1024", "524288"))));
+        steps.add(new Step(
+                "schedule-cancel",
+                "ScheduleCancelBenchmark.scheduleThenCancel",
                 params("contender", ALL, "pending", quick ? List.of("524288") : List.of("1024", "524288"))));
-        steps.add(new Step("expire-owner", "ExpiryBenchmark.expire",
+        steps.add(new Step(
+                "expire-owner",
+                "ExpiryBenchmark.expire",
                 params("contender", OWNER_THREAD, "spreadTicks", List.of("64", "4096"))));
         // Threaded timers run in real time: 4096 ticks would be 4.3 s of waiting per invocation.
-        steps.add(new Step("expire-threaded", "ExpiryBenchmark.expire",
+        steps.add(new Step(
+                "expire-threaded",
+                "ExpiryBenchmark.expire",
                 params("contender", THREADED, "spreadTicks", List.of("64"))));
         steps.add(new Step("idle-advance", "IdleAdvanceBenchmark.idleAdvance", params("contender", OWNER_THREAD)));
         steps.add(new Step("burst", "BurstBenchmark.burst", params("contender", ALL)));
-        steps.add(new Step("burst-punctual", "PunctualBurstBenchmark.*", 2,
+        steps.add(new Step(
+                "burst-punctual",
+                "PunctualBurstBenchmark.*",
+                2,
                 params("contender", List.of(Contender.OURS.id, Contender.NETTY_EVENTLOOP.id))));
-        steps.add(new Step("handler", "HandlerReadBatchBenchmark.readBatch",
-                params("handler", List.of("netty", "wheel", "none"), "channels",
+        steps.add(new Step(
+                "handler",
+                "HandlerReadBatchBenchmark.readBatch",
+                params(
+                        "handler",
+                        List.of("netty", "wheel", "none"),
+                        "channels",
                         quick ? List.of("1", "524288") : List.of("1", "1024", "65536", "524288"))));
-        steps.add(new Step("ratelimit", "SharedRateLimitBenchmark.tryAcquire",
+        steps.add(new Step(
+                "ratelimit",
+                "SharedRateLimitBenchmark.tryAcquire",
                 params("mode", List.of("local", "cluster", "naive", "bucket4j"))));
         return steps;
     }
@@ -141,8 +200,8 @@ public final class BenchmarkSuite implements Callable<Integer> {
         List<Step> steps = plan(quick).stream().filter(s -> selected(s.name())).toList();
         boolean runMemory = selected("memory");
         if (list) {
-            steps.forEach(s -> System.out.println(s.name() + ": " + s.benchmark() + " " + s.params()
-                    + " (" + s.combinations() + " combinations)"));
+            steps.forEach(s -> System.out.println(
+                    s.name() + ": " + s.benchmark() + " " + s.params() + " (" + s.combinations() + " combinations)"));
             System.out.println("memory: " + (runMemory ? String.join(", ", MemoryFootprint.CONTENDERS) : "skipped"));
             return 0;
         }
@@ -159,12 +218,16 @@ public final class BenchmarkSuite implements Callable<Integer> {
         List<MemoryFootprint.Measurement> memory = runMemory ? measureMemory() : List.of();
         double loadAfter = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
 
-        try (PrintStream json = new PrintStream(Files.newOutputStream(out.resolve("results.json")), true,
-                StandardCharsets.UTF_8)) {
+        try (PrintStream json =
+                new PrintStream(Files.newOutputStream(out.resolve("results.json")), true, StandardCharsets.UTF_8)) {
             ResultFormatFactory.getInstance(ResultFormatType.JSON, json).writeOut(results);
         }
-        Files.writeString(out.resolve("memory.txt"), memory.stream().map(MemoryFootprint.Measurement::line)
-                .collect(Collectors.joining("\n", "# contender timers heapBytesPerTimer jolBytesPerTimer\n", "\n")));
+        Files.writeString(
+                out.resolve("memory.txt"),
+                memory.stream()
+                        .map(MemoryFootprint.Measurement::line)
+                        .collect(Collectors.joining(
+                                "\n", "# contender timers heapBytesPerTimer jolBytesPerTimer\n", "\n")));
         List<ResultRow> rows = results.stream().map(ResultRow::of).toList();
         String markdown = SuiteReport.render(rows, memory, runInfo(when, loadBefore, loadAfter));
         if (results.size() < expected) {
@@ -175,7 +238,8 @@ public final class BenchmarkSuite implements Callable<Integer> {
         System.out.println("Wrote " + out.resolve("results.json") + ", " + out.resolve("memory.txt") + " and "
                 + out.resolve("summary.md"));
         if (results.size() < expected) {
-            System.err.println("Only " + results.size() + " of " + expected + " benchmark combinations produced a result.");
+            System.err.println(
+                    "Only " + results.size() + " of " + expected + " benchmark combinations produced a result.");
             return 1;
         }
         return 0;
@@ -187,7 +251,8 @@ public final class BenchmarkSuite implements Callable<Integer> {
 
     private Collection<RunResult> run(Step step) throws RunnerException {
         ChainedOptionsBuilder options = new OptionsBuilder()
-                .include("^io\\.wheelbeat\\.bench\\." + step.benchmark().replace(".", "\\.").replace("\\.*", "\\..*") + "$")
+                .include("^io\\.wheelbeat\\.bench\\."
+                        + step.benchmark().replace(".", "\\.").replace("\\.*", "\\..*") + "$")
                 .jvmArgsAppend(FORK_JVM_ARGS.toArray(String[]::new))
                 .addProfiler(GCProfiler.class)
                 .addProfiler(ThreadCpuProfiler.class)
@@ -199,16 +264,23 @@ public final class BenchmarkSuite implements Callable<Integer> {
 
     private void iterations(ChainedOptionsBuilder options) {
         if (quick) {
-            options.forks(1).warmupIterations(2).warmupTime(TimeValue.milliseconds(500))
-                    .measurementIterations(3).measurementTime(TimeValue.milliseconds(500));
+            options.forks(1)
+                    .warmupIterations(2)
+                    .warmupTime(TimeValue.milliseconds(500))
+                    .measurementIterations(3)
+                    .measurementTime(TimeValue.milliseconds(500));
         } else {
-            options.forks(2).warmupIterations(3).warmupTime(TimeValue.seconds(1))
-                    .measurementIterations(5).measurementTime(TimeValue.seconds(1));
+            options.forks(2)
+                    .warmupIterations(3)
+                    .warmupTime(TimeValue.seconds(1))
+                    .measurementIterations(5)
+                    .measurementTime(TimeValue.seconds(1));
         }
     }
 
     private String iterationsText() {
-        return quick ? "1 fork, 2 x 500 ms warm-up, 3 x 500 ms measurement (--quick)"
+        return quick
+                ? "1 fork, 2 x 500 ms warm-up, 3 x 500 ms measurement (--quick)"
                 : "2 forks, 3 x 1 s warm-up, 5 x 1 s measurement";
     }
 
@@ -217,10 +289,17 @@ public final class BenchmarkSuite implements Callable<Integer> {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         for (int timers : new int[] {524288, 1048576}) {
             for (String contender : MemoryFootprint.CONTENDERS) {
-                Process process = new ProcessBuilder(java, "-XX:+UseSerialGC", "-Xmx2g",
-                        "-cp", System.getProperty("java.class.path"),
-                        MemoryFootprint.class.getName(), contender, Integer.toString(timers))
-                        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+                Process process = new ProcessBuilder(
+                                java,
+                                "-XX:+UseSerialGC",
+                                "-Xmx2g",
+                                "-cp",
+                                System.getProperty("java.class.path"),
+                                MemoryFootprint.class.getName(),
+                                contender,
+                                Integer.toString(timers))
+                        .redirectError(ProcessBuilder.Redirect.DISCARD)
+                        .start();
                 String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
                 if (!process.waitFor(5, TimeUnit.MINUTES) || process.exitValue() != 0) {
                     process.destroyForcibly();
@@ -228,7 +307,9 @@ public final class BenchmarkSuite implements Callable<Integer> {
                     continue;
                 }
                 MemoryFootprint.Measurement m = MemoryFootprint.Measurement.parse(output.lines()
-                        .filter(l -> l.startsWith(contender + " ")).findFirst().orElse(output));
+                        .filter(l -> l.startsWith(contender + " "))
+                        .findFirst()
+                        .orElse(output));
                 System.out.println("memory: " + m.line());
                 measurements.add(m);
             }
@@ -243,17 +324,30 @@ public final class BenchmarkSuite implements Callable<Integer> {
                 + System.getProperty("os.name") + " " + System.getProperty("os.version") + ", "
                 + ManagementFactory.getOperatingSystemMXBean().getArch();
         String jdk = System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version");
-        String gc = ManagementFactory.getGarbageCollectorMXBeans().stream().map(GarbageCollectorMXBean::getName)
-                .collect(Collectors.joining(" + ")) + " (the JVM's default here)";
+        String gc = ManagementFactory.getGarbageCollectorMXBeans().stream()
+                        .map(GarbageCollectorMXBean::getName)
+                        .collect(Collectors.joining(" + "))
+                + " (the JVM's default here)";
         String load = String.format(Locale.ROOT, "%.2f / %.2f", loadBefore, loadAfter);
-        return new SuiteReport.RunInfo(quick ? "wheelbeat benchmarks: quick run" : "wheelbeat benchmarks: full run",
-                command, when, machine, jdk, gc, String.join(" ", FORK_JVM_ARGS), iterationsText(), load);
+        return new SuiteReport.RunInfo(
+                quick ? "wheelbeat benchmarks: quick run" : "wheelbeat benchmarks: full run",
+                command,
+                when,
+                machine,
+                jdk,
+                gc,
+                String.join(" ", FORK_JVM_ARGS),
+                iterationsText(),
+                load);
     }
 
     private static String cpuModel() {
         try {
-            return Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
-                    .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst().orElse("unknown CPU");
+            return Files.readAllLines(Path.of("/proc/cpuinfo")).stream()
+                    .filter(l -> l.startsWith("model name"))
+                    .map(l -> l.substring(l.indexOf(':') + 1).trim())
+                    .findFirst()
+                    .orElse("unknown CPU");
         } catch (IOException | RuntimeException e) {
             return "unknown CPU";
         }

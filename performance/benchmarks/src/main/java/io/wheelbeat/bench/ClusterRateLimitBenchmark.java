@@ -79,6 +79,7 @@ public class ClusterRateLimitBenchmark {
     private final List<Caller> callers = new ArrayList<>();
     /** One connection per node, opened once: INFO over them costs the measured process little CPU. */
     private final List<RedisClient> nodeClients = new ArrayList<>();
+
     private final List<RedisCommands<String, String>> nodes = new ArrayList<>();
     private long commandsBefore;
     private long decisionsBefore;
@@ -123,19 +124,27 @@ public class ClusterRateLimitBenchmark {
             case "wheelbeat" -> {
                 wheel = WheelTimer.builder().build();
                 store = RedisLeaseStore.clusterBuilder(cluster.uris()).build();
-                ours = KeyedRateLimiter.builder(RateLimit.tokenBucket(PERMITS, PERIOD), wheel).name("bench")
-                        .maxKeys(2 * keys).sharedThrough(store).build();
+                ours = KeyedRateLimiter.builder(RateLimit.tokenBucket(PERMITS, PERIOD), wheel)
+                        .name("bench")
+                        .maxKeys(2 * keys)
+                        .sharedThrough(store)
+                        .build();
             }
             case "bucket4j" -> {
-                client = RedisClusterClient.create(cluster.uris().stream()
-                        .map(RedisURI::create).collect(Collectors.toList()));
-                LettuceBasedProxyManager<byte[]> proxies = Bucket4jLettuce.casBasedBuilder(client).build();
+                client = RedisClusterClient.create(
+                        cluster.uris().stream().map(RedisURI::create).collect(Collectors.toList()));
+                LettuceBasedProxyManager<byte[]> proxies =
+                        Bucket4jLettuce.casBasedBuilder(client).build();
                 BucketConfiguration configuration = BucketConfiguration.builder()
-                        .addLimit(Bandwidth.builder().capacity(PERMITS).refillGreedy(PERMITS, PERIOD).build())
+                        .addLimit(Bandwidth.builder()
+                                .capacity(PERMITS)
+                                .refillGreedy(PERMITS, PERIOD)
+                                .build())
                         .build();
                 buckets = new BucketProxy[keys];
                 for (int i = 0; i < keys; i++) {
-                    buckets[i] = proxies.builder().build(keyNames[i].getBytes(StandardCharsets.UTF_8), () -> configuration);
+                    buckets[i] =
+                            proxies.builder().build(keyNames[i].getBytes(StandardCharsets.UTF_8), () -> configuration);
                 }
             }
             default -> throw new IllegalArgumentException("unknown limiter " + limiter);
@@ -155,9 +164,15 @@ public class ClusterRateLimitBenchmark {
         long decisions = callers.stream().mapToLong(c -> c.decisions).sum() - decisionsBefore;
         long admitted = callers.stream().mapToLong(c -> c.admitted).sum() - admittedBefore;
         if (iteration.getType() == IterationType.MEASUREMENT) {
-            System.out.printf("%n[redis] %s keys=%d: %d commands, %d decisions (%.4f%% admitted), "
-                    + "%.3f commands per 1,000 decisions%n", limiter, keys, commands, decisions,
-                    100.0 * admitted / Math.max(1, decisions), 1000.0 * commands / Math.max(1, decisions));
+            System.out.printf(
+                    "%n[redis] %s keys=%d: %d commands, %d decisions (%.4f%% admitted), "
+                            + "%.3f commands per 1,000 decisions%n",
+                    limiter,
+                    keys,
+                    commands,
+                    decisions,
+                    100.0 * admitted / Math.max(1, decisions),
+                    1000.0 * commands / Math.max(1, decisions));
         }
     }
 
@@ -166,9 +181,11 @@ public class ClusterRateLimitBenchmark {
         long total = 0;
         for (RedisCommands<String, String> node : nodes) {
             if (node.info("replication").contains("role:master")) {
-                total += node.info("commandstats").lines()
+                total += node.info("commandstats")
+                        .lines()
                         .filter(l -> l.startsWith("cmdstat_"))
-                        .mapToLong(l -> Long.parseLong(l.replaceFirst("^cmdstat_[^:]+:calls=(\\d+),.*", "$1"))).sum();
+                        .mapToLong(l -> Long.parseLong(l.replaceFirst("^cmdstat_[^:]+:calls=(\\d+),.*", "$1")))
+                        .sum();
             }
         }
         return total;
@@ -192,9 +209,8 @@ public class ClusterRateLimitBenchmark {
     public boolean tryAcquire(Caller caller) {
         int i = caller.next;
         caller.next = i + 1 == keys ? 0 : i + 1;
-        boolean admitted = isOurs
-                ? ours.tryAcquire(keyNames[i]) == KeyedRateLimiter.ADMITTED
-                : buckets[i].tryConsume(1);
+        boolean admitted =
+                isOurs ? ours.tryAcquire(keyNames[i]) == KeyedRateLimiter.ADMITTED : buckets[i].tryConsume(1);
         caller.decisions++;
         if (admitted) {
             caller.admitted++;

@@ -83,7 +83,10 @@ public class HandlerReadBatchBenchmark {
         all[0] = new EmbeddedChannel(handlers());
         EventLoop shared = all[0].eventLoop();
         for (int i = 1; i < channels; i++) {
-            all[i] = EmbeddedChannel.builder().register(false).handlers(handlers()).build();
+            all[i] = EmbeddedChannel.builder()
+                    .register(false)
+                    .handlers(handlers())
+                    .build();
             shared.register(all[i]).syncUninterruptibly();
         }
         for (int i = 0; i < channels; i++) {
@@ -95,7 +98,8 @@ public class HandlerReadBatchBenchmark {
     }
 
     private ChannelHandler[] handlers() {
-        return handler.equals("none") ? new ChannelHandler[] {new Sink()}
+        return handler.equals("none")
+                ? new ChannelHandler[] {new Sink()}
                 : new ChannelHandler[] {newHandler(handler, READER_IDLE_SECONDS, 0, 0), new Sink()};
     }
 

@@ -23,8 +23,8 @@ final class KafkaAdapter extends ThreadedAdapter {
     KafkaAdapter(int capacity) {
         super(capacity);
         String name = WorkerThreads.PREFIX + "kafka";
-        this.timer = new SystemTimerReaper(name + "-reaper",
-                new SystemTimer(name, 1, WHEEL_TICKS, Time.SYSTEM.hiResClockMs()));
+        this.timer = new SystemTimerReaper(
+                name + "-reaper", new SystemTimer(name, 1, WHEEL_TICKS, Time.SYSTEM.hiResClockMs()));
         this.tasks = new Task[capacity];
     }
 

@@ -40,7 +40,7 @@ public class LoopScheduleBenchmark {
     static final int BATCH = 1024;
     private static final long BACKGROUND_NANOS = TimeUnit.HOURS.toNanos(1);
     private static final long TURN_NANOS = TimeUnit.SECONDS.toNanos(4);
-    private static final Runnable NOOP = () -> { };
+    private static final Runnable NOOP = () -> {};
 
     @Param({"netty-loop", "wheel-loop"})
     public String contender;
@@ -67,10 +67,11 @@ public class LoopScheduleBenchmark {
         futures = new ScheduledFuture<?>[pending];
         order = Workloads.randomOrder(pending);
         loop.submit(() -> {
-            for (int i = 0; i < pending; i++) {
-                futures[i] = loop.schedule(NOOP, backgroundDelay(order[i]), TimeUnit.NANOSECONDS);
-            }
-        }).sync();
+                    for (int i = 0; i < pending; i++) {
+                        futures[i] = loop.schedule(NOOP, backgroundDelay(order[i]), TimeUnit.NANOSECONDS);
+                    }
+                })
+                .sync();
     }
 
     private long backgroundDelay(int slot) {
@@ -123,17 +124,20 @@ public class LoopScheduleBenchmark {
             bench.setUp();
             long before = MemoryFootprint.usedAfterGc();
             ScheduledFuture<?>[] held = new ScheduledFuture<?>[tasks];
-            bench.loop.submit(() -> {
-                for (int i = 0; i < tasks; i++) {
-                    held[i] = bench.loop.schedule(NOOP, BACKGROUND_NANOS + i, TimeUnit.NANOSECONDS);
-                }
-            }).sync();
+            bench.loop
+                    .submit(() -> {
+                        for (int i = 0; i < tasks; i++) {
+                            held[i] = bench.loop.schedule(NOOP, BACKGROUND_NANOS + i, TimeUnit.NANOSECONDS);
+                        }
+                    })
+                    .sync();
             long after = MemoryFootprint.usedAfterGc();
             // The array of futures the caller keeps (4 B per task with compressed references) is
             // the caller's, not the loop's: left out.
             long bytes = after - before - (16 + 4L * tasks);
-            System.out.printf("%s: %d pending, %.1f bytes per pending scheduled task%n", contender, tasks,
-                    (double) bytes / tasks);
+            System.out.printf(
+                    "%s: %d pending, %.1f bytes per pending scheduled task%n",
+                    contender, tasks, (double) bytes / tasks);
             bench.tearDown();
         }
     }

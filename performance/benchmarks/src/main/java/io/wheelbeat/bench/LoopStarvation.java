@@ -32,8 +32,7 @@ public final class LoopStarvation {
     private static final int TASKS = 6_000;
     private static final long TASK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
-    private LoopStarvation() {
-    }
+    private LoopStarvation() {}
 
     public static void main(String[] args) throws Exception {
         int runs = args.length > 0 ? Integer.parseInt(args[0]) : 2;
@@ -53,14 +52,18 @@ public final class LoopStarvation {
 
     private static void measure(String contender, EventLoopGroup group) throws Exception {
         EventLoop loop = group.next();
-        Channel server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+        Channel server = new ServerBootstrap()
+                .group(group)
+                .channel(NioServerSocketChannel.class)
                 .childHandler(new ChannelInboundHandlerAdapter() {
                     @Override
                     public void channelRead(ChannelHandlerContext ctx, Object msg) {
                         ctx.writeAndFlush(msg);
                     }
                 })
-                .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+                .bind(new InetSocketAddress("127.0.0.1", 0))
+                .sync()
+                .channel();
         AtomicInteger ran = new AtomicInteger();
         CountDownLatch allRan = new CountDownLatch(1);
         long[] backlogStart = new long[1];
@@ -110,9 +113,14 @@ public final class LoopStarvation {
                 }
             }
             long backlogMillis = (System.nanoTime() - backlogStart[0]) / 1_000_000;
-            System.out.printf("%s: longest echo wait %d ms (stall 1000 ms + backlog), %d echoes answered while "
-                    + "the backlog ran, backlog of %d x 1 ms tasks took %d ms, %d ms in all%n", contender,
-                    longest / 1_000_000, echoesDuringBacklog, TASKS, backlogMillis,
+            System.out.printf(
+                    "%s: longest echo wait %d ms (stall 1000 ms + backlog), %d echoes answered while "
+                            + "the backlog ran, backlog of %d x 1 ms tasks took %d ms, %d ms in all%n",
+                    contender,
+                    longest / 1_000_000,
+                    echoesDuringBacklog,
+                    TASKS,
+                    backlogMillis,
                     (System.nanoTime() - start) / 1_000_000);
         } finally {
             server.close().sync();

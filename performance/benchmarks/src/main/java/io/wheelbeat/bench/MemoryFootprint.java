@@ -4,10 +4,10 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.HashedWheelTimer;
 import io.wheelbeat.core.TimerNode;
-import io.wheelbeat.core.internal.WheelSettings;
+import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.core.WheelTimer;
 import io.wheelbeat.core.WheelTimerTask;
-import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.core.internal.WheelSettings;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.util.Locale;
@@ -38,20 +38,21 @@ public final class MemoryFootprint {
 
     /** The contenders measured, in order. */
     static final String[] CONTENDERS = {
-        "ours", "ours-wheeltimer", "netty-hwt", "netty-eventloop", "jdk-stpe", "agrona", "kafka"};
+        "ours", "ours-wheeltimer", "netty-hwt", "netty-eventloop", "jdk-stpe", "agrona", "kafka"
+    };
 
     private static final long MIN_DELAY_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final long DELAY_SPREAD_NANOS = TimeUnit.SECONDS.toNanos(30);
     /** Time for a threaded timer to take in what other threads handed it (well over 20 ticks). */
     private static final long SETTLE_MILLIS = 500;
 
-    private MemoryFootprint() {
-    }
+    private MemoryFootprint() {}
 
     /** One measurement, as printed by {@link #main}. */
     record Measurement(String contender, int timers, double heapBytesPerTimer, double jolBytesPerTimer) {
         String line() {
-            return String.format(Locale.ROOT, "%s %d %.2f %.2f", contender, timers, heapBytesPerTimer, jolBytesPerTimer);
+            return String.format(
+                    Locale.ROOT, "%s %d %.2f %.2f", contender, timers, heapBytesPerTimer, jolBytesPerTimer);
         }
 
         static Measurement parse(String line) {
@@ -84,7 +85,8 @@ public final class MemoryFootprint {
         long before = usedAfterGc();
         Structure structure = build(contender, delays);
         long after = usedAfterGc();
-        double jol = structure.selfContained == null ? Double.NaN
+        double jol = structure.selfContained == null
+                ? Double.NaN
                 : GraphLayout.parseInstance(structure.selfContained).totalSize() / (double) n;
         java.lang.ref.Reference.reachabilityFence(structure.root);
         structure.close.run();
@@ -92,8 +94,7 @@ public final class MemoryFootprint {
     }
 
     /** A built contender: what keeps it alive, the object JOL can walk (or null), how to stop it. */
-    private record Structure(Object root, Object selfContained, Runnable close) {
-    }
+    private record Structure(Object root, Object selfContained, Runnable close) {}
 
     private static Structure build(String contender, long[] delays) throws InterruptedException {
         int n = delays.length;
@@ -105,16 +106,17 @@ public final class MemoryFootprint {
                 for (int i = 0; i < n; i++) {
                     nodes[i] = new TimerNode() {
                         @Override
-                        protected void expire() {
-                        }
+                        protected void expire() {}
                     };
                     wheel.scheduleAt(nodes[i], start + delays[i]);
                 }
-                return new Structure(wheel, wheel, () -> { }); // the nodes hang on the wheel's links
+                return new Structure(wheel, wheel, () -> {}); // the nodes hang on the wheel's links
             }
             case "ours-wheeltimer" -> {
-                WheelTimer timer = WheelTimer.builder().threadFactory(WorkerThreads.factory(contender)).build();
-                WheelTimerTask task = timeout -> { };
+                WheelTimer timer = WheelTimer.builder()
+                        .threadFactory(WorkerThreads.factory(contender))
+                        .build();
+                WheelTimerTask task = timeout -> {};
                 for (long delay : delays) {
                     timer.newTimeout(task, delay);
                 }
@@ -123,9 +125,14 @@ public final class MemoryFootprint {
                 return new Structure(timer, null, timer::stop);
             }
             case "netty-hwt" -> {
-                HashedWheelTimer timer = new HashedWheelTimer(WorkerThreads.factory(contender),
-                        TimerAdapter.TICK_NANOS, TimeUnit.NANOSECONDS, TimerAdapter.WHEEL_TICKS, false, -1);
-                io.netty.util.TimerTask task = timeout -> { };
+                HashedWheelTimer timer = new HashedWheelTimer(
+                        WorkerThreads.factory(contender),
+                        TimerAdapter.TICK_NANOS,
+                        TimeUnit.NANOSECONDS,
+                        TimerAdapter.WHEEL_TICKS,
+                        false,
+                        -1);
+                io.netty.util.TimerTask task = timeout -> {};
                 for (long delay : delays) {
                     timer.newTimeout(task, delay, TimeUnit.NANOSECONDS);
                 }
@@ -136,16 +143,17 @@ public final class MemoryFootprint {
             case "netty-eventloop" -> {
                 EmbeddedChannel channel = new EmbeddedChannel();
                 EventLoop loop = channel.eventLoop();
-                Runnable task = () -> { };
+                Runnable task = () -> {};
                 for (long delay : delays) {
                     loop.schedule(task, delay, TimeUnit.NANOSECONDS);
                 }
                 return new Structure(channel, null, channel::finishAndReleaseAll);
             }
             case "jdk-stpe" -> {
-                ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, WorkerThreads.factory(contender));
+                ScheduledThreadPoolExecutor executor =
+                        new ScheduledThreadPoolExecutor(1, WorkerThreads.factory(contender));
                 executor.setRemoveOnCancelPolicy(true);
-                Runnable task = () -> { };
+                Runnable task = () -> {};
                 for (long delay : delays) {
                     executor.schedule(task, delay, TimeUnit.NANOSECONDS);
                 }
@@ -153,28 +161,28 @@ public final class MemoryFootprint {
             }
             case "agrona" -> {
                 long start = System.nanoTime();
-                DeadlineTimerWheel wheel = new DeadlineTimerWheel(TimeUnit.NANOSECONDS, start,
-                        TimerAdapter.TICK_NANOS, TimerAdapter.WHEEL_TICKS);
+                DeadlineTimerWheel wheel = new DeadlineTimerWheel(
+                        TimeUnit.NANOSECONDS, start, TimerAdapter.TICK_NANOS, TimerAdapter.WHEEL_TICKS);
                 for (long delay : delays) {
                     wheel.scheduleTimer(start + delay);
                 }
-                return new Structure(wheel, wheel, () -> { });
+                return new Structure(wheel, wheel, () -> {});
             }
             case "kafka" -> {
-                SystemTimer timer = new SystemTimer(WorkerThreads.PREFIX + "kafka", 1, TimerAdapter.WHEEL_TICKS,
-                        Time.SYSTEM.hiResClockMs());
+                SystemTimer timer = new SystemTimer(
+                        WorkerThreads.PREFIX + "kafka", 1, TimerAdapter.WHEEL_TICKS, Time.SYSTEM.hiResClockMs());
                 for (long delay : delays) {
                     // One task per pending timer: a Kafka task belongs to at most one entry.
                     timer.add(new TimerTask(TimeUnit.NANOSECONDS.toMillis(delay)) {
                         @Override
-                        public void run() {
-                        }
+                        public void run() {}
                     });
                 }
                 return new Structure(timer, null, timer::close);
             }
-            default -> throw new IllegalArgumentException("unknown contender '" + contender + "'; known: "
-                    + String.join(", ", CONTENDERS));
+            default ->
+                throw new IllegalArgumentException(
+                        "unknown contender '" + contender + "'; known: " + String.join(", ", CONTENDERS));
         }
     }
 

@@ -14,8 +14,8 @@ final class NettyHashedWheelTimerAdapter extends ThreadedAdapter {
 
     NettyHashedWheelTimerAdapter(int capacity) {
         super(capacity);
-        this.timer = new HashedWheelTimer(WorkerThreads.factory("netty-hwt"), TICK_NANOS,
-                TimeUnit.NANOSECONDS, WHEEL_TICKS, false, -1);
+        this.timer = new HashedWheelTimer(
+                WorkerThreads.factory("netty-hwt"), TICK_NANOS, TimeUnit.NANOSECONDS, WHEEL_TICKS, false, -1);
         this.timeouts = new Timeout[capacity];
     }
 

@@ -16,7 +16,9 @@ final class OursWheelTimerAdapter extends ThreadedAdapter {
 
     OursWheelTimerAdapter(int capacity) {
         super(capacity);
-        this.timer = WheelTimer.builder().threadFactory(WorkerThreads.factory("ours-wheeltimer")).build();
+        this.timer = WheelTimer.builder()
+                .threadFactory(WorkerThreads.factory("ours-wheeltimer"))
+                .build();
         this.timeouts = new WheelTimeout[capacity];
     }
 

@@ -60,6 +60,7 @@ public class RearmBenchmark {
     private TimerAdapter timers;
     /** The fixed order, or null to draw each timer. */
     private int[] sequence;
+
     private final SplittableRandom random = new SplittableRandom(Workloads.SEED);
     private long delayNanos;
     private int cursor;

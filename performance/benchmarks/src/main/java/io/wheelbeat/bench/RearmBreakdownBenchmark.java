@@ -1,8 +1,8 @@
 package io.wheelbeat.bench;
 
 import io.wheelbeat.core.TimerNode;
-import io.wheelbeat.core.internal.WheelSettings;
 import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.core.internal.WheelSettings;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -60,8 +60,7 @@ public class RearmBreakdownBenchmark {
         for (int i = 0; i < pending; i++) {
             nodes[i] = new TimerNode() {
                 @Override
-                protected void expire() {
-                }
+                protected void expire() {}
             };
             wheel.scheduleAt(nodes[i], System.nanoTime() + delays[i]);
         }

@@ -19,8 +19,16 @@ import org.openjdk.jmh.results.RunResult;
  * @param processCpu CPU ns per operation of the whole JVM (GC threads included), or NaN
  * @param firedTimers timers that fired per iteration where the benchmark counts them, or NaN
  */
-record ResultRow(String benchmark, Map<String, String> params, double score, double error,
-        double allocBytes, double callerCpu, double workerCpu, double processCpu, double firedTimers) {
+record ResultRow(
+        String benchmark,
+        Map<String, String> params,
+        double score,
+        double error,
+        double allocBytes,
+        double callerCpu,
+        double workerCpu,
+        double processCpu,
+        double firedTimers) {
 
     static ResultRow of(RunResult result) {
         String full = result.getParams().getBenchmark();
@@ -32,10 +40,16 @@ record ResultRow(String benchmark, Map<String, String> params, double score, dou
         }
         @SuppressWarnings({"rawtypes", "unchecked"}) // JMH returns a raw Map<String, Result>
         Map<String, Result<?>> secondary = (Map) result.getSecondaryResults();
-        return new ResultRow(benchmark, params, result.getPrimaryResult().getScore(),
-                result.getPrimaryResult().getScoreError(), secondary(secondary, "gc.alloc.rate.norm"),
-                secondary(secondary, ThreadCpuProfiler.CALLER_CPU), secondary(secondary, ThreadCpuProfiler.WORKER_CPU),
-                secondary(secondary, ThreadCpuProfiler.PROCESS_CPU), secondary(secondary, "firedTimers"));
+        return new ResultRow(
+                benchmark,
+                params,
+                result.getPrimaryResult().getScore(),
+                result.getPrimaryResult().getScoreError(),
+                secondary(secondary, "gc.alloc.rate.norm"),
+                secondary(secondary, ThreadCpuProfiler.CALLER_CPU),
+                secondary(secondary, ThreadCpuProfiler.WORKER_CPU),
+                secondary(secondary, ThreadCpuProfiler.PROCESS_CPU),
+                secondary(secondary, "firedTimers"));
     }
 
     private static double secondary(Map<String, Result<?>> secondary, String label) {

@@ -53,6 +53,7 @@ public class SharedRateLimitBenchmark {
 
     /** 160 million a second with a burst of 16 million (a lease's largest count): never refused. */
     private static final RateLimit LIMIT = RateLimit.tokenBucket(16_000_000, Duration.ofMillis(100));
+
     private static final String KEY = "10.0.0.1";
     /** The naive limiter's epoch key (the script's KEYS[2]), apart from the store's. */
     private static final String NAIVE_EPOCH_KEY = "bench:naive:epoch";
@@ -76,10 +77,14 @@ public class SharedRateLimitBenchmark {
         redis = new RedisProcess();
         wheel = WheelTimer.builder().build();
         switch (mode) {
-            case "local" -> limiter = KeyedRateLimiter.builder(LIMIT, wheel).name("bench").build();
+            case "local" ->
+                limiter = KeyedRateLimiter.builder(LIMIT, wheel).name("bench").build();
             case "cluster" -> {
                 store = RedisLeaseStore.builder(redis.uri()).build();
-                limiter = KeyedRateLimiter.builder(LIMIT, wheel).name("bench").sharedThrough(store).build();
+                limiter = KeyedRateLimiter.builder(LIMIT, wheel)
+                        .name("bench")
+                        .sharedThrough(store)
+                        .build();
             }
             case "naive" -> {
                 client = RedisClient.create(redis.uri());
@@ -93,10 +98,13 @@ public class SharedRateLimitBenchmark {
             }
             case "bucket4j" -> {
                 client = RedisClient.create(redis.uri());
-                LettuceBasedProxyManager<byte[]> buckets = Bucket4jLettuce.casBasedBuilder(client).build();
+                LettuceBasedProxyManager<byte[]> buckets =
+                        Bucket4jLettuce.casBasedBuilder(client).build();
                 BucketConfiguration configuration = BucketConfiguration.builder()
-                        .addLimit(Bandwidth.builder().capacity(16_000_000)
-                                .refillGreedy(16_000_000, Duration.ofMillis(100)).build())
+                        .addLimit(Bandwidth.builder()
+                                .capacity(16_000_000)
+                                .refillGreedy(16_000_000, Duration.ofMillis(100))
+                                .build())
                         .build();
                 bucket = buckets.builder().build(KEY.getBytes(StandardCharsets.UTF_8), () -> configuration);
             }
@@ -125,16 +133,22 @@ public class SharedRateLimitBenchmark {
     @Benchmark
     public boolean tryAcquire() {
         return switch (mode) {
-            case "naive" -> (Long) naive.<List<Object>>evalsha(tokenBucketDigest, ScriptOutputType.MULTI,
-                    new String[] {KEY, NAIVE_EPOCH_KEY}, naiveArgs).get(0) == 1L;
+            case "naive" ->
+                (Long) naive.<List<Object>>evalsha(
+                                        tokenBucketDigest,
+                                        ScriptOutputType.MULTI,
+                                        new String[] {KEY, NAIVE_EPOCH_KEY},
+                                        naiveArgs)
+                                .get(0)
+                        == 1L;
             case "bucket4j" -> bucket.tryConsume(1);
             default -> limiter.tryAcquire(KEY) == KeyedRateLimiter.ADMITTED;
         };
     }
 
     private static String script(String name) throws IOException {
-        try (InputStream in = LeaseStore.class.getClassLoader()
-                .getResourceAsStream("io/wheelbeat/ratelimit/redis/" + name)) {
+        try (InputStream in =
+                LeaseStore.class.getClassLoader().getResourceAsStream("io/wheelbeat/ratelimit/redis/" + name)) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
     }

@@ -64,13 +64,16 @@ public final class ThreadCpuProfiler implements InternalProfiler {
     }
 
     @Override
-    public List<? extends Result<?>> afterIteration(BenchmarkParams benchmarkParams,
-            IterationParams iterationParams, IterationResult result) {
+    public List<? extends Result<?>> afterIteration(
+            BenchmarkParams benchmarkParams, IterationParams iterationParams, IterationResult result) {
         long ops = Math.max(1, result.getMetadata().getAllOps());
         return List.of(
                 new ScalarResult(WORKER_CPU, spent(workerStart, true) / (double) ops, "ns/op", AggregationPolicy.AVG),
                 new ScalarResult(CALLER_CPU, spent(callerStart, false) / (double) ops, "ns/op", AggregationPolicy.AVG),
-                new ScalarResult(PROCESS_CPU, (os.getProcessCpuTime() - processStart) / (double) ops, "ns/op",
+                new ScalarResult(
+                        PROCESS_CPU,
+                        (os.getProcessCpuTime() - processStart) / (double) ops,
+                        "ns/op",
                         AggregationPolicy.AVG));
     }
 

@@ -1,7 +1,7 @@
 package io.wheelbeat.bench;
 
-import io.wheelbeat.core.internal.ManualTicker;
 import io.wheelbeat.core.Ticker;
+import io.wheelbeat.core.internal.ManualTicker;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**

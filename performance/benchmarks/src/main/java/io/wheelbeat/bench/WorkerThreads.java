@@ -27,8 +27,7 @@ final class WorkerThreads {
     /** Final CPU time (ns) of worker threads that were stopped, by thread id. */
     private static final Map<Long, Long> RETIRED = new ConcurrentHashMap<>();
 
-    private WorkerThreads() {
-    }
+    private WorkerThreads() {}
 
     /** A factory of daemon threads named {@code bench-worker-<contender>-<n>}. */
     static ThreadFactory factory(String contender) {

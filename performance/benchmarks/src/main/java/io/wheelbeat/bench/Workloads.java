@@ -13,8 +13,7 @@ final class Workloads {
     static final long SEED = 0x5EED_B3A7L;
     private static final long FIRE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(120);
 
-    private Workloads() {
-    }
+    private Workloads() {}
 
     /**
      * A fixed order in which timers are touched, pass after pass: {@code fixed-permutation}
@@ -26,8 +25,9 @@ final class Workloads {
         return switch (name) {
             case "fixed-permutation" -> randomOrder(n);
             case "creation" -> java.util.stream.IntStream.range(0, n).toArray();
-            default -> throw new IllegalArgumentException("unknown fixed order '" + name
-                    + "'; known: fixed-permutation, creation");
+            default ->
+                throw new IllegalArgumentException(
+                        "unknown fixed order '" + name + "'; known: fixed-permutation, creation");
         };
     }
 

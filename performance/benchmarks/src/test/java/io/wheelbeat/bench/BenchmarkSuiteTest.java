@@ -26,7 +26,9 @@ class BenchmarkSuiteTest {
         List<String> oursSizes = BenchmarkSuite.plan(true).stream()
                 .filter(s -> s.benchmark().equals("RearmBenchmark.rearm"))
                 .filter(s -> s.params().get("contender").contains("ours"))
-                .flatMap(s -> s.params().get("pending").stream()).sorted().toList();
+                .flatMap(s -> s.params().get("pending").stream())
+                .sorted()
+                .toList();
 
         assertTrue(oursSizes.containsAll(List.of("1024", "524288", "1048576")), oursSizes.toString());
     }
@@ -34,22 +36,31 @@ class BenchmarkSuiteTest {
     @Test
     void theFullPlanRunsEveryContenderAtEverySizeInRandomOrder() {
         List<BenchmarkSuite.Step> rearm = BenchmarkSuite.plan(false).stream()
-                .filter(s -> s.name().startsWith("rearm-") && List.of("random").equals(s.params().get("order")))
+                .filter(s -> s.name().startsWith("rearm-")
+                        && List.of("random").equals(s.params().get("order")))
                 .toList();
 
-        assertEquals(List.of("rearm-2000", "rearm-30000"), rearm.stream().map(BenchmarkSuite.Step::name).toList());
-        assertEquals(7 * 4 * 2, rearm.stream().mapToInt(BenchmarkSuite.Step::combinations).sum());
+        assertEquals(
+                List.of("rearm-2000", "rearm-30000"),
+                rearm.stream().map(BenchmarkSuite.Step::name).toList());
+        assertEquals(
+                7 * 4 * 2,
+                rearm.stream().mapToInt(BenchmarkSuite.Step::combinations).sum());
     }
 
     @Test
     void everyPlannedContenderExists() {
-        BenchmarkSuite.plan(false).stream().map(s -> s.params().get("contender")).filter(c -> c != null)
-                .flatMap(List::stream).forEach(Contender::of);
+        BenchmarkSuite.plan(false).stream()
+                .map(s -> s.params().get("contender"))
+                .filter(c -> c != null)
+                .flatMap(List::stream)
+                .forEach(Contender::of);
     }
 
     @Test
     void anUnknownOptionIsAUsageError() {
-        int exit = new CommandLine(new BenchmarkSuite()).setErr(new PrintWriter(Writer.nullWriter()))
+        int exit = new CommandLine(new BenchmarkSuite())
+                .setErr(new PrintWriter(Writer.nullWriter()))
                 .execute("--fast");
 
         assertEquals(2, exit);
@@ -66,6 +77,11 @@ class BenchmarkSuiteTest {
     }
 
     private static List<String> handlers(List<BenchmarkSuite.Step> plan) {
-        return plan.stream().filter(s -> s.name().equals("handler")).findFirst().orElseThrow().params().get("handler");
+        return plan.stream()
+                .filter(s -> s.name().equals("handler"))
+                .findFirst()
+                .orElseThrow()
+                .params()
+                .get("handler");
     }
 }

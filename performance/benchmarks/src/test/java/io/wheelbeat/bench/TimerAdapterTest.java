@@ -43,7 +43,8 @@ class TimerAdapterTest {
             timers.cancel(0);
             long cancelledAfter = System.nanoTime() - start;
             timers.schedule(1, 6 * unit);
-            assumeTrue(!contender.threaded || cancelledAfter < unit,
+            assumeTrue(
+                    !contender.threaded || cancelledAfter < unit,
                     "the machine stalled for longer than the delay: the race cannot be judged");
 
             fire(timers, 8 * unit, 1);
@@ -53,7 +54,9 @@ class TimerAdapterTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Contender.class, names = {"OURS", "NETTY_EVENTLOOP", "AGRONA"})
+    @EnumSource(
+            value = Contender.class,
+            names = {"OURS", "NETTY_EVENTLOOP", "AGRONA"})
     void aRearmedTimerFiresAtItsNewDeadlineNotTheOld(Contender contender) {
         try (TimerAdapter timers = contender.create(1, true)) {
             timers.schedule(0, 5 * TICK);
@@ -70,7 +73,9 @@ class TimerAdapterTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Contender.class, names = {"OURS", "NETTY_EVENTLOOP", "AGRONA"})
+    @EnumSource(
+            value = Contender.class,
+            names = {"OURS", "NETTY_EVENTLOOP", "AGRONA"})
     void rearmingATimerThatFiredSchedulesItAgainAndTouchesNoOtherTimer(Contender contender) {
         try (TimerAdapter timers = contender.create(2, true)) {
             timers.schedule(0, TICK);
@@ -88,7 +93,9 @@ class TimerAdapterTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Contender.class, names = {"OURS", "NETTY_EVENTLOOP", "AGRONA"})
+    @EnumSource(
+            value = Contender.class,
+            names = {"OURS", "NETTY_EVENTLOOP", "AGRONA"})
     void pollCatchesUpOverAGapOfManyTicks(Contender contender) {
         try (TimerAdapter timers = contender.create(3, true)) {
             timers.schedule(0, 10 * TICK);
@@ -102,7 +109,9 @@ class TimerAdapterTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Contender.class, names = {"OURS_WHEELTIMER", "NETTY_HWT", "JDK_STPE", "KAFKA"})
+    @EnumSource(
+            value = Contender.class,
+            names = {"OURS_WHEELTIMER", "NETTY_HWT", "JDK_STPE", "KAFKA"})
     void threadedContendersRefuseVirtualTime(Contender contender) {
         assertThrows(IllegalArgumentException.class, () -> contender.create(1, true));
     }

@@ -29,13 +29,15 @@ class WorkerThreadsTest {
         worker.join();
 
         assertFalse(worker.isAlive());
-        assertTrue(WorkerThreads.cpuTimes(true).getOrDefault(worker.getId(), 0L) > 0,
+        assertTrue(
+                WorkerThreads.cpuTimes(true).getOrDefault(worker.getId(), 0L) > 0,
                 "the stopped worker's CPU time is lost");
     }
 
     @Test
     void onlyThreadsNamedByTheFactoryAreWorkers() {
-        assertTrue(WorkerThreads.isWorker(WorkerThreads.factory("x").newThread(() -> { }).getName()));
+        assertTrue(WorkerThreads.isWorker(
+                WorkerThreads.factory("x").newThread(() -> {}).getName()));
         assertTrue(WorkerThreads.isWorker("executor-" + WorkerThreads.PREFIX + "kafka"));
         assertFalse(WorkerThreads.isWorker("io.wheelbeat.bench.RearmBenchmark.rearm-jmh-worker-1"));
     }

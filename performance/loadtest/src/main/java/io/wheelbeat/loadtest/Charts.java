@@ -78,7 +78,8 @@ final class Charts {
 
     Charts(List<RunResult> runs) {
         this.runs = runs;
-        this.largest = runs.stream().mapToInt(RunResult::connectionsRequested).max().orElse(0);
+        this.largest =
+                runs.stream().mapToInt(RunResult::connectionsRequested).max().orElse(0);
     }
 
     /** Writes the charts that have data into {@code dir}; returns their file names. */
@@ -99,7 +100,8 @@ final class Charts {
         if (save(idleMachineryBytes(), dir, IDLE_MACHINERY)) {
             written.add(IDLE_MACHINERY);
         }
-        if (runs.stream().map(RunResult::connectionsRequested).distinct().count() > 1 && save(cpuPerMessage(), dir, CPU)) {
+        if (runs.stream().map(RunResult::connectionsRequested).distinct().count() > 1
+                && save(cpuPerMessage(), dir, CPU)) {
             written.add(CPU);
         }
         return written;
@@ -140,22 +142,31 @@ final class Charts {
      * each run a dot on it.
      */
     /** One panel of the costs chart: a per-run value. */
-    private record Panel(String name, String unit, java.util.function.Function<RunResult, Double> value) {
-    }
+    private record Panel(String name, String unit, java.util.function.Function<RunResult, Double> value) {}
 
     private static double median(List<Double> values) {
-        double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        double[] sorted =
+                values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
         int n = sorted.length;
         return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
     private List<JFreeChart> costs() {
-        List<RunResult> sized = runs.stream().filter(r -> r.connectionsRequested() == largest).toList();
+        List<RunResult> sized =
+                runs.stream().filter(r -> r.connectionsRequested() == largest).toList();
         List<Panel> panels = List.of(
-                new Panel("idle machinery CPU per message, JFR samples", "ns",
+                new Panel(
+                        "idle machinery CPU per message, JFR samples",
+                        "ns",
                         r -> r.steady().attribution().idleNanosPerMessage()),
-                new Panel("server-loop CPU per message, steady", "ns", r -> r.steady().loopNanosPerMessage()),
-                new Panel("scheduled tasks on the server loops", "/s", r -> r.timers().loopScheduledTasksPerSecond()),
+                new Panel(
+                        "server-loop CPU per message, steady",
+                        "ns",
+                        r -> r.steady().loopNanosPerMessage()),
+                new Panel(
+                        "scheduled tasks on the server loops",
+                        "/s",
+                        r -> r.timers().loopScheduledTasksPerSecond()),
                 new Panel("loop lag, steady, worst", "ms", r -> r.loopLag().steadyMaxMs()));
         List<JFreeChart> charts = new ArrayList<>();
         for (Panel m : panels) {
@@ -163,7 +174,8 @@ final class Charts {
             DefaultMultiValueCategoryDataset each = new DefaultMultiValueCategoryDataset();
             List<String> handlers = new ArrayList<>();
             for (String handler : handlers()) {
-                List<RunResult> mine = sized.stream().filter(r -> r.handler().equals(handler)).toList();
+                List<RunResult> mine =
+                        sized.stream().filter(r -> r.handler().equals(handler)).toList();
                 if (mine.isEmpty()) {
                     continue;
                 }
@@ -175,8 +187,8 @@ final class Charts {
             if (handlers.isEmpty()) {
                 continue;
             }
-            JFreeChart chart = ChartFactory.createBarChart(m.name(), null, m.unit(), medians,
-                    PlotOrientation.VERTICAL, false, false, false);
+            JFreeChart chart = ChartFactory.createBarChart(
+                    m.name(), null, m.unit(), medians, PlotOrientation.VERTICAL, false, false, false);
             chart.getTitle().setFont(chart.getTitle().getFont().deriveFont(13f));
             CategoryPlot plot = chart.getCategoryPlot();
             BarRenderer bars = new BarRenderer() {
@@ -214,9 +226,11 @@ final class Charts {
     private JFreeChart timeline() {
         List<RunResult> firsts = new ArrayList<>();
         for (String handler : handlers()) {
-            runs.stream().filter(r -> r.handler().equals(handler) && r.connectionsRequested() == largest)
+            runs.stream()
+                    .filter(r -> r.handler().equals(handler) && r.connectionsRequested() == largest)
                     .filter(r -> r.timeline() != null && !r.timeline().isEmpty())
-                    .findFirst().ifPresent(firsts::add);
+                    .findFirst()
+                    .ifPresent(firsts::add);
         }
         if (firsts.isEmpty()) {
             return null;
@@ -240,15 +254,21 @@ final class Charts {
             pauses.addSeries(series);
         }
         plot.add(panel("GC pause (ms)", pauses, firsts, false));
-        JFreeChart chart = new JFreeChart(String.format(Locale.ROOT, "Each handler's run over time, %,d connections%s",
-                largest, runs.stream().anyMatch(r -> r.round() > 1) ? " (first round)" : ""),
-                JFreeChart.DEFAULT_TITLE_FONT, plot, true);
+        JFreeChart chart = new JFreeChart(
+                String.format(
+                        Locale.ROOT,
+                        "Each handler's run over time, %,d connections%s",
+                        largest,
+                        runs.stream().anyMatch(r -> r.round() > 1) ? " (first round)" : ""),
+                JFreeChart.DEFAULT_TITLE_FONT,
+                plot,
+                true);
         chart.setBackgroundPaint(Color.WHITE);
         return chart;
     }
 
-    private static XYPlot panel(String label, List<RunResult> firsts,
-                                ToDoubleFunction<RunResult.Sample> value, boolean lines) {
+    private static XYPlot panel(
+            String label, List<RunResult> firsts, ToDoubleFunction<RunResult.Sample> value, boolean lines) {
         XYSeriesCollection data = new XYSeriesCollection();
         for (RunResult run : firsts) {
             XYSeries series = new XYSeries(run.handler(), true, true);
@@ -280,13 +300,17 @@ final class Charts {
     private JFreeChart lateness() {
         XYSeriesCollection data = new XYSeriesCollection();
         for (RunResult run : runs) {
-            if (!run.idle().applicable() || run.idle().lateness().count() == 0 || run.connectionsRequested() != largest) {
+            if (!run.idle().applicable()
+                    || run.idle().lateness().count() == 0
+                    || run.connectionsRequested() != largest) {
                 continue;
             }
             Histogram h = decode(run.idle().lateness().histogram());
             boolean repeated = runs.stream().anyMatch(r -> r.round() > 1);
-            XYSeries series = new XYSeries(run.handler() + (repeated ? ", round " + run.round() : "") + " ("
-                    + h.getTotalCount() + " events)", false, true);
+            XYSeries series = new XYSeries(
+                    run.handler() + (repeated ? ", round " + run.round() : "") + " (" + h.getTotalCount() + " events)",
+                    false,
+                    true);
             for (HistogramIterationValue v : h.percentiles(5)) {
                 double percentile = v.getPercentileLevelIteratedTo();
                 if (percentile >= 100) {
@@ -302,8 +326,13 @@ final class Charts {
         }
         JFreeChart chart = ChartFactory.createXYLineChart(
                 "Idle-detection lateness, " + String.format(Locale.ROOT, "%,d", largest) + " connections",
-                "percentile", "lateness (ms): fire time - true deadline", data, PlotOrientation.VERTICAL,
-                true, false, false);
+                "percentile",
+                "lateness (ms): fire time - true deadline",
+                data,
+                PlotOrientation.VERTICAL,
+                true,
+                false,
+                false);
         XYPlot plot = chart.getXYPlot();
         plot.setDomainAxis(decades("percentile", new NinesFormat()));
         LogAxis ms = decades("lateness (ms): fire time - true deadline", new DecimalFormat("0.###"));
@@ -329,12 +358,13 @@ final class Charts {
         XYSeriesCollection data = new XYSeriesCollection();
         for (String handler : handlers()) {
             XYSeries series = new XYSeries(handler, true, true);
-            runs.stream().filter(r -> r.handler().equals(handler))
-                    .forEach(r -> r.heap().checkpoints().forEach(p -> series.add(p.connections(), p.bytesPerConnection())));
+            runs.stream()
+                    .filter(r -> r.handler().equals(handler))
+                    .forEach(r ->
+                            r.heap().checkpoints().forEach(p -> series.add(p.connections(), p.bytesPerConnection())));
             data.addSeries(series);
         }
-        return xyChart("Heap per connection (live, after full GC)", "connections open",
-                "bytes per connection", data);
+        return xyChart("Heap per connection (live, after full GC)", "connections open", "bytes per connection", data);
     }
 
     /**
@@ -349,14 +379,17 @@ final class Charts {
                 if (!run.handler().equals(handler) || !run.idle().applicable()) {
                     continue;
                 }
-                VerdictTable.find(runs, run.connectionsRequested(), run.round(), VerdictTable.BASELINE).ifPresent(base -> {
-                    List<RunResult.HeapPoint> mine = run.heap().checkpoints();
-                    List<RunResult.HeapPoint> theirs = base.heap().checkpoints();
-                    for (int k = 0; k < Math.min(mine.size(), theirs.size()); k++) {
-                        series.add(mine.get(k).connections(),
-                                mine.get(k).bytesPerConnection() - theirs.get(k).bytesPerConnection());
-                    }
-                });
+                VerdictTable.find(runs, run.connectionsRequested(), run.round(), VerdictTable.BASELINE)
+                        .ifPresent(base -> {
+                            List<RunResult.HeapPoint> mine = run.heap().checkpoints();
+                            List<RunResult.HeapPoint> theirs = base.heap().checkpoints();
+                            for (int k = 0; k < Math.min(mine.size(), theirs.size()); k++) {
+                                series.add(
+                                        mine.get(k).connections(),
+                                        mine.get(k).bytesPerConnection()
+                                                - theirs.get(k).bytesPerConnection());
+                            }
+                        });
             }
             if (series.getItemCount() > 0) {
                 data.addSeries(series);
@@ -365,15 +398,19 @@ final class Charts {
         if (data.getSeriesCount() == 0) {
             return null;
         }
-        return xyChart("Idle machinery per connection (handler run minus run without handler)",
-                "connections open", "bytes per connection", data);
+        return xyChart(
+                "Idle machinery per connection (handler run minus run without handler)",
+                "connections open",
+                "bytes per connection",
+                data);
     }
 
     private JFreeChart cpuPerMessage() {
         XYSeriesCollection data = new XYSeriesCollection();
         for (String handler : handlers()) {
             XYSeries series = new XYSeries(handler, true, true);
-            runs.stream().filter(r -> r.handler().equals(handler))
+            runs.stream()
+                    .filter(r -> r.handler().equals(handler))
                     .forEach(r -> series.add(r.connectionsRequested(), r.cpu().serverLoopNanosPerMessage()));
             data.addSeries(series);
         }
@@ -385,8 +422,8 @@ final class Charts {
     }
 
     private static JFreeChart xyChart(String title, String x, String y, XYSeriesCollection data) {
-        JFreeChart chart = ChartFactory.createXYLineChart(title, x, y, data, PlotOrientation.VERTICAL,
-                true, false, false);
+        JFreeChart chart =
+                ChartFactory.createXYLineChart(title, x, y, data, PlotOrientation.VERTICAL, true, false, false);
         NumberAxis range = (NumberAxis) chart.getXYPlot().getRangeAxis();
         range.setAutoRangeIncludesZero(true);
         style(chart.getXYPlot(), true);
@@ -408,7 +445,8 @@ final class Charts {
 
     static Histogram decode(String base64) {
         try {
-            return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(Base64.getDecoder().decode(base64)), 0);
+            return Histogram.decodeFromCompressedByteBuffer(
+                    ByteBuffer.wrap(Base64.getDecoder().decode(base64)), 0);
         } catch (DataFormatException e) {
             throw new IllegalArgumentException("not an encoded histogram", e);
         }
@@ -421,7 +459,9 @@ final class Charts {
         @Override
         public StringBuffer format(double x, StringBuffer to, FieldPosition pos) {
             double percentile = 100 - 100 / x;
-            return to.append(String.format(Locale.ROOT, percentile == Math.rint(percentile) ? "%.0f%%" : "%s%%",
+            return to.append(String.format(
+                    Locale.ROOT,
+                    percentile == Math.rint(percentile) ? "%.0f%%" : "%s%%",
                     percentile == Math.rint(percentile) ? percentile : stripZeros(percentile)));
         }
 
@@ -436,7 +476,9 @@ final class Charts {
         }
 
         private static String stripZeros(double v) {
-            return new java.math.BigDecimal(String.format(Locale.ROOT, "%.6f", v)).stripTrailingZeros().toPlainString();
+            return new java.math.BigDecimal(String.format(Locale.ROOT, "%.6f", v))
+                    .stripTrailingZeros()
+                    .toPlainString();
         }
     }
 }

@@ -14,14 +14,15 @@ import java.util.List;
  */
 final class ChildJvm {
 
-    private ChildJvm() {
-    }
+    private ChildJvm() {}
 
     /** The options a child JVM gets: this JVM's, then {@code extra} (later ones win). */
     static List<String> effectiveOptions(List<String> extra) {
         List<String> options = new ArrayList<>();
         for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (!arg.startsWith("-agentlib") && !arg.startsWith("-javaagent") && !arg.startsWith("-Xrunjdwp")
+            if (!arg.startsWith("-agentlib")
+                    && !arg.startsWith("-javaagent")
+                    && !arg.startsWith("-Xrunjdwp")
                     && !arg.startsWith("-Xdebug")) {
                 options.add(arg);
             }
@@ -55,7 +56,7 @@ final class ChildJvm {
             throw new IOException("round " + settings.round() + " with " + settings.connections()
                     + " connections failed (its JVM exited with " + exit + "); see its output above");
         }
-        return json.readValue(resultFile.toFile(),
-                json.getTypeFactory().constructCollectionType(List.class, RunResult.class));
+        return json.readValue(
+                resultFile.toFile(), json.getTypeFactory().constructCollectionType(List.class, RunResult.class));
     }
 }

@@ -11,8 +11,7 @@ final class Clock {
 
     private static final Ticker TICKER = Ticker.systemTicker();
 
-    private Clock() {
-    }
+    private Clock() {}
 
     static long nanoTime() {
         return TICKER.nanoTime();

@@ -112,13 +112,15 @@ final class ConnectionLedger {
             }
             long late = firstIdle[i] - (lastArrival[i] + readerIdleNanos);
             if (late >= 0) {
-                bySecond.computeIfAbsent((int) ((firstIdle[i] - originNanos) / 1_000_000_000L),
-                        s -> new Histogram(TimeUnit.HOURS.toNanos(1), 2)).recordValue(Math.min(late, TimeUnit.HOURS.toNanos(1)));
+                bySecond.computeIfAbsent(
+                                (int) ((firstIdle[i] - originNanos) / 1_000_000_000L),
+                                s -> new Histogram(TimeUnit.HOURS.toNanos(1), 2))
+                        .recordValue(Math.min(late, TimeUnit.HOURS.toNanos(1)));
             }
         }
         List<RunResult.LateSecond> seconds = new java.util.ArrayList<>();
-        bySecond.forEach((second, h) -> seconds.add(new RunResult.LateSecond(second, (int) h.getTotalCount(),
-                h.getValueAtPercentile(50) / 1e6, h.getMaxValue() / 1e6)));
+        bySecond.forEach((second, h) -> seconds.add(new RunResult.LateSecond(
+                second, (int) h.getTotalCount(), h.getValueAtPercentile(50) / 1e6, h.getMaxValue() / 1e6)));
         return seconds;
     }
 
@@ -167,7 +169,16 @@ final class ConnectionLedger {
                 }
             }
         }
-        return new IdleVerdict(plannedSilent, neverHeard, onTime, missedNotReported, missedLate,
-                falsePremature, falseWhileTalking, unidentifiedIdleEvents.get(), badHellos.get(), lateness);
+        return new IdleVerdict(
+                plannedSilent,
+                neverHeard,
+                onTime,
+                missedNotReported,
+                missedLate,
+                falsePremature,
+                falseWhileTalking,
+                unidentifiedIdleEvents.get(),
+                badHellos.get(),
+                lateness);
     }
 }

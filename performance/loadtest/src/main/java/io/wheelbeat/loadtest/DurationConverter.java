@@ -24,11 +24,21 @@ final class DurationConverter implements ITypeConverter<Long> {
         double amount = Double.parseDouble(m.group(1));
         double unitNanos;
         switch (m.group(2)) {
-            case "ns": unitNanos = 1; break;
-            case "us": unitNanos = 1e3; break;
-            case "ms": unitNanos = 1e6; break;
-            case "s": unitNanos = 1e9; break;
-            default: unitNanos = 60e9; break;
+            case "ns":
+                unitNanos = 1;
+                break;
+            case "us":
+                unitNanos = 1e3;
+                break;
+            case "ms":
+                unitNanos = 1e6;
+                break;
+            case "s":
+                unitNanos = 1e9;
+                break;
+            default:
+                unitNanos = 60e9;
+                break;
         }
         double nanos = amount * unitNanos;
         if (Math.abs(nanos) > Long.MAX_VALUE / 2.0) {

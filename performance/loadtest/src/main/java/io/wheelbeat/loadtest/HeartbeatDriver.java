@@ -49,6 +49,7 @@ final class HeartbeatDriver implements LoadClient {
     private final Bootstrap bootstrap;
     /** Each arm's server, in the round's arm order. */
     private final List<? extends SocketAddress> remotes;
+
     private final IntFunction<SocketAddress> clientAddresses;
     private final EventLoopGroup group;
     private final LoopThreads threads;
@@ -77,16 +78,20 @@ final class HeartbeatDriver implements LoadClient {
         this.remotes = List.copyOf(remotes);
         this.threads = new LoopThreads("client");
         this.group = transport.newClientGroup(settings.clientThreads(), threads);
-        this.bootstrap = transport.clientBootstrap(group, settings.protocol() == Protocol.WEBSOCKET
-                ? WebSocketPipelines.clientInitializer(this) : ClientSink.INSTANCE);
+        this.bootstrap = transport.clientBootstrap(
+                group,
+                settings.protocol() == Protocol.WEBSOCKET
+                        ? WebSocketPipelines.clientInitializer(this)
+                        : ClientSink.INSTANCE);
         this.clientAddresses = transport.clientAddresses(settings.sourceAddresses());
         this.channels = new Channel[connections];
         this.inFlight = new Semaphore(maxPendingConnects);
         long burstEpoch = Clock.nanoTime();
         int loopIndex = 0;
         for (EventExecutor loop : group) {
-            calendars.put(loop, new SendCalendar(this, (EventLoop) loop, settings, settings.seed() + loopIndex++,
-                    burstEpoch));
+            calendars.put(
+                    loop,
+                    new SendCalendar(this, (EventLoop) loop, settings, settings.seed() + loopIndex++, burstEpoch));
         }
         this.opener = new Thread(this::openAll, "loadtest-opener");
         this.opener.setDaemon(true);
@@ -145,7 +150,8 @@ final class HeartbeatDriver implements LoadClient {
 
     /** Whether connection {@code index} is past its planned silence at {@code now}. */
     boolean hasGoneSilent(int index, long now, long silenceStart) {
-        return silenceStart != Long.MAX_VALUE && plan.isSilent(index)
+        return silenceStart != Long.MAX_VALUE
+                && plan.isSilent(index)
                 && now - silenceStart >= (long) (plan.offset(index) * silenceSpreadNanos);
     }
 
@@ -175,8 +181,9 @@ final class HeartbeatDriver implements LoadClient {
         double nanosPerConnect = 1e9 / openRate;
         try {
             for (int i = 0; i < connections && !closing; i++) {
-                if (i > 0 && Settings.armOf(i, remotes.size(), connections)
-                        != Settings.armOf(i - 1, remotes.size(), connections)) {
+                if (i > 0
+                        && Settings.armOf(i, remotes.size(), connections)
+                                != Settings.armOf(i - 1, remotes.size(), connections)) {
                     // The next arm's share starts: hold until the server has read the heap of this one.
                     pauseRequested = true;
                 }
@@ -192,7 +199,8 @@ final class HeartbeatDriver implements LoadClient {
                 }
                 inFlight.acquire();
                 int index = i;
-                bootstrap.connect(remotes.get(Settings.armOf(i, remotes.size(), connections)), clientAddresses.apply(i))
+                bootstrap
+                        .connect(remotes.get(Settings.armOf(i, remotes.size(), connections)), clientAddresses.apply(i))
                         .addListener((ChannelFuture f) -> connected(index, f));
             }
         } catch (InterruptedException e) {
@@ -234,8 +242,8 @@ final class HeartbeatDriver implements LoadClient {
         channels[index] = channel;
         opened.incrementAndGet();
         channel.eventLoop().execute(() -> {
-            channel.writeAndFlush(channel.alloc().buffer(Integer.BYTES, Integer.BYTES).writeInt(index),
-                    channel.voidPromise());
+            channel.writeAndFlush(
+                    channel.alloc().buffer(Integer.BYTES, Integer.BYTES).writeInt(index), channel.voidPromise());
             calendars.get(channel.eventLoop()).addNew(index);
         });
     }

@@ -36,6 +36,7 @@ final class IdleAttribution implements AutoCloseable {
 
     /** One execution sample per running thread every this often (JFR takes a few threads per period). */
     static final Duration SAMPLE_PERIOD = Duration.ofMillis(2);
+
     private static final int TOP_FRAMES = 5;
     private static final String[] IDLE_PREFIXES = {
         "io.netty.handler.timeout.IdleStateHandler",
@@ -46,8 +47,7 @@ final class IdleAttribution implements AutoCloseable {
         "io.wheelbeat.netty.",
     };
     private static final String[] PIPELINE_CLASSES = {
-        "io.netty.channel.AbstractChannelHandlerContext",
-        "io.netty.channel.DefaultChannelPipeline",
+        "io.netty.channel.AbstractChannelHandlerContext", "io.netty.channel.DefaultChannelPipeline",
     };
 
     private final Recording recording = new Recording();
@@ -101,7 +101,8 @@ final class IdleAttribution implements AutoCloseable {
             if (trace != null) {
                 for (RecordedFrame frame : trace.getFrames()) {
                     if (frame.isJavaFrame()) {
-                        frames.add(frame.getMethod().getType().getName() + "." + frame.getMethod().getName());
+                        frames.add(frame.getMethod().getType().getName() + "."
+                                + frame.getMethod().getName());
                     }
                 }
             }
@@ -129,7 +130,9 @@ final class IdleAttribution implements AutoCloseable {
         double error = n == 0 ? 0 : Math.sqrt(share * (1 - share) / n);
         List<String> top = frames.entrySet().stream()
                 .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
-                .limit(TOP_FRAMES).map(e -> e.getKey() + " " + e.getValue()).toList();
+                .limit(TOP_FRAMES)
+                .map(e -> e.getKey() + " " + e.getValue())
+                .toList();
         return new RunResult.Attribution(n, idle, share, share * loopNanosPerMessage, error * loopNanosPerMessage, top);
     }
 

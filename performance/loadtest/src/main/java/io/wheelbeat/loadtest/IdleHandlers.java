@@ -13,16 +13,14 @@ import java.util.concurrent.TimeUnit;
  */
 final class IdleHandlers {
 
-    private IdleHandlers() {
-    }
+    private IdleHandlers() {}
 
     /**
      * A new handler of {@code kind}, for one channel.
      *
      * @throws IllegalArgumentException for {@link IdleHandlerKind#NONE}, which has no handler
      */
-    static ChannelHandler create(IdleHandlerKind kind, long readerIdle, long writerIdle, long allIdle,
-                                 TimeUnit unit) {
+    static ChannelHandler create(IdleHandlerKind kind, long readerIdle, long writerIdle, long allIdle, TimeUnit unit) {
         switch (kind) {
             case WHEEL:
                 return new WheelIdleStateHandler(readerIdle, writerIdle, allIdle, unit);

@@ -6,8 +6,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
-import io.wheelbeat.netty.websocket.WebSocketReaderIdleEvent;
 import io.wheelbeat.loadtest.InstrumentedEventLoopGroup.LoopCounters;
+import io.wheelbeat.netty.websocket.WebSocketReaderIdleEvent;
 
 /**
  * Last handler of every server channel, behind the idle handler: what an application does with

@@ -19,9 +19,17 @@ import org.HdrHistogram.Histogram;
  * @param lateness fire time minus true deadline of every silenced connection reported at or
  *     after its deadline, in nanoseconds
  */
-record IdleVerdict(int plannedSilent, int neverHeard, int onTime, int missedNotReported, int missedLate,
-                   int falsePremature, int falseWhileTalking, long unidentifiedIdleEvents, long badHellos,
-                   Histogram lateness) {
+record IdleVerdict(
+        int plannedSilent,
+        int neverHeard,
+        int onTime,
+        int missedNotReported,
+        int missedLate,
+        int falsePremature,
+        int falseWhileTalking,
+        long unidentifiedIdleEvents,
+        long badHellos,
+        Histogram lateness) {
 
     int missed() {
         return missedNotReported + missedLate;

@@ -123,11 +123,22 @@ final class InstrumentedEventLoopGroup {
             wheelPending = wheel.pendingTimers();
         }
         // The wheel a loop group's loop owns is the one a wheel handler gets there too.
-        ExecutorDrivenWheel used = loop instanceof LoopWheelOwner owner ? owner.wheel()
+        ExecutorDrivenWheel used = loop instanceof LoopWheelOwner owner
+                ? owner.wheel()
                 : readWheel ? EventLoopWheels.shared().wheelFor(loop) : null;
         LoopCounters c = counters(loop);
-        return new LoopSnapshot(scheduled, c.channelsActive, c.channelsClosed, c.messages, c.readBatches,
-                c.firstIdleEvents, c.repeatIdleEvents, wheelScheduled, wheelCancelled, wheelExpired, wheelPending,
+        return new LoopSnapshot(
+                scheduled,
+                c.channelsActive,
+                c.channelsClosed,
+                c.messages,
+                c.readBatches,
+                c.firstIdleEvents,
+                c.repeatIdleEvents,
+                wheelScheduled,
+                wheelCancelled,
+                wheelExpired,
+                wheelPending,
                 used == null ? List.of() : List.of(used.largestRun()));
     }
 

@@ -65,8 +65,12 @@ final class JvmStats implements NotificationListener, AutoCloseable {
         long millis = info.getGcInfo().getDuration();
         boolean explicit = EXPLICIT_CAUSE.equals(info.getGcCause());
         synchronized (this) {
-            pauses.add(new RunResult.Pause((info.getGcInfo().getStartTime() - originUptimeMillis) / 1e3, millis,
-                    info.getGcName(), info.getGcCause(), explicit));
+            pauses.add(new RunResult.Pause(
+                    (info.getGcInfo().getStartTime() - originUptimeMillis) / 1e3,
+                    millis,
+                    info.getGcName(),
+                    info.getGcCause(),
+                    explicit));
             if (explicit) {
                 explicitCollections++;
                 explicitPauseMillis += millis;
@@ -145,7 +149,10 @@ final class JvmStats implements NotificationListener, AutoCloseable {
     }
 
     /** Collection counts and pauses since this object was made, in milliseconds as reported. */
-    record GcTotals(long collections, long pauseMillisTotal, long pauseMillisMax,
-                    long explicitCollections, long explicitPauseMillis) {
-    }
+    record GcTotals(
+            long collections,
+            long pauseMillisTotal,
+            long pauseMillisMax,
+            long explicitCollections,
+            long explicitPauseMillis) {}
 }

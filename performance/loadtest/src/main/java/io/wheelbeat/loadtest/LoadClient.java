@@ -43,6 +43,5 @@ interface LoadClient extends AutoCloseable {
      * @param cpuNanos CPU time of the client side: its event loops (local tier) or its whole
      *     process (TCP tier)
      */
-    record ClientStats(long heartbeatsSent, long maxSenderLagNanos, long cpuNanos) {
-    }
+    record ClientStats(long heartbeatsSent, long maxSenderLagNanos, long cpuNanos) {}
 }

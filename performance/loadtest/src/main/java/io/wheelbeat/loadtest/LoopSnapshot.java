@@ -27,10 +27,19 @@ import java.util.List;
  *     driving the wheel the arm uses on it did (timers fired plus moved): the wheel handler's, or
  *     the {@code WheelIoEventLoopGroup} loop's own; empty where the arm uses no wheel
  */
-record LoopSnapshot(long loopScheduledTasks, long channelsActive, long channelsClosed, long messages,
-                    long readBatches, long firstIdleEvents, long repeatIdleEvents,
-                    long wheelScheduled, long wheelCancelled, long wheelExpired, long wheelPending,
-                    List<Integer> largestWheelRuns) {
+record LoopSnapshot(
+        long loopScheduledTasks,
+        long channelsActive,
+        long channelsClosed,
+        long messages,
+        long readBatches,
+        long firstIdleEvents,
+        long repeatIdleEvents,
+        long wheelScheduled,
+        long wheelCancelled,
+        long wheelExpired,
+        long wheelPending,
+        List<Integer> largestWheelRuns) {
 
     static final LoopSnapshot ZERO = new LoopSnapshot(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of());
 
@@ -39,12 +48,19 @@ record LoopSnapshot(long loopScheduledTasks, long channelsActive, long channelsC
     }
 
     LoopSnapshot plus(LoopSnapshot o) {
-        return new LoopSnapshot(loopScheduledTasks + o.loopScheduledTasks, channelsActive + o.channelsActive,
-                channelsClosed + o.channelsClosed, messages + o.messages, readBatches + o.readBatches,
-                firstIdleEvents + o.firstIdleEvents, repeatIdleEvents + o.repeatIdleEvents,
-                wheelScheduled + o.wheelScheduled, wheelCancelled + o.wheelCancelled,
-                wheelExpired + o.wheelExpired, wheelPending + o.wheelPending, concat(largestWheelRuns,
-                o.largestWheelRuns));
+        return new LoopSnapshot(
+                loopScheduledTasks + o.loopScheduledTasks,
+                channelsActive + o.channelsActive,
+                channelsClosed + o.channelsClosed,
+                messages + o.messages,
+                readBatches + o.readBatches,
+                firstIdleEvents + o.firstIdleEvents,
+                repeatIdleEvents + o.repeatIdleEvents,
+                wheelScheduled + o.wheelScheduled,
+                wheelCancelled + o.wheelCancelled,
+                wheelExpired + o.wheelExpired,
+                wheelPending + o.wheelPending,
+                concat(largestWheelRuns, o.largestWheelRuns));
     }
 
     /** The largest run over the loops, or -1 where the arm uses no wheel. */

@@ -28,8 +28,7 @@ final class Preflight {
     /** The heartbeat sender's calendar works in steps of this; intervals must be longer. */
     static final long MIN_HEARTBEAT_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
-    private Preflight() {
-    }
+    private Preflight() {}
 
     /** Thrown for input the load test cannot run; the message says why and what to do. */
     static final class BadInputException extends RuntimeException {
@@ -70,8 +69,11 @@ final class Preflight {
             if (maxFileDescriptors < 0) {
                 return Integer.MAX_VALUE;
             }
-            return (int) Math.max(0, Math.min(Integer.MAX_VALUE,
-                    maxFileDescriptors - Math.max(0, openFileDescriptors) - FILE_DESCRIPTOR_RESERVE));
+            return (int) Math.max(
+                    0,
+                    Math.min(
+                            Integer.MAX_VALUE,
+                            maxFileDescriptors - Math.max(0, openFileDescriptors) - FILE_DESCRIPTOR_RESERVE));
         }
     }
 
@@ -83,12 +85,16 @@ final class Preflight {
         if (new HashSet<>(s.handlers()).size() != s.handlers().size()) {
             throw new BadInputException("--idle-handler lists a handler twice: " + s.handlers());
         }
-        if (s.eventLoops().isEmpty() || new HashSet<>(s.eventLoops()).size() != s.eventLoops().size()) {
+        if (s.eventLoops().isEmpty()
+                || new HashSet<>(s.eventLoops()).size() != s.eventLoops().size()) {
             throw new BadInputException("--event-loop needs netty, wheel, or both once each, got " + s.eventLoops());
         }
         boolean oneAndBaseline = s.handlers().size() == 2 && s.handlers().get(1) == IdleHandlerKind.NONE;
-        if (s.comparesLoops() && ((s.handlers().size() != 1 && !oneAndBaseline) || !s.handlers().get(0).hasHandler())) {
-            throw new BadInputException("--event-loop " + s.eventLoops().get(0) + "," + s.eventLoops().get(1)
+        if (s.comparesLoops()
+                && ((s.handlers().size() != 1 && !oneAndBaseline)
+                        || !s.handlers().get(0).hasHandler())) {
+            throw new BadInputException("--event-loop " + s.eventLoops().get(0) + ","
+                    + s.eventLoops().get(1)
                     + " compares the loop groups with one idle handler on both; give one --idle-handler "
                     + "(wheel or netty; the baseline none is added unless --no-baseline), got " + s.handlers());
         }
@@ -98,12 +104,14 @@ final class Preflight {
         }
         positive("--open-rate", s.openRate());
         if (s.openRate() > 10_000_000) {
-            throw new BadInputException("--open-rate " + s.openRate() + " is beyond any machine; at most 10000000 per second");
+            throw new BadInputException(
+                    "--open-rate " + s.openRate() + " is beyond any machine; at most 10000000 per second");
         }
         atLeast("--max-pending-connects", s.maxPendingConnects(), 1);
         positive("--heartbeat", s.heartbeatNanos());
         if (!(s.jitter() >= 0 && s.jitter() <= 0.9)) {
-            throw new BadInputException("--jitter must be between 0 and 0.9 (a share of the interval), got " + s.jitter());
+            throw new BadInputException(
+                    "--jitter must be between 0 and 0.9 (a share of the interval), got " + s.jitter());
         }
         if (s.minHeartbeatGapNanos() < MIN_HEARTBEAT_GAP_NANOS) {
             throw new BadInputException("--heartbeat " + DurationConverter.human(s.heartbeatNanos()) + " with --jitter "
@@ -113,7 +121,8 @@ final class Preflight {
         positive("--reader-idle", s.readerIdleNanos());
         if (s.readerIdleNanos() <= s.maxHeartbeatGapNanos()) {
             throw new BadInputException("--reader-idle " + DurationConverter.human(s.readerIdleNanos())
-                    + " is not longer than the longest heartbeat gap " + DurationConverter.human(s.maxHeartbeatGapNanos())
+                    + " is not longer than the longest heartbeat gap "
+                    + DurationConverter.human(s.maxHeartbeatGapNanos())
                     + " (--heartbeat x (1 + --jitter)): every connection would go idle; raise --reader-idle");
         }
         if (!(s.silentFraction() >= 0 && s.silentFraction() <= 1)) {
@@ -123,15 +132,16 @@ final class Preflight {
         notNegative("--tolerance", s.toleranceNanos());
         between("--steady-windows", s.steadyWindows(), 1, 100);
         if (s.windowNanos() < TimeUnit.MILLISECONDS.toNanos(100)) {
-            throw new BadInputException("--window must be at least 100ms, got " + DurationConverter.human(s.windowNanos()));
+            throw new BadInputException(
+                    "--window must be at least 100ms, got " + DurationConverter.human(s.windowNanos()));
         }
         between("--server-threads", s.serverThreads(), 1, 256);
         between("--client-threads", s.clientThreads(), 1, 256);
         between("--repeat", s.rounds(), 1, 100);
         between("--source-addresses", s.sourceAddresses(), 1, 253);
         if (s.progressNanos() < TimeUnit.MILLISECONDS.toNanos(100)) {
-            throw new BadInputException("--progress-every must be at least 100ms, got "
-                    + DurationConverter.human(s.progressNanos()));
+            throw new BadInputException(
+                    "--progress-every must be at least 100ms, got " + DurationConverter.human(s.progressNanos()));
         }
         for (IdleHandlerKind kind : s.handlers()) {
             checkAvailable(kind);
@@ -150,19 +160,27 @@ final class Preflight {
                     + s.baseArms().size() + " arms a connection");
         }
         if (s.tier() == Tier.TCP && connections > machine.maxTcpConnections()) {
-            throw new BadInputException(String.format(Locale.ROOT,
+            throw new BadInputException(String.format(
+                    Locale.ROOT,
                     "--connections %d is more than the TCP tier can hold here: each process keeps one socket per "
                             + "connection and the open-file limit is %d per process (%d open now, %d reserved), "
                             + "so at most %d; use --transport local for more",
-                    connections, machine.maxFileDescriptors(), machine.openFileDescriptors(),
-                    FILE_DESCRIPTOR_RESERVE, machine.maxTcpConnections()));
+                    connections,
+                    machine.maxFileDescriptors(),
+                    machine.openFileDescriptors(),
+                    FILE_DESCRIPTOR_RESERVE,
+                    machine.maxTcpConnections()));
         }
         long needed = HEAP_BYTES_FIXED + connections * HEAP_BYTES_PER_CONNECTION;
         if (needed > machine.maxHeapBytes()) {
-            throw new BadInputException(String.format(Locale.ROOT,
+            throw new BadInputException(String.format(
+                    Locale.ROOT,
                     "--connections %d needs about %d MiB of heap (%d bytes per connection, estimated) but the run "
                             + "would have %d MiB; pass --jvm-opt=-Xmx%dm or fewer connections",
-                    connections, needed >> 20, HEAP_BYTES_PER_CONNECTION, machine.maxHeapBytes() >> 20,
+                    connections,
+                    needed >> 20,
+                    HEAP_BYTES_PER_CONNECTION,
+                    machine.maxHeapBytes() >> 20,
                     (needed >> 20) + 512));
         }
     }
@@ -174,7 +192,8 @@ final class Preflight {
         try {
             IdleHandlers.create(kind, 1, 0, 0, TimeUnit.SECONDS);
         } catch (UnsupportedOperationException e) {
-            throw new BadInputException("--idle-handler " + kind + " is not available in this build: " + e.getMessage());
+            throw new BadInputException(
+                    "--idle-handler " + kind + " is not available in this build: " + e.getMessage());
         }
     }
 

@@ -39,8 +39,13 @@ final class Progress implements AutoCloseable {
     private final List<List<RunResult.Sample>> samples = new ArrayList<>();
 
     /** @param jvm whose clock the samples are timed on */
-    Progress(String label, LoadClient client, List<ScenarioRun.ArmServer> arms, LoopLagProbe lags, JvmStats jvm,
-             long everyNanos) {
+    Progress(
+            String label,
+            LoadClient client,
+            List<ScenarioRun.ArmServer> arms,
+            LoopLagProbe lags,
+            JvmStats jvm,
+            long everyNanos) {
         this.label = label;
         this.client = client;
         this.arms = List.copyOf(arms);
@@ -60,25 +65,42 @@ final class Progress implements AutoCloseable {
             double seconds = (now - lastNanos) / 1e9;
             int opened = client.opened();
             long heapMiB = JvmStats.usedHeap() >> 20;
-            StringBuilder line = new StringBuilder(String.format(Locale.ROOT,
-                    "[%s] %5.1fs open %,d (+%,.0f/s) failed %,d | heap %,d MiB", label, jvm.secondsSinceStart(),
-                    opened, (opened - lastOpened) / seconds, client.failed(), heapMiB));
+            StringBuilder line = new StringBuilder(String.format(
+                    Locale.ROOT,
+                    "[%s] %5.1fs open %,d (+%,.0f/s) failed %,d | heap %,d MiB",
+                    label,
+                    jvm.secondsSinceStart(),
+                    opened,
+                    (opened - lastOpened) / seconds,
+                    client.failed(),
+                    heapMiB));
             for (int i = 0; i < arms.size(); i++) {
                 ScenarioRun.ArmServer arm = arms.get(i);
                 IdleHandlerKind kind = arm.arm().handler();
                 LoopSnapshot loops = arm.loops().snapshot(kind == IdleHandlerKind.WHEEL, 5, TimeUnit.SECONDS);
                 TimerAccounting.Counts c = TimerAccounting.counts(kind, loops);
-                RunResult.Sample sample = new RunResult.Sample(jvm.secondsSinceStart(), opened, heapMiB,
-                        (loops.loopScheduledTasks() - lastLoopTasks[i]) / seconds, (c.reArms() - lastReArms[i]) / seconds,
-                        (c.expirations() - lastExpirations[i]) / seconds, loops.firstIdleEvents() + loops.repeatIdleEvents(), lags.lag(i).takeSinceRead(),
+                RunResult.Sample sample = new RunResult.Sample(
+                        jvm.secondsSinceStart(),
+                        opened,
+                        heapMiB,
+                        (loops.loopScheduledTasks() - lastLoopTasks[i]) / seconds,
+                        (c.reArms() - lastReArms[i]) / seconds,
+                        (c.expirations() - lastExpirations[i]) / seconds,
+                        loops.firstIdleEvents() + loops.repeatIdleEvents(),
+                        lags.lag(i).takeSinceRead(),
                         kind.hasHandler() ? c.pending() : -1);
                 synchronized (samples) {
                     samples.get(i).add(sample);
                 }
-                line.append(String.format(Locale.ROOT,
+                line.append(String.format(
+                        Locale.ROOT,
                         " | %s: loop tasks/s %,.0f re-arm/s %,.0f expired/s %,.0f pending %,d idle %,d lag %,.0f ms",
-                        arm.arm().id(), sample.loopScheduledTasksPerSecond(), sample.reArmsPerSecond(),
-                        sample.expirationsPerSecond(), sample.pendingTimers(), sample.idleEvents(),
+                        arm.arm().id(),
+                        sample.loopScheduledTasksPerSecond(),
+                        sample.reArmsPerSecond(),
+                        sample.expirationsPerSecond(),
+                        sample.pendingTimers(),
+                        sample.idleEvents(),
                         sample.maxLoopLagMs()));
                 lastLoopTasks[i] = loops.loopScheduledTasks();
                 lastReArms[i] = c.reArms();

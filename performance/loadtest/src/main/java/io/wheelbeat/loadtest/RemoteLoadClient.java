@@ -50,18 +50,22 @@ final class RemoteLoadClient implements LoadClient {
         command.add(LoadTest.class.getName());
         command.add("--tcp-client");
         command.add("--connect");
-        command.add(String.join(",", servers.stream().map(a -> a.getHostString() + ":" + a.getPort()).toList()));
+        command.add(String.join(
+                ",",
+                servers.stream().map(a -> a.getHostString() + ":" + a.getPort()).toList()));
         command.addAll(settings.toArgs());
         log.info("starting the TCP client process");
-        Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process process = new ProcessBuilder(command)
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         RemoteLoadClient client = new RemoteLoadClient(process);
         client.await("READY");
         return client;
     }
 
     private void readLines() {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                StandardCharsets.UTF_8))) {
+        try (BufferedReader in =
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             PrintStream out = System.out;
             String line;
             while ((line = in.readLine()) != null) {
@@ -93,8 +97,8 @@ final class RemoteLoadClient implements LoadClient {
         try {
             String[] parts = answers.poll(ANSWER_SECONDS, TimeUnit.SECONDS);
             if (parts == null || !parts[0].equals(answer)) {
-                throw new IOException("the TCP client process answered " + (parts == null ? "nothing"
-                        : String.join(" ", parts)) + " instead of " + answer);
+                throw new IOException("the TCP client process answered "
+                        + (parts == null ? "nothing" : String.join(" ", parts)) + " instead of " + answer);
             }
             return parts;
         } catch (InterruptedException e) {

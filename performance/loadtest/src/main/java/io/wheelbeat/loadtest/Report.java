@@ -36,7 +36,8 @@ final class Report {
         this.runs = List.copyOf(runs);
         this.idleMachinery = idleMachinery(runs);
         this.verdicts = settings.sizes().stream()
-                .flatMap(size -> VerdictTable.of(size, this.runs, settings.ours(), settings.theirs()).stream()).toList();
+                .flatMap(size -> VerdictTable.of(size, this.runs, settings.ours(), settings.theirs()).stream())
+                .toList();
     }
 
     static ObjectMapper json() {
@@ -56,9 +57,8 @@ final class Report {
      * @param bytesPerConnection heap per connection, handler minus baseline
      * @param serverLoopNanosPerMessage steady server-loop CPU per message, handler minus baseline
      */
-    record IdleMachinery(String handler, int connections, int round, double bytesPerConnection,
-                         double serverLoopNanosPerMessage) {
-    }
+    record IdleMachinery(
+            String handler, int connections, int round, double bytesPerConnection, double serverLoopNanosPerMessage) {}
 
     /**
      * One row of a verdict table, as written to {@code report.json}.
@@ -69,17 +69,33 @@ final class Report {
      * @param units the paired units (rounds or steady sub-windows) the call rests on
      * @param outcome for ours against theirs: won, lost, within noise, equal, or no interval
      */
-    record VerdictRow(int connections, String ours, String theirs, String measure, String unit, String better,
-                      double oursValue, double theirsValue, Double ratio, Double low, Double high, int units,
-                      String outcome) {
-    }
+    record VerdictRow(
+            int connections,
+            String ours,
+            String theirs,
+            String measure,
+            String unit,
+            String better,
+            double oursValue,
+            double theirsValue,
+            Double ratio,
+            Double low,
+            Double high,
+            int units,
+            String outcome) {}
 
     /** The report as written to {@code report.json}. */
-    record SessionReport(String generatedAt, String tier, String connectionKind, Map<String, Object> scenario,
-                         String command, boolean clean, List<VerdictRow> verdict,
-                         List<VerdictTable.WheelRun> wheelRuns, List<RunResult> runs,
-                         List<IdleMachinery> idleMachinery) {
-    }
+    record SessionReport(
+            String generatedAt,
+            String tier,
+            String connectionKind,
+            Map<String, Object> scenario,
+            String command,
+            boolean clean,
+            List<VerdictRow> verdict,
+            List<VerdictTable.WheelRun> wheelRuns,
+            List<RunResult> runs,
+            List<IdleMachinery> idleMachinery) {}
 
     /** Whether every connection opened and no idle event was missed or false, in every run. */
     boolean clean() {
@@ -88,20 +104,31 @@ final class Report {
 
     /** The command's exit status: wheelbeat's arms are judged, a peer's misses are a verdict row. */
     ExitStatus exitStatus() {
-        return ExitStatus.of(runs, r -> settings.baseArms().stream().anyMatch(a -> a.id().equals(r.handler()) && a.ours()));
+        return ExitStatus.of(
+                runs, r -> settings.baseArms().stream().anyMatch(a -> a.id().equals(r.handler()) && a.ours()));
     }
 
     static boolean clean(RunResult r) {
-        return r.failed() == 0 && r.idle().neverHeard() == 0
-                && (!r.idle().applicable() || (r.idle().missed() == 0 && r.idle().falseIdle() == 0));
+        return r.failed() == 0
+                && r.idle().neverHeard() == 0
+                && (!r.idle().applicable()
+                        || (r.idle().missed() == 0 && r.idle().falseIdle() == 0));
     }
 
     void write() throws IOException {
         Path dir = settings.reportDir();
         Files.createDirectories(dir);
-        SessionReport report = new SessionReport(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(),
-                settings.tier().id(), settings.tier().description(), scenario(), command(), clean(), verdictRows(),
-                verdicts.stream().flatMap(v -> v.wheelRuns().stream()).toList(), runs, idleMachinery);
+        SessionReport report = new SessionReport(
+                Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(),
+                settings.tier().id(),
+                settings.tier().description(),
+                scenario(),
+                command(),
+                clean(),
+                verdictRows(),
+                verdicts.stream().flatMap(v -> v.wheelRuns().stream()).toList(),
+                runs,
+                idleMachinery);
         json().writeValue(dir.resolve(JSON_FILE).toFile(), report);
         List<String> charts = new Charts(runs).write(dir);
         Files.writeString(dir.resolve(MARKDOWN_FILE), markdown(report, charts), StandardCharsets.UTF_8);
@@ -114,8 +141,11 @@ final class Report {
                 continue;
             }
             VerdictTable.find(runs, run.connectionsRequested(), run.round(), VerdictTable.BASELINE)
-                    .ifPresent(base -> result.add(new IdleMachinery(run.handler(), run.connectionsRequested(),
-                            run.round(), run.heap().bytesPerConnection() - base.heap().bytesPerConnection(),
+                    .ifPresent(base -> result.add(new IdleMachinery(
+                            run.handler(),
+                            run.connectionsRequested(),
+                            run.round(),
+                            run.heap().bytesPerConnection() - base.heap().bytesPerConnection(),
                             run.steady().loopNanosPerMessage() - base.steady().loopNanosPerMessage())));
         }
         return result;
@@ -127,10 +157,20 @@ final class Report {
             for (VerdictTable.Row row : table.rows()) {
                 VerdictTable.Measure m = row.measure();
                 Verdict.Call c = row.call();
-                rows.add(new VerdictRow(table.connections(), table.ours(), table.theirs(), m.name(), m.unit(),
-                        m.better().name().toLowerCase(Locale.ROOT), c.ours(), c.theirs(),
-                        Double.isNaN(c.ratio()) ? null : c.ratio(), c.hasInterval() ? c.low() : null,
-                        c.hasInterval() ? c.high() : null, c.units(), c.outcome().plain().toLowerCase(Locale.ROOT)));
+                rows.add(new VerdictRow(
+                        table.connections(),
+                        table.ours(),
+                        table.theirs(),
+                        m.name(),
+                        m.unit(),
+                        m.better().name().toLowerCase(Locale.ROOT),
+                        c.ours(),
+                        c.theirs(),
+                        Double.isNaN(c.ratio()) ? null : c.ratio(),
+                        c.hasInterval() ? c.low() : null,
+                        c.hasInterval() ? c.high() : null,
+                        c.units(),
+                        c.outcome().plain().toLowerCase(Locale.ROOT)));
             }
         }
         return rows;
@@ -163,7 +203,9 @@ final class Report {
         m.put("toleranceMs", settings.toleranceNanos() / 1e6);
         m.put("steadyWindows", settings.steadyWindows());
         m.put("windowMs", settings.windowNanos() / 1e6);
-        m.put("eventLoops", settings.eventLoops().stream().map(EventLoopKind::id).toList());
+        m.put(
+                "eventLoops",
+                settings.eventLoops().stream().map(EventLoopKind::id).toList());
         m.put("arms", settings.baseArms().stream().map(Arm::id).toList());
         m.put("serverThreads", settings.serverThreads());
         m.put("clientThreads", settings.clientThreads());
@@ -177,34 +219,64 @@ final class Report {
         Settings s = settings;
         List<String[]> rows = new ArrayList<>();
         rows.add(new String[] {"connections", s.tier().description()});
-        rows.add(new String[] {"protocol", s.protocol() == Protocol.WEBSOCKET
-                ? "WebSocket (wheel: WebSocketKeepAliveHandler; netty: IdleStateHandler + pings)"
-                : "the load test's own bytes: a 4-byte hello, then one byte per heartbeat"});
-        rows.add(new String[] {"connections per run", String.join(", ",
-                s.sizes().stream().map(n -> f("%,d", n)).toList())});
-        rows.add(new String[] {"arms, side by side in one JVM", String.join(", ", s.baseArms().stream()
-                .map(a -> a.id() + " (" + a.handler().id() + " handler on " + a.loop().id() + " loops)").toList())
-                + "; each takes an equal consecutive share of the connections"});
+        rows.add(new String[] {
+            "protocol",
+            s.protocol() == Protocol.WEBSOCKET
+                    ? "WebSocket (wheel: WebSocketKeepAliveHandler; netty: IdleStateHandler + pings)"
+                    : "the load test's own bytes: a 4-byte hello, then one byte per heartbeat"
+        });
+        rows.add(new String[] {
+            "connections per run",
+            String.join(", ", s.sizes().stream().map(n -> f("%,d", n)).toList())
+        });
+        rows.add(new String[] {
+            "arms, side by side in one JVM",
+            String.join(
+                            ", ",
+                            s.baseArms().stream()
+                                    .map(a -> a.id() + " (" + a.handler().id() + " handler on "
+                                            + a.loop().id() + " loops)")
+                                    .toList())
+                    + "; each takes an equal consecutive share of the connections"
+        });
         rows.add(new String[] {"rounds", s.rounds() + ", one JVM each, the arms' order rotated by one each round"});
-        rows.add(new String[] {"steady window", s.steadyWindows() + " sub-windows of "
-                + DurationConverter.human(s.windowNanos()) + " after the ramp and one longest heartbeat gap, "
-                + "before the silence"});
-        rows.add(new String[] {"open rate", f("at most %,.0f connections/s, at most %,d connects in flight",
-                s.openRate(), s.maxPendingConnects())});
-        rows.add(new String[] {"heartbeat", "every " + DurationConverter.human(s.heartbeatNanos())
-                + (s.burst() ? ", every connection at the same moments"
-                        : f(" +/- %.0f%%, uniform", s.jitter() * 100))});
+        rows.add(new String[] {
+            "steady window",
+            s.steadyWindows() + " sub-windows of "
+                    + DurationConverter.human(s.windowNanos()) + " after the ramp and one longest heartbeat gap, "
+                    + "before the silence"
+        });
+        rows.add(new String[] {
+            "open rate",
+            f("at most %,.0f connections/s, at most %,d connects in flight", s.openRate(), s.maxPendingConnects())
+        });
+        rows.add(new String[] {
+            "heartbeat",
+            "every " + DurationConverter.human(s.heartbeatNanos())
+                    + (s.burst()
+                            ? ", every connection at the same moments"
+                            : f(" +/- %.0f%%, uniform", s.jitter() * 100))
+        });
         rows.add(new String[] {"reader idle", DurationConverter.human(s.readerIdleNanos())});
-        rows.add(new String[] {"silent", f("%.0f%% of connections, chosen by seed, stopping at known times spread over ",
-                s.silentFraction() * 100) + DurationConverter.human(s.silenceSpreadNanos())});
-        rows.add(new String[] {"tolerance", DurationConverter.human(s.toleranceNanos())
-                + " (an idle event later than the true deadline + this counts as missed)"});
+        rows.add(new String[] {
+            "silent",
+            f("%.0f%% of connections, chosen by seed, stopping at known times spread over ", s.silentFraction() * 100)
+                    + DurationConverter.human(s.silenceSpreadNanos())
+        });
+        rows.add(new String[] {
+            "tolerance",
+            DurationConverter.human(s.toleranceNanos())
+                    + " (an idle event later than the true deadline + this counts as missed)"
+        });
         rows.add(new String[] {"heap readings (full GCs)", "one before the ramp, one after each arm's share"});
-        rows.add(new String[] {"event loops", s.serverThreads() + " per arm's server, " + s.clientThreads()
-                + " client"});
+        rows.add(new String[] {"event loops", s.serverThreads() + " per arm's server, " + s.clientThreads() + " client"
+        });
         rows.add(new String[] {"seed", Long.toString(s.seed())});
-        rows.add(new String[] {"machine", machine.cores() + " cores, " + machine.jvm() + ", max heap "
-                + f("%,d", machine.maxHeapBytes() >> 20) + " MiB per run"});
+        rows.add(new String[] {
+            "machine",
+            machine.cores() + " cores, " + machine.jvm() + ", max heap " + f("%,d", machine.maxHeapBytes() >> 20)
+                    + " MiB per run"
+        });
         return rows;
     }
 
@@ -224,24 +296,40 @@ final class Report {
 
     private String markdown(SessionReport report, List<String> charts) {
         StringBuilder md = new StringBuilder();
-        md.append("# wheelbeat load test: ").append(settings.tier().id()).append(" tier")
-                .append(settings.protocol() == Protocol.WEBSOCKET
-                        ? ", WebSocket (wheel: WebSocketKeepAliveHandler; netty: IdleStateHandler + pings)" : "")
+        md.append("# wheelbeat load test: ")
+                .append(settings.tier().id())
+                .append(" tier")
+                .append(
+                        settings.protocol() == Protocol.WEBSOCKET
+                                ? ", WebSocket (wheel: WebSocketKeepAliveHandler; netty: IdleStateHandler + pings)"
+                                : "")
                 .append("\n\n");
         for (VerdictTable verdict : verdicts) {
             md.append(verdict.markdown()).append('\n');
         }
-        md.append("Connections here are **").append(settings.tier().description()).append("**.\n\n");
-        md.append("Generated ").append(report.generatedAt()).append(". ").append(report.clean()
-                ? "Every run opened every connection and had no missed and no false idle events."
-                : "**Not every run came out clean**: see the failed, missed and false rows.").append("\n\n");
+        md.append("Connections here are **")
+                .append(settings.tier().description())
+                .append("**.\n\n");
+        md.append("Generated ")
+                .append(report.generatedAt())
+                .append(". ")
+                .append(
+                        report.clean()
+                                ? "Every run opened every connection and had no missed and no false idle events."
+                                : "**Not every run came out clean**: see the failed, missed and false rows.")
+                .append("\n\n");
         md.append("Repeat with:\n\n    ").append(report.command()).append("\n\n");
         md.append("## Scenario\n\n| setting | value |\n|---|---|\n");
         scenarioRows(runs.get(0).machine())
-                .forEach(row -> md.append("| ").append(row[0]).append(" | ").append(row[1]).append(" |\n"));
+                .forEach(row -> md.append("| ")
+                        .append(row[0])
+                        .append(" | ")
+                        .append(row[1])
+                        .append(" |\n"));
         md.append('\n');
         for (int size : settings.sizes()) {
-            List<RunResult> group = runs.stream().filter(r -> r.connectionsRequested() == size).toList();
+            List<RunResult> group =
+                    runs.stream().filter(r -> r.connectionsRequested() == size).toList();
             md.append("## ").append(String.format(Locale.ROOT, "%,d", size)).append(" connections, run by run\n\n");
             table(md, group);
         }
@@ -254,9 +342,11 @@ final class Report {
         }
         md.append("## What the numbers count\n\n");
         md.append("- **Heap per connection**: an arm's share of the live-heap growth (full-GC readings before "
-                + "and after its share of the ramp) over the connections opened in it. ")
-                .append(settings.tier() == Tier.LOCAL ? "Local tier: both ends of each connection are in this JVM. "
-                        : "TCP tier: the server process's heap only. ")
+                        + "and after its share of the ramp) over the connections opened in it. ")
+                .append(
+                        settings.tier() == Tier.LOCAL
+                                ? "Local tier: both ends of each connection are in this JVM. "
+                                : "TCP tier: the server process's heap only. ")
                 .append("The bookkeeping of the load test itself (16 bytes per connection) is allocated before the "
                         + "first reading and not counted.\n");
         md.append("- **Idle machinery**: an arm minus the arm without an idle handler, same round, same JVM.\n");
@@ -268,8 +358,9 @@ final class Report {
         md.append("- **Timers**, wheel: ").append(TimerAccounting.WHEEL_NOTE).append(".\n");
         md.append("- **Timers**, Netty: ").append(TimerAccounting.NETTY_NOTE).append(".\n");
         md.append("- **Largest run of the wheel's task**: the most timers one run of the task that drives a loop's "
-                + "wheel fired and moved between the wheel's levels, over the round (the wheel handler's wheel, or "
-                + "the loop group's own); the engine bounds it at ").append(f("%,d", TimerAccounting.WHEEL_RUN_BOUND))
+                        + "wheel fired and moved between the wheel's levels, over the round (the wheel handler's wheel, or "
+                        + "the loop group's own); the engine bounds it at ")
+                .append(f("%,d", TimerAccounting.WHEEL_RUN_BOUND))
                 .append(".\n");
         md.append("- **GC**: the JVM's collections in the round, shared by the arms, not counting the load "
                 + "test's own heap-reading full GCs (listed apart).\n");
@@ -284,62 +375,173 @@ final class Report {
 
     private void table(StringBuilder md, List<RunResult> group) {
         md.append("| |");
-        group.forEach(r -> md.append(' ').append(r.handler())
-                .append(settings.rounds() > 1 ? " (" + r.round() + ")" : "").append(" |"));
+        group.forEach(r -> md.append(' ')
+                .append(r.handler())
+                .append(settings.rounds() > 1 ? " (" + r.round() + ")" : "")
+                .append(" |"));
         md.append("\n|---|");
         group.forEach(r -> md.append("---:|"));
         md.append('\n');
-        row(md, group, "arm's connections opened / failed (of the round's)",
+        row(
+                md,
+                group,
+                "arm's connections opened / failed (of the round's)",
                 r -> f("%,d / %,d (%,d)", r.opened(), r.failed(), r.connectionsRequested()));
         row(md, group, "open rate (connections/s)", r -> f("%,.0f", r.openRatePerSecond()));
-        row(md, group, "heap per connection (bytes, after full GC)", r -> f("%,.0f", r.heap().bytesPerConnection()));
-        row(md, group, "idle machinery per connection (bytes, minus none)", r -> machinery(r)
-                .map(m -> f("%,.0f", m.bytesPerConnection())).orElse("-"));
+        row(
+                md,
+                group,
+                "heap per connection (bytes, after full GC)",
+                r -> f("%,.0f", r.heap().bytesPerConnection()));
+        row(
+                md,
+                group,
+                "idle machinery per connection (bytes, minus none)",
+                r -> machinery(r).map(m -> f("%,.0f", m.bytesPerConnection())).orElse("-"));
         row(md, group, "timer schedules / s", r -> f("%,.0f", r.timers().schedulesPerSecond()));
         row(md, group, "timer cancels / s", r -> f("%,.0f", r.timers().cancelsPerSecond()));
-        row(md, group, "timer re-arms / s (read batches)", r -> f("%,.0f", r.timers().reArmsPerSecond()));
+        row(
+                md,
+                group,
+                "timer re-arms / s (read batches)",
+                r -> f("%,.0f", r.timers().reArmsPerSecond()));
         row(md, group, "timer expirations / s", r -> f("%,.0f", r.timers().expirationsPerSecond()));
-        row(md, group, "server-loop scheduled tasks / s", r -> f("%,.0f", r.timers().loopScheduledTasksPerSecond()));
-        row(md, group, "largest run of the wheel's task: timers fired + moved (by loop)",
-                r -> r.timers().largestWheelRun() < 0 ? "-" : f("%,d (%s)", r.timers().largestWheelRun(),
-                        String.join(", ", r.timers().largestWheelRunByLoop().stream().map(v -> f("%,d", v)).toList())));
+        row(
+                md,
+                group,
+                "server-loop scheduled tasks / s",
+                r -> f("%,.0f", r.timers().loopScheduledTasksPerSecond()));
+        row(
+                md,
+                group,
+                "largest run of the wheel's task: timers fired + moved (by loop)",
+                r -> r.timers().largestWheelRun() < 0
+                        ? "-"
+                        : f(
+                                "%,d (%s)",
+                                r.timers().largestWheelRun(),
+                                String.join(
+                                        ", ",
+                                        r.timers().largestWheelRunByLoop().stream()
+                                                .map(v -> f("%,d", v))
+                                                .toList())));
         row(md, group, "messages at the server / s", r -> f("%,.0f", r.traffic().messagesPerSecond()));
-        row(md, group, "silenced / detected on time", r -> idle(r, i -> f("%,d / %,d", i.plannedSilent(), i.detectedOnTime())));
+        row(
+                md,
+                group,
+                "silenced / detected on time",
+                r -> idle(r, i -> f("%,d / %,d", i.plannedSilent(), i.detectedOnTime())));
         row(md, group, "**missed idle events**", r -> idle(r, i -> f("%,d", i.missed())));
         row(md, group, "**false idle events**", r -> idle(r, i -> f("%,d", i.falseIdle())));
-        row(md, group, "lateness p50 / p99 / p99.9 / max (ms)", r -> idle(r, i -> f("%.3f / %.3f / %.3f / %.3f",
-                i.lateness().p50Ms(), i.lateness().p99Ms(), i.lateness().p999Ms(), i.lateness().maxMs())));
-        row(md, group, "lateness, worst second of the round (at s: reported, p50 / max ms)", r -> idle(r, i ->
-                i.overTime().stream().max(java.util.Comparator.comparingDouble(RunResult.LateSecond::maxMs))
-                        .map(l -> f("%d s: %,d, %.1f / %.1f", l.atSecond(), l.reported(), l.p50Ms(), l.maxMs()))
-                        .orElse("-")));
-        row(md, group, "GC collections / total pause / longest (ms)",
+        row(
+                md,
+                group,
+                "lateness p50 / p99 / p99.9 / max (ms)",
+                r -> idle(
+                        r,
+                        i -> f(
+                                "%.3f / %.3f / %.3f / %.3f",
+                                i.lateness().p50Ms(),
+                                i.lateness().p99Ms(),
+                                i.lateness().p999Ms(),
+                                i.lateness().maxMs())));
+        row(
+                md,
+                group,
+                "lateness, worst second of the round (at s: reported, p50 / max ms)",
+                r -> idle(
+                        r,
+                        i -> i.overTime().stream()
+                                .max(java.util.Comparator.comparingDouble(RunResult.LateSecond::maxMs))
+                                .map(l -> f("%d s: %,d, %.1f / %.1f", l.atSecond(), l.reported(), l.p50Ms(), l.maxMs()))
+                                .orElse("-")));
+        row(
+                md,
+                group,
+                "GC collections / total pause / longest (ms)",
                 r -> f("%,d / %,.0f / %,.0f", r.gc().collections(), r.gc().totalPauseMs(), r.gc().maxPauseMs()));
-        row(md, group, "allocated: whole run (MiB) / server loops per message (B)", r -> f("%,d / %,.1f",
-                r.gc().allocatedBytes() >> 20, r.gc().serverLoopBytesPerMessage()));
-        row(md, group, "heap-reading full GCs (count / ms)",
+        row(
+                md,
+                group,
+                "allocated: whole run (MiB) / server loops per message (B)",
+                r -> f("%,d / %,.1f", r.gc().allocatedBytes() >> 20, r.gc().serverLoopBytesPerMessage()));
+        row(
+                md,
+                group,
+                "heap-reading full GCs (count / ms)",
                 r -> f("%,d / %,.0f", r.gc().heapReadingCollections(), r.gc().heapReadingPauseMs()));
-        row(md, group, "CPU: process / server loops / clients (s)", r -> f("%.1f / %.1f / %.1f",
-                r.cpu().processSeconds(), r.cpu().serverLoopSeconds(), r.cpu().clientSeconds()));
-        row(md, group, "server-loop CPU per message, whole round (ns)",
+        row(
+                md,
+                group,
+                "CPU: process / server loops / clients (s)",
+                r -> f(
+                        "%.1f / %.1f / %.1f",
+                        r.cpu().processSeconds(),
+                        r.cpu().serverLoopSeconds(),
+                        r.cpu().clientSeconds()));
+        row(
+                md,
+                group,
+                "server-loop CPU per message, whole round (ns)",
                 r -> f("%,.0f", r.cpu().serverLoopNanosPerMessage()));
-        row(md, group, "steady: server-loop CPU per message (ns) / per connection-second (ns)", r -> f("%,.0f / %,.0f",
-                r.steady().loopNanosPerMessage(), r.steady().loopNanosPerConnectionSecond()));
-        row(md, group, "steady: idle machinery CPU per message (ns, minus none)", r -> machinery(r)
-                .map(m -> f("%,.0f", m.serverLoopNanosPerMessage())).orElse("-"));
-        row(md, group, "steady: JFR samples on the loops / in idle machinery", r -> f("%,d / %,d (%.1f%%)",
-                r.steady().attribution().samples(), r.steady().attribution().idleSamples(),
-                r.steady().attribution().idleShare() * 100));
-        row(md, group, "steady: idle machinery CPU per message, JFR (ns)", r -> f("%,.0f +/- %,.0f",
-                r.steady().attribution().idleNanosPerMessage(), r.steady().attribution().idleNanosPerMessageError()));
-        row(md, group, "steady: idle frames sampled most", r -> String.join("<br>",
-                r.steady().attribution().topIdleFrames()));
-        row(md, group, "loop lag: steady worst / round worst (ms, at s)", r -> f("%,.1f / %,.1f (%.0f)",
-                r.loopLag().steadyMaxMs(), r.loopLag().maxMs(), r.loopLag().maxAtSeconds()));
-        row(md, group, "worst heartbeat sender lag (ms)", r -> f("%,.0f", r.traffic().maxSenderLagMs()));
+        row(
+                md,
+                group,
+                "steady: server-loop CPU per message (ns) / per connection-second (ns)",
+                r -> f(
+                        "%,.0f / %,.0f",
+                        r.steady().loopNanosPerMessage(), r.steady().loopNanosPerConnectionSecond()));
+        row(
+                md,
+                group,
+                "steady: idle machinery CPU per message (ns, minus none)",
+                r -> machinery(r)
+                        .map(m -> f("%,.0f", m.serverLoopNanosPerMessage()))
+                        .orElse("-"));
+        row(
+                md,
+                group,
+                "steady: JFR samples on the loops / in idle machinery",
+                r -> f(
+                        "%,d / %,d (%.1f%%)",
+                        r.steady().attribution().samples(),
+                        r.steady().attribution().idleSamples(),
+                        r.steady().attribution().idleShare() * 100));
+        row(
+                md,
+                group,
+                "steady: idle machinery CPU per message, JFR (ns)",
+                r -> f(
+                        "%,.0f +/- %,.0f",
+                        r.steady().attribution().idleNanosPerMessage(),
+                        r.steady().attribution().idleNanosPerMessageError()));
+        row(
+                md,
+                group,
+                "steady: idle frames sampled most",
+                r -> String.join("<br>", r.steady().attribution().topIdleFrames()));
+        row(
+                md,
+                group,
+                "loop lag: steady worst / round worst (ms, at s)",
+                r -> f(
+                        "%,.1f / %,.1f (%.0f)",
+                        r.loopLag().steadyMaxMs(),
+                        r.loopLag().maxMs(),
+                        r.loopLag().maxAtSeconds()));
+        row(
+                md,
+                group,
+                "worst heartbeat sender lag (ms)",
+                r -> f("%,.0f", r.traffic().maxSenderLagMs()));
         row(md, group, "round (s)", r -> f("%.1f", r.windowSeconds()));
-        row(md, group, "machine load (1-minute load average, start / end)",
-                r -> f("%.2f / %.2f", r.machine().loadAverageAtStart(), r.machine().loadAverageAtEnd()));
+        row(
+                md,
+                group,
+                "machine load (1-minute load average, start / end)",
+                r -> f(
+                        "%.2f / %.2f",
+                        r.machine().loadAverageAtStart(), r.machine().loadAverageAtEnd()));
         md.append('\n');
     }
 
@@ -349,18 +551,25 @@ final class Report {
                 + "|---:|---|---:|---:|---:|---:|---:|\n");
         for (RunResult r : runs) {
             Optional<IdleMachinery> m = machinery(r);
-            md.append(f("| %,d | %s | %,.0f | %s | %,.0f | %s | %,.0f |\n", r.connectionsRequested(), r.handler(),
-                    r.heap().bytesPerConnection(), m.map(x -> f("%,.0f", x.bytesPerConnection())).orElse("-"),
+            md.append(f(
+                    "| %,d | %s | %,.0f | %s | %,.0f | %s | %,.0f |\n",
+                    r.connectionsRequested(),
+                    r.handler(),
+                    r.heap().bytesPerConnection(),
+                    m.map(x -> f("%,.0f", x.bytesPerConnection())).orElse("-"),
                     r.steady().loopNanosPerMessage(),
                     m.map(x -> f("%,.0f", x.serverLoopNanosPerMessage())).orElse("-"),
-                    r.timers().schedulesPerSecond() + r.timers().cancelsPerSecond() + r.timers().reArmsPerSecond()));
+                    r.timers().schedulesPerSecond()
+                            + r.timers().cancelsPerSecond()
+                            + r.timers().reArmsPerSecond()));
         }
         md.append('\n');
     }
 
     private Optional<IdleMachinery> machinery(RunResult r) {
         return idleMachinery.stream()
-                .filter(m -> m.handler().equals(r.handler()) && m.connections() == r.connectionsRequested()
+                .filter(m -> m.handler().equals(r.handler())
+                        && m.connections() == r.connectionsRequested()
                         && m.round() == r.round())
                 .findFirst();
     }

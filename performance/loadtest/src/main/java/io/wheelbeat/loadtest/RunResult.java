@@ -29,17 +29,55 @@ import java.util.List;
  * @param loopLag how late a task handed to the arm's loops ran, over the round
  * @param timeline the progress samples, every few seconds from the start of the round
  */
-record RunResult(String tier, String transport, String connectionKind, String handler, int round,
-                 int connectionsRequested, int opened, int failed, long serverChannels,
-                 double rampSeconds, double openRatePerSecond, double windowSeconds,
-                 Heap heap, Timers timers, Idle idle, Traffic traffic, Gc gc, Cpu cpu, Machine machine,
-                 Steady steady, LoopLag loopLag, List<Sample> timeline) {
+record RunResult(
+        String tier,
+        String transport,
+        String connectionKind,
+        String handler,
+        int round,
+        int connectionsRequested,
+        int opened,
+        int failed,
+        long serverChannels,
+        double rampSeconds,
+        double openRatePerSecond,
+        double windowSeconds,
+        Heap heap,
+        Timers timers,
+        Idle idle,
+        Traffic traffic,
+        Gc gc,
+        Cpu cpu,
+        Machine machine,
+        Steady steady,
+        LoopLag loopLag,
+        List<Sample> timeline) {
 
     /** This result as the {@code round}-th repeat of its session. */
     RunResult inRound(int round) {
-        return new RunResult(tier, transport, connectionKind, handler, round, connectionsRequested, opened, failed,
-                serverChannels, rampSeconds, openRatePerSecond, windowSeconds, heap, timers, idle, traffic, gc, cpu,
-                machine, steady, loopLag, timeline);
+        return new RunResult(
+                tier,
+                transport,
+                connectionKind,
+                handler,
+                round,
+                connectionsRequested,
+                opened,
+                failed,
+                serverChannels,
+                rampSeconds,
+                openRatePerSecond,
+                windowSeconds,
+                heap,
+                timers,
+                idle,
+                traffic,
+                gc,
+                cpu,
+                machine,
+                steady,
+                loopLag,
+                timeline);
     }
 
     /**
@@ -53,9 +91,14 @@ record RunResult(String tier, String transport, String connectionKind, String ha
      * @param loopBytesPerMessage heap the arm's server loops allocated per message
      * @param attribution what the loops' execution samples attribute to the idle machinery
      */
-    record Steady(int connections, double seconds, List<Window> windows, double loopNanosPerMessage,
-                  double loopNanosPerConnectionSecond, double loopBytesPerMessage, Attribution attribution) {
-    }
+    record Steady(
+            int connections,
+            double seconds,
+            List<Window> windows,
+            double loopNanosPerMessage,
+            double loopNanosPerConnectionSecond,
+            double loopBytesPerMessage,
+            Attribution attribution) {}
 
     /**
      * One steady sub-window of one arm; every arm's window of the same index covers the same time.
@@ -64,8 +107,7 @@ record RunResult(String tier, String transport, String connectionKind, String ha
      * @param messages messages the arm's server read
      * @param loopAllocatedBytes heap the arm's server loops allocated
      */
-    record Window(double seconds, long loopCpuNanos, long messages, long loopAllocatedBytes) {
-    }
+    record Window(double seconds, long loopCpuNanos, long messages, long loopAllocatedBytes) {}
 
     /**
      * JFR execution samples of the arm's server loops in the steady window, split by whether the
@@ -78,9 +120,13 @@ record RunResult(String tier, String transport, String connectionKind, String ha
      * @param idleNanosPerMessageError its standard error from the sampling alone
      * @param topIdleFrames the idle frames seen most often, with their sample counts
      */
-    record Attribution(long samples, long idleSamples, double idleShare, double idleNanosPerMessage,
-                       double idleNanosPerMessageError, List<String> topIdleFrames) {
-    }
+    record Attribution(
+            long samples,
+            long idleSamples,
+            double idleShare,
+            double idleNanosPerMessage,
+            double idleNanosPerMessageError,
+            List<String> topIdleFrames) {}
 
     /**
      * How late the arm's loops ran a task handed to them every {@link LoopLagProbe#PERIOD_MILLIS} ms:
@@ -90,8 +136,7 @@ record RunResult(String tier, String transport, String connectionKind, String ha
      * @param maxMs the largest over the round
      * @param maxAtSeconds when it was, since the start of the round
      */
-    record LoopLag(double steadyMaxMs, double maxMs, double maxAtSeconds) {
-    }
+    record LoopLag(double steadyMaxMs, double maxMs, double maxAtSeconds) {}
 
     /**
      * One progress sample. Rates are over the time since the previous sample.
@@ -106,10 +151,16 @@ record RunResult(String tier, String transport, String connectionKind, String ha
      * @param maxLoopLagMs the largest loop lag since the previous sample
      * @param pendingTimers timers pending in the arm's idle machinery, where known (-1 if not)
      */
-    record Sample(double atSeconds, int open, long heapUsedMiB, double loopScheduledTasksPerSecond,
-                  double reArmsPerSecond, double expirationsPerSecond, long idleEvents, double maxLoopLagMs,
-                  long pendingTimers) {
-    }
+    record Sample(
+            double atSeconds,
+            int open,
+            long heapUsedMiB,
+            double loopScheduledTasksPerSecond,
+            double reArmsPerSecond,
+            double expirationsPerSecond,
+            long idleEvents,
+            double maxLoopLagMs,
+            long pendingTimers) {}
 
     /**
      * Heap after full collections, this JVM's: in the local tier both ends of every connection,
@@ -120,12 +171,10 @@ record RunResult(String tier, String transport, String connectionKind, String ha
      * @param bytesPerConnection (after - before) / opened
      * @param checkpoints bytes per connection at points of the ramp, the last after it
      */
-    record Heap(long beforeBytes, long afterBytes, double bytesPerConnection, List<HeapPoint> checkpoints) {
-    }
+    record Heap(long beforeBytes, long afterBytes, double bytesPerConnection, List<HeapPoint> checkpoints) {}
 
     /** Heap per connection read after a full GC with {@code connections} open. */
-    record HeapPoint(int connections, double bytesPerConnection) {
-    }
+    record HeapPoint(int connections, double bytesPerConnection) {}
 
     /**
      * Timer operations in the window, and what each number counts for this handler.
@@ -144,12 +193,22 @@ record RunResult(String tier, String transport, String connectionKind, String ha
      * @param largestWheelRunByLoop the same per server loop, in the group's order
      * @param note how to read these numbers
      */
-    record Timers(String source, long schedules, long cancels, long reArms, long expirations,
-                  long loopScheduledTasks, long pendingAtEnd,
-                  double schedulesPerSecond, double cancelsPerSecond, double reArmsPerSecond,
-                  double expirationsPerSecond, double loopScheduledTasksPerSecond,
-                  int largestWheelRun, List<Integer> largestWheelRunByLoop, String note) {
-    }
+    record Timers(
+            String source,
+            long schedules,
+            long cancels,
+            long reArms,
+            long expirations,
+            long loopScheduledTasks,
+            long pendingAtEnd,
+            double schedulesPerSecond,
+            double cancelsPerSecond,
+            double reArmsPerSecond,
+            double expirationsPerSecond,
+            double loopScheduledTasksPerSecond,
+            int largestWheelRun,
+            List<Integer> largestWheelRunByLoop,
+            String note) {}
 
     /**
      * Idle detection against the truth (see {@link IdleVerdict}).
@@ -158,11 +217,24 @@ record RunResult(String tier, String transport, String connectionKind, String ha
      * @param repeatEvents idle events after the first of an idle period
      * @param overTime lateness by the second the events fired in
      */
-    record Idle(boolean applicable, int plannedSilent, int neverHeard, int detectedOnTime, int missed,
-                int missedNotReported, int missedLate, long falseIdle, int falsePremature,
-                int falseWhileTalking, long unidentified, long badHellos, long firstEvents, long repeatEvents,
-                double toleranceMs, Lateness lateness, List<LateSecond> overTime) {
-    }
+    record Idle(
+            boolean applicable,
+            int plannedSilent,
+            int neverHeard,
+            int detectedOnTime,
+            int missed,
+            int missedNotReported,
+            int missedLate,
+            long falseIdle,
+            int falsePremature,
+            int falseWhileTalking,
+            long unidentified,
+            long badHellos,
+            long firstEvents,
+            long repeatEvents,
+            double toleranceMs,
+            Lateness lateness,
+            List<LateSecond> overTime) {}
 
     /**
      * The silenced connections reported in one second of the round, by fire time: how late the
@@ -170,17 +242,15 @@ record RunResult(String tier, String transport, String connectionKind, String ha
      *
      * @param atSecond since the start of the round, on the clock of the samples and GC pauses
      */
-    record LateSecond(int atSecond, int reported, double p50Ms, double maxMs) {
-    }
+    record LateSecond(int atSecond, int reported, double p50Ms, double maxMs) {}
 
     /**
      * Idle-detection lateness: fire time minus true deadline.
      *
      * @param histogram the HdrHistogram (nanoseconds), compressed and base64-encoded
      */
-    record Lateness(long count, double p50Ms, double p99Ms, double p999Ms, double maxMs, double meanMs,
-                    String histogram) {
-    }
+    record Lateness(
+            long count, double p50Ms, double p99Ms, double p999Ms, double maxMs, double meanMs, String histogram) {}
 
     /**
      * @param messages reads of the server pipeline ({@code channelRead} calls): hellos and
@@ -188,9 +258,8 @@ record RunResult(String tier, String transport, String connectionKind, String ha
      * @param heartbeatsSent heartbeats the clients sent
      * @param maxSenderLagMs how far behind schedule a heartbeat sender fell at worst
      */
-    record Traffic(long messages, long readBatches, double messagesPerSecond, long heartbeatsSent,
-                   double maxSenderLagMs) {
-    }
+    record Traffic(
+            long messages, long readBatches, double messagesPerSecond, long heartbeatsSent, double maxSenderLagMs) {}
 
     /**
      * Collections during the run, the load test's own heap-reading full GCs apart.
@@ -201,10 +270,17 @@ record RunResult(String tier, String transport, String connectionKind, String ha
      * @param serverLoopBytesPerMessage serverLoopAllocatedBytes per message at the server
      * @param pauses every stop-the-world collection, heap readings included, in order
      */
-    record Gc(List<String> collectors, long collections, double totalPauseMs, double maxPauseMs,
-              long heapReadingCollections, double heapReadingPauseMs, long allocatedBytes,
-              long serverLoopAllocatedBytes, double serverLoopBytesPerMessage, List<Pause> pauses) {
-    }
+    record Gc(
+            List<String> collectors,
+            long collections,
+            double totalPauseMs,
+            double maxPauseMs,
+            long heapReadingCollections,
+            double heapReadingPauseMs,
+            long allocatedBytes,
+            long serverLoopAllocatedBytes,
+            double serverLoopBytesPerMessage,
+            List<Pause> pauses) {}
 
     /**
      * One stop-the-world collection.
@@ -213,8 +289,7 @@ record RunResult(String tier, String transport, String connectionKind, String ha
      * @param cause as the JVM gives it, e.g. {@code G1 Evacuation Pause}, {@code G1 Humongous Allocation}
      * @param heapReading whether the load test asked for it (a heap reading)
      */
-    record Pause(double atSeconds, double ms, String collector, String cause, boolean heapReading) {
-    }
+    record Pause(double atSeconds, double ms, String collector, String cause, boolean heapReading) {}
 
     /**
      * CPU time in the window.
@@ -224,9 +299,8 @@ record RunResult(String tier, String transport, String connectionKind, String ha
      * @param clientSeconds the client event loops (local) or the client process (tcp)
      * @param serverLoopNanosPerMessage server loop CPU per message that reached the server
      */
-    record Cpu(double processSeconds, double serverLoopSeconds, double clientSeconds,
-               double serverLoopNanosPerMessage) {
-    }
+    record Cpu(
+            double processSeconds, double serverLoopSeconds, double clientSeconds, double serverLoopNanosPerMessage) {}
 
     /**
      * Where it ran.
@@ -235,7 +309,12 @@ record RunResult(String tier, String transport, String connectionKind, String ha
      *     the system does not tell): above {@code cores}, other work competed for the CPU
      * @param loadAverageAtEnd the same at the end of the run
      */
-    record Machine(int cores, long maxHeapBytes, String jvm, List<String> jvmArguments, long openFileLimit,
-                   double loadAverageAtStart, double loadAverageAtEnd) {
-    }
+    record Machine(
+            int cores,
+            long maxHeapBytes,
+            String jvm,
+            List<String> jvmArguments,
+            long openFileLimit,
+            double loadAverageAtStart,
+            double loadAverageAtEnd) {}
 }

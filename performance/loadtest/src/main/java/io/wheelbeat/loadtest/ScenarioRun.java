@@ -46,11 +46,11 @@ final class ScenarioRun {
     private static final long REPORTED_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
     /** A ramp that makes no progress for this long is given up; what did not open counts as failed. */
     private static final long STALLED_RAMP_NANOS = TimeUnit.SECONDS.toNanos(60);
+
     private static final long LOOP_ANSWER_SECONDS = 60;
 
     /** One arm's server in this round: its loops, and the ledger of its share of the connections. */
-    record ArmServer(Arm arm, InstrumentedEventLoopGroup loops, ConnectionLedger ledger, int first, int end) {
-    }
+    record ArmServer(Arm arm, InstrumentedEventLoopGroup loops, ConnectionLedger ledger, int first, int end) {}
 
     private final Settings s;
     private final String label;
@@ -66,32 +66,55 @@ final class ScenarioRun {
         int n = s.connections();
         Transport transport = Transport.of(s.tier());
         List<Arm> arms = s.arms();
-        log.info("[{}] {}: {} connections over {} side by side, heartbeat {}, reader idle {}, {}% go silent over {}",
-                label, s.tier().description(), n, String.join(", ", arms.stream().map(Arm::id).toList()),
+        log.info(
+                "[{}] {}: {} connections over {} side by side, heartbeat {}, reader idle {}, {}% go silent over {}",
+                label,
+                s.tier().description(),
+                n,
+                String.join(", ", arms.stream().map(Arm::id).toList()),
                 DurationConverter.human(s.heartbeatNanos())
                         + (s.burst() ? " in synchronised bursts" : " +/- " + Math.round(s.jitter() * 100) + "%"),
-                DurationConverter.human(s.readerIdleNanos()), Math.round(s.silentFraction() * 100),
+                DurationConverter.human(s.readerIdleNanos()),
+                Math.round(s.silentFraction() * 100),
                 DurationConverter.human(s.silenceSpreadNanos()));
         List<ArmServer> servers = new ArrayList<>();
         for (int j = 0; j < arms.size(); j++) {
             int first = Settings.firstOf(j, arms.size(), n);
             int end = Settings.firstOf(j + 1, arms.size(), n);
-            servers.add(new ArmServer(arms.get(j), transport.newServerGroup(arms.get(j).loop(), s.serverThreads(),
-                    "server-" + arms.get(j).id()), new ConnectionLedger(first, end), first, end));
+            servers.add(new ArmServer(
+                    arms.get(j),
+                    transport.newServerGroup(
+                            arms.get(j).loop(),
+                            s.serverThreads(),
+                            "server-" + arms.get(j).id()),
+                    new ConnectionLedger(first, end),
+                    first,
+                    end));
         }
         LoadClient client = null;
         try (JvmStats jvm = new JvmStats()) {
             long clockOrigin = Clock.nanoTime() - Math.round(jvm.secondsSinceStart() * 1e9);
             List<SocketAddress> addresses = new ArrayList<>();
             for (ArmServer server : servers) {
-                addresses.add(transport.bind(server.loops(), new ServerInitializer(s.protocol(),
-                        server.arm().handler(), s.readerIdleNanos(), server.ledger(), server.loops())).localAddress());
+                addresses.add(transport
+                        .bind(
+                                server.loops(),
+                                new ServerInitializer(
+                                        s.protocol(),
+                                        server.arm().handler(),
+                                        s.readerIdleNanos(),
+                                        server.ledger(),
+                                        server.loops()))
+                        .localAddress());
             }
             client = s.tier() == Tier.LOCAL
                     ? new HeartbeatDriver(s, addresses)
-                    : RemoteLoadClient.launch(s, addresses.stream().map(a -> (InetSocketAddress) a).toList());
-            try (LoopLagProbe lags = new LoopLagProbe(servers.stream().map(ArmServer::loops).toList(), jvm);
-                 Progress progress = new Progress(label, client, servers, lags, jvm, s.progressNanos())) {
+                    : RemoteLoadClient.launch(
+                            s,
+                            addresses.stream().map(a -> (InetSocketAddress) a).toList());
+            try (LoopLagProbe lags = new LoopLagProbe(
+                            servers.stream().map(ArmServer::loops).toList(), jvm);
+                    Progress progress = new Progress(label, client, servers, lags, jvm, s.progressNanos())) {
                 return measure(servers, jvm, clockOrigin, client, lags, progress);
             } finally {
                 client.closeConnections();
@@ -123,17 +146,24 @@ final class ScenarioRun {
             }
             Thread.sleep(20);
         }
-        log.warn("[{}] the server still had open connections after {} s; shutting down anyway", label,
+        log.warn(
+                "[{}] the server still had open connections after {} s; shutting down anyway",
+                label,
                 LOOP_ANSWER_SECONDS);
     }
 
     /** One arm's share of the ramp: heap readings around it, connects, time. */
-    private record Share(long heapBefore, long heapAfter, int opened, int failed, double seconds) {
-    }
+    private record Share(long heapBefore, long heapAfter, int opened, int failed, double seconds) {}
 
     /** @param clockOrigin the reading of {@link Clock} at second 0 of {@code jvm}'s clock */
-    private List<RunResult> measure(List<ArmServer> servers, JvmStats jvm, long clockOrigin, LoadClient client,
-                                    LoopLagProbe lags, Progress progress) throws Exception {
+    private List<RunResult> measure(
+            List<ArmServer> servers,
+            JvmStats jvm,
+            long clockOrigin,
+            LoadClient client,
+            LoopLagProbe lags,
+            Progress progress)
+            throws Exception {
         int k = servers.size();
         double loadAtStart = JvmStats.loadAverage();
         long heapBefore = JvmStats.usedHeapAfterFullGc();
@@ -168,42 +198,80 @@ final class ScenarioRun {
         for (int j = 0; j < k; j++) {
             ArmServer server = servers.get(j);
             IdleHandlerKind kind = server.arm().handler();
-            LoopSnapshot loops = server.loops().snapshot(kind == IdleHandlerKind.WHEEL, LOOP_ANSWER_SECONDS,
-                    TimeUnit.SECONDS);
+            LoopSnapshot loops =
+                    server.loops().snapshot(kind == IdleHandlerKind.WHEEL, LOOP_ANSWER_SECONDS, TimeUnit.SECONDS);
             double serverCpu = (server.loops().cpuNanos() - serverCpuBefore[j]) / 1e9;
             long serverAllocated = server.loops().allocatedBytes() - serverAllocatedBefore[j];
             IdleVerdict verdict = server.ledger().evaluate(s.plan(), s.readerIdleNanos(), s.toleranceNanos());
             Share share = shares.get(j);
             int armConnections = server.end() - server.first();
             double perConnection = perConnection(share.heapAfter() - share.heapBefore(), share.opened());
-            RunResult.Gc gcResult = new RunResult.Gc(jvm.collectorNames(), gc.collections(), gc.pauseMillisTotal(),
-                    gc.pauseMillisMax(), gc.explicitCollections(), gc.explicitPauseMillis(),
-                    JvmStats.allocatedBytes() - allocatedBefore, serverAllocated,
-                    loops.messages() == 0 ? 0 : (double) serverAllocated / loops.messages(), jvm.pauses());
-            RunResult result = new RunResult(s.tier().id(), Transport.of(s.tier()).id(), s.tier().description(),
-                    server.arm().id(), s.round(), s.connections(), share.opened(), armConnections - share.opened(),
-                    loops.channelsActive(), share.seconds(), share.opened() / share.seconds(), window,
-                    new RunResult.Heap(share.heapBefore(), share.heapAfter(), perConnection,
+            RunResult.Gc gcResult = new RunResult.Gc(
+                    jvm.collectorNames(),
+                    gc.collections(),
+                    gc.pauseMillisTotal(),
+                    gc.pauseMillisMax(),
+                    gc.explicitCollections(),
+                    gc.explicitPauseMillis(),
+                    JvmStats.allocatedBytes() - allocatedBefore,
+                    serverAllocated,
+                    loops.messages() == 0 ? 0 : (double) serverAllocated / loops.messages(),
+                    jvm.pauses());
+            RunResult result = new RunResult(
+                    s.tier().id(),
+                    Transport.of(s.tier()).id(),
+                    s.tier().description(),
+                    server.arm().id(),
+                    s.round(),
+                    s.connections(),
+                    share.opened(),
+                    armConnections - share.opened(),
+                    loops.channelsActive(),
+                    share.seconds(),
+                    share.opened() / share.seconds(),
+                    window,
+                    new RunResult.Heap(
+                            share.heapBefore(),
+                            share.heapAfter(),
+                            perConnection,
                             List.of(new RunResult.HeapPoint(share.opened(), perConnection))),
                     TimerAccounting.report(kind, loops, window),
-                    idle(kind, verdict, loops,
+                    idle(
+                            kind,
+                            verdict,
+                            loops,
                             server.ledger().latenessOverTime(s.plan(), s.readerIdleNanos(), clockOrigin)),
-                    new RunResult.Traffic(loops.messages(), loops.readBatches(), loops.messages() / window,
+                    new RunResult.Traffic(
+                            loops.messages(),
+                            loops.readBatches(),
+                            loops.messages() / window,
                             clientAfter.heartbeatsSent() - clientBefore.heartbeatsSent(),
                             clientAfter.maxSenderLagNanos() / 1e6),
                     gcResult,
-                    new RunResult.Cpu((JvmStats.processCpuNanos() - cpuBefore) / 1e9, serverCpu,
+                    new RunResult.Cpu(
+                            (JvmStats.processCpuNanos() - cpuBefore) / 1e9,
+                            serverCpu,
                             (clientAfter.cpuNanos() - clientBefore.cpuNanos()) / 1e9,
                             loops.messages() == 0 ? 0 : serverCpu * 1e9 / loops.messages()),
-                    machine(loadAtStart), steadyResult(share.opened(), windows.get(j), attributions.get(j)),
-                    lags.lag(j).result(lags.lag(j).windowMaxMs()), progress.samples(j));
+                    machine(loadAtStart),
+                    steadyResult(share.opened(), windows.get(j), attributions.get(j)),
+                    lags.lag(j).result(lags.lag(j).windowMaxMs()),
+                    progress.samples(j));
             results.add(result);
             if (kind.hasHandler()) {
-                log.info("[{}] {}: {} of {} silenced connections detected on time, {} missed, {} false idle events; "
-                                + "lateness p50 {} ms, p99 {} ms, max {} ms; steady loop CPU {} ns/message", label,
-                        server.arm().id(), verdict.onTime(), verdict.plannedSilent(), verdict.missed(),
-                        verdict.falseIdle(), result.idle().lateness().p50Ms(), result.idle().lateness().p99Ms(),
-                        result.idle().lateness().maxMs(), Math.round(result.steady().loopNanosPerMessage()));
+                log.info(
+                        "[{}] {}: {} of {} silenced connections detected on time, {} missed, {} false idle events; "
+                                + "lateness p50 {} ms, p99 {} ms, max {} ms; steady loop CPU {} ns/message",
+                        label,
+                        server.arm().id(),
+                        verdict.onTime(),
+                        verdict.plannedSilent(),
+                        verdict.missed(),
+                        verdict.falseIdle(),
+                        result.idle().lateness().p50Ms(),
+                        result.idle().lateness().p99Ms(),
+                        result.idle().lateness().maxMs(),
+                        Math.round(result.steady().loopNanosPerMessage()));
             }
         }
         log.info("[{}] done in {} s", label, String.format(java.util.Locale.ROOT, "%.1f", window));
@@ -230,7 +298,9 @@ final class ScenarioRun {
                     lastDone = done;
                     lastChange = now;
                 } else if (now - lastChange > STALLED_RAMP_NANOS) {
-                    log.error("[{}] the ramp has made no progress for 60 s; going on with {} connections", label,
+                    log.error(
+                            "[{}] the ramp has made no progress for 60 s; going on with {} connections",
+                            label,
                             client.opened());
                     break;
                 }
@@ -242,8 +312,12 @@ final class ScenarioRun {
             int opened = client.opened();
             int failed = client.failed();
             shares.add(new Share(heap, after, opened - openedBefore, failed - failedBefore, seconds));
-            log.info("[{}] {}: {} connections opened in {} s, {} bytes each on the heap", label, server.arm().id(),
-                    opened - openedBefore, String.format(java.util.Locale.ROOT, "%.1f", seconds),
+            log.info(
+                    "[{}] {}: {} connections opened in {} s, {} bytes each on the heap",
+                    label,
+                    server.arm().id(),
+                    opened - openedBefore,
+                    String.format(java.util.Locale.ROOT, "%.1f", seconds),
                     Math.round(perConnection(after - heap, opened - openedBefore)));
             heap = after;
             openedBefore = opened;
@@ -259,8 +333,12 @@ final class ScenarioRun {
      * The steady window: each arm's loop CPU, allocation and messages read at the sub-window
      * boundaries, and the loops' execution samples over the whole window.
      */
-    private void steady(List<ArmServer> servers, LoopLagProbe lags, List<List<RunResult.Window>> windows,
-                        List<RunResult.Attribution> attributions) throws Exception {
+    private void steady(
+            List<ArmServer> servers,
+            LoopLagProbe lags,
+            List<List<RunResult.Window>> windows,
+            List<RunResult.Attribution> attributions)
+            throws Exception {
         int k = servers.size();
         long[][] reading = new long[k][];
         servers.forEach(a -> windows.add(new ArrayList<>()));
@@ -278,14 +356,18 @@ final class ScenarioRun {
                 long now = Clock.nanoTime();
                 for (int j = 0; j < k; j++) {
                     long[] next = read(servers.get(j));
-                    windows.get(j).add(new RunResult.Window((now - at) / 1e9, next[0] - reading[j][0],
-                            next[1] - reading[j][1], next[2] - reading[j][2]));
+                    windows.get(j)
+                            .add(new RunResult.Window(
+                                    (now - at) / 1e9,
+                                    next[0] - reading[j][0],
+                                    next[1] - reading[j][1],
+                                    next[2] - reading[j][2]));
                     reading[j] = next;
                 }
                 at = now;
             }
-            List<List<jdk.jfr.consumer.RecordedEvent>> samples = jfr.stop(
-                    servers.stream().map(a -> a.loops().threadNames()).toList());
+            List<List<jdk.jfr.consumer.RecordedEvent>> samples =
+                    jfr.stop(servers.stream().map(a -> a.loops().threadNames()).toList());
             for (int j = 0; j < k; j++) {
                 attributions.add(IdleAttribution.attribute(samples.get(j), nanosPerMessage(windows.get(j))));
             }
@@ -294,7 +376,9 @@ final class ScenarioRun {
 
     /** CPU, messages and allocation of one arm's loops so far. */
     private static long[] read(ArmServer server) throws Exception {
-        long messages = server.loops().snapshot(false, LOOP_ANSWER_SECONDS, TimeUnit.SECONDS).messages();
+        long messages = server.loops()
+                .snapshot(false, LOOP_ANSWER_SECONDS, TimeUnit.SECONDS)
+                .messages();
         return new long[] {server.loops().cpuNanos(), messages, server.loops().allocatedBytes()};
     }
 
@@ -304,15 +388,21 @@ final class ScenarioRun {
         return messages == 0 ? 0 : (double) cpu / messages;
     }
 
-    private static RunResult.Steady steadyResult(int connections, List<RunResult.Window> windows,
-                                                 RunResult.Attribution attribution) {
+    private static RunResult.Steady steadyResult(
+            int connections, List<RunResult.Window> windows, RunResult.Attribution attribution) {
         double seconds = windows.stream().mapToDouble(RunResult.Window::seconds).sum();
         long cpu = windows.stream().mapToLong(RunResult.Window::loopCpuNanos).sum();
         long messages = windows.stream().mapToLong(RunResult.Window::messages).sum();
-        long allocated = windows.stream().mapToLong(RunResult.Window::loopAllocatedBytes).sum();
-        return new RunResult.Steady(connections, seconds, windows, nanosPerMessage(windows),
+        long allocated =
+                windows.stream().mapToLong(RunResult.Window::loopAllocatedBytes).sum();
+        return new RunResult.Steady(
+                connections,
+                seconds,
+                windows,
+                nanosPerMessage(windows),
                 connections == 0 || seconds == 0 ? 0 : cpu / (connections * seconds),
-                messages == 0 ? 0 : (double) allocated / messages, attribution);
+                messages == 0 ? 0 : (double) allocated / messages,
+                attribution);
     }
 
     /**
@@ -326,9 +416,11 @@ final class ScenarioRun {
             long latest = Long.MIN_VALUE;
             boolean allReported = anyHandler;
             for (ArmServer server : servers) {
-                server.loops().snapshot(false, LOOP_ANSWER_SECONDS, TimeUnit.SECONDS); // makes the ledger's writes visible
+                server.loops()
+                        .snapshot(false, LOOP_ANSWER_SECONDS, TimeUnit.SECONDS); // makes the ledger's writes visible
                 latest = Math.max(latest, server.ledger().latestSilentDeadline(s.plan(), s.readerIdleNanos()));
-                allReported &= !server.arm().handler().hasHandler() || server.ledger().everySilentReported(s.plan());
+                allReported &=
+                        !server.arm().handler().hasHandler() || server.ledger().everySilentReported(s.plan());
             }
             long wait = latest + s.toleranceNanos() + DEADLINE_MARGIN_NANOS - Clock.nanoTime();
             if (latest == Long.MIN_VALUE || allReported || wait <= 0) {
@@ -338,19 +430,38 @@ final class ScenarioRun {
         }
     }
 
-    private RunResult.Idle idle(IdleHandlerKind kind, IdleVerdict v, LoopSnapshot loops,
-                                List<RunResult.LateSecond> overTime) {
+    private RunResult.Idle idle(
+            IdleHandlerKind kind, IdleVerdict v, LoopSnapshot loops, List<RunResult.LateSecond> overTime) {
         Histogram h = v.lateness();
         ByteBuffer buffer = ByteBuffer.allocate(h.getNeededByteBufferCapacity());
         int length = h.encodeIntoCompressedByteBuffer(buffer);
         String encoded = Base64.getEncoder().encodeToString(java.util.Arrays.copyOf(buffer.array(), length));
-        RunResult.Lateness lateness = new RunResult.Lateness(h.getTotalCount(), ms(h.getValueAtPercentile(50)),
-                ms(h.getValueAtPercentile(99)), ms(h.getValueAtPercentile(99.9)), ms(h.getMaxValue()),
-                h.getTotalCount() == 0 ? 0 : h.getMean() / 1e6, encoded);
-        return new RunResult.Idle(kind.hasHandler(), v.plannedSilent(), v.neverHeard(), v.onTime(), v.missed(),
-                v.missedNotReported(), v.missedLate(), v.falseIdle(), v.falsePremature(), v.falseWhileTalking(),
-                v.unidentifiedIdleEvents(), v.badHellos(), loops.firstIdleEvents(), loops.repeatIdleEvents(),
-                s.toleranceNanos() / 1e6, lateness, overTime);
+        RunResult.Lateness lateness = new RunResult.Lateness(
+                h.getTotalCount(),
+                ms(h.getValueAtPercentile(50)),
+                ms(h.getValueAtPercentile(99)),
+                ms(h.getValueAtPercentile(99.9)),
+                ms(h.getMaxValue()),
+                h.getTotalCount() == 0 ? 0 : h.getMean() / 1e6,
+                encoded);
+        return new RunResult.Idle(
+                kind.hasHandler(),
+                v.plannedSilent(),
+                v.neverHeard(),
+                v.onTime(),
+                v.missed(),
+                v.missedNotReported(),
+                v.missedLate(),
+                v.falseIdle(),
+                v.falsePremature(),
+                v.falseWhileTalking(),
+                v.unidentifiedIdleEvents(),
+                v.badHellos(),
+                loops.firstIdleEvents(),
+                loops.repeatIdleEvents(),
+                s.toleranceNanos() / 1e6,
+                lateness,
+                overTime);
     }
 
     private static double ms(long nanos) {
@@ -363,9 +474,13 @@ final class ScenarioRun {
 
     private static RunResult.Machine machine(double loadAtStart) {
         Preflight.Machine m = Preflight.Machine.current(List.of());
-        return new RunResult.Machine(Runtime.getRuntime().availableProcessors(), JvmStats.maxHeap(),
+        return new RunResult.Machine(
+                Runtime.getRuntime().availableProcessors(),
+                JvmStats.maxHeap(),
                 System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"),
-                ManagementFactory.getRuntimeMXBean().getInputArguments(), m.maxFileDescriptors(), loadAtStart,
+                ManagementFactory.getRuntimeMXBean().getInputArguments(),
+                m.maxFileDescriptors(),
+                loadAtStart,
                 JvmStats.loadAverage());
     }
 
@@ -388,8 +503,12 @@ final class ScenarioRun {
         private final IdleRecorder recorder;
         private final WebSocketKeepAliveHandler.Factory keepAlive;
 
-        ServerInitializer(Protocol protocol, IdleHandlerKind kind, long readerIdleNanos, ConnectionLedger ledger,
-                          InstrumentedEventLoopGroup serverLoops) {
+        ServerInitializer(
+                Protocol protocol,
+                IdleHandlerKind kind,
+                long readerIdleNanos,
+                ConnectionLedger ledger,
+                InstrumentedEventLoopGroup serverLoops) {
             this.protocol = protocol;
             this.keepAlive = protocol == Protocol.WEBSOCKET ? WebSocketPipelines.keepAlive(readerIdleNanos) : null;
             this.kind = kind;
@@ -403,8 +522,8 @@ final class ScenarioRun {
         protected void initChannel(Channel ch) {
             ChannelPipeline p = ch.pipeline();
             if (protocol == Protocol.WEBSOCKET) {
-                WebSocketPipelines.addServerHandlers(p, kind, readerIdleNanos, keepAlive,
-                        new ServerProbe(ledger, serverLoops));
+                WebSocketPipelines.addServerHandlers(
+                        p, kind, readerIdleNanos, keepAlive, new ServerProbe(ledger, serverLoops));
                 p.addLast(recorder);
                 return;
             }

@@ -30,6 +30,7 @@ final class SendCalendar implements Runnable {
      */
     private static final ByteBuf HEARTBEAT = Unpooled.unreleasableBuffer(
             Unpooled.directBuffer(1, 1).writeByte('h').asReadOnly());
+
     private static final int INITIAL_BUCKET_CAPACITY = 16;
 
     private final HeartbeatDriver driver;
@@ -45,6 +46,7 @@ final class SendCalendar implements Runnable {
     private final int[] sizes;
     /** The last step whose bucket has been sent. */
     private long sentStep;
+
     private long sent;
     private long maxLagNanos;
 

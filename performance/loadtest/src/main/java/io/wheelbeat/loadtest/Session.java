@@ -36,11 +36,15 @@ final class Session {
             for (int round = 1; round <= settings.rounds(); round++) {
                 Settings one = settings.forRound(size, round);
                 Path file = runsDir.resolve(settings.tier() + "-" + size + "-round-" + round + ".json");
-                log.info("round {} of {}: {} connections ({} tier), arms side by side: {}", ++done, total, size,
-                        settings.tier(), String.join(", ", one.arms().stream().map(Arm::id).toList()));
-                List<RunResult> arms = settings.inProcess()
-                        ? new ScenarioRun(one).run()
-                        : ChildJvm.runWorker(one, file, json);
+                log.info(
+                        "round {} of {}: {} connections ({} tier), arms side by side: {}",
+                        ++done,
+                        total,
+                        size,
+                        settings.tier(),
+                        String.join(", ", one.arms().stream().map(Arm::id).toList()));
+                List<RunResult> arms =
+                        settings.inProcess() ? new ScenarioRun(one).run() : ChildJvm.runWorker(one, file, json);
                 if (settings.inProcess()) {
                     Report.writeRuns(arms, file);
                 }

@@ -42,12 +42,33 @@ import java.util.List;
  * @param jvmOptions options for the JVMs the session starts
  * @param inProcess run every round in this JVM instead of one child JVM each
  */
-record Settings(Tier tier, Protocol protocol, List<Integer> sizes, List<IdleHandlerKind> handlers,
-                List<EventLoopKind> eventLoops, int rounds, int round, Path reportDir,
-                double openRate, int maxPendingConnects, long heartbeatNanos, double jitter, boolean burst,
-                double silentFraction, long silenceSpreadNanos, long readerIdleNanos, long toleranceNanos,
-                int steadyWindows, long windowNanos, int serverThreads, int clientThreads,
-                int sourceAddresses, long progressNanos, long seed, List<String> jvmOptions, boolean inProcess) {
+record Settings(
+        Tier tier,
+        Protocol protocol,
+        List<Integer> sizes,
+        List<IdleHandlerKind> handlers,
+        List<EventLoopKind> eventLoops,
+        int rounds,
+        int round,
+        Path reportDir,
+        double openRate,
+        int maxPendingConnects,
+        long heartbeatNanos,
+        double jitter,
+        boolean burst,
+        double silentFraction,
+        long silenceSpreadNanos,
+        long readerIdleNanos,
+        long toleranceNanos,
+        int steadyWindows,
+        long windowNanos,
+        int serverThreads,
+        int clientThreads,
+        int sourceAddresses,
+        long progressNanos,
+        long seed,
+        List<String> jvmOptions,
+        boolean inProcess) {
 
     Settings {
         sizes = List.copyOf(sizes);
@@ -122,10 +143,33 @@ record Settings(Tier tier, Protocol protocol, List<Integer> sizes, List<IdleHand
 
     /** The same scenario for round {@code round} with {@code connections}. */
     Settings forRound(int connections, int round) {
-        return new Settings(tier, protocol, List.of(connections), handlers, eventLoops, 1, round, reportDir, openRate,
-                maxPendingConnects, heartbeatNanos, jitter, burst, silentFraction, silenceSpreadNanos,
-                readerIdleNanos, toleranceNanos, steadyWindows, windowNanos, serverThreads, clientThreads,
-                sourceAddresses, progressNanos, seed, jvmOptions, inProcess);
+        return new Settings(
+                tier,
+                protocol,
+                List.of(connections),
+                handlers,
+                eventLoops,
+                1,
+                round,
+                reportDir,
+                openRate,
+                maxPendingConnects,
+                heartbeatNanos,
+                jitter,
+                burst,
+                silentFraction,
+                silenceSpreadNanos,
+                readerIdleNanos,
+                toleranceNanos,
+                steadyWindows,
+                windowNanos,
+                serverThreads,
+                clientThreads,
+                sourceAddresses,
+                progressNanos,
+                seed,
+                jvmOptions,
+                inProcess);
     }
 
     /** The connections of a round's settings. */
@@ -136,11 +180,15 @@ record Settings(Tier tier, Protocol protocol, List<Integer> sizes, List<IdleHand
     /** Options for a round's JVM: this round's size, its arms, no baseline added, the scenario. */
     List<String> toArgs() {
         List<String> args = new ArrayList<>(List.of(
-                "--connections", Integer.toString(connections()),
-                "--idle-handler", String.join(",", handlers.stream().map(IdleHandlerKind::id).toList()),
+                "--connections",
+                Integer.toString(connections()),
+                "--idle-handler",
+                String.join(",", handlers.stream().map(IdleHandlerKind::id).toList()),
                 "--no-baseline",
-                "--repeat", Integer.toString(rounds),
-                "--round", Integer.toString(round)));
+                "--repeat",
+                Integer.toString(rounds),
+                "--round",
+                Integer.toString(round)));
         args.addAll(scenarioArgs());
         return args;
     }
@@ -154,12 +202,16 @@ record Settings(Tier tier, Protocol protocol, List<Integer> sizes, List<IdleHand
         if (sizes.size() == 1) {
             args.addAll(List.of("--connections", Integer.toString(sizes.get(0))));
         } else {
-            args.addAll(List.of("--scaling-sizes", String.join(",", sizes.stream().map(String::valueOf).toList())));
+            args.addAll(List.of(
+                    "--scaling-sizes",
+                    String.join(",", sizes.stream().map(String::valueOf).toList())));
         }
         // The baseline is added last by default; anywhere else it is named in the list.
         boolean defaultBaseline = handlers.size() > 1 && handlers.get(handlers.size() - 1) == IdleHandlerKind.NONE;
         List<IdleHandlerKind> named = defaultBaseline ? handlers.subList(0, handlers.size() - 1) : handlers;
-        args.addAll(List.of("--idle-handler", String.join(",", named.stream().map(IdleHandlerKind::id).toList())));
+        args.addAll(List.of(
+                "--idle-handler",
+                String.join(",", named.stream().map(IdleHandlerKind::id).toList())));
         if (!handlers.contains(IdleHandlerKind.NONE)) {
             args.add("--no-baseline");
         }
@@ -175,7 +227,8 @@ record Settings(Tier tier, Protocol protocol, List<Integer> sizes, List<IdleHand
                 "--transport", tier.id(),
                 "--protocol", protocol.id(),
                 "--report-dir", reportDir.toString(),
-                "--open-rate", openRate == Math.rint(openRate) ? Long.toString((long) openRate) : Double.toString(openRate),
+                "--open-rate",
+                        openRate == Math.rint(openRate) ? Long.toString((long) openRate) : Double.toString(openRate),
                 "--max-pending-connects", Integer.toString(maxPendingConnects),
                 "--heartbeat", DurationConverter.format(heartbeatNanos),
                 "--jitter", Double.toString(jitter),
@@ -185,7 +238,9 @@ record Settings(Tier tier, Protocol protocol, List<Integer> sizes, List<IdleHand
                 "--tolerance", DurationConverter.format(toleranceNanos),
                 "--steady-windows", Integer.toString(steadyWindows),
                 "--window", DurationConverter.format(windowNanos),
-                "--event-loop", String.join(",", eventLoops.stream().map(EventLoopKind::id).toList()),
+                "--event-loop",
+                        String.join(
+                                ",", eventLoops.stream().map(EventLoopKind::id).toList()),
                 "--server-threads", Integer.toString(serverThreads),
                 "--client-threads", Integer.toString(clientThreads),
                 "--source-addresses", Integer.toString(sourceAddresses),

@@ -19,6 +19,7 @@ final class TcpClientProcess {
 
     /** System property that points the client's log at standard error (see logback.xml). */
     static final String LOG_TARGET_PROPERTY = "loadtest.log.target";
+
     static final String START = "START";
     static final String PAUSE = "PAUSE";
     static final String RESUME = "RESUME";
@@ -29,17 +30,20 @@ final class TcpClientProcess {
 
     private static final long STATUS_EVERY_MILLIS = 200;
 
-    private TcpClientProcess() {
-    }
+    private TcpClientProcess() {}
 
     /** Runs until told to exit or its input ends; returns the exit code. */
     static int run(Settings settings, List<InetSocketAddress> servers) throws Exception {
-        PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
-                StandardCharsets.UTF_8);
+        PrintStream out =
+                new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, StandardCharsets.UTF_8);
         ScheduledExecutorService status = Executors.newSingleThreadScheduledExecutor();
         try (HeartbeatDriver driver = new HeartbeatDriver(settings, servers)) {
-            status.scheduleAtFixedRate(() -> out.println("@STATUS " + driver.opened() + " " + driver.failed() + " "
-                    + (driver.rampDone() ? 1 : 0)), 0, STATUS_EVERY_MILLIS, TimeUnit.MILLISECONDS);
+            status.scheduleAtFixedRate(
+                    () -> out.println(
+                            "@STATUS " + driver.opened() + " " + driver.failed() + " " + (driver.rampDone() ? 1 : 0)),
+                    0,
+                    STATUS_EVERY_MILLIS,
+                    TimeUnit.MILLISECONDS);
             out.println("@READY");
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             String line;

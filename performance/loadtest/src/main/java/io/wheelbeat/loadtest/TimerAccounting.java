@@ -27,22 +27,24 @@ final class TimerAccounting {
     /** The work {@code ExecutorDrivenWheel} promises one run of its driving task never exceeds. */
     static final int WHEEL_RUN_BOUND = 4096;
 
-    static final String NONE_NOTE = "no idle handler, no timers; loop tasks shows what else schedules on the server loops";
+    static final String NONE_NOTE =
+            "no idle handler, no timers; loop tasks shows what else schedules on the server loops";
 
-    private TimerAccounting() {
-    }
+    private TimerAccounting() {}
 
     /** Timer operations counted as described above. */
-    record Counts(long schedules, long cancels, long reArms, long expirations, long pending) {
-    }
+    record Counts(long schedules, long cancels, long reArms, long expirations, long pending) {}
 
     static Counts counts(IdleHandlerKind kind, LoopSnapshot s) {
         switch (kind) {
             case WHEEL:
-                return new Counts(s.wheelScheduled(), s.wheelCancelled(), s.readBatches(), s.wheelExpired(),
-                        s.wheelPending());
+                return new Counts(
+                        s.wheelScheduled(), s.wheelCancelled(), s.readBatches(), s.wheelExpired(), s.wheelPending());
             case NETTY:
-                return new Counts(s.loopScheduledTasks(), s.channelsClosed(), s.readBatches(),
+                return new Counts(
+                        s.loopScheduledTasks(),
+                        s.channelsClosed(),
+                        s.readBatches(),
                         Math.max(0, s.loopScheduledTasks() - s.channelsActive()),
                         s.channelsActive() - s.channelsClosed());
             default:
@@ -68,9 +70,21 @@ final class TimerAccounting {
                 note = NONE_NOTE;
                 break;
         }
-        return new RunResult.Timers(source, c.schedules(), c.cancels(), c.reArms(), c.expirations(),
-                s.loopScheduledTasks(), c.pending(), c.schedules() / seconds, c.cancels() / seconds,
-                c.reArms() / seconds, c.expirations() / seconds, s.loopScheduledTasks() / seconds,
-                s.largestWheelRun(), s.largestWheelRuns(), note);
+        return new RunResult.Timers(
+                source,
+                c.schedules(),
+                c.cancels(),
+                c.reArms(),
+                c.expirations(),
+                s.loopScheduledTasks(),
+                c.pending(),
+                c.schedules() / seconds,
+                c.cancels() / seconds,
+                c.reArms() / seconds,
+                c.expirations() / seconds,
+                s.loopScheduledTasks() / seconds,
+                s.largestWheelRun(),
+                s.largestWheelRuns(),
+                note);
     }
 }

@@ -43,8 +43,11 @@ enum Transport {
     private final Class<? extends ServerChannel> serverChannel;
     private final Class<? extends Channel> clientChannel;
 
-    Transport(String id, Supplier<IoHandlerFactory> ioHandlers, Class<? extends ServerChannel> serverChannel,
-              Class<? extends Channel> clientChannel) {
+    Transport(
+            String id,
+            Supplier<IoHandlerFactory> ioHandlers,
+            Class<? extends ServerChannel> serverChannel,
+            Class<? extends Channel> clientChannel) {
         this.id = id;
         this.ioHandlers = ioHandlers;
         this.serverChannel = serverChannel;
@@ -75,14 +78,20 @@ enum Transport {
 
     /** Binds a server on a fresh local address, or on an ephemeral loopback port. */
     Channel bind(InstrumentedEventLoopGroup group, ChannelHandler childHandler) throws InterruptedException {
-        ServerBootstrap b = new ServerBootstrap().group(group.loops()).channel(serverChannel)
+        ServerBootstrap b = new ServerBootstrap()
+                .group(group.loops())
+                .channel(serverChannel)
                 .childHandler(childHandler);
         if (this == LOCAL) {
-            return b.bind(new LocalAddress("wheelbeat-loadtest-" + UUID.randomUUID())).sync().channel();
+            return b.bind(new LocalAddress("wheelbeat-loadtest-" + UUID.randomUUID()))
+                    .sync()
+                    .channel();
         }
         return b.option(ChannelOption.SO_BACKLOG, 4096)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+                .bind(new InetSocketAddress("127.0.0.1", 0))
+                .sync()
+                .channel();
     }
 
     Bootstrap clientBootstrap(EventLoopGroup group, ChannelHandler handler) {

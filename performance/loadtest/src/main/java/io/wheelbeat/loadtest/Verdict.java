@@ -22,8 +22,7 @@ final class Verdict {
     /** Above this share of resamples with no ratio (theirs at or below zero), no interval is given. */
     private static final double MAX_UNDEFINED = 0.025;
 
-    private Verdict() {
-    }
+    private Verdict() {}
 
     /** Which way a measure improves. */
     enum Better {
@@ -112,8 +111,14 @@ final class Verdict {
         if (interval == null) {
             return new Call(Outcome.WITHIN_NOISE, point[0], point[1], ratio, Double.NaN, Double.NaN, units.size());
         }
-        return new Call(outcome(better, interval[0], interval[1]), point[0], point[1], ratio, interval[0],
-                interval[1], units.size());
+        return new Call(
+                outcome(better, interval[0], interval[1]),
+                point[0],
+                point[1],
+                ratio,
+                interval[0],
+                interval[1],
+                units.size());
     }
 
     /**
@@ -169,8 +174,12 @@ final class Verdict {
     /** The 2.5th and 97.5th percentiles of the resampled ratio, or null where too many have none. */
     private static double[] interval(List<Unit> units) {
         List<List<Unit>> rounds = new ArrayList<>();
-        units.stream().map(Unit::round).distinct().sorted().forEach(r ->
-                rounds.add(units.stream().filter(u -> u.round() == r).toList()));
+        units.stream()
+                .map(Unit::round)
+                .distinct()
+                .sorted()
+                .forEach(r ->
+                        rounds.add(units.stream().filter(u -> u.round() == r).toList()));
         Random random = new Random(SEED);
         double[] ratios = new double[RESAMPLES];
         int undefined = 0;
@@ -185,7 +194,8 @@ final class Verdict {
             }
             double[] point = statistic(sample);
             // Theirs at or below zero: ours is no better (+infinity) unless ours is too (no ratio).
-            double ratio = point[1] > 0 ? Math.max(0, point[0]) / point[1]
+            double ratio = point[1] > 0
+                    ? Math.max(0, point[0]) / point[1]
                     : point[0] > 0 ? Double.POSITIVE_INFINITY : Double.NaN;
             if (Double.isNaN(ratio)) {
                 undefined++;
@@ -197,7 +207,8 @@ final class Verdict {
             return null;
         }
         Arrays.sort(ratios);
-        return new double[] {ratios[(int) Math.floor(0.025 * (RESAMPLES - 1))],
-            ratios[(int) Math.ceil(0.975 * (RESAMPLES - 1))]};
+        return new double[] {
+            ratios[(int) Math.floor(0.025 * (RESAMPLES - 1))], ratios[(int) Math.ceil(0.975 * (RESAMPLES - 1))]
+        };
     }
 }

@@ -48,11 +48,11 @@ final class WebSocketPipelines {
     static final String PATH = "/ws";
     /** The connection index of a client channel, for {@link SilenceGate}. */
     static final AttributeKey<Integer> INDEX = AttributeKey.valueOf("wheelbeat.loadtest.index");
+
     private static final int MAX_FRAME = 64;
     private static final int MISSED_PONGS = 10;
 
-    private WebSocketPipelines() {
-    }
+    private WebSocketPipelines() {}
 
     /** A factory of ours, pinging every third of the reader-idle time, closing at the reader idle. */
     static WebSocketKeepAliveHandler.Factory keepAlive(long readerIdleNanos) {
@@ -61,27 +61,42 @@ final class WebSocketPipelines {
         // Netty's handler, even on a loop lagging by seconds, so both report the same kind of event.
         // No jitter: the baseline pings at exact writer-idle periods, and the same work for both is the
         // comparison (a jitter spreads the pings over more loop wake-ups; docs/loadtest.md measures it).
-        return WebSocketKeepAliveHandler.builder().pingInterval(Duration.ofNanos(pingNanos)).pingIntervalJitter(0)
-                .pongTimeout(Duration.ofNanos(pingNanos)).maxMissedPongs(MISSED_PONGS)
-                .readerIdleTimeout(Duration.ofNanos(readerIdleNanos)).build();
+        return WebSocketKeepAliveHandler.builder()
+                .pingInterval(Duration.ofNanos(pingNanos))
+                .pingIntervalJitter(0)
+                .pongTimeout(Duration.ofNanos(pingNanos))
+                .maxMissedPongs(MISSED_PONGS)
+                .readerIdleTimeout(Duration.ofNanos(readerIdleNanos))
+                .build();
     }
 
     /**
      * The server's codecs, then {@code probe}, then the keepalive of {@code kind} (none for
      * {@link IdleHandlerKind#NONE}); the recorder goes last, added by the caller.
      */
-    static void addServerHandlers(ChannelPipeline p, IdleHandlerKind kind, long readerIdleNanos,
-                                  WebSocketKeepAliveHandler.Factory ours, ChannelHandler probe) {
-        p.addLast(new HttpServerCodec(), new HttpObjectAggregator(1024),
-                new WebSocketServerProtocolHandler(WebSocketServerProtocolConfig.newBuilder().websocketPath(PATH)
-                        .maxFramePayloadLength(MAX_FRAME).dropPongFrames(false).build()),
+    static void addServerHandlers(
+            ChannelPipeline p,
+            IdleHandlerKind kind,
+            long readerIdleNanos,
+            WebSocketKeepAliveHandler.Factory ours,
+            ChannelHandler probe) {
+        p.addLast(
+                new HttpServerCodec(),
+                new HttpObjectAggregator(1024),
+                new WebSocketServerProtocolHandler(WebSocketServerProtocolConfig.newBuilder()
+                        .websocketPath(PATH)
+                        .maxFramePayloadLength(MAX_FRAME)
+                        .dropPongFrames(false)
+                        .build()),
                 probe);
         switch (kind) {
             case WHEEL -> p.addLast(ours.newHandler());
-            case NETTY -> p.addLast(new IdleStateHandler(readerIdleNanos, pingIntervalNanos(readerIdleNanos), 0,
-                    TimeUnit.NANOSECONDS),
-                    new PingOnWriterIdle());
-            case NONE -> { }
+            case NETTY ->
+                p.addLast(
+                        new IdleStateHandler(
+                                readerIdleNanos, pingIntervalNanos(readerIdleNanos), 0, TimeUnit.NANOSECONDS),
+                        new PingOnWriterIdle());
+            case NONE -> {}
         }
     }
 
@@ -98,12 +113,18 @@ final class WebSocketPipelines {
         return new ChannelInitializer<>() {
             @Override
             protected void initChannel(io.netty.channel.Channel ch) {
-                ch.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(1024),
-                        new SilenceGate(driver),
-                        new WebSocketClientProtocolHandler(WebSocketClientProtocolConfig.newBuilder()
-                                .webSocketUri(URI.create("ws://loadtest" + PATH)).maxFramePayloadLength(MAX_FRAME)
-                                .handshakeTimeoutMillis(TimeUnit.MINUTES.toMillis(1)).build()),
-                        new BinaryFrames(), HeartbeatDriver.ClientSink.INSTANCE);
+                ch.pipeline()
+                        .addLast(
+                                new HttpClientCodec(),
+                                new HttpObjectAggregator(1024),
+                                new SilenceGate(driver),
+                                new WebSocketClientProtocolHandler(WebSocketClientProtocolConfig.newBuilder()
+                                        .webSocketUri(URI.create("ws://loadtest" + PATH))
+                                        .maxFramePayloadLength(MAX_FRAME)
+                                        .handshakeTimeoutMillis(TimeUnit.MINUTES.toMillis(1))
+                                        .build()),
+                                new BinaryFrames(),
+                                HeartbeatDriver.ClientSink.INSTANCE);
             }
         };
     }
@@ -121,7 +142,8 @@ final class WebSocketPipelines {
                     return;
                 }
                 if (idle.state() == IdleState.READER_IDLE) {
-                    ctx.writeAndFlush(new CloseWebSocketFrame(WebSocketCloseStatus.ENDPOINT_UNAVAILABLE, "idle timeout"),
+                    ctx.writeAndFlush(
+                            new CloseWebSocketFrame(WebSocketCloseStatus.ENDPOINT_UNAVAILABLE, "idle timeout"),
                             ctx.voidPromise());
                 }
             }

@@ -66,9 +66,11 @@ class BadInputTest {
 
     @Test
     void comparedLoopGroupsTakeOneIdleHandlerBesideTheBaseline() {
-        assertRejected(run("--event-loop", "netty,wheel", "--idle-handler", "wheel,netty"),
+        assertRejected(
+                run("--event-loop", "netty,wheel", "--idle-handler", "wheel,netty"),
                 "compares the loop groups with one idle handler on both");
-        assertRejected(run("--event-loop", "netty,wheel", "--idle-handler", "none,netty"),
+        assertRejected(
+                run("--event-loop", "netty,wheel", "--idle-handler", "none,netty"),
                 "compares the loop groups with one idle handler on both");
     }
 
@@ -81,8 +83,10 @@ class BadInputTest {
     void moreTcpConnectionsThanTheOpenFileLimitAllowsAreRejected() {
         Preflight.Machine machine = Preflight.Machine.current(List.of());
         int tooMany = machine.maxTcpConnections() + 1;
-        assertRejected(run("--idle-handler", "netty", "--transport", "tcp", "--connections", Integer.toString(tooMany)),
-                "open-file limit is " + machine.maxFileDescriptors(), "--transport local");
+        assertRejected(
+                run("--idle-handler", "netty", "--transport", "tcp", "--connections", Integer.toString(tooMany)),
+                "open-file limit is " + machine.maxFileDescriptors(),
+                "--transport local");
     }
 
     @Test
@@ -92,7 +96,8 @@ class BadInputTest {
 
     @Test
     void readerIdleNoLongerThanTheLongestHeartbeatGapIsRejected() {
-        assertRejected(run("--idle-handler", "netty", "--heartbeat", "4s", "--jitter", "0.5", "--reader-idle", "6s"),
+        assertRejected(
+                run("--idle-handler", "netty", "--heartbeat", "4s", "--jitter", "0.5", "--reader-idle", "6s"),
                 "--reader-idle 6 s is not longer than the longest heartbeat gap 6 s");
     }
 
@@ -128,14 +133,19 @@ class BadInputTest {
 
     @Test
     void connectionsTogetherWithScalingAreRejected() {
-        assertRejected(run("--idle-handler", "netty", "--scaling", "--connections", "1000"),
+        assertRejected(
+                run("--idle-handler", "netty", "--scaling", "--connections", "1000"),
                 "--connections and --scaling exclude each other");
     }
 
     @Test
     void reportDirectoryThatCannotBeWrittenIsRejected() throws Exception {
         Path file = Files.writeString(tmp.resolve("a-file"), "not a directory");
-        int exit = run("--idle-handler", "netty", "--report-dir", file.resolve("report").toString());
+        int exit = run(
+                "--idle-handler",
+                "netty",
+                "--report-dir",
+                file.resolve("report").toString());
         assertEquals(LoadTest.EXIT_BAD_INPUT, exit, err.toString());
         assertTrue(err.toString().contains("cannot be written"), err.toString());
     }

@@ -12,18 +12,22 @@ import org.junit.jupiter.api.Test;
  */
 class ExitStatusTest {
 
-    private static final java.util.function.Predicate<RunResult> WHEEL = r -> r.handler().equals("wheel");
+    private static final java.util.function.Predicate<RunResult> WHEEL =
+            r -> r.handler().equals("wheel");
 
     @Test
     void cleanRunsExitZeroWithNoReason() {
-        ExitStatus status = ExitStatus.of(List.of(run("wheel", 0, 0, 0), run("netty", 0, 0, 0), run("none", 0, 0, 0)),
-                WHEEL);
+        ExitStatus status =
+                ExitStatus.of(List.of(run("wheel", 0, 0, 0), run("netty", 0, 0, 0), run("none", 0, 0, 0)), WHEEL);
         assertEquals(new ExitStatus(0, ""), status);
     }
 
     @Test
     void aPeersMissesAreNotAFailureOfTheCommand() {
-        assertEquals(0, ExitStatus.of(List.of(run("wheel", 0, 0, 0), run("netty", 494, 12, 0)), WHEEL).code());
+        assertEquals(
+                0,
+                ExitStatus.of(List.of(run("wheel", 0, 0, 0), run("netty", 494, 12, 0)), WHEEL)
+                        .code());
     }
 
     @Test
@@ -39,7 +43,8 @@ class ExitStatusTest {
     void aPeerThatMissedBesideItIsNamedAsTheMachinesSign() {
         ExitStatus status = ExitStatus.of(List.of(run("wheel", 4, 0, 0), run("netty", 4, 0, 0)), WHEEL);
         assertEquals(ExitStatus.WHEELBEAT_MISSED, status.code());
-        assertTrue(status.reason().contains("beside it netty missed 4 and reported 0 falsely: the machine stalled both"),
+        assertTrue(
+                status.reason().contains("beside it netty missed 4 and reported 0 falsely: the machine stalled both"),
                 status.reason());
         assertEquals(-1, status.reason().indexOf('\n'), "one line");
     }

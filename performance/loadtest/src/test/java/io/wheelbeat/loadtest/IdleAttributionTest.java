@@ -17,37 +17,52 @@ class IdleAttributionTest {
 
     @Test
     void nettysHandlerStampingItsReadTimeIsIdleMachinery() {
-        assertEquals("io.netty.handler.timeout.IdleStateHandler.channelReadComplete", IdleAttribution.idleFrame(List.of(
-                "java.lang.System.nanoTime",
-                "io.netty.handler.timeout.IdleStateHandler.channelReadComplete", PIPELINE_READ,
-                "io.netty.channel.SingleThreadIoEventLoop.run")));
+        assertEquals(
+                "io.netty.handler.timeout.IdleStateHandler.channelReadComplete",
+                IdleAttribution.idleFrame(List.of(
+                        "java.lang.System.nanoTime",
+                        "io.netty.handler.timeout.IdleStateHandler.channelReadComplete",
+                        PIPELINE_READ,
+                        "io.netty.channel.SingleThreadIoEventLoop.run")));
     }
 
     @Test
     void workAboveThePipelineIsTheNextHandlersNotTheIdleHandlers() {
-        assertNull(IdleAttribution.idleFrame(List.of("io.wheelbeat.loadtest.ServerProbe.channelRead", PIPELINE_READ,
+        assertNull(IdleAttribution.idleFrame(List.of(
+                "io.wheelbeat.loadtest.ServerProbe.channelRead",
+                PIPELINE_READ,
                 "io.netty.channel.AbstractChannelHandlerContext.fireChannelRead",
-                "io.netty.handler.timeout.IdleStateHandler.channelRead", PIPELINE_READ)));
-        assertNull(IdleAttribution.idleFrame(List.of("io.wheelbeat.loadtest.IdleRecorder.userEventTriggered",
+                "io.netty.handler.timeout.IdleStateHandler.channelRead",
+                PIPELINE_READ)));
+        assertNull(IdleAttribution.idleFrame(List.of(
+                "io.wheelbeat.loadtest.IdleRecorder.userEventTriggered",
                 "io.netty.channel.AbstractChannelHandlerContext.invokeUserEventTriggered",
-                "io.wheelbeat.netty.idle.WheelIdleStateHandler.fire", "io.wheelbeat.core.internal.TimerWheel.poll")));
+                "io.wheelbeat.netty.idle.WheelIdleStateHandler.fire",
+                "io.wheelbeat.core.internal.TimerWheel.poll")));
     }
 
     @Test
     void theSchedulerAndTheWheelAreIdleMachinery() {
-        assertEquals("io.netty.util.internal.DefaultPriorityQueue.offer", IdleAttribution.idleFrame(List.of(
+        assertEquals(
                 "io.netty.util.internal.DefaultPriorityQueue.offer",
-                "io.netty.util.concurrent.AbstractScheduledEventExecutor.schedule",
-                "io.wheelbeat.loadtest.InstrumentedEventLoopGroup$CountingLoop.schedule",
-                "io.netty.handler.timeout.IdleStateHandler$ReaderIdleTimeoutTask.run")));
-        assertEquals("io.wheelbeat.core.internal.TimerWheel.place", IdleAttribution.idleFrame(List.of(
-                "io.wheelbeat.core.internal.TimerWheel.place", "io.wheelbeat.core.ExecutorDrivenWheel.reschedule",
-                "io.wheelbeat.netty.idle.WheelIdleStateHandler.channelReadComplete", PIPELINE_READ)));
+                IdleAttribution.idleFrame(List.of(
+                        "io.netty.util.internal.DefaultPriorityQueue.offer",
+                        "io.netty.util.concurrent.AbstractScheduledEventExecutor.schedule",
+                        "io.wheelbeat.loadtest.InstrumentedEventLoopGroup$CountingLoop.schedule",
+                        "io.netty.handler.timeout.IdleStateHandler$ReaderIdleTimeoutTask.run")));
+        assertEquals(
+                "io.wheelbeat.core.internal.TimerWheel.place",
+                IdleAttribution.idleFrame(List.of(
+                        "io.wheelbeat.core.internal.TimerWheel.place",
+                        "io.wheelbeat.core.ExecutorDrivenWheel.reschedule",
+                        "io.wheelbeat.netty.idle.WheelIdleStateHandler.channelReadComplete",
+                        PIPELINE_READ)));
     }
 
     @Test
     void theLoadTestsOwnCodeAndTheTransportAreNot() {
-        assertNull(IdleAttribution.idleFrame(List.of("io.wheelbeat.loadtest.LoopLagProbe$Lag.record",
+        assertNull(IdleAttribution.idleFrame(List.of(
+                "io.wheelbeat.loadtest.LoopLagProbe$Lag.record",
                 "io.netty.util.concurrent.SingleThreadEventExecutor.runAllTasks",
                 "io.netty.channel.SingleThreadIoEventLoop.run")));
         assertNull(IdleAttribution.idleFrame(List.of("io.netty.channel.local.LocalChannel.doBeginRead")));

@@ -41,9 +41,21 @@ class QuickLoadTest {
         cl.setErr(new PrintWriter(err, true));
         // A 3 s tolerance instead of the preset's 1 s: the suite runs on busy machines, where a
         // stall of this JVM (seen: 1.1 s, both arms alike) makes a late event, not a wrong one.
-        exitCode = cl.execute("--quick", "--idle-handler", "wheel,netty", "--in-process", "--repeat", "2",
-                "--tolerance", "3s", "--window", "2500ms", "--silence-spread", "500ms",
-                "--report-dir", reportDir.toString());
+        exitCode = cl.execute(
+                "--quick",
+                "--idle-handler",
+                "wheel,netty",
+                "--in-process",
+                "--repeat",
+                "2",
+                "--tolerance",
+                "3s",
+                "--window",
+                "2500ms",
+                "--silence-spread",
+                "500ms",
+                "--report-dir",
+                reportDir.toString());
         errors = err.toString();
         File json = reportDir.resolve(Report.JSON_FILE).toFile();
         if (json.isFile()) {
@@ -60,11 +72,18 @@ class QuickLoadTest {
     void writesAReportThatReadsBackWithBothRuns() {
         assertNotNull(report, "report.json is missing or unreadable");
         assertEquals("local", report.tier());
-        assertEquals(List.of("wheel", "netty", "none", "netty", "none", "wheel"),
-                report.runs().stream().map(RunResult::handler).toList(), "round 2 rotates the arms");
+        assertEquals(
+                List.of("wheel", "netty", "none", "netty", "none", "wheel"),
+                report.runs().stream().map(RunResult::handler).toList(),
+                "round 2 rotates the arms");
         assertTrue(report.clean());
-        assertTrue(report.verdict().stream().anyMatch(r -> r.measure().startsWith("server-loop CPU per message")
-                && r.low() != null && r.high() != null && r.units() == 4), "two rounds of two sub-windows");
+        assertTrue(
+                report.verdict().stream()
+                        .anyMatch(r -> r.measure().startsWith("server-loop CPU per message")
+                                && r.low() != null
+                                && r.high() != null
+                                && r.units() == 4),
+                "two rounds of two sub-windows");
     }
 
     @Test
@@ -99,8 +118,13 @@ class QuickLoadTest {
         // Over both rounds each arm's loops ran 10 s under JFR, as long as one round of the
         // preset's windows; one round of 5 s may get no sample of a loop beside busy processes.
         for (String arm : List.of("wheel", "netty", "none")) {
-            assertTrue(report.runs().stream().filter(r -> r.handler().equals(arm))
-                    .mapToLong(r -> r.steady().attribution().samples()).sum() > 0, arm + ": JFR sampled its loops");
+            assertTrue(
+                    report.runs().stream()
+                                    .filter(r -> r.handler().equals(arm))
+                                    .mapToLong(r -> r.steady().attribution().samples())
+                                    .sum()
+                            > 0,
+                    arm + ": JFR sampled its loops");
         }
     }
 
@@ -109,12 +133,17 @@ class QuickLoadTest {
         for (String handler : IDLE_HANDLERS) {
             RunResult.Idle idle = run(handler).idle();
             assertTrue(idle.applicable(), handler);
-            assertTrue(idle.plannedSilent() > 500, "the plan silences about 10% of the arm's 6,667: " + idle.plannedSilent());
+            assertTrue(
+                    idle.plannedSilent() > 500,
+                    "the plan silences about 10% of the arm's 6,667: " + idle.plannedSilent());
             assertEquals(idle.plannedSilent(), idle.detectedOnTime(), handler);
             assertEquals(0, idle.missed(), handler);
             assertEquals(0, idle.falseIdle(), handler);
             assertEquals(idle.plannedSilent(), idle.lateness().count(), handler);
-            assertEquals(idle.plannedSilent(), Charts.decode(idle.lateness().histogram()).getTotalCount(), handler);
+            assertEquals(
+                    idle.plannedSilent(),
+                    Charts.decode(idle.lateness().histogram()).getTotalCount(),
+                    handler);
         }
     }
 
@@ -122,8 +151,9 @@ class QuickLoadTest {
     void reportsLatenessPercentilesInOrder() {
         for (String handler : IDLE_HANDLERS) {
             RunResult.Lateness l = run(handler).idle().lateness();
-            assertTrue(l.p50Ms() >= 0 && l.p50Ms() <= l.p99Ms() && l.p99Ms() <= l.p999Ms()
-                    && l.p999Ms() <= l.maxMs(), handler + ": " + l);
+            assertTrue(
+                    l.p50Ms() >= 0 && l.p50Ms() <= l.p99Ms() && l.p99Ms() <= l.p999Ms() && l.p999Ms() <= l.maxMs(),
+                    handler + ": " + l);
         }
     }
 
@@ -166,7 +196,10 @@ class QuickLoadTest {
         assertEquals(1, report.wheelRuns().size(), "the wheel arm's summary in report.json");
         VerdictTable.WheelRun summary = report.wheelRuns().get(0);
         assertEquals("wheel", summary.arm());
-        assertEquals(List.of(run("wheel", 1).timers().largestWheelRun(), run("wheel", 2).timers().largestWheelRun()),
+        assertEquals(
+                List.of(
+                        run("wheel", 1).timers().largestWheelRun(),
+                        run("wheel", 2).timers().largestWheelRun()),
                 summary.byRound());
         assertEquals(TimerAccounting.WHEEL_RUN_BOUND, summary.bound());
     }
@@ -191,6 +224,9 @@ class QuickLoadTest {
     }
 
     private static RunResult run(String handler, int round) {
-        return runsOf(round).stream().filter(r -> r.handler().equals(handler)).findFirst().orElseThrow();
+        return runsOf(round).stream()
+                .filter(r -> r.handler().equals(handler))
+                .findFirst()
+                .orElseThrow();
     }
 }

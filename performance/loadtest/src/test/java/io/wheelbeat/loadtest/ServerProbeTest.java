@@ -43,8 +43,13 @@ class ServerProbeTest {
             }
         });
         clientLoops = new MultiThreadIoEventLoopGroup(1, LocalIoHandler.newFactory());
-        client = new Bootstrap().group(clientLoops).channel(LocalChannel.class)
-                .handler(new ChannelInboundHandlerAdapter()).connect(server.localAddress()).sync().channel();
+        client = new Bootstrap()
+                .group(clientLoops)
+                .channel(LocalChannel.class)
+                .handler(new ChannelInboundHandlerAdapter())
+                .connect(server.localAddress())
+                .sync()
+                .channel();
     }
 
     @AfterEach
@@ -67,7 +72,8 @@ class ServerProbeTest {
 
     @Test
     void refusesAnIndexOutsideTheRun() throws Exception {
-        client.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {0, 0, 0, CONNECTIONS})).sync();
+        client.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {0, 0, 0, CONNECTIONS}))
+                .sync();
         IdleVerdict v = awaitVerdict(verdict -> verdict.badHellos() > 0);
         assertEquals(1, v.badHellos());
         assertEquals(CONNECTIONS, v.neverHeard());

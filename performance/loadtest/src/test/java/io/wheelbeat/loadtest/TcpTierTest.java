@@ -19,20 +19,38 @@ class TcpTierTest {
     Path reportDir;
 
     @Test
-    void runsOverRealSocketsWithTheClientInAnotherProcessAndDetectsExactlyTheSilencedConnections()
-            throws Exception {
+    void runsOverRealSocketsWithTheClientInAnotherProcessAndDetectsExactlyTheSilencedConnections() throws Exception {
         StringWriter err = new StringWriter();
         picocli.CommandLine cl = LoadTest.commandLine();
         cl.setErr(new PrintWriter(err, true));
         // One short steady window (this test reads none) and a short silence spread; a 3 s
         // tolerance, as QuickLoadTest's, for a stall of either process on a busy machine.
-        int exit = cl.execute("--quick", "--transport", "tcp", "--connections", "1000", "--idle-handler", "wheel,netty",
-                "--no-baseline", "--repeat", "1", "--steady-windows", "1", "--window", "1s", "--silence-spread",
-                "500ms", "--tolerance", "3s", "--in-process", "--report-dir", reportDir.toString());
+        int exit = cl.execute(
+                "--quick",
+                "--transport",
+                "tcp",
+                "--connections",
+                "1000",
+                "--idle-handler",
+                "wheel,netty",
+                "--no-baseline",
+                "--repeat",
+                "1",
+                "--steady-windows",
+                "1",
+                "--window",
+                "1s",
+                "--silence-spread",
+                "500ms",
+                "--tolerance",
+                "3s",
+                "--in-process",
+                "--report-dir",
+                reportDir.toString());
         assertEquals(0, exit, err.toString());
 
-        Report.SessionReport report = Report.json().readValue(reportDir.resolve(Report.JSON_FILE).toFile(),
-                Report.SessionReport.class);
+        Report.SessionReport report =
+                Report.json().readValue(reportDir.resolve(Report.JSON_FILE).toFile(), Report.SessionReport.class);
         assertEquals(2, report.runs().size(), "two arms, one round");
         for (RunResult run : report.runs()) {
             assertEquals("tcp", run.tier());

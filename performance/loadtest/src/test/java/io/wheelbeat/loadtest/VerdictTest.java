@@ -79,8 +79,8 @@ class VerdictTest {
     @Test
     void roundsThatDisagreeGiveNoCall() {
         // One round says 0.5, the other 1.5: resampling the rounds keeps that apart.
-        List<Unit> units = List.of(Unit.of(1, 500, 1_000), Unit.of(1, 510, 1_000), Unit.of(2, 1_500, 1_000),
-                Unit.of(2, 1_490, 1_000));
+        List<Unit> units = List.of(
+                Unit.of(1, 500, 1_000), Unit.of(1, 510, 1_000), Unit.of(2, 1_500, 1_000), Unit.of(2, 1_490, 1_000));
         Call call = Verdict.call(Better.LOWER, units);
         assertEquals(Outcome.WITHIN_NOISE, call.outcome(), call.toString());
         assertTrue(call.low() <= 0.51 && call.high() >= 1.49, call.toString());
@@ -96,7 +96,10 @@ class VerdictTest {
 
     @Test
     void identicalValuesAreEqual() {
-        assertEquals(Outcome.EQUAL, Verdict.call(Better.LOWER, List.of(Unit.of(1, 0, 0), Unit.of(2, 0, 0))).outcome());
+        assertEquals(
+                Outcome.EQUAL,
+                Verdict.call(Better.LOWER, List.of(Unit.of(1, 0, 0), Unit.of(2, 0, 0)))
+                        .outcome());
     }
 
     @Test
@@ -136,14 +139,20 @@ class VerdictTest {
 
     @Test
     void aGivenIntervalDecidesTheSameWay() {
-        assertEquals(Outcome.WON, Verdict.call(Better.LOWER, 50, 100, 0.4, 0.6, 3).outcome());
-        assertEquals(Outcome.WITHIN_NOISE, Verdict.call(Better.LOWER, 50, 100, 0.4, 1.2, 3).outcome());
-        assertEquals(Outcome.WITHIN_NOISE, Verdict.call(Better.LOWER, 50, 100, Double.NaN, Double.NaN, 3).outcome());
+        assertEquals(
+                Outcome.WON, Verdict.call(Better.LOWER, 50, 100, 0.4, 0.6, 3).outcome());
+        assertEquals(
+                Outcome.WITHIN_NOISE,
+                Verdict.call(Better.LOWER, 50, 100, 0.4, 1.2, 3).outcome());
+        assertEquals(
+                Outcome.WITHIN_NOISE,
+                Verdict.call(Better.LOWER, 50, 100, Double.NaN, Double.NaN, 3).outcome());
     }
 
     @Test
     void theSameUnitsGiveTheSameInterval() {
-        assertEquals(Verdict.call(Better.LOWER, paired(0.8, 0.2, 0.1)), Verdict.call(Better.LOWER, paired(0.8, 0.2, 0.1)));
+        assertEquals(
+                Verdict.call(Better.LOWER, paired(0.8, 0.2, 0.1)), Verdict.call(Better.LOWER, paired(0.8, 0.2, 0.1)));
     }
 
     @Test

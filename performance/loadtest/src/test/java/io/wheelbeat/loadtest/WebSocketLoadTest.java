@@ -36,10 +36,28 @@ class WebSocketLoadTest {
         cl.setErr(new PrintWriter(err, true));
         // One short steady window (this test reads none) and a short silence spread; a 3 s
         // tolerance, as QuickLoadTest's, for a stall of this JVM on a busy machine.
-        exitCode = cl.execute("--quick", "--protocol", "websocket", "--connections", "2000",
-                "--idle-handler", "wheel,netty", "--no-baseline", "--repeat", "1", "--steady-windows", "1",
-                "--window", "1s", "--silence-spread", "500ms", "--tolerance", "3s", "--in-process",
-                "--report-dir", reportDir.toString());
+        exitCode = cl.execute(
+                "--quick",
+                "--protocol",
+                "websocket",
+                "--connections",
+                "2000",
+                "--idle-handler",
+                "wheel,netty",
+                "--no-baseline",
+                "--repeat",
+                "1",
+                "--steady-windows",
+                "1",
+                "--window",
+                "1s",
+                "--silence-spread",
+                "500ms",
+                "--tolerance",
+                "3s",
+                "--in-process",
+                "--report-dir",
+                reportDir.toString());
         errors = err.toString();
         File json = reportDir.resolve(Report.JSON_FILE).toFile();
         if (json.isFile()) {
@@ -52,11 +70,15 @@ class WebSocketLoadTest {
         assertEquals(0, exitCode, errors);
         assertNotNull(report, "report.json is missing or unreadable");
         assertEquals("websocket", report.scenario().get("protocol"));
-        assertEquals(List.of("wheel", "netty"), report.runs().stream().map(RunResult::handler).toList());
+        assertEquals(
+                List.of("wheel", "netty"),
+                report.runs().stream().map(RunResult::handler).toList());
         for (RunResult run : report.runs()) {
             assertEquals(1_000, run.opened(), run.handler() + ": each arm its half");
             assertEquals(0, run.idle().neverHeard(), run.handler() + ": every connection's hello arrived in a frame");
-            assertTrue(run.idle().plannedSilent() > 50, run.handler() + ": " + run.idle().plannedSilent());
+            assertTrue(
+                    run.idle().plannedSilent() > 50,
+                    run.handler() + ": " + run.idle().plannedSilent());
             assertEquals(run.idle().plannedSilent(), run.idle().detectedOnTime(), run.handler());
             assertEquals(0, run.idle().missed(), run.handler());
             assertEquals(0, run.idle().falseIdle(), run.handler());

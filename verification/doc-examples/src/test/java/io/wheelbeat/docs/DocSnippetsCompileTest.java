@@ -27,7 +27,8 @@ import org.junit.jupiter.api.TestFactory;
 class DocSnippetsCompileTest {
 
     /** The repository root, two levels above this module (surefire runs in the module's basedir). */
-    private static final Path REPOSITORY = Path.of("").toAbsolutePath().getParent().getParent();
+    private static final Path REPOSITORY =
+            Path.of("").toAbsolutePath().getParent().getParent();
 
     private static SnippetCompiler compiler;
 
@@ -48,18 +49,22 @@ class DocSnippetsCompileTest {
             String name = REPOSITORY.relativize(markdown).toString().replace('\\', '/');
             blocks.addAll(JavaBlock.parse(name, Files.readString(markdown)));
         }
-        assertTrue(blocks.stream().anyMatch(b -> b.file().equals("README.md")),
+        assertTrue(
+                blocks.stream().anyMatch(b -> b.file().equals("README.md")),
                 "no ```java block found in " + REPOSITORY.resolve("README.md") + ": wrong repository root?");
         long skipped = blocks.stream().filter(b -> b.skipReason() != null).count();
-        System.out.printf("doc snippets: %d java blocks, %d compiled, %d skipped (not compiled: reason)%n",
+        System.out.printf(
+                "doc snippets: %d java blocks, %d compiled, %d skipped (not compiled: reason)%n",
                 blocks.size(), blocks.size() - skipped, skipped);
-        return blocks.stream().map(block -> DynamicTest.dynamicTest(block.location(), () -> {
-            Assumptions.assumeTrue(block.skipReason() == null, () -> "not compiled: " + block.skipReason());
-            List<String> errors = compiler.errors(block);
-            if (!errors.isEmpty()) {
-                fail("the java block at " + block.location() + " does not compile:\n" + String.join("\n", errors));
-            }
-        }));
+        return blocks.stream()
+                .map(block -> DynamicTest.dynamicTest(block.location(), () -> {
+                    Assumptions.assumeTrue(block.skipReason() == null, () -> "not compiled: " + block.skipReason());
+                    List<String> errors = compiler.errors(block);
+                    if (!errors.isEmpty()) {
+                        fail("the java block at " + block.location() + " does not compile:\n"
+                                + String.join("\n", errors));
+                    }
+                }));
     }
 
     private static List<Path> markdownFiles() throws IOException {

@@ -48,11 +48,12 @@ record JavaBlock(String file, int line, String code, String skipReason) {
                 StringBuilder code = new StringBuilder();
                 for (int j = i + 1; j < end; j++) {
                     String l = lines[j];
-                    code.append(l.startsWith(indent) ? l.substring(indent.length()) : l.stripLeading()).append('\n');
+                    code.append(l.startsWith(indent) ? l.substring(indent.length()) : l.stripLeading())
+                            .append('\n');
                 }
                 blocks.add(new JavaBlock(file, i + 2, code.toString(), skipReason(lines, i)));
             }
-            i = end;   // a fence inside a block is the block's text, not a new block
+            i = end; // a fence inside a block is the block's text, not a new block
         }
         return blocks;
     }
@@ -66,8 +67,9 @@ record JavaBlock(String file, int line, String code, String skipReason) {
             return null;
         }
         if (m.group(1).isEmpty()) {
-            throw new IllegalArgumentException("a <!-- not compiled: reason --> marker needs a reason, before the block at "
-                    + "line " + (fenceIndex + 2));
+            throw new IllegalArgumentException(
+                    "a <!-- not compiled: reason --> marker needs a reason, before the block at " + "line "
+                            + (fenceIndex + 2));
         }
         return m.group(1);
     }

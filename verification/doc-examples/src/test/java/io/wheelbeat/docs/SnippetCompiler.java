@@ -108,7 +108,8 @@ final class SnippetCompiler implements AutoCloseable {
     private static final Pattern TOP_LEVEL_TYPE = Pattern.compile(
             "^(?:(public)\\s+)?(?:(?:abstract|final|sealed|non-sealed|strictfp)\\s+)*(?:class|interface|enum|record|@interface)\\s+([A-Za-z_$][\\w$]*)");
     private static final Pattern PACKAGE = Pattern.compile("^package\\s");
-    private static final Pattern IMPORT = Pattern.compile("^\\s*import\\s+(?:static\\s+)?[\\w.]+(?:\\.\\*)?\\s*;\\s*(?://.*)?$");
+    private static final Pattern IMPORT =
+            Pattern.compile("^\\s*import\\s+(?:static\\s+)?[\\w.]+(?:\\.\\*)?\\s*;\\s*(?://.*)?$");
     private static final String FRAGMENT_CLASS = "Snippet";
 
     private final JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
@@ -118,16 +119,21 @@ final class SnippetCompiler implements AutoCloseable {
     SnippetCompiler(String classPath) {
         files = compiler.getStandardFileManager(null, Locale.ROOT, null);
         try {
-            files.setLocation(StandardLocation.CLASS_PATH, Arrays.stream(classPath.split(File.pathSeparator))
-                    .filter(p -> !p.isEmpty()).map(File::new).toList());
+            files.setLocation(
+                    StandardLocation.CLASS_PATH,
+                    Arrays.stream(classPath.split(File.pathSeparator))
+                            .filter(p -> !p.isEmpty())
+                            .map(File::new)
+                            .toList());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
         discardingOutput = new ForwardingJavaFileManager<>(files) {
             @Override
-            public JavaFileObject getJavaFileForOutput(Location location, String className, JavaFileObject.Kind kind,
-                    FileObject sibling) {
-                return new SimpleJavaFileObject(URI.create("discarded:///" + className.replace('.', '/') + kind.extension), kind) {
+            public JavaFileObject getJavaFileForOutput(
+                    Location location, String className, JavaFileObject.Kind kind, FileObject sibling) {
+                return new SimpleJavaFileObject(
+                        URI.create("discarded:///" + className.replace('.', '/') + kind.extension), kind) {
                     @Override
                     public OutputStream openOutputStream() {
                         return OutputStream.nullOutputStream();
@@ -139,7 +145,9 @@ final class SnippetCompiler implements AutoCloseable {
 
     /** True if the block is compiled as it stands rather than wrapped as a fragment. */
     static boolean isCompilationUnit(String code) {
-        return code.lines().anyMatch(l -> PACKAGE.matcher(l).find() || TOP_LEVEL_TYPE.matcher(l).find());
+        return code.lines()
+                .anyMatch(l ->
+                        PACKAGE.matcher(l).find() || TOP_LEVEL_TYPE.matcher(l).find());
     }
 
     /**
@@ -149,15 +157,22 @@ final class SnippetCompiler implements AutoCloseable {
     List<String> errors(JavaBlock block) {
         Source source = isCompilationUnit(block.code()) ? compilationUnit(block.code()) : fragment(block.code());
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-        JavaFileObject file = new SimpleJavaFileObject(URI.create("string:///" + source.fileName() + ".java"),
-                JavaFileObject.Kind.SOURCE) {
-            @Override
-            public CharSequence getCharContent(boolean ignoreEncodingErrors) {
-                return source.text();
-            }
-        };
-        compiler.getTask(null, discardingOutput, diagnostics, List.of("-proc:none", "-implicit:none", "--release", "17"),
-                null, List.of(file)).call();
+        JavaFileObject file =
+                new SimpleJavaFileObject(
+                        URI.create("string:///" + source.fileName() + ".java"), JavaFileObject.Kind.SOURCE) {
+                    @Override
+                    public CharSequence getCharContent(boolean ignoreEncodingErrors) {
+                        return source.text();
+                    }
+                };
+        compiler.getTask(
+                        null,
+                        discardingOutput,
+                        diagnostics,
+                        List.of("-proc:none", "-implicit:none", "--release", "17"),
+                        null,
+                        List.of(file))
+                .call();
         String[] generated = source.text().split("\n", -1);
         List<String> errors = new ArrayList<>();
         for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
@@ -168,7 +183,9 @@ final class SnippetCompiler implements AutoCloseable {
             String message = d.getMessage(Locale.ROOT);
             String code = line >= 1 && line <= generated.length ? generated[(int) line - 1].strip() : "";
             long blockLine = line - source.firstBlockLine();
-            if (line == Diagnostic.NOPOS || blockLine < 0 || blockLine >= block.code().lines().count()) {
+            if (line == Diagnostic.NOPOS
+                    || blockLine < 0
+                    || blockLine >= block.code().lines().count()) {
                 errors.add(block.location() + " (generated line " + line + ": " + code + "): " + message);
             } else {
                 errors.add(block.file() + ":" + (block.line() + blockLine) + ": " + message + "\n    " + code);
@@ -178,27 +195,34 @@ final class SnippetCompiler implements AutoCloseable {
     }
 
     /** The Java file compiled for a block, and the line of that file that is the block's first line. */
-    private record Source(String fileName, String text, int firstBlockLine) { }
+    private record Source(String fileName, String text, int firstBlockLine) {}
 
     private static Source compilationUnit(String code) {
-        String publicType = code.lines().map(TOP_LEVEL_TYPE::matcher).filter(m -> m.find() && m.group(1) != null)
-                .map(m -> m.group(2)).findFirst().orElse(FRAGMENT_CLASS);
+        String publicType = code.lines()
+                .map(TOP_LEVEL_TYPE::matcher)
+                .filter(m -> m.find() && m.group(1) != null)
+                .map(m -> m.group(2))
+                .findFirst()
+                .orElse(FRAGMENT_CLASS);
         return new Source(publicType, code, 1);
     }
 
     private static Source fragment(String code) {
         List<String> imports = new ArrayList<>();
-        String body = code.lines().map(l -> {
-            Matcher m = IMPORT.matcher(l);
-            if (m.matches()) {
-                imports.add(l.strip());
-                return "";   // keeps the lines of the body where they are in the Markdown
-            }
-            return l;
-        }).collect(Collectors.joining("\n"));
-        String head = PRELUDE + String.join("\n", imports) + "\n"
-                + "final class " + FRAGMENT_CLASS + " {\n" + CONTEXT + "    void run() throws Exception {\n";
-        return new Source(FRAGMENT_CLASS, head + body + "\n    }\n}\n", (int) head.lines().count() + 1);
+        String body = code.lines()
+                .map(l -> {
+                    Matcher m = IMPORT.matcher(l);
+                    if (m.matches()) {
+                        imports.add(l.strip());
+                        return ""; // keeps the lines of the body where they are in the Markdown
+                    }
+                    return l;
+                })
+                .collect(Collectors.joining("\n"));
+        String head = PRELUDE + String.join("\n", imports) + "\n" + "final class " + FRAGMENT_CLASS + " {\n" + CONTEXT
+                + "    void run() throws Exception {\n";
+        return new Source(
+                FRAGMENT_CLASS, head + body + "\n    }\n}\n", (int) head.lines().count() + 1);
     }
 
     @Override

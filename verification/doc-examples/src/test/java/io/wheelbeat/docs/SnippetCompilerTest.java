@@ -60,11 +60,16 @@ class SnippetCompilerTest {
 
     @Test
     void aNotCompiledCommentRightBeforeTheFenceSkipsTheBlockWithItsReason() {
-        JavaBlock skipped = onlyBlock("<!-- not compiled: Netty's own code, for comparison -->\n```java\nnew Foo(\n```\n");
+        JavaBlock skipped =
+                onlyBlock("<!-- not compiled: Netty's own code, for comparison -->\n```java\nnew Foo(\n```\n");
         assertEquals("Netty's own code, for comparison", skipped.skipReason());
-        assertNull(onlyBlock("<!-- not compiled: far away -->\n\n```java\nint a;\n```\n").skipReason(),
+        assertNull(
+                onlyBlock("<!-- not compiled: far away -->\n\n```java\nint a;\n```\n")
+                        .skipReason(),
                 "the marker must be on the line right before the fence");
-        assertThrows(IllegalArgumentException.class, () -> JavaBlock.parse("doc.md", "<!-- not compiled: -->\n```java\n```\n"));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> JavaBlock.parse("doc.md", "<!-- not compiled: -->\n```java\n```\n"));
     }
 
     @Test

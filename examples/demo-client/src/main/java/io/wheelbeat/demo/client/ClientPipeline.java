@@ -48,6 +48,7 @@ final class ClientPipeline extends ChannelInitializer<Channel> {
     private final HeartbeatHandler.Factory heartbeats;
     /** With --websocket: the client protocol handler's settings and the keepalive; else null. */
     private final WebSocketClientProtocolConfig webSocket;
+
     private final WebSocketKeepAliveHandler.Factory webSocketKeepAlive;
     private final long dataIntervalMillis;
     private final ClientStats stats;
@@ -55,20 +56,25 @@ final class ClientPipeline extends ChannelInitializer<Channel> {
     ClientPipeline(DemoClient options, ClientStats stats) {
         this.stats = stats;
         this.dataIntervalMillis = options.dataIntervalMillis;
-        this.webSocket = !options.webSocket ? null : WebSocketClientProtocolConfig.newBuilder()
-                .webSocketUri("ws://" + options.host + ":" + options.port + DemoServer.WEBSOCKET_PATH)
-                .maxFramePayloadLength(MAX_FRAME_BYTES)
-                .dropPongFrames(false)     // the keepalive needs them
-                .handleCloseFrames(false)  // the stats tail counts the server's close frame as its goodbye
-                .build();
-        this.webSocketKeepAlive = !options.webSocket ? null : WebSocketKeepAliveHandler.builder()
-                .pingInterval(Duration.ofMillis(options.pingIntervalMillis))
-                .pongTimeout(Duration.ofMillis(options.pongTimeoutMillis))
-                .maxMissedPongs(options.maxMissedPongs)
-                .build();
+        this.webSocket = !options.webSocket
+                ? null
+                : WebSocketClientProtocolConfig.newBuilder()
+                        .webSocketUri("ws://" + options.host + ":" + options.port + DemoServer.WEBSOCKET_PATH)
+                        .maxFramePayloadLength(MAX_FRAME_BYTES)
+                        .dropPongFrames(false) // the keepalive needs them
+                        .handleCloseFrames(false) // the stats tail counts the server's close frame as its goodbye
+                        .build();
+        this.webSocketKeepAlive = !options.webSocket
+                ? null
+                : WebSocketKeepAliveHandler.builder()
+                        .pingInterval(Duration.ofMillis(options.pingIntervalMillis))
+                        .pongTimeout(Duration.ofMillis(options.pongTimeoutMillis))
+                        .maxMissedPongs(options.maxMissedPongs)
+                        .build();
         this.heartbeats = HeartbeatHandler.builder()
                 // The PONG echoes the PING's 8-byte payload: the ping id tells which ping it answers.
-                .sendPings(Duration.ofMillis(options.pingIntervalMillis),
+                .sendPings(
+                        Duration.ofMillis(options.pingIntervalMillis),
                         (channel, pingId) -> Frame.ping(pingId),
                         msg -> msg instanceof Frame frame && frame.is(FrameType.PONG),
                         msg -> ((Frame) msg).pingId())
@@ -81,10 +87,15 @@ final class ClientPipeline extends ChannelInitializer<Channel> {
     @Override
     protected void initChannel(Channel channel) {
         if (webSocket != null) {
-            channel.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(MAX_HANDSHAKE_BYTES),
-                    new WebSocketClientProtocolHandler(webSocket), webSocketKeepAlive.newHandler());
+            channel.pipeline()
+                    .addLast(
+                            new HttpClientCodec(),
+                            new HttpObjectAggregator(MAX_HANDSHAKE_BYTES),
+                            new WebSocketClientProtocolHandler(webSocket),
+                            webSocketKeepAlive.newHandler());
         } else {
-            channel.pipeline().addLast(new FrameDecoder(MAX_FRAME_BYTES), FrameEncoder.INSTANCE, heartbeats.newHandler());
+            channel.pipeline()
+                    .addLast(new FrameDecoder(MAX_FRAME_BYTES), FrameEncoder.INSTANCE, heartbeats.newHandler());
         }
         if (dataIntervalMillis > 0) {
             channel.pipeline().addLast(new DataSender(dataIntervalMillis, webSocket != null));
@@ -108,6 +119,7 @@ final class ClientPipeline extends ChannelInitializer<Channel> {
                 send();
             }
         };
+
         private long sequence;
 
         DataSender(long intervalMillis, boolean webSocket) {
@@ -169,7 +181,11 @@ final class ClientPipeline extends ChannelInitializer<Channel> {
                     stats.recordGoodbye();
                     String reason = frame.goodbyeReason();
                     long windowMillis = frame.reconnectWindowMillis();
-                    log.debug("{}: server says goodbye: {} (reconnect window {} ms)", ctx.channel(), reason, windowMillis);
+                    log.debug(
+                            "{}: server says goodbye: {} (reconnect window {} ms)",
+                            ctx.channel(),
+                            reason,
+                            windowMillis);
                     if (Frame.TOO_MANY_PINGS.equals(reason)) {
                         // As gRPC clients do on GOAWAY too_many_pings: ping half as often from now on.
                         ctx.pipeline().get(HeartbeatHandler.class).peerSaysTooManyPings();
@@ -178,11 +194,15 @@ final class ClientPipeline extends ChannelInitializer<Channel> {
                     if (windowMillis > 0 && client != null) {
                         client.spreadReconnectOver(Duration.ofMillis(windowMillis));
                     }
-                } else if (msg instanceof Frame frame && frame.is(FrameType.DATA) || msg instanceof TextWebSocketFrame) {
+                } else if (msg instanceof Frame frame && frame.is(FrameType.DATA)
+                        || msg instanceof TextWebSocketFrame) {
                     stats.recordEcho();
                 } else if (msg instanceof CloseWebSocketFrame close) {
                     stats.recordGoodbye();
-                    log.debug("{}: server closes the WebSocket: {} {}", ctx.channel(), close.statusCode(),
+                    log.debug(
+                            "{}: server closes the WebSocket: {} {}",
+                            ctx.channel(),
+                            close.statusCode(),
                             close.reasonText());
                     // The closing handshake: answer with the same status, then close.
                     ctx.writeAndFlush(new CloseWebSocketFrame(close.statusCode(), close.reasonText()))

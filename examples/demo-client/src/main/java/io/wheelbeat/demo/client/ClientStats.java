@@ -64,27 +64,43 @@ final class ClientStats implements ReconnectListener {
         interval = rtt.getIntervalHistogram(interval);
         wholeRun.add(interval);
         int up = connected.get();
-        return String.format("connected %d/%d, reconnecting %d, attempts %d, pongs %d (rtt %s), goodbyes %d, echoes %d",
-                up, connections, connections - up, attempts.sum(), interval.getTotalCount(),
-                percentiles(interval), goodbyes.sum(), echoes.sum());
+        return String.format(
+                "connected %d/%d, reconnecting %d, attempts %d, pongs %d (rtt %s), goodbyes %d, echoes %d",
+                up,
+                connections,
+                connections - up,
+                attempts.sum(),
+                interval.getTotalCount(),
+                percentiles(interval),
+                goodbyes.sum(),
+                echoes.sum());
     }
 
     /** The summary of the whole run. Main thread only. */
     synchronized String summary() {
         interval = rtt.getIntervalHistogram(interval);
         wholeRun.add(interval);
-        return String.format("summary: %d connections, %d connects, %d disconnects, %d attempts, %d pongs "
+        return String.format(
+                "summary: %d connections, %d connects, %d disconnects, %d attempts, %d pongs "
                         + "(rtt %s), %d goodbyes, %d echoes",
-                connections, connects.sum(), disconnects.sum(), attempts.sum(), wholeRun.getTotalCount(),
-                percentiles(wholeRun), goodbyes.sum(), echoes.sum());
+                connections,
+                connects.sum(),
+                disconnects.sum(),
+                attempts.sum(),
+                wholeRun.getTotalCount(),
+                percentiles(wholeRun),
+                goodbyes.sum(),
+                echoes.sum());
     }
 
     private static String percentiles(Histogram histogram) {
         if (histogram.getTotalCount() == 0) {
             return "none";
         }
-        return String.format("p50 %.2f ms, p99 %.2f ms, max %.2f ms",
-                histogram.getValueAtPercentile(50) / 1e6, histogram.getValueAtPercentile(99) / 1e6,
+        return String.format(
+                "p50 %.2f ms, p99 %.2f ms, max %.2f ms",
+                histogram.getValueAtPercentile(50) / 1e6,
+                histogram.getValueAtPercentile(99) / 1e6,
                 histogram.getMaxValue() / 1e6);
     }
 }

@@ -26,12 +26,18 @@ import picocli.CommandLine.Spec;
  * The demo client: many connections to the demo server, each heartbeating and reconnecting with
  * jittered backoff on its own; a status line every few seconds and a summary on exit.
  */
-@Command(name = "demo-client", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(
+        name = "demo-client",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
         description = "Opens many heartbeating, auto-reconnecting connections to the demo server.")
 public final class DemoClient implements Runnable {
 
-    private static final BackoffPolicy BACKOFF = BackoffPolicy.exponential(Duration.ofMillis(200), Duration.ofSeconds(10))
-            .multiplier(1.6).equalJitter().build();
+    private static final BackoffPolicy BACKOFF = BackoffPolicy.exponential(
+                    Duration.ofMillis(200), Duration.ofSeconds(10))
+            .multiplier(1.6)
+            .equalJitter()
+            .build();
 
     @Spec
     CommandSpec spec;
@@ -42,8 +48,11 @@ public final class DemoClient implements Runnable {
     @Option(names = "--port", description = "Server port (default: ${DEFAULT-VALUE}).")
     int port = 7000;
 
-    @Option(names = "--websocket", description = "Speak WebSocket to ws://HOST:PORT" + DemoServer.WEBSOCKET_PATH
-            + " (the server's --websocket-port) instead of the frame protocol; pings and pongs are WebSocket's.")
+    @Option(
+            names = "--websocket",
+            description =
+                    "Speak WebSocket to ws://HOST:PORT" + DemoServer.WEBSOCKET_PATH
+                            + " (the server's --websocket-port) instead of the frame protocol; pings and pongs are WebSocket's.")
     boolean webSocket;
 
     @Option(names = "--connections", description = "Connections to keep open (default: ${DEFAULT-VALUE}).")
@@ -52,31 +61,39 @@ public final class DemoClient implements Runnable {
     @Option(names = "--threads", description = "Event loop threads; 0 for Netty's default (default: ${DEFAULT-VALUE}).")
     int threads = 0;
 
-    @Option(names = "--ping-interval-ms", description = "Ping after this long without writing, +/-10%% jitter "
-            + "(default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--ping-interval-ms",
+            description = "Ping after this long without writing, +/-10%% jitter " + "(default: ${DEFAULT-VALUE}).")
     long pingIntervalMillis = 5_000;
 
-    @Option(names = "--pong-timeout-ms", description = "A pong must come this soon after its ping "
-            + "(default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--pong-timeout-ms",
+            description = "A pong must come this soon after its ping " + "(default: ${DEFAULT-VALUE}).")
     long pongTimeoutMillis = 3_000;
 
-    @Option(names = "--max-missed-pongs", description = "Missed pongs in a row that close a connection "
-            + "(default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--max-missed-pongs",
+            description = "Missed pongs in a row that close a connection " + "(default: ${DEFAULT-VALUE}).")
     int maxMissedPongs = 3;
 
-    @Option(names = "--data-interval-ms", description = "Send a DATA frame this often per connection; "
-            + "0 sends none (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--data-interval-ms",
+            description = "Send a DATA frame this often per connection; " + "0 sends none (default: ${DEFAULT-VALUE}).")
     long dataIntervalMillis = 0;
 
-    @Option(names = "--max-concurrent-connects", description = "Connection attempts in flight at once, across all "
-            + "connections (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--max-concurrent-connects",
+            description =
+                    "Connection attempts in flight at once, across all " + "connections (default: ${DEFAULT-VALUE}).")
     int maxConcurrentConnects = 64;
 
     @Option(names = "--status-interval-s", description = "Seconds between status lines (default: ${DEFAULT-VALUE}).")
     int statusIntervalSeconds = 5;
 
-    @Option(names = "--duration-s", description = "Stop after this many seconds; 0 runs until SIGTERM or Ctrl-C "
-            + "(default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--duration-s",
+            description =
+                    "Stop after this many seconds; 0 runs until SIGTERM or Ctrl-C " + "(default: ${DEFAULT-VALUE}).")
     long durationSeconds = 0;
 
     /** Runs the client from the command line. */
@@ -98,16 +115,19 @@ public final class DemoClient implements Runnable {
             Bootstrap bootstrap = bootstrap(loops, stats);
             ReconnectGroup group = new ReconnectGroup(maxConcurrentConnects);
             for (int i = 0; i < connections; i++) {
-                ReconnectingClient client = reconnecting(bootstrap, group, stats).build();
+                ReconnectingClient client =
+                        reconnecting(bootstrap, group, stats).build();
                 clients.add(client);
                 client.start();
             }
-            out.println("demo-client: " + connections + (webSocket ? " WebSocket" : "") + " connections to " + host + ":" + port
-                    + " (" + Transport.best() + ")");
-            long periods = durationSeconds == 0 ? Long.MAX_VALUE
+            out.println("demo-client: " + connections + (webSocket ? " WebSocket" : "") + " connections to " + host
+                    + ":" + port + " (" + Transport.best() + ")");
+            long periods = durationSeconds == 0
+                    ? Long.MAX_VALUE
                     : Math.max(1, (durationSeconds + statusIntervalSeconds - 1) / statusIntervalSeconds);
             for (long period = 0; period < periods; period++) {
-                long wait = durationSeconds == 0 ? statusIntervalSeconds
+                long wait = durationSeconds == 0
+                        ? statusIntervalSeconds
                         : Math.min(statusIntervalSeconds, durationSeconds - period * statusIntervalSeconds);
                 if (stop.await(wait, TimeUnit.SECONDS)) {
                     break;
@@ -117,8 +137,11 @@ public final class DemoClient implements Runnable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            CompletableFuture.allOf(clients.stream().map(ReconnectingClient::close).toArray(CompletableFuture[]::new))
-                    .orTimeout(10, TimeUnit.SECONDS).exceptionally(e -> null).join();
+            CompletableFuture.allOf(
+                            clients.stream().map(ReconnectingClient::close).toArray(CompletableFuture[]::new))
+                    .orTimeout(10, TimeUnit.SECONDS)
+                    .exceptionally(e -> null)
+                    .join();
             loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
             out.println(stats.summary());
             stopped.countDown();

@@ -36,13 +36,34 @@ class DemoClientWebSocketTest {
     @Test
     void webSocketClientsHeartbeatEchoAndSeeTheGracefulStop() throws Exception {
         DemoServer serverOptions = new DemoServer();
-        new CommandLine(serverOptions).parseArgs("--port", "0", "--websocket-port", "0", "--metrics-port", "-1",
-                "--threads", "2", "--websocket-ping-interval-ms", "300", "--lame-duck-ms", "200");
+        new CommandLine(serverOptions)
+                .parseArgs(
+                        "--port",
+                        "0",
+                        "--websocket-port",
+                        "0",
+                        "--metrics-port",
+                        "-1",
+                        "--threads",
+                        "2",
+                        "--websocket-ping-interval-ms",
+                        "300",
+                        "--lame-duck-ms",
+                        "200");
         DemoServer.Running server = serverOptions.start();
         DemoClient options = new DemoClient();
         // Data every 500 ms, pings after 200 ms without a write: both flow.
-        new CommandLine(options).parseArgs("--websocket", "--port", String.valueOf(server.webSocketAddress().getPort()),
-                "--ping-interval-ms", "200", "--pong-timeout-ms", "2000", "--data-interval-ms", "500");
+        new CommandLine(options)
+                .parseArgs(
+                        "--websocket",
+                        "--port",
+                        String.valueOf(server.webSocketAddress().getPort()),
+                        "--ping-interval-ms",
+                        "200",
+                        "--pong-timeout-ms",
+                        "2000",
+                        "--data-interval-ms",
+                        "500");
         AtomicInteger healthy = new AtomicInteger();
         EventLoopGroup loops = Transport.best().newGroup(2);
         List<ReconnectingClient> clients = new ArrayList<>();
@@ -51,16 +72,18 @@ class DemoClientWebSocketTest {
             ReconnectGroup group = new ReconnectGroup(CLIENTS);
             for (int i = 0; i < CLIENTS; i++) {
                 ReconnectingClient client = options.reconnecting(bootstrap, group, event -> {
-                    stats.onEvent(event);
-                    if (event instanceof ReconnectEvent.Healthy) {
-                        healthy.incrementAndGet();
-                    }
-                }).build();
+                            stats.onEvent(event);
+                            if (event instanceof ReconnectEvent.Healthy) {
+                                healthy.incrementAndGet();
+                            }
+                        })
+                        .build();
                 clients.add(client);
                 client.start();
             }
             await(() -> healthy.get() == CLIENTS, "every WebSocket client healthy");
-            await(() -> summary(stats, 1) >= 3L * CLIENTS && summary(stats, 3) >= 3L * CLIENTS,
+            await(
+                    () -> summary(stats, 1) >= 3L * CLIENTS && summary(stats, 3) >= 3L * CLIENTS,
                     "pongs and echoes on every connection");
             server.close();
             server = null;
@@ -69,7 +92,8 @@ class DemoClientWebSocketTest {
             System.out.println("demo-client --websocket: " + summary);
             assertTrue(summary.contains(CLIENTS + " goodbyes"), summary);
         } finally {
-            CompletableFuture.allOf(clients.stream().map(ReconnectingClient::close).toArray(CompletableFuture[]::new))
+            CompletableFuture.allOf(
+                            clients.stream().map(ReconnectingClient::close).toArray(CompletableFuture[]::new))
                     .get(30, TimeUnit.SECONDS);
             loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(30, TimeUnit.SECONDS);
             if (server != null) {

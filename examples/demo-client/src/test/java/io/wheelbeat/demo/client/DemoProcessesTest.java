@@ -24,8 +24,8 @@ class DemoProcessesTest {
 
     private static final int CONNECTIONS = 20;
     private static final long WAIT_SECONDS = 60;
-    private static final Pattern STATUS = Pattern.compile(
-            "connected (\\d+)/(\\d+), reconnecting \\d+, attempts \\d+, pongs (\\d+).*goodbyes (\\d+)");
+    private static final Pattern STATUS =
+            Pattern.compile("connected (\\d+)/(\\d+), reconnecting \\d+, attempts \\d+, pongs (\\d+).*goodbyes (\\d+)");
 
     private Process server;
     private Process client;
@@ -43,8 +43,16 @@ class DemoProcessesTest {
     void clientHeartbeatsReconnectsAfterAServerRestartAndSeesAGracefulShutdown() throws Exception {
         int port = JavaProcess.freePort();
         server = startServer(port);
-        client = start(DemoClient.class, "--port", String.valueOf(port), "--connections", String.valueOf(CONNECTIONS),
-                "--ping-interval-ms", "600", "--status-interval-s", "1");
+        client = start(
+                DemoClient.class,
+                "--port",
+                String.valueOf(port),
+                "--connections",
+                String.valueOf(CONNECTIONS),
+                "--ping-interval-ms",
+                "600",
+                "--status-interval-s",
+                "1");
         BlockingQueue<String> clientLines = JavaProcess.lines(client);
 
         awaitStatus(clientLines, s -> s.connected == CONNECTIONS && s.pongs > 0, "all connected and heartbeating");
@@ -53,7 +61,8 @@ class DemoProcessesTest {
         awaitStatus(clientLines, s -> s.connected == 0, "all connections lost after the kill");
 
         server = startServer(port);
-        Status back = awaitStatus(clientLines, s -> s.connected == CONNECTIONS && s.pongs > 0, "all back after the restart");
+        Status back =
+                awaitStatus(clientLines, s -> s.connected == CONNECTIONS && s.pongs > 0, "all back after the restart");
 
         server.toHandle().destroy(); // SIGTERM, leaving our end of its output open
         assertTrue(server.waitFor(WAIT_SECONDS, TimeUnit.SECONDS), "server did not exit after SIGTERM");
@@ -64,13 +73,13 @@ class DemoProcessesTest {
         assertTrue(client.waitFor(WAIT_SECONDS, TimeUnit.SECONDS), "client did not exit after SIGTERM");
         assertEquals(143, client.exitValue());
         List<String> rest = drain(clientLines);
-        assertTrue(rest.stream().anyMatch(line -> line.startsWith("summary: " + CONNECTIONS + " connections")),
+        assertTrue(
+                rest.stream().anyMatch(line -> line.startsWith("summary: " + CONNECTIONS + " connections")),
                 "the client prints a summary on exit: " + rest);
     }
 
     /** One parsed status line of the client. */
-    private record Status(int connected, long pongs, long goodbyes) {
-    }
+    private record Status(int connected, long pongs, long goodbyes) {}
 
     private static Status awaitStatus(BlockingQueue<String> lines, Predicate<Status> wanted, String what)
             throws InterruptedException {
@@ -84,8 +93,8 @@ class DemoProcessesTest {
             Matcher m = STATUS.matcher(line);
             if (m.find()) {
                 last = line;
-                Status status = new Status(Integer.parseInt(m.group(1)), Long.parseLong(m.group(3)),
-                        Long.parseLong(m.group(4)));
+                Status status = new Status(
+                        Integer.parseInt(m.group(1)), Long.parseLong(m.group(3)), Long.parseLong(m.group(4)));
                 if (wanted.test(status)) {
                     return status;
                 }
@@ -95,8 +104,16 @@ class DemoProcessesTest {
     }
 
     private Process startServer(int port) throws IOException {
-        return start(DemoServer.class, "--port", String.valueOf(port), "--metrics-port", "-1", "--threads", "2",
-                "--lame-duck-ms", "1000");
+        return start(
+                DemoServer.class,
+                "--port",
+                String.valueOf(port),
+                "--metrics-port",
+                "-1",
+                "--threads",
+                "2",
+                "--lame-duck-ms",
+                "1000");
     }
 
     private static Process start(Class<?> main, String... args) throws IOException {
@@ -109,5 +126,4 @@ class DemoProcessesTest {
         lines.drainTo(rest);
         return rest;
     }
-
 }

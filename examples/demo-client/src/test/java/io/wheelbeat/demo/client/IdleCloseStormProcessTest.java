@@ -50,6 +50,7 @@ class IdleCloseStormProcessTest {
     private static final int WINDOW_MS = 500;
     /** Half of the connections: an unpaced storm closes about 80% of them in one window. */
     private static final int BUSIEST_BOUND = CONNECTIONS / 2;
+
     private static final byte[] DATA_FRAME = {3, 0, 0, 0, 1, 'x'};
 
     @Test
@@ -57,11 +58,22 @@ class IdleCloseStormProcessTest {
         long[] closedAt = new long[CONNECTIONS];
         AtomicInteger closed = new AtomicInteger();
         EventLoopGroup loops = Transport.best().newGroup(2);
-        try (ServerProcess server = ServerProcess.start(List.of("-Xmx512m"), "--threads", "2",
-                "--reader-idle-ms", String.valueOf(READER_IDLE_MS), "--first-message-timeout-ms", "60000",
-                "--connections-per-address", "1000000", "--close-rate-per-100ms", String.valueOf(CLOSES_PER_100_MS))) {
+        try (ServerProcess server = ServerProcess.start(
+                List.of("-Xmx512m"),
+                "--threads",
+                "2",
+                "--reader-idle-ms",
+                String.valueOf(READER_IDLE_MS),
+                "--first-message-timeout-ms",
+                "60000",
+                "--connections-per-address",
+                "1000000",
+                "--close-rate-per-100ms",
+                String.valueOf(CLOSES_PER_100_MS))) {
             ChannelHandler recorder = new Recorder(closedAt, closed);
-            Bootstrap bootstrap = new Bootstrap().group(loops).channel(Transport.best().clientChannel())
+            Bootstrap bootstrap = new Bootstrap()
+                    .group(loops)
+                    .channel(Transport.best().clientChannel())
                     .handler(recorder);
             List<Channel> channels = new ArrayList<>(CONNECTIONS);
             while (channels.size() < CONNECTIONS) {
@@ -73,7 +85,6 @@ class IdleCloseStormProcessTest {
                     channels.add(future.sync().channel());
                 }
                 sendToAll(channels); // nobody falls idle while the others connect, however slowly
-
             }
             assertEquals(0, closed.get(), "no connection closed while connecting");
             long lastFrame = System.nanoTime();
@@ -88,19 +99,28 @@ class IdleCloseStormProcessTest {
             Arrays.sort(times);
             int busiest = Spread.busiestWindow(times, TimeUnit.MILLISECONDS.toNanos(WINDOW_MS));
             double spanSeconds = (times[CONNECTIONS - 1] - times[0]) / 1e9;
-            double readerIdleCloses = server.metric("wheelbeat_connection_closed_connections_total",
-                    "reason=\"reader_idle\"");
+            double readerIdleCloses =
+                    server.metric("wheelbeat_connection_closed_connections_total", "reason=\"reader_idle\"");
             double paced = server.metric("wheelbeat_connection_closes_paced_connections_total");
-            System.out.printf("idle close storm: %d connections idle together; first closed %.2f s after the last "
+            System.out.printf(
+                    "idle close storm: %d connections idle together; first closed %.2f s after the last "
                             + "frame, closes spread over %.2f s (the rate needs %.1f s); busiest 500 ms window %d "
                             + "closes (the rate allows %d, bound %d); server: %.0f reader_idle closes, %.0f waited for a slot%n",
-                    CONNECTIONS, (times[0] - lastFrame) / 1e9, spanSeconds,
-                    CONNECTIONS / (CLOSES_PER_100_MS * 10.0), busiest, CLOSES_PER_100_MS * WINDOW_MS / 100, BUSIEST_BOUND,
-                    readerIdleCloses, paced);
+                    CONNECTIONS,
+                    (times[0] - lastFrame) / 1e9,
+                    spanSeconds,
+                    CONNECTIONS / (CLOSES_PER_100_MS * 10.0),
+                    busiest,
+                    CLOSES_PER_100_MS * WINDOW_MS / 100,
+                    BUSIEST_BOUND,
+                    readerIdleCloses,
+                    paced);
 
             assertEquals(CONNECTIONS, readerIdleCloses, 0.0, "all closed as reader idle");
             assertTrue(busiest <= BUSIEST_BOUND, "busiest 500 ms window: " + busiest);
-            assertTrue(spanSeconds >= 0.75 * CONNECTIONS / (CLOSES_PER_100_MS * 10.0), "spread over " + spanSeconds + " s");
+            assertTrue(
+                    spanSeconds >= 0.75 * CONNECTIONS / (CLOSES_PER_100_MS * 10.0),
+                    "spread over " + spanSeconds + " s");
         } finally {
             loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(30, TimeUnit.SECONDS);
         }

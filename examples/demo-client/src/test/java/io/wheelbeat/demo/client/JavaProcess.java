@@ -14,8 +14,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 /** Starts a main class of the test class path in its own JVM, and reads its output. */
 final class JavaProcess {
 
-    private JavaProcess() {
-    }
+    private JavaProcess() {}
 
     /** Starts {@code main} with {@code jvmOptions} and {@code args}, its stderr merged into stdout. */
     static Process start(Class<?> main, List<String> jvmOptions, String... args) throws IOException {
@@ -30,17 +29,19 @@ final class JavaProcess {
     /** Streams a process's output lines into a queue, on a daemon thread. */
     static BlockingQueue<String> lines(Process process) {
         BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = in.readLine()) != null) {
-                    lines.add(line);
-                }
-            } catch (IOException e) {
-                lines.add("output ended: " + e);
-            }
-        }, "process-output");
+        Thread reader = new Thread(
+                () -> {
+                    try (BufferedReader in = new BufferedReader(
+                            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                        String line;
+                        while ((line = in.readLine()) != null) {
+                            lines.add(line);
+                        }
+                    } catch (IOException e) {
+                        lines.add("output ended: " + e);
+                    }
+                },
+                "process-output");
         reader.setDaemon(true);
         reader.start();
         return lines;

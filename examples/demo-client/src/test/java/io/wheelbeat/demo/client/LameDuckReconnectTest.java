@@ -61,17 +61,18 @@ class LameDuckReconnectTest {
             ReconnectGroup group = new ReconnectGroup(64);
             for (int i = 0; i < CLIENTS; i++) {
                 ReconnectingClient client = options.reconnecting(bootstrap, group, event -> {
-                    stats.onEvent(event);
-                    if (event instanceof ReconnectEvent.Healthy) {
-                        healthy.incrementAndGet();
-                    } else if (event instanceof ReconnectEvent.Connected) {
-                        connected.incrementAndGet();
-                    } else if (event instanceof ReconnectEvent.Connecting c && c.attempt() == 2) {
-                        reconnectAttempts.add(System.nanoTime()); // the first attempt after the loss
-                    } else if (event instanceof ReconnectEvent.AttemptScheduled s && s.attempt() == 2) {
-                        reconnectDelays.add(s.delay().toNanos()); // drawn from the window the GOODBYE gave
-                    }
-                }).build();
+                            stats.onEvent(event);
+                            if (event instanceof ReconnectEvent.Healthy) {
+                                healthy.incrementAndGet();
+                            } else if (event instanceof ReconnectEvent.Connected) {
+                                connected.incrementAndGet();
+                            } else if (event instanceof ReconnectEvent.Connecting c && c.attempt() == 2) {
+                                reconnectAttempts.add(System.nanoTime()); // the first attempt after the loss
+                            } else if (event instanceof ReconnectEvent.AttemptScheduled s && s.attempt() == 2) {
+                                reconnectDelays.add(s.delay().toNanos()); // drawn from the window the GOODBYE gave
+                            }
+                        })
+                        .build();
                 clients.add(client);
                 client.start();
             }
@@ -85,31 +86,49 @@ class LameDuckReconnectTest {
             await(() -> connected.get() == 2 * CLIENTS, "all clients back on the new server");
             await(() -> reconnectAttempts.size() >= CLIENTS, "a first reconnect attempt from each client");
 
-            long[] times = reconnectAttempts.stream().mapToLong(t -> t - stoppedAt).sorted().toArray();
-            long[] delays = reconnectDelays.stream().mapToLong(Long::longValue).sorted().toArray();
+            long[] times = reconnectAttempts.stream()
+                    .mapToLong(t -> t - stoppedAt)
+                    .sorted()
+                    .toArray();
+            long[] delays =
+                    reconnectDelays.stream().mapToLong(Long::longValue).sorted().toArray();
             int busiest = Spread.busiestWindow(delays, TimeUnit.MILLISECONDS.toNanos(100));
             double middleSpan = (delays[(int) (delays.length * 0.95)] - delays[(int) (delays.length * 0.05)]) / 1e9;
             int busiestAttempts = Spread.busiestWindow(times, TimeUnit.MILLISECONDS.toNanos(100));
             double attemptsMiddleSpan = (times[(int) (times.length * 0.95)] - times[(int) (times.length * 0.05)]) / 1e9;
             String summary = stats.summary();
-            System.out.printf("lame duck: %d clients, window %d ms, the stop took %.2f s; delays drawn for the first "
+            System.out.printf(
+                    "lame duck: %d clients, window %d ms, the stop took %.2f s; delays drawn for the first "
                             + "reconnect from %.2f s to %.2f s, middle 90%% over %.2f s (bound %.1f s), busiest 100 ms "
                             + "window %d (%.1f%%, bound 20%%); first reconnects from %.2f s to %.2f s after the stop, "
                             + "middle 90%% over %.2f s, busiest 100 ms window %d (%.1f%%); %s%n",
-                    CLIENTS, LAME_DUCK_MS, lameDuckOver / 1e9, delays[0] / 1e9, delays[delays.length - 1] / 1e9,
-                    middleSpan, LAME_DUCK_MS / 2000.0, busiest, 100.0 * busiest / delays.length,
-                    times[0] / 1e9, times[times.length - 1] / 1e9, attemptsMiddleSpan, busiestAttempts,
-                    100.0 * busiestAttempts / times.length, summary);
+                    CLIENTS,
+                    LAME_DUCK_MS,
+                    lameDuckOver / 1e9,
+                    delays[0] / 1e9,
+                    delays[delays.length - 1] / 1e9,
+                    middleSpan,
+                    LAME_DUCK_MS / 2000.0,
+                    busiest,
+                    100.0 * busiest / delays.length,
+                    times[0] / 1e9,
+                    times[times.length - 1] / 1e9,
+                    attemptsMiddleSpan,
+                    busiestAttempts,
+                    100.0 * busiestAttempts / times.length,
+                    summary);
 
             assertTrue(summary.contains(CLIENTS + " goodbyes"), "a GOODBYE on every connection: " + summary);
             assertEquals(CLIENTS, times.length, "one first reconnect per client");
             assertEquals(CLIENTS, delays.length, "one first reconnect scheduled per client");
-            assertTrue(delays[0] >= 0 && delays[delays.length - 1] < TimeUnit.MILLISECONDS.toNanos(LAME_DUCK_MS),
+            assertTrue(
+                    delays[0] >= 0 && delays[delays.length - 1] < TimeUnit.MILLISECONDS.toNanos(LAME_DUCK_MS),
                     "delays within the window");
             assertTrue(busiest <= 0.2 * delays.length, "busiest 100 ms window: " + busiest);
             assertTrue(middleSpan >= LAME_DUCK_MS / 2000.0, "middle 90% over " + middleSpan + " s");
         } finally {
-            CompletableFuture.allOf(clients.stream().map(ReconnectingClient::close).toArray(CompletableFuture[]::new))
+            CompletableFuture.allOf(
+                            clients.stream().map(ReconnectingClient::close).toArray(CompletableFuture[]::new))
                     .get(30, TimeUnit.SECONDS);
             loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(30, TimeUnit.SECONDS);
             if (second != null) {
@@ -120,8 +139,18 @@ class LameDuckReconnectTest {
 
     private static DemoServer.Running server(int port) {
         DemoServer options = new DemoServer();
-        new CommandLine(options).parseArgs("--port", String.valueOf(port), "--metrics-port", "-1", "--threads", "2",
-                "--lame-duck-ms", String.valueOf(LAME_DUCK_MS), "--connections-per-address", "1000000");
+        new CommandLine(options)
+                .parseArgs(
+                        "--port",
+                        String.valueOf(port),
+                        "--metrics-port",
+                        "-1",
+                        "--threads",
+                        "2",
+                        "--lame-duck-ms",
+                        String.valueOf(LAME_DUCK_MS),
+                        "--connections-per-address",
+                        "1000000");
         return options.start();
     }
 
@@ -149,5 +178,4 @@ class LameDuckReconnectTest {
             Thread.sleep(20);
         }
     }
-
 }

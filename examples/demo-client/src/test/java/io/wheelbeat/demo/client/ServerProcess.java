@@ -28,8 +28,8 @@ final class ServerProcess implements AutoCloseable {
     private ServerProcess(List<String> jvmOptions, List<String> args) throws IOException {
         port = JavaProcess.freePort();
         metricsPort = JavaProcess.freePort();
-        List<String> all = new ArrayList<>(List.of("--port", String.valueOf(port),
-                "--metrics-port", String.valueOf(metricsPort)));
+        List<String> all =
+                new ArrayList<>(List.of("--port", String.valueOf(port), "--metrics-port", String.valueOf(metricsPort)));
         all.addAll(args);
         process = JavaProcess.start(DemoServer.class, jvmOptions, all.toArray(String[]::new));
         lines = JavaProcess.lines(process);
@@ -64,8 +64,11 @@ final class ServerProcess implements AutoCloseable {
      * {@code labels} (each written as in the text format, e.g. {@code reason="slow_consumer"}).
      */
     double metric(String name, String... labels) throws IOException, InterruptedException {
-        String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/metrics"))
-                .build(), HttpResponse.BodyHandlers.ofString()).body();
+        String body = http.send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/metrics"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
         double sum = 0;
         for (String line : body.split("\n")) {
             if (!(line.startsWith(name + "{") || line.startsWith(name + " "))) {

@@ -37,14 +37,19 @@ class SlowConsumerProcessTest {
     private static final int WELL_BEHAVED = 8;
     /** How long the well-behaved clients go on after the never-reading one is closed. */
     private static final long AFTER_NANOS = TimeUnit.SECONDS.toNanos(1);
+
     private static final long MAX_RUN_NANOS = TimeUnit.SECONDS.toNanos(30);
     private static final double DIRECT_MEMORY_CAP = 32 << 20;
     private static final int DATA = 3;
 
     @Test
     void aClientThatNeverReadsIsClosedAsASlowConsumerAndNobodyElseSuffers() throws Exception {
-        try (ServerProcess server = ServerProcess.start(List.of("-Xmx256m", "-XX:MaxDirectMemorySize=64m"),
-                "--threads", "2", "--slow-consumer-timeout-ms", "2000")) {
+        try (ServerProcess server = ServerProcess.start(
+                List.of("-Xmx256m", "-XX:MaxDirectMemorySize=64m"),
+                "--threads",
+                "2",
+                "--slow-consumer-timeout-ms",
+                "2000")) {
             AtomicLong worstEchoNanos = new AtomicLong();
             AtomicLong echoes = new AtomicLong();
             AtomicLongArray echoesDuring = new AtomicLongArray(WELL_BEHAVED);
@@ -56,7 +61,8 @@ class SlowConsumerProcessTest {
             for (int i = 0; i < WELL_BEHAVED; i++) {
                 int client = i;
                 threads.add(thread("well-behaved-" + i, failures, () -> {
-                    try (Socket socket = new Socket(server.address().getAddress(), server.address().getPort())) {
+                    try (Socket socket = new Socket(
+                            server.address().getAddress(), server.address().getPort())) {
                         socket.setSoTimeout(30_000);
                         DataOutputStream out = new DataOutputStream(socket.getOutputStream());
                         DataInputStream in = new DataInputStream(socket.getInputStream());
@@ -105,35 +111,50 @@ class SlowConsumerProcessTest {
 
             double maxDirect = 0;
             double maxAllocatorDirect = 0;
-            while (threads.stream().anyMatch(Thread::isAlive) && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(60)) {
+            while (threads.stream().anyMatch(Thread::isAlive)
+                    && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(60)) {
                 maxDirect = Math.max(maxDirect, server.metric("jvm_buffer_memory_used_bytes", "id=\"direct\""));
-                maxAllocatorDirect = Math.max(maxAllocatorDirect,
-                        server.metric("netty_allocator_memory_used", "memory_type=\"direct\""));
+                maxAllocatorDirect = Math.max(
+                        maxAllocatorDirect, server.metric("netty_allocator_memory_used", "memory_type=\"direct\""));
                 Thread.sleep(100);
             }
             for (Thread thread : threads) {
                 thread.join(TimeUnit.SECONDS.toMillis(30));
             }
-            double slowConsumers = server.metric("wheelbeat_connection_closed_connections_total",
-                    "reason=\"slow_consumer\"");
-            System.out.printf("slow consumer: closed %.1f s after it started (%s) having sent %d MiB; %d echoes to %d "
+            double slowConsumers =
+                    server.metric("wheelbeat_connection_closed_connections_total", "reason=\"slow_consumer\"");
+            System.out.printf(
+                    "slow consumer: closed %.1f s after it started (%s) having sent %d MiB; %d echoes to %d "
                             + "well-behaved clients (while it was connected: %s; after: %s), worst round trip %.1f ms; "
                             + "server direct memory at most %.1f MiB (JVM pool), %.1f MiB (allocator) (cap %.0f MiB)%n",
-                    (hostileEndedAt.get() - start) / 1e9, hostileEnd.get(), hostileBytes.get() >> 20, echoes.get(),
-                    WELL_BEHAVED, echoesDuring, echoesAfter, worstEchoNanos.get() / 1e6,
-                    maxDirect / (1 << 20), maxAllocatorDirect / (1 << 20), DIRECT_MEMORY_CAP / (1 << 20));
+                    (hostileEndedAt.get() - start) / 1e9,
+                    hostileEnd.get(),
+                    hostileBytes.get() >> 20,
+                    echoes.get(),
+                    WELL_BEHAVED,
+                    echoesDuring,
+                    echoesAfter,
+                    worstEchoNanos.get() / 1e6,
+                    maxDirect / (1 << 20),
+                    maxAllocatorDirect / (1 << 20),
+                    DIRECT_MEMORY_CAP / (1 << 20));
 
             assertTrue(failures.isEmpty(), "client failures: " + failures);
             assertEquals(1.0, slowConsumers, "one connection closed as slow_consumer");
-            assertTrue(hostileEndedAt.get() - start < TimeUnit.SECONDS.toNanos(20), "the never-reading client was "
-                    + "closed " + (hostileEndedAt.get() - start) / 1e9 + " s after it started: " + hostileEnd.get());
+            assertTrue(
+                    hostileEndedAt.get() - start < TimeUnit.SECONDS.toNanos(20),
+                    "the never-reading client was " + "closed " + (hostileEndedAt.get() - start) / 1e9
+                            + " s after it started: " + hostileEnd.get());
             for (int i = 0; i < WELL_BEHAVED; i++) {
                 // Served throughout: not stuck behind the never-reading client, and not closed with it.
-                assertTrue(echoesDuring.get(i) > 0 && echoesAfter.get(i) > 0, "well-behaved client " + i + ": "
-                        + echoesDuring.get(i) + " echoes while the never-reading client was connected, "
-                        + echoesAfter.get(i) + " after");
+                assertTrue(
+                        echoesDuring.get(i) > 0 && echoesAfter.get(i) > 0,
+                        "well-behaved client " + i + ": "
+                                + echoesDuring.get(i) + " echoes while the never-reading client was connected, "
+                                + echoesAfter.get(i) + " after");
             }
-            assertTrue(maxDirect < DIRECT_MEMORY_CAP && maxAllocatorDirect < DIRECT_MEMORY_CAP,
+            assertTrue(
+                    maxDirect < DIRECT_MEMORY_CAP && maxAllocatorDirect < DIRECT_MEMORY_CAP,
                     "direct memory " + maxDirect + " / " + maxAllocatorDirect + " bytes");
             assertTrue(server.isAlive(), "the server is up");
             assertTrue(server.output().stream().noneMatch(line -> line.contains("OutOfMemoryError")), "no OOM");
@@ -151,13 +172,15 @@ class SlowConsumerProcessTest {
     }
 
     private static Thread thread(String name, List<Throwable> failures, Body body) {
-        Thread thread = new Thread(() -> {
-            try {
-                body.run();
-            } catch (Throwable t) {
-                failures.add(t);
-            }
-        }, name);
+        Thread thread = new Thread(
+                () -> {
+                    try {
+                        body.run();
+                    } catch (Throwable t) {
+                        failures.add(t);
+                    }
+                },
+                name);
         thread.setDaemon(true);
         return thread;
     }

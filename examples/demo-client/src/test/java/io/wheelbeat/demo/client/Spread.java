@@ -3,8 +3,7 @@ package io.wheelbeat.demo.client;
 /** How events spread over time, for the storm tests. */
 final class Spread {
 
-    private Spread() {
-    }
+    private Spread() {}
 
     /** The most of the sorted timestamps {@code sorted} that fall in any window of {@code windowNanos}. */
     static int busiestWindow(long[] sorted, long windowNanos) {

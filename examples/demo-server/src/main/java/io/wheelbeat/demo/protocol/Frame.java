@@ -47,8 +47,11 @@ public final class Frame extends DefaultByteBufHolder {
             throw new IllegalArgumentException("reconnect window out of range: " + reconnectWindowMillis + " ms");
         }
         byte[] text = reason.getBytes(StandardCharsets.UTF_8);
-        return new Frame(FrameType.GOODBYE, Unpooled.buffer(4 + text.length)
-                .writeInt((int) reconnectWindowMillis).writeBytes(text));
+        return new Frame(
+                FrameType.GOODBYE,
+                Unpooled.buffer(4 + text.length)
+                        .writeInt((int) reconnectWindowMillis)
+                        .writeBytes(text));
     }
 
     /** A DATA frame carrying a copy of {@code text}. */
@@ -75,7 +78,8 @@ public final class Frame extends DefaultByteBufHolder {
     /** Returns a GOODBYE's reason, or "" if the payload is too short to hold one. */
     public String goodbyeReason() {
         ByteBuf payload = content();
-        return payload.readableBytes() < 4 ? ""
+        return payload.readableBytes() < 4
+                ? ""
                 : payload.toString(payload.readerIndex() + 4, payload.readableBytes() - 4, StandardCharsets.UTF_8);
     }
 

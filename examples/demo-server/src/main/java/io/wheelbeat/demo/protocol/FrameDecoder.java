@@ -49,8 +49,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             }
             if (length > maxPayloadBytes) {
                 fail(in);
-                throw new TooLongFrameException("frame payload of " + length + " bytes exceeds the maximum of "
-                        + maxPayloadBytes);
+                throw new TooLongFrameException(
+                        "frame payload of " + length + " bytes exceeds the maximum of " + maxPayloadBytes);
             }
             if (in.readableBytes() < HEADER_BYTES + length) {
                 return;

@@ -11,9 +11,9 @@ import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException;
 import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
-import io.wheelbeat.netty.guard.ClosePacer;
 import io.wheelbeat.netty.deadline.FirstMessageTimeoutEvent;
 import io.wheelbeat.netty.deadline.MaxConnectionAgeEvent;
+import io.wheelbeat.netty.guard.ClosePacer;
 import io.wheelbeat.netty.guard.SlowConsumerEvent;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
@@ -94,8 +94,10 @@ final class CloseReasons extends ChannelInboundHandlerAdapter {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof CorruptedWebSocketFrameException corrupted) {
             // Netty's decoder has sent the close frame with the protocol's status and is closing.
-            (corrupted.closeStatus().code() == WebSocketCloseStatus.MESSAGE_TOO_BIG.code() ? oversizedFrame
-                    : malformedFrame).increment();
+            (corrupted.closeStatus().code() == WebSocketCloseStatus.MESSAGE_TOO_BIG.code()
+                            ? oversizedFrame
+                            : malformedFrame)
+                    .increment();
             log.info("closing {}: {}", ctx.channel(), cause.getMessage());
             ctx.close();
         } else if (cause instanceof TooLongFrameException) {

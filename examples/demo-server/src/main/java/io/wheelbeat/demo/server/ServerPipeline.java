@@ -10,17 +10,16 @@ import io.wheelbeat.demo.protocol.Frame;
 import io.wheelbeat.demo.protocol.FrameDecoder;
 import io.wheelbeat.demo.protocol.FrameEncoder;
 import io.wheelbeat.demo.protocol.FrameType;
-import io.wheelbeat.netty.guard.ClosePacer;
+import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.deadline.ConnectionDeadlineHandler;
 import io.wheelbeat.netty.deadline.MaxConnectionAge;
-import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.netty.guard.ClosePacer;
 import io.wheelbeat.netty.guard.SlowConsumerHandler;
-import io.wheelbeat.netty.idle.WheelIdleStateHandler;
 import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
 import io.wheelbeat.netty.heartbeat.PingLimits;
+import io.wheelbeat.netty.idle.WheelIdleStateHandler;
 import io.wheelbeat.netty.ratelimit.RateLimitHandler;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The server pipeline, in order: the slow-consumer guard (water marks, no reading while
@@ -40,12 +39,18 @@ final class ServerPipeline extends ChannelInitializer<Channel> {
     private final RateLimitHandler messageRate;
     /** Configured once; build() only reads, so every event loop may call it. */
     private final WheelIdleStateHandler.Factory readerIdle;
+
     final KeyedRateLimiter<Object> connectionLimiter;
     private final CloseReasons closeReasons;
 
-    ServerPipeline(DemoServer options, EventLoopWheels wheels, MeterRegistry registry, ChannelGroup connections,
-                   KeyedRateLimiter<Object> connectionLimiter, KeyedRateLimiter<Object> messageLimiter,
-                   ClosePacer closePacer) {
+    ServerPipeline(
+            DemoServer options,
+            EventLoopWheels wheels,
+            MeterRegistry registry,
+            ChannelGroup connections,
+            KeyedRateLimiter<Object> connectionLimiter,
+            KeyedRateLimiter<Object> messageLimiter,
+            ClosePacer closePacer) {
         this.options = options;
         this.slowConsumers = SlowConsumerHandler.builder()
                 .wheels(wheels)
@@ -64,16 +69,20 @@ final class ServerPipeline extends ChannelInitializer<Channel> {
                 .build();
         this.heartbeats = HeartbeatHandler.builder()
                 .wheels(wheels)
-                .answerPings(msg -> msg instanceof Frame frame && frame.is(FrameType.PING),
-                        (channel, ping) -> new Frame(FrameType.PONG, ((Frame) ping).content().retain()))
+                .answerPings(
+                        msg -> msg instanceof Frame frame && frame.is(FrameType.PING),
+                        (channel, ping) -> new Frame(
+                                FrameType.PONG, ((Frame) ping).content().retain()))
                 .pingLimits(PingLimits.of(Duration.ofMillis(options.minPingIntervalMillis), options.maxPingStrikes))
                 .goodbye(channel -> Frame.goodbye(Frame.TOO_MANY_PINGS))
                 .metrics(registry)
                 .build();
         // Keyed by the channel itself: one window per connection, forgotten when it goes quiet.
-        this.messageRate = RateLimitHandler.builder(messageLimiter,
-                (channel, msg) -> msg instanceof Frame frame && frame.is(FrameType.DATA) ? channel : null)
-                .dropWhenOver().build();
+        this.messageRate = RateLimitHandler.builder(
+                        messageLimiter,
+                        (channel, msg) -> msg instanceof Frame frame && frame.is(FrameType.DATA) ? channel : null)
+                .dropWhenOver()
+                .build();
         this.readerIdle = WheelIdleStateHandler.builder()
                 .wheels(wheels)
                 .readerIdleTime(Duration.ofMillis(options.readerIdleMillis))
@@ -87,7 +96,9 @@ final class ServerPipeline extends ChannelInitializer<Channel> {
         connections.add(channel);
         ChannelPipeline pipeline = channel.pipeline();
         pipeline.addLast("slow-consumer", slowConsumers.newHandler());
-        pipeline.addLast("connection-rate", RateLimitHandler.builder(connectionLimiter).perConnection().build());
+        pipeline.addLast(
+                "connection-rate",
+                RateLimitHandler.builder(connectionLimiter).perConnection().build());
         pipeline.addLast("frame-decoder", new FrameDecoder(options.maxFrameBytes));
         pipeline.addLast("frame-encoder", FrameEncoder.INSTANCE);
         pipeline.addLast("deadlines", deadlines.newHandler());

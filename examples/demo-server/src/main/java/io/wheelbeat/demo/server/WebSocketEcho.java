@@ -22,12 +22,12 @@ final class WebSocketEcho extends ChannelInboundHandlerAdapter {
 
     static final WebSocketEcho INSTANCE = new WebSocketEcho();
 
-    private WebSocketEcho() {
-    }
+    private WebSocketEcho() {}
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof TextWebSocketFrame || msg instanceof BinaryWebSocketFrame
+        if (msg instanceof TextWebSocketFrame
+                || msg instanceof BinaryWebSocketFrame
                 || msg instanceof ContinuationWebSocketFrame) {
             ctx.write(msg);
             return;

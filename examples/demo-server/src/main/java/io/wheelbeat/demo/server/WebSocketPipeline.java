@@ -14,8 +14,8 @@ import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
-import io.wheelbeat.netty.guard.ClosePacer;
 import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.netty.guard.ClosePacer;
 import io.wheelbeat.netty.ratelimit.RateLimitHandler;
 import io.wheelbeat.netty.websocket.WebSocketKeepAliveHandler;
 
@@ -43,8 +43,13 @@ final class WebSocketPipeline extends ChannelInitializer<Channel> {
      * @param guards the TCP pipeline, whose slow-consumer guard, connection limiter, deadlines and
      *     connection group this endpoint shares
      */
-    WebSocketPipeline(DemoServer options, ServerPipeline guards, EventLoopWheels wheels, MeterRegistry registry,
-                      KeyedRateLimiter<Object> messageLimiter, ClosePacer closePacer) {
+    WebSocketPipeline(
+            DemoServer options,
+            ServerPipeline guards,
+            EventLoopWheels wheels,
+            MeterRegistry registry,
+            KeyedRateLimiter<Object> messageLimiter,
+            ClosePacer closePacer) {
         this.guards = guards;
         this.protocol = WebSocketServerProtocolConfig.newBuilder()
                 .websocketPath(DemoServer.WEBSOCKET_PATH)
@@ -52,12 +57,19 @@ final class WebSocketPipeline extends ChannelInitializer<Channel> {
                 // Every close that says why writes its own close frame (a goodbye, the keepalive's,
                 // the decoder's 1002/1007/1009); Netty's default would add a second, 1000 "Bye".
                 .sendCloseFrame(null)
-                .decoderConfig(WebSocketDecoderConfig.newBuilder().maxFramePayloadLength(options.maxFrameBytes).build())
+                .decoderConfig(WebSocketDecoderConfig.newBuilder()
+                        .maxFramePayloadLength(options.maxFrameBytes)
+                        .build())
                 .build();
-        this.keepAlive = options.webSocketKeepAlive().wheels(wheels).metrics(registry).build();
-        this.messageRate = RateLimitHandler.builder(messageLimiter,
-                (channel, msg) -> msg instanceof TextWebSocketFrame || msg instanceof BinaryWebSocketFrame ? channel : null)
-                .dropWhenOver().build();
+        this.keepAlive =
+                options.webSocketKeepAlive().wheels(wheels).metrics(registry).build();
+        this.messageRate = RateLimitHandler.builder(
+                        messageLimiter,
+                        (channel, msg) -> msg instanceof TextWebSocketFrame || msg instanceof BinaryWebSocketFrame
+                                ? channel
+                                : null)
+                .dropWhenOver()
+                .build();
         this.closeReasons = new CloseReasons(registry, closePacer, WebSocketPipeline::goodbye);
     }
 
@@ -76,7 +88,11 @@ final class WebSocketPipeline extends ChannelInitializer<Channel> {
         guards.connections.add(channel);
         ChannelPipeline pipeline = channel.pipeline();
         pipeline.addLast("slow-consumer", guards.slowConsumers.newHandler());
-        pipeline.addLast("connection-rate", RateLimitHandler.builder(guards.connectionLimiter).perConnection().build());
+        pipeline.addLast(
+                "connection-rate",
+                RateLimitHandler.builder(guards.connectionLimiter)
+                        .perConnection()
+                        .build());
         pipeline.addLast("http-codec", new HttpServerCodec());
         pipeline.addLast("http-aggregator", new HttpObjectAggregator(MAX_HANDSHAKE_BYTES));
         pipeline.addLast("deadlines", guards.deadlines.newHandler());

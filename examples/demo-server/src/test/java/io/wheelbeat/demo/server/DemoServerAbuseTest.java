@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.wheelbeat.demo.protocol.FrameType;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,10 +33,26 @@ class DemoServerAbuseTest {
     @BeforeEach
     void startServer() {
         DemoServer options = new DemoServer();
-        new CommandLine(options).parseArgs("--port", "0", "--metrics-port", "0", "--threads", "2",
-                "--first-message-timeout-ms", "300", "--reader-idle-ms", "5000",
-                "--min-ping-interval-ms", "1000", "--max-ping-strikes", "3",
-                "--max-frame-bytes", "1024", "--connections-per-address", "20");
+        new CommandLine(options)
+                .parseArgs(
+                        "--port",
+                        "0",
+                        "--metrics-port",
+                        "0",
+                        "--threads",
+                        "2",
+                        "--first-message-timeout-ms",
+                        "300",
+                        "--reader-idle-ms",
+                        "5000",
+                        "--min-ping-interval-ms",
+                        "1000",
+                        "--max-ping-strikes",
+                        "3",
+                        "--max-frame-bytes",
+                        "1024",
+                        "--connections-per-address",
+                        "20");
         server = options.start();
         address = server.address();
     }
@@ -47,7 +63,11 @@ class DemoServerAbuseTest {
     }
 
     private double closed(String reason) {
-        return server.registry.get("wheelbeat.connection.closed").tag("reason", reason).counter().count();
+        return server.registry
+                .get("wheelbeat.connection.closed")
+                .tag("reason", reason)
+                .counter()
+                .count();
     }
 
     private void assertServerStillEchoes() throws IOException {
@@ -140,16 +160,24 @@ class DemoServerAbuseTest {
     }
 
     private double rejectedConnections() {
-        return server.registry.get("wheelbeat.ratelimit.rejected").tag("limiter", "connections-per-address")
-                .functionCounters().stream().mapToDouble(c -> c.count()).sum();
+        return server
+                .registry
+                .get("wheelbeat.ratelimit.rejected")
+                .tag("limiter", "connections-per-address")
+                .functionCounters()
+                .stream()
+                .mapToDouble(c -> c.count())
+                .sum();
     }
 
     @Test
     void metricsEndpointServesThePrometheusTextFormatWithTheWheelMeters() throws Exception {
         assertServerStillEchoes();
-        HttpResponse<String> response = HttpClient.newHttpClient().send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.metricsPort() + "/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.metricsPort() + "/metrics"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         assertEquals(200, response.statusCode());
         assertTrue(response.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"));
         String body = response.body();

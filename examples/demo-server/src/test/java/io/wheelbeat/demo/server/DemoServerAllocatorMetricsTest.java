@@ -24,8 +24,8 @@ class DemoServerAllocatorMetricsTest {
     @BeforeEach
     void startServer() {
         DemoServer options = new DemoServer();
-        new CommandLine(options).parseArgs("--port", "0", "--metrics-port", "-1", "--threads", "1",
-                "--max-frame-bytes", "65536");
+        new CommandLine(options)
+                .parseArgs("--port", "0", "--metrics-port", "-1", "--threads", "1", "--max-frame-bytes", "65536");
         server = options.start();
     }
 
@@ -36,7 +36,8 @@ class DemoServerAllocatorMetricsTest {
 
     private double directMemoryUsed() {
         return server.registry.get("netty.allocator.memory.used").tag("memory.type", "direct").gauges().stream()
-                .mapToDouble(Gauge::value).sum();
+                .mapToDouble(Gauge::value)
+                .sum();
     }
 
     @Test

@@ -48,9 +48,21 @@ class DemoServerClusterTest {
         List<RawClient> open = new ArrayList<>();
         try (RedisProcess redis = new RedisProcess()) {
             for (int i = 0; i < SERVERS; i++) {
-                servers.add(start("--port", "0", "--metrics-port", "-1", "--threads", "1", "--lame-duck-ms", "0",
-                        "--connections-per-address", Integer.toString(LIMIT),
-                        "--redis", redis.uri(), "--cluster-size", Integer.toString(SERVERS)));
+                servers.add(start(
+                        "--port",
+                        "0",
+                        "--metrics-port",
+                        "-1",
+                        "--threads",
+                        "1",
+                        "--lame-duck-ms",
+                        "0",
+                        "--connections-per-address",
+                        Integer.toString(LIMIT),
+                        "--redis",
+                        redis.uri(),
+                        "--cluster-size",
+                        Integer.toString(SERVERS)));
             }
             // Start just after a window of Redis's clock (this machine's wall clock) begins.
             while (System.currentTimeMillis() % 1000 > 50) {
@@ -66,14 +78,23 @@ class DemoServerClusterTest {
             // server; each server alone would have accepted LIMIT, three times the limit in all. A
             // busy machine can stretch the burst over more windows: the bound counts them.
             long windows = (start % 1000 + took) / 1000 + 1;
-            assertTrue(accepted >= LIMIT && accepted <= windows * (LIMIT + SERVERS),
+            assertTrue(
+                    accepted >= LIMIT && accepted <= windows * (LIMIT + SERVERS),
                     "accepted " + accepted + " of " + 6 * LIMIT + " in " + took + " ms (" + windows + " windows)");
             double refused = 0;
             for (DemoServer.Running server : servers) {
-                refused += server.registry.get("wheelbeat.ratelimit.rejected").tag("reason", "rate")
-                        .functionCounter().count();
-                assertEquals(0, server.registry.get("wheelbeat.ratelimit.store.fallbacks").tag("cause", "unavailable")
-                        .functionCounter().count());
+                refused += server.registry
+                        .get("wheelbeat.ratelimit.rejected")
+                        .tag("reason", "rate")
+                        .functionCounter()
+                        .count();
+                assertEquals(
+                        0,
+                        server.registry
+                                .get("wheelbeat.ratelimit.store.fallbacks")
+                                .tag("cause", "unavailable")
+                                .functionCounter()
+                                .count());
             }
             assertEquals(6 * LIMIT - accepted, refused);
         } finally {
@@ -87,8 +108,8 @@ class DemoServerClusterTest {
     @Test
     void anUnreachableRedisStopsTheServerFromStartingWithAClearError() {
         String uri = "redis://127.0.0.1:" + RedisProcess.freePort();
-        IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> start("--port", "0", "--metrics-port", "-1", "--redis", uri));
+        IllegalStateException e = assertThrows(
+                IllegalStateException.class, () -> start("--port", "0", "--metrics-port", "-1", "--redis", uri));
         assertTrue(e.getMessage().contains("--redis") && e.getMessage().contains(uri), e.getMessage());
     }
 }

@@ -40,10 +40,28 @@ class DemoServerWebSocketTest {
     @BeforeEach
     void startServer() {
         DemoServer options = new DemoServer();
-        new CommandLine(options).parseArgs("--port", "0", "--websocket-port", "0", "--metrics-port", "-1",
-                "--threads", "2", "--reader-idle-ms", "3000", "--websocket-ping-interval-ms", "200",
-                "--websocket-pong-timeout-ms", "300", "--websocket-max-missed-pongs", "2",
-                "--max-frame-bytes", "1024", "--lame-duck-ms", "200");
+        new CommandLine(options)
+                .parseArgs(
+                        "--port",
+                        "0",
+                        "--websocket-port",
+                        "0",
+                        "--metrics-port",
+                        "-1",
+                        "--threads",
+                        "2",
+                        "--reader-idle-ms",
+                        "3000",
+                        "--websocket-ping-interval-ms",
+                        "200",
+                        "--websocket-pong-timeout-ms",
+                        "300",
+                        "--websocket-max-missed-pongs",
+                        "2",
+                        "--max-frame-bytes",
+                        "1024",
+                        "--lame-duck-ms",
+                        "200");
         server = options.start();
         address = server.webSocketAddress();
         uri = URI.create("ws://127.0.0.1:" + address.getPort() + DemoServer.WEBSOCKET_PATH);
@@ -73,7 +91,10 @@ class DemoServerWebSocketTest {
 
     /** Waits until the close counter for {@code reason} reaches {@code count}; returns its value. */
     private double awaitClosed(String reason, double count) throws InterruptedException {
-        Counter closed = server.registry.get("wheelbeat.connection.closed").tag("reason", reason).counter();
+        Counter closed = server.registry
+                .get("wheelbeat.connection.closed")
+                .tag("reason", reason)
+                .counter();
         long deadline = System.nanoTime() + MILLISECONDS.toNanos(WAIT_MILLIS);
         while (closed.count() < count && System.nanoTime() < deadline) {
             Thread.sleep(10);
@@ -106,7 +127,8 @@ class DemoServerWebSocketTest {
     void malformedAndOversizedFramesCloseThatConnectionWithTheProtocolsStatusAndAreCounted() throws Exception {
         JdkWebSocketClient bystander = jdkClient();
         RawWebSocketClient unmasked = rawClient();
-        unmasked.send(RawWebSocketClient.frame(RawWebSocketClient.TEXT, "hi".getBytes(StandardCharsets.US_ASCII), false));
+        unmasked.send(
+                RawWebSocketClient.frame(RawWebSocketClient.TEXT, "hi".getBytes(StandardCharsets.US_ASCII), false));
         assertEquals(1002, unmasked.readUntilClosed().closeStatus());
         assertEquals(1, awaitClosed("malformed_frame", 1));
         RawWebSocketClient oversized = rawClient();
@@ -128,7 +150,9 @@ class DemoServerWebSocketTest {
             RawWebSocketClient client = rawClient();
             client.send(frame);
             List<Integer> closes = client.readUntilEof().stream()
-                    .filter(f -> f.opcode() == RawWebSocketClient.CLOSE).map(RawWebSocketClient.Frame::closeStatus).toList();
+                    .filter(f -> f.opcode() == RawWebSocketClient.CLOSE)
+                    .map(RawWebSocketClient.Frame::closeStatus)
+                    .toList();
             assertEquals(List.of(1002), closes);
         }
         assertEquals(2, awaitClosed("malformed_frame", 2));
@@ -136,9 +160,11 @@ class DemoServerWebSocketTest {
 
     @Test
     void otherPathsAreNotFound() throws Exception {
-        HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + address.getPort() + "/other")).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + address.getPort() + "/other"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         assertEquals(404, response.statusCode());
     }
 

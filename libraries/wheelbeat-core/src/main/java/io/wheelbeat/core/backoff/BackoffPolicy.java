@@ -30,7 +30,13 @@ public final class BackoffPolicy {
             .proportionalJitter(0.2)
             .build();
 
-    private enum Jitter { NONE, FULL, EQUAL, DECORRELATED, PROPORTIONAL }
+    private enum Jitter {
+        NONE,
+        FULL,
+        EQUAL,
+        DECORRELATED,
+        PROPORTIONAL
+    }
 
     private final long initialNanos;
     private final long maxNanos;
@@ -152,7 +158,6 @@ public final class BackoffPolicy {
                 + Duration.ofNanos(maxNanos) + ", " + jitterText + ", "
                 + (maxAttempts == FOREVER ? "forever" : "at most " + maxAttempts + " attempts") + ")";
     }
-
 
     /** Settings of a {@link BackoffPolicy}. Not thread-safe. */
     public static final class Builder {

@@ -21,7 +21,8 @@ public final class Drivers {
         try {
             MethodHandles.Lookup driven =
                     MethodHandles.privateLookupIn(ExecutorDrivenWheel.class, MethodHandles.lookup());
-            NEW_EXECUTOR_DRIVEN = driven.findConstructor(ExecutorDrivenWheel.class,
+            NEW_EXECUTOR_DRIVEN = driven.findConstructor(
+                    ExecutorDrivenWheel.class,
                     MethodType.methodType(void.class, WheelExecutor.class, WheelSettings.class));
             EXECUTOR_DRIVEN_TIMERS = driven.findGetter(ExecutorDrivenWheel.class, "timers", HandoverScheduler.class);
             TIMER_TIMERS = MethodHandles.privateLookupIn(WheelTimer.class, MethodHandles.lookup())
@@ -31,8 +32,7 @@ public final class Drivers {
         }
     }
 
-    private Drivers() {
-    }
+    private Drivers() {}
 
     /**
      * Creates a wheel with {@code settings}, driven by {@code executor}, whose tasks it schedules by

@@ -1,12 +1,10 @@
 package io.wheelbeat.core.internal;
 
-import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.Ticker;
 import io.wheelbeat.core.TimerNode;
 import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.core.WheelScheduler;
 import io.wheelbeat.core.WheelTimeout;
-import io.wheelbeat.core.WheelTimer;
 import io.wheelbeat.core.WheelTimerTask;
 import java.util.Objects;
 import java.util.Queue;
@@ -50,12 +48,13 @@ public final class HandoverScheduler {
     }
 
     private static final Logger log = LoggerFactory.getLogger(HandoverScheduler.class);
-    private static final LongConsumer NO_LATENESS = lateness -> { };
+    private static final LongConsumer NO_LATENESS = lateness -> {};
 
     /** The engine. */
     public final TimerWheel wheel;
     /** The clock the engine is read with. */
     public final Ticker ticker;
+
     private final Driver driver;
     private final int maxPendingTimers;
     private final Queue<TimeoutHandle> handover = new ConcurrentLinkedQueue<>();
@@ -169,8 +168,8 @@ public final class HandoverScheduler {
         if (maxPendingTimers != Integer.MAX_VALUE) {
             int taken = placed() + reserved.get();
             if (taken >= maxPendingTimers) {
-                throw new RejectedExecutionException("too many pending timers: " + taken
-                        + " pending, the maximum is " + maxPendingTimers);
+                throw new RejectedExecutionException(
+                        "too many pending timers: " + taken + " pending, the maximum is " + maxPendingTimers);
             }
         }
     }

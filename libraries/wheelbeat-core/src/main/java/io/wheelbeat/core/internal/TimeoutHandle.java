@@ -32,6 +32,7 @@ public final class TimeoutHandle extends TimerNode implements WheelTimeout {
     private final long deadlineNanos;
     /** Set by the owner thread when it links this node: read by the owner thread only. */
     boolean linked;
+
     @SuppressWarnings("unused") // accessed through STATE
     private volatile int state = HANDED_OVER;
 

@@ -1,15 +1,15 @@
 package io.wheelbeat.core.internal;
 
-import io.wheelbeat.core.TimerWheel;
-import io.wheelbeat.core.WheelTimeout;
-import io.wheelbeat.core.WheelTimer;
-import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.wheelbeat.core.ExecutorDrivenWheel;
+import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.core.WheelTimeout;
+import io.wheelbeat.core.WheelTimer;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -92,8 +92,8 @@ public final class TimerWheelMetrics implements MeterBinder {
         driver.lateness(nanos -> lateness.record(nanos, TimeUnit.NANOSECONDS));
     }
 
-    private void counter(MeterRegistry registry, String name, String description,
-                         ToDoubleFunction<HandoverScheduler> count) {
+    private void counter(
+            MeterRegistry registry, String name, String description, ToDoubleFunction<HandoverScheduler> count) {
         FunctionCounter.builder(name, driver, count)
                 .description(description)
                 .baseUnit("timers")

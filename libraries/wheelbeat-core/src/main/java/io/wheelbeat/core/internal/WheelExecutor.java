@@ -1,7 +1,7 @@
 package io.wheelbeat.core.internal;
 
-import io.wheelbeat.core.Ticker;
 import io.wheelbeat.core.ExecutorDrivenWheel;
+import io.wheelbeat.core.Ticker;
 import java.util.concurrent.Future;
 
 /**

@@ -18,8 +18,7 @@ public final class WheelSettings {
     private int maxPendingTimers = Integer.MAX_VALUE;
 
     /** The defaults. */
-    public WheelSettings() {
-    }
+    public WheelSettings() {}
 
     /**
      * Sets the clock the driver reads and schedules by.

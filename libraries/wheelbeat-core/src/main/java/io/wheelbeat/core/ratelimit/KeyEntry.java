@@ -32,6 +32,7 @@ final class KeyEntry<K> implements WheelTimerTask {
 
     final K key;
     private final KeyedRateLimiter<K> limiter;
+
     @SuppressWarnings("unused") // accessed through STATE
     private volatile long state;
     /** Set when the key is used; cleared when the CLOCK hand passes it. */
@@ -42,6 +43,7 @@ final class KeyEntry<K> implements WheelTimerTask {
     volatile WheelTimeout eviction;
     /** The CLOCK ring, guarded by the limiter's lock; {@code older == null} when not linked. */
     KeyEntry<K> older;
+
     KeyEntry<K> newer;
 
     KeyEntry(K key, KeyedRateLimiter<K> limiter) {
@@ -54,7 +56,7 @@ final class KeyEntry<K> implements WheelTimerTask {
      * wait if not, {@link #GONE} if the entry is dead. A rejection writes nothing.
      */
     long tryAcquire(RateLimit limit, long permits, long now) {
-        for (;;) {
+        for (; ; ) {
             long current = (long) STATE.getVolatile(this);
             if (current == DEAD) {
                 return GONE;

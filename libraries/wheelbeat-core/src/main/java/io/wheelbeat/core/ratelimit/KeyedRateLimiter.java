@@ -42,6 +42,7 @@ public final class KeyedRateLimiter<K> {
     private final RateLimit local;
     /** The cluster mode, or null when the limit is this process's alone. */
     private final Leases leases;
+
     private final WheelScheduler scheduler;
     private final Ticker ticker;
     private final long originNanos;
@@ -53,6 +54,7 @@ public final class KeyedRateLimiter<K> {
     private final ReentrantLock lock = new ReentrantLock();
     /** The CLOCK ring's sentinel: {@code ring.newer} is the oldest entry. */
     private final KeyEntry<K> ring = new KeyEntry<>(null, null);
+
     private volatile int keys;
     private boolean closed;
 
@@ -417,8 +419,8 @@ public final class KeyedRateLimiter<K> {
         public Builder sharedThrough(LeaseStore store) {
             Objects.requireNonNull(store, "store");
             if (limit.burst() > Lease.MAX_COUNT) {
-                throw new IllegalArgumentException("a shared limit takes at most " + Lease.MAX_COUNT
-                        + " permits at once: " + limit);
+                throw new IllegalArgumentException(
+                        "a shared limit takes at most " + Lease.MAX_COUNT + " permits at once: " + limit);
             }
             this.store = store;
             return this;

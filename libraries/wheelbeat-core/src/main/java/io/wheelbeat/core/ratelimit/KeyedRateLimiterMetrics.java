@@ -46,16 +46,41 @@ public final class KeyedRateLimiterMetrics implements MeterBinder {
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        counter(registry, "wheelbeat.ratelimit.admitted", Tags.empty(), "requests",
-                "Requests admitted", KeyedRateLimiter::admittedCount);
-        counter(registry, "wheelbeat.ratelimit.rejected", Tags.of("reason", "rate"), "requests",
-                "Requests refused: over the key's limit", KeyedRateLimiter::rejectedCount);
-        counter(registry, "wheelbeat.ratelimit.rejected", Tags.of("reason", "key_limit"), "requests",
-                "Requests refused: a new key could not be tracked", KeyedRateLimiter::keyLimitRejectedCount);
-        counter(registry, "wheelbeat.ratelimit.evicted", Tags.of("cause", "idle"), "keys",
-                "Keys forgotten once idle", KeyedRateLimiter::evictedIdleCount);
-        counter(registry, "wheelbeat.ratelimit.evicted", Tags.of("cause", "room"), "keys",
-                "Keys forgotten early to make room for a new key", KeyedRateLimiter::evictedForRoomCount);
+        counter(
+                registry,
+                "wheelbeat.ratelimit.admitted",
+                Tags.empty(),
+                "requests",
+                "Requests admitted",
+                KeyedRateLimiter::admittedCount);
+        counter(
+                registry,
+                "wheelbeat.ratelimit.rejected",
+                Tags.of("reason", "rate"),
+                "requests",
+                "Requests refused: over the key's limit",
+                KeyedRateLimiter::rejectedCount);
+        counter(
+                registry,
+                "wheelbeat.ratelimit.rejected",
+                Tags.of("reason", "key_limit"),
+                "requests",
+                "Requests refused: a new key could not be tracked",
+                KeyedRateLimiter::keyLimitRejectedCount);
+        counter(
+                registry,
+                "wheelbeat.ratelimit.evicted",
+                Tags.of("cause", "idle"),
+                "keys",
+                "Keys forgotten once idle",
+                KeyedRateLimiter::evictedIdleCount);
+        counter(
+                registry,
+                "wheelbeat.ratelimit.evicted",
+                Tags.of("cause", "room"),
+                "keys",
+                "Keys forgotten early to make room for a new key",
+                KeyedRateLimiter::evictedForRoomCount);
         Gauge.builder("wheelbeat.ratelimit.keys", limiter, KeyedRateLimiter::activeKeys)
                 .description("Keys tracked")
                 .baseUnit("keys")
@@ -69,17 +94,41 @@ public final class KeyedRateLimiterMetrics implements MeterBinder {
     }
 
     private void bindStore(MeterRegistry registry, Leases leases) {
-        counter(registry, "wheelbeat.ratelimit.store.round.trips", Tags.empty(), "requests",
-                "Exchanges and probes sent to the lease store", l -> leases.roundTripCount());
-        counter(registry, "wheelbeat.ratelimit.store.draws", Tags.empty(), "requests",
-                "Exchanges that asked the lease store for a lease", l -> leases.drawCount());
-        counter(registry, "wheelbeat.ratelimit.store.leased", Tags.empty(), "permits",
-                "Permits granted in leases", l -> leases.permitsLeasedCount());
+        counter(
+                registry,
+                "wheelbeat.ratelimit.store.round.trips",
+                Tags.empty(),
+                "requests",
+                "Exchanges and probes sent to the lease store",
+                l -> leases.roundTripCount());
+        counter(
+                registry,
+                "wheelbeat.ratelimit.store.draws",
+                Tags.empty(),
+                "requests",
+                "Exchanges that asked the lease store for a lease",
+                l -> leases.drawCount());
+        counter(
+                registry,
+                "wheelbeat.ratelimit.store.leased",
+                Tags.empty(),
+                "permits",
+                "Permits granted in leases",
+                l -> leases.permitsLeasedCount());
         for (Leases.FallbackCause cause : Leases.FallbackCause.values()) {
-            counter(registry, "wheelbeat.ratelimit.store.fallbacks", Tags.of("cause", cause.tag()), "requests",
-                    "Decisions left to the store failure policy", l -> leases.fallbackCount(cause));
+            counter(
+                    registry,
+                    "wheelbeat.ratelimit.store.fallbacks",
+                    Tags.of("cause", cause.tag()),
+                    "requests",
+                    "Decisions left to the store failure policy",
+                    l -> leases.fallbackCount(cause));
         }
-        counter(registry, "wheelbeat.ratelimit.store.saturated", Tags.empty(), "requests",
+        counter(
+                registry,
+                "wheelbeat.ratelimit.store.saturated",
+                Tags.empty(),
+                "requests",
                 "Requests refused, or exchanges deferred, for want of room for another exchange",
                 l -> leases.saturatedCount());
         Gauge.builder("wheelbeat.ratelimit.store.exchanges", leases, Leases::exchangesOut)
@@ -88,8 +137,12 @@ public final class KeyedRateLimiterMetrics implements MeterBinder {
                 .tags(tags)
                 .strongReference(true)
                 .register(registry);
-        FunctionTimer.builder("wheelbeat.ratelimit.store.latency", leases, Leases::answeredCount,
-                        Leases::latencySeconds, TimeUnit.SECONDS)
+        FunctionTimer.builder(
+                        "wheelbeat.ratelimit.store.latency",
+                        leases,
+                        Leases::answeredCount,
+                        Leases::latencySeconds,
+                        TimeUnit.SECONDS)
                 .description("Round trips to the lease store, answered or failed")
                 .tags(tags)
                 .register(registry);
@@ -101,8 +154,13 @@ public final class KeyedRateLimiterMetrics implements MeterBinder {
                 .register(registry);
     }
 
-    private void counter(MeterRegistry registry, String name, Tags extra, String unit, String description,
-                         ToDoubleFunction<KeyedRateLimiter<?>> count) {
+    private void counter(
+            MeterRegistry registry,
+            String name,
+            Tags extra,
+            String unit,
+            String description,
+            ToDoubleFunction<KeyedRateLimiter<?>> count) {
         FunctionCounter.builder(name, limiter, count)
                 .description(description)
                 .baseUnit(unit)

@@ -18,6 +18,7 @@ final class Lease implements LeaseStore.Reply {
 
     /** What {@link #sendIfIdle} did. */
     static final int SENT = 0;
+
     static final int OUT = 1;
     static final int NO_ROOM = 2;
 
@@ -49,12 +50,14 @@ final class Lease implements LeaseStore.Reply {
 
     /** The key in the store, or null when the store cannot hold it. */
     final Object storeKey;
+
     private final Leases leases;
 
     @SuppressWarnings("unused") // accessed through GRANT
     private volatile long grant;
     /** When the lease falls to this count, the next exchange is started ahead of need. */
     private volatile long lowWater;
+
     @SuppressWarnings("unused") // accessed through IN_FLIGHT
     private volatile int inFlight;
     /** Credit admitted and not yet answered by the store (sent or not). */
@@ -71,6 +74,7 @@ final class Lease implements LeaseStore.Reply {
     private volatile long giveBack;
     /** Until then the store said the key is full; read only with {@link #refused}. */
     private volatile long refusedUntil;
+
     private volatile boolean refused;
     /** Set by the first grant: the key may use all the room for exchanges. */
     private volatile boolean established;
@@ -81,10 +85,12 @@ final class Lease implements LeaseStore.Reply {
     private long charged;
     /** Credit admitted while the store failed, still to charge; not unconfirmed, so it holds back no request. */
     private volatile long debt;
+
     private long chargedDebt;
     private long givenBack;
     /** The lease count after the last grant, and when: the base of the rate estimate. */
     private long baseCount;
+
     private long baseAt;
     private long lastAsk;
 
@@ -97,7 +103,7 @@ final class Lease implements LeaseStore.Reply {
     /** Spends from a valid lease; starts the next exchange when it runs low. */
     boolean trySpend(long permits, long now) {
         long nowUnits = now >>> UNIT_SHIFT;
-        for (;;) {
+        for (; ; ) {
             long lease = (long) GRANT.getVolatile(this);
             long count = lease & MAX_COUNT;
             if (count < permits || !validAt(lease, nowUnits)) {
@@ -141,7 +147,7 @@ final class Lease implements LeaseStore.Reply {
 
     /** Admits ahead of the store's answer if the credit allows. */
     boolean takeCredit(long permits, long maxUnconfirmed) {
-        for (;;) {
+        for (; ; ) {
             long open = (long) UNCONFIRMED.getVolatile(this);
             if (open + permits > maxUnconfirmed) {
                 DEMAND.getAndAdd(this, permits);
@@ -175,7 +181,7 @@ final class Lease implements LeaseStore.Reply {
 
     /** Takes back credit not yet sent; false if an exchange took it. {@link #inFlight} held. */
     private boolean returnCredit(long credit) {
-        for (;;) {
+        for (; ; ) {
             long unsent = (long) UNCHARGED.getVolatile(this);
             if (unsent < credit) {
                 return false;
@@ -220,7 +226,7 @@ final class Lease implements LeaseStore.Reply {
             long expiryUnits = ((sentAt + leases.lifetime(validNanos)) >>> UNIT_SHIFT) & EXPIRY_MASK;
             long sameWindowUnits = leases.sameWindowNanos >>> UNIT_SHIFT;
             long nowUnits = now >>> UNIT_SHIFT;
-            for (;;) {
+            for (; ; ) {
                 long old = (long) GRANT.getVolatile(this);
                 long oldCount = old & MAX_COUNT;
                 boolean oldValid = oldCount > 0 && validAt(old, nowUnits);

@@ -59,8 +59,8 @@ public interface LeaseStore {
             Objects.requireNonNull(storeKey, "storeKey");
             Objects.requireNonNull(limit, "limit");
             if (charge < 0 || ask < 0 || giveBack < 0) {
-                throw new IllegalArgumentException("negative count: charge " + charge + ", ask " + ask
-                        + ", giveBack " + giveBack);
+                throw new IllegalArgumentException(
+                        "negative count: charge " + charge + ", ask " + ask + ", giveBack " + giveBack);
             }
         }
     }

@@ -51,6 +51,7 @@ final class Leases {
     private final StoreFailurePolicy policy;
     /** This process's share of the limit, for {@link StoreFailurePolicy#FAIL_LOCAL}. */
     final RateLimit share;
+
     final long maxUnconfirmed;
     final long maxLease;
     final long horizonNanos;
@@ -59,14 +60,17 @@ final class Leases {
      * decides: well within the half lease left when its refill is sent.
      */
     private final long patienceNanos;
+
     final boolean givesBack;
     /** Sliding-window grants whose ends differ by less end the same window; 0 for a token bucket. */
     final long sameWindowNanos;
+
     private final AtomicInteger exchangesOut = new AtomicInteger();
 
     /** Why the store is failing, or null while it answers. */
     @SuppressWarnings("unused") // accessed through DEGRADED
     private volatile LeaseStore.Failure degraded;
+
     private final WheelTimerTask probe = this::probe;
     private final LeaseStore.Reply probeReply = new ProbeReply();
     private volatile WheelTimeout probeTimeout;
@@ -80,13 +84,18 @@ final class Leases {
     private final LongAdder latencyNanos = new LongAdder();
     private final LongAdder answered = new LongAdder();
     private final LongAdder saturated = new LongAdder();
+
     @SuppressWarnings("unused") // accessed through MAX_LATENCY
     private volatile long maxLatencyNanos;
+
     private final LongAdder[] fallbacks = new LongAdder[FallbackCause.values().length];
 
     /** Why a decision was left to the failure policy; the metrics' {@code cause} tag. */
     enum FallbackCause {
-        TIMEOUT, UNAVAILABLE, ERROR, KEY;
+        TIMEOUT,
+        UNAVAILABLE,
+        ERROR,
+        KEY;
 
         static FallbackCause of(LeaseStore.Failure failure) {
             return switch (failure) {
@@ -185,7 +194,7 @@ final class Leases {
     /** Takes room for one exchange: false when {@code established ? all : half} of it is taken. */
     boolean reserveExchange(boolean established) {
         int cap = established ? MAX_EXCHANGES : MAX_NEW_KEY_EXCHANGES;
-        for (;;) {
+        for (; ; ) {
             int out = exchangesOut.get();
             if (out >= cap) {
                 return false;
@@ -225,8 +234,9 @@ final class Leases {
      * longer, so a refill sent at half the lease returns in time even from a slow store.
      */
     long sizingHorizon() {
-        return givesBack ? horizonNanos : Math.min(limit.periodNanos,
-                Math.max(horizonNanos, Math.min(4 * lastLatencyNanos, MAX_SIZING_NANOS)));
+        return givesBack
+                ? horizonNanos
+                : Math.min(limit.periodNanos, Math.max(horizonNanos, Math.min(4 * lastLatencyNanos, MAX_SIZING_NANOS)));
     }
 
     /** How long granted permits live: a sliding window's to its window's end, a bucket's one horizon. */

@@ -114,5 +114,4 @@ public abstract sealed class RateLimit permits SlidingWindowCounter, TokenBucket
                     + " (more could never be admitted by " + this + "): " + requested);
         }
     }
-
 }

@@ -30,8 +30,8 @@ final class SlidingWindowCounter extends RateLimit {
                     + " permits per window (use a token bucket for more): " + permits);
         }
         if (Math.multiplyHigh(permits, periodNanos) != 0 || permits * periodNanos < 0) {
-            throw new IllegalArgumentException("permits x window must stay below 2^63 ns: "
-                    + permits + " per " + window);
+            throw new IllegalArgumentException(
+                    "permits x window must stay below 2^63 ns: " + permits + " per " + window);
         }
         this.countBits = 64 - Long.numberOfLeadingZeros(permits);
         this.countMask = (1L << countBits) - 1;

@@ -30,8 +30,8 @@ final class TokenBucket extends RateLimit {
         this.burst = burst;
         this.intervalNanos = -Math.floorDiv(-periodNanos, permits);
         if (Math.multiplyHigh(burst, intervalNanos) != 0 || burst * intervalNanos > MAX_TOLERANCE_NANOS) {
-            throw new IllegalArgumentException("burst x refill interval must not exceed 2^62 ns: burst "
-                    + burst + " of " + permits + " per " + period);
+            throw new IllegalArgumentException("burst x refill interval must not exceed 2^62 ns: burst " + burst
+                    + " of " + permits + " per " + period);
         }
         this.toleranceNanos = burst * intervalNanos;
     }
@@ -48,7 +48,8 @@ final class TokenBucket extends RateLimit {
 
     @Override
     RateLimit share(int parts) {
-        return parts == 1 ? this
+        return parts == 1
+                ? this
                 : new TokenBucket(-Math.floorDiv(-permits, parts), period(), -Math.floorDiv(-burst, parts));
     }
 

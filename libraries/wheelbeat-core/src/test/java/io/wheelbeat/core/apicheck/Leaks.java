@@ -7,8 +7,7 @@ import java.util.Map;
 /** Public types that show hidden ones, one way each, for {@code ExportedApiTest}. */
 public final class Leaks {
 
-    private Leaks() {
-    }
+    private Leaks() {}
 
     /** Shows nothing hidden. */
     public interface Clean extends Comparable<Clean> {
@@ -17,26 +16,20 @@ public final class Leaks {
     }
 
     /** A hidden type two steps up its superinterfaces. */
-    public interface ThroughASuperinterface extends Step {
-    }
+    public interface ThroughASuperinterface extends Step {}
 
-    interface Step extends Engine.Part {
-    }
+    interface Step extends Engine.Part {}
 
     /** A package-private superclass. */
-    public static class ExtendsAHiddenClass extends Base {
-    }
+    public static class ExtendsAHiddenClass extends Base {}
 
-    static class Base {
-    }
+    static class Base {}
 
     /** An internal type as a supertype's type argument. */
-    public abstract static class InATypeArgument implements Comparable<Engine> {
-    }
+    public abstract static class InATypeArgument implements Comparable<Engine> {}
 
     /** An internal type as a type parameter's bound. */
-    public static final class Bounded<T extends Engine> {
-    }
+    public static final class Bounded<T extends Engine> {}
 
     /** Hidden types in members' signatures. */
     public static final class Signatures {
@@ -44,8 +37,7 @@ public final class Leaks {
         public Base base;
 
         /** @param engines an internal type as a generic array argument */
-        public Signatures(Map<String, Engine[]> engines) {
-        }
+        public Signatures(Map<String, Engine[]> engines) {}
 
         /** @return an internal type in a wildcard */
         public List<? extends Engine> returned() {
@@ -53,15 +45,12 @@ public final class Leaks {
         }
 
         /** @throws Engine.Failure an internal exception */
-        public void thrown() throws Engine.Failure {
-        }
+        public void thrown() throws Engine.Failure {}
 
         /** @param <T> bounded by an internal type */
-        public <T extends Engine.Part> void bounded() {
-        }
+        public <T extends Engine.Part> void bounded() {}
 
         /** Not visible: not checked. */
-        void packagePrivate(Engine engine) {
-        }
+        void packagePrivate(Engine engine) {}
     }
 }

@@ -1,11 +1,11 @@
 package io.wheelbeat.core.backoff;
 
-import io.wheelbeat.core.ScriptedRandom;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.wheelbeat.core.ScriptedRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,15 +39,15 @@ class BackoffPolicyTest {
     @Test
     void unjitteredDelaysDoubleFromTheInitialDelayUpToTheCap() {
         BackoffPolicy policy = from100msTo1s().build();
-        assertEquals(List.of(100 * MS, 200 * MS, 400 * MS, 800 * MS, 1000 * MS, 1000 * MS),
+        assertEquals(
+                List.of(100 * MS, 200 * MS, 400 * MS, 800 * MS, 1000 * MS, 1000 * MS),
                 delays(policy, 6, new ScriptedRandom()));
     }
 
     @Test
     void multiplierSetsTheGrowthPerFailure() {
         BackoffPolicy policy = from100msTo1s().multiplier(1.5).build();
-        assertEquals(List.of(100 * MS, 150 * MS, 225 * MS, 337_500_000L),
-                delays(policy, 4, new ScriptedRandom()));
+        assertEquals(List.of(100 * MS, 150 * MS, 225 * MS, 337_500_000L), delays(policy, 4, new ScriptedRandom()));
     }
 
     @Test
@@ -118,8 +118,10 @@ class BackoffPolicyTest {
 
     @Test
     void decorrelatedJitterDependsOnThePreviousDelayNotOnTheFailureCount() {
-        BackoffPolicy policy = from100msTo1s().multiplier(3).decorrelatedJitter().build();
-        assertEquals(policy.delayNanos(1, 200 * MS, new ScriptedRandom(0.5)),
+        BackoffPolicy policy =
+                from100msTo1s().multiplier(3).decorrelatedJitter().build();
+        assertEquals(
+                policy.delayNanos(1, 200 * MS, new ScriptedRandom(0.5)),
                 policy.delayNanos(7, 200 * MS, new ScriptedRandom(0.5)));
     }
 
@@ -135,9 +137,22 @@ class BackoffPolicyTest {
         // A draw of 0.5 is the middle of +/-20%: the delay is the ceiling itself.
         double[] middle = new double[14];
         java.util.Arrays.fill(middle, 0.5);
-        assertEquals(List.of(1 * S, 1_600 * MS, 2_560 * MS, 4_096 * MS, 6_553_600_000L, 10_485_760_000L,
-                        16_777_216_000L, 26_843_545_600L, 42_949_672_960L, 68_719_476_736L,
-                        109_951_162_778L, 120 * S, 120 * S, 120 * S),
+        assertEquals(
+                List.of(
+                        1 * S,
+                        1_600 * MS,
+                        2_560 * MS,
+                        4_096 * MS,
+                        6_553_600_000L,
+                        10_485_760_000L,
+                        16_777_216_000L,
+                        26_843_545_600L,
+                        42_949_672_960L,
+                        68_719_476_736L,
+                        109_951_162_778L,
+                        120 * S,
+                        120 * S,
+                        120 * S),
                 delays(grpc, 14, new ScriptedRandom(middle)));
     }
 
@@ -154,7 +169,9 @@ class BackoffPolicyTest {
     @Test
     void sameSeedGivesTheSameSequence() {
         for (BackoffPolicy policy : everyJitter()) {
-            assertEquals(delays(policy, 20, new SplittableRandom(42)), delays(policy, 20, new SplittableRandom(42)),
+            assertEquals(
+                    delays(policy, 20, new SplittableRandom(42)),
+                    delays(policy, 20, new SplittableRandom(42)),
                     policy.toString());
         }
     }
@@ -184,11 +201,12 @@ class BackoffPolicyTest {
             assertTrue(full >= 0 && full <= ceiling, "full " + full);
             long equal = from100msTo1s().equalJitter().build().delayNanos(failures, previous, random);
             assertTrue(equal >= ceiling / 2 && equal <= ceiling, "equal " + equal);
-            long decorrelated = from100msTo1s().multiplier(3).decorrelatedJitter().build()
-                    .delayNanos(failures, previous, random);
+            long decorrelated =
+                    from100msTo1s().multiplier(3).decorrelatedJitter().build().delayNanos(failures, previous, random);
             assertTrue(decorrelated >= initial && decorrelated <= max, "decorrelated " + decorrelated);
             long proportional = from100msTo1s().proportionalJitter(0.2).build().delayNanos(failures, previous, random);
-            assertTrue(proportional >= Math.round(ceiling * 0.8) && proportional <= Math.round(ceiling * 1.2),
+            assertTrue(
+                    proportional >= Math.round(ceiling * 0.8) && proportional <= Math.round(ceiling * 1.2),
                     "proportional " + proportional);
         }
     }
@@ -210,8 +228,11 @@ class BackoffPolicyTest {
 
     private static List<BackoffPolicy> everyJitter() {
         List<UnaryOperator<BackoffPolicy.Builder>> jitters = List.of(
-                BackoffPolicy.Builder::noJitter, BackoffPolicy.Builder::fullJitter, BackoffPolicy.Builder::equalJitter,
-                BackoffPolicy.Builder::decorrelatedJitter, b -> b.proportionalJitter(0.2));
+                BackoffPolicy.Builder::noJitter,
+                BackoffPolicy.Builder::fullJitter,
+                BackoffPolicy.Builder::equalJitter,
+                BackoffPolicy.Builder::decorrelatedJitter,
+                b -> b.proportionalJitter(0.2));
         List<BackoffPolicy> policies = new ArrayList<>();
         for (UnaryOperator<BackoffPolicy.Builder> jitter : jitters) {
             policies.add(jitter.apply(from100msTo1s()).build());
@@ -245,15 +266,17 @@ class BackoffPolicyTest {
 
     @Test
     void nonPositiveInitialDelayIsRejected() {
-        assertThrows(IllegalArgumentException.class,
-                () -> BackoffPolicy.exponential(Duration.ZERO, Duration.ofSeconds(1)));
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class, () -> BackoffPolicy.exponential(Duration.ZERO, Duration.ofSeconds(1)));
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> BackoffPolicy.exponential(Duration.ofMillis(-1), Duration.ofSeconds(1)));
     }
 
     @Test
     void maxBelowInitialIsRejected() {
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> BackoffPolicy.exponential(Duration.ofSeconds(2), Duration.ofSeconds(1)));
     }
 
@@ -265,7 +288,8 @@ class BackoffPolicyTest {
 
     @Test
     void durationBeyondLongNanosIsRejected() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> BackoffPolicy.exponential(Duration.ofSeconds(1), Duration.ofDays(365L * 1000)));
         assertTrue(e.getMessage().contains("max"), e.getMessage());
     }
@@ -291,12 +315,14 @@ class BackoffPolicyTest {
 
     @Test
     void delayForFewerThanOneFailureIsRejected() {
-        assertThrows(IllegalArgumentException.class, () -> from100msTo1s().build().delayNanos(0, 0, new ScriptedRandom()));
+        assertThrows(
+                IllegalArgumentException.class, () -> from100msTo1s().build().delayNanos(0, 0, new ScriptedRandom()));
     }
 
     @Test
     void negativePreviousDelayIsRejected() {
-        assertThrows(IllegalArgumentException.class, () -> from100msTo1s().build().delayNanos(1, -1, new ScriptedRandom()));
+        assertThrows(
+                IllegalArgumentException.class, () -> from100msTo1s().build().delayNanos(1, -1, new ScriptedRandom()));
     }
 
     @Test
@@ -306,8 +332,11 @@ class BackoffPolicyTest {
 
     @Test
     void toStringNamesTheJitter() {
-        assertEquals("BackoffPolicy(PT1S x1.6 up to PT2M, jitter +/-0.2, forever)", BackoffPolicy.grpc().toString());
-        assertEquals("BackoffPolicy(PT0.1S x2.0 up to PT1S, full jitter, at most 5 attempts)",
+        assertEquals(
+                "BackoffPolicy(PT1S x1.6 up to PT2M, jitter +/-0.2, forever)",
+                BackoffPolicy.grpc().toString());
+        assertEquals(
+                "BackoffPolicy(PT0.1S x2.0 up to PT1S, full jitter, at most 5 attempts)",
                 from100msTo1s().fullJitter().maxAttempts(5).build().toString());
     }
 }

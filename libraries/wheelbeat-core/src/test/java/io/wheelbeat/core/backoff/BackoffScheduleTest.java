@@ -19,8 +19,8 @@ class BackoffScheduleTest {
     private static final long MS = 1_000_000L;
     private static final long S = 1_000 * MS;
 
-    private final BackoffPolicy unjittered =
-            BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1)).build();
+    private final BackoffPolicy unjittered = BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+            .build();
     private final BackoffSchedule schedule = new BackoffSchedule(unjittered, new ScriptedRandom());
 
     @Test
@@ -88,7 +88,9 @@ class BackoffScheduleTest {
     @Test
     void givesUpWhenTheAttemptsAreUsedUp() {
         BackoffSchedule limited = new BackoffSchedule(
-                BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1)).maxAttempts(3).build(),
+                BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+                        .maxAttempts(3)
+                        .build(),
                 new ScriptedRandom());
         limited.attemptStarted(0);
         assertTrue(limited.attemptFailed(0));
@@ -102,7 +104,9 @@ class BackoffScheduleTest {
     @Test
     void decorrelatedScheduleFeedsEachDelayBackAsThePrevious() {
         BackoffPolicy decorrelated = BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(10))
-                .multiplier(3).decorrelatedJitter().build();
+                .multiplier(3)
+                .decorrelatedJitter()
+                .build();
         BackoffSchedule run = new BackoffSchedule(decorrelated, new ScriptedRandom(0.5, 0.5));
         run.attemptFailed(0);
         assertEquals(200 * MS, run.lastDelayNanos());
@@ -113,7 +117,8 @@ class BackoffScheduleTest {
     @Test
     void deadlineOfAnEnormousDelaySaturates() {
         BackoffSchedule run = new BackoffSchedule(
-                BackoffPolicy.exponential(Duration.ofNanos(Long.MAX_VALUE), Duration.ofNanos(Long.MAX_VALUE)).build(),
+                BackoffPolicy.exponential(Duration.ofNanos(Long.MAX_VALUE), Duration.ofNanos(Long.MAX_VALUE))
+                        .build(),
                 new ScriptedRandom());
         run.attemptStarted(5 * S);
         assertTrue(run.attemptFailed(5 * S));
@@ -138,7 +143,8 @@ class BackoffScheduleTest {
         TimerWheel wheel = new TimerWheel(now[0], 1L << 20, 4096);
         long tick = wheel.tickNanos();
         BackoffPolicy policy = BackoffPolicy.exponential(Duration.ofMillis(50), Duration.ofMillis(400))
-                .fullJitter().build();
+                .fullJitter()
+                .build();
         BackoffSchedule run = new BackoffSchedule(policy, new SplittableRandom(11));
         List<Long> starts = new ArrayList<>();
         List<Long> expectedStarts = new ArrayList<>();
@@ -150,12 +156,14 @@ class BackoffScheduleTest {
                 starts.add(now[0]);
                 run.attemptStarted(now[0]);
                 failsAt = now[0] + 3 * MS;
-                wheel.scheduleAt(new TimerNode() {
-                    @Override
-                    protected void expire() {
-                        fail();
-                    }
-                }, failsAt);
+                wheel.scheduleAt(
+                        new TimerNode() {
+                            @Override
+                            protected void expire() {
+                                fail();
+                            }
+                        },
+                        failsAt);
             }
 
             void fail() {
@@ -163,12 +171,14 @@ class BackoffScheduleTest {
                 long deadline = run.nextAttemptNanos();
                 // Polls come every tick; one already due waits for the next poll.
                 expectedStarts.add(deadline <= failsAt ? now[0] + tick : (deadline + tick - 1) / tick * tick);
-                wheel.scheduleAt(new TimerNode() {
-                    @Override
-                    protected void expire() {
-                        start();
-                    }
-                }, deadline);
+                wheel.scheduleAt(
+                        new TimerNode() {
+                            @Override
+                            protected void expire() {
+                                start();
+                            }
+                        },
+                        deadline);
             }
         }
         new Attempt().start();

@@ -85,25 +85,27 @@ class KeyedRateLimiterConcurrencyTest {
         List<Thread> threads = new ArrayList<>();
         for (int t = 0; t < THREADS; t++) {
             int offset = t;
-            threads.add(new Thread(() -> {
-                try {
-                    while (true) {
-                        start.await();
-                        if (finished.get()) {
-                            return;
-                        }
-                        for (int i = 0; i < 1_500 * KEYS.length; i++) {
-                            int key = (i + offset) % KEYS.length;
-                            if (limiter.tryAcquire(KEYS[key]) == KeyedRateLimiter.ADMITTED) {
-                                admitted[key].incrementAndGet();
+            threads.add(new Thread(
+                    () -> {
+                        try {
+                            while (true) {
+                                start.await();
+                                if (finished.get()) {
+                                    return;
+                                }
+                                for (int i = 0; i < 1_500 * KEYS.length; i++) {
+                                    int key = (i + offset) % KEYS.length;
+                                    if (limiter.tryAcquire(KEYS[key]) == KeyedRateLimiter.ADMITTED) {
+                                        admitted[key].incrementAndGet();
+                                    }
+                                }
+                                done.await();
                             }
+                        } catch (Throwable e) {
+                            failure.compareAndSet(null, e);
                         }
-                        done.await();
-                    }
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                }
-            }, "hammer-" + t));
+                    },
+                    "hammer-" + t));
         }
         threads.forEach(Thread::start);
         Random random = new Random(7);
@@ -119,7 +121,9 @@ class KeyedRateLimiterConcurrencyTest {
                 start.await();
                 done.await();
                 for (int key = 0; key < KEYS.length; key++) {
-                    assertEquals(takeAll(reference, KEYS[key]), admitted[key].get(),
+                    assertEquals(
+                            takeAll(reference, KEYS[key]),
+                            admitted[key].get(),
                             limit + ": round " + round + " at " + now + ", key " + KEYS[key]);
                 }
             }
@@ -151,22 +155,24 @@ class KeyedRateLimiterConcurrencyTest {
             List<long[]> mine = new ArrayList<>();
             perThread.add(mine);
             int offset = t;
-            threads.add(new Thread(() -> {
-                try {
-                    for (int i = offset; !stop.get(); i++) {
-                        int key = i % KEYS.length;
-                        long before = time.now();
-                        long result = limiter.tryAcquire(KEYS[key]);
-                        long after = time.now();
-                        calls.incrementAndGet();
-                        if (result == KeyedRateLimiter.ADMITTED) {
-                            mine.add(new long[] {key, before, after});
+            threads.add(new Thread(
+                    () -> {
+                        try {
+                            for (int i = offset; !stop.get(); i++) {
+                                int key = i % KEYS.length;
+                                long before = time.now();
+                                long result = limiter.tryAcquire(KEYS[key]);
+                                long after = time.now();
+                                calls.incrementAndGet();
+                                if (result == KeyedRateLimiter.ADMITTED) {
+                                    mine.add(new long[] {key, before, after});
+                                }
+                            }
+                        } catch (Throwable e) {
+                            failure.compareAndSet(null, e);
                         }
-                    }
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                }
-            }, "hammer-" + t));
+                    },
+                    "hammer-" + t));
         }
         threads.forEach(Thread::start);
         try {
@@ -191,6 +197,8 @@ class KeyedRateLimiterConcurrencyTest {
 
     /** Admissions of {@code key} certainly made within [from, to]. */
     private static long countWithin(List<long[]> admissions, int key, long from, long to) {
-        return admissions.stream().filter(a -> a[0] == key && a[1] >= from && a[2] <= to).count();
+        return admissions.stream()
+                .filter(a -> a[0] == key && a[1] >= from && a[2] <= to)
+                .count();
     }
 }

@@ -11,10 +11,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.wheelbeat.core.internal.ManualTicker;
 import io.wheelbeat.core.VirtualTimers;
-import io.wheelbeat.core.internal.WheelSettings;
 import io.wheelbeat.core.WheelTimer;
+import io.wheelbeat.core.internal.ManualTicker;
+import io.wheelbeat.core.internal.WheelSettings;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
@@ -80,7 +80,8 @@ class KeyedRateLimiterTest {
 
     @Test
     void acquiringAKnownKeyAllocatesNothingWhetherAdmittedOrRefused() {
-        for (RateLimit limit : List.of(RateLimit.slidingWindow(100_000, Duration.ofSeconds(1)),
+        for (RateLimit limit : List.of(
+                RateLimit.slidingWindow(100_000, Duration.ofSeconds(1)),
                 RateLimit.tokenBucket(100_000, Duration.ofSeconds(1)))) {
             KeyedRateLimiter<String> limiter = time.limiter(limit);
             String key = "10.0.0.1";
@@ -124,7 +125,9 @@ class KeyedRateLimiterTest {
                 neverEvicting.moveClock(now);
                 int key = random.nextInt(5);
                 int permits = 1 + random.nextInt(3);
-                assertEquals(reference.tryAcquire(key, permits), forgetful.tryAcquire(key, permits),
+                assertEquals(
+                        reference.tryAcquire(key, permits),
+                        forgetful.tryAcquire(key, permits),
                         limit + ", step " + step + " at " + now);
             }
             assertTrue(forgetful.evictedIdleCount() > 100, "evictions happened: " + limit);
@@ -137,7 +140,9 @@ class KeyedRateLimiterTest {
     @Test
     void rejectNewKeysRefusesNewcomersAndServesKnownKeys() {
         KeyedRateLimiter<String> limiter = KeyedRateLimiter.builder(TEN_PER_SECOND_WINDOW, time.wheel)
-                .maxKeys(2).whenFull(KeyLimitPolicy.REJECT_NEW_KEYS).<String>build();
+                .maxKeys(2)
+                .whenFull(KeyLimitPolicy.REJECT_NEW_KEYS)
+                .<String>build();
         assertEquals(KeyedRateLimiter.ADMITTED, limiter.tryAcquire("a"));
         assertEquals(KeyedRateLimiter.ADMITTED, limiter.tryAcquire("b"));
         assertEquals(KeyedRateLimiter.KEY_LIMIT_REACHED, limiter.tryAcquire("c"));
@@ -149,7 +154,9 @@ class KeyedRateLimiterTest {
     @Test
     void rejectNewKeysAdmitsNewcomersOnceKnownKeysAreForgotten() {
         KeyedRateLimiter<String> limiter = KeyedRateLimiter.builder(TEN_PER_SECOND_WINDOW, time.wheel)
-                .maxKeys(1).whenFull(KeyLimitPolicy.REJECT_NEW_KEYS).<String>build();
+                .maxKeys(1)
+                .whenFull(KeyLimitPolicy.REJECT_NEW_KEYS)
+                .<String>build();
         limiter.tryAcquire("a");
         assertEquals(KeyedRateLimiter.KEY_LIMIT_REACHED, limiter.tryAcquire("b"));
         time.at(2 * SECOND + TICK_SLACK);
@@ -234,23 +241,51 @@ class KeyedRateLimiterTest {
 
     @Test
     void metricsCountDecisionsAndKeysTaggedByLimiterNameOnly() {
-        KeyedRateLimiter<String> limiter = KeyedRateLimiter.builder(RateLimit.slidingWindow(2, Duration.ofSeconds(1)), time.wheel)
-                .name("logins").maxKeys(2).whenFull(KeyLimitPolicy.REJECT_NEW_KEYS).<String>build();
+        KeyedRateLimiter<String> limiter = KeyedRateLimiter.builder(
+                        RateLimit.slidingWindow(2, Duration.ofSeconds(1)), time.wheel)
+                .name("logins")
+                .maxKeys(2)
+                .whenFull(KeyLimitPolicy.REJECT_NEW_KEYS)
+                .<String>build();
         MeterRegistry registry = new SimpleMeterRegistry();
         new KeyedRateLimiterMetrics(limiter).bindTo(registry);
         takeAll(limiter, "a");
         takeAll(limiter, "b");
         limiter.tryAcquire("c");
 
-        assertEquals(4, registry.get("wheelbeat.ratelimit.admitted").tag("limiter", "logins").functionCounter().count());
-        assertEquals(2, registry.get("wheelbeat.ratelimit.rejected").tag("reason", "rate").functionCounter().count());
-        assertEquals(1, registry.get("wheelbeat.ratelimit.rejected").tag("reason", "key_limit").functionCounter().count());
+        assertEquals(
+                4,
+                registry.get("wheelbeat.ratelimit.admitted")
+                        .tag("limiter", "logins")
+                        .functionCounter()
+                        .count());
+        assertEquals(
+                2,
+                registry.get("wheelbeat.ratelimit.rejected")
+                        .tag("reason", "rate")
+                        .functionCounter()
+                        .count());
+        assertEquals(
+                1,
+                registry.get("wheelbeat.ratelimit.rejected")
+                        .tag("reason", "key_limit")
+                        .functionCounter()
+                        .count());
         assertEquals(2, registry.get("wheelbeat.ratelimit.keys").gauge().value());
         time.at(2 * SECOND + TICK_SLACK);
-        assertEquals(2, registry.get("wheelbeat.ratelimit.evicted").tag("cause", "idle").functionCounter().count());
+        assertEquals(
+                2,
+                registry.get("wheelbeat.ratelimit.evicted")
+                        .tag("cause", "idle")
+                        .functionCounter()
+                        .count());
         assertEquals(0, registry.get("wheelbeat.ratelimit.keys").gauge().value());
-        registry.getMeters().forEach(meter -> meter.getId().getTags().forEach(tag ->
-                assertTrue(List.of("limiter", "reason", "cause").contains(tag.getKey()), meter.getId().toString())));
+        registry.getMeters()
+                .forEach(meter -> meter.getId()
+                        .getTags()
+                        .forEach(tag -> assertTrue(
+                                List.of("limiter", "reason", "cause").contains(tag.getKey()),
+                                meter.getId().toString())));
     }
 
     @Test
@@ -258,7 +293,8 @@ class KeyedRateLimiterTest {
         ManualTicker ticker = new ManualTicker();
         WheelTimer timer = VirtualTimers.wheelTimer(ticker, WheelTimer.builder());
         try {
-            KeyedRateLimiter<Integer> limiter = KeyedRateLimiter.builder(TEN_PER_SECOND_BUCKET, timer).<Integer>build();
+            KeyedRateLimiter<Integer> limiter =
+                    KeyedRateLimiter.builder(TEN_PER_SECOND_BUCKET, timer).<Integer>build();
             for (int key = 0; key < 100; key++) {
                 assertEquals(KeyedRateLimiter.ADMITTED, limiter.tryAcquire(key));
             }
@@ -293,6 +329,8 @@ class KeyedRateLimiterTest {
 
     private <K> KeyedRateLimiter<K> evictingLimiter(int maxKeys) {
         return KeyedRateLimiter.builder(RateLimit.slidingWindow(1, Duration.ofSeconds(1)), time.wheel)
-                .maxKeys(maxKeys).whenFull(KeyLimitPolicy.EVICT_LEAST_RECENT).build();
+                .maxKeys(maxKeys)
+                .whenFull(KeyLimitPolicy.EVICT_LEAST_RECENT)
+                .build();
     }
 }

@@ -141,7 +141,8 @@ class SlidingWindowCounterTest {
 
     @Test
     void largestWindowPermitsAreAccepted() {
-        KeyedRateLimiter<String> big = time.limiter(RateLimit.slidingWindow(RateLimit.MAX_WINDOW_PERMITS, Duration.ofHours(1)));
+        KeyedRateLimiter<String> big =
+                time.limiter(RateLimit.slidingWindow(RateLimit.MAX_WINDOW_PERMITS, Duration.ofHours(1)));
         assertEquals(KeyedRateLimiter.ADMITTED, big.tryAcquire("k", RateLimit.MAX_WINDOW_PERMITS));
         long hour = 3600 * W;
         long permits = RateLimit.MAX_WINDOW_PERMITS;
@@ -161,7 +162,8 @@ class SlidingWindowCounterTest {
     @Test
     void invalidWindowsAreRefusedWithAClearError() {
         assertThrows(IllegalArgumentException.class, () -> RateLimit.slidingWindow(0, Duration.ofSeconds(1)));
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> RateLimit.slidingWindow(RateLimit.MAX_WINDOW_PERMITS + 1, Duration.ofSeconds(1)));
         assertThrows(IllegalArgumentException.class, () -> RateLimit.slidingWindow(10, Duration.ZERO));
         assertThrows(IllegalArgumentException.class, () -> RateLimit.slidingWindow(10, Duration.ofSeconds(-1)));

@@ -94,7 +94,8 @@ class TokenBucketTest {
         assertThrows(IllegalArgumentException.class, () -> RateLimit.tokenBucket(10, Duration.ofSeconds(1), 0));
         assertThrows(IllegalArgumentException.class, () -> RateLimit.tokenBucket(10, Duration.ZERO));
         assertThrows(IllegalArgumentException.class, () -> RateLimit.tokenBucket(10, Duration.ofNanos(9)));
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> RateLimit.tokenBucket(1, Duration.ofDays(365), Long.MAX_VALUE / 2));
         assertThrows(NullPointerException.class, () -> RateLimit.tokenBucket(10, null));
     }

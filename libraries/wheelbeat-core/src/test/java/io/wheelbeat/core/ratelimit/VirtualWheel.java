@@ -1,9 +1,9 @@
 package io.wheelbeat.core.ratelimit;
 
 import io.wheelbeat.core.ExecutorDrivenWheel;
+import io.wheelbeat.core.VirtualExecutor;
 import io.wheelbeat.core.internal.Drivers;
 import io.wheelbeat.core.internal.ManualTicker;
-import io.wheelbeat.core.VirtualExecutor;
 import io.wheelbeat.core.internal.WheelSettings;
 import java.util.concurrent.TimeUnit;
 

@@ -7,8 +7,8 @@ import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.ChannelTimerHandler;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.JitteredHandlerBuilder;
-import io.wheelbeat.netty.internal.HandlerTimer;
 import io.wheelbeat.netty.internal.ConnectionMeters;
+import io.wheelbeat.netty.internal.HandlerTimer;
 import io.wheelbeat.netty.internal.Jitter;
 import java.time.Duration;
 import java.util.Objects;
@@ -87,13 +87,16 @@ public final class ConnectionDeadlineHandler extends ChannelTimerHandler {
         ChannelHandlerContext ctx = ctx();
         if (timer == firstMessageTimer) {
             ConnectionMeters.count(settings.firstMessageCloses);
-            log.debug("{}: nothing read within {} ns of activation, closing", ctx.channel(),
-                    settings.firstMessageNanos);
+            log.debug(
+                    "{}: nothing read within {} ns of activation, closing", ctx.channel(), settings.firstMessageNanos);
             ctx.fireUserEventTriggered(new FirstMessageTimeoutEvent(settings.firstMessageNanos));
             ctx.close();
         } else if (timer == ageTimer) {
             ConnectionMeters.count(settings.ageCloses);
-            log.debug("{}: reached its maximum age of {} ns, closing after {} ns", ctx.channel(), ageNanos,
+            log.debug(
+                    "{}: reached its maximum age of {} ns, closing after {} ns",
+                    ctx.channel(),
+                    ageNanos,
                     settings.graceNanos);
             // Armed before the event, so that a listener closing the channel cancels it.
             if (settings.graceNanos > 0) {
@@ -124,11 +127,13 @@ public final class ConnectionDeadlineHandler extends ChannelTimerHandler {
             this.firstMessageNanos = b.firstMessageNanos;
             this.maxAgeNanos = b.maxAge == null ? 0 : b.maxAge.age().toNanos();
             this.ageJitter = b.maxAge == null ? 0 : b.maxAge.jitter();
-            this.graceNanos = b.maxAge == null ? 0 : b.maxAge.grace().map(Duration::toNanos).orElse(0L);
+            this.graceNanos = b.maxAge == null
+                    ? 0
+                    : b.maxAge.grace().map(Duration::toNanos).orElse(0L);
             this.wheels = wheels;
             this.random = random;
-            this.firstMessageCloses = registry == null ? null
-                    : ConnectionMeters.closed(registry, "first_message_timeout");
+            this.firstMessageCloses =
+                    registry == null ? null : ConnectionMeters.closed(registry, "first_message_timeout");
             this.ageCloses = registry == null ? null : ConnectionMeters.closed(registry, "max_connection_age");
         }
 
@@ -146,8 +151,7 @@ public final class ConnectionDeadlineHandler extends ChannelTimerHandler {
         private long firstMessageNanos;
         private MaxConnectionAge maxAge;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * Closes the channel if nothing is read within {@code limit} after it becomes active.

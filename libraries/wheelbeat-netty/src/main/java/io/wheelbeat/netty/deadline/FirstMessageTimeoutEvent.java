@@ -8,5 +8,4 @@ package io.wheelbeat.netty.deadline;
  *
  * @param timeoutNanos the limit that passed without a message, in nanoseconds
  */
-public record FirstMessageTimeoutEvent(long timeoutNanos) {
-}
+public record FirstMessageTimeoutEvent(long timeoutNanos) {}

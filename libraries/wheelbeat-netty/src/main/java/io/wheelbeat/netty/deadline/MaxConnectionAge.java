@@ -99,7 +99,9 @@ public final class MaxConnectionAge {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof MaxConnectionAge other && age.equals(other.age) && jitter == other.jitter
+        return o instanceof MaxConnectionAge other
+                && age.equals(other.age)
+                && jitter == other.jitter
                 && Objects.equals(grace, other.grace);
     }
 

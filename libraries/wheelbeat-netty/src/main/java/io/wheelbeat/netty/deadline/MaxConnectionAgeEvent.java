@@ -8,5 +8,4 @@ package io.wheelbeat.netty.deadline;
  * @param ageNanos the age this connection was given, jitter included, in nanoseconds
  * @param graceNanos how long after this event the channel is forcibly closed, in nanoseconds
  */
-public record MaxConnectionAgeEvent(long ageNanos, long graceNanos) {
-}
+public record MaxConnectionAgeEvent(long ageNanos, long graceNanos) {}

@@ -9,6 +9,8 @@ import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.TimerNode;
+import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.netty.HandlerBuilder;
 import io.wheelbeat.netty.internal.ConnectionMeters;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,8 +22,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import io.wheelbeat.netty.EventLoopWheels;
-import io.wheelbeat.netty.HandlerBuilder;
 
 /**
  * Spreads closes over time, so that deadlines falling due together do not become a burst of
@@ -52,9 +52,13 @@ public final class ClosePacer {
         if (registry != null) {
             Gauge.builder("wheelbeat.connection.closes.waiting", waiting, AtomicInteger::get)
                     .description("Closes waiting for their slot of the close rate")
-                    .baseUnit("connections").register(registry);
-            this.paced = ConnectionMeters.counter(registry, "wheelbeat.connection.closes.paced",
-                    "Closes that waited for a slot of the close rate", "connections");
+                    .baseUnit("connections")
+                    .register(registry);
+            this.paced = ConnectionMeters.counter(
+                    registry,
+                    "wheelbeat.connection.closes.paced",
+                    "Closes that waited for a slot of the close rate",
+                    "connections");
         } else {
             this.paced = null;
         }
@@ -111,8 +115,8 @@ public final class ClosePacer {
      * @return completes when every one of them is closed
      * @throws IllegalArgumentException if {@code window} is negative
      */
-    public CompletableFuture<Void> closeAllOver(Collection<? extends Channel> channels, Duration window,
-                                                Function<? super Channel, ?> goodbye) {
+    public CompletableFuture<Void> closeAllOver(
+            Collection<? extends Channel> channels, Duration window, Function<? super Channel, ?> goodbye) {
         Objects.requireNonNull(goodbye, "goodbye");
         if (window.isNegative()) {
             throw new IllegalArgumentException("window must not be negative: " + window);
@@ -157,8 +161,12 @@ public final class ClosePacer {
      * On the channel's loop: a timer at {@code deadline} that writes the goodbye (given, or made
      * then) and closes; {@code counted} if it is one of the {@link #waiting()} closes.
      */
-    private void closeAt(Channel channel, long deadline, Object goodbye, Function<? super Channel, ?> goodbyeFactory,
-                         boolean counted) {
+    private void closeAt(
+            Channel channel,
+            long deadline,
+            Object goodbye,
+            Function<? super Channel, ?> goodbyeFactory,
+            boolean counted) {
         TimerNode close = new TimerNode() {
             @Override
             protected void expire() {

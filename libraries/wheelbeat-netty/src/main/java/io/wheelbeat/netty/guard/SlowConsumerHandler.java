@@ -11,8 +11,8 @@ import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.ChannelTimerHandler;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.HandlerBuilder;
-import io.wheelbeat.netty.internal.HandlerTimer;
 import io.wheelbeat.netty.internal.ConnectionMeters;
+import io.wheelbeat.netty.internal.HandlerTimer;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -45,6 +45,7 @@ public final class SlowConsumerHandler extends ChannelTimerHandler {
     private final HandlerTimer unwritableTimer = new HandlerTimer(this::onTimer);
     /** Whether this handler turned autoRead off, and so must turn it back on. */
     private boolean readingPaused;
+
     private boolean ended;
 
     private SlowConsumerHandler(Factory settings) {
@@ -144,9 +145,13 @@ public final class SlowConsumerHandler extends ChannelTimerHandler {
             this.pauseReading = b.pauseReading;
             this.wheels = wheels;
             this.closes = registry == null ? null : ConnectionMeters.closed(registry, SlowConsumerEvent.CLOSE_REASON);
-            this.readPauses = registry == null ? null : ConnectionMeters.counter(registry,
-                    "wheelbeat.slow.consumer.read.pauses",
-                    "Times reading from a connection was paused because it was not writable", "pauses");
+            this.readPauses = registry == null
+                    ? null
+                    : ConnectionMeters.counter(
+                            registry,
+                            "wheelbeat.slow.consumer.read.pauses",
+                            "Times reading from a connection was paused because it was not writable",
+                            "pauses");
         }
 
         /** @return a new handler, for one channel only */
@@ -166,8 +171,7 @@ public final class SlowConsumerHandler extends ChannelTimerHandler {
         private int highWaterMark = 64 << 10;
         private boolean pauseReading = true;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * The most bytes that may be pending in a channel's outbound buffer after a write; more

@@ -7,5 +7,4 @@ package io.wheelbeat.netty.heartbeat;
  *
  * @param missedPongs how many pongs in a row did not come in time
  */
-public record HeartbeatFailedEvent(int missedPongs) {
-}
+public record HeartbeatFailedEvent(int missedPongs) {}

@@ -62,6 +62,7 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
     private final Factory settings;
     /** The pinging role, or null. */
     private final PingLoop pings;
+
     private final PingEnforcement.Strikes strikes;
     /** The latest ping that came while the channel was not writable; else null. */
     private Object owedPing;
@@ -202,7 +203,10 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
     }
 
     private void tooManyPings(ChannelHandlerContext ctx, int strikesInARow) {
-        log.debug("{}: {} pings sooner than {} ns apart, closing", ctx.channel(), strikesInARow,
+        log.debug(
+                "{}: {} pings sooner than {} ns apart, closing",
+                ctx.channel(),
+                strikesInARow,
                 settings.enforcement.minIntervalNanos());
         ctx.fireUserEventTriggered(new TooManyPingsEvent(strikesInARow));
         if (settings.goodbyeFactory != null && ctx.channel().isActive()) {
@@ -233,8 +237,8 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
     }
 
     /** Runs a user factory; if it throws or returns null, reports it and returns null. */
-    private static Object make(ChannelHandlerContext ctx, BiFunction<Channel, Object, ?> factory, Object input,
-                               String name) {
+    private static Object make(
+            ChannelHandlerContext ctx, BiFunction<Channel, Object, ?> factory, Object input, String name) {
         Object made;
         try {
             made = factory.apply(ctx.channel(), input);
@@ -268,6 +272,7 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
         private final Predicate<Object> isPong;
         /** Null: pongs answer pings by order. */
         private final ToLongFunction<Object> pongId;
+
         private final Predicate<Object> isPing;
         private final BiFunction<Channel, Object, ?> pongFactory;
         private final PingEnforcement enforcement;
@@ -277,8 +282,16 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
 
         private Factory(Builder b, EventLoopWheels wheels, RandomGenerator random, MeterRegistry registry) {
             PingFactory pingFactory = b.pingFactory;
-            this.pinging = pingFactory == null ? null : new PingLoop.Settings(b.intervalNanos, b.pongTimeoutNanos,
-                    b.maxMissedPongs, b.jitter, random, PingLoop.Traffic.WRITES, HeartbeatMeters.Pinging.of(registry));
+            this.pinging = pingFactory == null
+                    ? null
+                    : new PingLoop.Settings(
+                            b.intervalNanos,
+                            b.pongTimeoutNanos,
+                            b.maxMissedPongs,
+                            b.jitter,
+                            random,
+                            PingLoop.Traffic.WRITES,
+                            HeartbeatMeters.Pinging.of(registry));
             this.pingProtocol = (ctx, pingId) -> newPing(ctx, pingFactory, pingId);
             this.isPong = b.isPong;
             this.pongId = b.pongId;
@@ -288,8 +301,8 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
             this.enforcement = b.pongFactory == null ? null : PingEnforcement.of(limits, registry);
             this.goodbyeFactory = b.goodbyeFactory;
             this.wheels = wheels;
-            this.pingsAnswered = registry != null && pongFactory != null
-                    ? HeartbeatMeters.pingsAnswered(registry) : null;
+            this.pingsAnswered =
+                    registry != null && pongFactory != null ? HeartbeatMeters.pingsAnswered(registry) : null;
         }
 
         private static Object newPing(ChannelHandlerContext ctx, PingFactory factory, long pingId) {
@@ -339,10 +352,10 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
         private BiFunction<Channel, Object, ?> pongFactory;
         /** Null: not set, {@link PingLimits#DEFAULT}. */
         private PingLimits pingLimits;
+
         private BiFunction<Channel, Object, ?> goodbyeFactory;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * The pinging role for pongs that carry nothing: pongs answer pings in order.
@@ -353,8 +366,8 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
          * @return this builder
          * @throws IllegalArgumentException if {@code interval} is not positive
          */
-        public Builder sendPings(Duration interval, Function<? super Channel, ?> pingFactory,
-                                 Predicate<Object> isPong) {
+        public Builder sendPings(
+                Duration interval, Function<? super Channel, ?> pingFactory, Predicate<Object> isPong) {
             Objects.requireNonNull(pingFactory, "pingFactory");
             return pinging(interval, (channel, pingId) -> pingFactory.apply(channel), isPong, null);
         }
@@ -369,8 +382,8 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
          * @return this builder
          * @throws IllegalArgumentException if {@code interval} is not positive
          */
-        public Builder sendPings(Duration interval, PingFactory pingFactory, Predicate<Object> isPong,
-                                 ToLongFunction<Object> pongId) {
+        public Builder sendPings(
+                Duration interval, PingFactory pingFactory, Predicate<Object> isPong, ToLongFunction<Object> pongId) {
             return pinging(interval, pingFactory, isPong, Objects.requireNonNull(pongId, "pongId"));
         }
 
@@ -385,15 +398,15 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
          * @return this builder
          * @throws IllegalArgumentException if {@code interval} is not positive
          */
-        public <P> Builder sendPings(Duration interval, PingFactory pingFactory, Class<P> pongType,
-                                     ToLongFunction<? super P> pongId) {
+        public <P> Builder sendPings(
+                Duration interval, PingFactory pingFactory, Class<P> pongType, ToLongFunction<? super P> pongId) {
             Objects.requireNonNull(pongType, "pongType");
             Objects.requireNonNull(pongId, "pongId");
             return pinging(interval, pingFactory, pongType::isInstance, msg -> pongId.applyAsLong(pongType.cast(msg)));
         }
 
-        private Builder pinging(Duration interval, PingFactory pingFactory, Predicate<Object> isPong,
-                                ToLongFunction<Object> pongId) {
+        private Builder pinging(
+                Duration interval, PingFactory pingFactory, Predicate<Object> isPong, ToLongFunction<Object> pongId) {
             long nanos = ConfigChecks.positiveNanos("ping interval", interval);
             this.pingFactory = Objects.requireNonNull(pingFactory, "pingFactory");
             this.isPong = Objects.requireNonNull(isPong, "isPong");
@@ -468,8 +481,8 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
         public <P> Builder answerPings(Class<P> pingType, BiFunction<? super Channel, ? super P, ?> pongFactory) {
             Objects.requireNonNull(pingType, "pingType");
             Objects.requireNonNull(pongFactory, "pongFactory");
-            return answerPings(pingType::isInstance,
-                    (channel, ping) -> pongFactory.apply(channel, pingType.cast(ping)));
+            return answerPings(
+                    pingType::isInstance, (channel, ping) -> pongFactory.apply(channel, pingType.cast(ping)));
         }
 
         /**

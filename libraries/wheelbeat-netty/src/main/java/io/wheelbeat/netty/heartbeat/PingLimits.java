@@ -67,7 +67,8 @@ public final class PingLimits {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof PingLimits other && minPingInterval.equals(other.minPingInterval)
+        return o instanceof PingLimits other
+                && minPingInterval.equals(other.minPingInterval)
                 && maxPingStrikes == other.maxPingStrikes;
     }
 

@@ -8,5 +8,4 @@ package io.wheelbeat.netty.heartbeat;
  * @param roundTripNanos the time from sending the ping to receiving this pong, in nanoseconds
  * @param first whether this is the first pong received on the connection
  */
-public record PongReceivedEvent(long roundTripNanos, boolean first) {
-}
+public record PongReceivedEvent(long roundTripNanos, boolean first) {}

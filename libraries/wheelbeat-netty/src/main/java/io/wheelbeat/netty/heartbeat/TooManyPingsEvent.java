@@ -8,5 +8,4 @@ package io.wheelbeat.netty.heartbeat;
  *
  * @param strikes how many early pings the peer sent since its last ping in time
  */
-public record TooManyPingsEvent(int strikes) {
-}
+public record TooManyPingsEvent(int strikes) {}

@@ -23,14 +23,13 @@ import io.wheelbeat.netty.deadline.MaxConnectionAge;
 import io.wheelbeat.netty.deadline.MaxConnectionAgeEvent;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.PingLimits;
-import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
-import io.wheelbeat.netty.internal.HandlerTimer;
-import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.wheelbeat.netty.heartbeat.internal.HeartbeatMeters;
-import io.wheelbeat.netty.internal.Jitter;
 import io.wheelbeat.netty.heartbeat.internal.PingEnforcement;
 import io.wheelbeat.netty.heartbeat.internal.PingLoop;
+import io.wheelbeat.netty.internal.ConnectionMeters;
+import io.wheelbeat.netty.internal.HandlerTimer;
+import io.wheelbeat.netty.internal.Jitter;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -151,8 +150,9 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
     protected void onStart(ChannelHandlerContext ctx, long nowNanos) {
         codecCtx = ctx.pipeline().context(Http2FrameCodec.class);
         if (codecCtx == null) {
-            throw new IllegalStateException(getClass().getSimpleName()
-                    + " needs Netty's Http2FrameCodec before it in the pipeline: " + ctx.pipeline().names());
+            throw new IllegalStateException(
+                    getClass().getSimpleName() + " needs Netty's Http2FrameCodec before it in the pipeline: "
+                            + ctx.pipeline().names());
         }
         connection = ((Http2FrameCodec) codecCtx.handler()).connection();
         connection.addListener(streams);
@@ -241,8 +241,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         if (struckOut == 0) {
             return false;
         }
-        log.debug("{}: {} PINGs sooner than {} ns apart, GOAWAY ENHANCE_YOUR_CALM", ctx.channel(), struckOut,
-                minNanos);
+        log.debug("{}: {} PINGs sooner than {} ns apart, GOAWAY ENHANCE_YOUR_CALM", ctx.channel(), struckOut, minNanos);
         ctx.fireUserEventTriggered(new TooManyPingsEvent(struckOut));
         goAway(Http2Error.ENHANCE_YOUR_CALM, "too_many_pings", 0);
         closeNow();
@@ -313,8 +312,8 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
 
     private void goAway(Http2Error error, String debugData, int extraStreamIds) {
         ChannelHandlerContext ctx = ctx();
-        DefaultHttp2GoAwayFrame goAway = new DefaultHttp2GoAwayFrame(error,
-                ByteBufUtil.writeAscii(ctx.alloc(), debugData));
+        DefaultHttp2GoAwayFrame goAway =
+                new DefaultHttp2GoAwayFrame(error, ByteBufUtil.writeAscii(ctx.alloc(), debugData));
         goAway.setExtraStreamIds(extraStreamIds);
         // Not waiting for the write: a peer that does not read must not hold the channel open.
         ctx.writeAndFlush(goAway, ctx.voidPromise());
@@ -354,6 +353,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         private final PingEnforcement enforcement;
         /** gRPC's two hours while no stream is open: with a minimum set explicitly and calls not permitted. */
         private final boolean noCallsRule;
+
         private final long maxIdleNanos;
         private final long maxAgeNanos;
         private final double ageJitter;
@@ -364,24 +364,38 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         private final Counter ageCloses;
         /** The keepalive pings' settings, or null without them. */
         private final PingLoop.Settings keepAlive;
+
         private final boolean keepAliveWithoutCalls;
 
-        private Factory(Builder b, PingEnforcement enforcement, EventLoopWheels wheels,
-                        RandomGenerator random, MeterRegistry registry) {
+        private Factory(
+                Builder b,
+                PingEnforcement enforcement,
+                EventLoopWheels wheels,
+                RandomGenerator random,
+                MeterRegistry registry) {
             this.enforcement = enforcement;
             this.noCallsRule = b.pingLimits != null && !b.permitWithoutCalls;
             this.maxIdleNanos = b.maxIdleNanos;
             this.maxAgeNanos = b.maxAge == null ? 0 : b.maxAge.age().toNanos();
             this.ageJitter = b.maxAge == null ? 0 : b.maxAge.jitter();
-            this.graceNanos = b.maxAge == null ? 0 : b.maxAge.grace().map(Duration::toNanos).orElse(Long.MAX_VALUE);
+            this.graceNanos = b.maxAge == null
+                    ? 0
+                    : b.maxAge.grace().map(Duration::toNanos).orElse(Long.MAX_VALUE);
             this.wheels = wheels;
             this.random = random;
             this.idleCloses = registry == null ? null : ConnectionMeters.closed(registry, "max_connection_idle");
             this.ageCloses = registry == null ? null : ConnectionMeters.closed(registry, "max_connection_age");
             // gRPC closes at the first ACK missed, unless anything else was read meanwhile.
-            this.keepAlive = b.keepAliveNanos == 0 ? null : new PingLoop.Settings(b.keepAliveNanos,
-                    b.keepAliveTimeoutNanos, 1, b.keepAliveJitter, random, PingLoop.Traffic.READS,
-                    HeartbeatMeters.Pinging.of(registry));
+            this.keepAlive = b.keepAliveNanos == 0
+                    ? null
+                    : new PingLoop.Settings(
+                            b.keepAliveNanos,
+                            b.keepAliveTimeoutNanos,
+                            1,
+                            b.keepAliveJitter,
+                            random,
+                            PingLoop.Traffic.READS,
+                            HeartbeatMeters.Pinging.of(registry));
             this.keepAliveWithoutCalls = b.keepAliveWithoutCalls;
         }
 
@@ -398,6 +412,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
     public static final class Builder extends JitteredHandlerBuilder<Builder> {
         /** Null: not set, {@link PingLimits#DEFAULT} (and no two-hour rule without calls). */
         private PingLimits pingLimits;
+
         private boolean permitWithoutCalls;
         private boolean permitSet;
         private long maxIdleNanos;
@@ -408,8 +423,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         private double keepAliveJitter;
         private boolean keepAliveOptionSet;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * Sends a keepalive PING when nothing has been read for {@code time} (gRPC's

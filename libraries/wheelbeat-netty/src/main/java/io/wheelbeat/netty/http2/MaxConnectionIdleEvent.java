@@ -7,5 +7,4 @@ package io.wheelbeat.netty.http2;
  *
  * @param idleNanos how long the connection had no open stream, in nanoseconds
  */
-public record MaxConnectionIdleEvent(long idleNanos) {
-}
+public record MaxConnectionIdleEvent(long idleNanos) {}

@@ -36,13 +36,20 @@ final class IdleSettings {
     final boolean watchesWrites;
     /** Where the timers go: per-event-loop wheels, or (when non-null) {@link #sharedTimer}. */
     final EventLoopWheels wheels;
+
     final WheelScheduler sharedTimer;
     /** Null when no meter registry was given. */
     final IdleEventCounters counters;
 
     /** The builder's settings; {@code sharedTimer} (when non-null) takes the place of {@code wheels}. */
-    IdleSettings(boolean observeOutput, long readerIdleTimeNanos, long writerIdleTimeNanos, long allIdleTimeNanos,
-                 EventLoopWheels wheels, WheelScheduler sharedTimer, IdleEventCounters counters) {
+    IdleSettings(
+            boolean observeOutput,
+            long readerIdleTimeNanos,
+            long writerIdleTimeNanos,
+            long allIdleTimeNanos,
+            EventLoopWheels wheels,
+            WheelScheduler sharedTimer,
+            IdleEventCounters counters) {
         this.observeOutput = observeOutput;
         this.readerIdleTimeNanos = readerIdleTimeNanos;
         this.writerIdleTimeNanos = writerIdleTimeNanos;
@@ -58,24 +65,33 @@ final class IdleSettings {
      * Settings with the shared wheels and no metrics, as the Netty-shaped constructors give: zero
      * or less disables a check; positive values are floored at 1 ms.
      */
-    static IdleSettings interned(boolean observeOutput, long readerIdleTime, long writerIdleTime, long allIdleTime,
-                                 TimeUnit unit) {
+    static IdleSettings interned(
+            boolean observeOutput, long readerIdleTime, long writerIdleTime, long allIdleTime, TimeUnit unit) {
         Objects.requireNonNull(unit, "unit");
         long readerIdleTimeNanos = idleNanos(readerIdleTime, unit);
         long writerIdleTimeNanos = idleNanos(writerIdleTime, unit);
         long allIdleTimeNanos = idleNanos(allIdleTime, unit);
-        int hash = Boolean.hashCode(observeOutput) + 31 * (Long.hashCode(readerIdleTimeNanos)
-                + 31 * (Long.hashCode(writerIdleTimeNanos) + 31 * Long.hashCode(allIdleTimeNanos)));
+        int hash = Boolean.hashCode(observeOutput)
+                + 31
+                        * (Long.hashCode(readerIdleTimeNanos)
+                                + 31 * (Long.hashCode(writerIdleTimeNanos) + 31 * Long.hashCode(allIdleTimeNanos)));
         int index = (hash ^ hash >>> 16) & (INTERNED.length - 1);
         IdleSettings cached = INTERNED[index];
-        if (cached != null && cached.observeOutput == observeOutput
+        if (cached != null
+                && cached.observeOutput == observeOutput
                 && cached.readerIdleTimeNanos == readerIdleTimeNanos
                 && cached.writerIdleTimeNanos == writerIdleTimeNanos
                 && cached.allIdleTimeNanos == allIdleTimeNanos) {
             return cached;
         }
-        IdleSettings settings = new IdleSettings(observeOutput, readerIdleTimeNanos, writerIdleTimeNanos,
-                allIdleTimeNanos, EventLoopWheels.shared(), null, null);
+        IdleSettings settings = new IdleSettings(
+                observeOutput,
+                readerIdleTimeNanos,
+                writerIdleTimeNanos,
+                allIdleTimeNanos,
+                EventLoopWheels.shared(),
+                null,
+                null);
         INTERNED[index] = settings;
         return settings;
     }

@@ -71,7 +71,9 @@ public final class TimeoutCloses {
      */
     public TimeoutCloses withMetrics(MeterRegistry registry) {
         Objects.requireNonNull(registry, "registry");
-        return new TimeoutCloses(quiet, ConnectionMeters.closed(registry, "read_timeout"),
+        return new TimeoutCloses(
+                quiet,
+                ConnectionMeters.closed(registry, "read_timeout"),
                 ConnectionMeters.closed(registry, "write_timeout"));
     }
 
@@ -86,7 +88,9 @@ public final class TimeoutCloses {
 
     void writeTimedOut(ChannelHandlerContext ctx, long timeoutNanos) {
         ConnectionMeters.count(writeCloses);
-        log.debug("{}: a write did not complete within {} ms, closing (write timeout)", ctx.channel(),
+        log.debug(
+                "{}: a write did not complete within {} ms, closing (write timeout)",
+                ctx.channel(),
                 TimeUnit.NANOSECONDS.toMillis(timeoutNanos));
         if (!quiet) {
             ctx.fireExceptionCaught(WriteTimeoutException.INSTANCE);
@@ -96,6 +100,7 @@ public final class TimeoutCloses {
 
     @Override
     public String toString() {
-        return "TimeoutCloses(" + (quiet ? "quiet" : "firing exception") + (readCloses == null ? "" : ", counted") + ")";
+        return "TimeoutCloses(" + (quiet ? "quiet" : "firing exception") + (readCloses == null ? "" : ", counted")
+                + ")";
     }
 }

@@ -72,6 +72,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
     private final IdleSettings settings;
     /** Null when the check is not watched. */
     private final IdleCheck readerCheck;
+
     private final IdleCheck writerCheck;
     private final IdleCheck allCheck;
 
@@ -123,8 +124,8 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
      * @param observeOutput whether a draining outbound buffer keeps the writer from being idle
      * @throws NullPointerException if {@code unit} is null
      */
-    public WheelIdleStateHandler(boolean observeOutput, long readerIdleTime, long writerIdleTime,
-                                 long allIdleTime, TimeUnit unit) {
+    public WheelIdleStateHandler(
+            boolean observeOutput, long readerIdleTime, long writerIdleTime, long allIdleTime, TimeUnit unit) {
         this(IdleSettings.interned(observeOutput, readerIdleTime, writerIdleTime, allIdleTime, unit));
     }
 
@@ -143,7 +144,8 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
         boolean observing = settings.observeOutput;
         this.writerCheck = settings.writerIdleTimeNanos > 0 ? observing ? new ObservingCheck() : new IdleCheck() : null;
         this.allCheck = settings.allIdleTimeNanos > 0
-                ? observing && writerCheck == null ? new ObservingCheck() : new IdleCheck() : null;
+                ? observing && writerCheck == null ? new ObservingCheck() : new IdleCheck()
+                : null;
     }
 
     /**
@@ -378,7 +380,8 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
             firstAllIdleEvent = false;
         }
         try {
-            if (idle != IdleState.READER_IDLE && writeListener() instanceof ObservingCheck observing
+            if (idle != IdleState.READER_IDLE
+                    && writeListener() instanceof ObservingCheck observing
                     && observing.hasOutputChanged(ctx, first, lastWriteTime)) {
                 return;
             }
@@ -393,7 +396,8 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
     }
 
     private IdleState idleStateOf(IdleCheck check) {
-        return check == readerCheck ? IdleState.READER_IDLE
+        return check == readerCheck
+                ? IdleState.READER_IDLE
                 : check == writerCheck ? IdleState.WRITER_IDLE : IdleState.ALL_IDLE;
     }
 
@@ -449,6 +453,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
         private final EventExecutor executor;
         /** The executor's clock. */
         final Ticker clock;
+
         private WheelTimeout readerTimeout;
         private WheelTimeout writerTimeout;
         private WheelTimeout allTimeout;
@@ -580,8 +585,10 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
     protected IdleStateEvent newIdleStateEvent(IdleState state, boolean first) {
         return switch (state) {
             case ALL_IDLE -> first ? IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT : IdleStateEvent.ALL_IDLE_STATE_EVENT;
-            case READER_IDLE -> first ? IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT : IdleStateEvent.READER_IDLE_STATE_EVENT;
-            case WRITER_IDLE -> first ? IdleStateEvent.FIRST_WRITER_IDLE_STATE_EVENT : IdleStateEvent.WRITER_IDLE_STATE_EVENT;
+            case READER_IDLE ->
+                first ? IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT : IdleStateEvent.READER_IDLE_STATE_EVENT;
+            case WRITER_IDLE ->
+                first ? IdleStateEvent.FIRST_WRITER_IDLE_STATE_EVENT : IdleStateEvent.WRITER_IDLE_STATE_EVENT;
         };
     }
 
@@ -621,8 +628,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
         private WheelScheduler sharedTimer;
         private IdleEventCounters counters;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * Reader idle time: zero disables the check (the default); positive values are floored
@@ -728,8 +734,14 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
             if (readerIdleTimeNanos == 0 && writerIdleTimeNanos == 0 && allIdleTimeNanos == 0) {
                 throw new IllegalStateException("set readerIdleTime, writerIdleTime or allIdleTime");
             }
-            return new Factory(new IdleSettings(observeOutput, readerIdleTimeNanos, writerIdleTimeNanos,
-                    allIdleTimeNanos, wheels, sharedTimer, counters));
+            return new Factory(new IdleSettings(
+                    observeOutput,
+                    readerIdleTimeNanos,
+                    writerIdleTimeNanos,
+                    allIdleTimeNanos,
+                    wheels,
+                    sharedTimer,
+                    counters));
         }
     }
 }

@@ -44,6 +44,7 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
     private final TimeoutCloses closes;
     /** The pending writes of the context the handler is in, made by its first write there; null when removed. */
     private PendingWrites pending;
+
     private boolean closed;
 
     /**
@@ -87,7 +88,10 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
      * @throws IllegalArgumentException if {@code timeout} is negative or over 292 years
      */
     public WheelWriteTimeoutHandler(Duration timeout, TimeoutCloses closes) {
-        this(ConfigChecks.nonNegativeNanos("timeout", timeout), TimeUnit.NANOSECONDS, SHARED_WHEELS,
+        this(
+                ConfigChecks.nonNegativeNanos("timeout", timeout),
+                TimeUnit.NANOSECONDS,
+                SHARED_WHEELS,
                 Objects.requireNonNull(closes, "closes"));
     }
 
@@ -96,8 +100,8 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
         this(timeout, unit, wheels, TimeoutCloses.firingException());
     }
 
-    private WheelWriteTimeoutHandler(long timeout, TimeUnit unit, Function<EventExecutor, ExecutorDrivenWheel> wheels,
-                                     TimeoutCloses closes) {
+    private WheelWriteTimeoutHandler(
+            long timeout, TimeUnit unit, Function<EventExecutor, ExecutorDrivenWheel> wheels, TimeoutCloses closes) {
         Objects.requireNonNull(unit, "unit");
         this.timeoutNanos = timeout <= 0 ? 0 : Math.max(unit.toNanos(timeout), MIN_TIMEOUT_NANOS);
         this.wheels = wheels;

@@ -17,13 +17,17 @@ public final class ConnectionMeters {
     /** The counter of connections closed by a wheelbeat handler, tagged {@code reason}. */
     public static final String CLOSED = "wheelbeat.connection.closed";
 
-    private ConnectionMeters() {
-    }
+    private ConnectionMeters() {}
 
     /** The {@value #CLOSED} counter for {@code reason}. */
     public static Counter closed(MeterRegistry registry, String reason) {
-        return counter(registry, CLOSED, "Connections closed by a wheelbeat handler, by reason", "connections",
-                "reason", reason);
+        return counter(
+                registry,
+                CLOSED,
+                "Connections closed by a wheelbeat handler, by reason",
+                "connections",
+                "reason",
+                reason);
     }
 
     /** Increments {@code counter} unless it is null (no registry: no meters, no cost). */
@@ -34,8 +38,12 @@ public final class ConnectionMeters {
     }
 
     /** A counter, with {@code tags} as key, value, key, value... (none for an untagged one). */
-    public static Counter counter(MeterRegistry registry, String name, String description, String baseUnit,
-                                  String... tags) {
-        return Counter.builder(name).description(description).baseUnit(baseUnit).tags(tags).register(registry);
+    public static Counter counter(
+            MeterRegistry registry, String name, String description, String baseUnit, String... tags) {
+        return Counter.builder(name)
+                .description(description)
+                .baseUnit(baseUnit)
+                .tags(tags)
+                .register(registry);
     }
 }

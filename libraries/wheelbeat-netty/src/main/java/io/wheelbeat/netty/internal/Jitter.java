@@ -12,10 +12,10 @@ import java.util.random.RandomGenerator;
 public final class Jitter {
 
     /** Draws from the calling thread's {@link ThreadLocalRandom}: shareable, never contended. */
-    public static final RandomGenerator THREAD_LOCAL_RANDOM = () -> ThreadLocalRandom.current().nextLong();
+    public static final RandomGenerator THREAD_LOCAL_RANDOM =
+            () -> ThreadLocalRandom.current().nextLong();
 
-    private Jitter() {
-    }
+    private Jitter() {}
 
     /**
      * Checks a jitter fraction.

@@ -65,11 +65,14 @@ public final class LoopClocks {
         } else {
             try {
                 loopCurrentTime = MethodHandles.privateLookupIn(AbstractScheduledEventExecutor.class, lookup)
-                        .findVirtual(AbstractScheduledEventExecutor.class, "getCurrentTimeNanos",
+                        .findVirtual(
+                                AbstractScheduledEventExecutor.class,
+                                "getCurrentTimeNanos",
                                 MethodType.methodType(long.class));
             } catch (ReflectiveOperationException | RuntimeException e) {
-                log.info("Netty 4.1 without access to AbstractScheduledEventExecutor.getCurrentTimeNanos() ({});"
-                        + " the wheels read System.nanoTime(), which EmbeddedChannel's virtual time does not move",
+                log.info(
+                        "Netty 4.1 without access to AbstractScheduledEventExecutor.getCurrentTimeNanos() ({});"
+                                + " the wheels read System.nanoTime(), which EmbeddedChannel's virtual time does not move",
                         e.toString());
             }
         }
@@ -79,8 +82,7 @@ public final class LoopClocks {
         SYSTEM_TICKER = nettyTicker == null ? null : new OfNettyTicker(nettySystemTicker(nettyTicker));
     }
 
-    private LoopClocks() {
-    }
+    private LoopClocks() {}
 
     /** Whether Netty is 4.2 or later, whose executors have {@code ticker()}. */
     public static boolean nettyHasTickers() {
@@ -110,7 +112,8 @@ public final class LoopClocks {
                 throw new IllegalStateException("cannot read the ticker of " + loop, e);
             }
         }
-        if (LOOP_CURRENT_TIME != null && loop instanceof AbstractScheduledEventExecutor scheduled
+        if (LOOP_CURRENT_TIME != null
+                && loop instanceof AbstractScheduledEventExecutor scheduled
                 && overridesCurrentTime(loop.getClass())) {
             return new OfLoopCurrentTime(scheduled);
         }
@@ -132,7 +135,8 @@ public final class LoopClocks {
     private static Object nettySystemTicker(Class<?> nettyTicker) {
         try {
             return MethodHandles.publicLookup()
-                    .findStatic(nettyTicker, "systemTicker", MethodType.methodType(nettyTicker)).invoke();
+                    .findStatic(nettyTicker, "systemTicker", MethodType.methodType(nettyTicker))
+                    .invoke();
         } catch (Throwable e) {
             throw new ExceptionInInitializerError(e); // Netty 4.2's Ticker without systemTicker()
         }

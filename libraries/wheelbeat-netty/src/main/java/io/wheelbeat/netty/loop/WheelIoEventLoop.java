@@ -7,8 +7,8 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.concurrent.Ticker;
 import io.netty.util.internal.ObjectUtil;
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.internal.Drivers;
 import io.wheelbeat.core.TimerNode;
+import io.wheelbeat.core.internal.Drivers;
 import io.wheelbeat.core.internal.WheelExecutor;
 import io.wheelbeat.core.internal.WheelSettings;
 import java.util.ArrayDeque;
@@ -51,6 +51,7 @@ final class WheelIoEventLoop extends SingleThreadIoEventLoop implements LoopWhee
     private final Runnable runTick = this::runTick;
     /** Tasks scheduled or re-armed during the driving task, placed when it ends. */
     private final ArrayDeque<WheelScheduledTask<?>> deferred = new ArrayDeque<>();
+
     private boolean ticking;
     /** Whether {@link #runTick} waits in the task queue (at most once). */
     private boolean tickQueued;
@@ -60,12 +61,14 @@ final class WheelIoEventLoop extends SingleThreadIoEventLoop implements LoopWhee
     private long quantumNanos = -1;
     /** Where the current quantum ends (a ticker reading), while {@link #inQuantum}. */
     private long quantumEndNanos;
+
     private boolean inQuantum;
     private boolean quantumSpent;
     /** Tasks run since the clock was last read for the quantum. */
     private int runsSinceClockRead;
     /** Relays of tasks due beyond the wheel's reach: few or none. */
     private final IdentityHashMap<WheelScheduledTask<?>, Far> farRelays = new IdentityHashMap<>();
+
     private final Ticker ticker;
     private final ExecutorDrivenWheel wheel;
 
@@ -75,8 +78,7 @@ final class WheelIoEventLoop extends SingleThreadIoEventLoop implements LoopWhee
     }
 
     /** A loop whose clock is {@code ticker} (virtual time in tests). */
-    WheelIoEventLoop(IoEventLoopGroup parent, Executor executor, IoHandlerFactory ioHandlerFactory,
-            Ticker ticker) {
+    WheelIoEventLoop(IoEventLoopGroup parent, Executor executor, IoHandlerFactory ioHandlerFactory, Ticker ticker) {
         super(parent, executor, ioHandlerFactory);
         this.ticker = ObjectUtil.checkNotNull(ticker, "ticker");
         this.wheel = Drivers.executorDriven(driver, new WheelSettings().ticker(ticker::nanoTime));
@@ -116,16 +118,18 @@ final class WheelIoEventLoop extends SingleThreadIoEventLoop implements LoopWhee
     public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period, TimeUnit unit) {
         checkPeriodic(command, initialDelay, period, "period", unit);
         long now = ticker().nanoTime();
-        return submit(new WheelScheduledTask.Periodic(this, command, now + unit.toNanos(initialDelay),
-                unit.toNanos(period)), now);
+        return submit(
+                new WheelScheduledTask.Periodic(this, command, now + unit.toNanos(initialDelay), unit.toNanos(period)),
+                now);
     }
 
     @Override
     public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay, TimeUnit unit) {
         checkPeriodic(command, initialDelay, delay, "delay", unit);
         long now = ticker().nanoTime();
-        return submit(new WheelScheduledTask.Periodic(this, command, now + unit.toNanos(initialDelay),
-                -unit.toNanos(delay)), now);
+        return submit(
+                new WheelScheduledTask.Periodic(this, command, now + unit.toNanos(initialDelay), -unit.toNanos(delay)),
+                now);
     }
 
     /** Netty's checks and messages ({@code AbstractScheduledEventExecutor}). */

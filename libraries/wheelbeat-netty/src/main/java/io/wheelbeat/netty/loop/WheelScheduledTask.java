@@ -45,6 +45,7 @@ class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Run
     private static final Logger log = LoggerFactory.getLogger(WheelScheduledTask.class);
     /** Netty's {@code DefaultPromise} limit on listeners notified in nested calls on the loop. */
     private static final int MAX_LISTENER_STACK_DEPTH = 8;
+
     private static final VarHandle STATE;
 
     static {
@@ -59,6 +60,7 @@ class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Run
     private static final Object RUNNING = new Object();
     /** Among the listeners while a thread waits: completion wakes the waiters. */
     private static final Object WAITER = new Object();
+
     private static final Outcome SUCCESS = new Outcome(null, null);
     /** Cancelled; {@link #cause()} makes the exception on first asking, as Netty's promise does. */
     private static final Outcome CANCELLED = new Outcome(null, null);
@@ -139,8 +141,7 @@ class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Run
     }
 
     /** The loop has placed this task on its wheel. */
-    void placed() {
-    }
+    void placed() {}
 
     /** Runs the task as Netty's loop does a due one-shot task: uncancellable from its start. Loop only. */
     void fire() {
@@ -217,7 +218,8 @@ class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Run
     @Override
     public boolean isCancelled() {
         Object current = state;
-        return current == CANCELLED || current instanceof Outcome && ((Outcome) current).cause instanceof CancellationException;
+        return current == CANCELLED
+                || current instanceof Outcome && ((Outcome) current).cause instanceof CancellationException;
     }
 
     @Override
@@ -395,7 +397,10 @@ class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Run
             try {
                 ((GenericFutureListener) listener).operationComplete(this);
             } catch (Throwable t) {
-                log.warn("An exception was thrown by {}.operationComplete()", listener.getClass().getName(), t);
+                log.warn(
+                        "An exception was thrown by {}.operationComplete()",
+                        listener.getClass().getName(),
+                        t);
             }
         }
     }
@@ -563,9 +568,13 @@ class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Run
     @Override
     public String toString() {
         Object current = state;
-        String status = current == CANCELLED ? "cancelled" : current instanceof Outcome
-                ? (((Outcome) current).cause != null ? "failure: " + ((Outcome) current).cause : "success: " + getNow())
-                : "incomplete";
+        String status = current == CANCELLED
+                ? "cancelled"
+                : current instanceof Outcome
+                        ? (((Outcome) current).cause != null
+                                ? "failure: " + ((Outcome) current).cause
+                                : "success: " + getNow())
+                        : "incomplete";
         return getClass().getSimpleName() + '@' + Integer.toHexString(hashCode()) + '(' + status + ", deadline "
                 + deadlineNanos + ')';
     }
@@ -606,7 +615,9 @@ class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Run
                 return;
             }
             if (!loop.isShutdown()) {
-                deadlineNanos = periodNanos > 0 ? deadlineNanos + periodNanos : loop.ticker().nanoTime() - periodNanos;
+                deadlineNanos = periodNanos > 0
+                        ? deadlineNanos + periodNanos
+                        : loop.ticker().nanoTime() - periodNanos;
                 if (!isCancelled()) {
                     loop.placeOrDefer(this);
                 }

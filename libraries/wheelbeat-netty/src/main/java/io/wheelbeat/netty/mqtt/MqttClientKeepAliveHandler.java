@@ -15,10 +15,9 @@ import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.HandlerBuilder;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
-import io.wheelbeat.netty.internal.HandlerTimer;
 import io.wheelbeat.netty.heartbeat.internal.HeartbeatMeters;
-import io.wheelbeat.netty.internal.Jitter;
 import io.wheelbeat.netty.heartbeat.internal.PingLoop;
+import io.wheelbeat.netty.internal.Jitter;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -81,9 +80,12 @@ public final class MqttClientKeepAliveHandler extends ChannelTimerHandler {
             pings.onPongInOrder(ctx);
             return;
         }
-        if (connectKeepAlive >= 0 && running() && msg instanceof MqttConnAckMessage connAck
+        if (connectKeepAlive >= 0
+                && running()
+                && msg instanceof MqttConnAckMessage connAck
                 && connAck.variableHeader().connectReturnCode() == MqttConnectReturnCode.CONNECTION_ACCEPTED) {
-            MqttProperties.MqttProperty<?> serverKeepAlive = connAck.variableHeader().properties()
+            MqttProperties.MqttProperty<?> serverKeepAlive = connAck.variableHeader()
+                    .properties()
                     .getProperty(MqttServerKeepAliveHandler.SERVER_KEEP_ALIVE_PROPERTY);
             int keepAlive = serverKeepAlive != null ? (Integer) serverKeepAlive.value() : connectKeepAlive;
             if (keepAlive > 0) {
@@ -104,7 +106,8 @@ public final class MqttClientKeepAliveHandler extends ChannelTimerHandler {
     }
 
     static boolean isPingResp(Object msg) {
-        return msg instanceof MqttMessage m && m.fixedHeader() != null
+        return msg instanceof MqttMessage m
+                && m.fixedHeader() != null
                 && m.fixedHeader().messageType() == MqttMessageType.PINGRESP;
     }
 
@@ -123,9 +126,16 @@ public final class MqttClientKeepAliveHandler extends ChannelTimerHandler {
         }
 
         private PingLoop.Settings pinging(int keepAliveSeconds) {
-            return pinging.computeIfAbsent(keepAliveSeconds, seconds -> new PingLoop.Settings(
-                    TimeUnit.SECONDS.toNanos(seconds), pingRespTimeoutNanos, 1, 0, Jitter.THREAD_LOCAL_RANDOM,
-                    PingLoop.Traffic.WRITES, meters));
+            return pinging.computeIfAbsent(
+                    keepAliveSeconds,
+                    seconds -> new PingLoop.Settings(
+                            TimeUnit.SECONDS.toNanos(seconds),
+                            pingRespTimeoutNanos,
+                            1,
+                            0,
+                            Jitter.THREAD_LOCAL_RANDOM,
+                            PingLoop.Traffic.WRITES,
+                            meters));
         }
 
         /** @return a new handler, for one channel only */
@@ -141,8 +151,7 @@ public final class MqttClientKeepAliveHandler extends ChannelTimerHandler {
     public static final class Builder extends HandlerBuilder<Builder> {
         private long pingRespTimeoutNanos;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * How long a PINGRESP may take after its PINGREQ before the connection is closed; the

@@ -7,5 +7,4 @@ package io.wheelbeat.netty.mqtt;
  *
  * @param keepAliveSeconds the keep-alive in force on the connection, in seconds
  */
-public record MqttKeepAliveTimeoutEvent(int keepAliveSeconds) {
-}
+public record MqttKeepAliveTimeoutEvent(int keepAliveSeconds) {}

@@ -22,10 +22,10 @@ import io.wheelbeat.netty.HandlerBuilder;
 import io.wheelbeat.netty.deadline.FirstMessageTimeoutEvent;
 import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
-import io.wheelbeat.netty.internal.HandlerTimer;
-import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.wheelbeat.netty.heartbeat.internal.HeartbeatMeters;
 import io.wheelbeat.netty.heartbeat.internal.PingEnforcement;
+import io.wheelbeat.netty.internal.ConnectionMeters;
+import io.wheelbeat.netty.internal.HandlerTimer;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -76,6 +76,7 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
     private int requestedKeepAlive;
     /** The keep-alive in force, in seconds; 0 for none. */
     private int keepAliveSeconds;
+
     private long lastReadNanos;
     private boolean readInBatch;
     private boolean answerPending;
@@ -99,7 +100,9 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (!running() || !(msg instanceof MqttMessage packet) || packet.decoderResult().isFailure()) {
+        if (!running()
+                || !(msg instanceof MqttMessage packet)
+                || packet.decoderResult().isFailure()) {
             ctx.fireChannelRead(msg);
             return;
         }
@@ -185,10 +188,15 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         if (allowed != requestedKeepAlive && version < MQTT_5) {
             ReferenceCountUtil.release(connect);
             ConnectionMeters.count(settings.outOfRangeCloses);
-            log.debug("{}: keep-alive {} s outside [{}, {}], refusing", ctx.channel(), requestedKeepAlive,
-                    settings.minKeepAlive, settings.maxKeepAlive);
+            log.debug(
+                    "{}: keep-alive {} s outside [{}, {}], refusing",
+                    ctx.channel(),
+                    requestedKeepAlive,
+                    settings.minKeepAlive,
+                    settings.maxKeepAlive);
             MqttConnAckMessage refusal = MqttMessageBuilders.connAck()
-                    .returnCode(MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED).build();
+                    .returnCode(MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED)
+                    .build();
             connAckSeen = true;
             ctx.writeAndFlush(refusal, ctx.voidPromise());
             ctx.close();
@@ -205,8 +213,7 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         if (version < MQTT_5 || header.connectReturnCode() != MqttConnectReturnCode.CONNECTION_ACCEPTED) {
             return connAck;
         }
-        MqttProperties.MqttProperty<?> serverKeepAlive = header.properties()
-                .getProperty(SERVER_KEEP_ALIVE_PROPERTY);
+        MqttProperties.MqttProperty<?> serverKeepAlive = header.properties().getProperty(SERVER_KEEP_ALIVE_PROPERTY);
         if (serverKeepAlive != null) {
             keepAlive((Integer) serverKeepAlive.value()); // the application decided
             return connAck;
@@ -219,7 +226,8 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
             properties.add(property);
         }
         properties.add(new MqttProperties.IntegerProperty(SERVER_KEEP_ALIVE_PROPERTY, keepAliveSeconds));
-        return new MqttConnAckMessage(connAck.fixedHeader(),
+        return new MqttConnAckMessage(
+                connAck.fixedHeader(),
                 new MqttConnAckVariableHeader(header.connectReturnCode(), header.isSessionPresent(), properties));
     }
 
@@ -266,7 +274,10 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         if (settings.enforcement != null) {
             int struckOut = settings.enforcement.tooManyPings(strikes, now());
             if (struckOut > 0) {
-                log.debug("{}: {} PINGREQs sooner than {} ns apart, closing", ctx.channel(), struckOut,
+                log.debug(
+                        "{}: {} PINGREQs sooner than {} ns apart, closing",
+                        ctx.channel(),
+                        struckOut,
                         settings.enforcement.minIntervalNanos());
                 ctx.fireUserEventTriggered(new TooManyPingsEvent(struckOut));
                 disconnect(ctx, MqttReasonCodes.Disconnect.MESSAGE_RATE_TOO_HIGH);
@@ -298,7 +309,10 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
     private void disconnect(ChannelHandlerContext ctx, MqttReasonCodes.Disconnect reason) {
         if (version >= MQTT_5 && ctx.channel().isActive()) {
             // Not waiting for the write: a client that does not read must not hold the channel open.
-            ctx.writeAndFlush(MqttMessageBuilders.disconnect().reasonCode(reason.byteValue()).build(),
+            ctx.writeAndFlush(
+                    MqttMessageBuilders.disconnect()
+                            .reasonCode(reason.byteValue())
+                            .build(),
                     ctx.voidPromise());
         } else if (answerPending) {
             ctx.flush();
@@ -358,8 +372,7 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         private int minKeepAlive = 1;
         private int maxKeepAlive = MAX_KEEP_ALIVE;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * How long a new connection may take to send CONNECT; 10 s by default.
@@ -420,8 +433,8 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
          */
         public Factory build() {
             if (minKeepAlive > maxKeepAlive) {
-                throw new IllegalStateException("minKeepAlive " + minKeepAlive + " s exceeds maxKeepAlive "
-                        + maxKeepAlive + " s");
+                throw new IllegalStateException(
+                        "minKeepAlive " + minKeepAlive + " s exceeds maxKeepAlive " + maxKeepAlive + " s");
             }
             return new Factory(this, wheels(), PingEnforcement.of(pingLimits, registry()), registry());
         }

@@ -6,7 +6,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
 import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
-import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.ratelimit.RateLimitExceededEvent.Limited;
 import java.util.Objects;
 
@@ -30,13 +29,18 @@ public final class RateLimitHandler extends ChannelInboundHandlerAdapter {
 
     /** Takes the keys {@link #keys} finds; erased to Object, see {@link #builder(KeyedRateLimiter, KeyExtractor)}. */
     private final KeyedRateLimiter<Object> limiter;
+
     private final KeyExtractor<?> keys;
     private final Limited limited;
     private final OverLimitAction action;
     private final OverLimitCallback callback;
 
-    private RateLimitHandler(KeyedRateLimiter<Object> limiter, KeyExtractor<?> keys, Limited limited,
-                             OverLimitAction action, OverLimitCallback callback) {
+    private RateLimitHandler(
+            KeyedRateLimiter<Object> limiter,
+            KeyExtractor<?> keys,
+            Limited limited,
+            OverLimitAction action,
+            OverLimitCallback callback) {
         this.limiter = Objects.requireNonNull(limiter, "limiter");
         this.keys = Objects.requireNonNull(keys, "keys");
         this.limited = limited;
@@ -69,7 +73,8 @@ public final class RateLimitHandler extends ChannelInboundHandlerAdapter {
      */
     @SuppressWarnings("unchecked") // keys yields a K (or null) and the limiter takes a K: the erasure is safe
     public static <K> Builder builder(KeyedRateLimiter<K> limiter, KeyExtractor<? extends K> keys) {
-        return new Builder((KeyedRateLimiter<Object>) Objects.requireNonNull(limiter, "limiter"),
+        return new Builder(
+                (KeyedRateLimiter<Object>) Objects.requireNonNull(limiter, "limiter"),
                 Objects.requireNonNull(keys, "keys"));
     }
 

@@ -19,7 +19,7 @@ public sealed interface ReconnectEvent {
      * @param attempt the number of this attempt in the run, from 1
      * @param remote the address as given, resolved again by this attempt if unresolved
      */
-    record Connecting(int attempt, SocketAddress remote) implements ReconnectEvent { }
+    record Connecting(int attempt, SocketAddress remote) implements ReconnectEvent {}
 
     /**
      * An attempt connected. The backoff is not reset yet: that waits for {@link Healthy}.
@@ -27,7 +27,7 @@ public sealed interface ReconnectEvent {
      * @param channel the new connection
      * @param attempt the number of the attempt that connected
      */
-    record Connected(Channel channel, int attempt) implements ReconnectEvent { }
+    record Connected(Channel channel, int attempt) implements ReconnectEvent {}
 
     /**
      * The connection has proven healthy, and the backoff is reset: the first heartbeat pong
@@ -36,7 +36,7 @@ public sealed interface ReconnectEvent {
      * @param channel the connection
      * @param byPong whether a first pong proved it, rather than time
      */
-    record Healthy(Channel channel, boolean byPong) implements ReconnectEvent { }
+    record Healthy(Channel channel, boolean byPong) implements ReconnectEvent {}
 
     /**
      * The connection closed, whoever closed it.
@@ -44,7 +44,7 @@ public sealed interface ReconnectEvent {
      * @param channel the closed connection
      * @param wasHealthy whether it had proven healthy; if not, it counts as a failed attempt
      */
-    record Disconnected(Channel channel, boolean wasHealthy) implements ReconnectEvent { }
+    record Disconnected(Channel channel, boolean wasHealthy) implements ReconnectEvent {}
 
     /**
      * The next attempt is on the wheel.
@@ -56,7 +56,7 @@ public sealed interface ReconnectEvent {
      *     attempt may start sooner after this event, never before that point
      * @param cause why the last attempt failed, or {@code null} when a connection was lost
      */
-    record AttemptScheduled(int attempt, Duration delay, Throwable cause) implements ReconnectEvent { }
+    record AttemptScheduled(int attempt, Duration delay, Throwable cause) implements ReconnectEvent {}
 
     /**
      * The policy's attempts are used up; the client makes no more attempts.
@@ -64,5 +64,5 @@ public sealed interface ReconnectEvent {
      * @param attempts how many attempts the run made
      * @param lastCause why the last attempt failed, or {@code null} when a connection was lost
      */
-    record GaveUp(int attempts, Throwable lastCause) implements ReconnectEvent { }
+    record GaveUp(int attempts, Throwable lastCause) implements ReconnectEvent {}
 }

@@ -12,8 +12,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class ReconnectGroup {
 
-    private static final BackoffPolicy DEFAULT_PERMIT_WAIT =
-            BackoffPolicy.exponential(Duration.ofMillis(10), Duration.ofSeconds(1)).equalJitter().build();
+    private static final BackoffPolicy DEFAULT_PERMIT_WAIT = BackoffPolicy.exponential(
+                    Duration.ofMillis(10), Duration.ofSeconds(1))
+            .equalJitter()
+            .build();
 
     private final int maxConcurrentAttempts;
     private final BackoffPolicy permitWait;

@@ -52,10 +52,16 @@ public final class ReconnectMetrics {
         Objects.requireNonNull(tags, "tags");
         attempts = counter(registry, tags, "wheelbeat.reconnect.attempts", "attempts", "Connection attempts started");
         successes = counter(registry, tags, "wheelbeat.reconnect.successes", "attempts", "Attempts that connected");
-        failures = counter(registry, tags, "wheelbeat.reconnect.failures", "attempts", "Attempts that failed to connect");
-        deferred = counter(registry, tags, "wheelbeat.reconnect.deferred", "attempts",
+        failures =
+                counter(registry, tags, "wheelbeat.reconnect.failures", "attempts", "Attempts that failed to connect");
+        deferred = counter(
+                registry,
+                tags,
+                "wheelbeat.reconnect.deferred",
+                "attempts",
                 "Attempts deferred because the reconnect group had no permit free");
-        gaveUp = counter(registry, tags, "wheelbeat.reconnect.gave.up", "clients", "Clients that used up their attempts");
+        gaveUp = counter(
+                registry, tags, "wheelbeat.reconnect.gave.up", "clients", "Clients that used up their attempts");
         Gauge.builder("wheelbeat.reconnect.backoff", this, ReconnectMetrics::longestBackoffSeconds)
                 .description("Longest current reconnect backoff among the clients")
                 .baseUnit("seconds")
@@ -71,7 +77,11 @@ public final class ReconnectMetrics {
     }
 
     private static Counter counter(MeterRegistry registry, Tags tags, String name, String unit, String description) {
-        return Counter.builder(name).description(description).baseUnit(unit).tags(tags).register(registry);
+        return Counter.builder(name)
+                .description(description)
+                .baseUnit(unit)
+                .tags(tags)
+                .register(registry);
     }
 
     private double longestBackoffSeconds() {

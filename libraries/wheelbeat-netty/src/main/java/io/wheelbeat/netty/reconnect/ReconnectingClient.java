@@ -74,6 +74,7 @@ public final class ReconnectingClient {
     private final long connectTimeoutNanos;
     /** 0: only a pong proves health. */
     private final long healthyAfterNanos;
+
     private final ReconnectGroup group;
     private final ReconnectListener listener;
     private final ReconnectMetrics metrics;
@@ -114,7 +115,8 @@ public final class ReconnectingClient {
         this.metrics = b.metrics;
         ChannelHandler userHandler = b.bootstrap.config().handler();
         ChannelHandler watcher = new HealthWatcher();
-        this.connector = b.bootstrap.clone(loop)
+        this.connector = b.bootstrap
+                .clone(loop)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 0)
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
@@ -454,8 +456,8 @@ public final class ReconnectingClient {
         int attempts = backoff.failures();
         log.warn("{}: gave up after {} attempts", this, attempts, cause);
         emit(new GaveUp(attempts, cause));
-        ConnectException failure = new ConnectException("gave up connecting to " + remote + " after " + attempts
-                + " attempts");
+        ConnectException failure =
+                new ConnectException("gave up connecting to " + remote + " after " + attempts + " attempts");
         failure.initCause(cause);
         firstConnection.completeExceptionally(failure);
     }
@@ -517,7 +519,7 @@ public final class ReconnectingClient {
         private long connectTimeoutNanos = TimeUnit.SECONDS.toNanos(20);
         private long healthyAfterNanos = TimeUnit.SECONDS.toNanos(10);
         private ReconnectGroup group;
-        private ReconnectListener listener = event -> { };
+        private ReconnectListener listener = event -> {};
         private ReconnectMetrics metrics;
         private RandomGenerator random;
         private EventLoopWheels wheels = EventLoopWheels.shared();

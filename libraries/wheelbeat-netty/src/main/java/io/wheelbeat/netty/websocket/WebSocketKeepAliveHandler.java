@@ -25,11 +25,11 @@ import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
 import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
-import io.wheelbeat.netty.internal.HandlerTimer;
-import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.wheelbeat.netty.heartbeat.internal.HeartbeatMeters;
-import io.wheelbeat.netty.internal.Jitter;
 import io.wheelbeat.netty.heartbeat.internal.PingLoop;
+import io.wheelbeat.netty.internal.ConnectionMeters;
+import io.wheelbeat.netty.internal.HandlerTimer;
+import io.wheelbeat.netty.internal.Jitter;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -88,6 +88,7 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
     private static final int INTERNAL_ERROR = WebSocketCloseStatus.INTERNAL_SERVER_ERROR.code();
     /** RFC 6455's "policy violation": the peer pings too often. */
     private static final int POLICY_VIOLATION = WebSocketCloseStatus.POLICY_VIOLATION.code();
+
     private static final Logger log = LoggerFactory.getLogger(WebSocketKeepAliveHandler.class);
     /** Empty and never released (an empty buffer's reference count is fixed): one serves every channel. */
     private static final PongWebSocketFrame PROBE = new PongWebSocketFrame(Unpooled.EMPTY_BUFFER);
@@ -167,8 +168,10 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
     @Override
     protected void onStart(ChannelHandlerContext ctx, long nowNanos) {
         if (protocolHandlerBefore(ctx) == null) {
-            refuse(ctx, "no WebSocketServerProtocolHandler or WebSocketClientProtocolHandler before "
-                    + "WebSocketKeepAliveHandler in the pipeline: add the keepalive after it");
+            refuse(
+                    ctx,
+                    "no WebSocketServerProtocolHandler or WebSocketClientProtocolHandler before "
+                            + "WebSocketKeepAliveHandler in the pipeline: add the keepalive after it");
             return;
         }
         if (settings.readerIdleNanos > 0) {
@@ -220,7 +223,8 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
     private final class Pings implements PingLoop.Protocol {
         @Override
         public Object newPing(ChannelHandlerContext ctx, long pingId) {
-            return new PingWebSocketFrame(ctx.alloc().buffer(Long.BYTES, Long.BYTES).writeLong(pingId));
+            return new PingWebSocketFrame(
+                    ctx.alloc().buffer(Long.BYTES, Long.BYTES).writeLong(pingId));
         }
 
         @Override
@@ -309,20 +313,32 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
         private final PingLoop.Settings pinging;
         /** The answering role placed before the protocol handler. */
         private final HeartbeatHandler.Factory answers;
+
         private final long readerIdleNanos;
         private final EventLoopWheels wheels;
         private final Counter readerIdleCloses;
         private final AtomicBoolean misconfigurationLogged = new AtomicBoolean();
 
-        private Factory(Builder b, long pongTimeoutNanos, HeartbeatHandler.Factory answers, EventLoopWheels wheels,
-                        RandomGenerator random, MeterRegistry registry) {
-            this.pinging = new PingLoop.Settings(b.intervalNanos, pongTimeoutNanos, b.maxMissedPongs, b.jitter,
-                    random, PingLoop.Traffic.WRITES, HeartbeatMeters.Pinging.of(registry));
+        private Factory(
+                Builder b,
+                long pongTimeoutNanos,
+                HeartbeatHandler.Factory answers,
+                EventLoopWheels wheels,
+                RandomGenerator random,
+                MeterRegistry registry) {
+            this.pinging = new PingLoop.Settings(
+                    b.intervalNanos,
+                    pongTimeoutNanos,
+                    b.maxMissedPongs,
+                    b.jitter,
+                    random,
+                    PingLoop.Traffic.WRITES,
+                    HeartbeatMeters.Pinging.of(registry));
             this.answers = answers;
             this.readerIdleNanos = b.readerIdleNanos;
             this.wheels = wheels;
-            this.readerIdleCloses = registry != null && readerIdleNanos > 0
-                    ? ConnectionMeters.closed(registry, "reader_idle") : null;
+            this.readerIdleCloses =
+                    registry != null && readerIdleNanos > 0 ? ConnectionMeters.closed(registry, "reader_idle") : null;
         }
 
         /** @return a new handler, for one channel only */
@@ -343,8 +359,7 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
         private long readerIdleNanos;
         private PingLimits pingLimits = PingLimits.DEFAULT;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * How often the peer may ping before the connection is ended; {@link PingLimits#DEFAULT}

@@ -8,5 +8,4 @@ package io.wheelbeat.netty.websocket;
  *
  * @param timeoutNanos the reader-idle timeout that passed without a read, in nanoseconds
  */
-public record WebSocketReaderIdleEvent(long timeoutNanos) {
-}
+public record WebSocketReaderIdleEvent(long timeoutNanos) {}

@@ -56,7 +56,9 @@ class ConnectionDeadlineHandlerTest {
 
     private static ConnectionDeadlineHandler.Builder exactAge(long millis, Duration grace) {
         return ConnectionDeadlineHandler.builder()
-                .maxConnectionAge(MaxConnectionAge.of(Duration.ofMillis(millis)).withJitter(0).withGrace(grace));
+                .maxConnectionAge(MaxConnectionAge.of(Duration.ofMillis(millis))
+                        .withJitter(0)
+                        .withGrace(grace));
     }
 
     // ---------------------------------------------------------------- first message
@@ -75,7 +77,9 @@ class ConnectionDeadlineHandlerTest {
         advance(ch, 1002);
         assertFalse(ch.isActive());
         assertEquals(1, events.ofType(FirstMessageTimeoutEvent.class).size());
-        assertEquals(MILLISECONDS.toNanos(1000), events.ofType(FirstMessageTimeoutEvent.class).get(0).timeoutNanos());
+        assertEquals(
+                MILLISECONDS.toNanos(1000),
+                events.ofType(FirstMessageTimeoutEvent.class).get(0).timeoutNanos());
         assertTrue(events.activeAt(0), "the event comes while the channel is still open");
     }
 
@@ -115,28 +119,36 @@ class ConnectionDeadlineHandlerTest {
     @Test
     void lowestJitterDrawShortensTheAgeByTheJitterFraction() {
         EmbeddedChannel ch = channelWith(ConnectionDeadlineHandler.builder()
-                .maxConnectionAge(MaxConnectionAge.of(Duration.ofMillis(1000)).withJitter(0.1)).random(new ScriptedRandom(0.0)));
+                .maxConnectionAge(MaxConnectionAge.of(Duration.ofMillis(1000)).withJitter(0.1))
+                .random(new ScriptedRandom(0.0)));
         advance(ch, 899);
         assertTrue(events.all().isEmpty());
         advance(ch, 3);
-        assertEquals(MILLISECONDS.toNanos(900), events.ofType(MaxConnectionAgeEvent.class).get(0).ageNanos());
+        assertEquals(
+                MILLISECONDS.toNanos(900),
+                events.ofType(MaxConnectionAgeEvent.class).get(0).ageNanos());
     }
 
     @Test
     void highJitterDrawLengthensTheAge() {
         // A draw of 0.75 moves the age by (2 x 0.75 - 1) x 10% = +5%.
         EmbeddedChannel ch = channelWith(ConnectionDeadlineHandler.builder()
-                .maxConnectionAge(MaxConnectionAge.of(Duration.ofMillis(1000)).withJitter(0.1)).random(new ScriptedRandom(0.75)));
+                .maxConnectionAge(MaxConnectionAge.of(Duration.ofMillis(1000)).withJitter(0.1))
+                .random(new ScriptedRandom(0.75)));
         advance(ch, 1049);
         assertTrue(events.all().isEmpty());
         advance(ch, 3);
-        assertEquals(MILLISECONDS.toNanos(1050), events.ofType(MaxConnectionAgeEvent.class).get(0).ageNanos());
+        assertEquals(
+                MILLISECONDS.toNanos(1050),
+                events.ofType(MaxConnectionAgeEvent.class).get(0).ageNanos());
     }
 
     @Test
     void defaultJitterSpreadsTheAgesOfConnectionsOpenedTogetherWithinTenPercent() {
         ConnectionDeadlineHandler.Factory factory = ConnectionDeadlineHandler.builder()
-                .maxConnectionAge(MaxConnectionAge.of(Duration.ofMillis(1000))).random(new Random(42)).build();
+                .maxConnectionAge(MaxConnectionAge.of(Duration.ofMillis(1000)))
+                .random(new Random(42))
+                .build();
         Set<Long> ages = new HashSet<>();
         for (int i = 0; i < 200; i++) {
             UserEvents seen = new UserEvents();
@@ -171,8 +183,8 @@ class ConnectionDeadlineHandlerTest {
 
     @Test
     void aListenerThatClosesOnTheAgeEventLeavesNoTimerBehind() {
-        EmbeddedChannel ch = frozenChannel(exactAge(1000, Duration.ofHours(1)).build().newHandler(),
-                new ChannelInboundHandlerAdapter() {
+        EmbeddedChannel ch = frozenChannel(
+                exactAge(1000, Duration.ofHours(1)).build().newHandler(), new ChannelInboundHandlerAdapter() {
                     @Override
                     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
                         ctx.close();
@@ -245,24 +257,41 @@ class ConnectionDeadlineHandlerTest {
         EventLoopGroup group = NettyLine.local(1);
         try {
             LocalAddress address = new LocalAddress("deadline-lifecycle");
-            Channel server = new ServerBootstrap().group(group).channel(LocalServerChannel.class)
-                    .childHandler(new ChannelInboundHandlerAdapter()).bind(address).sync().channel();
-            Channel client = new Bootstrap().group(group).channel(LocalChannel.class)
+            Channel server = new ServerBootstrap()
+                    .group(group)
+                    .channel(LocalServerChannel.class)
+                    .childHandler(new ChannelInboundHandlerAdapter())
+                    .bind(address)
+                    .sync()
+                    .channel();
+            Channel client = new Bootstrap()
+                    .group(group)
+                    .channel(LocalChannel.class)
                     .handler(new ChannelInitializer<>() {
                         @Override
                         protected void initChannel(Channel ch) {
-                            ch.pipeline().addLast(firstMessageWithin(3_600_000).maxConnectionAge(AN_HOUR).build()
-                                    .newHandler(), witness);
+                            ch.pipeline()
+                                    .addLast(
+                                            firstMessageWithin(3_600_000)
+                                                    .maxConnectionAge(AN_HOUR)
+                                                    .build()
+                                                    .newHandler(),
+                                            witness);
                         }
                     })
-                    .register().sync().channel();
-            assertEquals(0, client.eventLoop().submit(() -> pendingTimers(client)).get(), "registered, not active");
+                    .register()
+                    .sync()
+                    .channel();
+            assertEquals(
+                    0, client.eventLoop().submit(() -> pendingTimers(client)).get(), "registered, not active");
             client.connect(address).sync();
             assertTrue(active.await(30, SECONDS));
-            assertEquals(2, client.eventLoop().submit(() -> pendingTimers(client)).get());
+            assertEquals(
+                    2, client.eventLoop().submit(() -> pendingTimers(client)).get());
             client.close();
             assertTrue(inactive.await(30, SECONDS));
-            assertEquals(0, client.eventLoop().submit(() -> pendingTimers(client)).get());
+            assertEquals(
+                    0, client.eventLoop().submit(() -> pendingTimers(client)).get());
             server.close().sync();
         } finally {
             group.shutdownGracefully(0, 1, SECONDS).sync();
@@ -283,16 +312,26 @@ class ConnectionDeadlineHandlerTest {
     void countsClosesByReason() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         ConnectionDeadlineHandler.Factory factory = firstMessageWithin(1000)
-                .maxConnectionAge(MaxConnectionAge.of(Duration.ofMillis(2000)).withJitter(0)).metrics(registry).build();
+                .maxConnectionAge(MaxConnectionAge.of(Duration.ofMillis(2000)).withJitter(0))
+                .metrics(registry)
+                .build();
         EmbeddedChannel silent = frozenChannel(factory.newHandler());
         EmbeddedChannel talking = frozenChannel(factory.newHandler());
         talking.writeInbound("hello");
         advance(silent, 1002);
         advance(talking, 2002);
-        assertEquals(1.0, registry.get("wheelbeat.connection.closed").tag("reason", "first_message_timeout")
-                .counter().count());
-        assertEquals(1.0, registry.get("wheelbeat.connection.closed").tag("reason", "max_connection_age")
-                .counter().count());
+        assertEquals(
+                1.0,
+                registry.get("wheelbeat.connection.closed")
+                        .tag("reason", "first_message_timeout")
+                        .counter()
+                        .count());
+        assertEquals(
+                1.0,
+                registry.get("wheelbeat.connection.closed")
+                        .tag("reason", "max_connection_age")
+                        .counter()
+                        .count());
     }
 
     @Test
@@ -314,13 +353,16 @@ class ConnectionDeadlineHandlerTest {
 
     @Test
     void refusesToBuildWithoutADeadline() {
-        assertThrows(IllegalStateException.class, () -> ConnectionDeadlineHandler.builder().build());
+        assertThrows(
+                IllegalStateException.class,
+                () -> ConnectionDeadlineHandler.builder().build());
     }
 
     @Test
     void acceptsHugeDurationsAsEffectivelyNever() {
         EmbeddedChannel ch = channelWith(ConnectionDeadlineHandler.builder()
-                .maxConnectionAge(MaxConnectionAge.of(Duration.ofNanos(Long.MAX_VALUE)).withJitter(0.5)));
+                .maxConnectionAge(
+                        MaxConnectionAge.of(Duration.ofNanos(Long.MAX_VALUE)).withJitter(0.5)));
         ch.advanceTimeBy(365, TimeUnit.DAYS);
         ch.runScheduledPendingTasks();
         assertTrue(ch.isActive());
@@ -334,6 +376,7 @@ class ConnectionDeadlineHandlerTest {
      */
     @Test
     void aFailedStartLeavesAHandlerThatRemovesCleanly() {
-        VirtualTime.assertAFailedStartRemovesCleanly(wheels -> firstMessageWithin(100).wheels(wheels).build().newHandler());
+        VirtualTime.assertAFailedStartRemovesCleanly(
+                wheels -> firstMessageWithin(100).wheels(wheels).build().newHandler());
     }
 }

@@ -29,19 +29,31 @@ class MaxConnectionAgeTest {
         assertEquals(Optional.of(Duration.ZERO), exact.grace());
         assertEquals(0.1, AN_HOUR.jitter());
         assertEquals(Optional.empty(), AN_HOUR.grace());
-        assertEquals(exact, MaxConnectionAge.of(Duration.ofHours(1)).withGrace(Duration.ZERO).withJitter(0));
-        assertEquals(exact.hashCode(), MaxConnectionAge.of(Duration.ofHours(1)).withGrace(Duration.ZERO)
-                .withJitter(0).hashCode());
+        assertEquals(
+                exact,
+                MaxConnectionAge.of(Duration.ofHours(1))
+                        .withGrace(Duration.ZERO)
+                        .withJitter(0));
+        assertEquals(
+                exact.hashCode(),
+                MaxConnectionAge.of(Duration.ofHours(1))
+                        .withGrace(Duration.ZERO)
+                        .withJitter(0)
+                        .hashCode());
         assertNotEquals(AN_HOUR, exact);
         assertNotEquals(AN_HOUR, AN_HOUR.withGrace(Duration.ofMinutes(1)));
     }
 
     @Test
     void rejectsNulls() {
-        assertEquals("maxConnectionAge",
-                assertThrows(NullPointerException.class, () -> MaxConnectionAge.of(null)).getMessage());
-        assertEquals("maxConnectionAge grace",
-                assertThrows(NullPointerException.class, () -> AN_HOUR.withGrace(null)).getMessage());
+        assertEquals(
+                "maxConnectionAge",
+                assertThrows(NullPointerException.class, () -> MaxConnectionAge.of(null))
+                        .getMessage());
+        assertEquals(
+                "maxConnectionAge grace",
+                assertThrows(NullPointerException.class, () -> AN_HOUR.withGrace(null))
+                        .getMessage());
     }
 
     @Test
@@ -53,15 +65,16 @@ class MaxConnectionAgeTest {
 
     @Test
     void rejectsANegativeGrace() {
-        assertMessage("maxConnectionAge grace must not be negative: PT-1S",
-                () -> AN_HOUR.withGrace(Duration.ofSeconds(-1)));
+        assertMessage(
+                "maxConnectionAge grace must not be negative: PT-1S", () -> AN_HOUR.withGrace(Duration.ofSeconds(-1)));
     }
 
     @Test
     void rejectsJitterOutsideZeroToOne() {
         assertMessage("maxConnectionAge jitter must be at least 0 and below 1: -0.01", () -> AN_HOUR.withJitter(-0.01));
         assertMessage("maxConnectionAge jitter must be at least 0 and below 1: 1.0", () -> AN_HOUR.withJitter(1.0));
-        assertMessage("maxConnectionAge jitter must be at least 0 and below 1: NaN", () -> AN_HOUR.withJitter(Double.NaN));
+        assertMessage(
+                "maxConnectionAge jitter must be at least 0 and below 1: NaN", () -> AN_HOUR.withJitter(Double.NaN));
     }
 
     private static void assertMessage(String start, Executable call) {

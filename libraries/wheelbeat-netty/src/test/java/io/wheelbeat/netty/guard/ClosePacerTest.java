@@ -1,6 +1,5 @@
 package io.wheelbeat.netty.guard;
 
-import io.wheelbeat.netty.VirtualTime;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -12,12 +11,13 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.wheelbeat.netty.VirtualTicker;
+import io.wheelbeat.netty.VirtualTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
-import io.wheelbeat.netty.VirtualTicker;
 
 /**
  * The pacer in virtual time: many EmbeddedChannels, each on its own event loop, all reading one
@@ -27,13 +27,15 @@ class ClosePacerTest {
 
     /** A clock shared by every channel of a test. */
     private final VirtualTicker ticker = new VirtualTicker(0);
+
     private final List<EmbeddedChannel> channels = new ArrayList<>();
     /** Close times, in milliseconds since the start of the clock, in the order of the closes. */
     private final List<Long> closedAtMillis = new ArrayList<>();
 
     private EmbeddedChannel newChannel() {
         EmbeddedChannel ch = EmbeddedChannel.builder().ticker(ticker).build();
-        ch.closeFuture().addListener(f -> closedAtMillis.add((ticker.nanoTime() - ticker.initialNanoTime()) / 1_000_000));
+        ch.closeFuture()
+                .addListener(f -> closedAtMillis.add((ticker.nanoTime() - ticker.initialNanoTime()) / 1_000_000));
         channels.add(ch);
         return ch;
     }
@@ -81,14 +83,17 @@ class ClosePacerTest {
     @Test
     void aBurstOnManyEventLoopsIsSpreadAtOneSharedRate() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        ClosePacer pacer = ClosePacer.builder(10, Duration.ofMillis(100)).metrics(registry).build();
+        ClosePacer pacer =
+                ClosePacer.builder(10, Duration.ofMillis(100)).metrics(registry).build();
         List<EmbeddedChannel> burst = newChannels(100);
         for (EmbeddedChannel ch : burst) {
             pacer.close(ch, null);
         }
         assertEquals(1, closedAtMillis.size(), "the first slot is now");
         assertEquals(99, pacer.waiting());
-        assertEquals(99.0, registry.get("wheelbeat.connection.closes.waiting").gauge().value());
+        assertEquals(
+                99.0,
+                registry.get("wheelbeat.connection.closes.waiting").gauge().value());
         advance(1_100);
         assertEquals(100, closedAtMillis.size());
         for (int k = 0; k < 100; k++) {
@@ -98,7 +103,9 @@ class ClosePacerTest {
         }
         assertTrue(busiestWindow(100) <= 11, "busiest 100 ms: " + busiestWindow(100) + " (10, +1 for the tick)");
         assertEquals(0, pacer.waiting());
-        assertEquals(99.0, registry.get("wheelbeat.connection.closes.paced").counter().count());
+        assertEquals(
+                99.0,
+                registry.get("wheelbeat.connection.closes.paced").counter().count());
     }
 
     @Test
@@ -114,7 +121,9 @@ class ClosePacerTest {
         assertEquals(0, secondGoodbye.refCnt());
         pacer.close(next, null); // slot 20 ms: the repeat took no slot
         advance(25);
-        assertEquals(List.of(0L, 10L, 20L), closedAtMillis.stream().map(t -> t / 10 * 10).toList());
+        assertEquals(
+                List.of(0L, 10L, 20L),
+                closedAtMillis.stream().map(t -> t / 10 * 10).toList());
         assertEquals("bye", repeated.readOutbound());
         assertNull(repeated.readOutbound());
     }
@@ -126,7 +135,9 @@ class ClosePacerTest {
         some.forEach(ch -> pacer.close(ch, null)); // slots 0, 10, 20 ms
         advance(500);
         pacer.close(newChannel(), null); // the backlog is long gone: at once
-        assertEquals(List.of(0L, 10L, 20L, 500L), closedAtMillis.stream().map(t -> t / 10 * 10).toList());
+        assertEquals(
+                List.of(0L, 10L, 20L, 500L),
+                closedAtMillis.stream().map(t -> t / 10 * 10).toList());
     }
 
     @Test
@@ -179,6 +190,7 @@ class ClosePacerTest {
         assertThrows(IllegalArgumentException.class, () -> ClosePacer.builder(1, Duration.ZERO));
         assertThrows(NullPointerException.class, () -> ClosePacer.builder(1, null));
         ClosePacer pacer = ClosePacer.builder(1, Duration.ofSeconds(1)).build();
-        assertThrows(IllegalArgumentException.class, () -> pacer.closeAllOver(List.of(), Duration.ofMillis(-1), ch -> null));
+        assertThrows(
+                IllegalArgumentException.class, () -> pacer.closeAllOver(List.of(), Duration.ofMillis(-1), ch -> null));
     }
 }

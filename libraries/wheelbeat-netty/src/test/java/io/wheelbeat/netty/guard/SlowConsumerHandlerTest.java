@@ -1,24 +1,22 @@
 package io.wheelbeat.netty.guard;
 
-import io.wheelbeat.netty.VirtualTime;
-import java.time.Duration;
-import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static io.wheelbeat.netty.VirtualTime.advance;
+import static io.wheelbeat.netty.VirtualTime.pendingTimers;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static io.wheelbeat.netty.VirtualTime.advance;
-import static io.wheelbeat.netty.VirtualTime.pendingTimers;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.WriteBufferWaterMark;
+import io.wheelbeat.netty.SlowDrainChannel;
+import io.wheelbeat.netty.UserEvents;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import io.wheelbeat.netty.SlowDrainChannel;
-import io.wheelbeat.netty.UserEvents;
 
 class SlowConsumerHandlerTest {
 
@@ -30,8 +28,11 @@ class SlowConsumerHandlerTest {
 
     /** Water marks 100 / 200 bytes, a cap of 1,000 bytes, unwritable for at most 5 s. */
     private SlowConsumerHandler.Builder small() {
-        return SlowConsumerHandler.builder().writeBufferWaterMark(100, 200).maxPendingBytes(1000)
-                .unwritableTimeout(Duration.ofMillis(5000)).metrics(registry);
+        return SlowConsumerHandler.builder()
+                .writeBufferWaterMark(100, 200)
+                .maxPendingBytes(1000)
+                .unwritableTimeout(Duration.ofMillis(5000))
+                .metrics(registry);
     }
 
     /** A channel in virtual time whose pretend socket takes nothing until told otherwise. */
@@ -48,7 +49,10 @@ class SlowConsumerHandlerTest {
     }
 
     private double closedCount() {
-        return registry.get("wheelbeat.connection.closed").tag("reason", "slow_consumer").counter().count();
+        return registry.get("wheelbeat.connection.closed")
+                .tag("reason", "slow_consumer")
+                .counter()
+                .count();
     }
 
     @Test
@@ -69,7 +73,9 @@ class SlowConsumerHandlerTest {
         ch.flush();
         assertTrue(ch.isWritable(), "drained");
         assertTrue(ch.config().isAutoRead(), "reading again");
-        assertEquals(1.0, registry.get("wheelbeat.slow.consumer.read.pauses").counter().count());
+        assertEquals(
+                1.0,
+                registry.get("wheelbeat.slow.consumer.read.pauses").counter().count());
         assertTrue(ch.isActive());
     }
 
@@ -168,7 +174,11 @@ class SlowConsumerHandlerTest {
         assertThrows(IllegalArgumentException.class, () -> builder.writeBufferWaterMark(300, 200));
         assertThrows(IllegalArgumentException.class, () -> builder.writeBufferWaterMark(-1, 200));
         assertThrows(NullPointerException.class, () -> builder.unwritableTimeout(null));
-        assertThrows(IllegalStateException.class,
-                () -> SlowConsumerHandler.builder().writeBufferWaterMark(100, 2000).maxPendingBytes(2000).build());
+        assertThrows(
+                IllegalStateException.class,
+                () -> SlowConsumerHandler.builder()
+                        .writeBufferWaterMark(100, 2000)
+                        .maxPendingBytes(2000)
+                        .build());
     }
 }

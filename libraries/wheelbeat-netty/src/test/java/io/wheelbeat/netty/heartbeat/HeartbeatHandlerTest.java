@@ -1,6 +1,8 @@
 package io.wheelbeat.netty.heartbeat;
 
-import java.time.Duration;
+import static io.wheelbeat.netty.VirtualTime.advance;
+import static io.wheelbeat.netty.VirtualTime.frozenChannel;
+import static io.wheelbeat.netty.VirtualTime.pendingTimers;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.NANOSECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -9,9 +11,6 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static io.wheelbeat.netty.VirtualTime.advance;
-import static io.wheelbeat.netty.VirtualTime.frozenChannel;
-import static io.wheelbeat.netty.VirtualTime.pendingTimers;
 
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -23,6 +22,7 @@ import io.wheelbeat.core.ScriptedRandom;
 import io.wheelbeat.netty.UserEvents;
 import io.wheelbeat.netty.VirtualTime;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -65,8 +65,12 @@ class HeartbeatHandlerTest {
 
     /** Pings "PING id" every {@code intervalMillis} and takes "PONG id" as the pong of ping {@code id}. */
     private static HeartbeatHandler.Builder echoing(long intervalMillis) {
-        return HeartbeatHandler.builder().sendPings(Duration.ofMillis(intervalMillis), (ch, id) -> "PING " + id,
-                msg -> msg instanceof String s && s.startsWith("PONG"), msg -> Long.parseLong(((String) msg).substring(5)));
+        return HeartbeatHandler.builder()
+                .sendPings(
+                        Duration.ofMillis(intervalMillis),
+                        (ch, id) -> "PING " + id,
+                        msg -> msg instanceof String s && s.startsWith("PONG"),
+                        msg -> Long.parseLong(((String) msg).substring(5)));
     }
 
     /**
@@ -111,8 +115,10 @@ class HeartbeatHandlerTest {
 
     /** Answers every message starting with "PING" with "PONG" and what followed. */
     private static HeartbeatHandler.Builder answering() {
-        return HeartbeatHandler.builder().answerPings(msg -> msg instanceof String s && s.startsWith("PING"),
-                (ch, ping) -> "PONG" + ((String) ping).substring(4));
+        return HeartbeatHandler.builder()
+                .answerPings(
+                        msg -> msg instanceof String s && s.startsWith("PING"),
+                        (ch, ping) -> "PONG" + ((String) ping).substring(4));
     }
 
     private static ByteBuf text(String s) {
@@ -120,7 +126,8 @@ class HeartbeatHandlerTest {
     }
 
     private static boolean isText(Object msg, String s) {
-        return msg instanceof ByteBuf buf && buf.toString(StandardCharsets.US_ASCII).equals(s);
+        return msg instanceof ByteBuf buf
+                && buf.toString(StandardCharsets.US_ASCII).equals(s);
     }
 
     @Nested
@@ -173,8 +180,11 @@ class HeartbeatHandlerTest {
                 advance(ch, 1002);
                 ch.writeInbound("PONG");
             }
-            assertEquals(List.of(true, false, false),
-                    events.ofType(PongReceivedEvent.class).stream().map(PongReceivedEvent::first).toList());
+            assertEquals(
+                    List.of(true, false, false),
+                    events.ofType(PongReceivedEvent.class).stream()
+                            .map(PongReceivedEvent::first)
+                            .toList());
         }
 
         @Test
@@ -212,20 +222,23 @@ class HeartbeatHandlerTest {
 
         @Test
         void closesWithHeartbeatFailedEventAfterMaxMissedPongs() {
-            EmbeddedChannel ch = channelWith(pinging(1000).pongTimeout(Duration.ofMillis(500)).maxMissedPongs(3));
+            EmbeddedChannel ch = channelWith(
+                    pinging(1000).pongTimeout(Duration.ofMillis(500)).maxMissedPongs(3));
             advance(ch, 3000);
             assertTrue(ch.isActive(), "two pongs missed so far");
             advance(ch, 510);
             assertFalse(ch.isActive());
             assertEquals(List.of("PING", "PING", "PING"), drainOutbound(ch));
-            HeartbeatFailedEvent failed = events.ofType(HeartbeatFailedEvent.class).get(0);
+            HeartbeatFailedEvent failed =
+                    events.ofType(HeartbeatFailedEvent.class).get(0);
             assertEquals(3, failed.missedPongs());
             assertTrue(events.activeAt(events.all().indexOf(failed)), "the event comes before the close");
         }
 
         @Test
         void aPongInTimeClearsTheMissedCount() {
-            EmbeddedChannel ch = channelWith(echoing(1000).pongTimeout(Duration.ofMillis(500)).maxMissedPongs(2));
+            EmbeddedChannel ch = channelWith(
+                    echoing(1000).pongTimeout(Duration.ofMillis(500)).maxMissedPongs(2));
             advance(ch, 1002); // first ping, about 1001
             advance(ch, 500); // missed, about 1502
             advance(ch, 500); // second ping, about 2002
@@ -253,7 +266,9 @@ class HeartbeatHandlerTest {
         void aPeerWhosePongsAreAlwaysLateIsClosedAfterMaxMissedPongsAndReportsNoPong() {
             // The peer: ping every 1 s, pong timeout 1 s, 3 misses allowed, every pong 1.2 s late.
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
-            EmbeddedChannel ch = channelWith(echoing(1000).pongTimeout(Duration.ofMillis(1000)).maxMissedPongs(3)
+            EmbeddedChannel ch = channelWith(echoing(1000)
+                    .pongTimeout(Duration.ofMillis(1000))
+                    .maxMissedPongs(3)
                     .metrics(registry));
             long start = VirtualTime.now(ch);
             long[] closedAt = {0};
@@ -266,16 +281,24 @@ class HeartbeatHandlerTest {
             assertEquals(3, events.ofType(HeartbeatFailedEvent.class).get(0).missedPongs());
             long closedAfterMillis = (closedAt[0] - start) / 1_000_000;
             // First ping at 1 s, then 3 pong timeouts of 1 s: closed at 4 s, each step late by at most a wheel tick.
-            assertTrue(closedAfterMillis >= 4000 && closedAfterMillis <= 4008, "closed after " + closedAfterMillis + " ms");
-            assertEquals(2.0, registry.get("wheelbeat.heartbeat.pongs.late").counter().count(),
+            assertTrue(
+                    closedAfterMillis >= 4000 && closedAfterMillis <= 4008,
+                    "closed after " + closedAfterMillis + " ms");
+            assertEquals(
+                    2.0,
+                    registry.get("wheelbeat.heartbeat.pongs.late").counter().count(),
                     "the pongs of pings 1 and 2 came, late; ping 3's would come after the close");
         }
 
         @Test
         void aPeerWhosePongsAreAlwaysLateIsClosedAlsoWhenPongsAnswerByOrder() {
             EmbeddedChannel ch = channelWith(HeartbeatHandler.builder()
-                    .sendPings(Duration.ofMillis(1000), c -> "PING", msg -> msg instanceof String s && s.startsWith("PONG"))
-                    .pongTimeout(Duration.ofMillis(1000)).maxMissedPongs(3));
+                    .sendPings(
+                            Duration.ofMillis(1000),
+                            c -> "PING",
+                            msg -> msg instanceof String s && s.startsWith("PONG"))
+                    .pongTimeout(Duration.ofMillis(1000))
+                    .maxMissedPongs(3));
             List<Object> pings = answerEveryPingAfter(ch, 1200, 20_000);
             assertFalse(ch.isActive());
             assertEquals(3, pings.size());
@@ -286,7 +309,8 @@ class HeartbeatHandlerTest {
         @Test
         void aLatePongIsDroppedAndThePongInTimeReportsTheRoundTripOfItsOwnPing() {
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
-            EmbeddedChannel ch = channelWith(echoing(1000).pongTimeout(Duration.ofMillis(500)).metrics(registry));
+            EmbeddedChannel ch = channelWith(
+                    echoing(1000).pongTimeout(Duration.ofMillis(500)).metrics(registry));
             Object ping1 = advanceUntilWritten(ch);
             advance(ch, 502); // ping 1 times out
             Object ping2 = advanceUntilWritten(ch);
@@ -300,13 +324,16 @@ class HeartbeatHandlerTest {
             PongReceivedEvent pong = events.ofType(PongReceivedEvent.class).get(0);
             assertEquals(VirtualTime.now(ch) - ping2At, pong.roundTripNanos());
             assertTrue(pong.first(), "the first pong in time is the first");
-            assertEquals(1.0, registry.get("wheelbeat.heartbeat.pongs.late").counter().count());
+            assertEquals(
+                    1.0,
+                    registry.get("wheelbeat.heartbeat.pongs.late").counter().count());
             assertEquals(1, registry.get("wheelbeat.heartbeat.rtt").timer().count());
         }
 
         @Test
         void aLatePongDoesNotClearTheMissedCount() {
-            EmbeddedChannel ch = channelWith(echoing(1000).pongTimeout(Duration.ofMillis(500)).maxMissedPongs(2));
+            EmbeddedChannel ch = channelWith(
+                    echoing(1000).pongTimeout(Duration.ofMillis(500)).maxMissedPongs(2));
             Object ping1 = advanceUntilWritten(ch);
             advance(ch, 502); // missed 1
             ch.writeInbound(pongTo(ping1));
@@ -338,13 +365,18 @@ class HeartbeatHandlerTest {
         void pingIdsCountThePingsSentAndSkipNoNumberWhenTheFactoryFails() {
             AtomicInteger calls = new AtomicInteger();
             List<Long> ids = new ArrayList<>();
-            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder().sendPings(Duration.ofMillis(1000), (c, id) -> {
-                ids.add(id);
-                if (calls.incrementAndGet() == 2) {
-                    throw new IllegalStateException("not this time");
-                }
-                return "PING " + id;
-            }, "PONG"::equals, msg -> HeartbeatHandler.NO_PING));
+            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder()
+                    .sendPings(
+                            Duration.ofMillis(1000),
+                            (c, id) -> {
+                                ids.add(id);
+                                if (calls.incrementAndGet() == 2) {
+                                    throw new IllegalStateException("not this time");
+                                }
+                                return "PING " + id;
+                            },
+                            "PONG"::equals,
+                            msg -> HeartbeatHandler.NO_PING));
             advance(ch, 1002); // ping 1, pong timeout at 2 s
             advance(ch, 1000); // ping 2 fails
             assertThrows(IllegalStateException.class, ch::checkException);
@@ -360,7 +392,8 @@ class HeartbeatHandlerTest {
         void pingIdsStartAtARandomPointPerConnectionSoThatBlindPongsAreLate() {
             // The blind peer: reads nothing, sends a pong every 100 ms with the id guessed
             // from the seconds elapsed (ping n goes out at n s, so "PONG n" would answer it in time).
-            HeartbeatHandler.Builder builder = echoing(1000).pongTimeout(Duration.ofMillis(500)).maxMissedPongs(3);
+            HeartbeatHandler.Builder builder =
+                    echoing(1000).pongTimeout(Duration.ofMillis(500)).maxMissedPongs(3);
             EmbeddedChannel ch = channelWith(builder);
             long start = VirtualTime.now(ch);
             for (int step = 0; step < 200 && ch.isActive(); step++) {
@@ -380,7 +413,8 @@ class HeartbeatHandlerTest {
             assertConsecutive(pings);
             assertTrue(idOf(pings.get(0)) > 3, "ids are positive and not 1, 2, 3: " + pings);
             EmbeddedChannel other = frozenChannel(builder.build().newHandler());
-            assertNotEquals(idOf(pings.get(0)), idOf(advanceUntilWritten(other)), "each connection draws its own start");
+            assertNotEquals(
+                    idOf(pings.get(0)), idOf(advanceUntilWritten(other)), "each connection draws its own start");
         }
 
         @Test
@@ -394,7 +428,8 @@ class HeartbeatHandlerTest {
 
         @Test
         void byOrderAPeerThatSkipsAnAnswerIsOneBehindAndClosed() {
-            EmbeddedChannel ch = channelWith(pinging(1000).pongTimeout(Duration.ofMillis(500)).maxMissedPongs(2));
+            EmbeddedChannel ch = channelWith(
+                    pinging(1000).pongTimeout(Duration.ofMillis(500)).maxMissedPongs(2));
             assertEquals("PING", advanceUntilWritten(ch));
             advance(ch, 502); // no answer to ping 1
             assertEquals("PING", advanceUntilWritten(ch));
@@ -413,7 +448,8 @@ class HeartbeatHandlerTest {
             advanceUntilWritten(other);
             ch.pipeline().get(HeartbeatHandler.class).peerSaysTooManyPings();
             other.pipeline().get(HeartbeatHandler.class).peerSaysTooManyPings();
-            assertEquals(java.time.Duration.ofSeconds(2), factory.pingInterval(), "doubled once, not once per connection");
+            assertEquals(
+                    java.time.Duration.ofSeconds(2), factory.pingInterval(), "doubled once, not once per connection");
             ch.writeInbound(pongTo(ping1));
             advance(ch, 1999);
             assertNull(ch.readOutbound(), "the next interval is 2 s");
@@ -478,7 +514,8 @@ class HeartbeatHandlerTest {
         void jitterMovesEachIntervalByItsOwnDraw() {
             // Draws 0.0 and 0.75 with 10% jitter: intervals of 900 ms then 1050 ms.
             ScriptedRandom random = new ScriptedRandom(0.0, 0.75, 0.5);
-            EmbeddedChannel ch = channelWith(pinging(1000).pingIntervalJitter(0.1).random(random));
+            EmbeddedChannel ch =
+                    channelWith(pinging(1000).pingIntervalJitter(0.1).random(random));
             advance(ch, 899);
             assertNull(ch.readOutbound());
             advance(ch, 3);
@@ -493,7 +530,8 @@ class HeartbeatHandlerTest {
 
         @Test
         void jitterSpreadsTheFirstPingsOfConnectionsOpenedTogether() {
-            HeartbeatHandler.Factory factory = pinging(1000).pingIntervalJitter(0.1).random(new Random(7)).build();
+            HeartbeatHandler.Factory factory =
+                    pinging(1000).pingIntervalJitter(0.1).random(new Random(7)).build();
             Set<Long> firstPingMillis = new HashSet<>();
             for (int i = 0; i < 100; i++) {
                 EmbeddedChannel ch = frozenChannel(factory.newHandler());
@@ -503,19 +541,24 @@ class HeartbeatHandlerTest {
                 assertTrue(elapsed >= 900 && elapsed <= 1102, "first ping after " + elapsed + " ms");
                 firstPingMillis.add(elapsed);
             }
-            assertTrue(firstPingMillis.size() >= 50, "100 connections pinged in only " + firstPingMillis.size()
-                    + " distinct milliseconds");
+            assertTrue(
+                    firstPingMillis.size() >= 50,
+                    "100 connections pinged in only " + firstPingMillis.size() + " distinct milliseconds");
         }
 
         @Test
         void aFailingPingFactoryIsReportedAndTriedAgainNextInterval() {
             AtomicInteger calls = new AtomicInteger();
-            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder().sendPings(Duration.ofMillis(1000), c -> {
-                if (calls.incrementAndGet() == 1) {
-                    throw new IllegalStateException("no ping today");
-                }
-                return "PING";
-            }, "PONG"::equals));
+            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder()
+                    .sendPings(
+                            Duration.ofMillis(1000),
+                            c -> {
+                                if (calls.incrementAndGet() == 1) {
+                                    throw new IllegalStateException("no ping today");
+                                }
+                                return "PING";
+                            },
+                            "PONG"::equals));
             advance(ch, 1002);
             assertThrows(IllegalStateException.class, ch::checkException);
             assertNull(ch.readOutbound());
@@ -526,8 +569,8 @@ class HeartbeatHandlerTest {
 
         @Test
         void aPingFactoryReturningNullIsReported() {
-            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder()
-                    .sendPings(Duration.ofMillis(1000), c -> null, "PONG"::equals));
+            EmbeddedChannel ch = channelWith(
+                    HeartbeatHandler.builder().sendPings(Duration.ofMillis(1000), c -> null, "PONG"::equals));
             advance(ch, 1002);
             NullPointerException e = assertThrows(NullPointerException.class, ch::checkException);
             assertTrue(e.getMessage().contains("ping factory"), e.getMessage());
@@ -536,8 +579,8 @@ class HeartbeatHandlerTest {
 
         @Test
         void aThrowingMatcherIsReportedAndTheMessagePassesOn() {
-            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder().sendPings(Duration.ofMillis(1000), c -> "PING",
-                    msg -> {
+            EmbeddedChannel ch =
+                    channelWith(HeartbeatHandler.builder().sendPings(Duration.ofMillis(1000), c -> "PING", msg -> {
                         throw new IllegalArgumentException("cannot tell");
                     }));
             assertThrows(IllegalArgumentException.class, () -> ch.writeInbound("data"));
@@ -566,7 +609,9 @@ class HeartbeatHandlerTest {
         @Test
         void recordsPingsPongsMissesAndRoundTripsInMetrics() {
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
-            EmbeddedChannel ch = channelWith(pinging(1000).pongTimeout(Duration.ofMillis(500)).maxMissedPongs(1)
+            EmbeddedChannel ch = channelWith(pinging(1000)
+                    .pongTimeout(Duration.ofMillis(500))
+                    .maxMissedPongs(1)
                     .metrics(registry));
             assertEquals("PING", advanceUntilWritten(ch));
             advance(ch, 40);
@@ -574,13 +619,21 @@ class HeartbeatHandlerTest {
             advance(ch, 1000);
             advance(ch, 503);
             assertFalse(ch.isActive());
-            assertEquals(2.0, registry.get("wheelbeat.heartbeat.pings.sent").counter().count());
-            assertEquals(1.0, registry.get("wheelbeat.heartbeat.pongs.missed").counter().count());
+            assertEquals(
+                    2.0,
+                    registry.get("wheelbeat.heartbeat.pings.sent").counter().count());
+            assertEquals(
+                    1.0,
+                    registry.get("wheelbeat.heartbeat.pongs.missed").counter().count());
             Timer rtt = registry.get("wheelbeat.heartbeat.rtt").timer();
             assertEquals(1, rtt.count());
             assertEquals(40.0, rtt.totalTime(MILLISECONDS));
-            assertEquals(1.0, registry.get("wheelbeat.connection.closed").tag("reason", "heartbeat_timeout")
-                    .counter().count());
+            assertEquals(
+                    1.0,
+                    registry.get("wheelbeat.connection.closed")
+                            .tag("reason", "heartbeat_timeout")
+                            .counter()
+                            .count());
         }
     }
 
@@ -597,8 +650,10 @@ class HeartbeatHandlerTest {
 
         @Test
         void releasesThePingAfterThePongFactoryHasReadIt() {
-            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder().answerPings(msg -> isText(msg, "PING"),
-                    (c, ping) -> "PONG for " + ((ByteBuf) ping).toString(StandardCharsets.US_ASCII)));
+            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder()
+                    .answerPings(
+                            msg -> isText(msg, "PING"),
+                            (c, ping) -> "PONG for " + ((ByteBuf) ping).toString(StandardCharsets.US_ASCII)));
             ByteBuf ping = text("PING");
             ch.writeInbound(ping);
             assertEquals("PONG for PING", ch.readOutbound());
@@ -608,25 +663,33 @@ class HeartbeatHandlerTest {
         @Test
         void pingsAtTheMinimumIntervalAreAllAnswered() {
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
-            EmbeddedChannel ch = channelWith(answering().pingLimits(PingLimits.of(Duration.ofMillis(1000), 3)).metrics(registry));
+            EmbeddedChannel ch = channelWith(answering()
+                    .pingLimits(PingLimits.of(Duration.ofMillis(1000), 3))
+                    .metrics(registry));
             for (int i = 0; i < 10; i++) {
                 ch.writeInbound("PING");
                 advance(ch, 1000);
             }
             assertEquals(10, drainOutbound(ch).size());
             assertTrue(ch.isActive());
-            assertEquals(0.0, registry.get("wheelbeat.heartbeat.ping.strikes").counter().count());
+            assertEquals(
+                    0.0,
+                    registry.get("wheelbeat.heartbeat.ping.strikes").counter().count());
         }
 
         @Test
         void anEarlyPingIsAStrikeAndStillAnswered() {
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
-            EmbeddedChannel ch = channelWith(answering().pingLimits(PingLimits.of(Duration.ofMillis(1000), 3)).metrics(registry));
+            EmbeddedChannel ch = channelWith(answering()
+                    .pingLimits(PingLimits.of(Duration.ofMillis(1000), 3))
+                    .metrics(registry));
             ch.writeInbound("PING 1");
             advance(ch, 999);
             ch.writeInbound("PING 2");
             assertEquals(List.of("PONG 1", "PONG 2"), drainOutbound(ch));
-            assertEquals(1.0, registry.get("wheelbeat.heartbeat.ping.strikes").counter().count());
+            assertEquals(
+                    1.0,
+                    registry.get("wheelbeat.heartbeat.ping.strikes").counter().count());
             assertTrue(ch.isActive());
         }
 
@@ -654,7 +717,8 @@ class HeartbeatHandlerTest {
 
         @Test
         void writesTheGoodbyeBeforeClosingForTooManyPings() {
-            EmbeddedChannel ch = channelWith(answering().pingLimits(PingLimits.of(Duration.ofMillis(1000), 1))
+            EmbeddedChannel ch = channelWith(answering()
+                    .pingLimits(PingLimits.of(Duration.ofMillis(1000), 1))
                     .goodbye(c -> "GOAWAY too_many_pings"));
             ch.writeInbound("PING 1", "PING 2");
             assertEquals(List.of("PONG 1", "GOAWAY too_many_pings"), drainOutbound(ch));
@@ -691,20 +755,30 @@ class HeartbeatHandlerTest {
                 advance(ch, 100);
             }
             assertTrue(ch.isActive());
-            assertEquals(0.0, registry.get("wheelbeat.heartbeat.ping.strikes").counter().count());
+            assertEquals(
+                    0.0,
+                    registry.get("wheelbeat.heartbeat.ping.strikes").counter().count());
             ch.writeInbound("PING", "PING", "PING", "PING", "PING");
             assertFalse(ch.isActive());
-            assertEquals(3.0, registry.get("wheelbeat.heartbeat.ping.strikes").counter().count());
-            assertEquals(1.0, registry.get("wheelbeat.connection.closed").tag("reason", "too_many_pings")
-                    .counter().count());
+            assertEquals(
+                    3.0,
+                    registry.get("wheelbeat.heartbeat.ping.strikes").counter().count());
+            assertEquals(
+                    1.0,
+                    registry.get("wheelbeat.connection.closed")
+                            .tag("reason", "too_many_pings")
+                            .counter()
+                            .count());
             assertEquals(23, drainOutbound(ch).size(), "20 pings apart, then the flood's first 3");
         }
 
         @Test
         void whileUnwritableOnlyTheLatestPingIsAnsweredWhenTheChannelDrains() {
             EmbeddedChannel ch = channelWith(HeartbeatHandler.builder()
-                    .answerPings(msg -> msg instanceof ByteBuf, (c, ping) -> "PONG " + ((ByteBuf) ping).toString(
-                            StandardCharsets.US_ASCII)).pingLimits(PingLimits.OFF));
+                    .answerPings(
+                            msg -> msg instanceof ByteBuf,
+                            (c, ping) -> "PONG " + ((ByteBuf) ping).toString(StandardCharsets.US_ASCII))
+                    .pingLimits(PingLimits.OFF));
             ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(64, 128));
             ch.write("UNREAD DATA"); // queued, not flushed: one message is about 96 bytes
             ch.write("MORE UNREAD DATA");
@@ -728,7 +802,8 @@ class HeartbeatHandlerTest {
         @Test
         void aPingKeptWhileUnwritableIsReleasedWhenTheChannelCloses() {
             EmbeddedChannel ch = channelWith(HeartbeatHandler.builder()
-                    .answerPings(msg -> msg instanceof ByteBuf, (c, ping) -> "PONG").pingLimits(PingLimits.OFF));
+                    .answerPings(msg -> msg instanceof ByteBuf, (c, ping) -> "PONG")
+                    .pingLimits(PingLimits.OFF));
             ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(1, 2));
             ch.write("UNREAD DATA");
             ByteBuf ping = text("PING");
@@ -749,13 +824,22 @@ class HeartbeatHandlerTest {
         @Test
         void countsAnswersStrikesAndClosesInMetrics() {
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
-            EmbeddedChannel ch = channelWith(answering().pingLimits(PingLimits.of(Duration.ofMillis(1000), 2))
+            EmbeddedChannel ch = channelWith(answering()
+                    .pingLimits(PingLimits.of(Duration.ofMillis(1000), 2))
                     .metrics(registry));
             ch.writeInbound("PING", "PING", "PING");
-            assertEquals(2.0, registry.get("wheelbeat.heartbeat.pings.answered").counter().count());
-            assertEquals(2.0, registry.get("wheelbeat.heartbeat.ping.strikes").counter().count());
-            assertEquals(1.0, registry.get("wheelbeat.connection.closed").tag("reason", "too_many_pings")
-                    .counter().count());
+            assertEquals(
+                    2.0,
+                    registry.get("wheelbeat.heartbeat.pings.answered").counter().count());
+            assertEquals(
+                    2.0,
+                    registry.get("wheelbeat.heartbeat.ping.strikes").counter().count());
+            assertEquals(
+                    1.0,
+                    registry.get("wheelbeat.connection.closed")
+                            .tag("reason", "too_many_pings")
+                            .counter()
+                            .count());
         }
 
         @Test
@@ -773,11 +857,9 @@ class HeartbeatHandlerTest {
     }
 
     /** A protocol whose pings and pongs have types of their own, as most do. */
-    record Ping(long id) {
-    }
+    record Ping(long id) {}
 
-    record Pong(long pingId) {
-    }
+    record Pong(long pingId) {}
 
     static class BasePong {
         final long pingId;
@@ -808,7 +890,9 @@ class HeartbeatHandlerTest {
             Ping ping = (Ping) advanceUntilWritten(ch);
             advance(ch, 20);
             ch.writeInbound(new Pong(ping.id()));
-            assertEquals(MILLISECONDS.toNanos(20), events.ofType(PongReceivedEvent.class).get(0).roundTripNanos());
+            assertEquals(
+                    MILLISECONDS.toNanos(20),
+                    events.ofType(PongReceivedEvent.class).get(0).roundTripNanos());
             assertNull(ch.readInbound(), "the pong is consumed");
         }
 
@@ -833,8 +917,8 @@ class HeartbeatHandlerTest {
 
         @Test
         void pongsOfASubtypeArePongs() {
-            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder().sendPings(Duration.ofMillis(1000),
-                    (c, id) -> new Ping(id), BasePong.class, pong -> pong.pingId));
+            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder()
+                    .sendPings(Duration.ofMillis(1000), (c, id) -> new Ping(id), BasePong.class, pong -> pong.pingId));
             Ping ping = (Ping) advanceUntilWritten(ch);
             ch.writeInbound(new TracedPong(ping.id()));
             assertEquals(1, events.ofType(PongReceivedEvent.class).size());
@@ -842,8 +926,8 @@ class HeartbeatHandlerTest {
 
         @Test
         void answersPingsOfThePingTypeTypedAndPassesOthersOn() {
-            EmbeddedChannel ch = channelWith(HeartbeatHandler.builder()
-                    .answerPings(Ping.class, (c, ping) -> new Pong(ping.id())));
+            EmbeddedChannel ch =
+                    channelWith(HeartbeatHandler.builder().answerPings(Ping.class, (c, ping) -> new Pong(ping.id())));
             ch.writeInbound(new Ping(7), "data");
             assertEquals(new Pong(7), ch.readOutbound());
             assertEquals("data", ch.readInbound());
@@ -865,9 +949,11 @@ class HeartbeatHandlerTest {
         @Test
         void rejectsNullTypes() {
             HeartbeatHandler.Builder builder = HeartbeatHandler.builder();
-            assertThrows(NullPointerException.class,
+            assertThrows(
+                    NullPointerException.class,
                     () -> builder.sendPings(Duration.ofMillis(1), (c, id) -> "", (Class<Pong>) null, Pong::pingId));
-            assertThrows(NullPointerException.class,
+            assertThrows(
+                    NullPointerException.class,
                     () -> builder.sendPings(Duration.ofMillis(1), (c, id) -> "", Pong.class, null));
             assertThrows(NullPointerException.class, () -> builder.answerPings((Class<Ping>) null, (c, p) -> ""));
             assertThrows(NullPointerException.class, () -> builder.answerPings(Ping.class, null));
@@ -880,17 +966,22 @@ class HeartbeatHandlerTest {
         @Test
         void rejectsNonPositiveIntervalsAndTimeouts() {
             HeartbeatHandler.Builder builder = HeartbeatHandler.builder();
-            assertThrows(IllegalArgumentException.class, () -> builder.sendPings(Duration.ofMillis(0), c -> "", x -> true));
-            assertThrows(IllegalArgumentException.class, () -> builder.sendPings(Duration.ofMillis(-1), c -> "", x -> true));
+            assertThrows(
+                    IllegalArgumentException.class, () -> builder.sendPings(Duration.ofMillis(0), c -> "", x -> true));
+            assertThrows(
+                    IllegalArgumentException.class, () -> builder.sendPings(Duration.ofMillis(-1), c -> "", x -> true));
             assertThrows(IllegalArgumentException.class, () -> builder.pongTimeout(Duration.ofMillis(0)));
-            assertThrows(IllegalArgumentException.class, () -> builder.pingLimits(PingLimits.of(Duration.ofMillis(-5), 3)));
+            assertThrows(
+                    IllegalArgumentException.class, () -> builder.pingLimits(PingLimits.of(Duration.ofMillis(-5), 3)));
         }
 
         @Test
         void rejectsNonPositiveCounts() {
             HeartbeatHandler.Builder builder = HeartbeatHandler.builder();
             assertThrows(IllegalArgumentException.class, () -> builder.maxMissedPongs(0));
-            assertThrows(IllegalArgumentException.class, () -> builder.pingLimits(PingLimits.of(Duration.ofMillis(100), -1)));
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () -> builder.pingLimits(PingLimits.of(Duration.ofMillis(100), -1)));
         }
 
         @Test
@@ -907,7 +998,8 @@ class HeartbeatHandlerTest {
             assertThrows(NullPointerException.class, () -> builder.sendPings(Duration.ofMillis(1), null, x -> true));
             assertThrows(NullPointerException.class, () -> builder.sendPings(Duration.ofMillis(1), c -> "", null));
             assertThrows(NullPointerException.class, () -> builder.sendPings(null, c -> "", x -> true));
-            assertThrows(NullPointerException.class,
+            assertThrows(
+                    NullPointerException.class,
                     () -> builder.answerPings((java.util.function.Predicate<Object>) null, (c, p) -> ""));
             assertThrows(NullPointerException.class, () -> builder.answerPings(x -> true, null));
             assertThrows(NullPointerException.class, () -> builder.goodbye(null));
@@ -918,29 +1010,41 @@ class HeartbeatHandlerTest {
 
         @Test
         void refusesToBuildWithoutARole() {
-            assertThrows(IllegalStateException.class, () -> HeartbeatHandler.builder().build());
+            assertThrows(
+                    IllegalStateException.class,
+                    () -> HeartbeatHandler.builder().build());
         }
 
         @Test
         void refusesPingOptionsWithoutSendPings() {
-            assertThrows(IllegalStateException.class,
+            assertThrows(
+                    IllegalStateException.class,
                     () -> answering().pongTimeout(Duration.ofMillis(1)).build());
         }
 
         @Test
         void refusesEnforcementWithoutAnswerPings() {
-            assertThrows(IllegalStateException.class,
-                    () -> pinging(1000).pingLimits(PingLimits.of(Duration.ofMillis(1), 3)).build());
+            assertThrows(
+                    IllegalStateException.class,
+                    () -> pinging(1000)
+                            .pingLimits(PingLimits.of(Duration.ofMillis(1), 3))
+                            .build());
         }
 
         @Test
         void refusesStrikesOrGoodbyeWithEnforcementTurnedOff() {
             // Strikes without a minimum interval: PingLimits.OFF is the only way to turn it off.
             assertThrows(IllegalArgumentException.class, () -> PingLimits.of(Duration.ZERO, 2));
-            assertThrows(IllegalStateException.class,
-                    () -> answering().pingLimits(PingLimits.OFF).goodbye(c -> "bye").build());
+            assertThrows(
+                    IllegalStateException.class,
+                    () -> answering()
+                            .pingLimits(PingLimits.OFF)
+                            .goodbye(c -> "bye")
+                            .build());
             answering().goodbye(c -> "bye").build(); // the default limits enforce
-            assertThrows(IllegalArgumentException.class, () -> answering().pingLimits(PingLimits.of(Duration.ofMillis(-1), 3)));
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () -> answering().pingLimits(PingLimits.of(Duration.ofMillis(-1), 3)));
         }
 
         @Test

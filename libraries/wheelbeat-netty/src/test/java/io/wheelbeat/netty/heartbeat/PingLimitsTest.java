@@ -16,7 +16,9 @@ class PingLimitsTest {
         assertEquals(Duration.ofMillis(100), PingLimits.DEFAULT.minPingInterval());
         assertEquals(3, PingLimits.DEFAULT.maxPingStrikes());
         assertEquals(PingLimits.DEFAULT, PingLimits.of(Duration.ofMillis(100), 3));
-        assertEquals(PingLimits.DEFAULT.hashCode(), PingLimits.of(Duration.ofMillis(100), 3).hashCode());
+        assertEquals(
+                PingLimits.DEFAULT.hashCode(),
+                PingLimits.of(Duration.ofMillis(100), 3).hashCode());
     }
 
     @Test

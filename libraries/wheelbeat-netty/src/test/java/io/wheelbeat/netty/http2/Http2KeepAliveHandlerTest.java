@@ -1,9 +1,5 @@
 package io.wheelbeat.netty.http2;
 
-import io.wheelbeat.netty.deadline.MaxConnectionAge;
-import io.wheelbeat.core.ScriptedRandom;
-import io.wheelbeat.netty.heartbeat.PingLimits;
-import java.time.Duration;
 import static io.wheelbeat.netty.VirtualTime.advanceTo;
 import static io.wheelbeat.netty.VirtualTime.now;
 import static io.wheelbeat.netty.VirtualTime.pendingTimers;
@@ -34,13 +30,17 @@ import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2FrameStream;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.util.ReferenceCountUtil;
-import io.wheelbeat.netty.deadline.MaxConnectionAgeEvent;
+import io.wheelbeat.core.ScriptedRandom;
 import io.wheelbeat.netty.UserEvents;
+import io.wheelbeat.netty.deadline.MaxConnectionAge;
+import io.wheelbeat.netty.deadline.MaxConnectionAgeEvent;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
+import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
 import io.wheelbeat.netty.http2.Http2Wire.Frame;
 import java.io.ByteArrayOutputStream;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
@@ -103,8 +103,12 @@ class Http2KeepAliveHandlerTest {
     }
 
     private void startOn(Http2KeepAliveHandler.Builder builder) {
-        ch.pipeline().addLast(Http2FrameCodecBuilder.forServer().build(),
-                builder.metrics(registry).build().newHandler(), requests, events);
+        ch.pipeline()
+                .addLast(
+                        Http2FrameCodecBuilder.forServer().build(),
+                        builder.metrics(registry).build().newHandler(),
+                        requests,
+                        events);
         start = now(ch);
         send(Http2Wire.clientPreface());
         sent(); // the server's SETTINGS and its ACK of ours
@@ -132,7 +136,10 @@ class Http2KeepAliveHandlerTest {
     }
 
     private double closed(String reason) {
-        return registry.get("wheelbeat.connection.closed").tag("reason", reason).counter().count();
+        return registry.get("wheelbeat.connection.closed")
+                .tag("reason", reason)
+                .counter()
+                .count();
     }
 
     private static Http2KeepAliveHandler.Builder enforcing() {
@@ -166,8 +173,12 @@ class Http2KeepAliveHandlerTest {
             }
             assertTrue(ch.isActive(), "one PING per 100 ms, no stream open: no strike");
             assertEquals(30, sent(PING).size());
-            send(Http2Wire.ping(30, false), Http2Wire.ping(31, false), Http2Wire.ping(32, false),
-                    Http2Wire.ping(33, false), Http2Wire.ping(34, false));
+            send(
+                    Http2Wire.ping(30, false),
+                    Http2Wire.ping(31, false),
+                    Http2Wire.ping(32, false),
+                    Http2Wire.ping(33, false),
+                    Http2Wire.ping(34, false));
             assertFalse(ch.isActive());
             assertEquals("too_many_pings", sent(GOAWAY).get(0).goAwayDebugData());
             assertEquals(1, closed("too_many_pings"));
@@ -224,7 +235,9 @@ class Http2KeepAliveHandlerTest {
     class KeepAlivePings {
 
         private Http2KeepAliveHandler.Builder pinging() {
-            return Http2KeepAliveHandler.builder().keepAliveTime(Duration.ofSeconds(10)).keepAliveTimeout(Duration.ofSeconds(5));
+            return Http2KeepAliveHandler.builder()
+                    .keepAliveTime(Duration.ofSeconds(10))
+                    .keepAliveTimeout(Duration.ofSeconds(5));
         }
 
         @Test
@@ -244,7 +257,8 @@ class Http2KeepAliveHandlerTest {
             PongReceivedEvent pong = events.ofType(PongReceivedEvent.class).get(0);
             assertTrue(pong.first());
             assertTrue(Math.abs(pong.roundTripNanos() - SECONDS.toNanos(2)) <= TICK, pong.toString());
-            assertEquals(1, registry.get("wheelbeat.heartbeat.pings.sent").counter().count());
+            assertEquals(
+                    1, registry.get("wheelbeat.heartbeat.pings.sent").counter().count());
             assertEquals(1, registry.get("wheelbeat.heartbeat.rtt").timer().count());
 
             advanceTo(ch, start + SECONDS.toNanos(22) - TICK);
@@ -269,7 +283,9 @@ class Http2KeepAliveHandlerTest {
             assertEquals("ping_timeout", goAway.goAwayDebugData());
             assertEquals(1, events.ofType(HeartbeatFailedEvent.class).get(0).missedPongs());
             assertEquals(1, closed("heartbeat_timeout"));
-            assertEquals(1, registry.get("wheelbeat.heartbeat.pongs.missed").counter().count());
+            assertEquals(
+                    1,
+                    registry.get("wheelbeat.heartbeat.pongs.missed").counter().count());
             assertEquals(0, pendingTimers(ch));
         }
 
@@ -286,7 +302,9 @@ class Http2KeepAliveHandlerTest {
             assertTrue(ch.isActive());
             assertTrue(events.ofType(HeartbeatFailedEvent.class).isEmpty());
             advanceTo(ch, start + SECONDS.toNanos(23) + TICK);
-            assertEquals(first.get(0).pingContent() + 1, sent(PING).get(0).pingContent(),
+            assertEquals(
+                    first.get(0).pingContent() + 1,
+                    sent(PING).get(0).pingContent(),
                     "next ping 10 s after the last read");
         }
 
@@ -310,7 +328,10 @@ class Http2KeepAliveHandlerTest {
             send(Http2Wire.get(1));
             advanceTo(ch, start + SECONDS.toNanos(110) + TICK);
             List<Frame> pings = sent(PING);
-            assertEquals(1, pings.size(), "10 s after the stream's HEADERS, the last read: " + pings + " at " + (now(ch) - start));
+            assertEquals(
+                    1,
+                    pings.size(),
+                    "10 s after the stream's HEADERS, the last read: " + pings + " at " + (now(ch) - start));
         }
 
         @Test
@@ -374,22 +395,34 @@ class Http2KeepAliveHandlerTest {
 
         @Test
         void aClientOpeningAStreamAfterASilencePingsAtOnceAndLeavesAServerThatNeverAnswers() {
-            Http2ChannelDuplexHandler app = new Http2ChannelDuplexHandler() { };
+            Http2ChannelDuplexHandler app = new Http2ChannelDuplexHandler() {};
             ch = new EmbeddedChannel();
             ch.freezeTime();
-            ch.pipeline().addLast(Http2FrameCodecBuilder.forClient().build(),
-                    pinging().metrics(registry).build().newHandler(), app, events);
+            ch.pipeline()
+                    .addLast(
+                            Http2FrameCodecBuilder.forClient().build(),
+                            pinging().metrics(registry).build().newHandler(),
+                            app,
+                            events);
             start = now(ch);
             discardOutbound(); // the client's preface and SETTINGS
             send(Http2Wire.frame(SETTINGS, 0, 0, new byte[0]));
             advanceTo(ch, start + SECONDS.toNanos(100));
             assertEquals(List.of(), sent(PING), "no stream open: paused");
 
-            ch.writeAndFlush(new DefaultHttp2HeadersFrame(new DefaultHttp2Headers().method("GET").scheme("http")
-                    .path("/").authority("localhost"), true).stream(app.newStream()));
+            ch.writeAndFlush(new DefaultHttp2HeadersFrame(
+                            new DefaultHttp2Headers()
+                                    .method("GET")
+                                    .scheme("http")
+                                    .path("/")
+                                    .authority("localhost"),
+                            true)
+                    .stream(app.newStream()));
             List<Frame> frames = sent();
             assertEquals(1, frames.stream().filter(f -> f.type() == HEADERS).count(), frames.toString());
-            assertEquals(1, frames.stream().filter(f -> f.type() == PING).count(),
+            assertEquals(
+                    1,
+                    frames.stream().filter(f -> f.type() == PING).count(),
                     "100 s without a read: the new stream's connection is checked at once " + frames);
             advanceTo(ch, start + SECONDS.toNanos(105) - TICK);
             assertTrue(ch.isActive(), "never before the timeout");
@@ -423,19 +456,32 @@ class Http2KeepAliveHandlerTest {
             send(Http2Wire.ping(id, true));
             send(Http2Wire.ping(id, true));
             assertEquals(1, events.ofType(PongReceivedEvent.class).size());
-            assertEquals(1, registry.get("wheelbeat.heartbeat.pongs.late").counter().count());
+            assertEquals(
+                    1, registry.get("wheelbeat.heartbeat.pongs.late").counter().count());
             send(Http2Wire.ping(0x5EED, true));
             assertEquals(0x5EEDL, requests.pingAcks.get(0), "the application's own PING ACK reaches it");
         }
 
         @Test
         void keepAliveOptionsNeedTheKeepAliveTime() {
-            assertThrows(IllegalStateException.class, () -> Http2KeepAliveHandler.builder()
-                    .maxConnectionIdle(Duration.ofSeconds(1)).keepAliveTimeout(Duration.ofSeconds(1)).build());
-            assertThrows(IllegalStateException.class, () -> Http2KeepAliveHandler.builder()
-                    .maxConnectionIdle(Duration.ofSeconds(1)).keepAliveWithoutCalls(true).build());
-            assertThrows(IllegalArgumentException.class, () -> Http2KeepAliveHandler.builder().keepAliveTime(Duration.ofSeconds(0)));
-            assertThrows(IllegalArgumentException.class, () -> Http2KeepAliveHandler.builder().keepAliveJitter(1.0));
+            assertThrows(
+                    IllegalStateException.class,
+                    () -> Http2KeepAliveHandler.builder()
+                            .maxConnectionIdle(Duration.ofSeconds(1))
+                            .keepAliveTimeout(Duration.ofSeconds(1))
+                            .build());
+            assertThrows(
+                    IllegalStateException.class,
+                    () -> Http2KeepAliveHandler.builder()
+                            .maxConnectionIdle(Duration.ofSeconds(1))
+                            .keepAliveWithoutCalls(true)
+                            .build());
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () -> Http2KeepAliveHandler.builder().keepAliveTime(Duration.ofSeconds(0)));
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () -> Http2KeepAliveHandler.builder().keepAliveJitter(1.0));
         }
     }
 
@@ -448,7 +494,9 @@ class Http2KeepAliveHandlerTest {
             advanceTo(ch, start + SECONDS.toNanos(30) - 1);
             assertEquals(List.of(), sent());
             advanceTo(ch, start + SECONDS.toNanos(30) + TICK);
-            assertEquals(SECONDS.toNanos(30), events.ofType(MaxConnectionIdleEvent.class).get(0).idleNanos());
+            assertEquals(
+                    SECONDS.toNanos(30),
+                    events.ofType(MaxConnectionIdleEvent.class).get(0).idleNanos());
             List<Frame> drain = sent();
             assertEquals(GOAWAY, drain.get(0).type());
             assertEquals(MAX_STREAM_ID, drain.get(0).goAwayLastStreamId());
@@ -497,12 +545,15 @@ class Http2KeepAliveHandlerTest {
 
         @Test
         void streamsInFlightFinishAndTheLastStreamIdNamesThem() {
-            start(Http2KeepAliveHandler.builder().maxConnectionAge(MaxConnectionAge.of(Duration.ofSeconds(60)).withJitter(0)));
+            start(Http2KeepAliveHandler.builder()
+                    .maxConnectionAge(
+                            MaxConnectionAge.of(Duration.ofSeconds(60)).withJitter(0)));
             send(Http2Wire.get(1), Http2Wire.get(3));
             advanceTo(ch, start + SECONDS.toNanos(60) - 1);
             assertEquals(List.of(), sent());
             advanceTo(ch, start + SECONDS.toNanos(60) + TICK);
-            MaxConnectionAgeEvent age = events.ofType(MaxConnectionAgeEvent.class).get(0);
+            MaxConnectionAgeEvent age =
+                    events.ofType(MaxConnectionAgeEvent.class).get(0);
             assertEquals(SECONDS.toNanos(60), age.ageNanos());
             assertEquals(Long.MAX_VALUE, age.graceNanos());
             List<Frame> drain = sent();
@@ -520,7 +571,10 @@ class Http2KeepAliveHandlerTest {
 
         @Test
         void afterTheGraceTheConnectionClosesWithStreamsStillOpen() {
-            start(Http2KeepAliveHandler.builder().maxConnectionAge(MaxConnectionAge.of(Duration.ofSeconds(60)).withJitter(0).withGrace(Duration.ofSeconds(5))));
+            start(Http2KeepAliveHandler.builder()
+                    .maxConnectionAge(MaxConnectionAge.of(Duration.ofSeconds(60))
+                            .withJitter(0)
+                            .withGrace(Duration.ofSeconds(5))));
             send(Http2Wire.get(1));
             advanceTo(ch, start + SECONDS.toNanos(60) + TICK);
             send(Http2Wire.ping(Http2KeepAliveHandler.DRAIN_PING, true));
@@ -533,10 +587,13 @@ class Http2KeepAliveHandlerTest {
 
         @Test
         void eachConnectionsAgeIsMovedByTheJitter() {
-            start(Http2KeepAliveHandler.builder().maxConnectionAge(MaxConnectionAge.of(Duration.ofSeconds(100)))
+            start(Http2KeepAliveHandler.builder()
+                    .maxConnectionAge(MaxConnectionAge.of(Duration.ofSeconds(100)))
                     .random(new ScriptedRandom(0.0)));
             advanceTo(ch, start + SECONDS.toNanos(90) + TICK);
-            assertEquals(SECONDS.toNanos(90), events.ofType(MaxConnectionAgeEvent.class).get(0).ageNanos());
+            assertEquals(
+                    SECONDS.toNanos(90),
+                    events.ofType(MaxConnectionAgeEvent.class).get(0).ageNanos());
         }
     }
 
@@ -550,22 +607,39 @@ class Http2KeepAliveHandlerTest {
                 failures.add(cause);
             }
         });
-        bare.pipeline().addFirst(Http2KeepAliveHandler.builder().maxConnectionIdle(Duration.ofSeconds(1)).build().newHandler());
-        assertTrue(failures.get(0).getCause().getMessage().contains("needs Netty's Http2FrameCodec"),
-                failures.toString());
+        bare.pipeline()
+                .addFirst(Http2KeepAliveHandler.builder()
+                        .maxConnectionIdle(Duration.ofSeconds(1))
+                        .build()
+                        .newHandler());
+        assertTrue(
+                failures.get(0).getCause().getMessage().contains("needs Netty's Http2FrameCodec"), failures.toString());
     }
 
     @Test
     void settingsAreCheckedWhenConfigured() {
-        assertThrows(IllegalStateException.class,
+        assertThrows(
+                IllegalStateException.class,
                 () -> Http2KeepAliveHandler.builder().pingLimits(PingLimits.OFF).build());
         Http2KeepAliveHandler.builder().build(); // the default ping-flood limit is a rule
-        assertThrows(IllegalStateException.class, () -> Http2KeepAliveHandler.builder()
-                .pingLimits(PingLimits.OFF).maxConnectionIdle(Duration.ofSeconds(1))
-                .permitKeepAliveWithoutCalls(true).build());
-        assertThrows(IllegalStateException.class, () -> Http2KeepAliveHandler.builder()
-                .maxConnectionIdle(Duration.ofSeconds(1)).permitKeepAliveWithoutCalls(true).build());
-        assertThrows(NullPointerException.class, () -> Http2KeepAliveHandler.builder().maxConnectionAge(null));
-        assertThrows(NullPointerException.class, () -> Http2KeepAliveHandler.builder().pingLimits(null));
+        assertThrows(
+                IllegalStateException.class,
+                () -> Http2KeepAliveHandler.builder()
+                        .pingLimits(PingLimits.OFF)
+                        .maxConnectionIdle(Duration.ofSeconds(1))
+                        .permitKeepAliveWithoutCalls(true)
+                        .build());
+        assertThrows(
+                IllegalStateException.class,
+                () -> Http2KeepAliveHandler.builder()
+                        .maxConnectionIdle(Duration.ofSeconds(1))
+                        .permitKeepAliveWithoutCalls(true)
+                        .build());
+        assertThrows(
+                NullPointerException.class,
+                () -> Http2KeepAliveHandler.builder().maxConnectionAge(null));
+        assertThrows(
+                NullPointerException.class,
+                () -> Http2KeepAliveHandler.builder().pingLimits(null));
     }
 }

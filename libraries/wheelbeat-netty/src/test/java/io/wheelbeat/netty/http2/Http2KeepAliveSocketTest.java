@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.wheelbeat.netty.deadline.MaxConnectionAge;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBufUtil;
@@ -35,6 +34,7 @@ import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2ServerUpgradeCodec;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
+import io.wheelbeat.netty.deadline.MaxConnectionAge;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
@@ -86,45 +86,57 @@ class Http2KeepAliveSocketTest {
     private int startServer(Http2KeepAliveHandler.Builder keepAlive) throws InterruptedException {
         Http2KeepAliveHandler.Factory handlers = keepAlive.metrics(registry).build();
         Supplier<ChannelHandler[]> http2 = () -> new ChannelHandler[] {
-            Http2FrameCodecBuilder.forServer().build(), handlers.newHandler(),
+            Http2FrameCodecBuilder.forServer().build(),
+            handlers.newHandler(),
             new Http2MultiplexHandler(new ChannelInitializer<Channel>() {
                 @Override
                 protected void initChannel(Channel stream) {
                     stream.pipeline().addLast(new Ok());
                 }
-            }), new EventRecorder()};
-        Channel server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+            }),
+            new EventRecorder()
+        };
+        Channel server = new ServerBootstrap()
+                .group(group)
+                .channel(NioServerSocketChannel.class)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         connections.incrementAndGet();
                         HttpServerCodec http1 = new HttpServerCodec();
-                        HttpServerUpgradeHandler upgrade = new HttpServerUpgradeHandler(http1, protocol ->
-                                AsciiString.contentEquals(Http2CodecUtil.HTTP_UPGRADE_PROTOCOL_NAME, protocol)
-                                        ? upgradeCodec(http2.get()) : null);
-                        ch.pipeline().addLast(new CleartextHttp2ServerUpgradeHandler(http1, upgrade,
-                                new ChannelInitializer<Channel>() {
-                                    @Override
-                                    protected void initChannel(Channel prior) {
-                                        prior.pipeline().addLast(http2.get());
-                                    }
-                                }));
+                        HttpServerUpgradeHandler upgrade = new HttpServerUpgradeHandler(
+                                http1,
+                                protocol ->
+                                        AsciiString.contentEquals(Http2CodecUtil.HTTP_UPGRADE_PROTOCOL_NAME, protocol)
+                                                ? upgradeCodec(http2.get())
+                                                : null);
+                        ch.pipeline()
+                                .addLast(new CleartextHttp2ServerUpgradeHandler(
+                                        http1, upgrade, new ChannelInitializer<Channel>() {
+                                            @Override
+                                            protected void initChannel(Channel prior) {
+                                                prior.pipeline().addLast(http2.get());
+                                            }
+                                        }));
                     }
-                }).bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+                })
+                .bind(new InetSocketAddress("127.0.0.1", 0))
+                .sync()
+                .channel();
         return ((InetSocketAddress) server.localAddress()).getPort();
     }
 
     private static Http2ServerUpgradeCodec upgradeCodec(ChannelHandler[] http2) {
-        return new Http2ServerUpgradeCodec((Http2FrameCodec) http2[0],
-                java.util.Arrays.copyOfRange(http2, 1, http2.length));
+        return new Http2ServerUpgradeCodec(
+                (Http2FrameCodec) http2[0], java.util.Arrays.copyOfRange(http2, 1, http2.length));
     }
 
     /** Answers a request (HTTP/2 HEADERS, or the HTTP/1.1 request that upgraded) with 200 "ok". */
     private static final class Ok extends ChannelInboundHandlerAdapter {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            boolean request = msg instanceof FullHttpRequest
-                    || msg instanceof Http2HeadersFrame headers && headers.isEndStream();
+            boolean request =
+                    msg instanceof FullHttpRequest || msg instanceof Http2HeadersFrame headers && headers.isEndStream();
             ReferenceCountUtil.release(msg);
             if (request) {
                 ctx.write(new DefaultHttp2HeadersFrame(new DefaultHttp2Headers().status("200")));
@@ -147,18 +159,26 @@ class Http2KeepAliveSocketTest {
     }
 
     private double closed(String reason) {
-        return registry.get("wheelbeat.connection.closed").tag("reason", reason).counter().count();
+        return registry.get("wheelbeat.connection.closed")
+                .tag("reason", reason)
+                .counter()
+                .count();
     }
 
     private HttpClient jdkClient() {
-        jdk = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2)
-                .connectTimeout(Duration.ofMillis(WAIT_MILLIS)).build();
+        jdk = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_2)
+                .connectTimeout(Duration.ofMillis(WAIT_MILLIS))
+                .build();
         return jdk;
     }
 
     private static HttpResponse<String> get(HttpClient client, int port) throws Exception {
-        HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/"))
-                .timeout(Duration.ofMillis(WAIT_MILLIS)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = client.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/"))
+                        .timeout(Duration.ofMillis(WAIT_MILLIS))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         assertEquals(200, response.statusCode());
         assertEquals("ok", response.body());
         return response;
@@ -189,7 +209,9 @@ class Http2KeepAliveSocketTest {
     }
 
     private static Frame goAway(List<Frame> frames) {
-        return frames.stream().filter(f -> f.type() == Http2Wire.GOAWAY).findFirst()
+        return frames.stream()
+                .filter(f -> f.type() == Http2Wire.GOAWAY)
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no GOAWAY in " + frames));
     }
 
@@ -201,7 +223,10 @@ class Http2KeepAliveSocketTest {
      */
     @Test
     void theJdkClientIsDrainedAtMaxConnectionAgeAndServedOnANewConnection() throws Exception {
-        int port = startServer(Http2KeepAliveHandler.builder().maxConnectionAge(MaxConnectionAge.of(Duration.ofMillis(200)).withJitter(0).withGrace(Duration.ofSeconds(5))));
+        int port = startServer(Http2KeepAliveHandler.builder()
+                .maxConnectionAge(MaxConnectionAge.of(Duration.ofMillis(200))
+                        .withJitter(0)
+                        .withGrace(Duration.ofSeconds(5))));
         HttpClient client = jdkClient();
         for (int i = 0; i < 3; i++) {
             get(client, port);
@@ -211,19 +236,27 @@ class Http2KeepAliveSocketTest {
         // At least: a stalled machine may let a request in before an age timer fires.
         assertTrue(closed("max_connection_age") >= 2, "aged out: " + closed("max_connection_age"));
         assertTrue(connections.get() >= 3, "connections: " + connections.get());
-        assertEquals(closed("max_connection_age"), serverEvents.stream()
-                .filter(io.wheelbeat.netty.deadline.MaxConnectionAgeEvent.class::isInstance).count());
+        assertEquals(
+                closed("max_connection_age"),
+                serverEvents.stream()
+                        .filter(io.wheelbeat.netty.deadline.MaxConnectionAgeEvent.class::isInstance)
+                        .count());
     }
 
     @Test
     void aPeerThatPingsTooOftenGetsGoAwayEnhanceYourCalmWhileTheJdkClientIsServed() throws Exception {
-        int port = startServer(Http2KeepAliveHandler.builder().pingLimits(PingLimits.of(Duration.ofSeconds(1), 3))
+        int port = startServer(Http2KeepAliveHandler.builder()
+                .pingLimits(PingLimits.of(Duration.ofSeconds(1), 3))
                 .permitKeepAliveWithoutCalls(true));
         HttpClient client = jdkClient();
         get(client, port);
         Socket pinger = rawHttp2(port);
-        pinger.getOutputStream().write(Http2Wire.concat(Http2Wire.ping(1, false), Http2Wire.ping(2, false),
-                Http2Wire.ping(3, false), Http2Wire.ping(4, false)));
+        pinger.getOutputStream()
+                .write(Http2Wire.concat(
+                        Http2Wire.ping(1, false),
+                        Http2Wire.ping(2, false),
+                        Http2Wire.ping(3, false),
+                        Http2Wire.ping(4, false)));
 
         Frame goAway = goAway(readToClose(pinger));
         assertEquals(Http2Wire.ENHANCE_YOUR_CALM, goAway.goAwayErrorCode());
@@ -253,7 +286,10 @@ class Http2KeepAliveSocketTest {
         } while (ack != null && ack.type() != Http2Wire.PING);
         assertEquals(42, ack.pingContent(), "a well-formed PING on a new connection is still acknowledged");
         assertTrue(ack.has(Http2Wire.FLAG_ACK));
-        assertNull(serverEvents.stream().filter(TooManyPingsEvent.class::isInstance).findAny().orElse(null));
+        assertNull(serverEvents.stream()
+                .filter(TooManyPingsEvent.class::isInstance)
+                .findAny()
+                .orElse(null));
     }
 
     private long count(Class<?> type) {
@@ -262,8 +298,10 @@ class Http2KeepAliveSocketTest {
 
     @Test
     void theJdkClientAcknowledgesKeepAlivePingsAndItsConnectionStays() throws Exception {
-        int port = startServer(Http2KeepAliveHandler.builder().keepAliveTime(Duration.ofMillis(100))
-                .keepAliveTimeout(Duration.ofSeconds(5)).keepAliveWithoutCalls(true));
+        int port = startServer(Http2KeepAliveHandler.builder()
+                .keepAliveTime(Duration.ofMillis(100))
+                .keepAliveTimeout(Duration.ofSeconds(5))
+                .keepAliveWithoutCalls(true));
         HttpClient client = jdkClient();
         get(client, port);
         long deadline = System.nanoTime() + MILLISECONDS.toNanos(WAIT_MILLIS);
@@ -279,8 +317,10 @@ class Http2KeepAliveSocketTest {
 
     @Test
     void aPeerThatStopsAcknowledgingIsSentGoAwayPingTimeoutAndClosedNeverBeforeTheTimeout() throws Exception {
-        int port = startServer(Http2KeepAliveHandler.builder().keepAliveTime(Duration.ofMillis(100))
-                .keepAliveTimeout(Duration.ofMillis(300)).keepAliveWithoutCalls(true));
+        int port = startServer(Http2KeepAliveHandler.builder()
+                .keepAliveTime(Duration.ofMillis(100))
+                .keepAliveTimeout(Duration.ofMillis(300))
+                .keepAliveWithoutCalls(true));
         HttpClient client = jdkClient();
         get(client, port);
         long opened = System.nanoTime();
@@ -289,7 +329,9 @@ class Http2KeepAliveSocketTest {
         List<Frame> frames = readToClose(silent);
         long openMillis = MILLISECONDS.convert(System.nanoTime() - opened, java.util.concurrent.TimeUnit.NANOSECONDS);
         assertTrue(openMillis >= 400, "closed after " + openMillis + " ms, before keepalive + timeout");
-        assertTrue(frames.stream().anyMatch(f -> f.type() == Http2Wire.PING && !f.has(Http2Wire.FLAG_ACK)), frames.toString());
+        assertTrue(
+                frames.stream().anyMatch(f -> f.type() == Http2Wire.PING && !f.has(Http2Wire.FLAG_ACK)),
+                frames.toString());
         Frame goAway = goAway(frames);
         assertEquals(Http2Wire.NO_ERROR, goAway.goAwayErrorCode());
         assertEquals("ping_timeout", goAway.goAwayDebugData());
@@ -303,20 +345,33 @@ class Http2KeepAliveSocketTest {
         int port = startServer(Http2KeepAliveHandler.builder().maxConnectionIdle(Duration.ofHours(1)));
         List<Object> clientEvents = new CopyOnWriteArrayList<>();
         SimpleMeterRegistry clientRegistry = new SimpleMeterRegistry();
-        Http2KeepAliveHandler.Factory keepAlive = Http2KeepAliveHandler.builder().keepAliveTime(Duration.ofMillis(100))
-                .keepAliveTimeout(Duration.ofSeconds(5)).keepAliveWithoutCalls(true).keepAliveJitter(0.2)
-                .metrics(clientRegistry).build();
-        Channel client = io.wheelbeat.netty.RecordingClient.connect(group, port, clientEvents,
-                Http2FrameCodecBuilder.forClient().build(), keepAlive.newHandler());
+        Http2KeepAliveHandler.Factory keepAlive = Http2KeepAliveHandler.builder()
+                .keepAliveTime(Duration.ofMillis(100))
+                .keepAliveTimeout(Duration.ofSeconds(5))
+                .keepAliveWithoutCalls(true)
+                .keepAliveJitter(0.2)
+                .metrics(clientRegistry)
+                .build();
+        Channel client = io.wheelbeat.netty.RecordingClient.connect(
+                group, port, clientEvents, Http2FrameCodecBuilder.forClient().build(), keepAlive.newHandler());
         long deadline = System.nanoTime() + MILLISECONDS.toNanos(WAIT_MILLIS);
         while (clientEvents.stream().filter(PongReceivedEvent.class::isInstance).count() < 10
                 && System.nanoTime() - deadline < 0) {
             Thread.sleep(50);
         }
         assertTrue(client.isActive());
-        assertTrue(clientEvents.stream().filter(PongReceivedEvent.class::isInstance).count() >= 10, clientEvents.toString());
+        assertTrue(
+                clientEvents.stream()
+                                .filter(PongReceivedEvent.class::isInstance)
+                                .count()
+                        >= 10,
+                clientEvents.toString());
         assertTrue(clientRegistry.get("wheelbeat.heartbeat.rtt").timer().count() >= 10);
-        assertEquals(0, clientEvents.stream().filter(HeartbeatFailedEvent.class::isInstance).count());
+        assertEquals(
+                0,
+                clientEvents.stream()
+                        .filter(HeartbeatFailedEvent.class::isInstance)
+                        .count());
         client.close().sync();
     }
 }

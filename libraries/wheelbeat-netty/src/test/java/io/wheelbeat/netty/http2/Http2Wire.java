@@ -31,11 +31,11 @@ final class Http2Wire {
 
     private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
     /** HPACK: GET, http, /, from the static table, and a literal authority "localhost". */
-    private static final byte[] GET_HEADERS = {(byte) 0x82, (byte) 0x86, (byte) 0x84, 0x41, 9,
-        'l', 'o', 'c', 'a', 'l', 'h', 'o', 's', 't'};
+    private static final byte[] GET_HEADERS = {
+        (byte) 0x82, (byte) 0x86, (byte) 0x84, 0x41, 9, 'l', 'o', 'c', 'a', 'l', 'h', 'o', 's', 't'
+    };
 
-    private Http2Wire() {
-    }
+    private Http2Wire() {}
 
     /** One frame as read. */
     record Frame(int type, int flags, int streamId, byte[] payload) {
@@ -65,7 +65,9 @@ final class Http2Wire {
         }
 
         private long readInt(int at) {
-            return (payload[at] & 0xFFL) << 24 | (payload[at + 1] & 0xFFL) << 16 | (payload[at + 2] & 0xFFL) << 8
+            return (payload[at] & 0xFFL) << 24
+                    | (payload[at + 1] & 0xFFL) << 16
+                    | (payload[at + 2] & 0xFFL) << 8
                     | payload[at + 3] & 0xFFL;
         }
 
@@ -73,8 +75,9 @@ final class Http2Wire {
         public String toString() {
             return switch (type) {
                 case PING -> "PING" + (has(FLAG_ACK) ? "-ACK " : " ") + Long.toHexString(pingContent());
-                case GOAWAY -> "GOAWAY(last=" + goAwayLastStreamId() + ", error=" + goAwayErrorCode() + ", "
-                        + goAwayDebugData() + ")";
+                case GOAWAY ->
+                    "GOAWAY(last=" + goAwayLastStreamId() + ", error=" + goAwayErrorCode() + ", " + goAwayDebugData()
+                            + ")";
                 default -> "frame(type=" + type + ", flags=" + flags + ", stream=" + streamId + ")";
             };
         }

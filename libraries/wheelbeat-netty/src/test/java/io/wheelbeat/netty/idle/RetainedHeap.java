@@ -35,9 +35,20 @@ import org.openjdk.jol.vm.VM;
  */
 final class RetainedHeap {
 
-    private static final List<Class<?>> SHARED_TYPES = List.of(Class.class, Channel.class, ChannelPipeline.class,
-            ChannelHandlerContext.class, EventExecutor.class, Ticker.class, io.wheelbeat.core.Ticker.class, TimerWheel.class,
-            ExecutorDrivenWheel.class, WheelScheduler.class, handoverScheduler(), EventLoopWheels.class, Thread.class,
+    private static final List<Class<?>> SHARED_TYPES = List.of(
+            Class.class,
+            Channel.class,
+            ChannelPipeline.class,
+            ChannelHandlerContext.class,
+            EventExecutor.class,
+            Ticker.class,
+            io.wheelbeat.core.Ticker.class,
+            TimerWheel.class,
+            ExecutorDrivenWheel.class,
+            WheelScheduler.class,
+            handoverScheduler(),
+            EventLoopWheels.class,
+            Thread.class,
             ClassLoader.class);
 
     /**
@@ -60,8 +71,7 @@ final class RetainedHeap {
         }
     }
 
-    private RetainedHeap() {
-    }
+    private RetainedHeap() {}
 
     /**
      * The heap {@code handler} retains beyond what it shares with {@code sameSettingsElsewhere},

@@ -30,8 +30,8 @@ class TimeoutClosesTest {
     @Test
     void aQuietReadTimeoutClosesWithoutAnExceptionAndCountsTheClose() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        EmbeddedChannel channel = new EmbeddedChannel(new WheelReadTimeoutHandler(TIMEOUT,
-                TimeoutCloses.quiet().withMetrics(registry)));
+        EmbeddedChannel channel = new EmbeddedChannel(
+                new WheelReadTimeoutHandler(TIMEOUT, TimeoutCloses.quiet().withMetrics(registry)));
         awaitClose(channel);
         channel.checkException(); // nothing fired
         assertEquals(1.0, closed(registry, "read_timeout"));
@@ -49,8 +49,9 @@ class TimeoutClosesTest {
     void aQuietWriteTimeoutClosesWithoutAnExceptionAndCountsTheClose() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         HoldWrites held = new HoldWrites();
-        EmbeddedChannel channel = new EmbeddedChannel(held, new WheelWriteTimeoutHandler(TIMEOUT,
-                TimeoutCloses.quiet().withMetrics(registry)));
+        EmbeddedChannel channel = new EmbeddedChannel(
+                held,
+                new WheelWriteTimeoutHandler(TIMEOUT, TimeoutCloses.quiet().withMetrics(registry)));
         channel.writeAndFlush("never completes");
         awaitClose(channel);
         channel.checkException();
@@ -75,12 +76,14 @@ class TimeoutClosesTest {
         assertThrows(NullPointerException.class, () -> new WheelReadTimeoutHandler((Duration) null));
         assertThrows(IllegalArgumentException.class, () -> new WheelReadTimeoutHandler(Duration.ofMillis(-1)));
         assertThrows(NullPointerException.class, () -> new WheelWriteTimeoutHandler(TIMEOUT, null));
-        assertThrows(IllegalArgumentException.class, () -> new WheelWriteTimeoutHandler(Duration.ofSeconds(Long.MAX_VALUE)));
+        assertThrows(
+                IllegalArgumentException.class, () -> new WheelWriteTimeoutHandler(Duration.ofSeconds(Long.MAX_VALUE)));
     }
 
     @Test
     void aZeroDurationDisablesTheReadTimeout() throws InterruptedException {
-        EmbeddedChannel channel = new EmbeddedChannel(new WheelReadTimeoutHandler(Duration.ZERO, TimeoutCloses.quiet()));
+        EmbeddedChannel channel =
+                new EmbeddedChannel(new WheelReadTimeoutHandler(Duration.ZERO, TimeoutCloses.quiet()));
         Thread.sleep(20);
         channel.runPendingTasks();
         channel.runScheduledPendingTasks();
@@ -88,7 +91,10 @@ class TimeoutClosesTest {
     }
 
     private static double closed(SimpleMeterRegistry registry, String reason) {
-        return registry.get("wheelbeat.connection.closed").tag("reason", reason).counter().count();
+        return registry.get("wheelbeat.connection.closed")
+                .tag("reason", reason)
+                .counter()
+                .count();
     }
 
     /** Runs the channel's due tasks until it closes; fails after 10 s. */

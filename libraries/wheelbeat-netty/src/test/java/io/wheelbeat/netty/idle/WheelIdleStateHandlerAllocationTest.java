@@ -1,6 +1,5 @@
 package io.wheelbeat.netty.idle;
 
-import io.wheelbeat.netty.VirtualTime;
 import static java.util.concurrent.TimeUnit.MICROSECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -11,6 +10,7 @@ import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.wheelbeat.netty.VirtualTime;
 import java.lang.management.ManagementFactory;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,12 +30,10 @@ class WheelIdleStateHandlerAllocationTest {
     /** Ends reads here and completes writes at once, so the channel allocates nothing per message. */
     private static final class Sink extends ChannelDuplexHandler {
         @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        }
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {}
 
         @Override
-        public void channelReadComplete(ChannelHandlerContext ctx) {
-        }
+        public void channelReadComplete(ChannelHandlerContext ctx) {}
 
         @Override
         public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
@@ -84,7 +82,8 @@ class WheelIdleStateHandlerAllocationTest {
         EmbeddedChannel ch = VirtualTime.frozenChannel(new WheelIdleStateHandler(1, 1, 1, SECONDS), new Sink());
         double withHandler = bytesPerReadBatch(ch);
         double without = bytesPerReadBatch(VirtualTime.frozenChannel(new Sink()));
-        assertTrue(withHandler - without < 1, withHandler + " bytes per read batch, " + without + " without the handler");
+        assertTrue(
+                withHandler - without < 1, withHandler + " bytes per read batch, " + without + " without the handler");
         assertEquals(3, VirtualTime.pendingTimers(ch));
         ch.finishAndReleaseAll();
     }

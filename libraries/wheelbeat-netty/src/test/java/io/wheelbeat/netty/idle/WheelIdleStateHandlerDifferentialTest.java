@@ -51,13 +51,16 @@ class WheelIdleStateHandlerDifferentialTest {
 
     /** Scripts per loop kind, and the seed of the first; override to explore: -Dwheelbeat.idle.scripts=5000. */
     private static final int SCRIPTS = Integer.getInteger("wheelbeat.idle.scripts", 1000);
+
     private static final long FIRST_SEED = Long.getLong("wheelbeat.idle.seed", 20_251_122L);
     private static final int MIN_PERIODS = 60;
     private static final int ORIGIN_SCRIPTS = SCRIPTS / 5;
 
     /** How the event loop runs its scheduled tasks: at their deadlines, or on a fixed step. */
     enum Loop {
-        PUNCTUAL(0), EVERY_MILLISECOND(MILLISECONDS.toNanos(1)), EVERY_5_MILLISECONDS(MILLISECONDS.toNanos(5));
+        PUNCTUAL(0),
+        EVERY_MILLISECOND(MILLISECONDS.toNanos(1)),
+        EVERY_5_MILLISECONDS(MILLISECONDS.toNanos(5));
 
         final long stepNanos;
 
@@ -98,11 +101,20 @@ class WheelIdleStateHandlerDifferentialTest {
         REMOVE
     }
 
-    private record Script(long seed, Loop loop, boolean observeOutput, long readerNanos, long writerNanos,
-                          long allNanos, List<Step> steps) {
+    private record Script(
+            long seed,
+            Loop loop,
+            boolean observeOutput,
+            long readerNanos,
+            long writerNanos,
+            long allNanos,
+            List<Step> steps) {
         /** Virtual time the script spans: its pauses and stalls. */
         long duration() {
-            return steps.stream().filter(s -> s.kind == Kind.PAUSE || s.kind == Kind.STALL).mapToLong(Step::arg).sum();
+            return steps.stream()
+                    .filter(s -> s.kind == Kind.PAUSE || s.kind == Kind.STALL)
+                    .mapToLong(Step::arg)
+                    .sum();
         }
 
         @Override
@@ -148,18 +160,33 @@ class WheelIdleStateHandlerDifferentialTest {
         int events = 0;
         for (int i = 0; i < ORIGIN_SCRIPTS; i++) {
             Script script = randomScript(FIRST_SEED + 3L * SCRIPTS + i, Loop.PUNCTUAL);
-            List<Event> netty = run(script, new IdleStateHandler(script.observeOutput, script.readerNanos,
-                    script.writerNanos, script.allNanos, NANOSECONDS));
+            List<Event> netty = run(
+                    script,
+                    new IdleStateHandler(
+                            script.observeOutput,
+                            script.readerNanos,
+                            script.writerNanos,
+                            script.allNanos,
+                            NANOSECONDS));
             long half = script.duration() / 2;
             for (long origin : new long[] {Long.MAX_VALUE - half, Long.MIN_VALUE, -half}) {
                 ManualLoop loop = new ManualLoop(origin);
                 ExecutorDrivenWheel timer = Drivers.executorDriven(loop, new WheelSettings().ticker(loop::now));
                 SlowDrainChannel ch = loop.drive(new SlowDrainChannel(loop.ticker));
-                List<Event> wheel = run(script, ch, loop, WheelIdleStateHandler.builder().timer(timer)
-                        .observeOutput(script.observeOutput).readerIdleTime(Duration.ofNanos(script.readerNanos))
-                        .writerIdleTime(Duration.ofNanos(script.writerNanos)).allIdleTime(Duration.ofNanos(script.allNanos))
-                        .build().newHandler());
-                assertEquals(0, timer.pendingTimers(), () -> "timers left after close, origin " + origin + ": " + script);
+                List<Event> wheel = run(
+                        script,
+                        ch,
+                        loop,
+                        WheelIdleStateHandler.builder()
+                                .timer(timer)
+                                .observeOutput(script.observeOutput)
+                                .readerIdleTime(Duration.ofNanos(script.readerNanos))
+                                .writerIdleTime(Duration.ofNanos(script.writerNanos))
+                                .allIdleTime(Duration.ofNanos(script.allNanos))
+                                .build()
+                                .newHandler());
+                assertEquals(
+                        0, timer.pendingTimers(), () -> "timers left after close, origin " + origin + ": " + script);
                 compare(script, netty, wheel);
             }
             events += netty.size();
@@ -173,8 +200,7 @@ class WheelIdleStateHandlerDifferentialTest {
      * expiries the wheel handed over to it), compared by difference as the clock may wrap.
      */
     static final class ManualLoop implements WheelExecutor, LoopTime {
-        private record Scheduled(long due, Runnable task, CompletableFuture<Void> done) {
-        }
+        private record Scheduled(long due, Runnable task, CompletableFuture<Void> done) {}
 
         final VirtualTicker ticker;
         private final List<Scheduled> scheduled = new ArrayList<>();
@@ -260,27 +286,44 @@ class WheelIdleStateHandlerDifferentialTest {
         int repeated = 0;
         for (int i = 0; i < SCRIPTS; i++) {
             Script script = randomScript(firstSeed + i, loop);
-            List<Event> netty = run(script, new IdleStateHandler(script.observeOutput, script.readerNanos,
-                    script.writerNanos, script.allNanos, NANOSECONDS));
+            List<Event> netty = run(
+                    script,
+                    new IdleStateHandler(
+                            script.observeOutput,
+                            script.readerNanos,
+                            script.writerNanos,
+                            script.allNanos,
+                            NANOSECONDS));
             SlowDrainChannel ch = new SlowDrainChannel();
-            List<Event> wheel = run(script, ch, embeddedTime(ch, loop), new WheelIdleStateHandler(
-                    script.observeOutput, script.readerNanos, script.writerNanos, script.allNanos, NANOSECONDS));
+            List<Event> wheel = run(
+                    script,
+                    ch,
+                    embeddedTime(ch, loop),
+                    new WheelIdleStateHandler(
+                            script.observeOutput,
+                            script.readerNanos,
+                            script.writerNanos,
+                            script.allNanos,
+                            NANOSECONDS));
             assertEquals(0, VirtualTime.pendingTimers(ch), () -> "timers left after close: " + script);
             compare(script, netty, wheel);
             events += netty.size();
             repeated += (int) netty.stream().filter(e -> !e.event().isFirst()).count();
         }
         // The scripts must exercise something: many events, most of them repeats, not a silent pass.
-        assertTrue(events > 100 * SCRIPTS && repeated > events / 2,
+        assertTrue(
+                events > 100 * SCRIPTS && repeated > events / 2,
                 events + " events, " + repeated + " repeated, in " + SCRIPTS + " scripts");
-        System.out.printf("differential, %s loop: %d scripts from seed %d, %d events (%d repeated), all as Netty's%n",
+        System.out.printf(
+                "differential, %s loop: %d scripts from seed %d, %d events (%d repeated), all as Netty's%n",
                 loop, SCRIPTS, firstSeed, events, repeated);
     }
 
     private static void compare(Object script, List<?> netty, List<?> wheel) {
         for (int i = 0; i < Math.min(netty.size(), wheel.size()); i++) {
             if (!netty.get(i).equals(wheel.get(i))) {
-                fail("event " + i + ": Netty " + netty.get(i) + ", wheel " + wheel.get(i) + around(i, netty, wheel, script));
+                fail("event " + i + ": Netty " + netty.get(i) + ", wheel " + wheel.get(i)
+                        + around(i, netty, wheel, script));
             }
         }
         if (netty.size() != wheel.size()) {
@@ -291,8 +334,9 @@ class WheelIdleStateHandlerDifferentialTest {
 
     private static String around(int index, List<?> netty, List<?> wheel, Object script) {
         int from = Math.max(0, index - 4);
-        return "\n" + script + "\nNetty from event " + from + ": " + netty.subList(Math.min(from, netty.size()),
-                Math.min(index + 3, netty.size())) + "\nwheel from event " + from + ": "
+        return "\n" + script + "\nNetty from event " + from + ": "
+                + netty.subList(Math.min(from, netty.size()), Math.min(index + 3, netty.size())) + "\nwheel from event "
+                + from + ": "
                 + wheel.subList(Math.min(from, wheel.size()), Math.min(index + 3, wheel.size()));
     }
 
@@ -362,7 +406,9 @@ class WheelIdleStateHandlerDifferentialTest {
         }
         assertEquals(List.of(), recorder.exceptions, script::toString);
         ch.finishAndReleaseAll();
-        return recorder.fired.stream().map(f -> new Event(f.event(), f.nanoTime() - start)).toList();
+        return recorder.fired.stream()
+                .map(f -> new Event(f.event(), f.nanoTime() - start))
+                .toList();
     }
 
     /** Applies one step to {@code ch}, whose idle handler (the one resets and removal act on) is {@code handler}. */
@@ -436,6 +482,7 @@ class WheelIdleStateHandlerDifferentialTest {
 
     /** Shared-loop scripts; override to explore: -Dwheelbeat.idle.sharedScripts=4000. */
     private static final int SHARED_SCRIPTS = Integer.getInteger("wheelbeat.idle.sharedScripts", 450);
+
     private static final int SHARED_MIN_PERIODS = 20;
 
     /** An idle handler of a shared-loop script: its channel and its settings. */
@@ -461,8 +508,8 @@ class WheelIdleStateHandlerDifferentialTest {
      * A shared-loop script; with {@code appWrites}, the application writes and flushes from every
      * idle event (on {@code EmbeddedChannel} a flush runs the loop's due tasks inside the event).
      */
-    private record SharedScript(long seed, Loop loop, int channels, List<HandlerSpec> handlers, List<SharedStep> steps,
-                                boolean appWrites) {
+    private record SharedScript(
+            long seed, Loop loop, int channels, List<HandlerSpec> handlers, List<SharedStep> steps, boolean appWrites) {
         @Override
         public String toString() {
             return "seed " + seed + ", loop " + loop + ", " + channels + " channels, app writes " + appWrites
@@ -497,7 +544,8 @@ class WheelIdleStateHandlerDifferentialTest {
         @Override
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
             if (evt instanceof IdleStateEvent event) {
-                events.add(new SharedEvent(handler, event, ctx.executor().ticker().nanoTime() - start));
+                events.add(
+                        new SharedEvent(handler, event, ctx.executor().ticker().nanoTime() - start));
                 if (writes && ctx.channel().isActive()) {
                     ctx.writeAndFlush(Unpooled.buffer().writeZero(8));
                 }
@@ -521,12 +569,19 @@ class WheelIdleStateHandlerDifferentialTest {
     void twoHandlersOnOneLoopFireInDeadlineOrderAfterAStall() {
         long a = 5_400_000;
         long b = 5_300_000;
-        SharedScript script = new SharedScript(0, Loop.PUNCTUAL, 1,
+        SharedScript script = new SharedScript(
+                0,
+                Loop.PUNCTUAL,
+                1,
                 List.of(new HandlerSpec(0, false, a, 0, 0), new HandlerSpec(0, false, b, 0, 0)),
-                List.of(new SharedStep(new Step(Kind.STALL, MILLISECONDS.toNanos(7)), 0)), false);
+                List.of(new SharedStep(new Step(Kind.STALL, MILLISECONDS.toNanos(7)), 0)),
+                false);
         List<SharedEvent> netty = runShared(script, HandlerSpec::netty);
-        assertEquals(List.of(new SharedEvent(1, IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT, MILLISECONDS.toNanos(7)),
-                new SharedEvent(0, IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT, MILLISECONDS.toNanos(7))), netty);
+        assertEquals(
+                List.of(
+                        new SharedEvent(1, IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT, MILLISECONDS.toNanos(7)),
+                        new SharedEvent(0, IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT, MILLISECONDS.toNanos(7))),
+                netty);
         compare(script, netty, runShared(script, HandlerSpec::wheel));
     }
 
@@ -542,7 +597,8 @@ class WheelIdleStateHandlerDifferentialTest {
         int events = 0;
         int interleaved = 0;
         for (int i = 0; i < SHARED_SCRIPTS; i++) {
-            SharedScript script = randomSharedScript(FIRST_SEED + 4L * SCRIPTS + i, Loop.values()[i % Loop.values().length]);
+            SharedScript script =
+                    randomSharedScript(FIRST_SEED + 4L * SCRIPTS + i, Loop.values()[i % Loop.values().length]);
             List<SharedEvent> netty = runShared(script, HandlerSpec::netty);
             compare(script, netty, runShared(script, HandlerSpec::wheel));
             events += netty.size();
@@ -553,9 +609,12 @@ class WheelIdleStateHandlerDifferentialTest {
             }
         }
         // Not a silent pass: many events, and many instants where handlers' events meet.
-        assertTrue(events > 100 * SHARED_SCRIPTS && interleaved > SHARED_SCRIPTS,
-                events + " events, " + interleaved + " of different handlers at one instant, in " + SHARED_SCRIPTS + " scripts");
-        System.out.printf("differential, shared loop: %d scripts, %d events, %d of different handlers at one instant, all as Netty's%n",
+        assertTrue(
+                events > 100 * SHARED_SCRIPTS && interleaved > SHARED_SCRIPTS,
+                events + " events, " + interleaved + " of different handlers at one instant, in " + SHARED_SCRIPTS
+                        + " scripts");
+        System.out.printf(
+                "differential, shared loop: %d scripts, %d events, %d of different handlers at one instant, all as Netty's%n",
                 SHARED_SCRIPTS, events, interleaved);
     }
 
@@ -571,25 +630,33 @@ class WheelIdleStateHandlerDifferentialTest {
     @Test
     void onEmbeddedChannelAnAppWritingFromIdleEventsSeesNettysNestedTasksDiffer() {
         SharedScript random = randomSharedScript(20_255_132L, Loop.EVERY_MILLISECOND);
-        SharedScript script = new SharedScript(random.seed, random.loop, random.channels, random.handlers, random.steps, true);
+        SharedScript script =
+                new SharedScript(random.seed, random.loop, random.channels, random.handlers, random.steps, true);
         long ms = MILLISECONDS.toNanos(1);
         List<SharedEvent> netty = runShared(script, HandlerSpec::netty);
         List<SharedEvent> wheel = runShared(script, HandlerSpec::wheel);
-        assertEquals(List.of(new SharedEvent(2, IdleStateEvent.FIRST_WRITER_IDLE_STATE_EVENT, ms),
-                new SharedEvent(2, IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT, 2 * ms),
-                new SharedEvent(2, IdleStateEvent.WRITER_IDLE_STATE_EVENT, 2 * ms),
-                new SharedEvent(2, IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT, 3 * ms),
-                new SharedEvent(2, IdleStateEvent.FIRST_WRITER_IDLE_STATE_EVENT, 3 * ms)), netty.subList(0, 5));
-        assertEquals(List.of(new SharedEvent(2, IdleStateEvent.FIRST_WRITER_IDLE_STATE_EVENT, ms),
-                new SharedEvent(2, IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT, 2 * ms),
-                new SharedEvent(2, IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT, 3 * ms),
-                new SharedEvent(2, IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT, 4 * ms),
-                new SharedEvent(2, IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT, 5 * ms)), wheel.subList(0, 5));
+        assertEquals(
+                List.of(
+                        new SharedEvent(2, IdleStateEvent.FIRST_WRITER_IDLE_STATE_EVENT, ms),
+                        new SharedEvent(2, IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT, 2 * ms),
+                        new SharedEvent(2, IdleStateEvent.WRITER_IDLE_STATE_EVENT, 2 * ms),
+                        new SharedEvent(2, IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT, 3 * ms),
+                        new SharedEvent(2, IdleStateEvent.FIRST_WRITER_IDLE_STATE_EVENT, 3 * ms)),
+                netty.subList(0, 5));
+        assertEquals(
+                List.of(
+                        new SharedEvent(2, IdleStateEvent.FIRST_WRITER_IDLE_STATE_EVENT, ms),
+                        new SharedEvent(2, IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT, 2 * ms),
+                        new SharedEvent(2, IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT, 3 * ms),
+                        new SharedEvent(2, IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT, 4 * ms),
+                        new SharedEvent(2, IdleStateEvent.FIRST_ALL_IDLE_STATE_EVENT, 5 * ms)),
+                wheel.subList(0, 5));
         // Without the application's writes the two agree on the same script.
         compare(random, runShared(random, HandlerSpec::netty), runShared(random, HandlerSpec::wheel));
     }
 
-    private static List<SharedEvent> runShared(SharedScript script, java.util.function.Function<HandlerSpec, ChannelHandler> make) {
+    private static List<SharedEvent> runShared(
+            SharedScript script, java.util.function.Function<HandlerSpec, ChannelHandler> make) {
         SlowDrainChannel first = new SlowDrainChannel();
         LoopTime time = embeddedTime(first, script.loop);
         long start = time.now();
@@ -606,7 +673,9 @@ class WheelIdleStateHandlerDifferentialTest {
         for (int h = 0; h < handlers.length; h++) {
             HandlerSpec spec = script.handlers.get(h);
             handlers[h] = make.apply(spec);
-            channels[spec.channel].pipeline().addLast(handlers[h], new Tagger(h, start, events, exceptions, script.appWrites));
+            channels[spec.channel]
+                    .pipeline()
+                    .addLast(handlers[h], new Tagger(h, start, events, exceptions, script.appWrites));
         }
         for (SharedStep step : script.steps) {
             int c = script.handlers.get(step.handler).channel;
@@ -658,7 +727,10 @@ class WheelIdleStateHandlerDifferentialTest {
         }
         if (random.nextInt(4) == 0) {
             int at = steps.size() / 2 + random.nextInt(steps.size() - steps.size() / 2);
-            steps.add(at, new SharedStep(new Step(random.nextBoolean() ? Kind.CLOSE : Kind.REMOVE, 0), random.nextInt(count)));
+            steps.add(
+                    at,
+                    new SharedStep(
+                            new Step(random.nextBoolean() ? Kind.CLOSE : Kind.REMOVE, 0), random.nextInt(count)));
         }
         steps.add(new SharedStep(new Step(Kind.PAUSE, 3 * longest), 0));
         return new SharedScript(seed, loop, channels, List.copyOf(handlers), List.copyOf(steps), false);
@@ -716,8 +788,9 @@ class WheelIdleStateHandlerDifferentialTest {
             return new Step(Kind.PAUSE, nanos);
         }
         if (pick < 36) {
-            return new Step(Kind.STALL, random.nextBoolean() ? random.nextLong(MILLISECONDS.toNanos(2))
-                    : random.nextLong(3 * longest));
+            return new Step(
+                    Kind.STALL,
+                    random.nextBoolean() ? random.nextLong(MILLISECONDS.toNanos(2)) : random.nextLong(3 * longest));
         }
         if (pick < 50) {
             return new Step(Kind.READ_BATCH, 0);

@@ -1,6 +1,5 @@
 package io.wheelbeat.netty.idle;
 
-import java.time.Duration;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,9 +8,10 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.wheelbeat.core.WheelTimer;
+import io.wheelbeat.netty.VirtualTime;
+import java.time.Duration;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
-import io.wheelbeat.netty.VirtualTime;
 
 /**
  * The heap one connection's idle machinery costs, started on a channel, against Netty's
@@ -38,24 +38,30 @@ class WheelIdleStateHandlerFootprintTest {
     }
 
     /** Ours retains at most {@code share} of what Netty's does, with the same settings. */
-    private static void assertAtMostShareOfNettys(double share, String settings, Supplier<ChannelHandler> ours,
-                                                  Supplier<ChannelHandler> nettys) {
+    private static void assertAtMostShareOfNettys(
+            double share, String settings, Supplier<ChannelHandler> ours, Supplier<ChannelHandler> nettys) {
         RetainedHeap.Footprint wheel = startedFootprint(ours);
         RetainedHeap.Footprint netty = startedFootprint(nettys);
-        System.out.println("footprint " + settings + ": WheelIdleStateHandler " + wheel
-                + "; IdleStateHandler " + netty);
+        System.out.println(
+                "footprint " + settings + ": WheelIdleStateHandler " + wheel + "; IdleStateHandler " + netty);
         assertTrue(wheel.bytes() <= share * netty.bytes(), settings + ": ours " + wheel + ", Netty's " + netty);
     }
 
     @Test
     void aReaderIdleHandlerRetainsAtMostHalfOfNettysHeap() {
-        assertAtMostShareOfNettys(0.5, "reader 20 s", () -> new WheelIdleStateHandler(20, 0, 0, SECONDS),
+        assertAtMostShareOfNettys(
+                0.5,
+                "reader 20 s",
+                () -> new WheelIdleStateHandler(20, 0, 0, SECONDS),
                 () -> new IdleStateHandler(20, 0, 0, SECONDS));
     }
 
     @Test
     void aReaderWriterAllIdleHandlerRetainsAtMostHalfOfNettysHeap() {
-        assertAtMostShareOfNettys(0.5, "reader 20 s, writer 10 s, all 30 s", () -> new WheelIdleStateHandler(20, 10, 30, SECONDS),
+        assertAtMostShareOfNettys(
+                0.5,
+                "reader 20 s, writer 10 s, all 30 s",
+                () -> new WheelIdleStateHandler(20, 10, 30, SECONDS),
                 () -> new IdleStateHandler(20, 10, 30, SECONDS));
     }
 
@@ -69,12 +75,18 @@ class WheelIdleStateHandlerFootprintTest {
     void aHandlerOnASharedTimerRetainsAboutWhatNettysDoes() {
         WheelTimer timer = WheelTimer.builder().build();
         try {
-            WheelIdleStateHandler.Builder builder = WheelIdleStateHandler.builder().timer(timer)
-                    .readerIdleTime(Duration.ofSeconds(20));
-            assertAtMostShareOfNettys(1.1, "reader 20 s, shared timer", builder.build()::newHandler,
+            WheelIdleStateHandler.Builder builder =
+                    WheelIdleStateHandler.builder().timer(timer).readerIdleTime(Duration.ofSeconds(20));
+            assertAtMostShareOfNettys(
+                    1.1,
+                    "reader 20 s, shared timer",
+                    builder.build()::newHandler,
                     () -> new IdleStateHandler(20, 0, 0, SECONDS));
             builder.writerIdleTime(Duration.ofSeconds(10)).allIdleTime(Duration.ofSeconds(30));
-            assertAtMostShareOfNettys(1.1, "reader 20 s, writer 10 s, all 30 s, shared timer", builder.build()::newHandler,
+            assertAtMostShareOfNettys(
+                    1.1,
+                    "reader 20 s, writer 10 s, all 30 s, shared timer",
+                    builder.build()::newHandler,
                     () -> new IdleStateHandler(20, 10, 30, SECONDS));
         } finally {
             timer.stop();

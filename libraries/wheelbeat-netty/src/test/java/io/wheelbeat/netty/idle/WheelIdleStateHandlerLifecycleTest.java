@@ -6,7 +6,6 @@ import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -31,7 +30,6 @@ import org.junit.jupiter.api.Test;
  * stopped, and leaves no timer on the wheel: pending counts go back to zero.
  */
 class WheelIdleStateHandlerLifecycleTest {
-
 
     private static ExecutorDrivenWheel wheelOf(EmbeddedChannel ch) {
         return EventLoopWheels.shared().wheelFor(ch.eventLoop());
@@ -110,8 +108,12 @@ class WheelIdleStateHandlerLifecycleTest {
         AtomicInteger wheelsMade = new AtomicInteger();
         wheels.onNewWheel((loop, wheel) -> wheelsMade.incrementAndGet());
         EmbeddedChannel ch = new EmbeddedChannel(false, false);
-        ch.pipeline().addLast(WheelIdleStateHandler.builder().readerIdleTime(Duration.ofMillis(100))
-                .wheels(wheels).build().newHandler());
+        ch.pipeline()
+                .addLast(WheelIdleStateHandler.builder()
+                        .readerIdleTime(Duration.ofMillis(100))
+                        .wheels(wheels)
+                        .build()
+                        .newHandler());
         ch.unsafe().closeForcibly(); // as Bootstrap does when a channel fails before registering
         assertThrows(Exception.class, ch::register); // a closed channel cannot be registered
         assertFalse(ch.isRegistered());
@@ -205,13 +207,16 @@ class WheelIdleStateHandlerLifecycleTest {
     private static void assertStoppingOnTheFirstEventLeavesNothing(Consumer<ChannelHandlerContext> stop) {
         EmbeddedChannel ch = VirtualTime.frozenChannel();
         IdleEventRecorder recorder = new IdleEventRecorder();
-        ch.pipeline().addLast(new WheelIdleStateHandler(100, 100, 100, MILLISECONDS) {
-            @Override
-            protected void channelIdle(ChannelHandlerContext ctx, IdleStateEvent evt) throws Exception {
-                super.channelIdle(ctx, evt);
-                stop.accept(ctx);
-            }
-        }, recorder);
+        ch.pipeline()
+                .addLast(
+                        new WheelIdleStateHandler(100, 100, 100, MILLISECONDS) {
+                            @Override
+                            protected void channelIdle(ChannelHandlerContext ctx, IdleStateEvent evt) throws Exception {
+                                super.channelIdle(ctx, evt);
+                                stop.accept(ctx);
+                            }
+                        },
+                        recorder);
         VirtualTime.advanceTo(ch, VirtualTime.now(ch) + MILLISECONDS.toNanos(500));
         assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT), recorder.events());
         assertEquals(0, wheelOf(ch).pendingTimers());
@@ -239,6 +244,9 @@ class WheelIdleStateHandlerLifecycleTest {
     @Test
     void aFailedStartLeavesAHandlerThatRemovesCleanly() {
         VirtualTime.assertAFailedStartRemovesCleanly(wheels -> WheelIdleStateHandler.builder()
-                .readerIdleTime(Duration.ofMillis(100)).wheels(wheels).build().newHandler());
+                .readerIdleTime(Duration.ofMillis(100))
+                .wheels(wheels)
+                .build()
+                .newHandler());
     }
 }

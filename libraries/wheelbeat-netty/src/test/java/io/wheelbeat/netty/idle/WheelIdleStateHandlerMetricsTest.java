@@ -1,6 +1,5 @@
 package io.wheelbeat.netty.idle;
 
-import java.time.Duration;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,12 +10,13 @@ import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.wheelbeat.netty.SlowDrainChannel;
+import io.wheelbeat.netty.VirtualTime;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
-import io.wheelbeat.netty.SlowDrainChannel;
-import io.wheelbeat.netty.VirtualTime;
 
 /** The idle event counter: {@code wheelbeat.idle.events}, tagged by state only. */
 class WheelIdleStateHandlerMetricsTest {
@@ -28,15 +28,23 @@ class WheelIdleStateHandlerMetricsTest {
     }
 
     private double count(String state) {
-        return registry.get(IdleEventCounters.NAME).tag("state", state).counter().count();
+        return registry.get(IdleEventCounters.NAME)
+                .tag("state", state)
+                .counter()
+                .count();
     }
 
     @Test
     void countsEachIdleEventUnderItsState() {
         EmbeddedChannel ch = VirtualTime.frozenChannel();
-        ch.pipeline().addLast(WheelIdleStateHandler.builder().metrics(registry)
-                .readerIdleTime(Duration.ofMillis(10)).writerIdleTime(Duration.ofMillis(20))
-                .allIdleTime(Duration.ofMillis(40)).build().newHandler());
+        ch.pipeline()
+                .addLast(WheelIdleStateHandler.builder()
+                        .metrics(registry)
+                        .readerIdleTime(Duration.ofMillis(10))
+                        .writerIdleTime(Duration.ofMillis(20))
+                        .allIdleTime(Duration.ofMillis(40))
+                        .build()
+                        .newHandler());
         runFor(ch, MILLISECONDS.toNanos(40));
         assertEquals(4, count("reader"));
         assertEquals(2, count("writer"));
@@ -47,13 +55,21 @@ class WheelIdleStateHandlerMetricsTest {
     @Test
     void theOnlyTagIsTheStateWithThreeValues() {
         EmbeddedChannel ch = VirtualTime.frozenChannel();
-        ch.pipeline().addLast(WheelIdleStateHandler.builder().metrics(registry)
-                .readerIdleTime(Duration.ofMillis(10)).build().newHandler());
+        ch.pipeline()
+                .addLast(WheelIdleStateHandler.builder()
+                        .metrics(registry)
+                        .readerIdleTime(Duration.ofMillis(10))
+                        .build()
+                        .newHandler());
         runFor(ch, MILLISECONDS.toNanos(30));
         List<Meter> meters = List.copyOf(registry.find(IdleEventCounters.NAME).meters());
         Set<List<Tag>> tags = meters.stream().map(m -> m.getId().getTags()).collect(Collectors.toSet());
-        assertEquals(Set.of(List.of(Tag.of("state", "reader")), List.of(Tag.of("state", "writer")),
-                List.of(Tag.of("state", "all"))), tags);
+        assertEquals(
+                Set.of(
+                        List.of(Tag.of("state", "reader")),
+                        List.of(Tag.of("state", "writer")),
+                        List.of(Tag.of("state", "all"))),
+                tags);
         assertEquals("events", meters.get(0).getId().getBaseUnit());
         ch.finishAndReleaseAll();
     }
@@ -63,8 +79,15 @@ class WheelIdleStateHandlerMetricsTest {
         SlowDrainChannel ch = new SlowDrainChannel();
         ch.freezeTime();
         IdleEventRecorder recorder = new IdleEventRecorder();
-        ch.pipeline().addLast(WheelIdleStateHandler.builder().metrics(registry).observeOutput(true)
-                .writerIdleTime(Duration.ofMillis(10)).build().newHandler(), recorder);
+        ch.pipeline()
+                .addLast(
+                        WheelIdleStateHandler.builder()
+                                .metrics(registry)
+                                .observeOutput(true)
+                                .writerIdleTime(Duration.ofMillis(10))
+                                .build()
+                                .newHandler(),
+                        recorder);
         ch.drainBudget(1);
         ch.writeAndFlush(Unpooled.buffer().writeZero(100));
         for (int period = 1; period <= 5; period++) {
@@ -78,8 +101,10 @@ class WheelIdleStateHandlerMetricsTest {
 
     @Test
     void handlersOfOneFactoryAddToTheSameCounters() {
-        WheelIdleStateHandler.Factory factory = WheelIdleStateHandler.builder().metrics(registry)
-                .readerIdleTime(Duration.ofMillis(10)).build();
+        WheelIdleStateHandler.Factory factory = WheelIdleStateHandler.builder()
+                .metrics(registry)
+                .readerIdleTime(Duration.ofMillis(10))
+                .build();
         EmbeddedChannel first = VirtualTime.frozenChannel();
         EmbeddedChannel second = VirtualTime.frozenChannel();
         first.pipeline().addLast(factory.newHandler());

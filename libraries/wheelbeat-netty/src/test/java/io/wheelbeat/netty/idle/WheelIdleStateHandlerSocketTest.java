@@ -88,7 +88,10 @@ class WheelIdleStateHandlerSocketTest {
         synchronized List<Long> silenceBeforeEachEvent() {
             List<Long> silences = new ArrayList<>();
             for (long event : readerIdle) {
-                long lastRead = reads.stream().filter(read -> read <= event).max(Long::compare).orElseThrow();
+                long lastRead = reads.stream()
+                        .filter(read -> read <= event)
+                        .max(Long::compare)
+                        .orElseThrow();
                 silences.add(event - lastRead);
             }
             return silences;
@@ -111,7 +114,9 @@ class WheelIdleStateHandlerSocketTest {
     }
 
     private InetSocketAddress startServer(long readerIdleMs) throws InterruptedException {
-        Channel server = new ServerBootstrap().group(serverLoops).channel(NioServerSocketChannel.class)
+        Channel server = new ServerBootstrap()
+                .group(serverLoops)
+                .channel(NioServerSocketChannel.class)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
@@ -119,14 +124,22 @@ class WheelIdleStateHandlerSocketTest {
                         ch.pipeline().addLast(new WheelIdleStateHandler(readerIdleMs, 0, 0, MILLISECONDS), side);
                         accepted.add(side);
                     }
-                }).bind("127.0.0.1", 0).sync().channel();
+                })
+                .bind("127.0.0.1", 0)
+                .sync()
+                .channel();
         return (InetSocketAddress) server.localAddress();
     }
 
     private Channel connect(InetSocketAddress address, boolean autoRead) throws InterruptedException {
-        return new Bootstrap().group(clientLoops).channel(NioSocketChannel.class)
+        return new Bootstrap()
+                .group(clientLoops)
+                .channel(NioSocketChannel.class)
                 .option(ChannelOption.AUTO_READ, autoRead)
-                .handler(new ChannelInboundHandlerAdapter()).connect(address).sync().channel();
+                .handler(new ChannelInboundHandlerAdapter())
+                .connect(address)
+                .sync()
+                .channel();
     }
 
     @Test
@@ -141,9 +154,12 @@ class WheelIdleStateHandlerSocketTest {
         List<Long> silences = server.silenceBeforeEachEvent();
         assertEquals(1, silences.size());
         long silence = silences.get(0);
-        assertTrue(silence >= MILLISECONDS.toNanos(SILENT_PEER_IDLE_MS), "closed after only " + silence + " ns of silence");
+        assertTrue(
+                silence >= MILLISECONDS.toNanos(SILENT_PEER_IDLE_MS),
+                "closed after only " + silence + " ns of silence");
         assertTrue(silence < SECONDS.toNanos(10), "closed after " + silence + " ns");
-        System.out.printf("silent peer closed after %.3f ms of silence (reader idle %d ms)%n",
+        System.out.printf(
+                "silent peer closed after %.3f ms of silence (reader idle %d ms)%n",
                 silence / 1e6, SILENT_PEER_IDLE_MS);
     }
 
@@ -151,8 +167,9 @@ class WheelIdleStateHandlerSocketTest {
     void peerThatKeepsSendingIsNeverClosed() throws Exception {
         InetSocketAddress address = startServer(HEALTHY_PEER_IDLE_MS);
         Channel client = connect(address, true);
-        ScheduledFuture<?> sending = client.eventLoop().scheduleAtFixedRate(
-                () -> client.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {1})), 0, 30, MILLISECONDS);
+        ScheduledFuture<?> sending = client.eventLoop()
+                .scheduleAtFixedRate(
+                        () -> client.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {1})), 0, 30, MILLISECONDS);
         ServerSide server = accepted.poll(10, SECONDS);
         Thread.sleep(2 * HEALTHY_PEER_IDLE_MS); // two idle periods of sending every 30 ms
         long end = System.nanoTime();
@@ -165,7 +182,8 @@ class WheelIdleStateHandlerSocketTest {
         long longestGap = server.longestSilence(end);
         // A machine stalled for most of the idle time makes a gap the peer did not choose: then
         // the run says nothing about a healthy peer, and is skipped rather than passed or failed.
-        Assumptions.assumeTrue(longestGap < MILLISECONDS.toNanos(HEALTHY_PEER_IDLE_MS),
+        Assumptions.assumeTrue(
+                longestGap < MILLISECONDS.toNanos(HEALTHY_PEER_IDLE_MS),
                 "the sender was stalled for " + longestGap / 1_000_000 + " ms");
         assertEquals(List.of(), server.silenceBeforeEachEvent());
         assertTrue(client.isActive() && server.channel.isActive(), "a peer that keeps sending was closed");

@@ -23,8 +23,8 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
-import io.wheelbeat.core.internal.TimerWheelMetrics;
 import io.wheelbeat.core.WheelTimer;
+import io.wheelbeat.core.internal.TimerWheelMetrics;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.NettyLine;
 import io.wheelbeat.netty.SlowDrainChannel;
@@ -41,6 +41,7 @@ class WheelIdleStateHandlerTest {
 
     /** A moment: scenarios look that long after a deadline, or place traffic that long apart. */
     private static final long LATER = MILLISECONDS.toNanos(1);
+
     private static final long R = MILLISECONDS.toNanos(100);
     private static final long W = MILLISECONDS.toNanos(70);
     private static final long A = MILLISECONDS.toNanos(130);
@@ -139,8 +140,9 @@ class WheelIdleStateHandlerTest {
         advanceTo(2 * R + LATER);
         readBatch();
         advanceTo(3 * R + 2 * LATER);
-        assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT, READER_IDLE_STATE_EVENT,
-                FIRST_READER_IDLE_STATE_EVENT), recorder.events());
+        assertEquals(
+                List.of(FIRST_READER_IDLE_STATE_EVENT, READER_IDLE_STATE_EVENT, FIRST_READER_IDLE_STATE_EVENT),
+                recorder.events());
     }
 
     @Test
@@ -249,8 +251,11 @@ class WheelIdleStateHandlerTest {
         assertEquals(0, VirtualTime.pendingTimers(ch));
         advanceTo(SECONDS.toNanos(100));
         assertEquals(List.of(), recorder.events());
-        assertEquals(0, handler.getReaderIdleTimeInMillis() + handler.getWriterIdleTimeInMillis()
-                + handler.getAllIdleTimeInMillis());
+        assertEquals(
+                0,
+                handler.getReaderIdleTimeInMillis()
+                        + handler.getWriterIdleTimeInMillis()
+                        + handler.getAllIdleTimeInMillis());
     }
 
     @Test
@@ -280,8 +285,12 @@ class WheelIdleStateHandlerTest {
         }
         for (int i = 1; i <= 100; i++) {
             WheelIdleStateHandler handler = handlers.get(i - 1);
-            assertEquals(List.of((long) i, 2L * i, 3L * i), List.of(handler.getReaderIdleTimeInMillis(),
-                    handler.getWriterIdleTimeInMillis(), handler.getAllIdleTimeInMillis()));
+            assertEquals(
+                    List.of((long) i, 2L * i, 3L * i),
+                    List.of(
+                            handler.getReaderIdleTimeInMillis(),
+                            handler.getWriterIdleTimeInMillis(),
+                            handler.getAllIdleTimeInMillis()));
         }
     }
 
@@ -291,9 +300,11 @@ class WheelIdleStateHandlerTest {
         WheelIdleStateHandler built = builder.build().newHandler();
         builder.readerIdleTime(Duration.ofNanos(2 * R)).writerIdleTime(Duration.ofNanos(W));
         WheelIdleStateHandler rebuilt = builder.build().newHandler();
-        assertEquals(List.of(NANOSECONDS.toMillis(R), 0L), List.of(built.getReaderIdleTimeInMillis(),
-                built.getWriterIdleTimeInMillis()));
-        assertEquals(List.of(NANOSECONDS.toMillis(2 * R), NANOSECONDS.toMillis(W)),
+        assertEquals(
+                List.of(NANOSECONDS.toMillis(R), 0L),
+                List.of(built.getReaderIdleTimeInMillis(), built.getWriterIdleTimeInMillis()));
+        assertEquals(
+                List.of(NANOSECONDS.toMillis(2 * R), NANOSECONDS.toMillis(W)),
                 List.of(rebuilt.getReaderIdleTimeInMillis(), rebuilt.getWriterIdleTimeInMillis()));
         start(built);
         advanceTo(R + LATER);
@@ -315,20 +326,29 @@ class WheelIdleStateHandlerTest {
     void nullUnitIsRejected() {
         assertThrows(NullPointerException.class, () -> new WheelIdleStateHandler(1, 1, 1, null));
         assertThrows(NullPointerException.class, () -> new WheelIdleStateHandler(true, 1, 1, 1, null));
-        assertThrows(NullPointerException.class, () -> WheelIdleStateHandler.builder().allIdleTime(null));
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                NullPointerException.class,
+                () -> WheelIdleStateHandler.builder().allIdleTime(null));
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> WheelIdleStateHandler.builder().readerIdleTime(Duration.ofNanos(-1)));
     }
 
     @Test
     void builderWithNoIdleTimeIsRefusedAsTheOtherBuildersRefuseAnEmptySetup() {
-        IllegalStateException refused = assertThrows(IllegalStateException.class,
+        IllegalStateException refused = assertThrows(
+                IllegalStateException.class,
                 () -> WheelIdleStateHandler.builder().build());
         assertTrue(refused.getMessage().contains("readerIdleTime"), refused.getMessage());
         // Zero is "disabled", so three zeros are still nothing set; one positive time is enough.
-        assertThrows(IllegalStateException.class, () -> WheelIdleStateHandler.builder()
-                .readerIdleTime(Duration.ZERO).writerIdleTime(Duration.ZERO).allIdleTime(Duration.ZERO)
-                .observeOutput(true).build());
+        assertThrows(
+                IllegalStateException.class,
+                () -> WheelIdleStateHandler.builder()
+                        .readerIdleTime(Duration.ZERO)
+                        .writerIdleTime(Duration.ZERO)
+                        .allIdleTime(Duration.ZERO)
+                        .observeOutput(true)
+                        .build());
         WheelIdleStateHandler.builder().writerIdleTime(Duration.ofSeconds(1)).build();
         // Netty's shape keeps Netty's behaviour: a handler that watches nothing is allowed.
         new WheelIdleStateHandler(0, 0, 0);
@@ -338,10 +358,14 @@ class WheelIdleStateHandlerTest {
     void builderTakesEitherWheelsOrATimerNotBoth() {
         WheelTimer timer = WheelTimer.builder().build();
         try {
-            assertThrows(IllegalStateException.class, () -> WheelIdleStateHandler.builder()
-                    .wheels(EventLoopWheels.shared()).timer(timer));
-            assertThrows(IllegalStateException.class, () -> WheelIdleStateHandler.builder()
-                    .timer(timer).wheels(EventLoopWheels.shared()));
+            assertThrows(
+                    IllegalStateException.class,
+                    () -> WheelIdleStateHandler.builder()
+                            .wheels(EventLoopWheels.shared())
+                            .timer(timer));
+            assertThrows(
+                    IllegalStateException.class,
+                    () -> WheelIdleStateHandler.builder().timer(timer).wheels(EventLoopWheels.shared()));
         } finally {
             timer.stop();
         }
@@ -349,16 +373,26 @@ class WheelIdleStateHandlerTest {
 
     @Test
     void builderRejectsNullOptions() {
-        assertThrows(NullPointerException.class, () -> WheelIdleStateHandler.builder().wheels(null));
-        assertThrows(NullPointerException.class, () -> WheelIdleStateHandler.builder().timer(null));
-        assertThrows(NullPointerException.class, () -> WheelIdleStateHandler.builder().metrics(null));
+        assertThrows(
+                NullPointerException.class,
+                () -> WheelIdleStateHandler.builder().wheels(null));
+        assertThrows(
+                NullPointerException.class,
+                () -> WheelIdleStateHandler.builder().timer(null));
+        assertThrows(
+                NullPointerException.class,
+                () -> WheelIdleStateHandler.builder().metrics(null));
     }
 
     @Test
     void timersGoToTheWheelsGivenToTheBuilder() {
         EventLoopWheels own = new EventLoopWheels(Duration.ofMillis(1), 512);
-        start(WheelIdleStateHandler.builder().readerIdleTime(Duration.ofNanos(R)).allIdleTime(Duration.ofNanos(A))
-                .wheels(own).build().newHandler());
+        start(WheelIdleStateHandler.builder()
+                .readerIdleTime(Duration.ofNanos(R))
+                .allIdleTime(Duration.ofNanos(A))
+                .wheels(own)
+                .build()
+                .newHandler());
         assertEquals(2, own.wheelFor(ch.eventLoop()).pendingTimers());
         assertEquals(0, VirtualTime.pendingTimers(ch));
         advanceTo(R + LATER);
@@ -394,10 +428,16 @@ class WheelIdleStateHandlerTest {
         // 33 ms) re-arms for 41 ms before its writer task (due at 40 ms) does, so from then on the
         // all check runs first at their common times: 41 and 61 ms (at 51 ms both see the
         // outbound buffer change: the first its new message, the second its flush progress).
-        List<IdleStateEvent> expected = List.of(FIRST_WRITER_IDLE_STATE_EVENT, FIRST_ALL_IDLE_STATE_EVENT,
-                WRITER_IDLE_STATE_EVENT, ALL_IDLE_STATE_EVENT, WRITER_IDLE_STATE_EVENT,
-                FIRST_ALL_IDLE_STATE_EVENT, FIRST_WRITER_IDLE_STATE_EVENT,
-                ALL_IDLE_STATE_EVENT, WRITER_IDLE_STATE_EVENT);
+        List<IdleStateEvent> expected = List.of(
+                FIRST_WRITER_IDLE_STATE_EVENT,
+                FIRST_ALL_IDLE_STATE_EVENT,
+                WRITER_IDLE_STATE_EVENT,
+                ALL_IDLE_STATE_EVENT,
+                WRITER_IDLE_STATE_EVENT,
+                FIRST_ALL_IDLE_STATE_EVENT,
+                FIRST_WRITER_IDLE_STATE_EVENT,
+                ALL_IDLE_STATE_EVENT,
+                WRITER_IDLE_STATE_EVENT);
         if (NettyLine.NETTYS_IDLE_HANDLER_IN_VIRTUAL_TIME) { // on 4.1 it does not see virtual time
             assertEquals(expected, tieScenario(new IdleStateHandler(true, 0, 10, 10, MILLISECONDS)), "Netty");
         }
@@ -427,14 +467,20 @@ class WheelIdleStateHandlerTest {
         start(new WheelIdleStateHandler(R, R, R, NANOSECONDS));
         advanceTo(2 * R + LATER);
         // IdleStateEvent has identity equality: these are Netty's own instances.
-        assertEquals(List.of(FIRST_READER_IDLE_STATE_EVENT, FIRST_WRITER_IDLE_STATE_EVENT,
-                FIRST_ALL_IDLE_STATE_EVENT, READER_IDLE_STATE_EVENT, WRITER_IDLE_STATE_EVENT,
-                ALL_IDLE_STATE_EVENT), recorder.events());
+        assertEquals(
+                List.of(
+                        FIRST_READER_IDLE_STATE_EVENT,
+                        FIRST_WRITER_IDLE_STATE_EVENT,
+                        FIRST_ALL_IDLE_STATE_EVENT,
+                        READER_IDLE_STATE_EVENT,
+                        WRITER_IDLE_STATE_EVENT,
+                        ALL_IDLE_STATE_EVENT),
+                recorder.events());
     }
 
     @Test
     void overriddenNewIdleStateEventIsWhatFires() {
-        IdleStateEvent custom = new IdleStateEvent(IdleState.READER_IDLE, true) { };
+        IdleStateEvent custom = new IdleStateEvent(IdleState.READER_IDLE, true) {};
         start(new WheelIdleStateHandler(R, 0, 0, NANOSECONDS) {
             @Override
             protected IdleStateEvent newIdleStateEvent(IdleState state, boolean first) {
@@ -448,12 +494,15 @@ class WheelIdleStateHandlerTest {
     @Test
     void overriddenChannelIdleReplacesFiring() {
         List<IdleStateEvent> seen = new java.util.ArrayList<>();
-        start(new WheelIdleStateHandler(WheelIdleStateHandler.builder().writerIdleTime(Duration.ofNanos(W)).build()) {
-            @Override
-            protected void channelIdle(ChannelHandlerContext ctx, IdleStateEvent evt) {
-                seen.add(evt);
-            }
-        });
+        start(
+                new WheelIdleStateHandler(WheelIdleStateHandler.builder()
+                        .writerIdleTime(Duration.ofNanos(W))
+                        .build()) {
+                    @Override
+                    protected void channelIdle(ChannelHandlerContext ctx, IdleStateEvent evt) {
+                        seen.add(evt);
+                    }
+                });
         advanceTo(W + LATER);
         assertEquals(List.of(FIRST_WRITER_IDLE_STATE_EVENT), seen);
         assertEquals(List.of(), recorder.events());
@@ -483,8 +532,13 @@ class WheelIdleStateHandlerTest {
     // ---------------------------------------------------------------- output observation
 
     private void startSlowDrain(boolean observeOutput) {
-        start(new SlowDrainChannel(), WheelIdleStateHandler.builder().observeOutput(observeOutput)
-                .writerIdleTime(Duration.ofNanos(W)).build().newHandler());
+        start(
+                new SlowDrainChannel(),
+                WheelIdleStateHandler.builder()
+                        .observeOutput(observeOutput)
+                        .writerIdleTime(Duration.ofNanos(W))
+                        .build()
+                        .newHandler());
         ((SlowDrainChannel) ch).drainBudget(10);
         ch.writeAndFlush(Unpooled.buffer().writeZero(1000)); // 10 bytes go out, 990 stay
     }
@@ -507,8 +561,9 @@ class WheelIdleStateHandlerTest {
         ch.flush();
         advanceTo(2 * W + LATER); // progress seen: skipped
         advanceTo(4 * W + LATER); // no progress since
-        assertEquals(List.of(FIRST_WRITER_IDLE_STATE_EVENT, WRITER_IDLE_STATE_EVENT,
-                WRITER_IDLE_STATE_EVENT), recorder.events());
+        assertEquals(
+                List.of(FIRST_WRITER_IDLE_STATE_EVENT, WRITER_IDLE_STATE_EVENT, WRITER_IDLE_STATE_EVENT),
+                recorder.events());
     }
 
     @Test
@@ -519,8 +574,9 @@ class WheelIdleStateHandlerTest {
             ch.flush();
             advanceTo(period * W + LATER);
         }
-        assertEquals(List.of(FIRST_WRITER_IDLE_STATE_EVENT, WRITER_IDLE_STATE_EVENT,
-                WRITER_IDLE_STATE_EVENT), recorder.events());
+        assertEquals(
+                List.of(FIRST_WRITER_IDLE_STATE_EVENT, WRITER_IDLE_STATE_EVENT, WRITER_IDLE_STATE_EVENT),
+                recorder.events());
     }
 
     // ---------------------------------------------------------------- cost

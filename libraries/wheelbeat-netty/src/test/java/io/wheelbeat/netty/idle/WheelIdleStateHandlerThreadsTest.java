@@ -1,9 +1,6 @@
 package io.wheelbeat.netty.idle;
 
-import io.wheelbeat.netty.EventLoopWheels;
-import java.time.Duration;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
-import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -29,8 +26,10 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.concurrent.DefaultEventExecutorGroup;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.internal.TimerWheelMetrics;
 import io.wheelbeat.core.WheelTimer;
+import io.wheelbeat.core.internal.TimerWheelMetrics;
+import io.wheelbeat.netty.EventLoopWheels;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -54,8 +53,7 @@ class WheelIdleStateHandlerThreadsTest {
     private final EventExecutorGroup handlerExecutors = new DefaultEventExecutorGroup(1);
 
     /** An idle event, when it arrived, and whether it arrived on the thread of the handler. */
-    private record Arrival(IdleStateEvent event, long nanoTime, boolean onHandlerThread, Thread thread) {
-    }
+    private record Arrival(IdleStateEvent event, long nanoTime, boolean onHandlerThread, Thread thread) {}
 
     private final BlockingQueue<Arrival> arrivals = new LinkedBlockingQueue<>();
     private final List<Channel> opened = new CopyOnWriteArrayList<>();
@@ -74,7 +72,8 @@ class WheelIdleStateHandlerThreadsTest {
         @Override
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
             if (evt instanceof IdleStateEvent event) {
-                arrivals.add(new Arrival(event, System.nanoTime(), ctx.executor().inEventLoop(), Thread.currentThread()));
+                arrivals.add(
+                        new Arrival(event, System.nanoTime(), ctx.executor().inEventLoop(), Thread.currentThread()));
             }
         }
     }
@@ -84,10 +83,13 @@ class WheelIdleStateHandlerThreadsTest {
      * null: deprecated in Netty 4.2, still supported, so the handler must work there).
      */
     @SuppressWarnings("deprecation")
-    private LocalAddress server(Supplier<ChannelHandler> idleHandler, EventExecutorGroup executor,
-                                BlockingQueue<Channel> children) throws InterruptedException {
+    private LocalAddress server(
+            Supplier<ChannelHandler> idleHandler, EventExecutorGroup executor, BlockingQueue<Channel> children)
+            throws InterruptedException {
         LocalAddress address = new LocalAddress(WheelIdleStateHandlerThreadsTest.class);
-        opened.add(new ServerBootstrap().group(loops).channel(LocalServerChannel.class)
+        opened.add(new ServerBootstrap()
+                .group(loops)
+                .channel(LocalServerChannel.class)
                 .childHandler(new ChannelInitializer<LocalChannel>() {
                     @Override
                     protected void initChannel(LocalChannel ch) {
@@ -96,13 +98,21 @@ class WheelIdleStateHandlerThreadsTest {
                         children.add(ch);
                         opened.add(ch);
                     }
-                }).bind(address).sync().channel());
+                })
+                .bind(address)
+                .sync()
+                .channel());
         return address;
     }
 
     private Channel connect(LocalAddress address) throws InterruptedException {
-        Channel client = new Bootstrap().group(loops).channel(LocalChannel.class)
-                .handler(new ChannelInboundHandlerAdapter()).connect(address).sync().channel();
+        Channel client = new Bootstrap()
+                .group(loops)
+                .channel(LocalChannel.class)
+                .handler(new ChannelInboundHandlerAdapter())
+                .connect(address)
+                .sync()
+                .channel();
         opened.add(client);
         return client;
     }
@@ -120,8 +130,14 @@ class WheelIdleStateHandlerThreadsTest {
     @Test
     void onASharedTimerIdleEventsArriveOnTheChannelsLoop() throws Exception {
         BlockingQueue<Channel> children = new LinkedBlockingQueue<>();
-        LocalAddress address = server(() -> WheelIdleStateHandler.builder().timer(timer)
-                .readerIdleTime(Duration.ofMillis(100)).build().newHandler(), null, children);
+        LocalAddress address = server(
+                () -> WheelIdleStateHandler.builder()
+                        .timer(timer)
+                        .readerIdleTime(Duration.ofMillis(100))
+                        .build()
+                        .newHandler(),
+                null,
+                children);
         long connected = System.nanoTime();
         connect(address);
         Arrival first = arrivals.poll(WAIT_SECONDS, SECONDS);
@@ -135,9 +151,16 @@ class WheelIdleStateHandlerThreadsTest {
     @Test
     void onASharedTimerClosingTheChannelLeavesNoTimeoutPending() throws Exception {
         BlockingQueue<Channel> children = new LinkedBlockingQueue<>();
-        LocalAddress address = server(() -> WheelIdleStateHandler.builder().timer(timer)
-                .readerIdleTime(Duration.ofMinutes(1)).writerIdleTime(Duration.ofMinutes(1)).allIdleTime(Duration.ofMinutes(1)).build().newHandler(),
-                null, children);
+        LocalAddress address = server(
+                () -> WheelIdleStateHandler.builder()
+                        .timer(timer)
+                        .readerIdleTime(Duration.ofMinutes(1))
+                        .writerIdleTime(Duration.ofMinutes(1))
+                        .allIdleTime(Duration.ofMinutes(1))
+                        .build()
+                        .newHandler(),
+                null,
+                children);
         connect(address);
         connect(address);
         Channel child = children.poll(WAIT_SECONDS, SECONDS);
@@ -153,16 +176,29 @@ class WheelIdleStateHandlerThreadsTest {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         new TimerWheelMetrics(timer, Tags.empty()).bindTo(registry);
         BlockingQueue<Channel> children = new LinkedBlockingQueue<>();
-        LocalAddress address = server(() -> WheelIdleStateHandler.builder().timer(timer)
-                .readerIdleTime(Duration.ofMinutes(1)).writerIdleTime(Duration.ofMinutes(1)).build().newHandler(), null, children);
+        LocalAddress address = server(
+                () -> WheelIdleStateHandler.builder()
+                        .timer(timer)
+                        .readerIdleTime(Duration.ofMinutes(1))
+                        .writerIdleTime(Duration.ofMinutes(1))
+                        .build()
+                        .newHandler(),
+                null,
+                children);
         Channel client = connect(address);
         Channel child = children.poll(WAIT_SECONDS, SECONDS);
-        awaitTrue(() -> registry.get("wheelbeat.timer.scheduled").functionCounter().count() == 2, "two timeouts");
+        awaitTrue(
+                () -> registry.get("wheelbeat.timer.scheduled")
+                                .functionCounter()
+                                .count()
+                        == 2,
+                "two timeouts");
         for (int i = 0; i < 100; i++) {
             client.writeAndFlush("ping").sync();
             child.writeAndFlush("pong").sync();
         }
-        assertEquals(2, registry.get("wheelbeat.timer.scheduled").functionCounter().count());
+        assertEquals(
+                2, registry.get("wheelbeat.timer.scheduled").functionCounter().count());
         assertEquals(2, timer.pendingTimers());
     }
 
@@ -177,11 +213,12 @@ class WheelIdleStateHandlerThreadsTest {
     @Test
     void onItsOwnExecutorItFiresThereAndCountsWritesCompletedOnTheChannelsLoop() throws Exception {
         BlockingQueue<Channel> children = new LinkedBlockingQueue<>();
-        LocalAddress address = server(() -> new WheelIdleStateHandler(0, 150, 0, MILLISECONDS),
-                handlerExecutors, children);
+        LocalAddress address =
+                server(() -> new WheelIdleStateHandler(0, 150, 0, MILLISECONDS), handlerExecutors, children);
         connect(address);
         Channel child = children.poll(WAIT_SECONDS, SECONDS);
-        ExecutorDrivenWheel wheel = EventLoopWheels.shared().wheelFor(child.pipeline().context("idle").executor());
+        ExecutorDrivenWheel wheel = EventLoopWheels.shared()
+                .wheelFor(child.pipeline().context("idle").executor());
         assertSame(IdleStateEvent.FIRST_WRITER_IDLE_STATE_EVENT, nextArrival().event());
         assertSame(IdleStateEvent.WRITER_IDLE_STATE_EVENT, nextArrival().event(), "a repeated event is not first");
         long beforeWrite = System.nanoTime();
@@ -191,7 +228,8 @@ class WheelIdleStateHandlerThreadsTest {
             arrival = nextArrival();
         } while (arrival.event() != IdleStateEvent.FIRST_WRITER_IDLE_STATE_EVENT);
         assertTrue(arrival.onHandlerThread(), "fired on " + arrival.thread());
-        assertTrue(arrival.nanoTime() - beforeWrite >= MILLISECONDS.toNanos(150),
+        assertTrue(
+                arrival.nanoTime() - beforeWrite >= MILLISECONDS.toNanos(150),
                 "writer idle " + (arrival.nanoTime() - beforeWrite) / 1_000_000 + " ms after a write");
         child.close().sync();
         awaitTrue(() -> wheel.pendingTimers() == 0, "timers cancelled");

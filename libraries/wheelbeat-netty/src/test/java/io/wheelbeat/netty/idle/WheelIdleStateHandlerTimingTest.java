@@ -14,12 +14,12 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
-import java.util.List;
-import java.util.function.BiConsumer;
-import org.junit.jupiter.api.Test;
 import io.wheelbeat.netty.NettyLine;
 import io.wheelbeat.netty.SlowDrainChannel;
 import io.wheelbeat.netty.VirtualTime;
+import java.util.List;
+import java.util.function.BiConsumer;
+import org.junit.jupiter.api.Test;
 
 /**
  * The moments at which a late or quantized timer would part from Netty's handler, each pinned in
@@ -57,12 +57,16 @@ class WheelIdleStateHandlerTimingTest {
             this.handler = handler;
             ch.freezeTime();
             start = VirtualTime.now(ch);
-            ch.pipeline().addLast(new ChannelOutboundHandlerAdapter() {
-                @Override
-                public void handlerAdded(ChannelHandlerContext ctx) {
-                    headCtx = ctx;
-                }
-            }, handler, recorder);
+            ch.pipeline()
+                    .addLast(
+                            new ChannelOutboundHandlerAdapter() {
+                                @Override
+                                public void handlerAdded(ChannelHandlerContext ctx) {
+                                    headCtx = ctx;
+                                }
+                            },
+                            handler,
+                            recorder);
         }
 
         void advanceTo(double millis) {
@@ -76,22 +80,29 @@ class WheelIdleStateHandlerTimingTest {
         List<Event> events() {
             assertEquals(List.of(), recorder.exceptions);
             ch.finishAndReleaseAll();
-            return recorder.fired.stream().map(f -> new Event(f.event(), f.nanoTime() - start)).toList();
+            return recorder.fired.stream()
+                    .map(f -> new Event(f.event(), f.nanoTime() - start))
+                    .toList();
         }
     }
 
     /** Runs {@code scenario} with Netty's handler and with ours, both built from the same arguments. */
-    private static void assertBothFire(List<Event> expected, boolean observeOutput, double readerMs, double writerMs,
-                                       double allMs, BiConsumer<Run, ChannelHandler> scenario) {
+    private static void assertBothFire(
+            List<Event> expected,
+            boolean observeOutput,
+            double readerMs,
+            double writerMs,
+            double allMs,
+            BiConsumer<Run, ChannelHandler> scenario) {
         // On Netty 4.1 only ours is checked: Netty's handler there does not see virtual time.
         if (NettyLine.NETTYS_IDLE_HANDLER_IN_VIRTUAL_TIME) {
-            Run netty = new Run(new IdleStateHandler(observeOutput, ms(readerMs), ms(writerMs), ms(allMs),
-                    NANOSECONDS));
+            Run netty =
+                    new Run(new IdleStateHandler(observeOutput, ms(readerMs), ms(writerMs), ms(allMs), NANOSECONDS));
             scenario.accept(netty, netty.handler);
             assertEquals(expected, netty.events(), "Netty's handler");
         }
-        Run wheel = new Run(new WheelIdleStateHandler(observeOutput, ms(readerMs), ms(writerMs), ms(allMs),
-                NANOSECONDS));
+        Run wheel =
+                new Run(new WheelIdleStateHandler(observeOutput, ms(readerMs), ms(writerMs), ms(allMs), NANOSECONDS));
         scenario.accept(wheel, wheel.handler);
         assertEquals(expected, wheel.events(), "WheelIdleStateHandler");
         assertEquals(0, VirtualTime.pendingTimers(wheel.ch));
@@ -134,15 +145,26 @@ class WheelIdleStateHandlerTimingTest {
 
     @Test
     void outputProgressByTheTransportCountsFromWhenItHappened() {
-        assertBothFire(List.of(at(FIRST_WRITER_IDLE_STATE_EVENT, 10), at(WRITER_IDLE_STATE_EVENT, 20)), true, 0, 10, 0,
-                (run, handler) -> slowConsumerProgressingAt20Point2(run, () -> run.ch.unsafe().flush()));
+        assertBothFire(
+                List.of(at(FIRST_WRITER_IDLE_STATE_EVENT, 10), at(WRITER_IDLE_STATE_EVENT, 20)),
+                true,
+                0,
+                10,
+                0,
+                (run, handler) -> slowConsumerProgressingAt20Point2(
+                        run, () -> run.ch.unsafe().flush()));
     }
 
     @Test
     void outputProgressByAHandlerNearerTheHeadCountsFromWhenItHappened() {
-        assertBothFire(List.of(at(FIRST_WRITER_IDLE_STATE_EVENT, 10), at(WRITER_IDLE_STATE_EVENT, 20)), true, 0, 10, 0,
-                (run, handler) -> slowConsumerProgressingAt20Point2(run,
-                        () -> run.headCtx.writeAndFlush(Unpooled.buffer().writeZero(100))));
+        assertBothFire(
+                List.of(at(FIRST_WRITER_IDLE_STATE_EVENT, 10), at(WRITER_IDLE_STATE_EVENT, 20)),
+                true,
+                0,
+                10,
+                0,
+                (run, handler) -> slowConsumerProgressingAt20Point2(
+                        run, () -> run.headCtx.writeAndFlush(Unpooled.buffer().writeZero(100))));
     }
 
     // ---------------------------------------------------------------- event-loop stalls
@@ -150,8 +172,17 @@ class WheelIdleStateHandlerTimingTest {
     @Test
     void anEventFiredJustBeforeAStallIsNotMergedWithTheOneAfterIt() {
         // The 20 ms check ran on time; the stall from 20.5 to 30.5 ms delays only the 30 ms one.
-        assertBothFire(List.of(at(FIRST_READER_IDLE_STATE_EVENT, 10), at(READER_IDLE_STATE_EVENT, 20),
-                at(READER_IDLE_STATE_EVENT, 30.5), at(READER_IDLE_STATE_EVENT, 40.5)), false, 10, 0, 0, (run, handler) -> {
+        assertBothFire(
+                List.of(
+                        at(FIRST_READER_IDLE_STATE_EVENT, 10),
+                        at(READER_IDLE_STATE_EVENT, 20),
+                        at(READER_IDLE_STATE_EVENT, 30.5),
+                        at(READER_IDLE_STATE_EVENT, 40.5)),
+                false,
+                10,
+                0,
+                0,
+                (run, handler) -> {
                     run.advanceTo(20.5);
                     run.stall(10);
                     run.advanceTo(41);
@@ -163,8 +194,16 @@ class WheelIdleStateHandlerTimingTest {
         // A write at 1.1 ms; then the loop stalls until 4.3 ms. The all check (due at 3 ms) runs
         // first and finds 3.2 ms without traffic, then the reader check (due at 4 ms); the writer
         // check, due at 4 ms too, waits until 4 ms after the write.
-        assertBothFire(List.of(at(FIRST_ALL_IDLE_STATE_EVENT, 4.3), at(FIRST_READER_IDLE_STATE_EVENT, 4.3),
-                at(FIRST_WRITER_IDLE_STATE_EVENT, 5.1)), false, 4, 4, 3, (run, handler) -> {
+        assertBothFire(
+                List.of(
+                        at(FIRST_ALL_IDLE_STATE_EVENT, 4.3),
+                        at(FIRST_READER_IDLE_STATE_EVENT, 4.3),
+                        at(FIRST_WRITER_IDLE_STATE_EVENT, 5.1)),
+                false,
+                4,
+                4,
+                3,
+                (run, handler) -> {
                     run.stall(1.1);
                     run.ch.pipeline().writeAndFlush(Unpooled.buffer().writeZero(1));
                     run.stall(3.2);
@@ -174,7 +213,12 @@ class WheelIdleStateHandlerTimingTest {
 
     @Test
     void aStallOfTwoIdleTimesFiresOneEventThenRepeatsFromItsEnd() {
-        assertBothFire(List.of(at(FIRST_READER_IDLE_STATE_EVENT, 2), at(READER_IDLE_STATE_EVENT, 3)), false, 1, 0, 0,
+        assertBothFire(
+                List.of(at(FIRST_READER_IDLE_STATE_EVENT, 2), at(READER_IDLE_STATE_EVENT, 3)),
+                false,
+                1,
+                0,
+                0,
                 (run, handler) -> {
                     run.stall(2);
                     run.advanceTo(3.5);

@@ -58,14 +58,25 @@ class WheelTimeoutHandlersDifferentialTest {
     private static final long FIRST_SEED = Long.getLong("wheelbeat.timeout.seed", 20_261_125L);
     private static final int MIN_PERIODS = 40;
 
-    private enum Kind { PAUSE, STALL, READ_BATCH, READ_WITHOUT_COMPLETE, READ_COMPLETE,
-        WRITE, WRITE_AND_FLUSH, SLOW_FLUSH, DRAIN, HEAD_WRITE, REMOVE,
+    private enum Kind {
+        PAUSE,
+        STALL,
+        READ_BATCH,
+        READ_WITHOUT_COMPLETE,
+        READ_COMPLETE,
+        WRITE,
+        WRITE_AND_FLUSH,
+        SLOW_FLUSH,
+        DRAIN,
+        HEAD_WRITE,
+        REMOVE,
         /** The head handler starts holding the writes that reach it. */
         HOLD,
         /** The head handler completes the newest write it holds: writes complete out of order. */
         COMPLETE_NEWEST_HELD,
         /** The head handler passes the writes it holds on, in order, and stops holding. */
-        RELEASE }
+        RELEASE
+    }
 
     private record Step(Kind kind, long arg) {
         @Override
@@ -76,7 +87,10 @@ class WheelTimeoutHandlersDifferentialTest {
 
     private record Script(long seed, Loop loop, long timeoutNanos, List<Step> steps) {
         long duration() {
-            return steps.stream().filter(s -> s.kind == Kind.PAUSE || s.kind == Kind.STALL).mapToLong(Step::arg).sum();
+            return steps.stream()
+                    .filter(s -> s.kind == Kind.PAUSE || s.kind == Kind.STALL)
+                    .mapToLong(Step::arg)
+                    .sum();
         }
 
         @Override
@@ -86,8 +100,7 @@ class WheelTimeoutHandlersDifferentialTest {
     }
 
     /** What a run shows: each timed-out call, or the exception fired and the close, in ns after the start. */
-    private record Outcome(List<Long> timedOutAt, List<String> fired, long closedAt) {
-    }
+    private record Outcome(List<Long> timedOutAt, List<String> fired, long closedAt) {}
 
     // ---------------------------------------------------------------- the tests
 
@@ -100,7 +113,8 @@ class WheelTimeoutHandlersDifferentialTest {
                 Outcome netty = runOnEmbeddedLoop(script, recordingNettyRead(script));
                 Outcome wheel = runOnEmbeddedLoop(script, recordingWheelRead(script, null));
                 assertEquals(netty, wheel, script::toString);
-                assertEquals(runOnEmbeddedLoop(script, new ReadTimeoutHandler(script.timeoutNanos, NANOSECONDS)),
+                assertEquals(
+                        runOnEmbeddedLoop(script, new ReadTimeoutHandler(script.timeoutNanos, NANOSECONDS)),
                         runOnEmbeddedLoop(script, new WheelReadTimeoutHandler(script.timeoutNanos, NANOSECONDS)),
                         script::toString);
                 timeouts += netty.timedOutAt.size();
@@ -121,8 +135,10 @@ class WheelTimeoutHandlersDifferentialTest {
                 Outcome wheel = runOnEmbeddedLoop(script, recordingWheelWrite(script, null));
                 assertEquals(netty, wheel, script::toString);
                 Outcome closing = runOnEmbeddedLoop(script, new WriteTimeoutHandler(script.timeoutNanos, NANOSECONDS));
-                assertEquals(closing, runOnEmbeddedLoop(script,
-                        new WheelWriteTimeoutHandler(script.timeoutNanos, NANOSECONDS)), script::toString);
+                assertEquals(
+                        closing,
+                        runOnEmbeddedLoop(script, new WheelWriteTimeoutHandler(script.timeoutNanos, NANOSECONDS)),
+                        script::toString);
                 timeouts += netty.timedOutAt.size();
                 closes += closing.closedAt >= 0 ? 1 : 0;
             }
@@ -140,13 +156,15 @@ class WheelTimeoutHandlersDifferentialTest {
         for (int i = 0; i < SCRIPTS / 4; i++) {
             for (boolean reads : new boolean[] {true, false}) {
                 Script script = randomScript(FIRST_SEED + 6L * SCRIPTS + i, Loop.PUNCTUAL, reads);
-                Outcome netty = runOnEmbeddedLoop(script, reads ? recordingNettyRead(script) : recordingNettyWrite(script));
+                Outcome netty =
+                        runOnEmbeddedLoop(script, reads ? recordingNettyRead(script) : recordingNettyWrite(script));
                 long half = script.duration() / 2;
                 for (long origin : new long[] {Long.MAX_VALUE - half, Long.MIN_VALUE, -half}) {
                     ManualLoop loop = new ManualLoop(origin);
                     ExecutorDrivenWheel wheel = Drivers.executorDriven(loop, new WheelSettings().ticker(loop::now));
                     SlowDrainChannel ch = loop.drive(new SlowDrainChannel(loop.ticker));
-                    Recording recording = reads ? recordingWheelRead(script, wheel) : recordingWheelWrite(script, wheel);
+                    Recording recording =
+                            reads ? recordingWheelRead(script, wheel) : recordingWheelWrite(script, wheel);
                     assertEquals(netty, run(script, ch, loop, recording), () -> "origin " + origin + ": " + script);
                     assertEquals(0, wheel.pendingTimers(), () -> "timers left, origin " + origin + ": " + script);
                 }
@@ -167,8 +185,15 @@ class WheelTimeoutHandlersDifferentialTest {
     void aHandlerMovedToAnotherChannelTimesOutThereAsNettysDoes() {
         long timeout = MILLISECONDS.toNanos(100);
         List<String> netty = moved(new MovingNettyWrite(timeout), timeout);
-        assertEquals(List.of("b: writeTimedOut@100", "b: WriteTimeoutException.INSTANCE@100", "b: closed@100",
-                "a: writeTimedOut@450", "a: closed@650"), netty, "the reference"); // a closes at the end
+        assertEquals(
+                List.of(
+                        "b: writeTimedOut@100",
+                        "b: WriteTimeoutException.INSTANCE@100",
+                        "b: closed@100",
+                        "a: writeTimedOut@450",
+                        "a: closed@650"),
+                netty,
+                "the reference"); // a closes at the end
         assertEquals(netty, moved(new MovingWheelWrite(timeout), timeout));
         assertEquals(moved(new MovingNettyRead(timeout), timeout), moved(new MovingWheelRead(timeout), timeout));
     }
@@ -235,9 +260,13 @@ class WheelTimeoutHandlersDifferentialTest {
         EmbeddedChannel ch = VirtualTime.frozenChannel(new ChannelInboundHandlerAdapter() {
             @Override
             public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-                note((EmbeddedChannel) ctx.channel(), cause == WriteTimeoutException.INSTANCE
-                        ? "WriteTimeoutException.INSTANCE" : cause == ReadTimeoutException.INSTANCE
-                        ? "ReadTimeoutException.INSTANCE" : cause.toString());
+                note(
+                        (EmbeddedChannel) ctx.channel(),
+                        cause == WriteTimeoutException.INSTANCE
+                                ? "WriteTimeoutException.INSTANCE"
+                                : cause == ReadTimeoutException.INSTANCE
+                                        ? "ReadTimeoutException.INSTANCE"
+                                        : cause.toString());
             }
         });
         ch.attr(NAME).set(name);
@@ -293,54 +322,67 @@ class WheelTimeoutHandlersDifferentialTest {
     }
 
     /** Where a recording handler notes the instants of its timeouts. */
-    private record Recording(ChannelHandler handler, Timeouts timeouts) {
-    }
+    private record Recording(ChannelHandler handler, Timeouts timeouts) {}
 
     private static Recording recordingNettyRead(Script script) {
         Timeouts timeouts = new Timeouts();
-        return new Recording(new ReadTimeoutHandler(script.timeoutNanos, NANOSECONDS) {
-            @Override
-            protected void readTimedOut(ChannelHandlerContext ctx) {
-                timeouts.record();
-            }
-        }, timeouts);
+        return new Recording(
+                new ReadTimeoutHandler(script.timeoutNanos, NANOSECONDS) {
+                    @Override
+                    protected void readTimedOut(ChannelHandlerContext ctx) {
+                        timeouts.record();
+                    }
+                },
+                timeouts);
     }
 
     private static Recording recordingWheelRead(Script script, ExecutorDrivenWheel wheel) {
         Timeouts timeouts = new Timeouts();
-        return new Recording(wheel == null ? new WheelReadTimeoutHandler(script.timeoutNanos, NANOSECONDS) {
-            @Override
-            protected void readTimedOut(ChannelHandlerContext ctx) {
-                timeouts.record();
-            }
-        } : new WheelReadTimeoutHandler(WheelIdleStateHandler.builder().timer(wheel)
-                .readerIdleTime(Duration.ofNanos(script.timeoutNanos)).build()) {
-            @Override
-            protected void readTimedOut(ChannelHandlerContext ctx) {
-                timeouts.record();
-            }
-        }, timeouts);
+        return new Recording(
+                wheel == null
+                        ? new WheelReadTimeoutHandler(script.timeoutNanos, NANOSECONDS) {
+                            @Override
+                            protected void readTimedOut(ChannelHandlerContext ctx) {
+                                timeouts.record();
+                            }
+                        }
+                        : new WheelReadTimeoutHandler(WheelIdleStateHandler.builder()
+                                .timer(wheel)
+                                .readerIdleTime(Duration.ofNanos(script.timeoutNanos))
+                                .build()) {
+                            @Override
+                            protected void readTimedOut(ChannelHandlerContext ctx) {
+                                timeouts.record();
+                            }
+                        },
+                timeouts);
     }
 
     private static Recording recordingNettyWrite(Script script) {
         Timeouts timeouts = new Timeouts();
-        return new Recording(new WriteTimeoutHandler(script.timeoutNanos, NANOSECONDS) {
-            @Override
-            protected void writeTimedOut(ChannelHandlerContext ctx) {
-                timeouts.record();
-            }
-        }, timeouts);
+        return new Recording(
+                new WriteTimeoutHandler(script.timeoutNanos, NANOSECONDS) {
+                    @Override
+                    protected void writeTimedOut(ChannelHandlerContext ctx) {
+                        timeouts.record();
+                    }
+                },
+                timeouts);
     }
 
     private static Recording recordingWheelWrite(Script script, ExecutorDrivenWheel wheel) {
         Timeouts timeouts = new Timeouts();
-        return new Recording(new WheelWriteTimeoutHandler(script.timeoutNanos, NANOSECONDS,
-                wheel == null ? EventLoopWheels.shared()::wheelFor : loop -> wheel) {
-            @Override
-            protected void writeTimedOut(ChannelHandlerContext ctx) {
-                timeouts.record();
-            }
-        }, timeouts);
+        return new Recording(
+                new WheelWriteTimeoutHandler(
+                        script.timeoutNanos,
+                        NANOSECONDS,
+                        wheel == null ? EventLoopWheels.shared()::wheelFor : loop -> wheel) {
+                    @Override
+                    protected void writeTimedOut(ChannelHandlerContext ctx) {
+                        timeouts.record();
+                    }
+                },
+                timeouts);
     }
 
     // ---------------------------------------------------------------- running a script
@@ -395,7 +437,8 @@ class WheelTimeoutHandlersDifferentialTest {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            String name = cause == ReadTimeoutException.INSTANCE ? "ReadTimeoutException.INSTANCE"
+            String name = cause == ReadTimeoutException.INSTANCE
+                    ? "ReadTimeoutException.INSTANCE"
                     : cause == WriteTimeoutException.INSTANCE ? "WriteTimeoutException.INSTANCE" : cause.toString();
             fired.add(name + "@" + (clock.getAsLong() - start));
         }
@@ -425,7 +468,8 @@ class WheelTimeoutHandlersDifferentialTest {
         ch.pipeline().addLast(head, handler, tail);
         for (Step step : script.steps) {
             switch (step.kind) {
-                case WRITE_AND_FLUSH -> ch.pipeline().writeAndFlush(Unpooled.buffer().writeZero((int) step.arg));
+                case WRITE_AND_FLUSH ->
+                    ch.pipeline().writeAndFlush(Unpooled.buffer().writeZero((int) step.arg));
                 case HOLD -> head.holding = true;
                 case COMPLETE_NEWEST_HELD -> head.completeNewest();
                 case RELEASE -> head.release();
@@ -434,7 +478,8 @@ class WheelTimeoutHandlersDifferentialTest {
                         ch.pipeline().remove(handler);
                     }
                 }
-                default -> WheelIdleStateHandlerDifferentialTest.traffic(step.kind.name(), step.arg, ch, time, head.ctx);
+                default ->
+                    WheelIdleStateHandlerDifferentialTest.traffic(step.kind.name(), step.arg, ch, time, head.ctx);
             }
             ch.inboundMessages().clear();
         }
@@ -448,7 +493,8 @@ class WheelTimeoutHandlersDifferentialTest {
 
     private static Script randomScript(long seed, Loop loop, boolean reads) {
         SplittableRandom random = new SplittableRandom(seed);
-        long timeout = random.nextInt(5) == 0 ? MILLISECONDS.toNanos(1)
+        long timeout = random.nextInt(5) == 0
+                ? MILLISECONDS.toNanos(1)
                 : MILLISECONDS.toNanos(2) + random.nextLong(MILLISECONDS.toNanos(38));
         List<Step> steps = new ArrayList<>();
         for (long elapsed = 0; elapsed < MIN_PERIODS * timeout; ) {
@@ -467,8 +513,9 @@ class WheelTimeoutHandlersDifferentialTest {
 
     private static Step randomTimeStep(SplittableRandom random, long timeout) {
         if (random.nextInt(10) == 0) {
-            return new Step(Kind.STALL, random.nextBoolean() ? random.nextLong(MILLISECONDS.toNanos(2))
-                    : random.nextLong(3 * timeout));
+            return new Step(
+                    Kind.STALL,
+                    random.nextBoolean() ? random.nextLong(MILLISECONDS.toNanos(2)) : random.nextLong(3 * timeout));
         }
         long nanos = switch (random.nextInt(6)) {
             case 0 -> 0; // several steps at one instant
@@ -498,11 +545,14 @@ class WheelTimeoutHandlersDifferentialTest {
             case 9, 10, 11 -> new Step(Kind.WRITE_AND_FLUSH, bytes); // drains at the current budget
             case 12, 13 -> new Step(Kind.SLOW_FLUSH, random.nextInt(4) == 0 ? Long.MAX_VALUE : random.nextInt(400));
             case 14, 15 -> new Step(Kind.DRAIN, random.nextInt(4) == 0 ? Long.MAX_VALUE : random.nextInt(400));
-            case 16 -> new Step(switch (random.nextInt(3)) {
-                case 0 -> Kind.HOLD;
-                case 1 -> Kind.COMPLETE_NEWEST_HELD;
-                default -> Kind.RELEASE;
-            }, 0);
+            case 16 ->
+                new Step(
+                        switch (random.nextInt(3)) {
+                            case 0 -> Kind.HOLD;
+                            case 1 -> Kind.COMPLETE_NEWEST_HELD;
+                            default -> Kind.RELEASE;
+                        },
+                        0);
             default -> new Step(Kind.HEAD_WRITE, bytes);
         };
     }

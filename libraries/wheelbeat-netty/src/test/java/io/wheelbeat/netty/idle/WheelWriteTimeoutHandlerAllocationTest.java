@@ -83,13 +83,17 @@ class WheelWriteTimeoutHandlerAllocationTest {
         long wheelBytes = allocatedBy(wheel);
         long nettyBytes = allocatedBy(netty);
         int writes = ROUNDS * WRITES_PER_FLUSH;
-        System.out.printf("bytes allocated per write beyond the bare pipeline: wheel %.2f, Netty's WriteTimeoutHandler %.2f%n",
+        System.out.printf(
+                "bytes allocated per write beyond the bare pipeline: wheel %.2f, Netty's WriteTimeoutHandler %.2f%n",
                 (wheelBytes - bareBytes) / (double) writes, (nettyBytes - bareBytes) / (double) writes);
         // Allowance: 64 KiB over 400,000 writes, for the measurement itself and stray JIT activity.
-        assertTrue(wheelBytes - bareBytes < 64 * 1024,
+        assertTrue(
+                wheelBytes - bareBytes < 64 * 1024,
                 "with the handler " + wheelBytes + " B, without " + bareBytes + " B for " + writes + " writes");
         // The reference does allocate per write: the comparison can tell.
-        assertTrue(nettyBytes - bareBytes > 16L * writes, "Netty's handler: " + nettyBytes + " B, bare " + bareBytes + " B");
+        assertTrue(
+                nettyBytes - bareBytes > 16L * writes,
+                "Netty's handler: " + nettyBytes + " B, bare " + bareBytes + " B");
         assertEquals(1, VirtualTime.pendingTimers(wheel), "one timer for every write of the channel");
         wheel.finishAndReleaseAll();
         assertEquals(0, VirtualTime.pendingTimers(wheel), "the timer is cancelled when the channel goes");
@@ -100,12 +104,15 @@ class WheelWriteTimeoutHandlerAllocationTest {
     void aTimeoutOfZeroOrLessDisablesTheHandlerAndANullUnitIsRefused() {
         for (long timeout : new long[] {0, -1, Long.MIN_VALUE}) {
             ChannelPromise[] seen = new ChannelPromise[1];
-            EmbeddedChannel ch = new EmbeddedChannel(new ChannelOutboundHandlerAdapter() {
-                @Override
-                public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-                    seen[0] = promise;
-                }
-            }, new WheelWriteTimeoutHandler(timeout, SECONDS), new WheelReadTimeoutHandler(timeout, SECONDS));
+            EmbeddedChannel ch = new EmbeddedChannel(
+                    new ChannelOutboundHandlerAdapter() {
+                        @Override
+                        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+                            seen[0] = promise;
+                        }
+                    },
+                    new WheelWriteTimeoutHandler(timeout, SECONDS),
+                    new WheelReadTimeoutHandler(timeout, SECONDS));
             ch.pipeline().write("data", ch.voidPromise());
             assertTrue(seen[0].isVoid(), "timeout " + timeout);
             assertEquals(0, VirtualTime.pendingTimers(ch), "timeout " + timeout);

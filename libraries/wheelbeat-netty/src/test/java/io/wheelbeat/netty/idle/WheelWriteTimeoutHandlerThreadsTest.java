@@ -59,6 +59,7 @@ class WheelWriteTimeoutHandlerThreadsTest {
      * the timer then runs every few rounds, while writes complete.
      */
     private static final int ROUNDS_PER_SYNC = 2;
+
     private static final int ROUNDS = 3_000;
     private static final int WRITES_PER_ROUND = 8;
     private static final int CHANNELS = 4;
@@ -72,6 +73,7 @@ class WheelWriteTimeoutHandlerThreadsTest {
     private final List<Channel> opened = new CopyOnWriteArrayList<>();
     /** Each call of writeTimedOut: the channel's index and the virtual instant. */
     private final Queue<String> timedOut = new ConcurrentLinkedQueue<>();
+
     private final Queue<Throwable> caught = new ConcurrentLinkedQueue<>();
     /** What the handler's write listener threw: Netty would only log it. */
     private final Queue<Throwable> listenerFailures = new ConcurrentLinkedQueue<>();
@@ -92,8 +94,7 @@ class WheelWriteTimeoutHandlerThreadsTest {
      * the handler's executor when the test moves the clock there and calls {@link #fireDue}.
      */
     private final class VirtualWakes implements WheelExecutor {
-        private record Wake(long at, FutureTask<Void> task) {
-        }
+        private record Wake(long at, FutureTask<Void> task) {}
 
         private final Queue<Wake> wakes = new ConcurrentLinkedQueue<>();
 
@@ -150,7 +151,8 @@ class WheelWriteTimeoutHandlerThreadsTest {
 
         @Override
         @SuppressWarnings("unchecked")
-        public ChannelPromise addListener(GenericFutureListener<? extends io.netty.util.concurrent.Future<? super Void>> listener) {
+        public ChannelPromise addListener(
+                GenericFutureListener<? extends io.netty.util.concurrent.Future<? super Void>> listener) {
             GenericFutureListener<io.netty.util.concurrent.Future<Void>> checked =
                     (GenericFutureListener<io.netty.util.concurrent.Future<Void>>) listener;
             return super.addListener((GenericFutureListener<io.netty.util.concurrent.Future<Void>>) future -> {
@@ -171,7 +173,9 @@ class WheelWriteTimeoutHandlerThreadsTest {
                 timedOut.add(index + "@" + (clock.get() - start));
             }
         };
-        Channel channel = new Bootstrap().group(loops).channel(LocalChannel.class)
+        Channel channel = new Bootstrap()
+                .group(loops)
+                .channel(LocalChannel.class)
                 .handler(new ChannelInitializer<LocalChannel>() {
                     @Override
                     protected void initChannel(LocalChannel ch) {
@@ -184,7 +188,10 @@ class WheelWriteTimeoutHandlerThreadsTest {
                             }
                         });
                     }
-                }).connect(address).sync().channel();
+                })
+                .connect(address)
+                .sync()
+                .channel();
         opened.add(channel);
         return channel;
     }
@@ -192,8 +199,8 @@ class WheelWriteTimeoutHandlerThreadsTest {
     /** Lets the handler's executor run what was handed to it so far, and what that hands on. */
     private void settle() throws Exception {
         for (int i = 0; i < 3; i++) {
-            handlerExecutor.submit(() -> { }).sync();
-            loops.next().submit(() -> { }).sync();
+            handlerExecutor.submit(() -> {}).sync();
+            loops.next().submit(() -> {}).sync();
         }
     }
 
@@ -215,13 +222,18 @@ class WheelWriteTimeoutHandlerThreadsTest {
     @Test
     void writesCompletingOnTheChannelsLoopKeepTheRingOfPendingWritesIntact() throws Exception {
         LocalAddress address = new LocalAddress(WheelWriteTimeoutHandlerThreadsTest.class);
-        opened.add(new ServerBootstrap().group(loops).channel(LocalServerChannel.class)
+        opened.add(new ServerBootstrap()
+                .group(loops)
+                .channel(LocalServerChannel.class)
                 .childHandler(new ChannelInitializer<LocalChannel>() {
                     @Override
                     protected void initChannel(LocalChannel ch) {
                         // The writes arrive here and are dropped by the pipeline's tail.
                     }
-                }).bind(address).sync().channel());
+                })
+                .bind(address)
+                .sync()
+                .channel());
         Channel[] channels = new Channel[CHANNELS];
         Holder[] holders = new Holder[CHANNELS];
         for (int c = 0; c < CHANNELS; c++) {

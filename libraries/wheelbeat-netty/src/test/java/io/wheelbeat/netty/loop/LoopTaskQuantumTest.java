@@ -55,7 +55,9 @@ class LoopTaskQuantumTest {
         CountDownLatch allRan = new CountDownLatch(1);
         try {
             EventLoop loop = group.next();
-            Channel server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+            Channel server = new ServerBootstrap()
+                    .group(group)
+                    .channel(NioServerSocketChannel.class)
                     .childHandler(new ChannelInboundHandlerAdapter() {
                         @Override
                         public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -63,7 +65,9 @@ class LoopTaskQuantumTest {
                             ctx.writeAndFlush(msg);
                         }
                     })
-                    .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+                    .bind(new InetSocketAddress("127.0.0.1", 0))
+                    .sync()
+                    .channel();
             try (Socket client = new Socket()) {
                 client.setSoTimeout((int) TimeUnit.SECONDS.toMillis(60));
                 client.connect(server.localAddress());

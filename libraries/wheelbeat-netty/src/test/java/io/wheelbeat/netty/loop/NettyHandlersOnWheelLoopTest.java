@@ -61,24 +61,34 @@ class NettyHandlersOnWheelLoopTest {
 
     /** A server whose child pipeline {@code init} builds; returns its port. */
     private int server(Consumer<Channel> init) throws InterruptedException {
-        Channel server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+        Channel server = new ServerBootstrap()
+                .group(group)
+                .channel(NioServerSocketChannel.class)
                 .childHandler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
                         init.accept(ch);
                     }
-                }).bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+                })
+                .bind(new InetSocketAddress("127.0.0.1", 0))
+                .sync()
+                .channel();
         return ((InetSocketAddress) server.localAddress()).getPort();
     }
 
     private Channel client(int port, Consumer<Channel> init) throws InterruptedException {
-        return new Bootstrap().group(group).channel(NioSocketChannel.class)
+        return new Bootstrap()
+                .group(group)
+                .channel(NioSocketChannel.class)
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
                         init.accept(ch);
                     }
-                }).connect("127.0.0.1", port).sync().channel();
+                })
+                .connect("127.0.0.1", port)
+                .sync()
+                .channel();
     }
 
     /** Records what reaches the end of a pipeline, with the time since the channel became active. */
@@ -127,9 +137,12 @@ class NettyHandlersOnWheelLoopTest {
     @Test
     void idleStateHandlerFiresReaderIdleOnTimeAndRepeats() throws Exception {
         Recorder recorder = new Recorder();
-        int port = server(ch -> ch.pipeline().addLast(new IdleStateHandler(0, 0, 0, TimeUnit.MILLISECONDS) {
-        }, new IdleStateHandler(200, 0, 0, TimeUnit.MILLISECONDS), recorder));
-        Channel client = client(port, ch -> { });
+        int port = server(ch -> ch.pipeline()
+                .addLast(
+                        new IdleStateHandler(0, 0, 0, TimeUnit.MILLISECONDS) {},
+                        new IdleStateHandler(200, 0, 0, TimeUnit.MILLISECONDS),
+                        recorder));
+        Channel client = client(port, ch -> {});
         Object first = recorder.next();
         long at = recorder.millisSinceActive();
         assertEquals(IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT, first);
@@ -144,7 +157,7 @@ class NettyHandlersOnWheelLoopTest {
     void readTimeoutHandlerClosesASilentConnectionNotABusyOne() throws Exception {
         Recorder recorder = new Recorder();
         int port = server(ch -> ch.pipeline().addLast(new ReadTimeoutHandler(300, TimeUnit.MILLISECONDS), recorder));
-        Channel client = client(port, ch -> { });
+        Channel client = client(port, ch -> {});
         // Traffic every 100 ms for 600 ms keeps it open.
         for (int i = 0; i < 6; i++) {
             client.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {1})).sync();
@@ -166,17 +179,18 @@ class NettyHandlersOnWheelLoopTest {
     void writeTimeoutHandlerFailsAStuckWriteAndCancelsTheTimersOfCompletedOnes() throws Exception {
         // Small writes to a reading client complete: their timers are cancelled, nothing fires.
         Recorder small = new Recorder();
-        int echoPort = server(ch -> ch.pipeline().addLast(new WriteTimeoutHandler(300, TimeUnit.MILLISECONDS), small,
-                new ChannelInboundHandlerAdapter() {
-                    @Override
-                    public void channelActive(ChannelHandlerContext ctx) {
-                        for (int i = 0; i < 100; i++) {
-                            ctx.writeAndFlush(Unpooled.wrappedBuffer(new byte[16]));
-                        }
-                        ctx.fireChannelActive();
-                    }
-                }));
-        Channel reader = client(echoPort, ch -> { });
+        int echoPort = server(ch -> ch.pipeline()
+                .addLast(
+                        new WriteTimeoutHandler(300, TimeUnit.MILLISECONDS), small, new ChannelInboundHandlerAdapter() {
+                            @Override
+                            public void channelActive(ChannelHandlerContext ctx) {
+                                for (int i = 0; i < 100; i++) {
+                                    ctx.writeAndFlush(Unpooled.wrappedBuffer(new byte[16]));
+                                }
+                                ctx.fireChannelActive();
+                            }
+                        }));
+        Channel reader = client(echoPort, ch -> {});
         Thread.sleep(700);
         assertTrue(small.events.isEmpty(), "completed writes timed out: " + small.events);
         reader.close().sync();
@@ -203,7 +217,9 @@ class NettyHandlersOnWheelLoopTest {
     void http2GracefulGoAwayClosesAfterItsTimeoutWhileAStreamStaysOpen() throws Exception {
         BlockingQueue<Channel> served = new LinkedBlockingQueue<>();
         int port = server(ch -> {
-            Http2FrameCodec codec = Http2FrameCodecBuilder.forServer().gracefulShutdownTimeoutMillis(400).build();
+            Http2FrameCodec codec = Http2FrameCodecBuilder.forServer()
+                    .gracefulShutdownTimeoutMillis(400)
+                    .build();
             ch.pipeline().addLast(codec, new ChannelInboundHandlerAdapter() {
                 @Override
                 public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -215,12 +231,26 @@ class NettyHandlersOnWheelLoopTest {
             });
         });
         Recorder recorder = new Recorder();
-        Channel client = client(port, ch -> ch.pipeline().addLast(Http2FrameCodecBuilder.forClient().build(),
-                new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()), recorder));
-        Channel stream = new Http2StreamChannelBootstrap(client).handler(new ChannelInboundHandlerAdapter())
-                .open().sync().getNow();
-        stream.writeAndFlush(new DefaultHttp2HeadersFrame(new DefaultHttp2Headers().method("GET").path("/")
-                .scheme("http").authority("localhost"), false)).sync();
+        Channel client = client(
+                port,
+                ch -> ch.pipeline()
+                        .addLast(
+                                Http2FrameCodecBuilder.forClient().build(),
+                                new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()),
+                                recorder));
+        Channel stream = new Http2StreamChannelBootstrap(client)
+                .handler(new ChannelInboundHandlerAdapter())
+                .open()
+                .sync()
+                .getNow();
+        stream.writeAndFlush(new DefaultHttp2HeadersFrame(
+                        new DefaultHttp2Headers()
+                                .method("GET")
+                                .path("/")
+                                .scheme("http")
+                                .authority("localhost"),
+                        false))
+                .sync();
         Channel server = served.poll(10, TimeUnit.SECONDS);
         long closeAt = System.nanoTime();
         // Graceful: GOAWAY now, the connection closed when the open stream ends or the 400 ms pass.
@@ -242,7 +272,7 @@ class NettyHandlersOnWheelLoopTest {
             ch.pipeline().addLast(new IdleStateHandler(1, 1, 1, TimeUnit.HOURS));
             served.add(ch);
         });
-        Channel client = client(port, ch -> { });
+        Channel client = client(port, ch -> {});
         Channel server = served.poll(10, TimeUnit.SECONDS);
         var wheel = EventLoopWheels.shared().wheelFor(server.eventLoop());
         int pending = server.eventLoop().submit(wheel::pendingTimers).get();

@@ -8,8 +8,8 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.local.LocalAddress;
@@ -54,7 +54,9 @@ class PingLoopAtAnyClockOriginTest {
         try {
             EventLoop loop = group.next();
             LocalAddress address = new LocalAddress("ping-loop-" + origin);
-            new ServerBootstrap().group(group).channel(LocalServerChannel.class)
+            new ServerBootstrap()
+                    .group(group)
+                    .channel(LocalServerChannel.class)
                     .childHandler(new ChannelInboundHandlerAdapter() {
                         @Override
                         public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -68,38 +70,50 @@ class PingLoopAtAnyClockOriginTest {
                             }
                         }
                     })
-                    .bind(address).sync();
+                    .bind(address)
+                    .sync();
             HeartbeatHandler.Factory pinging = HeartbeatHandler.builder()
-                    .sendPings(Duration.ofSeconds(1), (channel, id) -> "PING " + id,
+                    .sendPings(
+                            Duration.ofSeconds(1),
+                            (channel, id) -> "PING " + id,
                             msg -> msg instanceof String s && s.startsWith("PONG "),
                             msg -> Long.parseLong(((String) msg).substring("PONG ".length())))
                     .pongTimeout(Duration.ofMillis(500))
                     .maxMissedPongs(2)
                     .build();
-            Channel client = new Bootstrap().group(group).channel(LocalChannel.class)
+            Channel client = new Bootstrap()
+                    .group(group)
+                    .channel(LocalChannel.class)
                     .handler(new ChannelInitializer<LocalChannel>() {
                         @Override
                         protected void initChannel(LocalChannel ch) {
-                            ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
-                                @Override
-                                public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                                    progress.incrementAndGet();
-                                    ctx.fireChannelRead(msg);
-                                }
-                            }, pinging.newHandler(), new ChannelInboundHandlerAdapter() {
-                                @Override
-                                public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-                                    progress.incrementAndGet();
-                                    events.add(evt);
-                                    eventTimes.add(clock.nanoTime() - origin);
-                                }
-                            });
+                            ch.pipeline()
+                                    .addLast(
+                                            new ChannelInboundHandlerAdapter() {
+                                                @Override
+                                                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                                                    progress.incrementAndGet();
+                                                    ctx.fireChannelRead(msg);
+                                                }
+                                            },
+                                            pinging.newHandler(),
+                                            new ChannelInboundHandlerAdapter() {
+                                                @Override
+                                                public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                                                    progress.incrementAndGet();
+                                                    events.add(evt);
+                                                    eventTimes.add(clock.nanoTime() - origin);
+                                                }
+                                            });
                         }
                     })
-                    .connect(address).sync().channel();
+                    .connect(address)
+                    .sync()
+                    .channel();
 
             runFor(clock, loop, progress, 10 * SECOND);
-            long pongs = events.stream().filter(e -> e instanceof PongReceivedEvent).count();
+            long pongs =
+                    events.stream().filter(e -> e instanceof PongReceivedEvent).count();
             // A ping 1 s after the connection's start and after each ping: 10 in 10 s, one STEP late at most.
             assertTrue(pongs >= 9 && pongs <= 10, "pongs in 10 s: " + events + " at " + eventTimes);
             assertTrue(client.isActive());
@@ -122,7 +136,8 @@ class PingLoopAtAnyClockOriginTest {
             long failedAfter = eventTimes.get(eventTimes.size() - 1) - silentFrom;
             // The next ping at most 1 s after the silence began, its timeout 0.5 s later, the second
             // ping 1 s after the first and its timeout 0.5 s later: 1.5 to 2.5 s, one STEP late at most.
-            assertTrue(failedAfter >= SECOND + SECOND / 2 && failedAfter <= 2 * SECOND + SECOND / 2 + STEP,
+            assertTrue(
+                    failedAfter >= SECOND + SECOND / 2 && failedAfter <= 2 * SECOND + SECOND / 2 + STEP,
                     "closed " + failedAfter + " ns after the peer fell silent");
         } finally {
             io.netty.util.concurrent.Future<?> terminated = group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
@@ -138,17 +153,18 @@ class PingLoopAtAnyClockOriginTest {
      * order, then scheduling order), so the due timers have run when it has; then plain tasks until
      * three turns in a row show no progress (a ping's delivery and its pong are tasks of their own).
      */
-    private static void runFor(LoopClock clock, EventLoop loop, AtomicInteger progress, long nanos)
-            throws Exception {
+    private static void runFor(LoopClock clock, EventLoop loop, AtomicInteger progress, long nanos) throws Exception {
         for (long moved = 0; moved < nanos; moved += STEP) {
             // On the loop, between its tasks: a clock moved while a task runs would show that task
             // two readings of one instant, which real time never does so far apart.
             loop.submit(() -> clock.advance(STEP)).sync();
-            loop.submit(() -> loop.schedule(() -> { }, 0, TimeUnit.NANOSECONDS)).get().get();
+            loop.submit(() -> loop.schedule(() -> {}, 0, TimeUnit.NANOSECONDS))
+                    .get()
+                    .get();
             int quiet = 0;
             int seen = -1;
             while (quiet < 3) {
-                loop.submit(() -> { }).sync();
+                loop.submit(() -> {}).sync();
                 int now = progress.get();
                 quiet = now == seen ? quiet + 1 : 0;
                 seen = now;

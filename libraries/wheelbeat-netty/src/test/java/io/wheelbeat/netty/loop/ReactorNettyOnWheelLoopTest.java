@@ -42,13 +42,17 @@ class ReactorNettyOnWheelLoopTest {
                 return Mono.empty(); // the test shuts the group down itself
             }
         };
-        DisposableServer server = HttpServer.create().host("127.0.0.1").port(0).runOn(loops, false)
+        DisposableServer server = HttpServer.create()
+                .host("127.0.0.1")
+                .port(0)
+                .runOn(loops, false)
                 .idleTimeout(Duration.ofMillis(IDLE_MILLIS))
                 .handle((request, response) -> response.sendString(Mono.just("ok")))
                 .bindNow();
         try (Socket socket = new Socket("127.0.0.1", server.port())) {
             socket.setSoTimeout(20_000);
-            socket.getOutputStream().write("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream()
+                    .write("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
             InputStream in = socket.getInputStream();
             StringBuilder response = new StringBuilder();
             int b;
@@ -59,7 +63,8 @@ class ReactorNettyOnWheelLoopTest {
             assertTrue(response.toString().startsWith("HTTP/1.1 200"), "the response: '" + response + "'");
             assertTrue(in.read() < 0, "the server closes the quiet connection");
             long after = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - answeredAt);
-            assertTrue(after >= IDLE_MILLIS - 50,
+            assertTrue(
+                    after >= IDLE_MILLIS - 50,
                     "closed " + after + " ms after the response, idle timeout " + IDLE_MILLIS + " ms");
         } finally {
             server.disposeNow();

@@ -62,10 +62,14 @@ class WheelIoEventLoopDifferentialTest {
             List<String> log = Collections.synchronizedList(new ArrayList<>());
             Map<Integer, ScheduledFuture<?>> futures = new ConcurrentHashMap<>();
             loop.submit(() -> {
-                Runnable periodic = () -> log.add("periodic");
-                futures.put(0, fixedRate ? loop.scheduleAtFixedRate(periodic, 0, 1, TimeUnit.MILLISECONDS)
-                        : loop.scheduleWithFixedDelay(periodic, 0, 1, TimeUnit.MILLISECONDS));
-            }).sync();
+                        Runnable periodic = () -> log.add("periodic");
+                        futures.put(
+                                0,
+                                fixedRate
+                                        ? loop.scheduleAtFixedRate(periodic, 0, 1, TimeUnit.MILLISECONDS)
+                                        : loop.scheduleWithFixedDelay(periodic, 0, 1, TimeUnit.MILLISECONDS));
+                    })
+                    .sync();
             settle(loop, log, futures);
             loop.submit(() -> futures.put(1, loop.schedule(() -> log.add("one-shot"), 2, TimeUnit.MILLISECONDS)))
                     .sync();
@@ -89,16 +93,32 @@ class WheelIoEventLoopDifferentialTest {
             return;
         }
         int from = Math.max(0, at - 6);
-        assertEquals(netty.subList(from, Math.min(netty.size(), at + 4)), wheel.subList(from, Math.min(wheel.size(), at + 4)),
+        assertEquals(
+                netty.subList(from, Math.min(netty.size(), at + 4)),
+                wheel.subList(from, Math.min(wheel.size(), at + 4)),
                 "seed " + seed + ": the wheel loop's log differs from Netty's at line " + at);
     }
 
-    private enum Kind { LOOP_SCHEDULE, THREAD_SCHEDULE, LOOP_PERIODIC, THREAD_PERIODIC, LOOP_CANCEL, THREAD_CANCEL, ADVANCE }
+    private enum Kind {
+        LOOP_SCHEDULE,
+        THREAD_SCHEDULE,
+        LOOP_PERIODIC,
+        THREAD_PERIODIC,
+        LOOP_CANCEL,
+        THREAD_CANCEL,
+        ADVANCE
+    }
 
     /** One step; {@code child} / {@code victim} are what the task does when it runs (-1: nothing). */
-    private record Op(Kind kind, int id, long delayMs, long periodMs, boolean fixedRate, int child,
-            long childDelayMs, int victim) {
-    }
+    private record Op(
+            Kind kind,
+            int id,
+            long delayMs,
+            long periodMs,
+            boolean fixedRate,
+            int child,
+            long childDelayMs,
+            int victim) {}
 
     private static List<Op> script(Random random) {
         List<Op> ops = new ArrayList<>();
@@ -131,8 +151,15 @@ class WheelIoEventLoopDifferentialTest {
                 cancel = false;
             }
             int id = cancel ? random.nextInt(nextId) : kind == Kind.ADVANCE ? -1 : nextId++;
-            ops.add(new Op(kind, id, kind == Kind.ADVANCE ? random.nextInt(3) : delay, 1 + random.nextInt(3),
-                    random.nextBoolean(), child, random.nextInt(3), victim));
+            ops.add(new Op(
+                    kind,
+                    id,
+                    kind == Kind.ADVANCE ? random.nextInt(3) : delay,
+                    1 + random.nextInt(3),
+                    random.nextBoolean(),
+                    child,
+                    random.nextInt(3),
+                    victim));
         }
         ops.add(new Op(Kind.ADVANCE, -1, 20, 0, false, -1, 0, -1));
         return ops;
@@ -149,12 +176,17 @@ class WheelIoEventLoopDifferentialTest {
             for (Op op : script) {
                 switch (op.kind()) {
                     case LOOP_SCHEDULE, LOOP_PERIODIC ->
-                            loop.submit(() -> futures.put(op.id(), schedule(loop, op, log, futures))).sync();
+                        loop.submit(() -> futures.put(op.id(), schedule(loop, op, log, futures)))
+                                .sync();
                     case THREAD_SCHEDULE, THREAD_PERIODIC -> futures.put(op.id(), schedule(loop, op, log, futures));
-                    case LOOP_CANCEL -> loop.submit(() -> log.add("loop cancel " + op.id() + " "
-                            + futures.get(op.id()).cancel(false))).sync();
+                    case LOOP_CANCEL ->
+                        loop.submit(() -> log.add("loop cancel " + op.id() + " "
+                                        + futures.get(op.id()).cancel(false)))
+                                .sync();
                     // Its line after the loop has settled: the cancel's listener runs on the loop meanwhile.
-                    case THREAD_CANCEL -> answer = "thread cancel " + op.id() + " " + futures.get(op.id()).cancel(false);
+                    case THREAD_CANCEL ->
+                        answer = "thread cancel " + op.id() + " "
+                                + futures.get(op.id()).cancel(false);
                     case ADVANCE -> clock.advance(TimeUnit.MILLISECONDS.toNanos(op.delayMs()));
                 }
                 settle(loop, log, futures);
@@ -163,8 +195,12 @@ class WheelIoEventLoopDifferentialTest {
                     answer = null;
                 }
                 StringBuilder delays = new StringBuilder("delays");
-                futures.entrySet().stream().sorted(Map.Entry.comparingByKey()).filter(e -> !e.getValue().isDone())
-                        .forEach(e -> delays.append(' ').append(e.getKey()).append('=')
+                futures.entrySet().stream()
+                        .sorted(Map.Entry.comparingByKey())
+                        .filter(e -> !e.getValue().isDone())
+                        .forEach(e -> delays.append(' ')
+                                .append(e.getKey())
+                                .append('=')
                                 .append(e.getValue().getDelay(TimeUnit.NANOSECONDS)));
                 log.add(delays.toString());
             }
@@ -173,8 +209,14 @@ class WheelIoEventLoopDifferentialTest {
             // Shutdown cancels every task still pending (the order of its cancellations is not
             // compared: Netty's follows its heap's array).
             StringBuilder states = new StringBuilder("after shutdown");
-            futures.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> states.append(' ')
-                    .append(e.getKey()).append(e.getValue().isCancelled() ? "C" : e.getValue().isSuccess() ? "S" : "P"));
+            futures.entrySet().stream()
+                    .sorted(Map.Entry.comparingByKey())
+                    .forEach(e -> states.append(' ')
+                            .append(e.getKey())
+                            .append(
+                                    e.getValue().isCancelled()
+                                            ? "C"
+                                            : e.getValue().isSuccess() ? "S" : "P"));
             result.add(states.toString());
             return result;
         } finally {
@@ -182,13 +224,14 @@ class WheelIoEventLoopDifferentialTest {
         }
     }
 
-    private static ScheduledFuture<?> schedule(EventLoop loop, Op op, List<String> log,
-            Map<Integer, ScheduledFuture<?>> futures) {
+    private static ScheduledFuture<?> schedule(
+            EventLoop loop, Op op, List<String> log, Map<Integer, ScheduledFuture<?>> futures) {
         Runnable task = () -> {
             log.add("run " + op.id());
             if (op.child() >= 0 && !futures.containsKey(op.child())) {
-                futures.put(op.child(), loop.schedule(() -> log.add("run " + op.child()), op.childDelayMs(),
-                        TimeUnit.MILLISECONDS));
+                futures.put(
+                        op.child(),
+                        loop.schedule(() -> log.add("run " + op.child()), op.childDelayMs(), TimeUnit.MILLISECONDS));
             }
             ScheduledFuture<?> victim = op.victim() >= 0 ? futures.get(op.victim()) : null;
             if (victim != null) {
@@ -198,9 +241,11 @@ class WheelIoEventLoopDifferentialTest {
         boolean periodic = op.kind() == Kind.LOOP_PERIODIC || op.kind() == Kind.THREAD_PERIODIC;
         // Whole milliseconds: a periodic task's later runs tie with other tasks, where Netty orders
         // them by the periodic task's first place (its task id), not by its re-arm.
-        ScheduledFuture<?> future = !periodic ? loop.schedule(task, op.delayMs(), TimeUnit.MILLISECONDS)
-                : op.fixedRate() ? loop.scheduleAtFixedRate(task, op.delayMs(), op.periodMs(), TimeUnit.MILLISECONDS)
-                : loop.scheduleWithFixedDelay(task, op.delayMs(), op.periodMs(), TimeUnit.MILLISECONDS);
+        ScheduledFuture<?> future = !periodic
+                ? loop.schedule(task, op.delayMs(), TimeUnit.MILLISECONDS)
+                : op.fixedRate()
+                        ? loop.scheduleAtFixedRate(task, op.delayMs(), op.periodMs(), TimeUnit.MILLISECONDS)
+                        : loop.scheduleWithFixedDelay(task, op.delayMs(), op.periodMs(), TimeUnit.MILLISECONDS);
         future.addListener(f -> {
             if (f.isCancelled()) {
                 log.add("cancelled " + op.id());
@@ -219,7 +264,7 @@ class WheelIoEventLoopDifferentialTest {
         int quiet = 0;
         while (quiet < 3) {
             int before = log.size();
-            loop.submit(() -> { }).sync();
+            loop.submit(() -> {}).sync();
             boolean due = futures.values().stream().anyMatch(f -> !f.isDone() && f.getDelay(TimeUnit.NANOSECONDS) <= 0);
             quiet = log.size() == before && !due ? quiet + 1 : 0;
             if (System.nanoTime() - giveUp > 0) {

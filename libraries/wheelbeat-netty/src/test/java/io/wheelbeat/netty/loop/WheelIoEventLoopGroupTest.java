@@ -27,7 +27,7 @@ import org.junit.jupiter.api.function.Executable;
 /** The group's contract on real threads and the system clock; bad input checked against Netty's group. */
 class WheelIoEventLoopGroupTest {
 
-    private static final Runnable NOOP = () -> { };
+    private static final Runnable NOOP = () -> {};
 
     @Test
     void badInputIsRefusedAsNettysGroupRefusesIt() throws Exception {
@@ -60,7 +60,10 @@ class WheelIoEventLoopGroupTest {
         Throwable expected = thrown(() -> netty.next().schedule(NOOP, 1, TimeUnit.SECONDS));
         Throwable actual = thrown(() -> wheel.next().schedule(NOOP, 1, TimeUnit.SECONDS));
         assertEquals(expected.getClass(), actual.getClass());
-        assertEquals(expected.getClass(), thrown(() -> wheel.next().scheduleAtFixedRate(NOOP, 1, 1, TimeUnit.SECONDS)).getClass());
+        assertEquals(
+                expected.getClass(),
+                thrown(() -> wheel.next().scheduleAtFixedRate(NOOP, 1, 1, TimeUnit.SECONDS))
+                        .getClass());
     }
 
     private static Throwable thrown(Executable call) {
@@ -76,7 +79,8 @@ class WheelIoEventLoopGroupTest {
             EventLoop loop = group.next();
             ScheduledFuture<?> outside = loop.schedule(NOOP, 1, TimeUnit.HOURS);
             ScheduledFuture<?> periodic = loop.scheduleAtFixedRate(NOOP, 1, 1, TimeUnit.HOURS);
-            ScheduledFuture<?> inside = loop.submit(() -> loop.schedule(NOOP, 1, TimeUnit.HOURS)).get();
+            ScheduledFuture<?> inside =
+                    loop.submit(() -> loop.schedule(NOOP, 1, TimeUnit.HOURS)).get();
             List<Boolean> notified = new ArrayList<>();
             outside.addListener(f -> notified.add(f.isCancelled()));
             group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).sync();
@@ -112,9 +116,12 @@ class WheelIoEventLoopGroupTest {
             // The hand-over of the cancel has reached the loop: the wheel holds nothing.
             assertEquals(0, (int) loop.submit(wheel::pendingTimers).get());
 
-            ScheduledFuture<?> failing = loop.schedule(() -> {
-                throw new IllegalStateException("boom");
-            }, 1, TimeUnit.MILLISECONDS);
+            ScheduledFuture<?> failing = loop.schedule(
+                    () -> {
+                        throw new IllegalStateException("boom");
+                    },
+                    1,
+                    TimeUnit.MILLISECONDS);
             assertThrows(java.util.concurrent.ExecutionException.class, () -> failing.get(10, TimeUnit.SECONDS));
             assertEquals("boom", failing.cause().getMessage());
         } finally {
@@ -137,10 +144,10 @@ class WheelIoEventLoopGroupTest {
             ScheduledFuture<?> task = loop.schedule(NOOP, 1, TimeUnit.HOURS);
             io.wheelbeat.core.TimerNode handlerTimer = new io.wheelbeat.core.TimerNode() {
                 @Override
-                protected void expire() {
-                }
+                protected void expire() {}
             };
-            loop.submit(() -> shared.schedule(handlerTimer, TimeUnit.HOURS.toNanos(1))).sync();
+            loop.submit(() -> shared.schedule(handlerTimer, TimeUnit.HOURS.toNanos(1)))
+                    .sync();
             assertEquals(2, (int) loop.submit(shared::pendingTimers).get());
             task.cancel(false);
             loop.submit(() -> shared.cancel(handlerTimer)).sync();
@@ -180,10 +187,11 @@ class WheelIoEventLoopGroupTest {
                     after[i] = System.nanoTime();
                 } else {
                     loop.submit(() -> {
-                        before[task] = System.nanoTime();
-                        loop.schedule(body, delay[task], TimeUnit.NANOSECONDS);
-                        after[task] = System.nanoTime();
-                    }).sync();
+                                before[task] = System.nanoTime();
+                                loop.schedule(body, delay[task], TimeUnit.NANOSECONDS);
+                                after[task] = System.nanoTime();
+                            })
+                            .sync();
                 }
             }
             assertTrue(done.await(30, TimeUnit.SECONDS));
@@ -195,7 +203,9 @@ class WheelIoEventLoopGroupTest {
             for (int i = 0; i < tasks; i++) {
                 for (int j = 0; j < tasks; j++) {
                     if (after[i] + delay[i] < before[j] + delay[j]) {
-                        assertTrue(order.indexOf(i) < order.indexOf(j), "task " + i + " is due before " + j + ": " + order);
+                        assertTrue(
+                                order.indexOf(i) < order.indexOf(j),
+                                "task " + i + " is due before " + j + ": " + order);
                     }
                 }
             }
@@ -206,7 +216,8 @@ class WheelIoEventLoopGroupTest {
             long cpuBefore = threads.getThreadCpuTime(thread);
             Thread.sleep(1000);
             long used = threads.getThreadCpuTime(thread) - cpuBefore;
-            assertTrue(used < TimeUnit.MILLISECONDS.toNanos(300), "idle loop used " + used / 1_000_000 + " ms CPU in 1 s");
+            assertTrue(
+                    used < TimeUnit.MILLISECONDS.toNanos(300), "idle loop used " + used / 1_000_000 + " ms CPU in 1 s");
         } finally {
             group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).sync();
         }
@@ -240,19 +251,21 @@ class WheelIoEventLoopGroupTest {
                 }
             };
             loop.submit(() -> {
-                for (int i = 0; i < tasks; i++) {
-                    loop.schedule(() -> fired[0]++, 1, TimeUnit.MILLISECONDS);
-                }
-                loop.executeAfterEventLoopIteration(endOfTurn[0]);
-                try {
-                    Thread.sleep(50);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }).sync();
+                        for (int i = 0; i < tasks; i++) {
+                            loop.schedule(() -> fired[0]++, 1, TimeUnit.MILLISECONDS);
+                        }
+                        loop.executeAfterEventLoopIteration(endOfTurn[0]);
+                        try {
+                            Thread.sleep(50);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    })
+                    .sync();
             assertTrue(done.await(30, TimeUnit.SECONDS));
             assertEquals(tasks, perTurn.stream().mapToInt(Integer::intValue).sum());
-            assertTrue(perTurn.size() >= 5 && perTurn.stream().allMatch(n -> n <= 4096),
+            assertTrue(
+                    perTurn.size() >= 5 && perTurn.stream().allMatch(n -> n <= 4096),
                     "due tasks per turn of the loop: " + perTurn);
         } finally {
             group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).sync();

@@ -83,8 +83,8 @@ class WheelScheduledFutureContractTest {
     }
 
     private static String delays(String name, ScheduledFuture<?> future) {
-        return name + " delay " + future.getDelay(TimeUnit.DAYS) + " d " + future.getDelay(TimeUnit.NANOSECONDS) + " ns "
-                + (future.isDone() ? "done" : "pending");
+        return name + " delay " + future.getDelay(TimeUnit.DAYS) + " d " + future.getDelay(TimeUnit.NANOSECONDS)
+                + " ns " + (future.isDone() ? "done" : "pending");
     }
 
     /** Delays as Netty takes them: up to Long.MAX_VALUE ns, read back alike, and never fired early. */
@@ -93,12 +93,15 @@ class WheelScheduledFutureContractTest {
         long beyondOneWheelTimer = (1L << 62) + SECOND;
         assertSameOnBothLoops((clock, loop, log) -> {
             ScheduledFuture<?> days = log.keep(loop.schedule(() -> log.add("days ran"), Long.MAX_VALUE, TimeUnit.DAYS));
-            ScheduledFuture<?> nanos = log.keep(loop.submit(() -> loop.schedule(() -> log.add("nanos ran"),
-                    Long.MAX_VALUE, TimeUnit.NANOSECONDS)).get());
+            ScheduledFuture<?> nanos = log.keep(
+                    loop.submit(() -> loop.schedule(() -> log.add("nanos ran"), Long.MAX_VALUE, TimeUnit.NANOSECONDS))
+                            .get());
             ScheduledFuture<?> far = log.keep(loop.submit(() -> loop.schedule(
-                    () -> log.add("far ran at " + clock.nanoTime()), beyondOneWheelTimer, TimeUnit.NANOSECONDS)).get());
+                            () -> log.add("far ran at " + clock.nanoTime()), beyondOneWheelTimer, TimeUnit.NANOSECONDS))
+                    .get());
             ScheduledFuture<?> farFromOutside = log.keep(loop.schedule(
-                    () -> log.add("far from outside ran at " + clock.nanoTime()), beyondOneWheelTimer + 1,
+                    () -> log.add("far from outside ran at " + clock.nanoTime()),
+                    beyondOneWheelTimer + 1,
                     TimeUnit.NANOSECONDS));
             for (long step : new long[] {0, beyondOneWheelTimer - MILLI, MILLI, 1, 100 * YEAR}) {
                 clock.advance(step);
@@ -134,7 +137,8 @@ class WheelScheduledFutureContractTest {
                 clock.advance(200 * YEAR);
                 WheelIoEventLoopDifferentialTest.settle(loop, ran, Map.of(0, days, 1, second));
                 assertEquals(List.of("second"), ran, "origin " + origin);
-                assertEquals(Long.MAX_VALUE - SECOND - 200 * YEAR, days.getDelay(TimeUnit.NANOSECONDS), "origin " + origin);
+                assertEquals(
+                        Long.MAX_VALUE - SECOND - 200 * YEAR, days.getDelay(TimeUnit.NANOSECONDS), "origin " + origin);
             } finally {
                 clock.shutDown(group);
             }
@@ -155,8 +159,9 @@ class WheelScheduledFutureContractTest {
                 // Netty's loop, which then answers 1 both ways (or fails its assertion).
                 long delay = 1 + random.nextInt(3);
                 ScheduledFuture<?> task = i % 3 == 0
-                        ? loop.schedule(() -> { }, delay, TimeUnit.MILLISECONDS)
-                        : loop.submit(() -> loop.schedule(() -> { }, delay, TimeUnit.MILLISECONDS)).get();
+                        ? loop.schedule(() -> {}, delay, TimeUnit.MILLISECONDS)
+                        : loop.submit(() -> loop.schedule(() -> {}, delay, TimeUnit.MILLISECONDS))
+                                .get();
                 tasks.add(log.keep(task));
             }
             log.settle();
@@ -186,14 +191,16 @@ class WheelScheduledFutureContractTest {
             answer.addListener(f -> log.add("listener 2 " + f.getNow()));
             // Virtual time stands still: the task cannot be done, however long real time runs.
             log.add("await before " + answer.await(10, TimeUnit.MILLISECONDS) + " " + answer.isDone());
-            log.add("blocking on the loop " + loop.submit(() -> {
-                try {
-                    answer.await();
-                    return "no error";
-                } catch (Exception e) {
-                    return e.getClass().getName();
-                }
-            }).get());
+            log.add("blocking on the loop "
+                    + loop.submit(() -> {
+                                try {
+                                    answer.await();
+                                    return "no error";
+                                } catch (Exception e) {
+                                    return e.getClass().getName();
+                                }
+                            })
+                            .get());
             clock.advance(10 * MILLI);
             // Each answer logged after the listeners the completion notifies (on the loop) have run.
             String synced = "sync " + answer.sync().getNow() + " get " + answer.get() + " await " + answer.await(1);
@@ -203,9 +210,12 @@ class WheelScheduledFutureContractTest {
             answer.addListener(f -> log.add("listener added after success " + f.getNow()));
             log.settle();
 
-            ScheduledFuture<Object> failing = log.keep(loop.schedule(() -> {
-                throw new IllegalStateException("boom");
-            }, 5, TimeUnit.MILLISECONDS));
+            ScheduledFuture<Object> failing = log.keep(loop.schedule(
+                    () -> {
+                        throw new IllegalStateException("boom");
+                    },
+                    5,
+                    TimeUnit.MILLISECONDS));
             failing.addListener(f -> log.add("failure listener " + f.cause()));
             clock.advance(5 * MILLI);
             String awaited = "await failure " + failing.await(10, TimeUnit.SECONDS) + " cause " + failing.cause();
@@ -215,19 +225,25 @@ class WheelScheduledFutureContractTest {
             log.add("get failure " + thrown(failing::get));
 
             ScheduledFuture<?> cancelled = log.keep(loop.schedule(() -> log.add("cancelled ran"), 1, TimeUnit.HOURS));
-            cancelled.addListener(f -> log.add("cancel listener on loop " + loop.inEventLoop() + " " + f.isCancelled()));
+            cancelled.addListener(
+                    f -> log.add("cancel listener on loop " + loop.inEventLoop() + " " + f.isCancelled()));
             boolean answered = cancelled.cancel(false);
             log.settle();
             log.add("cancel " + answered + " again " + cancelled.cancel(true) + " " + cancelled.isCancelled()
-                    + " await " + cancelled.await(1) + " sync " + thrown(cancelled::sync) + " get " + thrown(cancelled::get)
+                    + " await " + cancelled.await(1) + " sync " + thrown(cancelled::sync) + " get "
+                    + thrown(cancelled::get)
                     + " cause " + kind(cancelled.cause()));
 
             ScheduledFuture<?> cancelledOnLoop = log.keep(loop.schedule(() -> log.add("never"), 1, TimeUnit.HOURS));
             cancelledOnLoop.addListener(f -> log.add("loop cancel listener " + f.isCancelled()));
-            log.add("cancel on loop " + loop.submit(() -> cancelledOnLoop.cancel(false)).get());
-            ScheduledFuture<?> cancelledByTask = log.keep(loop.schedule(() -> log.add("never"), 2, TimeUnit.MILLISECONDS));
-            log.keep(loop.schedule(() -> log.add("cancel by an earlier task " + cancelledByTask.cancel(false)),
-                    1, TimeUnit.MILLISECONDS));
+            log.add("cancel on loop "
+                    + loop.submit(() -> cancelledOnLoop.cancel(false)).get());
+            ScheduledFuture<?> cancelledByTask =
+                    log.keep(loop.schedule(() -> log.add("never"), 2, TimeUnit.MILLISECONDS));
+            log.keep(loop.schedule(
+                    () -> log.add("cancel by an earlier task " + cancelledByTask.cancel(false)),
+                    1,
+                    TimeUnit.MILLISECONDS));
             // Both placed before they are due (a task that arrives due runs at once, in arrival order).
             log.settle();
             clock.advance(2 * MILLI);
@@ -249,13 +265,14 @@ class WheelScheduledFutureContractTest {
                 many.addListener(g -> log.add("added by a listener"));
             });
             many.removeListener(removed);
-            log.add("many cancellable " + many.isCancellable() + " await " + many.awaitUninterruptibly(10, TimeUnit.MILLISECONDS));
+            log.add("many cancellable " + many.isCancellable() + " await "
+                    + many.awaitUninterruptibly(10, TimeUnit.MILLISECONDS));
             log.settle();
             clock.advance(3 * MILLI);
             String synced2 = "many " + many.syncUninterruptibly().getNow();
             log.settle();
-            log.add(synced2 + " cancellable " + many.isCancellable() + " success " + many.isSuccess()
-                    + " cancel " + many.cancel(false));
+            log.add(synced2 + " cancellable " + many.isCancellable() + " success " + many.isSuccess() + " cancel "
+                    + many.cancel(false));
             clock.advance(2 * TimeUnit.HOURS.toNanos(1));
         });
     }
@@ -271,7 +288,9 @@ class WheelScheduledFutureContractTest {
 
     /** The class of {@code t}; any {@link CancellationException} as such (Netty's is an internal subclass). */
     private static String kind(Throwable t) {
-        return t instanceof CancellationException ? "a CancellationException" : t.getClass().getName();
+        return t instanceof CancellationException
+                ? "a CancellationException"
+                : t.getClass().getName();
     }
 
     /** A call that may throw anything. */
@@ -292,22 +311,33 @@ class WheelScheduledFutureContractTest {
                     () -> log.add("rate at " + clock.nanoTime()), 10 * MILLI, 10 * MILLI, TimeUnit.NANOSECONDS));
             int[] delayRuns = new int[1];
             ScheduledFuture<?>[] delaySelf = new ScheduledFuture<?>[1];
-            ScheduledFuture<?> delay = log.keep(loop.submit(() -> delaySelf[0] = loop.scheduleWithFixedDelay(() -> {
-                log.add("delay at " + clock.nanoTime());
-                if (++delayRuns[0] == 6) {
-                    log.add("delay cancels itself " + delaySelf[0].cancel(false));
-                }
-            }, 10 * MILLI + 1_000, 10 * MILLI + 1_000, TimeUnit.NANOSECONDS)).get());
+            ScheduledFuture<?> delay = log.keep(loop.submit(() -> delaySelf[0] = loop.scheduleWithFixedDelay(
+                            () -> {
+                                log.add("delay at " + clock.nanoTime());
+                                if (++delayRuns[0] == 6) {
+                                    log.add("delay cancels itself " + delaySelf[0].cancel(false));
+                                }
+                            },
+                            10 * MILLI + 1_000,
+                            10 * MILLI + 1_000,
+                            TimeUnit.NANOSECONDS))
+                    .get());
             int[] throwingRuns = new int[1];
-            ScheduledFuture<?> throwing = log.keep(loop.scheduleAtFixedRate(() -> {
-                log.add("throwing at " + clock.nanoTime());
-                if (++throwingRuns[0] == 3) {
-                    throw new IllegalStateException("third run");
-                }
-            }, 5 * MILLI + 2_000, 7 * MILLI, TimeUnit.NANOSECONDS));
+            ScheduledFuture<?> throwing = log.keep(loop.scheduleAtFixedRate(
+                    () -> {
+                        log.add("throwing at " + clock.nanoTime());
+                        if (++throwingRuns[0] == 3) {
+                            throw new IllegalStateException("third run");
+                        }
+                    },
+                    5 * MILLI + 2_000,
+                    7 * MILLI,
+                    TimeUnit.NANOSECONDS));
             for (ScheduledFuture<?> future : List.of(rate, delay, throwing)) {
                 future.addListener(f -> log.add("done: cancelled " + f.isCancelled() + " cause "
-                        + (f.cause() == null ? null : kind(f.cause()) + ": " + f.cause().getMessage())));
+                        + (f.cause() == null
+                                ? null
+                                : kind(f.cause()) + ": " + f.cause().getMessage())));
             }
             for (int i = 0; i < 8; i++) {
                 clock.advance(5 * MILLI);
@@ -325,8 +355,8 @@ class WheelScheduledFutureContractTest {
             log.add("rate cancelled " + cancelled + " " + rate.isCancelled() + " again " + rate.cancel(false));
             clock.advance(100 * MILLI);
             log.settle();
-            log.add("states " + rate.isCancelled() + " " + delay.isCancelled() + " " + throwing.isDone()
-                    + " " + throwing.isSuccess());
+            log.add("states " + rate.isCancelled() + " " + delay.isCancelled() + " " + throwing.isDone() + " "
+                    + throwing.isSuccess());
         });
     }
 
@@ -341,29 +371,36 @@ class WheelScheduledFutureContractTest {
             Random random = new Random(32);
             int tasks = 5_000;
             loop.submit(() -> {
-                for (int i = 0; i < tasks; i++) {
-                    int id = i;
-                    long delay = 1 + random.nextInt(3);
-                    loop.schedule(() -> {
-                        log.add("run " + id);
-                        clock.advance(MILLI);
-                        if (id % 97 == 0) {
-                            loop.schedule(() -> log.add("child of " + id), random.nextInt(2), TimeUnit.MILLISECONDS);
+                        for (int i = 0; i < tasks; i++) {
+                            int id = i;
+                            long delay = 1 + random.nextInt(3);
+                            loop.schedule(
+                                    () -> {
+                                        log.add("run " + id);
+                                        clock.advance(MILLI);
+                                        if (id % 97 == 0) {
+                                            loop.schedule(
+                                                    () -> log.add("child of " + id),
+                                                    random.nextInt(2),
+                                                    TimeUnit.MILLISECONDS);
+                                        }
+                                    },
+                                    delay,
+                                    TimeUnit.MILLISECONDS);
+                            if (id % 500 == 0) {
+                                // From another thread too: received when the loop runs the hand-over, after this task.
+                                Thread other = new Thread(() ->
+                                        loop.schedule(() -> log.add("outside " + id), delay, TimeUnit.MILLISECONDS));
+                                other.start();
+                                try {
+                                    other.join();
+                                } catch (InterruptedException e) {
+                                    throw new AssertionError(e);
+                                }
+                            }
                         }
-                    }, delay, TimeUnit.MILLISECONDS);
-                    if (id % 500 == 0) {
-                        // From another thread too: received when the loop runs the hand-over, after this task.
-                        Thread other = new Thread(() -> loop.schedule(() -> log.add("outside " + id), delay,
-                                TimeUnit.MILLISECONDS));
-                        other.start();
-                        try {
-                            other.join();
-                        } catch (InterruptedException e) {
-                            throw new AssertionError(e);
-                        }
-                    }
-                }
-            }).sync();
+                    })
+                    .sync();
             // The hand-overs placed before the stall (a task that arrives due runs at once).
             log.settle();
             clock.advance(SECOND);

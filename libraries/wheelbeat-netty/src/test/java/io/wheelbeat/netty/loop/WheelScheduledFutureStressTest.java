@@ -53,7 +53,8 @@ class WheelScheduledFutureStressTest {
                         futures[id] = i % 2 == 0
                                 ? loop.schedule(task, delayMicros, TimeUnit.MICROSECONDS)
                                 : loop.submit(() -> loop.schedule(task, delayMicros, TimeUnit.MICROSECONDS))
-                                        .syncUninterruptibly().getNow();
+                                        .syncUninterruptibly()
+                                        .getNow();
                         futures[id].addListener(f -> {
                             notified.incrementAndGet(id);
                             allNotified.countDown();
@@ -81,9 +82,13 @@ class WheelScheduledFutureStressTest {
             AtomicInteger periodicRuns = new AtomicInteger();
             List<ScheduledFuture<?>> periodic = new ArrayList<>();
             for (int i = 0; i < PERIODIC; i++) {
-                periodic.add(i % 2 == 0
-                        ? group.next().scheduleAtFixedRate(periodicRuns::incrementAndGet, 0, 1, TimeUnit.MILLISECONDS)
-                        : group.next().scheduleWithFixedDelay(periodicRuns::incrementAndGet, 0, 1, TimeUnit.MILLISECONDS));
+                periodic.add(
+                        i % 2 == 0
+                                ? group.next()
+                                        .scheduleAtFixedRate(periodicRuns::incrementAndGet, 0, 1, TimeUnit.MILLISECONDS)
+                                : group.next()
+                                        .scheduleWithFixedDelay(
+                                                periodicRuns::incrementAndGet, 0, 1, TimeUnit.MILLISECONDS));
             }
             AtomicIntegerArray periodicCancels = new AtomicIntegerArray(PERIODIC);
             for (int t = 0; t < THREADS; t++) {
@@ -125,11 +130,11 @@ class WheelScheduledFutureStressTest {
             assertTrue(cancelled >= tasks / 4, "cancelled " + cancelled + " of " + tasks);
             // The cancels' hand-overs reach the loops with the next task they run.
             for (io.netty.util.concurrent.EventExecutor loop : group) {
-                loop.submit(() -> { }).sync();
+                loop.submit(() -> {}).sync();
             }
             int runsAfterCancel = periodicRuns.get();
             for (io.netty.util.concurrent.EventExecutor loop : group) {
-                loop.submit(() -> { }).sync();
+                loop.submit(() -> {}).sync();
             }
             assertEquals(runsAfterCancel, periodicRuns.get(), "a cancelled periodic task ran on");
             assertEquals(0, group.pendingTimers());

@@ -1,6 +1,5 @@
 package io.wheelbeat.netty.mqtt;
 
-import java.time.Duration;
 import static io.wheelbeat.netty.VirtualTime.advanceTo;
 import static io.wheelbeat.netty.VirtualTime.now;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
@@ -24,6 +23,7 @@ import io.netty.handler.codec.mqtt.MqttVersion;
 import io.wheelbeat.netty.UserEvents;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /** The client-side MQTT keep-alive rules, in virtual time. */
@@ -42,8 +42,11 @@ class MqttClientKeepAliveHandlerTest {
     }
 
     private static MqttConnectMessage connect(MqttVersion version, int keepAliveSeconds) {
-        return MqttMessageBuilders.connect().clientId("c1").protocolVersion(version)
-                .keepAlive(keepAliveSeconds).build();
+        return MqttMessageBuilders.connect()
+                .clientId("c1")
+                .protocolVersion(version)
+                .keepAlive(keepAliveSeconds)
+                .build();
     }
 
     private static MqttConnAckMessage connAck(MqttConnectReturnCode code, Integer serverKeepAlive) {
@@ -51,7 +54,10 @@ class MqttClientKeepAliveHandlerTest {
         if (serverKeepAlive != null) {
             properties.add(new MqttProperties.IntegerProperty(MqttProperties.SERVER_KEEP_ALIVE, serverKeepAlive));
         }
-        return MqttMessageBuilders.connAck().returnCode(code).properties(properties).build();
+        return MqttMessageBuilders.connAck()
+                .returnCode(code)
+                .properties(properties)
+                .build();
     }
 
     private long connected(MqttVersion version, int keepAlive, Integer serverKeepAlive) {
@@ -83,8 +89,11 @@ class MqttClientKeepAliveHandlerTest {
         start(MqttClientKeepAliveHandler.builder());
         long t0 = connected(MqttVersion.MQTT_3_1_1, 2, null);
         advanceTo(ch, t0 + SECONDS.toNanos(1));
-        ch.writeOutbound(MqttMessageBuilders.publish().topicName("t").qos(io.netty.handler.codec.mqtt.MqttQoS.AT_MOST_ONCE)
-                .payload(io.netty.buffer.Unpooled.EMPTY_BUFFER).build());
+        ch.writeOutbound(MqttMessageBuilders.publish()
+                .topicName("t")
+                .qos(io.netty.handler.codec.mqtt.MqttQoS.AT_MOST_ONCE)
+                .payload(io.netty.buffer.Unpooled.EMPTY_BUFFER)
+                .build());
         ch.readOutbound();
         advanceTo(ch, t0 + SECONDS.toNanos(3) - 1);
         assertNull(ch.readOutbound());
@@ -103,8 +112,12 @@ class MqttClientKeepAliveHandlerTest {
         advanceTo(ch, t0 + MILLISECONDS.toNanos(2500) + 2 * TICK);
         assertFalse(ch.isActive());
         assertEquals(1, events.ofType(HeartbeatFailedEvent.class).size());
-        assertEquals(1, registry.get("wheelbeat.connection.closed").tag("reason", "heartbeat_timeout")
-                .counter().count());
+        assertEquals(
+                1,
+                registry.get("wheelbeat.connection.closed")
+                        .tag("reason", "heartbeat_timeout")
+                        .counter()
+                        .count());
     }
 
     @Test

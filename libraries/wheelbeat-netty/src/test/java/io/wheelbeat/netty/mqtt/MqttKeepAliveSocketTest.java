@@ -1,7 +1,5 @@
 package io.wheelbeat.netty.mqtt;
 
-import io.wheelbeat.netty.heartbeat.PingLimits;
-import java.time.Duration;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -26,6 +24,7 @@ import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageBuilders;
 import io.netty.handler.codec.mqtt.MqttMessageType;
 import io.netty.util.ReferenceCountUtil;
+import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -33,6 +32,7 @@ import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.eclipse.paho.client.mqttv3.MqttClient;
@@ -60,6 +60,7 @@ class MqttKeepAliveSocketTest {
     private final List<AutoCloseable> clients = new CopyOnWriteArrayList<>();
     /** The server's accepted channels, in order. */
     private final List<Channel> accepted = new CopyOnWriteArrayList<>();
+
     private volatile int serverKeepAliveToldToPaho5;
 
     @AfterEach
@@ -72,16 +73,22 @@ class MqttKeepAliveSocketTest {
 
     /** A minimal broker: accepts every CONNECT, closes on DISCONNECT, drops everything else. */
     private int startServer(MqttServerKeepAliveHandler.Builder keepAlive) throws InterruptedException {
-        MqttServerKeepAliveHandler.Factory handlers = keepAlive.metrics(registry).build();
-        Channel server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+        MqttServerKeepAliveHandler.Factory handlers =
+                keepAlive.metrics(registry).build();
+        Channel server = new ServerBootstrap()
+                .group(group)
+                .channel(NioServerSocketChannel.class)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         accepted.add(ch);
-                        ch.pipeline().addLast(new MqttDecoder(), MqttEncoder.INSTANCE, handlers.newHandler(),
-                                new Broker());
+                        ch.pipeline()
+                                .addLast(new MqttDecoder(), MqttEncoder.INSTANCE, handlers.newHandler(), new Broker());
                     }
-                }).bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+                })
+                .bind(new InetSocketAddress("127.0.0.1", 0))
+                .sync()
+                .channel();
         return ((InetSocketAddress) server.localAddress()).getPort();
     }
 
@@ -92,7 +99,8 @@ class MqttKeepAliveSocketTest {
             ReferenceCountUtil.release(msg);
             if (type == MqttMessageType.CONNECT) {
                 ctx.writeAndFlush(MqttMessageBuilders.connAck()
-                        .returnCode(MqttConnectReturnCode.CONNECTION_ACCEPTED).build());
+                        .returnCode(MqttConnectReturnCode.CONNECTION_ACCEPTED)
+                        .build());
             } else if (type == MqttMessageType.DISCONNECT) {
                 ctx.close();
             }
@@ -105,7 +113,10 @@ class MqttKeepAliveSocketTest {
     }
 
     private double closed(String reason) {
-        return registry.get("wheelbeat.connection.closed").tag("reason", reason).counter().count();
+        return registry.get("wheelbeat.connection.closed")
+                .tag("reason", reason)
+                .counter()
+                .count();
     }
 
     private double pingsAnswered() {
@@ -113,8 +124,8 @@ class MqttKeepAliveSocketTest {
     }
 
     private MqttClient paho3(int port, int keepAliveSeconds) throws Exception {
-        MqttClient client = new MqttClient("tcp://127.0.0.1:" + port, "paho3-" + System.nanoTime(),
-                new MemoryPersistence());
+        MqttClient client =
+                new MqttClient("tcp://127.0.0.1:" + port, "paho3-" + System.nanoTime(), new MemoryPersistence());
         MqttConnectOptions options = new MqttConnectOptions();
         options.setKeepAliveInterval(keepAliveSeconds);
         options.setCleanSession(true);
@@ -131,13 +142,15 @@ class MqttKeepAliveSocketTest {
 
     private org.eclipse.paho.mqttv5.client.MqttClient paho5(int port, int keepAliveSeconds) throws Exception {
         org.eclipse.paho.mqttv5.client.MqttClient client = new org.eclipse.paho.mqttv5.client.MqttClient(
-                "tcp://127.0.0.1:" + port, "paho5-" + System.nanoTime(),
+                "tcp://127.0.0.1:" + port,
+                "paho5-" + System.nanoTime(),
                 new org.eclipse.paho.mqttv5.client.persist.MemoryPersistence());
         MqttConnectionOptions options = new MqttConnectionOptions();
         options.setKeepAliveInterval(keepAliveSeconds);
         options.setCleanStart(true);
         options.setAutomaticReconnect(false);
-        Integer serverKeepAlive = client.connectWithResult(options).getResponseProperties().getServerKeepAlive();
+        Integer serverKeepAlive =
+                client.connectWithResult(options).getResponseProperties().getServerKeepAlive();
         serverKeepAliveToldToPaho5 = serverKeepAlive == null ? -1 : serverKeepAlive;
         clients.add(() -> {
             if (client.isConnected()) {
@@ -188,8 +201,8 @@ class MqttKeepAliveSocketTest {
         // Asks for 1 s; the server's minimum is 2 s, which it tells the client as Server Keep Alive.
         // (Paho 5 schedules its first PINGREQ by its own value even when told a shorter one, so a
         // lower server value would be a test of Paho's bug rather than of this handler.)
-        org.eclipse.paho.mqttv5.client.MqttClient v5 = paho5(
-                startServer(MqttServerKeepAliveHandler.builder().minKeepAlive(2)), 1);
+        org.eclipse.paho.mqttv5.client.MqttClient v5 =
+                paho5(startServer(MqttServerKeepAliveHandler.builder().minKeepAlive(2)), 1);
 
         Thread.sleep(4_000); // four periods of the 1 s keep-alive, two of the 2 s one
 
@@ -214,16 +227,21 @@ class MqttKeepAliveSocketTest {
 
         assertTrue(closedAfterMillis >= 1_500, "closed after " + closedAfterMillis + " ms");
         assertEquals(1, closed("reader_idle"));
-        assertTrue(serverEvents.stream().anyMatch(e -> e instanceof MqttKeepAliveTimeoutEvent k
-                && k.keepAliveSeconds() == 1), serverEvents.toString());
+        assertTrue(
+                serverEvents.stream()
+                        .anyMatch(e -> e instanceof MqttKeepAliveTimeoutEvent k && k.keepAliveSeconds() == 1),
+                serverEvents.toString());
     }
 
     /** The bytes waiting in {@code channel}'s outbound buffer, flushed or not, read on its event loop. */
     private static long pendingOutboundBytes(Channel channel) throws Exception {
-        return channel.eventLoop().submit(() -> {
-            io.netty.channel.ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
-            return buffer == null ? 0L : buffer.totalPendingWriteBytes();
-        }).get();
+        return channel.eventLoop()
+                .submit(() -> {
+                    io.netty.channel.ChannelOutboundBuffer buffer =
+                            channel.unsafe().outboundBuffer();
+                    return buffer == null ? 0L : buffer.totalPendingWriteBytes();
+                })
+                .get();
     }
 
     /**
@@ -233,8 +251,8 @@ class MqttKeepAliveSocketTest {
      * channel for {@code watchMillis} or until it closes, failing at once if its pending outbound
      * bytes pass {@code maxPendingBytes}; returns whether the server closed it.
      */
-    private boolean floodWithoutReading(MqttServerKeepAliveHandler.Builder keepAlive, long maxPendingBytes,
-                                        long watchMillis) throws Exception {
+    private boolean floodWithoutReading(
+            MqttServerKeepAliveHandler.Builder keepAlive, long maxPendingBytes, long watchMillis) throws Exception {
         int port = startServer(keepAlive);
         // A small receive window, as a hostile client may choose, so that the socket buffers fill within seconds.
         Socket flooder = new Socket();
@@ -249,15 +267,17 @@ class MqttKeepAliveSocketTest {
         for (int i = 0; i < chunk.length; i += 2) {
             System.arraycopy(PINGREQ, 0, chunk, i, 2);
         }
-        Thread writer = new Thread(() -> {
-            try {
-                while (!flooder.isClosed()) {
-                    flooder.getOutputStream().write(chunk);
-                }
-            } catch (IOException closed) {
-                // the server closed it, or the test did
-            }
-        }, "pingreq-flooder");
+        Thread writer = new Thread(
+                () -> {
+                    try {
+                        while (!flooder.isClosed()) {
+                            flooder.getOutputStream().write(chunk);
+                        }
+                    } catch (IOException closed) {
+                        // the server closed it, or the test did
+                    }
+                },
+                "pingreq-flooder");
         writer.start();
         try {
             MqttClient paho = paho3(port, 30); // the documented broker allows 10 to 600 s
@@ -276,8 +296,10 @@ class MqttKeepAliveSocketTest {
             }
             assertTrue(paho.isConnected(), "Paho stays connected; server events " + serverEvents);
             assertTrue(accepted.stream().skip(1).allMatch(Channel::isActive), "only the flooder may be closed");
-            System.out.printf("flooder: max pending outbound %d bytes, %.0f PINGREQs answered in all, closed by the "
-                    + "server: %s%n", maxPending, pingsAnswered(), !flooderChannel.isActive());
+            System.out.printf(
+                    "flooder: max pending outbound %d bytes, %.0f PINGREQs answered in all, closed by the "
+                            + "server: %s%n",
+                    maxPending, pingsAnswered(), !flooderChannel.isActive());
             return !flooderChannel.isActive();
         } finally {
             flooder.close();
@@ -290,7 +312,8 @@ class MqttKeepAliveSocketTest {
         // Exactly as docs/keepalive.md builds it (the registry comes from startServer).
         MqttServerKeepAliveHandler.Builder keepAlive = MqttServerKeepAliveHandler.builder()
                 .connectTimeout(Duration.ofSeconds(10))
-                .minKeepAlive(10).maxKeepAlive(600);
+                .minKeepAlive(10)
+                .maxKeepAlive(600);
         assertTrue(floodWithoutReading(keepAlive, 1 << 20, 10_000), "the flooder is closed");
         assertEquals(1, closed("too_many_pings"));
         assertTrue(serverEvents.stream().anyMatch(TooManyPingsEvent.class::isInstance));
@@ -299,8 +322,8 @@ class MqttKeepAliveSocketTest {
     @Test
     void withEnforcementOffAPingreqFlooderThatNeverReadsCostsAboutTheHighWaterMarkAndTheOthersAreServed()
             throws Exception {
-        MqttServerKeepAliveHandler.Builder keepAlive = MqttServerKeepAliveHandler.builder()
-                .pingLimits(PingLimits.OFF);
+        MqttServerKeepAliveHandler.Builder keepAlive =
+                MqttServerKeepAliveHandler.builder().pingLimits(PingLimits.OFF);
         // Netty's default high water mark is 64 KiB; 1 MiB leaves room for what one write adds past it.
         // The bound is the pending outbound bytes, checked every 50 ms by floodWithoutReading; how
         // many answers fit first depends on the kernel's loopback buffers, not on us.
@@ -355,7 +378,8 @@ class MqttKeepAliveSocketTest {
 
     @Test
     void aPingreqFloodIsClosedForTooManyPingsWhileAWellBehavedClientStays() throws Exception {
-        int port = startServer(MqttServerKeepAliveHandler.builder().pingLimits(PingLimits.of(Duration.ofMillis(500), 3)));
+        int port =
+                startServer(MqttServerKeepAliveHandler.builder().pingLimits(PingLimits.of(Duration.ofMillis(500), 3)));
         MqttClient wellBehaved = paho3(port, 1);
         Socket flooder = rawSocket(port);
         flooder.getOutputStream().write(connect(30));
@@ -380,7 +404,8 @@ class MqttKeepAliveSocketTest {
 
     @Test
     void badInputClosesOnlyThatConnectionWithTheProtocolsError() throws Exception {
-        int port = startServer(MqttServerKeepAliveHandler.builder().minKeepAlive(5).maxKeepAlive(300));
+        int port =
+                startServer(MqttServerKeepAliveHandler.builder().minKeepAlive(5).maxKeepAlive(300));
         MqttClient bystander = paho3(port, 5);
 
         Socket tooLong = rawSocket(port);
@@ -403,14 +428,19 @@ class MqttKeepAliveSocketTest {
     }
 
     /** Netty's MQTT client with {@link MqttClientKeepAliveHandler}, CONNECT sent with {@code keepAliveSeconds}. */
-    private Channel nettyClient(int port, int keepAliveSeconds, MqttClientKeepAliveHandler.Builder keepAlive,
-                                List<Object> events) throws InterruptedException {
+    private Channel nettyClient(
+            int port, int keepAliveSeconds, MqttClientKeepAliveHandler.Builder keepAlive, List<Object> events)
+            throws InterruptedException {
         MqttClientKeepAliveHandler.Factory handlers = keepAlive.build();
-        Channel client = io.wheelbeat.netty.RecordingClient.connect(group, port, events,
-                new MqttDecoder(), MqttEncoder.INSTANCE, handlers.newHandler());
-        client.writeAndFlush(MqttMessageBuilders.connect().clientId("netty-" + System.nanoTime())
-                .protocolVersion(io.netty.handler.codec.mqtt.MqttVersion.MQTT_3_1_1).cleanSession(true)
-                .keepAlive(keepAliveSeconds).build()).sync();
+        Channel client = io.wheelbeat.netty.RecordingClient.connect(
+                group, port, events, new MqttDecoder(), MqttEncoder.INSTANCE, handlers.newHandler());
+        client.writeAndFlush(MqttMessageBuilders.connect()
+                        .clientId("netty-" + System.nanoTime())
+                        .protocolVersion(io.netty.handler.codec.mqtt.MqttVersion.MQTT_3_1_1)
+                        .cleanSession(true)
+                        .keepAlive(keepAliveSeconds)
+                        .build())
+                .sync();
         clients.add(() -> client.close().sync());
         return client;
     }
@@ -424,7 +454,8 @@ class MqttKeepAliveSocketTest {
         int port = startServer(MqttServerKeepAliveHandler.builder());
         List<Object> clientEvents = new CopyOnWriteArrayList<>();
         SimpleMeterRegistry clientRegistry = new SimpleMeterRegistry();
-        Channel client = nettyClient(port, 1, MqttClientKeepAliveHandler.builder().metrics(clientRegistry), clientEvents);
+        Channel client =
+                nettyClient(port, 1, MqttClientKeepAliveHandler.builder().metrics(clientRegistry), clientEvents);
 
         long deadline = System.nanoTime() + MILLISECONDS.toNanos(WAIT_MILLIS);
         while (count(clientEvents, io.wheelbeat.netty.heartbeat.PongReceivedEvent.class) < 3
@@ -432,10 +463,12 @@ class MqttKeepAliveSocketTest {
             Thread.sleep(100);
         }
         assertTrue(client.isActive(), "client events " + clientEvents + ", server events " + serverEvents);
-        assertTrue(count(clientEvents, io.wheelbeat.netty.heartbeat.PongReceivedEvent.class) >= 3,
+        assertTrue(
+                count(clientEvents, io.wheelbeat.netty.heartbeat.PongReceivedEvent.class) >= 3,
                 clientEvents.toString());
         assertEquals(0, count(clientEvents, io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent.class));
-        assertTrue(serverEvents.isEmpty(), "the broker saw a control packet within 1.5 x 1 s each time: " + serverEvents);
+        assertTrue(
+                serverEvents.isEmpty(), "the broker saw a control packet within 1.5 x 1 s each time: " + serverEvents);
         assertTrue(pingsAnswered() >= 3, "PINGREQs answered by the broker: " + pingsAnswered());
         assertTrue(clientRegistry.get("wheelbeat.heartbeat.rtt").timer().count() >= 3);
     }
@@ -446,8 +479,11 @@ class MqttKeepAliveSocketTest {
             deaf.setSoTimeout(WAIT_MILLIS);
             List<Object> clientEvents = new CopyOnWriteArrayList<>();
             long connecting = System.nanoTime();
-            Channel client = nettyClient(deaf.getLocalPort(), 1, MqttClientKeepAliveHandler.builder()
-                    .pingRespTimeout(Duration.ofMillis(500)), clientEvents);
+            Channel client = nettyClient(
+                    deaf.getLocalPort(),
+                    1,
+                    MqttClientKeepAliveHandler.builder().pingRespTimeout(Duration.ofMillis(500)),
+                    clientEvents);
             try (Socket broker = deaf.accept()) {
                 broker.setSoTimeout(WAIT_MILLIS);
                 InputStream in = broker.getInputStream();
@@ -458,10 +494,14 @@ class MqttKeepAliveSocketTest {
                 assertArrayEquals(PINGREQ, pingreq, "the client's PINGREQ after 1 s of silence");
                 assertEquals(-1, in.read(), "the client closes the connection");
             }
-            long closedMillis = MILLISECONDS.convert(System.nanoTime() - connecting, java.util.concurrent.TimeUnit.NANOSECONDS);
+            long closedMillis =
+                    MILLISECONDS.convert(System.nanoTime() - connecting, java.util.concurrent.TimeUnit.NANOSECONDS);
             client.closeFuture().await(WAIT_MILLIS);
             assertTrue(closedMillis >= 1_500, "closed after " + closedMillis + " ms: before keep-alive + timeout");
-            assertEquals(1, count(clientEvents, io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent.class), clientEvents.toString());
+            assertEquals(
+                    1,
+                    count(clientEvents, io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent.class),
+                    clientEvents.toString());
             assertEquals(0, count(clientEvents, io.wheelbeat.netty.heartbeat.PongReceivedEvent.class));
         }
     }

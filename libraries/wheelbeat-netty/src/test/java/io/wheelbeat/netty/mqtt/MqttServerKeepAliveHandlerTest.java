@@ -1,11 +1,8 @@
 package io.wheelbeat.netty.mqtt;
 
-import io.wheelbeat.netty.heartbeat.PingLimits;
-import java.time.Duration;
 import static io.wheelbeat.netty.VirtualTime.advanceTo;
 import static io.wheelbeat.netty.VirtualTime.now;
 import static io.wheelbeat.netty.VirtualTime.pendingTimers;
-import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -16,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.mqtt.MqttConnAckMessage;
@@ -29,10 +27,11 @@ import io.netty.handler.codec.mqtt.MqttQoS;
 import io.netty.handler.codec.mqtt.MqttReasonCodeAndPropertiesVariableHeader;
 import io.netty.handler.codec.mqtt.MqttReasonCodes;
 import io.netty.handler.codec.mqtt.MqttVersion;
-import io.netty.buffer.Unpooled;
-import io.wheelbeat.netty.deadline.FirstMessageTimeoutEvent;
 import io.wheelbeat.netty.UserEvents;
+import io.wheelbeat.netty.deadline.FirstMessageTimeoutEvent;
+import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Nested;
@@ -63,17 +62,25 @@ class MqttServerKeepAliveHandlerTest {
     }
 
     private static MqttConnectMessage connect(MqttVersion version, int keepAliveSeconds) {
-        return MqttMessageBuilders.connect().clientId("c1").protocolVersion(version)
-                .keepAlive(keepAliveSeconds).build();
+        return MqttMessageBuilders.connect()
+                .clientId("c1")
+                .protocolVersion(version)
+                .keepAlive(keepAliveSeconds)
+                .build();
     }
 
     private static MqttMessage publish() {
-        return MqttMessageBuilders.publish().topicName("t").qos(MqttQoS.AT_MOST_ONCE)
-                .payload(Unpooled.wrappedBuffer(new byte[] {1})).build();
+        return MqttMessageBuilders.publish()
+                .topicName("t")
+                .qos(MqttQoS.AT_MOST_ONCE)
+                .payload(Unpooled.wrappedBuffer(new byte[] {1}))
+                .build();
     }
 
     private static MqttConnAckMessage accepted() {
-        return MqttMessageBuilders.connAck().returnCode(MqttConnectReturnCode.CONNECTION_ACCEPTED).build();
+        return MqttMessageBuilders.connAck()
+                .returnCode(MqttConnectReturnCode.CONNECTION_ACCEPTED)
+                .build();
     }
 
     private static List<Object> outbound(EmbeddedChannel ch) {
@@ -95,7 +102,9 @@ class MqttServerKeepAliveHandlerTest {
     }
 
     private static Integer serverKeepAlive(Object connAck) {
-        MqttProperties.MqttProperty<?> p = ((MqttConnAckMessage) connAck).variableHeader().properties()
+        MqttProperties.MqttProperty<?> p = ((MqttConnAckMessage) connAck)
+                .variableHeader()
+                .properties()
                 .getProperty(MqttProperties.SERVER_KEEP_ALIVE);
         return p == null ? null : (Integer) p.value();
     }
@@ -111,7 +120,8 @@ class MqttServerKeepAliveHandlerTest {
             assertTrue(ch.isActive());
             advanceTo(ch, start + SECONDS.toNanos(15) + TICK);
             assertFalse(ch.isActive());
-            assertEquals(10, events.ofType(MqttKeepAliveTimeoutEvent.class).get(0).keepAliveSeconds());
+            assertEquals(
+                    10, events.ofType(MqttKeepAliveTimeoutEvent.class).get(0).keepAliveSeconds());
             assertEquals(0, pendingTimers(ch));
         }
 
@@ -144,8 +154,8 @@ class MqttServerKeepAliveHandlerTest {
             ch.writeInbound(connect(MqttVersion.MQTT_5, 2));
             advanceTo(ch, start + SECONDS.toNanos(3) + TICK);
             assertFalse(ch.isActive());
-            assertEquals(MqttReasonCodes.Disconnect.KEEP_ALIVE_TIMEOUT.byteValue(),
-                    disconnectReason(ch.readOutbound()));
+            assertEquals(
+                    MqttReasonCodes.Disconnect.KEEP_ALIVE_TIMEOUT.byteValue(), disconnectReason(ch.readOutbound()));
         }
 
         /**
@@ -214,14 +224,19 @@ class MqttServerKeepAliveHandlerTest {
             ch.writeInbound(flood);
             assertFalse(ch.isActive());
             assertEquals(3, outbound(ch).size(), "answered until the 3rd strike");
-            assertEquals(1.0, registry.get("wheelbeat.connection.closed").tag("reason", "too_many_pings")
-                    .counter().count());
+            assertEquals(
+                    1.0,
+                    registry.get("wheelbeat.connection.closed")
+                            .tag("reason", "too_many_pings")
+                            .counter()
+                            .count());
         }
 
         @Test
         void pingreqsWhileUnwritableAreAnsweredByOnePingrespWhenTheChannelDrains() {
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
-            EmbeddedChannel ch = channel(MqttServerKeepAliveHandler.builder().pingLimits(PingLimits.OFF)
+            EmbeddedChannel ch = channel(MqttServerKeepAliveHandler.builder()
+                    .pingLimits(PingLimits.OFF)
                     .metrics(registry));
             ch.writeInbound(connect(MqttVersion.MQTT_3_1_1, 30));
             ch.readInbound();
@@ -232,7 +247,8 @@ class MqttServerKeepAliveHandlerTest {
                 ch.pipeline().fireChannelRead(pingreq);
             }
             assertFalse(ch.isWritable());
-            long answered = (long) registry.get("wheelbeat.heartbeat.pings.answered").counter().count();
+            long answered = (long)
+                    registry.get("wheelbeat.heartbeat.pings.answered").counter().count();
             // About 96 bytes counted per queued message: the answers stop at the 64 KiB high mark.
             assertTrue(answered >= 600 && answered <= 700, "answered before the high mark: " + answered);
             ch.pipeline().fireChannelReadComplete(); // flushed: the peer reads them, the channel drains
@@ -244,7 +260,8 @@ class MqttServerKeepAliveHandlerTest {
         @Test
         void pingreqsFasterThanTheMinimumIntervalCloseAfterTheStrikes() {
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
-            EmbeddedChannel ch = channel(MqttServerKeepAliveHandler.builder().metrics(registry)
+            EmbeddedChannel ch = channel(MqttServerKeepAliveHandler.builder()
+                    .metrics(registry)
                     .pingLimits(PingLimits.of(Duration.ofSeconds(1), 3)));
             ch.writeInbound(connect(MqttVersion.MQTT_5, 30));
             ch.writeInbound(MqttMessage.PINGREQ, MqttMessage.PINGREQ, MqttMessage.PINGREQ);
@@ -253,18 +270,26 @@ class MqttServerKeepAliveHandlerTest {
             assertFalse(ch.isActive());
             assertEquals(3, events.ofType(TooManyPingsEvent.class).get(0).strikes());
             List<Object> out = outbound(ch);
-            assertEquals(List.of(MqttMessage.PINGRESP, MqttMessage.PINGRESP, MqttMessage.PINGRESP),
-                    out.subList(0, 3));
+            assertEquals(List.of(MqttMessage.PINGRESP, MqttMessage.PINGRESP, MqttMessage.PINGRESP), out.subList(0, 3));
             assertEquals(MqttReasonCodes.Disconnect.MESSAGE_RATE_TOO_HIGH.byteValue(), disconnectReason(out.get(3)));
-            assertEquals(1, registry.get("wheelbeat.connection.closed").tag("reason", "too_many_pings")
-                    .counter().count());
-            assertEquals(3, registry.get("wheelbeat.heartbeat.ping.strikes").counter().count());
-            assertEquals(3, registry.get("wheelbeat.heartbeat.pings.answered").counter().count());
+            assertEquals(
+                    1,
+                    registry.get("wheelbeat.connection.closed")
+                            .tag("reason", "too_many_pings")
+                            .counter()
+                            .count());
+            assertEquals(
+                    3,
+                    registry.get("wheelbeat.heartbeat.ping.strikes").counter().count());
+            assertEquals(
+                    3,
+                    registry.get("wheelbeat.heartbeat.pings.answered").counter().count());
         }
 
         @Test
         void pingreqsAtTheMinimumIntervalAreFine() {
-            EmbeddedChannel ch = channel(MqttServerKeepAliveHandler.builder().pingLimits(PingLimits.of(Duration.ofSeconds(1), 3)));
+            EmbeddedChannel ch =
+                    channel(MqttServerKeepAliveHandler.builder().pingLimits(PingLimits.of(Duration.ofSeconds(1), 3)));
             ch.writeInbound(connect(MqttVersion.MQTT_3_1_1, 30));
             for (int i = 1; i <= 20; i++) {
                 advanceTo(ch, start + SECONDS.toNanos(i));
@@ -281,15 +306,21 @@ class MqttServerKeepAliveHandlerTest {
         @Test
         void aConnectionThatSendsNoConnectIsClosedAtTheConnectTimeout() {
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
-            EmbeddedChannel ch = channel(MqttServerKeepAliveHandler.builder().metrics(registry)
-                    .connectTimeout(Duration.ofSeconds(3)));
+            EmbeddedChannel ch = channel(
+                    MqttServerKeepAliveHandler.builder().metrics(registry).connectTimeout(Duration.ofSeconds(3)));
             advanceTo(ch, start + SECONDS.toNanos(3) - 1);
             assertTrue(ch.isActive());
             advanceTo(ch, start + SECONDS.toNanos(3) + TICK);
             assertFalse(ch.isActive());
-            assertEquals(SECONDS.toNanos(3), events.ofType(FirstMessageTimeoutEvent.class).get(0).timeoutNanos());
-            assertEquals(1, registry.get("wheelbeat.connection.closed").tag("reason", "first_message_timeout")
-                    .counter().count());
+            assertEquals(
+                    SECONDS.toNanos(3),
+                    events.ofType(FirstMessageTimeoutEvent.class).get(0).timeoutNanos());
+            assertEquals(
+                    1,
+                    registry.get("wheelbeat.connection.closed")
+                            .tag("reason", "first_message_timeout")
+                            .counter()
+                            .count());
         }
 
         @Test
@@ -308,8 +339,12 @@ class MqttServerKeepAliveHandlerTest {
             assertFalse(ch.isActive());
             assertNull(ch.readInbound());
             assertEquals(List.of(), outbound(ch), "no PINGRESP, and no DISCONNECT before CONNECT");
-            assertEquals(1, registry.get("wheelbeat.connection.closed").tag("reason", "protocol_error")
-                    .counter().count());
+            assertEquals(
+                    1,
+                    registry.get("wheelbeat.connection.closed")
+                            .tag("reason", "protocol_error")
+                            .counter()
+                            .count());
         }
 
         @Test
@@ -328,7 +363,10 @@ class MqttServerKeepAliveHandlerTest {
     class AllowedKeepAlive {
 
         private MqttServerKeepAliveHandler.Builder limits(SimpleMeterRegistry registry) {
-            return MqttServerKeepAliveHandler.builder().metrics(registry).minKeepAlive(10).maxKeepAlive(300);
+            return MqttServerKeepAliveHandler.builder()
+                    .metrics(registry)
+                    .minKeepAlive(10)
+                    .maxKeepAlive(300);
         }
 
         @Test
@@ -339,10 +377,15 @@ class MqttServerKeepAliveHandlerTest {
             assertFalse(ch.isActive());
             assertNull(ch.readInbound(), "the application never sees the CONNECT");
             MqttConnAckMessage refusal = ch.readOutbound();
-            assertEquals(MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED,
+            assertEquals(
+                    MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED,
                     refusal.variableHeader().connectReturnCode());
-            assertEquals(1, registry.get("wheelbeat.connection.closed").tag("reason", "keepalive_out_of_range")
-                    .counter().count());
+            assertEquals(
+                    1,
+                    registry.get("wheelbeat.connection.closed")
+                            .tag("reason", "keepalive_out_of_range")
+                            .counter()
+                            .count());
         }
 
         @Test
@@ -402,8 +445,10 @@ class MqttServerKeepAliveHandlerTest {
             ch.writeInbound(connect(MqttVersion.MQTT_5, 60));
             MqttProperties properties = new MqttProperties();
             properties.add(new MqttProperties.IntegerProperty(MqttProperties.SERVER_KEEP_ALIVE, 4));
-            ch.writeOutbound(MqttMessageBuilders.connAck().returnCode(MqttConnectReturnCode.CONNECTION_ACCEPTED)
-                    .properties(properties).build());
+            ch.writeOutbound(MqttMessageBuilders.connAck()
+                    .returnCode(MqttConnectReturnCode.CONNECTION_ACCEPTED)
+                    .properties(properties)
+                    .build());
             assertEquals(4, serverKeepAlive(ch.readOutbound()));
             advanceTo(ch, start + SECONDS.toNanos(6) + TICK);
             assertFalse(ch.isActive());
@@ -411,15 +456,26 @@ class MqttServerKeepAliveHandlerTest {
 
         @Test
         void settingsAreCheckedWhenConfigured() {
-            assertThrows(IllegalArgumentException.class, () -> MqttServerKeepAliveHandler.builder().maxKeepAlive(0));
-            assertThrows(IllegalArgumentException.class,
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () -> MqttServerKeepAliveHandler.builder().maxKeepAlive(0));
+            assertThrows(
+                    IllegalArgumentException.class,
                     () -> MqttServerKeepAliveHandler.builder().minKeepAlive(65_536));
-            assertThrows(IllegalStateException.class,
-                    () -> MqttServerKeepAliveHandler.builder().minKeepAlive(10).maxKeepAlive(5).build());
-            MqttServerKeepAliveHandler.builder().pingLimits(PingLimits.of(Duration.ofMillis(100), 2)).build();
-            assertThrows(IllegalArgumentException.class,
+            assertThrows(
+                    IllegalStateException.class,
+                    () -> MqttServerKeepAliveHandler.builder()
+                            .minKeepAlive(10)
+                            .maxKeepAlive(5)
+                            .build());
+            MqttServerKeepAliveHandler.builder()
+                    .pingLimits(PingLimits.of(Duration.ofMillis(100), 2))
+                    .build();
+            assertThrows(
+                    IllegalArgumentException.class,
                     () -> MqttServerKeepAliveHandler.builder().pingLimits(PingLimits.of(Duration.ofMillis(-1), 3)));
-            assertThrows(IllegalArgumentException.class,
+            assertThrows(
+                    IllegalArgumentException.class,
                     () -> MqttServerKeepAliveHandler.builder().connectTimeout(Duration.ofMillis(0)));
         }
     }

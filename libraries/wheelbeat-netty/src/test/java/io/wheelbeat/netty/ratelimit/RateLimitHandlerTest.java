@@ -44,7 +44,8 @@ class RateLimitHandlerTest {
     private static final RateLimit TWO_PER_SECOND = RateLimit.slidingWindow(2, Duration.ofSeconds(1));
 
     private final MockTicker ticker = Ticker.newMockTicker();
-    private final EmbeddedChannel server = EmbeddedChannel.builder().ticker(ticker).build();
+    private final EmbeddedChannel server =
+            EmbeddedChannel.builder().ticker(ticker).build();
     private final ExecutorDrivenWheel wheel = EventLoopWheels.shared().wheelFor(server.eventLoop());
     private final KeyedRateLimiter<Object> perAddress =
             KeyedRateLimiter.builder(TWO_PER_SECOND, wheel).name("per-address").build();
@@ -60,7 +61,8 @@ class RateLimitHandlerTest {
 
     @Test
     void connectionsFromOneAddressBeyondTheLimitAreClosedAtOnce() {
-        RateLimitHandler limit = RateLimitHandler.builder(perAddress).perConnection().build();
+        RateLimitHandler limit =
+                RateLimitHandler.builder(perAddress).perConnection().build();
         Recorder first = new Recorder();
         Recorder second = new Recorder();
         Recorder third = new Recorder();
@@ -82,11 +84,15 @@ class RateLimitHandlerTest {
     @Test
     void aConnectionLimitWithItsOwnKeysAsksThemWithoutAMessage() {
         List<Object> asked = new ArrayList<>();
-        KeyedRateLimiter<String> perTenant = KeyedRateLimiter.builder(TWO_PER_SECOND, wheel).name("per-tenant").build();
+        KeyedRateLimiter<String> perTenant = KeyedRateLimiter.builder(TWO_PER_SECOND, wheel)
+                .name("per-tenant")
+                .build();
         RateLimitHandler limit = RateLimitHandler.builder(perTenant, (channel, msg) -> {
-            asked.add(msg == null ? "no message" : msg);
-            return "tenant-a";
-        }).perConnection().build();
+                    asked.add(msg == null ? "no message" : msg);
+                    return "tenant-a";
+                })
+                .perConnection()
+                .build();
         Recorder third = new Recorder();
         connect("10.0.0.1", 4001, limit, new Recorder());
         connect("10.0.0.2", 4001, limit, new Recorder());
@@ -98,7 +104,8 @@ class RateLimitHandlerTest {
 
     @Test
     void eachAddressHasItsOwnConnectionLimit() {
-        RateLimitHandler limit = RateLimitHandler.builder(perAddress).perConnection().build();
+        RateLimitHandler limit =
+                RateLimitHandler.builder(perAddress).perConnection().build();
         connect("10.0.0.1", 4001, limit, new Recorder());
         connect("10.0.0.1", 4002, limit, new Recorder());
         assertTrue(connect("10.0.0.2", 4001, limit, new Recorder()).isOpen());
@@ -106,7 +113,8 @@ class RateLimitHandlerTest {
 
     @Test
     void addressConnectsAgainOnceItsRetryAfterHasPassed() {
-        RateLimitHandler limit = RateLimitHandler.builder(perAddress).perConnection().build();
+        RateLimitHandler limit =
+                RateLimitHandler.builder(perAddress).perConnection().build();
         connect("10.0.0.1", 4001, limit, new Recorder());
         connect("10.0.0.1", 4002, limit, new Recorder());
         Recorder refused = new Recorder();
@@ -117,15 +125,22 @@ class RateLimitHandlerTest {
 
     @Test
     void admittedConnectionNoLongerCarriesTheHandler() {
-        EmbeddedChannel admitted = connect("10.0.0.1", 4001, RateLimitHandler.builder(perAddress).perConnection().build(), new Recorder());
+        EmbeddedChannel admitted = connect(
+                "10.0.0.1",
+                4001,
+                RateLimitHandler.builder(perAddress).perConnection().build(),
+                new Recorder());
         assertNull(admitted.pipeline().get(RateLimitHandler.class));
     }
 
     @Test
     void newAddressBeyondTheKeyLimitIsClosedWithAKeyLimitEvent() {
         KeyedRateLimiter<Object> oneAddress = KeyedRateLimiter.builder(TWO_PER_SECOND, wheel)
-                .maxKeys(1).whenFull(KeyLimitPolicy.REJECT_NEW_KEYS).build();
-        RateLimitHandler limit = RateLimitHandler.builder(oneAddress).perConnection().build();
+                .maxKeys(1)
+                .whenFull(KeyLimitPolicy.REJECT_NEW_KEYS)
+                .build();
+        RateLimitHandler limit =
+                RateLimitHandler.builder(oneAddress).perConnection().build();
         connect("10.0.0.1", 4001, limit, new Recorder());
         Recorder newcomer = new Recorder();
         assertFalse(connect("10.0.0.2", 4001, limit, newcomer).isOpen());
@@ -137,7 +152,8 @@ class RateLimitHandlerTest {
 
     @Test
     void messagesWithinTheLimitPassUnchanged() {
-        EmbeddedChannel channel = connect("10.0.0.1", 4001, RateLimitHandler.builder(perAddress).build(), new Recorder());
+        EmbeddedChannel channel =
+                connect("10.0.0.1", 4001, RateLimitHandler.builder(perAddress).build(), new Recorder());
         ByteBuf first = message("one");
         ByteBuf second = message("two");
         channel.writeInbound(first, second);
@@ -150,7 +166,8 @@ class RateLimitHandlerTest {
     @Test
     void dropReleasesTheMessageOverTheLimitFiresAnEventAndReadsOn() {
         Recorder recorder = new Recorder();
-        EmbeddedChannel channel = connect("10.0.0.1", 4001, RateLimitHandler.builder(perAddress).build(), recorder);
+        EmbeddedChannel channel =
+                connect("10.0.0.1", 4001, RateLimitHandler.builder(perAddress).build(), recorder);
         ByteBuf third = message("three");
         channel.writeInbound(message("one"), message("two"), third);
 
@@ -167,11 +184,13 @@ class RateLimitHandlerTest {
     void callbackGetsTheMessageOverTheLimitToAnswerSlowDown() {
         Recorder recorder = new Recorder();
         List<Object> handedOver = new ArrayList<>();
-        RateLimitHandler limit = RateLimitHandler.builder(perAddress).whenOver((ctx, msg, event) -> {
-            handedOver.add(msg);
-            ReferenceCountUtil.release(msg);
-            ctx.writeAndFlush(message("slow down, retry in " + event.retryAfterNanos() / 1_000_000 + " ms"));
-        }).build();
+        RateLimitHandler limit = RateLimitHandler.builder(perAddress)
+                .whenOver((ctx, msg, event) -> {
+                    handedOver.add(msg);
+                    ReferenceCountUtil.release(msg);
+                    ctx.writeAndFlush(message("slow down, retry in " + event.retryAfterNanos() / 1_000_000 + " ms"));
+                })
+                .build();
         EmbeddedChannel channel = connect("10.0.0.1", 4001, limit, recorder);
         ByteBuf third = message("three");
         channel.writeInbound(message("one"), message("two"), third);
@@ -188,8 +207,11 @@ class RateLimitHandlerTest {
     @Test
     void closeReleasesTheMessageAndClosesTheConnection() {
         Recorder recorder = new Recorder();
-        EmbeddedChannel channel = connect("10.0.0.1", 4001,
-                RateLimitHandler.builder(perAddress).closeWhenOver().build(), recorder);
+        EmbeddedChannel channel = connect(
+                "10.0.0.1",
+                4001,
+                RateLimitHandler.builder(perAddress).closeWhenOver().build(),
+                recorder);
         ByteBuf third = message("three");
         channel.writeInbound(message("one"), message("two"), third);
 
@@ -202,8 +224,11 @@ class RateLimitHandlerTest {
     void messagesStillArrivingAfterTheCloseAreReleasedAndNotCounted() {
         MeterRegistry registry = new SimpleMeterRegistry();
         new KeyedRateLimiterMetrics(perAddress).bindTo(registry);
-        EmbeddedChannel channel = connect("10.0.0.1", 4001,
-                RateLimitHandler.builder(perAddress).closeWhenOver().build(), new Recorder());
+        EmbeddedChannel channel = connect(
+                "10.0.0.1",
+                4001,
+                RateLimitHandler.builder(perAddress).closeWhenOver().build(),
+                new Recorder());
         ByteBuf fourth = message("four");
         ByteBuf fifth = message("five");
         // One batch, as a decoder hands over every frame of one read.
@@ -211,7 +236,12 @@ class RateLimitHandlerTest {
 
         assertEquals(0, fourth.refCnt());
         assertEquals(0, fifth.refCnt());
-        assertEquals(1, registry.get("wheelbeat.ratelimit.rejected").tag("reason", "rate").functionCounter().count());
+        assertEquals(
+                1,
+                registry.get("wheelbeat.ratelimit.rejected")
+                        .tag("reason", "rate")
+                        .functionCounter()
+                        .count());
     }
 
     @Test
@@ -233,8 +263,10 @@ class RateLimitHandlerTest {
 
     @Test
     void keyExtractorLimitsEachUserSeparately() {
-        KeyedRateLimiter<String> perUser = KeyedRateLimiter.builder(TWO_PER_SECOND, wheel).name("per-user").build();
-        RateLimitHandler limit = RateLimitHandler.builder(perUser, (channel, msg) -> ((String) msg).split(":")[0]).build();
+        KeyedRateLimiter<String> perUser =
+                KeyedRateLimiter.builder(TWO_PER_SECOND, wheel).name("per-user").build();
+        RateLimitHandler limit = RateLimitHandler.builder(perUser, (channel, msg) -> ((String) msg).split(":")[0])
+                .build();
         EmbeddedChannel channel = connect("10.0.0.1", 4001, limit, new Recorder());
         channel.writeInbound("alice:1", "alice:2", "alice:3", "bob:1", "bob:2");
 
@@ -244,9 +276,11 @@ class RateLimitHandlerTest {
 
     @Test
     void messageWithoutAKeyPassesUncounted() {
-        KeyedRateLimiter<String> perUser = KeyedRateLimiter.builder(TWO_PER_SECOND, wheel).build();
-        RateLimitHandler limit = RateLimitHandler.builder(perUser,
-                (channel, msg) -> msg.equals("ping") ? null : (String) msg).build();
+        KeyedRateLimiter<String> perUser =
+                KeyedRateLimiter.builder(TWO_PER_SECOND, wheel).build();
+        RateLimitHandler limit = RateLimitHandler.builder(
+                        perUser, (channel, msg) -> msg.equals("ping") ? null : (String) msg)
+                .build();
         EmbeddedChannel channel = connect("10.0.0.1", 4001, limit, new Recorder());
         channel.writeInbound("ping", "ping", "ping", "ping");
         assertEquals(4, channel.inboundMessages().size());
@@ -256,11 +290,13 @@ class RateLimitHandlerTest {
     @Test
     void failingKeyExtractorReleasesTheMessageAndReportsTheError() {
         RateLimitHandler limit = RateLimitHandler.builder(perAddress, (channel, msg) -> {
-            throw new IllegalArgumentException("malformed frame");
-        }).build();
+                    throw new IllegalArgumentException("malformed frame");
+                })
+                .build();
         EmbeddedChannel channel = connect("10.0.0.1", 4001, limit, new Recorder());
         ByteBuf frame = message("garbage");
-        IllegalArgumentException error = assertThrows(IllegalArgumentException.class, () -> channel.writeInbound(frame));
+        IllegalArgumentException error =
+                assertThrows(IllegalArgumentException.class, () -> channel.writeInbound(frame));
         assertEquals("malformed frame", error.getMessage());
         assertEquals(0, frame.refCnt());
     }
@@ -268,7 +304,8 @@ class RateLimitHandlerTest {
     @Test
     void limitReopensOnceTheRetryAfterHasPassed() {
         Recorder recorder = new Recorder();
-        EmbeddedChannel channel = connect("10.0.0.1", 4001, RateLimitHandler.builder(perAddress).build(), recorder);
+        EmbeddedChannel channel =
+                connect("10.0.0.1", 4001, RateLimitHandler.builder(perAddress).build(), recorder);
         channel.writeInbound(message("one"), message("two"), message("three"));
         channel.releaseInbound();
         ticker.advance(recorder.onlyEvent().retryAfterNanos() - 1, TimeUnit.NANOSECONDS);
@@ -300,7 +337,9 @@ class RateLimitHandlerTest {
         assertThrows(NullPointerException.class, () -> RateLimitHandler.builder(null));
         assertThrows(NullPointerException.class, () -> RateLimitHandler.builder(null, KeyExtractor.remoteIp()));
         assertThrows(NullPointerException.class, () -> RateLimitHandler.builder(perAddress, null));
-        assertThrows(NullPointerException.class, () -> RateLimitHandler.builder(perAddress).whenOver(null));
+        assertThrows(
+                NullPointerException.class,
+                () -> RateLimitHandler.builder(perAddress).whenOver(null));
     }
 
     // ---------------------------------------------------------------- fixture
@@ -311,7 +350,8 @@ class RateLimitHandlerTest {
 
     /** A channel from {@code host:port}, active, with {@code limit} then {@code recorder}. */
     private EmbeddedChannel connect(String host, int port, RateLimitHandler limit, Recorder recorder) {
-        FromAddress channel = new FromAddress(new InetSocketAddress(host, port),
+        FromAddress channel = new FromAddress(
+                new InetSocketAddress(host, port),
                 EmbeddedChannel.builder().ticker(ticker).register(false).handlers(limit, recorder));
         try {
             channel.register();
@@ -364,11 +404,22 @@ class RateLimitHandlerTest {
 
     @Test
     void aConnectionOverTheLimitIsAlwaysClosedSoPerConnectionRefusesOtherActions() {
-        assertThrows(IllegalStateException.class,
-                () -> RateLimitHandler.builder(perAddress).perConnection().dropWhenOver().build());
-        assertThrows(IllegalStateException.class,
-                () -> RateLimitHandler.builder(perAddress).perConnection().whenOver((ctx, msg, event) -> { }).build());
-        RateLimitHandler limit = RateLimitHandler.builder(perAddress).perConnection().closeWhenOver().build();
+        assertThrows(
+                IllegalStateException.class,
+                () -> RateLimitHandler.builder(perAddress)
+                        .perConnection()
+                        .dropWhenOver()
+                        .build());
+        assertThrows(
+                IllegalStateException.class,
+                () -> RateLimitHandler.builder(perAddress)
+                        .perConnection()
+                        .whenOver((ctx, msg, event) -> {})
+                        .build());
+        RateLimitHandler limit = RateLimitHandler.builder(perAddress)
+                .perConnection()
+                .closeWhenOver()
+                .build();
         assertTrue(limit.toString().contains("CONNECTION"), limit.toString());
     }
 }

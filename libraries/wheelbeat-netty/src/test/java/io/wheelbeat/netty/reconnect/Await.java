@@ -6,8 +6,7 @@ import java.util.function.BooleanSupplier;
 /** Polls for a condition that real sockets make true eventually; the wait is generous. */
 final class Await {
 
-    private Await() {
-    }
+    private Await() {}
 
     static void until(BooleanSupplier condition, int seconds, String what) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);

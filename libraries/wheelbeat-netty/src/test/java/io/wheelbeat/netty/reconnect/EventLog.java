@@ -11,7 +11,7 @@ final class EventLog implements ReconnectListener {
 
     private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(20);
 
-    record Entry(long nanos, ReconnectEvent event) { }
+    record Entry(long nanos, ReconnectEvent event) {}
 
     private final List<Entry> entries = new ArrayList<>();
 

@@ -112,8 +112,10 @@ class ReconnectGroupTest {
     void clientsOfAGroupTakeTurnsAndWaitOnTheWheel() throws Exception {
         EventLoopGroup loop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         long waitNanos = TimeUnit.MILLISECONDS.toNanos(20);
-        ReconnectGroup group = new ReconnectGroup(1,
-                BackoffPolicy.exponential(Duration.ofNanos(waitNanos), Duration.ofNanos(waitNanos)).build());
+        ReconnectGroup group = new ReconnectGroup(
+                1,
+                BackoffPolicy.exponential(Duration.ofNanos(waitNanos), Duration.ofNanos(waitNanos))
+                        .build());
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         ReconnectMetrics metrics = new ReconnectMetrics(registry, Tags.empty());
         Counter deferred = registry.get("wheelbeat.reconnect.deferred").counter();
@@ -122,16 +124,21 @@ class ReconnectGroupTest {
         EventLog events = new EventLog();
         List<ReconnectingClient> clients = new ArrayList<>();
         try (TestServer server = TestServer.start(Mode.ECHO)) {
-            Bootstrap bootstrap = new Bootstrap().group(loop).channel(NioSocketChannel.class).resolver(resolver)
+            Bootstrap bootstrap = new Bootstrap()
+                    .group(loop)
+                    .channel(NioSocketChannel.class)
+                    .resolver(resolver)
                     .handler(new ChannelInitializer<Channel>() {
                         @Override
-                        protected void initChannel(Channel ch) {
-                        }
+                        protected void initChannel(Channel ch) {}
                     });
             long begin = System.nanoTime();
             for (int i = 0; i < 3; i++) {
                 ReconnectingClient client = ReconnectingClient.builder(bootstrap, "svc.test", server.port())
-                        .group(group).metrics(metrics).listener(events).build();
+                        .group(group)
+                        .metrics(metrics)
+                        .listener(events)
+                        .build();
                 clients.add(client);
                 client.start();
             }
@@ -154,8 +161,15 @@ class ReconnectGroupTest {
             for (EventLog.Entry e : events.all()) {
                 order.add(e.event().getClass());
             }
-            assertEquals(List.of(Connecting.class, Connected.class, Connecting.class, Connected.class,
-                    Connecting.class, Connected.class), order);
+            assertEquals(
+                    List.of(
+                            Connecting.class,
+                            Connected.class,
+                            Connecting.class,
+                            Connected.class,
+                            Connecting.class,
+                            Connected.class),
+                    order);
             assertEquals(0, group.attemptsInProgress());
         } finally {
             for (ReconnectingClient client : clients) {

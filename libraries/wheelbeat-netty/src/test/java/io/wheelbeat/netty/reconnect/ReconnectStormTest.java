@@ -49,7 +49,9 @@ class ReconnectStormTest {
     void everyClientComesBackAndTheAttemptsAreSpreadOverTime() throws Exception {
         EventLoopGroup clientLoops = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
         ReconnectGroup group = new ReconnectGroup(PERMITS);
-        BackoffPolicy policy = BackoffPolicy.exponential(Duration.ofSeconds(2), Duration.ofSeconds(4)).fullJitter().build();
+        BackoffPolicy policy = BackoffPolicy.exponential(Duration.ofSeconds(2), Duration.ofSeconds(4))
+                .fullJitter()
+                .build();
         ConcurrentLinkedQueue<Long> attemptTimes = new ConcurrentLinkedQueue<>();
         ConcurrentLinkedQueue<Long> firstRetryDelays = new ConcurrentLinkedQueue<>();
         AtomicInteger healthy = new AtomicInteger();
@@ -66,10 +68,17 @@ class ReconnectStormTest {
         };
         List<ReconnectingClient> clients = new ArrayList<>();
         try (TestServer server = TestServer.start(Mode.ECHO)) {
-            Bootstrap bootstrap = new Bootstrap().group(clientLoops).channel(NioSocketChannel.class).handler(new PingPong());
+            Bootstrap bootstrap = new Bootstrap()
+                    .group(clientLoops)
+                    .channel(NioSocketChannel.class)
+                    .handler(new PingPong());
             for (int i = 0; i < CLIENTS; i++) {
                 ReconnectingClient client = ReconnectingClient.builder(bootstrap, "127.0.0.1", server.port())
-                        .backoff(policy).healthyOnlyOnPong().group(group).listener(listener).build();
+                        .backoff(policy)
+                        .healthyOnlyOnPong()
+                        .group(group)
+                        .listener(listener)
+                        .build();
                 clients.add(client);
                 client.start();
             }
@@ -83,16 +92,29 @@ class ReconnectStormTest {
             Await.until(() -> healthy.get() == 2 * CLIENTS, 60, "all clients back and healthy");
             long backAfter = System.nanoTime() - stoppedAt;
 
-            long[] times = attemptTimes.stream().mapToLong(Long::longValue).sorted().toArray();
+            long[] times =
+                    attemptTimes.stream().mapToLong(Long::longValue).sorted().toArray();
             int busiest = busiestWindow(times);
-            long[] delays = firstRetryDelays.stream().mapToLong(Long::longValue).sorted().toArray();
-            System.out.printf("reconnect storm: %d clients back and healthy %.0f ms after the server stopped; "
+            long[] delays = firstRetryDelays.stream()
+                    .mapToLong(Long::longValue)
+                    .sorted()
+                    .toArray();
+            System.out.printf(
+                    "reconnect storm: %d clients back and healthy %.0f ms after the server stopped; "
                             + "%d attempts over %.0f ms; busiest 10 ms window %d attempts (%.1f%%; bound %.0f%%); "
                             + "first-retry delays %.0f..%.0f ms (median %.0f); at most %d of %d permits in use%n",
-                    CLIENTS, backAfter / 1e6, times.length, (times[times.length - 1] - times[0]) / 1e6,
-                    busiest, 100.0 * busiest / times.length, 100 * MOST_IN_ONE_WINDOW,
-                    delays[0] / 1e6, delays[delays.length - 1] / 1e6, delays[delays.length / 2] / 1e6,
-                    mostInProgress.get(), PERMITS);
+                    CLIENTS,
+                    backAfter / 1e6,
+                    times.length,
+                    (times[times.length - 1] - times[0]) / 1e6,
+                    busiest,
+                    100.0 * busiest / times.length,
+                    100 * MOST_IN_ONE_WINDOW,
+                    delays[0] / 1e6,
+                    delays[delays.length - 1] / 1e6,
+                    delays[delays.length / 2] / 1e6,
+                    mostInProgress.get(),
+                    PERMITS);
 
             for (ReconnectingClient client : clients) {
                 Channel channel = client.channel();
@@ -100,7 +122,8 @@ class ReconnectStormTest {
             }
             Await.until(() -> server.openConnections() == CLIENTS, 60, "the server holds one connection per client");
             assertTrue(times.length >= CLIENTS, "every client attempted: " + times.length);
-            assertTrue(busiest <= MOST_IN_ONE_WINDOW * times.length,
+            assertTrue(
+                    busiest <= MOST_IN_ONE_WINDOW * times.length,
                     busiest + " of " + times.length + " attempts in one 10 ms window");
             assertTrue(mostInProgress.get() <= PERMITS, "permits in use: " + mostInProgress.get());
         } finally {
@@ -111,8 +134,12 @@ class ReconnectStormTest {
                 client.close().get(20, TimeUnit.SECONDS);
             }
             for (EventExecutor loop : clientLoops) {
-                assertEquals(0, (int) loop.submit(() -> EventLoopWheels.shared().wheelFor(loop).pendingTimers())
-                        .get(10, TimeUnit.SECONDS), "closed clients leave no timer behind");
+                assertEquals(
+                        0,
+                        (int) loop.submit(() ->
+                                        EventLoopWheels.shared().wheelFor(loop).pendingTimers())
+                                .get(10, TimeUnit.SECONDS),
+                        "closed clients leave no timer behind");
             }
             clientLoops.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
         }

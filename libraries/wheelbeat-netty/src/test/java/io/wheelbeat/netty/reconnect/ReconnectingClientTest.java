@@ -56,7 +56,9 @@ class ReconnectingClientTest {
 
     private static final long MS = 1_000_000L;
     /** 50 ms doubling up to 400 ms, no jitter: the expected delays are exact. */
-    private static final BackoffPolicy FAST = BackoffPolicy.exponential(Duration.ofMillis(50), Duration.ofMillis(400)).build();
+    private static final BackoffPolicy FAST = BackoffPolicy.exponential(Duration.ofMillis(50), Duration.ofMillis(400))
+            .build();
+
     private static final long[] FAST_DELAYS = {50 * MS, 100 * MS, 200 * MS, 400 * MS, 400 * MS, 400 * MS, 400 * MS};
 
     private final EventLoopGroup clientLoops = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
@@ -73,15 +75,19 @@ class ReconnectingClientTest {
 
     /** A no-op user handler that may sit in many pipelines. */
     @ChannelHandler.Sharable
-    private static final class Quiet extends ChannelInboundHandlerAdapter {
-    }
+    private static final class Quiet extends ChannelInboundHandlerAdapter {}
 
     private Bootstrap bootstrap(ChannelHandler handler) {
-        return new Bootstrap().group(clientLoops).channel(NioSocketChannel.class).handler(handler);
+        return new Bootstrap()
+                .group(clientLoops)
+                .channel(NioSocketChannel.class)
+                .handler(handler);
     }
 
     private ReconnectingClient.Builder clientTo(int port, ChannelHandler handler) {
-        return ReconnectingClient.builder(bootstrap(handler), "127.0.0.1", port).backoff(FAST).listener(events);
+        return ReconnectingClient.builder(bootstrap(handler), "127.0.0.1", port)
+                .backoff(FAST)
+                .listener(events);
     }
 
     private TestServer server(Mode mode) throws Exception {
@@ -118,7 +124,6 @@ class ReconnectingClientTest {
         }
     }
 
-
     private static List<Long> delaysNanos(List<AttemptScheduled> scheduled) {
         List<Long> delays = new ArrayList<>();
         for (AttemptScheduled s : scheduled) {
@@ -144,12 +149,15 @@ class ReconnectingClientTest {
     @Test
     void startCompletesWithTheFirstConnection() throws Exception {
         TestServer server = server(Mode.ECHO);
-        ReconnectingClient client = remember(clientTo(server.port(), new Quiet()).build());
+        ReconnectingClient client =
+                remember(clientTo(server.port(), new Quiet()).build());
         Channel channel = client.start().get(20, TimeUnit.SECONDS);
         assertTrue(channel.isActive());
         assertSame(channel, client.channel());
         assertEquals(server.port(), ((InetSocketAddress) channel.remoteAddress()).getPort());
-        assertEquals(new Connecting(1, client.remoteAddress()), events.events(Connecting.class).get(0));
+        assertEquals(
+                new Connecting(1, client.remoteAddress()),
+                events.events(Connecting.class).get(0));
         assertEquals(new Connected(channel, 1), events.await(Connected.class, 1).event());
     }
 
@@ -159,9 +167,15 @@ class ReconnectingClientTest {
         cleanup.push(() -> twoLoops.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS));
         TestServer server = server(Mode.CLOSE_ON_ACCEPT);
         ReconnectingClient client = remember(ReconnectingClient.builder(
-                        new Bootstrap().group(twoLoops).channel(NioSocketChannel.class).handler(new Quiet()),
-                        "127.0.0.1", server.port())
-                .backoff(FAST).listener(events).build());
+                        new Bootstrap()
+                                .group(twoLoops)
+                                .channel(NioSocketChannel.class)
+                                .handler(new Quiet()),
+                        "127.0.0.1",
+                        server.port())
+                .backoff(FAST)
+                .listener(events)
+                .build());
         client.start();
         events.await(Connected.class, 3);
         for (Connected connected : events.events(Connected.class)) {
@@ -174,32 +188,41 @@ class ReconnectingClientTest {
     @Test
     void lostHealthyConnectionWaitsTheFirstDelayFromTheLoss() throws Exception {
         TestServer server = server(Mode.ECHO);
-        ReconnectingClient client = remember(clientTo(server.port(), new PingPong()).healthyOnlyOnPong().build());
+        ReconnectingClient client = remember(
+                clientTo(server.port(), new PingPong()).healthyOnlyOnPong().build());
         client.start().get(20, TimeUnit.SECONDS);
         events.await(Healthy.class, 1);
         server.stop();
         Entry lost = events.await(Disconnected.class, 1);
         assertTrue(((Disconnected) lost.event()).wasHealthy());
-        AttemptScheduled first = (AttemptScheduled) events.await(AttemptScheduled.class, 1).event();
+        AttemptScheduled first =
+                (AttemptScheduled) events.await(AttemptScheduled.class, 1).event();
         assertEquals(new AttemptScheduled(2, Duration.ofMillis(50), null), first);
-        assertNotBefore(lost.nanos() + 50 * MS, events.await(Connecting.class, 2).nanos(), "first retry");
+        assertNotBefore(
+                lost.nanos() + 50 * MS, events.await(Connecting.class, 2).nanos(), "first retry");
     }
 
     @Test
     void toldToSpreadItsReconnectTheClientDrawsTheFirstRetryFromTheWindowThenFollowsThePolicy() throws Exception {
         TestServer server = server(Mode.ECHO);
         // nextDouble() is 0.5 for this generator: the draw is half the window. FAST draws no jitter.
-        ReconnectingClient client = remember(clientTo(server.port(), new PingPong()).healthyOnlyOnPong()
-                .random(() -> Long.MIN_VALUE).build());
+        ReconnectingClient client = remember(clientTo(server.port(), new PingPong())
+                .healthyOnlyOnPong()
+                .random(() -> Long.MIN_VALUE)
+                .build());
         Channel channel = client.start().get(20, TimeUnit.SECONDS);
         events.await(Healthy.class, 1);
         assertSame(client, ReconnectingClient.of(channel), "a handler of the connection finds its client");
         client.spreadReconnectOver(Duration.ofMillis(600));
         server.stop();
         Entry lost = events.await(Disconnected.class, 1);
-        assertEquals(new AttemptScheduled(2, Duration.ofMillis(300), null), events.await(AttemptScheduled.class, 1).event());
-        assertNotBefore(lost.nanos() + 300 * MS, events.await(Connecting.class, 2).nanos(), "the spread retry");
-        AttemptScheduled next = (AttemptScheduled) events.await(AttemptScheduled.class, 2).event();
+        assertEquals(
+                new AttemptScheduled(2, Duration.ofMillis(300), null),
+                events.await(AttemptScheduled.class, 1).event());
+        assertNotBefore(
+                lost.nanos() + 300 * MS, events.await(Connecting.class, 2).nanos(), "the spread retry");
+        AttemptScheduled next =
+                (AttemptScheduled) events.await(AttemptScheduled.class, 2).event();
         assertEquals(3, next.attempt());
         assertEquals(Duration.ofMillis(100), next.delay(), "the next retry follows the policy: its second delay");
     }
@@ -218,20 +241,25 @@ class ReconnectingClientTest {
     @Test
     void retriesWhileTheServerIsDownFollowThePolicy() throws Exception {
         TestServer server = server(Mode.ECHO);
-        ReconnectingClient client = remember(clientTo(server.port(), new PingPong()).healthyOnlyOnPong().build());
+        ReconnectingClient client = remember(
+                clientTo(server.port(), new PingPong()).healthyOnlyOnPong().build());
         client.start().get(20, TimeUnit.SECONDS);
         events.await(Healthy.class, 1);
         server.stop();
         events.await(Connecting.class, 6);
 
         List<AttemptScheduled> scheduled = events.events(AttemptScheduled.class).subList(0, 5);
-        assertEquals(List.of(2, 3, 4, 5, 6), scheduled.stream().map(AttemptScheduled::attempt).toList());
+        assertEquals(
+                List.of(2, 3, 4, 5, 6),
+                scheduled.stream().map(AttemptScheduled::attempt).toList());
         assertEquals(fastDelays(0, 5), delaysNanos(scheduled));
         assertInstanceOf(ConnectException.class, scheduled.get(1).cause(), "refused");
         // Each retry starts no sooner than the delay after the start of the attempt that failed.
         List<Entry> connecting = events.entries(Connecting.class);
         for (int k = 1; k < 5; k++) {
-            assertNotBefore(connecting.get(k).nanos() + FAST_DELAYS[k], connecting.get(k + 1).nanos(),
+            assertNotBefore(
+                    connecting.get(k).nanos() + FAST_DELAYS[k],
+                    connecting.get(k + 1).nanos(),
                     "attempt " + (k + 2));
         }
     }
@@ -239,7 +267,8 @@ class ReconnectingClientTest {
     @Test
     void reconnectsOnceTheServerIsBackOnTheSamePort() throws Exception {
         TestServer server = server(Mode.ECHO);
-        ReconnectingClient client = remember(clientTo(server.port(), new PingPong()).healthyOnlyOnPong().build());
+        ReconnectingClient client = remember(
+                clientTo(server.port(), new PingPong()).healthyOnlyOnPong().build());
         Channel first = client.start().get(20, TimeUnit.SECONDS);
         events.await(Healthy.class, 1);
         server.stop();
@@ -250,7 +279,9 @@ class ReconnectingClientTest {
         assertTrue(back.attempt() >= 3, "came back on attempt " + back.attempt());
         assertTrue(back.channel() != first && back.channel().isActive());
         assertEquals(server.port(), ((InetSocketAddress) back.channel().remoteAddress()).getPort());
-        assertEquals(new Healthy(back.channel(), true), events.await(Healthy.class, 2).event());
+        assertEquals(
+                new Healthy(back.channel(), true),
+                events.await(Healthy.class, 2).event());
         assertSame(back.channel(), client.channel());
     }
 
@@ -259,7 +290,8 @@ class ReconnectingClientTest {
     @Test
     void firstPongResetsTheBackoff() throws Exception {
         int port = unusedPort();
-        ReconnectingClient client = remember(clientTo(port, new PingPong()).healthyOnlyOnPong().build());
+        ReconnectingClient client =
+                remember(clientTo(port, new PingPong()).healthyOnlyOnPong().build());
         client.start();
         events.await(AttemptScheduled.class, 3); // delays 50, 100, 200 ms: the run has grown
         TestServer server = server(InetAddress.getLoopbackAddress(), port, Mode.ECHO);
@@ -269,7 +301,8 @@ class ReconnectingClientTest {
 
         server.stop();
         events.await(AttemptScheduled.class, scheduledBefore + 1);
-        assertEquals(new AttemptScheduled(2, Duration.ofMillis(50), null),
+        assertEquals(
+                new AttemptScheduled(2, Duration.ofMillis(50), null),
                 events.events(AttemptScheduled.class).get(scheduledBefore));
     }
 
@@ -282,7 +315,8 @@ class ReconnectingClientTest {
                 ch.pipeline().addLast(new PingPong(), new Quiet()); // as a heartbeat handler and an app handler
             }
         };
-        ReconnectingClient client = remember(clientTo(server.port(), usersInitializer).healthyOnlyOnPong().build());
+        ReconnectingClient client = remember(
+                clientTo(server.port(), usersInitializer).healthyOnlyOnPong().build());
         Channel channel = client.start().get(20, TimeUnit.SECONDS);
         assertEquals(new Healthy(channel, true), events.await(Healthy.class, 1).event());
     }
@@ -291,7 +325,8 @@ class ReconnectingClientTest {
     void stayingConnectedForHealthyAfterResetsTheBackoff() throws Exception {
         TestServer server = server(Mode.SILENT);
         ReconnectingClient client = remember(clientTo(server.port(), new Quiet())
-                .healthyAfter(Duration.ofMillis(300)).build());
+                .healthyAfter(Duration.ofMillis(300))
+                .build());
         client.start();
         Entry connected = events.await(Connected.class, 1);
         Entry healthy = events.await(Healthy.class, 1);
@@ -299,21 +334,25 @@ class ReconnectingClientTest {
         assertNotBefore(connected.nanos() + 300 * MS, healthy.nanos(), "health by uptime");
 
         server.stop();
-        assertEquals(new AttemptScheduled(2, Duration.ofMillis(50), null),
+        assertEquals(
+                new AttemptScheduled(2, Duration.ofMillis(50), null),
                 events.await(AttemptScheduled.class, 1).event());
     }
 
     @Test
     void tcpConnectAloneDoesNotResetTheBackoff() throws Exception {
         TestServer server = server(Mode.CLOSE_ON_ACCEPT);
-        ReconnectingClient client = remember(clientTo(server.port(), new Quiet()).build());
+        ReconnectingClient client =
+                remember(clientTo(server.port(), new Quiet()).build());
         client.start();
         events.await(AttemptScheduled.class, 5);
 
         assertTrue(events.events(Connected.class).size() >= 4, "the server accepted each attempt");
         assertTrue(events.events(Healthy.class).isEmpty());
         List<AttemptScheduled> scheduled = events.events(AttemptScheduled.class).subList(0, 5);
-        assertEquals(List.of(2, 3, 4, 5, 6), scheduled.stream().map(AttemptScheduled::attempt).toList());
+        assertEquals(
+                List.of(2, 3, 4, 5, 6),
+                scheduled.stream().map(AttemptScheduled::attempt).toList());
         assertEquals(fastDelays(0, 5), delaysNanos(scheduled));
     }
 
@@ -325,7 +364,8 @@ class ReconnectingClientTest {
     @Test
     void serverThatAcceptsAndClosesGetsAttemptsBoundedByThePolicy() throws Exception {
         TestServer server = server(Mode.CLOSE_ON_ACCEPT);
-        ReconnectingClient client = remember(clientTo(server.port(), new Quiet()).build());
+        ReconnectingClient client =
+                remember(clientTo(server.port(), new Quiet()).build());
         client.start();
         long firstAttempt = events.await(Connecting.class, 1).nanos();
         events.await(Connecting.class, 3);
@@ -339,10 +379,13 @@ class ReconnectingClientTest {
             sum += FAST_DELAYS[Math.min(allowed - 1, FAST_DELAYS.length - 1)];
             allowed++;
         }
-        System.out.printf("accept-and-close server: %d attempts accepted in %.0f ms; the policy allows at most %d%n",
+        System.out.printf(
+                "accept-and-close server: %d attempts accepted in %.0f ms; the policy allows at most %d%n",
                 accepted, window / 1e6, allowed);
         assertTrue(accepted >= 3, "it retried: " + accepted);
-        assertTrue(accepted <= allowed, accepted + " attempts in " + window / 1e6 + " ms; at most " + allowed + " allowed");
+        assertTrue(
+                accepted <= allowed,
+                accepted + " attempts in " + window / 1e6 + " ms; at most " + allowed + " allowed");
     }
 
     // ---------------------------------------------------------------- each attempt
@@ -351,9 +394,12 @@ class ReconnectingClientTest {
     void connectTimeoutEndsAnAttemptThatHangs() throws Exception {
         TestResolver resolver = new TestResolver();
         resolver.hold(); // a DNS server that never answers
-        ReconnectingClient client = remember(ReconnectingClient.builder(
-                        bootstrap(new Quiet()).resolver(resolver), "svc.test", unusedPort())
-                .backoff(FAST).connectTimeout(Duration.ofMillis(100)).listener(events).build());
+        ReconnectingClient client =
+                remember(ReconnectingClient.builder(bootstrap(new Quiet()).resolver(resolver), "svc.test", unusedPort())
+                        .backoff(FAST)
+                        .connectTimeout(Duration.ofMillis(100))
+                        .listener(events)
+                        .build());
         client.start();
 
         Entry attempt = events.await(Connecting.class, 1);
@@ -372,16 +418,19 @@ class ReconnectingClientTest {
         TestServer newServer = server(second, oldServer.port(), Mode.ECHO);
         TestResolver resolver = new TestResolver();
         resolver.map("svc.test", first);
-        ReconnectingClient client = remember(ReconnectingClient.builder(
-                        bootstrap(new Quiet()).resolver(resolver), "svc.test", oldServer.port())
-                .backoff(FAST).listener(events).build());
+        ReconnectingClient client = remember(
+                ReconnectingClient.builder(bootstrap(new Quiet()).resolver(resolver), "svc.test", oldServer.port())
+                        .backoff(FAST)
+                        .listener(events)
+                        .build());
         Channel before = client.start().get(20, TimeUnit.SECONDS);
         assertEquals(first, ((InetSocketAddress) before.remoteAddress()).getAddress());
 
         resolver.map("svc.test", second); // the service moved; DNS says so
         oldServer.stop();
         Connected after = (Connected) events.await(Connected.class, 2).event();
-        assertEquals(new InetSocketAddress(second, newServer.port()), after.channel().remoteAddress());
+        assertEquals(
+                new InetSocketAddress(second, newServer.port()), after.channel().remoteAddress());
         assertTrue(resolver.lookups() >= 2);
     }
 
@@ -390,9 +439,13 @@ class ReconnectingClientTest {
     @Test
     void closeDuringBackoffCancelsThePendingAttempt() throws Exception {
         ReconnectingClient client = remember(clientTo(unusedPort(), new Quiet())
-                .backoff(BackoffPolicy.exponential(Duration.ofSeconds(10), Duration.ofSeconds(10)).build()).build());
+                .backoff(BackoffPolicy.exponential(Duration.ofSeconds(10), Duration.ofSeconds(10))
+                        .build())
+                .build());
         CompletableFuture<Channel> started = client.start();
-        assertEquals(Duration.ofSeconds(10), ((AttemptScheduled) events.await(AttemptScheduled.class, 1).event()).delay());
+        assertEquals(
+                Duration.ofSeconds(10),
+                ((AttemptScheduled) events.await(AttemptScheduled.class, 1).event()).delay());
         assertEquals(1, pendingTimers(client), "the retry waits on the wheel");
 
         client.close().get(10, TimeUnit.SECONDS);
@@ -406,8 +459,11 @@ class ReconnectingClientTest {
     @Test
     void theClientsTimersGoOnTheWheelsItWasGiven() throws Exception {
         EventLoopWheels own = new EventLoopWheels(Duration.ofMillis(1), 64);
-        ReconnectingClient client = remember(clientTo(unusedPort(), new Quiet()).wheels(own)
-                .backoff(BackoffPolicy.exponential(Duration.ofSeconds(10), Duration.ofSeconds(10)).build()).build());
+        ReconnectingClient client = remember(clientTo(unusedPort(), new Quiet())
+                .wheels(own)
+                .backoff(BackoffPolicy.exponential(Duration.ofSeconds(10), Duration.ofSeconds(10))
+                        .build())
+                .build());
         client.start();
         events.await(AttemptScheduled.class, 1);
         assertEquals(1, pendingTimers(client, own), "the retry waits on the given wheels");
@@ -420,7 +476,8 @@ class ReconnectingClientTest {
     @Test
     void closeWhileConnectedClosesTheConnectionAndNeverReconnects() throws Exception {
         TestServer server = server(Mode.ECHO);
-        ReconnectingClient client = remember(clientTo(server.port(), new PingPong()).build());
+        ReconnectingClient client =
+                remember(clientTo(server.port(), new PingPong()).build());
         Channel channel = client.start().get(20, TimeUnit.SECONDS);
         events.await(Healthy.class, 1);
 
@@ -438,9 +495,12 @@ class ReconnectingClientTest {
         TestResolver resolver = new TestResolver();
         resolver.hold();
         ReconnectGroup group = new ReconnectGroup(1);
-        ReconnectingClient client = remember(ReconnectingClient.builder(
-                        bootstrap(new Quiet()).resolver(resolver), "svc.test", unusedPort())
-                .backoff(FAST).group(group).listener(events).build());
+        ReconnectingClient client =
+                remember(ReconnectingClient.builder(bootstrap(new Quiet()).resolver(resolver), "svc.test", unusedPort())
+                        .backoff(FAST)
+                        .group(group)
+                        .listener(events)
+                        .build());
         client.start();
         Await.until(() -> resolver.heldLookups() == 1, 20, "the attempt is resolving");
         assertEquals(1, group.attemptsInProgress());
@@ -455,7 +515,8 @@ class ReconnectingClientTest {
     void closeFromTheListenerAsAnAttemptBeginsReturnsThePermit() throws Exception {
         ReconnectGroup group = new ReconnectGroup(1);
         ReconnectingClient[] self = new ReconnectingClient[1];
-        ReconnectingClient client = remember(clientTo(unusedPort(), new Quiet()).group(group)
+        ReconnectingClient client = remember(clientTo(unusedPort(), new Quiet())
+                .group(group)
                 .listener(event -> {
                     events.onEvent(event);
                     if (event instanceof Connecting) {
@@ -491,7 +552,9 @@ class ReconnectingClientTest {
     @Test
     void givesUpWhenTheAttemptsAreUsedUp() throws Exception {
         ReconnectingClient client = remember(clientTo(unusedPort(), new Quiet())
-                .backoff(BackoffPolicy.exponential(Duration.ofMillis(20), Duration.ofMillis(20)).maxAttempts(3).build())
+                .backoff(BackoffPolicy.exponential(Duration.ofMillis(20), Duration.ofMillis(20))
+                        .maxAttempts(3)
+                        .build())
                 .build());
         CompletableFuture<Channel> started = client.start();
 
@@ -508,13 +571,14 @@ class ReconnectingClientTest {
     @Test
     void listenerThatThrowsDoesNotStopTheClient() throws Exception {
         TestServer server = server(Mode.CLOSE_ON_ACCEPT);
-        ReconnectingClient client = remember(ReconnectingClient.builder(bootstrap(new Quiet()), "127.0.0.1", server.port())
-                .backoff(FAST)
-                .listener(event -> {
-                    events.onEvent(event);
-                    throw new IllegalStateException("listener bug");
-                })
-                .build());
+        ReconnectingClient client =
+                remember(ReconnectingClient.builder(bootstrap(new Quiet()), "127.0.0.1", server.port())
+                        .backoff(FAST)
+                        .listener(event -> {
+                            events.onEvent(event);
+                            throw new IllegalStateException("listener bug");
+                        })
+                        .build());
         client.start().get(20, TimeUnit.SECONDS);
         events.await(Connected.class, 3);
     }
@@ -526,11 +590,17 @@ class ReconnectingClientTest {
         int port = unusedPort();
         List<Double> backoffGauge = new ArrayList<>();
         List<Double> clientsGauge = new ArrayList<>();
-        ReconnectingClient client = remember(clientTo(port, new PingPong()).healthyOnlyOnPong().metrics(metrics)
+        ReconnectingClient client = remember(clientTo(port, new PingPong())
+                .healthyOnlyOnPong()
+                .metrics(metrics)
                 .listener(event -> {
                     if (event instanceof AttemptScheduled) { // read on the loop, as the retry is scheduled
-                        backoffGauge.add(registry.get("wheelbeat.reconnect.backoff").gauge().value());
-                        clientsGauge.add(registry.get("wheelbeat.reconnect.backoff.clients").gauge().value());
+                        backoffGauge.add(registry.get("wheelbeat.reconnect.backoff")
+                                .gauge()
+                                .value());
+                        clientsGauge.add(registry.get("wheelbeat.reconnect.backoff.clients")
+                                .gauge()
+                                .value());
                     }
                     events.onEvent(event);
                 })
@@ -543,11 +613,15 @@ class ReconnectingClientTest {
         server(InetAddress.getLoopbackAddress(), port, Mode.ECHO);
         events.await(Healthy.class, 1);
         int attempts = events.events(Connecting.class).size();
-        assertEquals(attempts, registry.get("wheelbeat.reconnect.attempts").counter().count());
+        assertEquals(
+                attempts, registry.get("wheelbeat.reconnect.attempts").counter().count());
         assertEquals(1, registry.get("wheelbeat.reconnect.successes").counter().count());
-        assertEquals(attempts - 1, registry.get("wheelbeat.reconnect.failures").counter().count());
+        assertEquals(
+                attempts - 1,
+                registry.get("wheelbeat.reconnect.failures").counter().count());
         assertEquals(0, registry.get("wheelbeat.reconnect.backoff").gauge().value(), "reset once healthy");
-        assertEquals(0, registry.get("wheelbeat.reconnect.backoff.clients").gauge().value());
+        assertEquals(
+                0, registry.get("wheelbeat.reconnect.backoff.clients").gauge().value());
         assertEquals(0, registry.get("wheelbeat.reconnect.gave.up").counter().count());
     }
 
@@ -563,7 +637,8 @@ class ReconnectingClientTest {
     void nullArgumentsAreRejected() {
         assertThrows(NullPointerException.class, () -> ReconnectingClient.builder(null, "localhost", 80));
         assertThrows(NullPointerException.class, () -> ReconnectingClient.builder(bootstrap(new Quiet()), null, 80));
-        assertThrows(NullPointerException.class,
+        assertThrows(
+                NullPointerException.class,
                 () -> ReconnectingClient.builder(bootstrap(new Quiet()), (InetSocketAddress) null));
         ReconnectingClient.Builder builder = clientTo(80, new Quiet());
         assertThrows(NullPointerException.class, () -> builder.backoff(null));
@@ -576,8 +651,12 @@ class ReconnectingClientTest {
 
     @Test
     void portOutOfRangeIsRejected() {
-        assertThrows(IllegalArgumentException.class, () -> ReconnectingClient.builder(bootstrap(new Quiet()), "localhost", 65536));
-        assertThrows(IllegalArgumentException.class, () -> ReconnectingClient.builder(bootstrap(new Quiet()), "localhost", -1));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> ReconnectingClient.builder(bootstrap(new Quiet()), "localhost", 65536));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> ReconnectingClient.builder(bootstrap(new Quiet()), "localhost", -1));
     }
 
     @Test

@@ -80,7 +80,9 @@ final class TestServer implements AutoCloseable {
                         ch.pipeline().addLast(handler());
                     }
                 })
-                .bind(host, port).sync().channel();
+                .bind(host, port)
+                .sync()
+                .channel();
         port = ((InetSocketAddress) serverChannel.localAddress()).getPort();
     }
 

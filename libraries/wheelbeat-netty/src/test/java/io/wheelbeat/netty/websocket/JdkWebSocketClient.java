@@ -26,12 +26,15 @@ public final class JdkWebSocketClient implements WebSocket.Listener, AutoCloseab
     public final BlockingQueue<Integer> closed = new LinkedBlockingQueue<>();
     /** The reason of the server's close frame, once it comes. */
     public final BlockingQueue<String> closeReasons = new LinkedBlockingQueue<>();
+
     private final StringBuilder text = new StringBuilder();
     private final WebSocket webSocket;
 
     /** Opens a WebSocket to {@code uri}, waiting at most {@code timeoutMillis} for the handshake. */
     public JdkWebSocketClient(URI uri, long timeoutMillis) throws Exception {
-        webSocket = HttpClient.newHttpClient().newWebSocketBuilder().buildAsync(uri, this)
+        webSocket = HttpClient.newHttpClient()
+                .newWebSocketBuilder()
+                .buildAsync(uri, this)
                 .get(timeoutMillis, TimeUnit.MILLISECONDS);
     }
 

@@ -44,8 +44,9 @@ public final class RawWebSocketClient implements AutoCloseable {
         in = new DataInputStream(socket.getInputStream());
         out = socket.getOutputStream();
         send(("GET " + path + " HTTP/1.1\r\nHost: " + address.getHostString() + "\r\nUpgrade: websocket\r\n"
-                + "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-                + "Sec-WebSocket-Version: 13\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                        + "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                        + "Sec-WebSocket-Version: 13\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
         StringBuilder head = new StringBuilder();
         while (head.indexOf("\r\n\r\n") < 0) {
             head.append((char) in.readUnsignedByte());
@@ -121,7 +122,9 @@ public final class RawWebSocketClient implements AutoCloseable {
     /** The first close frame of {@link #readUntilEof()}. */
     public Frame readUntilClosed() throws IOException {
         List<Frame> frames = readUntilEof();
-        return frames.stream().filter(f -> f.opcode() == CLOSE).findFirst()
+        return frames.stream()
+                .filter(f -> f.opcode() == CLOSE)
+                .findFirst()
                 .orElseThrow(() -> new IOException("no close frame before the end: " + frames));
     }
 
@@ -153,7 +156,8 @@ public final class RawWebSocketClient implements AutoCloseable {
 
         @Override
         public String toString() {
-            return opcode == CLOSE ? "close(" + closeStatus() + ", " + closeReason() + ")"
+            return opcode == CLOSE
+                    ? "close(" + closeStatus() + ", " + closeReason() + ")"
                     : "frame(opcode " + opcode + ", " + payload.length + " bytes)";
         }
     }

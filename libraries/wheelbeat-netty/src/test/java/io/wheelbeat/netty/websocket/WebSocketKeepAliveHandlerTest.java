@@ -1,7 +1,5 @@
 package io.wheelbeat.netty.websocket;
 
-import io.wheelbeat.netty.heartbeat.PingLimits;
-import java.time.Duration;
 import static io.wheelbeat.netty.VirtualTime.advanceTo;
 import static io.wheelbeat.netty.VirtualTime.now;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
@@ -33,9 +31,11 @@ import io.wheelbeat.core.ScriptedRandom;
 import io.wheelbeat.netty.UserEvents;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
+import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Nested;
@@ -46,6 +46,7 @@ class WebSocketKeepAliveHandlerTest {
 
     /** The shared wheels' tick: a timer fires at most this long after its deadline. */
     private static final long TICK = 1L << 20;
+
     private static final long INTERVAL = SECONDS.toNanos(1);
 
     private final UserEvents events = new UserEvents();
@@ -54,11 +55,15 @@ class WebSocketKeepAliveHandlerTest {
 
     /** Pings after 1 s without a write, no jitter, pong timeout 1 s, 3 misses. */
     private WebSocketKeepAliveHandler.Builder keepAlive() {
-        return WebSocketKeepAliveHandler.builder().pingInterval(Duration.ofSeconds(1)).pingIntervalJitter(0).metrics(registry);
+        return WebSocketKeepAliveHandler.builder()
+                .pingInterval(Duration.ofSeconds(1))
+                .pingIntervalJitter(0)
+                .metrics(registry);
     }
 
     private WebSocketWire server(WebSocketKeepAliveHandler.Builder builder) {
-        return WebSocketWire.server(WebSocketWire.serverConfig(), builder.build().newHandler(), events, errors);
+        return WebSocketWire.server(
+                WebSocketWire.serverConfig(), builder.build().newHandler(), events, errors);
     }
 
     /** A server end whose opening handshake is done; the clock then reads {@link #t0}. */
@@ -136,8 +141,10 @@ class WebSocketKeepAliveHandlerTest {
             wire.send(pong(id));
             PongReceivedEvent event = events.ofType(PongReceivedEvent.class).get(0);
             assertTrue(event.first());
-            assertTrue(event.roundTripNanos() >= MILLISECONDS.toNanos(40)
-                    && event.roundTripNanos() <= MILLISECONDS.toNanos(40) + TICK, event.toString());
+            assertTrue(
+                    event.roundTripNanos() >= MILLISECONDS.toNanos(40)
+                            && event.roundTripNanos() <= MILLISECONDS.toNanos(40) + TICK,
+                    event.toString());
             assertNull(wire.ch.readInbound(), "the pong is consumed");
             assertEquals(1, registry.get("wheelbeat.heartbeat.rtt").timer().count());
         }
@@ -185,7 +192,9 @@ class WebSocketKeepAliveHandlerTest {
         @Test
         void eachIntervalIsMovedByTheJitter() {
             // Draws 0.0 and 1.0-: the first interval is 0.5 s, the second about 1.5 s.
-            WebSocketWire wire = upgraded(keepAlive().pingIntervalJitter(0.5).pongTimeout(Duration.ofSeconds(10))
+            WebSocketWire wire = upgraded(keepAlive()
+                    .pingIntervalJitter(0.5)
+                    .pongTimeout(Duration.ofSeconds(10))
                     .random(new ScriptedRandom(0.0, 0.999_999, 0.5)));
             advanceTo(wire.ch, t0 + INTERVAL / 2 - 1);
             assertTrue(wire.received().isEmpty());
@@ -225,7 +234,9 @@ class WebSocketKeepAliveHandlerTest {
             List<WebSocketFrame> frames = wire.received();
             assertEquals(1, frames.size(), frames.toString());
             assertClose(frames.get(0), 1000, "bye");
-            long heartbeats = wire.ch.pipeline().toMap().values().stream().filter(h -> h instanceof HeartbeatHandler).count();
+            long heartbeats = wire.ch.pipeline().toMap().values().stream()
+                    .filter(h -> h instanceof HeartbeatHandler)
+                    .count();
             assertEquals(1, heartbeats, "only the answering role before the protocol handler is left");
             assertTrue(errors.caught.isEmpty(), errors.caught.toString());
         }
@@ -245,7 +256,8 @@ class WebSocketKeepAliveHandlerTest {
             }
             assertFalse(wire.ch.isActive(), "closed");
             // Ping 1 at 1 s, then 3 pong timeouts of 1 s: closed at 4 s, a few wheel ticks late at most.
-            assertTrue(now(wire.ch) <= t0 + 4 * INTERVAL + 4 * TICK + MILLISECONDS.toNanos(100),
+            assertTrue(
+                    now(wire.ch) <= t0 + 4 * INTERVAL + 4 * TICK + MILLISECONDS.toNanos(100),
                     "closed by " + (now(wire.ch) - t0) + " ns");
             assertTrue(events.ofType(PongReceivedEvent.class).isEmpty(), "no guessed pong passed for an answer");
             assertEquals(3, events.ofType(HeartbeatFailedEvent.class).get(0).missedPongs());
@@ -257,7 +269,8 @@ class WebSocketKeepAliveHandlerTest {
         void thePeersPingsAreAnsweredWithTheirDataEchoed() {
             WebSocketWire wire = upgraded(keepAlive());
             wire.send(new PingWebSocketFrame(Unpooled.buffer(8).writeLong(99)));
-            PongWebSocketFrame answer = assertInstanceOf(PongWebSocketFrame.class, wire.received().get(0));
+            PongWebSocketFrame answer =
+                    assertInstanceOf(PongWebSocketFrame.class, wire.received().get(0));
             assertEquals(99, answer.content().getLong(0));
             assertEquals(1, counter("wheelbeat.heartbeat.pings.answered"));
         }
@@ -304,14 +317,18 @@ class WebSocketKeepAliveHandlerTest {
             List<WebSocketFrame> frames = wire.received();
             assertEquals(2, frames.size(), frames.toString());
             assertInstanceOf(TextWebSocketFrame.class, frames.get(0));
-            assertEquals(9_999, assertInstanceOf(PongWebSocketFrame.class, frames.get(1)).content().getLong(0));
+            assertEquals(
+                    9_999,
+                    assertInstanceOf(PongWebSocketFrame.class, frames.get(1))
+                            .content()
+                            .getLong(0));
             assertEquals(1, counter("wheelbeat.heartbeat.pings.answered"));
         }
 
         @Test
         void aClientPingsTheServerAndTakesItsPongs() {
-            WebSocketWire wire = WebSocketWire.client(WebSocketWire.clientConfig(), keepAlive().build().newHandler(),
-                    events, errors);
+            WebSocketWire wire = WebSocketWire.client(
+                    WebSocketWire.clientConfig(), keepAlive().build().newHandler(), events, errors);
             advanceTo(wire.ch, now(wire.ch) + 5 * INTERVAL);
             wire.handshake();
             long start = now(wire.ch);
@@ -341,7 +358,9 @@ class WebSocketKeepAliveHandlerTest {
             assertFalse(wire.ch.isActive());
             List<WebSocketFrame> frames = wire.received();
             assertClose(frames.get(frames.size() - 1), 1001, WebSocketKeepAliveHandler.IDLE_TIMEOUT);
-            assertEquals(SECONDS.toNanos(3), events.ofType(WebSocketReaderIdleEvent.class).get(0).timeoutNanos());
+            assertEquals(
+                    SECONDS.toNanos(3),
+                    events.ofType(WebSocketReaderIdleEvent.class).get(0).timeoutNanos());
             assertEquals(1, counter("wheelbeat.connection.closed", "reason", "reader_idle"));
         }
 
@@ -380,8 +399,10 @@ class WebSocketKeepAliveHandlerTest {
             assertFalse(wire.ch.isActive());
             assertEquals(1, events.ofType(WebSocketReaderIdleEvent.class).size());
             for (WebSocketFrame frame : wire.received()) {
-                assertFalse(frame instanceof CloseWebSocketFrame close
-                        && WebSocketKeepAliveHandler.IDLE_TIMEOUT.equals(close.reasonText()), frame.toString());
+                assertFalse(
+                        frame instanceof CloseWebSocketFrame close
+                                && WebSocketKeepAliveHandler.IDLE_TIMEOUT.equals(close.reasonText()),
+                        frame.toString());
             }
         }
 
@@ -392,8 +413,12 @@ class WebSocketKeepAliveHandlerTest {
          */
         @Test
         void holdsNearTheTopOfTheClocksRange() {
-            WebSocketWire wire = WebSocketWire.serverAt(Long.MAX_VALUE - SECONDS.toNanos(60), WebSocketWire.serverConfig(),
-                    readerIdle().build().newHandler(), events, errors);
+            WebSocketWire wire = WebSocketWire.serverAt(
+                    Long.MAX_VALUE - SECONDS.toNanos(60),
+                    WebSocketWire.serverConfig(),
+                    readerIdle().build().newHandler(),
+                    events,
+                    errors);
             wire.handshake();
             long start = now(wire.ch);
             long lastAnswer = start;
@@ -419,30 +444,42 @@ class WebSocketKeepAliveHandlerTest {
 
         @Test
         void refusesAServerProtocolHandlerThatDropsPongsAtTheHandshakeSayingWhatToSet() {
-            WebSocketWire wire = WebSocketWire.server(WebSocketServerProtocolConfig.newBuilder().websocketPath("/ws").build(),
-                    keepAlive().build().newHandler(), errors);
+            WebSocketWire wire = WebSocketWire.server(
+                    WebSocketServerProtocolConfig.newBuilder()
+                            .websocketPath("/ws")
+                            .build(),
+                    keepAlive().build().newHandler(),
+                    errors);
             wire.handshake();
             assertFalse(wire.ch.isActive());
             String message = errors.illegalState();
-            assertTrue(message.contains("WebSocketServerProtocolConfig") && message.contains("dropPongFrames(false)"),
+            assertTrue(
+                    message.contains("WebSocketServerProtocolConfig") && message.contains("dropPongFrames(false)"),
                     message);
             assertClose(wire.received().get(0), 1011, "");
         }
 
         @Test
         void refusesAClientProtocolHandlerThatDropsPongsAtTheHandshakeSayingWhatToSet() {
-            WebSocketWire wire = WebSocketWire.client(WebSocketClientProtocolConfig.newBuilder()
-                    .webSocketUri("ws://localhost/ws").build(), keepAlive().build().newHandler(), errors);
+            WebSocketWire wire = WebSocketWire.client(
+                    WebSocketClientProtocolConfig.newBuilder()
+                            .webSocketUri("ws://localhost/ws")
+                            .build(),
+                    keepAlive().build().newHandler(),
+                    errors);
             wire.handshake();
             assertFalse(wire.ch.isActive());
             String message = errors.illegalState();
-            assertTrue(message.contains("WebSocketClientProtocolConfig") && message.contains("dropPongFrames(false)"),
+            assertTrue(
+                    message.contains("WebSocketClientProtocolConfig") && message.contains("dropPongFrames(false)"),
                     message);
         }
 
         @Test
         void refusesAPipelineWithoutAProtocolHandlerBeforeItAtOnce() {
-            EmbeddedChannel ch = new EmbeddedChannel(new HttpServerCodec(), keepAlive().build().newHandler(),
+            EmbeddedChannel ch = new EmbeddedChannel(
+                    new HttpServerCodec(),
+                    keepAlive().build().newHandler(),
                     new WebSocketServerProtocolHandler(WebSocketWire.serverConfig()));
             assertFalse(ch.isActive());
             IllegalStateException refused = assertThrows(IllegalStateException.class, ch::checkException);
@@ -451,10 +488,10 @@ class WebSocketKeepAliveHandlerTest {
 
         @Test
         void acceptsEitherProtocolHandlerWithPongsPassedOnAndHidesTheProbe() {
-            WebSocketWire server = WebSocketWire.server(WebSocketWire.serverConfig(), keepAlive().build().newHandler(),
-                    errors);
-            WebSocketWire client = WebSocketWire.client(WebSocketWire.clientConfig(), keepAlive().build().newHandler(),
-                    errors);
+            WebSocketWire server = WebSocketWire.server(
+                    WebSocketWire.serverConfig(), keepAlive().build().newHandler(), errors);
+            WebSocketWire client = WebSocketWire.client(
+                    WebSocketWire.clientConfig(), keepAlive().build().newHandler(), errors);
             server.handshake();
             client.handshake();
             assertTrue(server.ch.isActive());
@@ -471,23 +508,32 @@ class WebSocketKeepAliveHandlerTest {
 
         @Test
         void needsThePingInterval() {
-            assertThrows(IllegalStateException.class, () -> WebSocketKeepAliveHandler.builder().build());
+            assertThrows(
+                    IllegalStateException.class,
+                    () -> WebSocketKeepAliveHandler.builder().build());
         }
 
         @Test
         void refusesAReaderIdleTimeoutThatAQuietPeerAnsweringEveryPingCouldReach() {
             // Longest interval 1.1 s (10% jitter) plus the 1 s pong timeout: 2.1 s.
-            WebSocketKeepAliveHandler.Builder builder = WebSocketKeepAliveHandler.builder().pingInterval(Duration.ofSeconds(1))
-                    .pingIntervalJitter(0.1).pongTimeout(Duration.ofSeconds(1));
-            assertThrows(IllegalStateException.class, () -> builder.readerIdleTimeout(Duration.ofMillis(2100)).build());
+            WebSocketKeepAliveHandler.Builder builder = WebSocketKeepAliveHandler.builder()
+                    .pingInterval(Duration.ofSeconds(1))
+                    .pingIntervalJitter(0.1)
+                    .pongTimeout(Duration.ofSeconds(1));
+            assertThrows(
+                    IllegalStateException.class,
+                    () -> builder.readerIdleTimeout(Duration.ofMillis(2100)).build());
             builder.readerIdleTimeout(Duration.ofMillis(2101)).build();
         }
 
         @Test
         void withoutJitterTheLongestQuietGapIsTheIntervalPlusThePongTimeout() {
-            WebSocketKeepAliveHandler.Builder builder = WebSocketKeepAliveHandler.builder().pingInterval(Duration.ofSeconds(1))
+            WebSocketKeepAliveHandler.Builder builder = WebSocketKeepAliveHandler.builder()
+                    .pingInterval(Duration.ofSeconds(1))
                     .pongTimeout(Duration.ofSeconds(1));
-            assertThrows(IllegalStateException.class, () -> builder.readerIdleTimeout(Duration.ofMillis(2000)).build());
+            assertThrows(
+                    IllegalStateException.class,
+                    () -> builder.readerIdleTimeout(Duration.ofMillis(2000)).build());
             builder.readerIdleTimeout(Duration.ofMillis(2001)).build();
         }
 
@@ -518,8 +564,11 @@ class WebSocketKeepAliveHandlerTest {
         }
 
         String illegalState() {
-            return caught.stream().filter(IllegalStateException.class::isInstance).findFirst()
-                    .map(Throwable::getMessage).orElseThrow(() -> new AssertionError("no IllegalStateException: " + caught));
+            return caught.stream()
+                    .filter(IllegalStateException.class::isInstance)
+                    .findFirst()
+                    .map(Throwable::getMessage)
+                    .orElseThrow(() -> new AssertionError("no IllegalStateException: " + caught));
         }
     }
 }

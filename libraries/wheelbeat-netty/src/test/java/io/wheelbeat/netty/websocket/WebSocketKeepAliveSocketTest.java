@@ -1,6 +1,5 @@
 package io.wheelbeat.netty.websocket;
 
-import java.time.Duration;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -36,6 +35,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -68,20 +68,31 @@ class WebSocketKeepAliveSocketTest {
     /** An echo server for text frames at ws://127.0.0.1:port/ws with the keepalive; returns the port. */
     private int startServer(WebSocketKeepAliveHandler.Builder keepAlive) throws InterruptedException {
         WebSocketKeepAliveHandler.Factory handlers = keepAlive.metrics(registry).build();
-        Channel server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+        Channel server = new ServerBootstrap()
+                .group(group)
+                .channel(NioServerSocketChannel.class)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(65536),
-                                new WebSocketServerProtocolHandler(WebSocketWire.serverConfig()),
-                                handlers.newHandler(), new Echo(serverEvents));
+                        ch.pipeline()
+                                .addLast(
+                                        new HttpServerCodec(),
+                                        new HttpObjectAggregator(65536),
+                                        new WebSocketServerProtocolHandler(WebSocketWire.serverConfig()),
+                                        handlers.newHandler(),
+                                        new Echo(serverEvents));
                     }
-                }).bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+                })
+                .bind(new InetSocketAddress("127.0.0.1", 0))
+                .sync()
+                .channel();
         return ((InetSocketAddress) server.localAddress()).getPort();
     }
 
     private double counter(String name, String... tags) {
-        return registry.find(name).tags(tags).counters().stream().mapToDouble(c -> c.count()).sum();
+        return registry.find(name).tags(tags).counters().stream()
+                .mapToDouble(c -> c.count())
+                .sum();
     }
 
     private long serverEventsOf(Class<?> type) {
@@ -91,8 +102,10 @@ class WebSocketKeepAliveSocketTest {
     @Test
     void theJdkClientIsKeptAliveOverManyIntervalsWithoutSendingAnything() throws Exception {
         // Ping after 100 ms of quiet; generous pong timeout and reader idle, so only a dead client fails.
-        int port = startServer(WebSocketKeepAliveHandler.builder().pingInterval(Duration.ofMillis(100))
-                .pongTimeout(Duration.ofSeconds(1)).readerIdleTimeout(Duration.ofSeconds(3)));
+        int port = startServer(WebSocketKeepAliveHandler.builder()
+                .pingInterval(Duration.ofMillis(100))
+                .pongTimeout(Duration.ofSeconds(1))
+                .readerIdleTimeout(Duration.ofSeconds(3)));
         JdkWebSocketClient client = jdkClient(port);
         Thread.sleep(3_000); // 30 intervals, three reader-idle timeouts
         assertNull(client.closed.peek(), "the connection stays open");
@@ -107,8 +120,11 @@ class WebSocketKeepAliveSocketTest {
 
     @Test
     void aClientThatStopsAnsweringAfterTheHandshakeIsClosedAfterTheMissedPongsWithACloseFrame() throws Exception {
-        int port = startServer(WebSocketKeepAliveHandler.builder().pingInterval(Duration.ofMillis(100))
-                .pingIntervalJitter(0).pongTimeout(Duration.ofMillis(100)).maxMissedPongs(3));
+        int port = startServer(WebSocketKeepAliveHandler.builder()
+                .pingInterval(Duration.ofMillis(100))
+                .pingIntervalJitter(0)
+                .pongTimeout(Duration.ofMillis(100))
+                .maxMissedPongs(3));
         // Timed from before the handshake request: the server's timers cannot start sooner, however
         // late this thread gets to run after the 101 arrives.
         long requested = System.nanoTime();
@@ -131,8 +147,11 @@ class WebSocketKeepAliveSocketTest {
 
     @Test
     void aClientThatNeverReadsAndPongsWithGuessedIdsIsClosedAfterTheMissedPongs() throws Exception {
-        int port = startServer(WebSocketKeepAliveHandler.builder().pingInterval(Duration.ofMillis(100))
-                .pingIntervalJitter(0).pongTimeout(Duration.ofMillis(100)).maxMissedPongs(3));
+        int port = startServer(WebSocketKeepAliveHandler.builder()
+                .pingInterval(Duration.ofMillis(100))
+                .pingIntervalJitter(0)
+                .pongTimeout(Duration.ofMillis(100))
+                .maxMissedPongs(3));
         RawWebSocketClient blind = rawClient(port);
         long upgraded = System.nanoTime();
         // The blind peer: reads nothing, sends a pong every 20 ms with the id guessed from
@@ -141,8 +160,10 @@ class WebSocketKeepAliveSocketTest {
             while (counter("wheelbeat.connection.closed", "reason", "heartbeat_timeout") == 0
                     && System.nanoTime() - upgraded < SECONDS.toNanos(20)) {
                 long guess = Math.max(1, (System.nanoTime() - upgraded) / MILLISECONDS.toNanos(100));
-                blind.send(RawWebSocketClient.frame(RawWebSocketClient.PONG,
-                        java.nio.ByteBuffer.allocate(8).putLong(guess).array(), true));
+                blind.send(RawWebSocketClient.frame(
+                        RawWebSocketClient.PONG,
+                        java.nio.ByteBuffer.allocate(8).putLong(guess).array(),
+                        true));
                 Thread.sleep(20);
             }
         } catch (IOException closedByTheServer) {
@@ -158,8 +179,10 @@ class WebSocketKeepAliveSocketTest {
 
     @Test
     void aConnectionThatNeverSendsItsHandshakeIsClosedAfterTheReaderIdleTimeout() throws Exception {
-        int port = startServer(WebSocketKeepAliveHandler.builder().pingInterval(Duration.ofMillis(100))
-                .pongTimeout(Duration.ofMillis(100)).readerIdleTimeout(Duration.ofMillis(500)));
+        int port = startServer(WebSocketKeepAliveHandler.builder()
+                .pingInterval(Duration.ofMillis(100))
+                .pongTimeout(Duration.ofMillis(100))
+                .readerIdleTimeout(Duration.ofMillis(500)));
         long opened = System.nanoTime(); // before the connect: the server's timer cannot start sooner
         Socket socket = socket(port);
         assertEquals(-1, socket.getInputStream().read(), "closed without a byte");
@@ -169,10 +192,12 @@ class WebSocketKeepAliveSocketTest {
 
     @Test
     void malformedFramesCloseOnlyTheirConnectionWithTheProtocolsError() throws Exception {
-        int port = startServer(WebSocketKeepAliveHandler.builder().pingInterval(Duration.ofMillis(100))
+        int port = startServer(WebSocketKeepAliveHandler.builder()
+                .pingInterval(Duration.ofMillis(100))
                 .pongTimeout(Duration.ofSeconds(1)));
         JdkWebSocketClient bystander = jdkClient(port);
-        byte[] unmasked = RawWebSocketClient.frame(RawWebSocketClient.TEXT, "hi".getBytes(StandardCharsets.US_ASCII), false);
+        byte[] unmasked =
+                RawWebSocketClient.frame(RawWebSocketClient.TEXT, "hi".getBytes(StandardCharsets.US_ASCII), false);
         assertClosedWith(1002, port, unmasked);
         assertClosedWith(1002, port, RawWebSocketClient.frame(0x3, new byte[0], true)); // reserved opcode
         assertClosedWith(1002, port, RawWebSocketClient.frame(RawWebSocketClient.PING, new byte[126], true)); // > 125
@@ -195,25 +220,42 @@ class WebSocketKeepAliveSocketTest {
         int port = startServer(WebSocketKeepAliveHandler.builder().pingInterval(Duration.ofSeconds(1)));
         List<Object> clientEvents = new CopyOnWriteArrayList<>();
         WebSocketKeepAliveHandler.Factory keepAlive = WebSocketKeepAliveHandler.builder()
-                .pingInterval(Duration.ofMillis(100)).pongTimeout(Duration.ofSeconds(1)).build();
+                .pingInterval(Duration.ofMillis(100))
+                .pongTimeout(Duration.ofSeconds(1))
+                .build();
         WebSocketClientProtocolConfig config = WebSocketClientProtocolConfig.newBuilder()
-                .webSocketUri("ws://127.0.0.1:" + port + WebSocketWire.PATH).dropPongFrames(false).build();
-        Channel client = new Bootstrap().group(group).channel(NioSocketChannel.class)
+                .webSocketUri("ws://127.0.0.1:" + port + WebSocketWire.PATH)
+                .dropPongFrames(false)
+                .build();
+        Channel client = new Bootstrap()
+                .group(group)
+                .channel(NioSocketChannel.class)
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(65536),
-                                new WebSocketClientProtocolHandler(config), keepAlive.newHandler(),
-                                new Echo(clientEvents));
+                        ch.pipeline()
+                                .addLast(
+                                        new HttpClientCodec(),
+                                        new HttpObjectAggregator(65536),
+                                        new WebSocketClientProtocolHandler(config),
+                                        keepAlive.newHandler(),
+                                        new Echo(clientEvents));
                     }
-                }).connect("127.0.0.1", port).sync().channel();
+                })
+                .connect("127.0.0.1", port)
+                .sync()
+                .channel();
         long deadline = System.nanoTime() + MILLISECONDS.toNanos(WAIT_MILLIS);
         while (clientEvents.stream().filter(PongReceivedEvent.class::isInstance).count() < 5
                 && System.nanoTime() < deadline) {
             Thread.sleep(50);
         }
         assertTrue(client.isActive());
-        assertTrue(clientEvents.stream().filter(PongReceivedEvent.class::isInstance).count() >= 5,
+        assertTrue(
+                clientEvents.stream()
+                                .filter(PongReceivedEvent.class::isInstance)
+                                .count()
+                        >= 5,
                 clientEvents.toString());
         client.close().sync();
     }
@@ -234,15 +276,15 @@ class WebSocketKeepAliveSocketTest {
 
     /** A raw client that has completed the opening handshake and then sends nothing unless told. */
     private RawWebSocketClient rawClient(int port) throws IOException {
-        RawWebSocketClient raw = new RawWebSocketClient(new InetSocketAddress("127.0.0.1", port), WebSocketWire.PATH,
-                (int) WAIT_MILLIS);
+        RawWebSocketClient raw =
+                new RawWebSocketClient(new InetSocketAddress("127.0.0.1", port), WebSocketWire.PATH, (int) WAIT_MILLIS);
         closeables.add(raw);
         return raw;
     }
 
     private JdkWebSocketClient jdkClient(int port) throws Exception {
-        JdkWebSocketClient client = new JdkWebSocketClient(URI.create("ws://127.0.0.1:" + port + WebSocketWire.PATH),
-                WAIT_MILLIS);
+        JdkWebSocketClient client =
+                new JdkWebSocketClient(URI.create("ws://127.0.0.1:" + port + WebSocketWire.PATH), WAIT_MILLIS);
         closeables.add(client);
         return client;
     }

@@ -67,29 +67,38 @@ final class WebSocketWire {
 
     /** A server end as {@link #server}, active when the clock reads {@code origin}. */
     static WebSocketWire serverAt(long origin, WebSocketServerProtocolConfig config, ChannelHandler... after) {
-        List<ChannelHandler> handlers = new ArrayList<>(List.of(new HttpServerCodec(),
-                new HttpObjectAggregator(MAX_PAYLOAD), new WebSocketServerProtocolHandler(config)));
+        List<ChannelHandler> handlers = new ArrayList<>(List.of(
+                new HttpServerCodec(),
+                new HttpObjectAggregator(MAX_PAYLOAD),
+                new WebSocketServerProtocolHandler(config)));
         handlers.addAll(List.of(after));
         return new WebSocketWire(true, origin, handlers.toArray(ChannelHandler[]::new));
     }
 
     /** The server protocol handler's settings for {@link #PATH}, pongs passed on. */
     static WebSocketServerProtocolConfig serverConfig() {
-        return WebSocketServerProtocolConfig.newBuilder().websocketPath(PATH).dropPongFrames(false).build();
+        return WebSocketServerProtocolConfig.newBuilder()
+                .websocketPath(PATH)
+                .dropPongFrames(false)
+                .build();
     }
 
     /** A client end: HTTP codec, aggregator, Netty's client protocol handler, then {@code after}. */
     static WebSocketWire client(WebSocketClientProtocolConfig config, ChannelHandler... after) {
-        List<ChannelHandler> handlers = new ArrayList<>(List.of(new HttpClientCodec(),
-                new HttpObjectAggregator(MAX_PAYLOAD), new WebSocketClientProtocolHandler(config)));
+        List<ChannelHandler> handlers = new ArrayList<>(List.of(
+                new HttpClientCodec(),
+                new HttpObjectAggregator(MAX_PAYLOAD),
+                new WebSocketClientProtocolHandler(config)));
         handlers.addAll(List.of(after));
         return new WebSocketWire(false, 0, handlers.toArray(ChannelHandler[]::new));
     }
 
     /** The client protocol handler's settings for ws://localhost/ws, pongs passed on. */
     static WebSocketClientProtocolConfig clientConfig() {
-        return WebSocketClientProtocolConfig.newBuilder().webSocketUri("ws://localhost" + PATH)
-                .dropPongFrames(false).build();
+        return WebSocketClientProtocolConfig.newBuilder()
+                .webSocketUri("ws://localhost" + PATH)
+                .dropPongFrames(false)
+                .build();
     }
 
     /** Plays the peer's side of the opening handshake. */
@@ -162,8 +171,7 @@ final class WebSocketWire {
 
     private static String accept(String key) {
         try {
-            byte[] sha1 = MessageDigest.getInstance("SHA-1")
-                    .digest((key + GUID).getBytes(StandardCharsets.US_ASCII));
+            byte[] sha1 = MessageDigest.getInstance("SHA-1").digest((key + GUID).getBytes(StandardCharsets.US_ASCII));
             return Base64.getEncoder().encodeToString(sha1);
         } catch (NoSuchAlgorithmException e) {
             throw new AssertionError(e);

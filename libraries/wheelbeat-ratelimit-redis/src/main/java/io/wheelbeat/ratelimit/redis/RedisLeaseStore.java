@@ -2,8 +2,8 @@ package io.wheelbeat.ratelimit.redis;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
@@ -36,23 +36,23 @@ import java.math.BigDecimal;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.function.Supplier;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -110,16 +110,19 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
     static final String EPOCH_KEY = KEY_PREFIX + "epoch";
     /** A cluster's keys fall in this many buckets, each with its own epoch (about 340 per shard of three). */
     static final int EPOCH_BUCKETS = 1024;
+
     private static final Duration TOPOLOGY_REFRESH = Duration.ofSeconds(10);
     private static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(1);
     /** Lettuce's own queue may hold this many commands beyond ours: probes, scripts resent by body. */
     private static final int QUEUE_MARGIN = 1024;
+
     private static final int MAX_KEY_CHARS = 1024;
 
     private final String uri;
     private final ClientResources resources;
     /** A {@link RedisClient}, or a {@link RedisClusterClient} for a cluster. */
     private final AbstractRedisClient client;
+
     private final Supplier<CompletionStage<? extends StatefulConnection<String, String>>> connector;
     private final boolean cluster;
     private final Function<Object, String> keyEncoder;
@@ -139,11 +142,13 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
     private final AtomicReferenceArray<String> epochs;
     /** The connection once made (Lettuce reconnects it on its own after that); null before. */
     private volatile StatefulConnection<String, String> connection;
+
     private volatile RedisClusterAsyncCommands<String, String> redis;
     /** The first connect's outcome: what {@link Builder#build()} waits for. */
     private final CompletableFuture<Void> firstConnect = new CompletableFuture<>();
     /** True while Redis does not answer: see {@link #failing()}. */
     private volatile boolean failing = true;
+
     private volatile boolean closed;
 
     /** A server-side script, sent by digest and by body once the server has lost it. */
@@ -162,8 +167,10 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
     // by default and deprecates the call.
     @SuppressWarnings("deprecation")
     private static ClusterTopologyRefreshOptions topologyRefresh() {
-        return ClusterTopologyRefreshOptions.builder().enablePeriodicRefresh(TOPOLOGY_REFRESH)
-                .enableAllAdaptiveRefreshTriggers().build();
+        return ClusterTopologyRefreshOptions.builder()
+                .enablePeriodicRefresh(TOPOLOGY_REFRESH)
+                .enableAllAdaptiveRefreshTriggers()
+                .build();
     }
 
     private RedisLeaseStore(Builder builder, List<RedisURI> uris) {
@@ -185,7 +192,9 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
         // Sent by digest, computed here: a server that lacks a script gets its body (no SCRIPT LOAD at start).
         this.slidingWindow = Script.of(prelude + resource("sliding-window.lua"));
         this.tokenBucket = Script.of(prelude + resource("token-bucket.lua"));
-        this.resources = DefaultClientResources.builder().ioThreadPoolSize(1).computationThreadPoolSize(1)
+        this.resources = DefaultClientResources.builder()
+                .ioThreadPoolSize(1)
+                .computationThreadPoolSize(1)
                 // At most a second between reconnect attempts: shared decisions resume soon after Redis does.
                 .reconnectDelay(Delay.exponential(Duration.ZERO, MAX_RECONNECT_DELAY, 2, TimeUnit.MILLISECONDS))
                 .build();
@@ -197,8 +206,8 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
             RedisClusterClient clusterClient = RedisClusterClient.create(resources, uris);
             // The client connects to each node on first use: a command waits for that connection
             // (or a node's reconnect) within the command timeout.
-            ClusterClientOptions.Builder options = common(ClusterClientOptions.builder(), builder,
-                    ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS);
+            ClusterClientOptions.Builder options =
+                    common(ClusterClientOptions.builder(), builder, ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS);
             // MOVED and ASK are followed, and they, a lost node or a failover refresh the slot map
             // at once; a periodic refresh notices the rest.
             options.maxRedirects(5).topologyRefreshOptions(topologyRefresh());
@@ -206,30 +215,33 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
             this.client = clusterClient;
             // The slot map first (the client connects only once it has one): a blocking load, off
             // Lettuce's I/O threads.
-            this.connector = () -> CompletableFuture
-                    .runAsync(clusterClient::getPartitions, resources.eventExecutorGroup())
-                    .thenCompose(loaded -> clusterClient.connectAsync(StringCodec.UTF8));
+            this.connector =
+                    () -> CompletableFuture.runAsync(clusterClient::getPartitions, resources.eventExecutorGroup())
+                            .thenCompose(loaded -> clusterClient.connectAsync(StringCodec.UTF8));
         } else {
             RedisClient single = RedisClient.create(resources, uris.get(0));
             // Fail fast while disconnected: the limiters fall back instead of queueing.
-            single.setOptions(common(ClientOptions.builder(), builder,
-                    ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                    .build());
+            single.setOptions(
+                    common(ClientOptions.builder(), builder, ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                            .build());
             this.client = single;
-            this.connector = () -> single.connectAsync(StringCodec.UTF8, uris.get(0))
-                    .thenCompose(made -> refuseClusterNode(made));
+            this.connector = () ->
+                    single.connectAsync(StringCodec.UTF8, uris.get(0)).thenCompose(made -> refuseClusterNode(made));
         }
     }
 
     /** The options both clients share. */
-    private static <B extends ClientOptions.Builder> B common(B options, Builder settings,
-                                                             ClientOptions.DisconnectedBehavior whileDisconnected) {
+    private static <B extends ClientOptions.Builder> B common(
+            B options, Builder settings, ClientOptions.DisconnectedBehavior whileDisconnected) {
         options.autoReconnect(true)
                 .disconnectedBehavior(whileDisconnected)
                 // Ours holds maxPending exchanges: Lettuce never refuses one as over its queue.
                 .requestQueueSize(settings.maxPending + QUEUE_MARGIN)
                 .timeoutOptions(TimeoutOptions.enabled(settings.timeout))
-                .socketOptions(SocketOptions.builder().connectTimeout(settings.connectTimeout).keepAlive(true).build());
+                .socketOptions(SocketOptions.builder()
+                        .connectTimeout(settings.connectTimeout)
+                        .keepAlive(true)
+                        .build());
         return options;
     }
 
@@ -242,8 +254,8 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
         return made.async().info("cluster").toCompletableFuture().handle((info, error) -> {
             if (info != null && info.contains("cluster_enabled:1")) {
                 made.closeAsync();
-                throw new CompletionException(new IllegalArgumentException(uri + " is a node of a Redis Cluster:"
-                        + " use RedisLeaseStore.clusterBuilder(seed URIs)"));
+                throw new CompletionException(new IllegalArgumentException(
+                        uri + " is a node of a Redis Cluster:" + " use RedisLeaseStore.clusterBuilder(seed URIs)"));
             }
             return made; // INFO refused (renamed, ACL): not a cluster we can tell, used as given
         });
@@ -254,34 +266,33 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
         if (closed) {
             return;
         }
-        connector.get()
-                .whenComplete((made, error) -> {
-                    if (error == null && !closed) {
-                        connection = made;
-                        redis = made instanceof StatefulRedisClusterConnection<String, String> sharded
-                                ? sharded.async() : ((StatefulRedisConnection<String, String>) made).async();
-                        failing = false;
-                        log.info("lease store connected to {}", uri);
-                        firstConnect.complete(null);
-                    } else if (error == null) {
-                        made.closeAsync();
-                    } else {
-                        Throwable cause = misuse(unwrap(error));
-                        firstConnect.completeExceptionally(cause);
-                        if (cause instanceof IllegalArgumentException) {
-                            log.error("{}: {}; not connecting", this, cause.getMessage());
-                        } else if (!closed) {
-                            long next = Math.min(MAX_RECONNECT_DELAY.toMillis(), Math.max(10, 2 * delayMillis));
-                            log.debug("{}: cannot connect yet; next attempt in {} ms", this, next, error);
-                            try {
-                                resources.eventExecutorGroup()
-                                        .schedule(() -> connect(next), next, TimeUnit.MILLISECONDS);
-                            } catch (RuntimeException shutDown) {
-                                log.debug("{}: no more connect attempts", this, shutDown);
-                            }
-                        }
+        connector.get().whenComplete((made, error) -> {
+            if (error == null && !closed) {
+                connection = made;
+                redis = made instanceof StatefulRedisClusterConnection<String, String> sharded
+                        ? sharded.async()
+                        : ((StatefulRedisConnection<String, String>) made).async();
+                failing = false;
+                log.info("lease store connected to {}", uri);
+                firstConnect.complete(null);
+            } else if (error == null) {
+                made.closeAsync();
+            } else {
+                Throwable cause = misuse(unwrap(error));
+                firstConnect.completeExceptionally(cause);
+                if (cause instanceof IllegalArgumentException) {
+                    log.error("{}: {}; not connecting", this, cause.getMessage());
+                } else if (!closed) {
+                    long next = Math.min(MAX_RECONNECT_DELAY.toMillis(), Math.max(10, 2 * delayMillis));
+                    log.debug("{}: cannot connect yet; next attempt in {} ms", this, next, error);
+                    try {
+                        resources.eventExecutorGroup().schedule(() -> connect(next), next, TimeUnit.MILLISECONDS);
+                    } catch (RuntimeException shutDown) {
+                        log.debug("{}: no more connect attempts", this, shutDown);
                     }
-                });
+                }
+            }
+        });
     }
 
     /**
@@ -346,7 +357,8 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
         RateLimit limit = request.limit();
         Placed placed = (Placed) request.storeKey();
         // Rounded up, so that a lease's end computed from the send time is never late.
-        String now = sharedClock == null ? ""
+        String now = sharedClock == null
+                ? ""
                 : Long.toString(-Math.floorDiv(-(sharedClock.nanoTime() - sharedOrigin), 1000));
         long periodNanos = limit.period().toNanos();
         Script script;
@@ -354,15 +366,26 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
         if (limit.kind() == RateLimit.Kind.SLIDING_WINDOW) {
             script = slidingWindow;
             // Whole microseconds, rounded up: a longer window is only stricter.
-            args = new String[] {now, Long.toString(-Math.floorDiv(-periodNanos, 1000)),
-                    Long.toString(limit.permits()), Long.toString(request.charge()), Long.toString(request.ask()),
-                    epochs.get(placed.bucket)};
+            args = new String[] {
+                now,
+                Long.toString(-Math.floorDiv(-periodNanos, 1000)),
+                Long.toString(limit.permits()),
+                Long.toString(request.charge()),
+                Long.toString(request.ask()),
+                epochs.get(placed.bucket)
+            };
         } else {
             script = tokenBucket;
             long intervalNanos = -Math.floorDiv(-periodNanos, limit.permits());
-            args = new String[] {now, micros(intervalNanos), micros(intervalNanos * limit.burst()),
-                    Long.toString(request.charge()), Long.toString(request.ask()), Long.toString(request.giveBack()),
-                    epochs.get(placed.bucket)};
+            args = new String[] {
+                now,
+                micros(intervalNanos),
+                micros(intervalNanos * limit.burst()),
+                Long.toString(request.charge()),
+                Long.toString(request.ask()),
+                Long.toString(request.giveBack()),
+                epochs.get(placed.bucket)
+            };
         }
         String[] keys = {placed.key, epochKeys[placed.bucket]};
         RedisClusterAsyncCommands<String, String> redis = this.redis;
@@ -466,7 +489,9 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
             reply.failed(Failure.ERROR);
             return;
         }
-        reply.granted(granted, validMicros < 0 ? Long.MAX_VALUE : TimeUnit.MICROSECONDS.toNanos(validMicros),
+        reply.granted(
+                granted,
+                validMicros < 0 ? Long.MAX_VALUE : TimeUnit.MICROSECONDS.toNanos(validMicros),
                 TimeUnit.MICROSECONDS.toNanos(retryMicros));
     }
 
@@ -475,9 +500,13 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
         String known = epochs.get(bucket);
         // The first answer only tells the epoch ("" before): a missing one the script marked itself.
         if (!id.equals(known) && epochs.compareAndSet(bucket, known, id) && !known.isEmpty()) {
-            log.warn("{}: Redis lost its rate-limit state{} (epoch {} is now {}); keys without a count are taken as"
-                    + " full for the rest of their window (token buckets: as emptied at the loss)", this,
-                    cluster ? " in bucket " + bucket : "", known, id);
+            log.warn(
+                    "{}: Redis lost its rate-limit state{} (epoch {} is now {}); keys without a count are taken as"
+                            + " full for the rest of their window (token buckets: as emptied at the loss)",
+                    this,
+                    cluster ? " in bucket " + bucket : "",
+                    known,
+                    id);
         }
     }
 
@@ -487,7 +516,8 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
             failing = true;
             return Failure.TIMEOUT;
         }
-        if (cause instanceof RedisException && String.valueOf(cause.getMessage()).contains("size exceeded")) {
+        if (cause instanceof RedisException
+                && String.valueOf(cause.getMessage()).contains("size exceeded")) {
             // Lettuce's queue is full (commands it still waits for after their timeout): not sent.
             return Failure.BUSY;
         }
@@ -497,7 +527,10 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
             return Failure.BUSY;
         }
         StatefulConnection<String, String> made = connection;
-        if (cause instanceof RedisConnectionException || cause instanceof IOException || made == null || !made.isOpen()
+        if (cause instanceof RedisConnectionException
+                || cause instanceof IOException
+                || made == null
+                || !made.isOpen()
                 || String.valueOf(cause.getMessage()).startsWith("Currently not connected")) {
             failing = true;
             return Failure.UNAVAILABLE;
@@ -513,8 +546,8 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
                 return t;
             }
             if (cluster && String.valueOf(t.getMessage()).contains("cluster support disabled")) {
-                return new IllegalArgumentException(uri + " is not a Redis Cluster: use RedisLeaseStore.builder(uri)",
-                        cause);
+                return new IllegalArgumentException(
+                        uri + " is not a Redis Cluster: use RedisLeaseStore.builder(uri)", cause);
             }
         }
         return cause;
@@ -560,7 +593,10 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
         if (key instanceof CharSequence text) {
             return "s:" + text;
         }
-        if (key instanceof Long || key instanceof Integer || key instanceof Short || key instanceof Byte
+        if (key instanceof Long
+                || key instanceof Integer
+                || key instanceof Short
+                || key instanceof Byte
                 || key instanceof java.math.BigInteger) {
             return "n:" + key;
         }
@@ -719,11 +755,12 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
                     store.close();
                     throw new IllegalStateException("cannot use Redis at " + uri + ": " + cause.getMessage(), cause);
                 }
-                log.warn("{}: Redis does not answer ({}); the limiters decide by their failure policy until it does",
-                        store, cause.toString());
+                log.warn(
+                        "{}: Redis does not answer ({}); the limiters decide by their failure policy until it does",
+                        store,
+                        cause.toString());
             }
             return store;
         }
-
     }
 }

@@ -26,10 +26,13 @@ class BadInputTest {
     void keysThatCannotBeEncodedAreDecidedLocallyAndCountedNeverSentToRedis() throws Exception {
         WheelTimer wheel = WheelTimer.builder().build();
         try (RedisProcess redis = new RedisProcess();
-             RedisLeaseStore store = RedisLeaseStore.builder(redis.uri()).build()) {
-            KeyedRateLimiter<Object> limiter = KeyedRateLimiter
-                    .builder(RateLimit.slidingWindow(20, Duration.ofHours(1)), wheel)
-                    .name("bad-keys").sharedThrough(store).processes(4).build();
+                RedisLeaseStore store = RedisLeaseStore.builder(redis.uri()).build()) {
+            KeyedRateLimiter<Object> limiter = KeyedRateLimiter.builder(
+                            RateLimit.slidingWindow(20, Duration.ofHours(1)), wheel)
+                    .name("bad-keys")
+                    .sharedThrough(store)
+                    .processes(4)
+                    .build();
             MeterRegistry meters = new SimpleMeterRegistry();
             new KeyedRateLimiterMetrics(limiter).bindTo(meters);
             List<Object> unencodable = List.of(new Object(), "lone \uD800 surrogate", "k".repeat(2000), 3.5);
@@ -40,9 +43,17 @@ class BadInputTest {
                 }
                 assertTrue(limiter.tryAcquire(key) > 0, String.valueOf(key));
             }
-            assertEquals(4 * 6, meters.get("wheelbeat.ratelimit.store.fallbacks").tag("cause", "key")
-                    .functionCounter().count());
-            assertEquals(0, meters.get("wheelbeat.ratelimit.store.round.trips").functionCounter().count());
+            assertEquals(
+                    4 * 6,
+                    meters.get("wheelbeat.ratelimit.store.fallbacks")
+                            .tag("cause", "key")
+                            .functionCounter()
+                            .count());
+            assertEquals(
+                    0,
+                    meters.get("wheelbeat.ratelimit.store.round.trips")
+                            .functionCounter()
+                            .count());
             // Encodable keys of each standard type do reach Redis.
             for (Object key : List.of("alice", 42L, InetAddress.getByName("10.1.2.3"), java.util.UUID.randomUUID())) {
                 limiter.tryAcquire(key);
@@ -51,10 +62,13 @@ class BadInputTest {
             try (StatefulRedisConnection<String, String> connection = client.connect()) {
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                 while (connection.sync().dbsize() < 4 + 1) { // and the store's epoch
-                    assertTrue(System.nanoTime() - deadline < 0, "keys " + connection.sync().keys("*"));
+                    assertTrue(
+                            System.nanoTime() - deadline < 0,
+                            "keys " + connection.sync().keys("*"));
                     Thread.sleep(5);
                 }
-                assertTrue(connection.sync().exists("wheelbeat:rl:8:bad-keys:ip:10.1.2.3") == 1,
+                assertTrue(
+                        connection.sync().exists("wheelbeat:rl:8:bad-keys:ip:10.1.2.3") == 1,
                         "keys " + connection.sync().keys("*"));
                 assertTrue(connection.sync().pttl("wheelbeat:rl:8:bad-keys:s:alice") > 0, "keys expire on their own");
             } finally {
@@ -70,13 +84,19 @@ class BadInputTest {
     void limitersWhoseNameAndKeyJoinAlikeKeepTheirOwnCounts() throws Exception {
         WheelTimer wheel = WheelTimer.builder().build();
         try (RedisProcess redis = new RedisProcess();
-             RedisLeaseStore store = RedisLeaseStore.builder(redis.uri()).build()) {
+                RedisLeaseStore store = RedisLeaseStore.builder(redis.uri()).build()) {
             RateLimit limit = RateLimit.slidingWindow(5, Duration.ofHours(1));
             // Joined with ':' and the standard "s:" of a string, both would be "conn:s:s:x".
             KeyedRateLimiter<String> first = KeyedRateLimiter.builder(limit, wheel)
-                    .name("conn:s").sharedThrough(store).maxUnconfirmed(0).build();
+                    .name("conn:s")
+                    .sharedThrough(store)
+                    .maxUnconfirmed(0)
+                    .build();
             KeyedRateLimiter<String> second = KeyedRateLimiter.builder(limit, wheel)
-                    .name("conn").sharedThrough(store).maxUnconfirmed(0).build();
+                    .name("conn")
+                    .sharedThrough(store)
+                    .maxUnconfirmed(0)
+                    .build();
             for (int i = 0; i < 4; i++) {
                 assertEquals(KeyedRateLimiter.ADMITTED, decided(first, "x"));
             }
@@ -110,8 +130,10 @@ class BadInputTest {
     @Test
     void malformedUriIsAClearErrorAtBuild() {
         for (String uri : List.of("not a uri", "http://127.0.0.1:6379", "redis://127.0.0.1:99999")) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> RedisLeaseStore.builder(uri).build(), uri);
+            IllegalArgumentException e = assertThrows(
+                    IllegalArgumentException.class,
+                    () -> RedisLeaseStore.builder(uri).build(),
+                    uri);
             assertTrue(e.getMessage().contains(uri), e.getMessage());
         }
     }
@@ -119,10 +141,14 @@ class BadInputTest {
     @Test
     void unreachableRedisFailsTheBuildWhenAskedToFailFast() {
         String uri = "redis://127.0.0.1:" + RedisProcess.freePort();
-        IllegalStateException e = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> assertThrows(
-                IllegalStateException.class,
-                () -> RedisLeaseStore.builder(uri).connectTimeout(Duration.ofSeconds(1)).failIfUnreachable(true)
-                        .build()));
+        IllegalStateException e = assertTimeoutPreemptively(
+                Duration.ofSeconds(20),
+                () -> assertThrows(
+                        IllegalStateException.class,
+                        () -> RedisLeaseStore.builder(uri)
+                                .connectTimeout(Duration.ofSeconds(1))
+                                .failIfUnreachable(true)
+                                .build()));
         assertTrue(e.getMessage().contains(uri), e.getMessage());
     }
 
@@ -130,9 +156,9 @@ class BadInputTest {
     void sharedLimitsBeyondALeasesLargestCountAreRefusedAtBuild() throws Exception {
         WheelTimer wheel = WheelTimer.builder().build();
         try (RedisProcess redis = new RedisProcess();
-             RedisLeaseStore store = RedisLeaseStore.builder(redis.uri()).build()) {
-            KeyedRateLimiter.Builder builder = KeyedRateLimiter.builder(
-                    RateLimit.tokenBucket(1L << 30, Duration.ofSeconds(10)), wheel);
+                RedisLeaseStore store = RedisLeaseStore.builder(redis.uri()).build()) {
+            KeyedRateLimiter.Builder builder =
+                    KeyedRateLimiter.builder(RateLimit.tokenBucket(1L << 30, Duration.ofSeconds(10)), wheel);
             assertThrows(IllegalArgumentException.class, () -> builder.sharedThrough(store));
         } finally {
             wheel.stop();

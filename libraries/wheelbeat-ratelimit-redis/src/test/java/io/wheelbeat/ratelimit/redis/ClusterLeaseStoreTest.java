@@ -11,9 +11,9 @@ import io.lettuce.core.output.StatusOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import io.wheelbeat.core.ExecutorDrivenWheel;
+import io.wheelbeat.core.VirtualExecutor;
 import io.wheelbeat.core.internal.Drivers;
 import io.wheelbeat.core.internal.ManualTicker;
-import io.wheelbeat.core.VirtualExecutor;
 import io.wheelbeat.core.internal.WheelSettings;
 import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
 import io.wheelbeat.core.ratelimit.RateLimit;
@@ -56,9 +56,8 @@ class ClusterLeaseStoreTest {
     /** Each test's own limiter name: its keys never meet another test's (whose clock started elsewhere). */
     private String name;
 
-    private record Process(VirtualExecutor executor, RedisLeaseStore store, KeyedRateLimiter<String> limiter,
-                           Meters meters) {
-    }
+    private record Process(
+            VirtualExecutor executor, RedisLeaseStore store, KeyedRateLimiter<String> limiter, Meters meters) {}
 
     @BeforeAll
     static void startCluster() {
@@ -83,10 +82,16 @@ class ClusterLeaseStoreTest {
         for (int i = 0; i < PROCESSES; i++) {
             VirtualExecutor executor = new VirtualExecutor(clock);
             ExecutorDrivenWheel wheel = Drivers.executorDriven(executor, new WheelSettings().ticker(clock));
-            RedisLeaseStore store = RedisLeaseStore.clusterBuilder(cluster.uris()).timeout(Duration.ofSeconds(2))
-                    .sharedClock(clock, origin).build();
-            KeyedRateLimiter<String> limiter = KeyedRateLimiter.builder(limit, wheel).name(name)
-                    .sharedThrough(store).processes(PROCESSES).onStoreFailure(policy).build();
+            RedisLeaseStore store = RedisLeaseStore.clusterBuilder(cluster.uris())
+                    .timeout(Duration.ofSeconds(2))
+                    .sharedClock(clock, origin)
+                    .build();
+            KeyedRateLimiter<String> limiter = KeyedRateLimiter.builder(limit, wheel)
+                    .name(name)
+                    .sharedThrough(store)
+                    .processes(PROCESSES)
+                    .onStoreFailure(policy)
+                    .build();
             processes.add(new Process(executor, store, limiter, Meters.of(limiter)));
         }
     }
@@ -124,8 +129,8 @@ class ClusterLeaseStoreTest {
      * Demand of three times the limit on each key: every 20 ms of virtual time, two requests from
      * each process; answers awaited before time moves on. Counts admissions per key and window.
      */
-    private void demand(long untilNanos, List<String> keys, Duration window,
-                        Map<String, Map<Long, Integer>> admitted) throws InterruptedException {
+    private void demand(long untilNanos, List<String> keys, Duration window, Map<String, Map<Long, Integer>> admitted)
+            throws InterruptedException {
         long windowMicros = window.toNanos() / 1000;
         while (clock.nanoTime() - origin < untilNanos) {
             step(keys, windowMicros, admitted);
@@ -149,8 +154,8 @@ class ClusterLeaseStoreTest {
     }
 
     private static void assertWithin(Map<String, Map<Long, Integer>> admitted, long bound) {
-        admitted.forEach((key, windows) -> windows.forEach((window, count) -> assertTrue(count <= bound,
-                key + " window " + window + " admitted " + count + " > " + bound + ": " + windows)));
+        admitted.forEach((key, windows) -> windows.forEach((window, count) -> assertTrue(
+                count <= bound, key + " window " + window + " admitted " + count + " > " + bound + ": " + windows)));
     }
 
     private double fallbacks() {
@@ -161,7 +166,8 @@ class ClusterLeaseStoreTest {
     @Order(1)
     void threeProcessesHoldOneLimitOverKeysOnEveryShard() throws InterruptedException {
         startProcesses("bound", RateLimit.slidingWindow(40, Duration.ofSeconds(1)), StoreFailurePolicy.REFUSE_ALL);
-        List<String> keys = keysOnEveryShard(2).values().stream().flatMap(List::stream).toList();
+        List<String> keys =
+                keysOnEveryShard(2).values().stream().flatMap(List::stream).toList();
         Map<String, Map<Long, Integer>> admitted = new HashMap<>();
         demand(6 * SECOND, keys, Duration.ofSeconds(1), admitted);
         assertEquals(0, fallbacks(), "every decision shared");
@@ -195,8 +201,11 @@ class ClusterLeaseStoreTest {
 
         // The replica stalls and its master drops the link: what the master acknowledges from now
         // on is never replicated (the replica cannot reconnect while it sleeps).
-        CompletableFuture<Void> stall = CompletableFuture.runAsync(() -> cluster.call(replica,
-                c -> c.dispatch(CommandType.DEBUG, new StatusOutput<>(StringCodec.UTF8),
+        CompletableFuture<Void> stall = CompletableFuture.runAsync(() -> cluster.call(
+                replica,
+                c -> c.dispatch(
+                        CommandType.DEBUG,
+                        new StatusOutput<>(StringCodec.UTF8),
                         new CommandArgs<>(StringCodec.UTF8).add("SLEEP").add("1.5"))));
         Thread.sleep(200);
         cluster.call(lost, c -> c.clientKill(KillArgs.Builder.typeSlave()));
@@ -238,7 +247,8 @@ class ClusterLeaseStoreTest {
 
     /** The count of {@code key}'s current window in Redis, read on its master. */
     private long count(int master, String key) {
-        String c = cluster.call(master, r -> r.hget(processes.get(0).store.storeKey(name, key).toString(), "c"));
+        String c = cluster.call(
+                master, r -> r.hget(processes.get(0).store.storeKey(name, key).toString(), "c"));
         return c == null ? 0 : Long.parseLong(c);
     }
 
@@ -280,7 +290,8 @@ class ClusterLeaseStoreTest {
     @Order(4)
     void theWholeClusterDownIsTheFailurePolicyThenSharedDecisionsResume() throws Exception {
         startProcesses("down", RateLimit.slidingWindow(30, Duration.ofSeconds(1)), StoreFailurePolicy.FAIL_LOCAL);
-        List<String> keys = keysOnEveryShard(1).values().stream().flatMap(List::stream).toList();
+        List<String> keys =
+                keysOnEveryShard(1).values().stream().flatMap(List::stream).toList();
         Map<String, Map<Long, Integer>> admitted = new HashMap<>();
         demand(2 * SECOND, keys, Duration.ofSeconds(1), admitted);
         assertEquals(0, fallbacks());
@@ -314,16 +325,20 @@ class ClusterLeaseStoreTest {
     @Test
     @Order(5)
     void theClusterAndSingleNodeBuildersRefuseEachOthersRedis() {
-        IllegalArgumentException single = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException single = assertThrows(
+                IllegalArgumentException.class,
                 () -> RedisLeaseStore.builder(cluster.uri(0)).build());
         assertTrue(single.getMessage().contains("clusterBuilder"), single.getMessage());
         try (RedisProcess redis = new RedisProcess()) {
-            IllegalArgumentException sharded = assertThrows(IllegalArgumentException.class,
+            IllegalArgumentException sharded = assertThrows(
+                    IllegalArgumentException.class,
                     () -> RedisLeaseStore.clusterBuilder(List.of(redis.uri())).build());
             assertTrue(sharded.getMessage().contains("not a Redis Cluster"), sharded.getMessage());
         }
-        IllegalArgumentException joined = assertThrows(IllegalArgumentException.class,
-                () -> RedisLeaseStore.builder(cluster.uri(0) + "," + cluster.uri(1)).build());
+        IllegalArgumentException joined = assertThrows(
+                IllegalArgumentException.class,
+                () -> RedisLeaseStore.builder(cluster.uri(0) + "," + cluster.uri(1))
+                        .build());
         assertTrue(joined.getMessage().contains("clusterBuilder"), joined.getMessage());
     }
 }

@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.wheelbeat.core.ExecutorDrivenWheel;
+import io.wheelbeat.core.VirtualExecutor;
 import io.wheelbeat.core.internal.Drivers;
 import io.wheelbeat.core.internal.ManualTicker;
-import io.wheelbeat.core.VirtualExecutor;
 import io.wheelbeat.core.internal.WheelSettings;
 import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
 import io.wheelbeat.core.ratelimit.KeyedRateLimiterMetrics;
@@ -26,10 +26,14 @@ class HotPathTest {
         VirtualExecutor executor = new VirtualExecutor(clock);
         ExecutorDrivenWheel wheel = Drivers.executorDriven(executor, new WheelSettings().ticker(clock));
         try (RedisProcess redis = new RedisProcess();
-             RedisLeaseStore store = RedisLeaseStore.builder(redis.uri()).sharedClock(clock, clock.nanoTime()).build()) {
-            KeyedRateLimiter<String> limiter = KeyedRateLimiter
-                    .builder(RateLimit.slidingWindow(1_000_000, Duration.ofHours(1)), wheel)
-                    .name("hot").sharedThrough(store).build();
+                RedisLeaseStore store = RedisLeaseStore.builder(redis.uri())
+                        .sharedClock(clock, clock.nanoTime())
+                        .build()) {
+            KeyedRateLimiter<String> limiter = KeyedRateLimiter.builder(
+                            RateLimit.slidingWindow(1_000_000, Duration.ofHours(1)), wheel)
+                    .name("hot")
+                    .sharedThrough(store)
+                    .build();
             MeterRegistry meters = new SimpleMeterRegistry();
             new KeyedRateLimiterMetrics(limiter).bindTo(meters);
             String key = "10.0.0.1";
@@ -42,7 +46,9 @@ class HotPathTest {
                 executor.runDue();
                 Thread.sleep(1);
             }
-            double trips = meters.get("wheelbeat.ratelimit.store.round.trips").functionCounter().count();
+            double trips = meters.get("wheelbeat.ratelimit.store.round.trips")
+                    .functionCounter()
+                    .count();
             Runnable thousand = () -> {
                 for (int i = 0; i < 1000; i++) {
                     if (limiter.tryAcquire(key) != KeyedRateLimiter.ADMITTED) {
@@ -51,7 +57,9 @@ class HotPathTest {
                 }
             };
             assertEquals(0, steadyBytesAllocatedBy(thousand));
-            double tripsAfter = meters.get("wheelbeat.ratelimit.store.round.trips").functionCounter().count();
+            double tripsAfter = meters.get("wheelbeat.ratelimit.store.round.trips")
+                    .functionCounter()
+                    .count();
             // 5,000 admitted on at most a couple of refills drawn ahead of need.
             assertTrue(tripsAfter - trips <= 2, "round trips " + (tripsAfter - trips));
             limiter.close();

@@ -18,7 +18,10 @@ record Meters(MeterRegistry registry) {
     }
 
     double fallbacks(String cause) {
-        return registry.get("wheelbeat.ratelimit.store.fallbacks").tag("cause", cause).functionCounter().count();
+        return registry.get("wheelbeat.ratelimit.store.fallbacks")
+                .tag("cause", cause)
+                .functionCounter()
+                .count();
     }
 
     double allFallbacks() {
@@ -26,7 +29,9 @@ record Meters(MeterRegistry registry) {
     }
 
     double saturated() {
-        return registry.get("wheelbeat.ratelimit.store.saturated").functionCounter().count();
+        return registry.get("wheelbeat.ratelimit.store.saturated")
+                .functionCounter()
+                .count();
     }
 
     double exchangesOut() {

@@ -60,9 +60,14 @@ public final class RedisClusterProcess implements AutoCloseable {
             int port = ports[i];
             call(0, c -> c.clusterMeet("127.0.0.1", port));
         }
-        await("every node knows every other", () -> IntStream.range(0, NODES).allMatch(i ->
-                call(i, c -> c.clusterNodes()).lines().filter(l -> l.contains("connected")
-                        && !l.contains("handshake")).count() == NODES));
+        await(
+                "every node knows every other",
+                () -> IntStream.range(0, NODES)
+                        .allMatch(i -> call(i, c -> c.clusterNodes())
+                                        .lines()
+                                        .filter(l -> l.contains("connected") && !l.contains("handshake"))
+                                        .count()
+                                == NODES));
         for (int r = 3; r < NODES; r++) {
             String master = ids[r - 3];
             call(r, c -> c.clusterReplicate(master));
@@ -86,11 +91,18 @@ public final class RedisClusterProcess implements AutoCloseable {
 
     /** Waits until every node says the cluster is ok and each master has a replica in sync. */
     public void awaitHealthy() {
-        await("cluster ok", () -> IntStream.range(0, NODES).filter(i -> servers[i] != null && servers[i].isActive())
-                .allMatch(i -> call(i, c -> c.clusterInfo()).contains("cluster_state:ok")));
-        await("replicas in sync", () -> IntStream.range(0, NODES).filter(i -> servers[i] != null
-                && servers[i].isActive() && call(i, c -> c.info("replication")).contains("role:slave"))
-                .allMatch(i -> call(i, c -> c.info("replication")).contains("master_link_status:up")));
+        await(
+                "cluster ok",
+                () -> IntStream.range(0, NODES)
+                        .filter(i -> servers[i] != null && servers[i].isActive())
+                        .allMatch(i -> call(i, c -> c.clusterInfo()).contains("cluster_state:ok")));
+        await(
+                "replicas in sync",
+                () -> IntStream.range(0, NODES)
+                        .filter(i -> servers[i] != null
+                                && servers[i].isActive()
+                                && call(i, c -> c.info("replication")).contains("role:slave"))
+                        .allMatch(i -> call(i, c -> c.info("replication")).contains("master_link_status:up")));
     }
 
     /** The node serving {@code slot} now, as this class numbers nodes. */
@@ -104,7 +116,9 @@ public final class RedisClusterProcess implements AutoCloseable {
                 continue;
             }
             int node = i;
-            boolean owns = call(i, c -> c.clusterNodes()).lines().filter(l -> l.contains("myself"))
+            boolean owns = call(i, c -> c.clusterNodes())
+                    .lines()
+                    .filter(l -> l.contains("myself"))
                     .flatMap(l -> Stream.of(l.split(" ")).skip(8))
                     .anyMatch(range -> covers(range, slot));
             if (owns) {
@@ -129,7 +143,9 @@ public final class RedisClusterProcess implements AutoCloseable {
         String id = ids[master];
         for (int i = 0; i < NODES; i++) {
             int node = i;
-            if (i != master && servers[i] != null && servers[i].isActive()
+            if (i != master
+                    && servers[i] != null
+                    && servers[i].isActive()
                     && call(i, c -> c.clusterNodes()).lines().anyMatch(l -> l.contains("myself") && l.contains(id))) {
                 return node;
             }
@@ -149,7 +165,9 @@ public final class RedisClusterProcess implements AutoCloseable {
     /** Starts node {@code i} again, empty, with its cluster identity. */
     public void start(int i) {
         try {
-            servers[i] = RedisServer.newRedisServer().port(ports[i]).bind("127.0.0.1")
+            servers[i] = RedisServer.newRedisServer()
+                    .port(ports[i])
+                    .bind("127.0.0.1")
                     .setting("cluster-enabled yes")
                     .setting("cluster-config-file nodes-" + ports[i] + ".conf")
                     .setting("dir " + dir)
@@ -168,7 +186,9 @@ public final class RedisClusterProcess implements AutoCloseable {
     /** Makes replica {@code replica} the master of its shard at once, without its master's consent. */
     public void takeOver(int replica) {
         call(replica, c -> c.clusterFailover(false, true));
-        await("node " + replica + " promoted", () -> call(replica, c -> c.info("replication")).contains("role:master"));
+        await(
+                "node " + replica + " promoted",
+                () -> call(replica, c -> c.info("replication")).contains("role:master"));
     }
 
     /** Starts moving {@code slot} to node {@code to}, as resharding does: IMPORTING there, MIGRATING here. */
@@ -197,8 +217,11 @@ public final class RedisClusterProcess implements AutoCloseable {
 
     private int migratingFrom(int slot) {
         for (int i = 0; i < NODES; i++) {
-            if (servers[i] != null && servers[i].isActive() && call(i, c -> c.clusterNodes()).lines()
-                    .anyMatch(l -> l.contains("myself") && l.contains("[" + slot + "->-"))) {
+            if (servers[i] != null
+                    && servers[i].isActive()
+                    && call(i, c -> c.clusterNodes())
+                            .lines()
+                            .anyMatch(l -> l.contains("myself") && l.contains("[" + slot + "->-"))) {
                 return i;
             }
         }

@@ -83,8 +83,14 @@ public final class RedisProcess implements AutoCloseable {
         RedisClient client = RedisClient.create(uri());
         try (StatefulRedisConnection<String, String> connection = client.connect()) {
             // Written by this server (its replication id): not a failover's leftover either.
-            String replid = connection.sync().info("replication").lines().filter(l -> l.startsWith("master_replid:"))
-                    .map(l -> l.substring("master_replid:".length()).trim()).findFirst().orElseThrow();
+            String replid = connection
+                    .sync()
+                    .info("replication")
+                    .lines()
+                    .filter(l -> l.startsWith("master_replid:"))
+                    .map(l -> l.substring("master_replid:".length()).trim())
+                    .findFirst()
+                    .orElseThrow();
             connection.sync().set("wheelbeat:rl:epoch", "seeded 0 " + replid);
         } finally {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));

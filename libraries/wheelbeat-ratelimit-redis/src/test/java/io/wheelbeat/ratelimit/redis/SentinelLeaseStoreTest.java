@@ -50,17 +50,29 @@ class SentinelLeaseStoreTest {
         RedisProcess master = new RedisProcess();
         closing.add(master);
         int replicaPort = RedisProcess.freePort();
-        RedisServer replica = RedisServer.newRedisServer().port(replicaPort).bind("127.0.0.1")
+        RedisServer replica = RedisServer.newRedisServer()
+                .port(replicaPort)
+                .bind("127.0.0.1")
                 .setting("replicaof 127.0.0.1 " + master.port())
-                .setting("save \"\"").setting("appendonly no").build();
+                .setting("save \"\"")
+                .setting("appendonly no")
+                .build();
         replica.start();
         closing.add(() -> stop(replica.isActive() ? replica : null));
         String replicaUri = "redis://127.0.0.1:" + replicaPort;
-        await("replica in sync", () -> call(replicaUri, c -> c.info("replication")).contains("master_link_status:up"));
+        await(
+                "replica in sync",
+                () -> call(replicaUri, c -> c.info("replication")).contains("master_link_status:up"));
         int sentinelPort = RedisProcess.freePort();
-        RedisSentinel sentinel = RedisSentinel.newRedisSentinel().bind("127.0.0.1").port(sentinelPort)
-                .masterName(MASTER_NAME).masterPort(master.port()).quorumSize(1)
-                .downAfterMilliseconds(500).failOverTimeout(5000).build();
+        RedisSentinel sentinel = RedisSentinel.newRedisSentinel()
+                .bind("127.0.0.1")
+                .port(sentinelPort)
+                .masterName(MASTER_NAME)
+                .masterPort(master.port())
+                .quorumSize(1)
+                .downAfterMilliseconds(500)
+                .failOverTimeout(5000)
+                .build();
         sentinel.start();
         closing.add(sentinel::stop);
         // The sentinel learns the replica from the master's INFO: a failover needs it known.
@@ -78,23 +90,28 @@ class SentinelLeaseStoreTest {
         // Two sentinels named, the first one down: the store asks the next.
         RedisLeaseStore store = RedisLeaseStore.builder("redis-sentinel://127.0.0.1:" + RedisProcess.freePort()
                         + ",127.0.0.1:" + sentinelPort + "#" + MASTER_NAME)
-                .timeout(Duration.ofSeconds(1)).build();
+                .timeout(Duration.ofSeconds(1))
+                .build();
         closing.add(store);
-        KeyedRateLimiter<String> limiter = KeyedRateLimiter
-                .builder(RateLimit.slidingWindow(100_000, Duration.ofSeconds(1)), wheel)
-                .name("sentinel").sharedThrough(store).build();
+        KeyedRateLimiter<String> limiter = KeyedRateLimiter.builder(
+                        RateLimit.slidingWindow(100_000, Duration.ofSeconds(1)), wheel)
+                .name("sentinel")
+                .sharedThrough(store)
+                .build();
         closing.add(limiter::close);
         Meters meters = Meters.of(limiter);
 
         limiter.tryAcquire("k");
         meters.awaitAnswered();
         assertEquals(0, meters.allFallbacks(), "shared decisions through the sentinel's master");
-        assertEquals(1L, (long) call(master.uri(), c -> c.exists(KEY)),
-                "the key lives on the master the sentinel names");
+        assertEquals(
+                1L, (long) call(master.uri(), c -> c.exists(KEY)), "the key lives on the master the sentinel names");
         await("the key replicated", () -> call(replicaUri, c -> c.exists(KEY)) == 1);
 
         master.kill();
-        await("the replica promoted", () -> call(replicaUri, c -> c.info("replication")).contains("role:master"));
+        await(
+                "the replica promoted",
+                () -> call(replicaUri, c -> c.info("replication")).contains("role:master"));
         // Decisions go on meanwhile (by the failure policy) until the store reaches the new master.
         await("the loss marked on the promoted replica", () -> {
             limiter.tryAcquire("k");
@@ -114,18 +131,27 @@ class SentinelLeaseStoreTest {
         meters.awaitAnswered();
         assertEquals(fallbacks, meters.allFallbacks(), "no more fallbacks once the new master answers");
         assertTrue(roundTrips(meters) > before, "the new keys' exchanges went to Redis");
-        assertEquals(1L, (long) call(replicaUri, c -> c.exists("wheelbeat:rl:8:sentinel:s:k4")),
+        assertEquals(
+                1L,
+                (long) call(replicaUri, c -> c.exists("wheelbeat:rl:8:sentinel:s:k4")),
                 "a new key is counted on the promoted replica");
         assertFalse(store.failing());
     }
 
     private static long roundTrips(Meters meters) {
-        return (long) meters.registry().get("wheelbeat.ratelimit.store.round.trips").functionCounter().count();
+        return (long) meters.registry()
+                .get("wheelbeat.ratelimit.store.round.trips")
+                .functionCounter()
+                .count();
     }
 
     private static String replid(String uri) {
-        return call(uri, c -> c.info("replication")).lines().filter(l -> l.startsWith("master_replid:"))
-                .map(l -> l.substring("master_replid:".length()).trim()).findFirst().orElse("-");
+        return call(uri, c -> c.info("replication"))
+                .lines()
+                .filter(l -> l.startsWith("master_replid:"))
+                .map(l -> l.substring("master_replid:".length()).trim())
+                .findFirst()
+                .orElse("-");
     }
 
     private static void stop(RedisServer server) throws IOException {

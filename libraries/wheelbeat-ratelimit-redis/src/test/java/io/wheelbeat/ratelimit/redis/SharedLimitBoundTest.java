@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.wheelbeat.core.ExecutorDrivenWheel;
+import io.wheelbeat.core.VirtualExecutor;
+import io.wheelbeat.core.WheelTimer;
 import io.wheelbeat.core.internal.Drivers;
 import io.wheelbeat.core.internal.ManualTicker;
-import io.wheelbeat.core.VirtualExecutor;
 import io.wheelbeat.core.internal.WheelSettings;
-import io.wheelbeat.core.WheelTimer;
 import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
 import io.wheelbeat.core.ratelimit.RateLimit;
 import io.wheelbeat.core.ratelimit.StoreFailurePolicy;
@@ -53,12 +53,12 @@ class SharedLimitBoundTest {
     private final ManualTicker clock = new ManualTicker(Long.MAX_VALUE - 100 * SECOND);
     /** The cluster's windows count from here: a whole second before the first request. */
     private final long origin = clock.nanoTime() - SECOND;
+
     private final List<Process> processes = new ArrayList<>();
 
     /** One simulated process: its wheel, its connection, its limiter. */
-    private record Process(VirtualExecutor executor, RedisLeaseStore store, KeyedRateLimiter<String> limiter,
-                           Meters meters) {
-    }
+    private record Process(
+            VirtualExecutor executor, RedisLeaseStore store, KeyedRateLimiter<String> limiter, Meters meters) {}
 
     @BeforeAll
     static void startRedis() {
@@ -92,10 +92,16 @@ class SharedLimitBoundTest {
         for (int i = 0; i < PROCESSES; i++) {
             VirtualExecutor executor = new VirtualExecutor(clock);
             ExecutorDrivenWheel wheel = Drivers.executorDriven(executor, new WheelSettings().ticker(clock));
-            RedisLeaseStore store = RedisLeaseStore.builder(redis.uri()).timeout(PATIENT)
-                    .sharedClock(clock, origin).build();
-            KeyedRateLimiter<String> limiter = KeyedRateLimiter.builder(limit, wheel).name("bound")
-                    .sharedThrough(store).processes(PROCESSES).maxUnconfirmed(maxUnconfirmed).onStoreFailure(policy)
+            RedisLeaseStore store = RedisLeaseStore.builder(redis.uri())
+                    .timeout(PATIENT)
+                    .sharedClock(clock, origin)
+                    .build();
+            KeyedRateLimiter<String> limiter = KeyedRateLimiter.builder(limit, wheel)
+                    .name("bound")
+                    .sharedThrough(store)
+                    .processes(PROCESSES)
+                    .maxUnconfirmed(maxUnconfirmed)
+                    .onStoreFailure(policy)
                     .build();
             processes.add(new Process(executor, store, limiter, Meters.of(limiter)));
         }
@@ -163,8 +169,9 @@ class SharedLimitBoundTest {
                 perWindow.merge(Math.floorDiv(-Math.floorDiv(-at, 1000), 1_000_000), 1, Integer::sum);
             }
             for (Map.Entry<Long, Integer> window : perWindow.entrySet()) {
-                assertTrue(window.getValue() <= bound, key.getKey() + " window " + window.getKey() + " admitted "
-                        + window.getValue() + " > " + bound);
+                assertTrue(
+                        window.getValue() <= bound,
+                        key.getKey() + " window " + window.getKey() + " admitted " + window.getValue() + " > " + bound);
                 if (window.getValue() >= permits * 3 / 4) {
                     windowsNearTheLimit++;
                 }
@@ -194,8 +201,9 @@ class SharedLimitBoundTest {
                         first++;
                     }
                     int inSpan = last - first + 1;
-                    assertTrue(inSpan <= bound, key.getKey() + ": " + inSpan + " admitted within " + span / MILLI
-                            + " ms > " + bound);
+                    assertTrue(
+                            inSpan <= bound,
+                            key.getKey() + ": " + inSpan + " admitted within " + span / MILLI + " ms > " + bound);
                 }
             }
         }
@@ -231,8 +239,10 @@ class SharedLimitBoundTest {
 
     private static void assertWindowsWithin(Map<Long, Integer> perWindow, long bound, String what) {
         for (Map.Entry<Long, Integer> window : perWindow.entrySet()) {
-            assertTrue(window.getValue() <= bound, what + ": window " + window.getKey() + " admitted "
-                    + window.getValue() + " > " + bound + " " + perWindow);
+            assertTrue(
+                    window.getValue() <= bound,
+                    what + ": window " + window.getKey() + " admitted " + window.getValue() + " > " + bound + " "
+                            + perWindow);
         }
     }
 
@@ -276,9 +286,11 @@ class SharedLimitBoundTest {
         // The stores are connected again before the next exchange: with time frozen meanwhile, no
         // request fell into the window of the outage; under load, one may, and is refused.
         demand(11 * SECOND + SECOND / 2, window, perWindow);
-        double fallbacks = processes.stream().mapToDouble(p -> p.meters.allFallbacks()).sum();
+        double fallbacks =
+                processes.stream().mapToDouble(p -> p.meters.allFallbacks()).sum();
         demand(16 * SECOND, window, perWindow);
-        assertTrue(processes.stream().mapToDouble(p -> p.meters.allFallbacks()).sum() == fallbacks,
+        assertTrue(
+                processes.stream().mapToDouble(p -> p.meters.allFallbacks()).sum() == fallbacks,
                 "back on Redis within the window of the restart");
         assertWindowsWithin(perWindow, 100 + PROCESSES, "restarted 2 s into window 2");
         assertTrue(perWindow.getOrDefault(3L, 0) >= 75, "serves the limit again: " + perWindow);
@@ -290,7 +302,9 @@ class SharedLimitBoundTest {
         try (StatefulRedisConnection<String, String> connection = client.connect()) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (connection.sync().clientList().lines().count() < stores + 1) {
-                assertTrue(System.nanoTime() - deadline < 0, "stores not reconnected: " + connection.sync().clientList());
+                assertTrue(
+                        System.nanoTime() - deadline < 0,
+                        "stores not reconnected: " + connection.sync().clientList());
                 Thread.sleep(20);
             }
         } finally {
@@ -308,12 +322,16 @@ class SharedLimitBoundTest {
     void aSingleProcessAdmitsItsWholeLimitWithinOneWindow() throws InterruptedException {
         long[] limits = {20, 10, 5};
         WheelTimer wheel = WheelTimer.builder().build();
-        try (RedisLeaseStore store = RedisLeaseStore.builder(redis.uri()).timeout(PATIENT).build()) {
+        try (RedisLeaseStore store =
+                RedisLeaseStore.builder(redis.uri()).timeout(PATIENT).build()) {
             awaitWindowRoom(Duration.ofSeconds(10), Duration.ofSeconds(6));
             for (long permits : limits) {
-                KeyedRateLimiter<String> limiter = KeyedRateLimiter
-                        .builder(RateLimit.slidingWindow(permits, Duration.ofSeconds(10)), wheel)
-                        .name("single-" + permits).sharedThrough(store).processes(1).build();
+                KeyedRateLimiter<String> limiter = KeyedRateLimiter.builder(
+                                RateLimit.slidingWindow(permits, Duration.ofSeconds(10)), wheel)
+                        .name("single-" + permits)
+                        .sharedThrough(store)
+                        .processes(1)
+                        .build();
                 Meters meters = Meters.of(limiter);
                 int admitted = 0;
                 int firstRefused = -1;
@@ -326,10 +344,12 @@ class SharedLimitBoundTest {
                     meters.awaitAnswered();
                     Thread.sleep(30);
                 }
-                assertTrue(firstRefused < 0 || firstRefused >= permits, "limit " + permits + ": request "
-                        + firstRefused + " refused, admitted " + admitted);
-                assertTrue(admitted >= permits && admitted <= permits + 1, "limit " + permits + ": admitted "
-                        + admitted + " of " + (permits + 5));
+                assertTrue(
+                        firstRefused < 0 || firstRefused >= permits,
+                        "limit " + permits + ": request " + firstRefused + " refused, admitted " + admitted);
+                assertTrue(
+                        admitted >= permits && admitted <= permits + 1,
+                        "limit " + permits + ": admitted " + admitted + " of " + (permits + 5));
                 limiter.close();
             }
         } finally {
@@ -386,7 +406,8 @@ class SharedLimitBoundTest {
         KeyedRateLimiter<String> second = processes.get(1).limiter;
         long result;
         for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                (result = second.tryAcquire("bob")) != KeyedRateLimiter.ADMITTED; Thread.sleep(1)) {
+                (result = second.tryAcquire("bob")) != KeyedRateLimiter.ADMITTED;
+                Thread.sleep(1)) {
             assertTrue(result < 100 * MILLI && System.nanoTime() - deadline < 0, "bob refused: " + result);
         }
     }

@@ -32,18 +32,22 @@ import org.junit.jupiter.api.Test;
  */
 class StoreFailureTest {
 
-
     private final RedisProcess redis = new RedisProcess();
     private final List<AutoCloseable> closing = new ArrayList<>();
 
     /** One simulated process: a wheel with its own thread, a connection, a limiter, its meters. */
     private record Process(KeyedRateLimiter<String> limiter, MeterRegistry meters) {
         double fallbacks(String cause) {
-            return meters.get("wheelbeat.ratelimit.store.fallbacks").tag("cause", cause).functionCounter().count();
+            return meters.get("wheelbeat.ratelimit.store.fallbacks")
+                    .tag("cause", cause)
+                    .functionCounter()
+                    .count();
         }
 
         double roundTrips() {
-            return meters.get("wheelbeat.ratelimit.store.round.trips").functionCounter().count();
+            return meters.get("wheelbeat.ratelimit.store.round.trips")
+                    .functionCounter()
+                    .count();
         }
     }
 
@@ -62,10 +66,15 @@ class StoreFailureTest {
     private Process process(RateLimit limit, StoreFailurePolicy policy, Duration timeout) {
         WheelTimer wheel = WheelTimer.builder().build();
         closing.add(wheel::stop);
-        RedisLeaseStore store = RedisLeaseStore.builder(redis.uri()).timeout(timeout).build();
+        RedisLeaseStore store =
+                RedisLeaseStore.builder(redis.uri()).timeout(timeout).build();
         closing.add(store);
         KeyedRateLimiter<String> limiter = KeyedRateLimiter.builder(limit, wheel)
-                .name("faults").sharedThrough(store).processes(3).onStoreFailure(policy).build();
+                .name("faults")
+                .sharedThrough(store)
+                .processes(3)
+                .onStoreFailure(policy)
+                .build();
         closing.add(limiter::close);
         MeterRegistry meters = new SimpleMeterRegistry();
         new KeyedRateLimiterMetrics(limiter).bindTo(meters);
@@ -76,6 +85,7 @@ class StoreFailureTest {
     private static final class Driver implements AutoCloseable {
         /** Calls that began and returned while Redis was busy: proof that none waits for it. */
         final AtomicLong decidedWhileBusy = new AtomicLong();
+
         volatile java.util.concurrent.Future<?> busy;
         final AtomicReference<Throwable> thrown = new AtomicReference<>();
         final AtomicLong[] admitted;
@@ -87,29 +97,31 @@ class StoreFailureTest {
             for (int i = 0; i < admitted.length; i++) {
                 admitted[i] = new AtomicLong();
             }
-            thread = new Thread(() -> {
-                for (int i = 0; running; i = (i + 1) % processes.size()) {
-                    java.util.concurrent.Future<?> busyNow = busy;
-                    boolean busyBefore = busyNow != null && !busyNow.isDone();
-                    try {
-                        if (processes.get(i).limiter.tryAcquire(key) == KeyedRateLimiter.ADMITTED) {
-                            admitted[i].incrementAndGet();
+            thread = new Thread(
+                    () -> {
+                        for (int i = 0; running; i = (i + 1) % processes.size()) {
+                            java.util.concurrent.Future<?> busyNow = busy;
+                            boolean busyBefore = busyNow != null && !busyNow.isDone();
+                            try {
+                                if (processes.get(i).limiter.tryAcquire(key) == KeyedRateLimiter.ADMITTED) {
+                                    admitted[i].incrementAndGet();
+                                }
+                            } catch (Throwable t) {
+                                thrown.compareAndSet(null, t);
+                            }
+                            if (busyBefore && !busyNow.isDone()) {
+                                decidedWhileBusy.incrementAndGet();
+                            }
+                            if (i == 0) {
+                                try {
+                                    Thread.sleep(1);
+                                } catch (InterruptedException e) {
+                                    return;
+                                }
+                            }
                         }
-                    } catch (Throwable t) {
-                        thrown.compareAndSet(null, t);
-                    }
-                    if (busyBefore && !busyNow.isDone()) {
-                        decidedWhileBusy.incrementAndGet();
-                    }
-                    if (i == 0) {
-                        try {
-                            Thread.sleep(1);
-                        } catch (InterruptedException e) {
-                            return;
-                        }
-                    }
-                }
-            }, "driver");
+                    },
+                    "driver");
             thread.start();
         }
 
@@ -130,9 +142,14 @@ class StoreFailureTest {
 
     /** True once no process has fallen back for a while although requests keep coming. */
     private static boolean sharedAgain(List<Process> processes) throws InterruptedException {
-        double before = processes.stream().mapToDouble(p -> p.fallbacks("unavailable") + p.fallbacks("timeout")).sum();
+        double before = processes.stream()
+                .mapToDouble(p -> p.fallbacks("unavailable") + p.fallbacks("timeout"))
+                .sum();
         Thread.sleep(300);
-        return processes.stream().mapToDouble(p -> p.fallbacks("unavailable") + p.fallbacks("timeout")).sum() == before;
+        return processes.stream()
+                        .mapToDouble(p -> p.fallbacks("unavailable") + p.fallbacks("timeout"))
+                        .sum()
+                == before;
     }
 
     @Test
@@ -161,8 +178,9 @@ class StoreFailureTest {
             // lease left.
             long windows = (System.nanoTime() - start) / TimeUnit.SECONDS.toNanos(1) + 2;
             for (int i = 0; i < 3; i++) {
-                assertTrue(during[i] > 0 && during[i] <= windows * 10 + 5, "process " + i + " admitted " + during[i]
-                        + " in " + windows + " windows");
+                assertTrue(
+                        during[i] > 0 && during[i] <= windows * 10 + 5,
+                        "process " + i + " admitted " + during[i] + " in " + windows + " windows");
             }
 
             redis.start();
@@ -180,8 +198,17 @@ class StoreFailureTest {
         assertTrue(driver.decidedWhileBusy.get() > 0, "no call returned while Redis was busy");
         // The latency meter saw the round trips, failures included.
         Process first = processes.get(0);
-        assertTrue(first.meters.get("wheelbeat.ratelimit.store.latency").functionTimer().count() > 0);
-        assertTrue(first.meters.get("wheelbeat.ratelimit.store.latency.max").gauge().value() >= 0.15,
+        assertTrue(first.meters
+                        .get("wheelbeat.ratelimit.store.latency")
+                        .functionTimer()
+                        .count()
+                > 0);
+        assertTrue(
+                first.meters
+                                .get("wheelbeat.ratelimit.store.latency.max")
+                                .gauge()
+                                .value()
+                        >= 0.15,
                 "a timed-out round trip is the longest");
     }
 
@@ -217,9 +244,11 @@ class StoreFailureTest {
             Thread.sleep(5);
         }
         // The bucket, its refill over the time taken and a lease's life, and a credit each.
-        long refill = (System.nanoTime() - start + TimeUnit.MILLISECONDS.toNanos(100)) * 5 / TimeUnit.SECONDS.toNanos(1) + 1;
-        assertTrue(admitted <= 5 + refill + 2, "admitted " + admitted + " of a bucket of 5 (+" + refill
-                + " refill, +1 credit each)");
+        long refill =
+                (System.nanoTime() - start + TimeUnit.MILLISECONDS.toNanos(100)) * 5 / TimeUnit.SECONDS.toNanos(1) + 1;
+        assertTrue(
+                admitted <= 5 + refill + 2,
+                "admitted " + admitted + " of a bucket of 5 (+" + refill + " refill, +1 credit each)");
     }
 
     private static boolean uncheckedSharedAgain(List<Process> processes) {
@@ -232,7 +261,8 @@ class StoreFailureTest {
 
     /** Keeps asking for fresh keys (no lease can cover them) and reports whether any fell back. */
     private static boolean uncheckedSharedAgain(List<Process> processes, String prefix) {
-        double before = processes.stream().mapToDouble(p -> p.fallbacks("unavailable")).sum();
+        double before =
+                processes.stream().mapToDouble(p -> p.fallbacks("unavailable")).sum();
         for (int i = 0; i < 20; i++) {
             for (Process p : processes) {
                 p.limiter.tryAcquire(prefix + System.nanoTime());
@@ -266,10 +296,15 @@ class StoreFailureTest {
         Slowdown(String uri, long millis) {
             client = RedisClient.create(uri);
             connection = client.connect();
-            running = connection.async().eval("local t = redis.call('TIME') "
-                    + "local stop = t[1] * 1000000 + t[2] + tonumber(ARGV[1]) * 1000 "
-                    + "repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] >= stop return 1",
-                    ScriptOutputType.INTEGER, new String[0], Long.toString(millis));
+            running = connection
+                    .async()
+                    .eval(
+                            "local t = redis.call('TIME') "
+                                    + "local stop = t[1] * 1000000 + t[2] + tonumber(ARGV[1]) * 1000 "
+                                    + "repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] >= stop return 1",
+                            ScriptOutputType.INTEGER,
+                            new String[0],
+                            Long.toString(millis));
         }
 
         @Override

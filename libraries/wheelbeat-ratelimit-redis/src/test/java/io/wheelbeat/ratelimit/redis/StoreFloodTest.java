@@ -58,11 +58,16 @@ class StoreFloodTest {
     @Test
     void newKeysGetAtMost64ExchangesOutAndKeysAlreadyServedKeepTheRest() throws Exception {
         RedisCommands<String, String> sync = adminConnection.sync();
-        try (RedisLeaseStore store = RedisLeaseStore.builder(redis.uri()).timeout(Duration.ofSeconds(60)).build()) {
+        try (RedisLeaseStore store = RedisLeaseStore.builder(redis.uri())
+                .timeout(Duration.ofSeconds(60))
+                .build()) {
             // An hour's window: the served key's lease outlives however long the machine takes here.
-            KeyedRateLimiter<String> limiter = KeyedRateLimiter
-                    .builder(RateLimit.slidingWindow(1000, Duration.ofHours(1)), wheel)
-                    .name("flood").sharedThrough(store).onStoreFailure(StoreFailurePolicy.REFUSE_ALL).build();
+            KeyedRateLimiter<String> limiter = KeyedRateLimiter.builder(
+                            RateLimit.slidingWindow(1000, Duration.ofHours(1)), wheel)
+                    .name("flood")
+                    .sharedThrough(store)
+                    .onStoreFailure(StoreFailurePolicy.REFUSE_ALL)
+                    .build();
             Meters meters = Meters.of(limiter);
             for (int i = 0; i < 5; i++) {
                 limiter.tryAcquire("served");
@@ -99,11 +104,16 @@ class StoreFloodTest {
     @Test
     void aStoreAtItsMostExchangesOutDefersTheRestWithoutFailing() throws Exception {
         RedisCommands<String, String> sync = adminConnection.sync();
-        try (RedisLeaseStore store = RedisLeaseStore.builder(redis.uri()).timeout(Duration.ofSeconds(60))
-                .maxPending(10).build()) {
-            KeyedRateLimiter<String> limiter = KeyedRateLimiter
-                    .builder(RateLimit.slidingWindow(1000, Duration.ofHours(1)), wheel)
-                    .name("busy").sharedThrough(store).onStoreFailure(StoreFailurePolicy.REFUSE_ALL).build();
+        try (RedisLeaseStore store = RedisLeaseStore.builder(redis.uri())
+                .timeout(Duration.ofSeconds(60))
+                .maxPending(10)
+                .build()) {
+            KeyedRateLimiter<String> limiter = KeyedRateLimiter.builder(
+                            RateLimit.slidingWindow(1000, Duration.ofHours(1)), wheel)
+                    .name("busy")
+                    .sharedThrough(store)
+                    .onStoreFailure(StoreFailurePolicy.REFUSE_ALL)
+                    .build();
             Meters meters = Meters.of(limiter);
             client(sync, "PAUSE", "60000", "WRITE");
             for (int i = 0; i < 20; i++) {
@@ -125,7 +135,9 @@ class StoreFloodTest {
     }
 
     private static void client(RedisCommands<String, String> sync, String... args) {
-        sync.dispatch(CommandType.CLIENT, new StatusOutput<>(StringCodec.UTF8),
+        sync.dispatch(
+                CommandType.CLIENT,
+                new StatusOutput<>(StringCodec.UTF8),
                 new CommandArgs<>(StringCodec.UTF8).addValues(args));
     }
 
@@ -136,11 +148,16 @@ class StoreFloodTest {
      */
     @Test
     void aFloodOfNewKeysLeavesAWellBehavedKeyServedAndTheLimiterOnRedis() throws Exception {
-        try (RedisLeaseStore store = RedisLeaseStore.builder(redis.uri()).timeout(Duration.ofSeconds(5)).build()) {
-            KeyedRateLimiter<String> limiter = KeyedRateLimiter
-                    .builder(RateLimit.slidingWindow(10_000, Duration.ofSeconds(10)), wheel)
-                    .name("flood").sharedThrough(store).maxKeys(20_000)
-                    .onStoreFailure(StoreFailurePolicy.REFUSE_ALL).build();
+        try (RedisLeaseStore store = RedisLeaseStore.builder(redis.uri())
+                .timeout(Duration.ofSeconds(5))
+                .build()) {
+            KeyedRateLimiter<String> limiter = KeyedRateLimiter.builder(
+                            RateLimit.slidingWindow(10_000, Duration.ofSeconds(10)), wheel)
+                    .name("flood")
+                    .sharedThrough(store)
+                    .maxKeys(20_000)
+                    .onStoreFailure(StoreFailurePolicy.REFUSE_ALL)
+                    .build();
             Meters meters = Meters.of(limiter);
             AtomicReference<Throwable> thrown = new AtomicReference<>();
             AtomicInteger goodRequests = new AtomicInteger();
@@ -151,48 +168,57 @@ class StoreFloodTest {
                 limiter.tryAcquire("well-behaved");
                 meters.awaitAnswered();
             }
-            Thread good = new Thread(() -> {
-                try {
-                    for (int i = 0; i < 100; i++) { // 50 a second: 5% of the limit
-                        goodRequests.incrementAndGet();
-                        if (limiter.tryAcquire("well-behaved") != KeyedRateLimiter.ADMITTED) {
-                            goodRefused.incrementAndGet();
+            Thread good = new Thread(
+                    () -> {
+                        try {
+                            for (int i = 0; i < 100; i++) { // 50 a second: 5% of the limit
+                                goodRequests.incrementAndGet();
+                                if (limiter.tryAcquire("well-behaved") != KeyedRateLimiter.ADMITTED) {
+                                    goodRefused.incrementAndGet();
+                                }
+                                Thread.sleep(20);
+                            }
+                        } catch (Throwable t) {
+                            thrown.compareAndSet(null, t);
                         }
-                        Thread.sleep(20);
-                    }
-                } catch (Throwable t) {
-                    thrown.compareAndSet(null, t);
-                }
-            }, "well-behaved");
-            Thread flood = new Thread(() -> {
-                try {
-                    while (good.isAlive()) {
-                        for (int i = 0; i < 1000; i++) {
-                            limiter.tryAcquire("flood-" + floodKeys.getAndIncrement());
+                    },
+                    "well-behaved");
+            Thread flood = new Thread(
+                    () -> {
+                        try {
+                            while (good.isAlive()) {
+                                for (int i = 0; i < 1000; i++) {
+                                    limiter.tryAcquire("flood-" + floodKeys.getAndIncrement());
+                                }
+                                mostOut.accumulateAndGet((long) meters.exchangesOut(), Math::max);
+                            }
+                        } catch (Throwable t) {
+                            thrown.compareAndSet(null, t);
                         }
-                        mostOut.accumulateAndGet((long) meters.exchangesOut(), Math::max);
-                    }
-                } catch (Throwable t) {
-                    thrown.compareAndSet(null, t);
-                }
-            }, "flood");
+                    },
+                    "flood");
             good.start();
             flood.start();
             good.join();
             flood.join();
             meters.awaitAnswered();
             assertEquals(null, thrown.get());
-            assertEquals(0, meters.allFallbacks(), "the flood pushed the limiter into its failure policy ("
-                    + floodKeys.get() + " flood keys)");
+            assertEquals(
+                    0,
+                    meters.allFallbacks(),
+                    "the flood pushed the limiter into its failure policy (" + floodKeys.get() + " flood keys)");
             // Its refusals only wait for its refill, at most 64 new keys' exchanges ahead of it in
             // Redis's queue: a generous bound for a loaded machine (18 of 100 with load average 23).
-            assertTrue(goodRefused.get() <= goodRequests.get() / 2, "the well-behaved key was refused "
-                    + goodRefused.get() + " of " + goodRequests.get() + " (" + floodKeys.get() + " flood keys)");
+            assertTrue(
+                    goodRefused.get() <= goodRequests.get() / 2,
+                    "the well-behaved key was refused " + goodRefused.get() + " of " + goodRequests.get() + " ("
+                            + floodKeys.get() + " flood keys)");
             assertTrue(mostOut.get() <= 1024, "exchanges out: " + mostOut.get());
             assertTrue(limiter.activeKeys() <= 20_000, "keys tracked: " + limiter.activeKeys());
-            System.out.printf("flood: %d new keys, %.0f refused as saturated, at most %d exchanges out,"
-                    + " well-behaved key refused %d of %d%n", floodKeys.get(), meters.saturated(), mostOut.get(),
-                    goodRefused.get(), goodRequests.get());
+            System.out.printf(
+                    "flood: %d new keys, %.0f refused as saturated, at most %d exchanges out,"
+                            + " well-behaved key refused %d of %d%n",
+                    floodKeys.get(), meters.saturated(), mostOut.get(), goodRefused.get(), goodRequests.get());
             limiter.close();
         }
     }

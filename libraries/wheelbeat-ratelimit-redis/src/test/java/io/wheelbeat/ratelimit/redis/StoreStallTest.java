@@ -9,9 +9,9 @@ import io.lettuce.core.output.StatusOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import io.wheelbeat.core.ExecutorDrivenWheel;
+import io.wheelbeat.core.VirtualExecutor;
 import io.wheelbeat.core.internal.Drivers;
 import io.wheelbeat.core.internal.ManualTicker;
-import io.wheelbeat.core.VirtualExecutor;
 import io.wheelbeat.core.internal.WheelSettings;
 import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
 import io.wheelbeat.core.ratelimit.RateLimit;
@@ -43,13 +43,18 @@ class StoreStallTest {
     @Test
     void demandUnderTheShareIsNeverRefusedThroughAStall() throws Exception {
         try (RedisProcess redis = new RedisProcess();
-             RedisLeaseStore store = RedisLeaseStore.builder(redis.uri()).timeout(Duration.ofMillis(250))
-                     .sharedClock(clock, origin).build()) {
+                RedisLeaseStore store = RedisLeaseStore.builder(redis.uri())
+                        .timeout(Duration.ofMillis(250))
+                        .sharedClock(clock, origin)
+                        .build()) {
             ExecutorDrivenWheel wheel = Drivers.executorDriven(executor, new WheelSettings().ticker(clock));
             // 400 per 4 s, asked every 12 ms: 333 a window, 83% of the limit and of the share.
-            KeyedRateLimiter<String> limiter = KeyedRateLimiter
-                    .builder(RateLimit.slidingWindow(400, Duration.ofNanos(WINDOW)), wheel)
-                    .name("stall").sharedThrough(store).processes(1).build();
+            KeyedRateLimiter<String> limiter = KeyedRateLimiter.builder(
+                            RateLimit.slidingWindow(400, Duration.ofNanos(WINDOW)), wheel)
+                    .name("stall")
+                    .sharedThrough(store)
+                    .processes(1)
+                    .build();
             Meters meters = Meters.of(limiter);
             // Healthy: every exchange answered before time moves on.
             while (clock.nanoTime() - origin < WINDOW + SECOND) {
@@ -58,8 +63,11 @@ class StoreStallTest {
             }
             RedisClient client = RedisClient.create(redis.uri());
             try (StatefulRedisConnection<String, String> admin = client.connect()) {
-                CompletableFuture<String> stall = admin.async().dispatch(CommandType.DEBUG,
-                        new StatusOutput<>(StringCodec.UTF8), new CommandArgs<>(StringCodec.UTF8).add("SLEEP").add("0.6"))
+                CompletableFuture<String> stall = admin.async()
+                        .dispatch(
+                                CommandType.DEBUG,
+                                new StatusOutput<>(StringCodec.UTF8),
+                                new CommandArgs<>(StringCodec.UTF8).add("SLEEP").add("0.6"))
                         .toCompletableFuture();
                 // Stalled: time moves on about as fast as real time, and nothing waits for Redis.
                 while (!stall.isDone()) {

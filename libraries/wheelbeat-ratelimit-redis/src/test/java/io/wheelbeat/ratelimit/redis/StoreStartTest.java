@@ -11,9 +11,9 @@ import io.lettuce.core.output.StatusOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import io.wheelbeat.core.ExecutorDrivenWheel;
+import io.wheelbeat.core.VirtualExecutor;
 import io.wheelbeat.core.internal.Drivers;
 import io.wheelbeat.core.internal.ManualTicker;
-import io.wheelbeat.core.VirtualExecutor;
 import io.wheelbeat.core.internal.WheelSettings;
 import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
 import io.wheelbeat.core.ratelimit.RateLimit;
@@ -35,11 +35,15 @@ class StoreStartTest {
     private final ManualTicker clock = new ManualTicker(1000 * SECOND);
     private final long origin = clock.nanoTime();
 
-    private KeyedRateLimiter<String> limiter(RedisLeaseStore store, RateLimit limit, StoreFailurePolicy policy,
-                                             VirtualExecutor executor) {
+    private KeyedRateLimiter<String> limiter(
+            RedisLeaseStore store, RateLimit limit, StoreFailurePolicy policy, VirtualExecutor executor) {
         ExecutorDrivenWheel wheel = Drivers.executorDriven(executor, new WheelSettings().ticker(clock));
-        return KeyedRateLimiter.builder(limit, wheel).name("start").sharedThrough(store).processes(2)
-                .onStoreFailure(policy).build();
+        return KeyedRateLimiter.builder(limit, wheel)
+                .name("start")
+                .sharedThrough(store)
+                .processes(2)
+                .onStoreFailure(policy)
+                .build();
     }
 
     private static void await(String what, java.util.function.BooleanSupplier condition) throws InterruptedException {
@@ -56,11 +60,17 @@ class StoreStartTest {
         try (RedisProcess redis = new RedisProcess()) {
             RedisClient client = RedisClient.create(redis.uri());
             try (StatefulRedisConnection<String, String> admin = client.connect()) {
-                CompletableFuture<String> stall = admin.async().dispatch(CommandType.DEBUG,
-                        new StatusOutput<>(StringCodec.UTF8), new CommandArgs<>(StringCodec.UTF8).add("SLEEP").add("0.6"))
+                CompletableFuture<String> stall = admin.async()
+                        .dispatch(
+                                CommandType.DEBUG,
+                                new StatusOutput<>(StringCodec.UTF8),
+                                new CommandArgs<>(StringCodec.UTF8).add("SLEEP").add("0.6"))
                         .toCompletableFuture();
-                try (RedisLeaseStore store = RedisLeaseStore.builder(redis.uri()).timeout(Duration.ofMillis(100))
-                        .connectTimeout(Duration.ofSeconds(30)).failIfUnreachable(true).build()) {
+                try (RedisLeaseStore store = RedisLeaseStore.builder(redis.uri())
+                        .timeout(Duration.ofMillis(100))
+                        .connectTimeout(Duration.ofSeconds(30))
+                        .failIfUnreachable(true)
+                        .build()) {
                     assertTrue(stall.isDone(), "built only once Redis answered");
                     assertFalse(store.failing());
                 }
@@ -79,10 +89,15 @@ class StoreStartTest {
         int port = RedisProcess.freePort();
         VirtualExecutor executor = new VirtualExecutor(clock);
         try (RedisLeaseStore store = RedisLeaseStore.builder("redis://127.0.0.1:" + port)
-                .connectTimeout(Duration.ofMillis(500)).sharedClock(clock, origin).build()) {
+                .connectTimeout(Duration.ofMillis(500))
+                .sharedClock(clock, origin)
+                .build()) {
             assertTrue(store.failing(), "not connected");
-            KeyedRateLimiter<String> limiter = limiter(store, RateLimit.slidingWindow(10, Duration.ofSeconds(100)),
-                    StoreFailurePolicy.FAIL_LOCAL, executor);
+            KeyedRateLimiter<String> limiter = limiter(
+                    store,
+                    RateLimit.slidingWindow(10, Duration.ofSeconds(100)),
+                    StoreFailurePolicy.FAIL_LOCAL,
+                    executor);
             Meters meters = Meters.of(limiter);
             // Fail-local: this process's share, 10 / 2 = 5 a window (and the first on credit).
             int admitted = 0;
@@ -118,7 +133,9 @@ class StoreStartTest {
             VirtualExecutor first = new VirtualExecutor(clock);
             VirtualExecutor second = new VirtualExecutor(clock);
             clock.advance(SECOND, TimeUnit.NANOSECONDS);
-            try (RedisLeaseStore old = RedisLeaseStore.builder(redis.uri()).sharedClock(clock, origin).build()) {
+            try (RedisLeaseStore old = RedisLeaseStore.builder(redis.uri())
+                    .sharedClock(clock, origin)
+                    .build()) {
                 KeyedRateLimiter<String> before = limiter(old, limit, StoreFailurePolicy.REFUSE_ALL, first);
                 Meters meters = Meters.of(before);
                 int admitted = 0;
@@ -129,7 +146,9 @@ class StoreStartTest {
                 }
                 assertTrue(admitted >= 50, "the old process used the key: " + admitted);
                 redis.flushAll();
-                try (RedisLeaseStore fresh = RedisLeaseStore.builder(redis.uri()).sharedClock(clock, origin).build()) {
+                try (RedisLeaseStore fresh = RedisLeaseStore.builder(redis.uri())
+                        .sharedClock(clock, origin)
+                        .build()) {
                     KeyedRateLimiter<String> after = limiter(fresh, limit, StoreFailurePolicy.REFUSE_ALL, second);
                     Meters afterMeters = Meters.of(after);
                     int newlyAdmitted = 0;
@@ -139,8 +158,9 @@ class StoreStartTest {
                         clock.advance(10, TimeUnit.MILLISECONDS);
                     }
                     assertEquals(0, afterMeters.allFallbacks());
-                    assertTrue(newlyAdmitted <= 1, "admitted " + newlyAdmitted + " beyond its credit in the window"
-                            + " of the loss");
+                    assertTrue(
+                            newlyAdmitted <= 1,
+                            "admitted " + newlyAdmitted + " beyond its credit in the window" + " of the loss");
                     after.close();
                 }
                 before.close();

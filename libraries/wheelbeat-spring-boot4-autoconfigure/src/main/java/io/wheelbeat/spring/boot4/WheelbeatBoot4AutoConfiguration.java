@@ -34,20 +34,26 @@ public class WheelbeatBoot4AutoConfiguration {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = {"org.springframework.boot.http.client.autoconfigure.reactive.ClientHttpConnectorBuilderCustomizer",
-            "org.springframework.web.reactive.function.client.WebClient"})
+    @ConditionalOnClass(
+            name = {
+                "org.springframework.boot.http.client.autoconfigure.reactive.ClientHttpConnectorBuilderCustomizer",
+                "org.springframework.web.reactive.function.client.WebClient"
+            })
     static class WebClientConfiguration {
 
         @Bean
-        ClientHttpConnectorBuilderCustomizer<ReactorClientHttpConnectorBuilder> wheelbeatClientHttpConnectorBuilderCustomizer(
-                ReactorNettyHandlers handlers) {
+        ClientHttpConnectorBuilderCustomizer<ReactorClientHttpConnectorBuilder>
+                wheelbeatClientHttpConnectorBuilderCustomizer(ReactorNettyHandlers handlers) {
             return builder -> builder.withHttpClientCustomizer(handlers.clientCustomizer());
         }
     }
 
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = {"org.springframework.boot.health.contributor.HealthIndicator",
-            "io.wheelbeat.ratelimit.redis.RedisLeaseStore"})
+    @ConditionalOnClass(
+            name = {
+                "org.springframework.boot.health.contributor.HealthIndicator",
+                "io.wheelbeat.ratelimit.redis.RedisLeaseStore"
+            })
     @ConditionalOnBean(type = "io.wheelbeat.ratelimit.redis.RedisLeaseStore")
     static class HealthConfiguration {
 
@@ -58,7 +64,10 @@ public class WheelbeatBoot4AutoConfiguration {
                 protected void doHealthCheck(Health.Builder builder) {
                     Map<String, LeaseStoreState> states = LeaseStoreState.probeAll(stores);
                     states.forEach((name, state) -> builder.withDetail(name, state.description()));
-                    builder.status(LeaseStoreState.anyDecidesByFailurePolicy(states) ? new Status(LeaseStoreState.DEGRADED) : Status.UP);
+                    builder.status(
+                            LeaseStoreState.anyDecidesByFailurePolicy(states)
+                                    ? new Status(LeaseStoreState.DEGRADED)
+                                    : Status.UP);
                 }
             };
         }

@@ -12,8 +12,7 @@ import java.util.Objects;
  */
 public final class ConfigChecks {
 
-    private ConfigChecks() {
-    }
+    private ConfigChecks() {}
 
     /**
      * Returns {@code duration} in nanoseconds.

@@ -4,8 +4,7 @@ package io.wheelbeat.core.apicheck.internal;
 public class Engine {
 
     /** An internal interface. */
-    public interface Part {
-    }
+    public interface Part {}
 
     /** An internal exception. */
     public static final class Failure extends Exception {

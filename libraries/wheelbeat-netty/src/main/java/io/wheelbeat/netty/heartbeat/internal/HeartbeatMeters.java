@@ -2,8 +2,8 @@ package io.wheelbeat.netty.heartbeat.internal;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.micrometer.core.instrument.Timer;
+import io.wheelbeat.netty.internal.ConnectionMeters;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -14,13 +14,12 @@ import java.util.concurrent.TimeUnit;
  */
 public final class HeartbeatMeters {
 
-    private HeartbeatMeters() {
-    }
+    private HeartbeatMeters() {}
 
     /** {@code wheelbeat.heartbeat.pings.answered}: the peer's pings answered with a pong. */
     public static Counter pingsAnswered(MeterRegistry registry) {
-        return ConnectionMeters.counter(registry, "wheelbeat.heartbeat.pings.answered",
-                "Heartbeat pings answered with a pong", "pings");
+        return ConnectionMeters.counter(
+                registry, "wheelbeat.heartbeat.pings.answered", "Heartbeat pings answered with a pong", "pings");
     }
 
     /**
@@ -41,16 +40,29 @@ public final class HeartbeatMeters {
 
         private Pinging(MeterRegistry registry) {
             boolean on = registry != null;
-            this.pingsSent = on ? ConnectionMeters.counter(registry, "wheelbeat.heartbeat.pings.sent",
-                    "Heartbeat pings sent", "pings") : null;
-            this.pongsMissed = on ? ConnectionMeters.counter(registry, "wheelbeat.heartbeat.pongs.missed",
-                    "Heartbeat pongs that did not come within the pong timeout", "pongs") : null;
-            this.pongsLate = on ? ConnectionMeters.counter(registry, "wheelbeat.heartbeat.pongs.late",
-                    "Heartbeat pongs that answered no ping awaiting them: after its timeout, or unasked",
-                    "pongs") : null;
-            this.roundTrip = on ? Timer.builder("wheelbeat.heartbeat.rtt")
-                    .description("Time from sending a heartbeat ping to receiving its pong")
-                    .register(registry) : null;
+            this.pingsSent = on
+                    ? ConnectionMeters.counter(
+                            registry, "wheelbeat.heartbeat.pings.sent", "Heartbeat pings sent", "pings")
+                    : null;
+            this.pongsMissed = on
+                    ? ConnectionMeters.counter(
+                            registry,
+                            "wheelbeat.heartbeat.pongs.missed",
+                            "Heartbeat pongs that did not come within the pong timeout",
+                            "pongs")
+                    : null;
+            this.pongsLate = on
+                    ? ConnectionMeters.counter(
+                            registry,
+                            "wheelbeat.heartbeat.pongs.late",
+                            "Heartbeat pongs that answered no ping awaiting them: after its timeout, or unasked",
+                            "pongs")
+                    : null;
+            this.roundTrip = on
+                    ? Timer.builder("wheelbeat.heartbeat.rtt")
+                            .description("Time from sending a heartbeat ping to receiving its pong")
+                            .register(registry)
+                    : null;
             this.closes = on ? ConnectionMeters.closed(registry, "heartbeat_timeout") : null;
         }
 

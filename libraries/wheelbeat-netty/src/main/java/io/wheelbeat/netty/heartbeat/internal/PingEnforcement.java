@@ -2,8 +2,8 @@ package io.wheelbeat.netty.heartbeat.internal;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.wheelbeat.netty.heartbeat.PingLimits;
+import io.wheelbeat.netty.internal.ConnectionMeters;
 
 /**
  * The answering side's rule against peers that ping too often, shared by {@code HeartbeatHandler}
@@ -32,8 +32,13 @@ public final class PingEnforcement {
     private PingEnforcement(PingLimits limits, MeterRegistry registry) {
         this.minIntervalNanos = limits.minPingInterval().toNanos();
         this.maxStrikes = limits.maxPingStrikes();
-        this.strikes = registry == null ? null : ConnectionMeters.counter(registry,
-                "wheelbeat.heartbeat.ping.strikes", "Pings sooner than the minimum ping interval", "pings");
+        this.strikes = registry == null
+                ? null
+                : ConnectionMeters.counter(
+                        registry,
+                        "wheelbeat.heartbeat.ping.strikes",
+                        "Pings sooner than the minimum ping interval",
+                        "pings");
         this.closes = registry == null ? null : ConnectionMeters.closed(registry, TOO_MANY_PINGS);
     }
 

@@ -59,6 +59,7 @@ public final class PingLoop {
     public static final class Settings {
         /** The base interval, before jitter; doubled when the peer says "too many pings". */
         private final AtomicLong intervalNanos;
+
         private final long pongTimeoutNanos;
         private final int maxMissedPongs;
         private final double jitter;
@@ -70,8 +71,14 @@ public final class PingLoop {
          * @param pongTimeoutNanos how long a pong may take; {@code 0} for the interval
          * @param meters the pinging meters, {@link HeartbeatMeters.Pinging#NONE} for none
          */
-        public Settings(long intervalNanos, long pongTimeoutNanos, int maxMissedPongs, double jitter,
-                        RandomGenerator random, Traffic traffic, HeartbeatMeters.Pinging meters) {
+        public Settings(
+                long intervalNanos,
+                long pongTimeoutNanos,
+                int maxMissedPongs,
+                double jitter,
+                RandomGenerator random,
+                Traffic traffic,
+                HeartbeatMeters.Pinging meters) {
             this.intervalNanos = new AtomicLong(intervalNanos);
             this.pongTimeoutNanos = pongTimeoutNanos > 0 ? pongTimeoutNanos : intervalNanos;
             this.maxMissedPongs = maxMissedPongs;
@@ -98,15 +105,18 @@ public final class PingLoop {
     private long intervalNanos;
     /** The base interval this connection last drew from, 0 before the start. */
     private long baseIntervalNanos;
+
     private long lastTrafficNanos;
     private boolean trafficUnstamped;
     private boolean readSincePing;
     private boolean awaitingPong;
     /** The random id before the first ping: ids of this connection's pings are above it. */
     private long firstPingIdMinusOne;
+
     private long lastPingId;
     /** Pongs matched by order: the id of the ping the last pong answered. */
     private long pongsCounted;
+
     private long pingSentNanos;
     private boolean pongSeen;
     private int missedPongs;
@@ -262,7 +272,9 @@ public final class PingLoop {
         }
         long doubled = base > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : base * 2;
         if (settings.intervalNanos.compareAndSet(base, doubled)) {
-            log.info("{}: the peer says we ping too often; ping interval now {} ms", ctx.channel(),
+            log.info(
+                    "{}: the peer says we ping too often; ping interval now {} ms",
+                    ctx.channel(),
                     TimeUnit.NANOSECONDS.toMillis(doubled));
         }
         if (running) {

@@ -25,7 +25,8 @@ final class NettyVersionCheck {
 
     /** The check of the Netty on the class path ({@code netty-common}'s version). */
     static NettyVersionCheck ofRunningNetty(boolean loopEnabled) {
-        Version common = Version.identify(NettyVersionCheck.class.getClassLoader()).get("netty-common");
+        Version common =
+                Version.identify(NettyVersionCheck.class.getClassLoader()).get("netty-common");
         return new NettyVersionCheck(common == null ? "unknown" : common.artifactVersion(), loopEnabled);
     }
 
@@ -44,8 +45,9 @@ final class NettyVersionCheck {
             return warnings; // a build without a readable version: nothing reliable to say
         }
         if (compare(parts, OLDEST_SUPPORTED) < 0) {
-            warnings.add("Netty " + version + " is older than 4.1.128.Final, the oldest wheelbeat supports:"
-                    + " set the property netty.version (Spring Boot's dependency management) to 4.1.128.Final or newer");
+            warnings.add(
+                    "Netty " + version + " is older than 4.1.128.Final, the oldest wheelbeat supports:"
+                            + " set the property netty.version (Spring Boot's dependency management) to 4.1.128.Final or newer");
         }
         if (loopEnabled && compare(parts, new int[] {4, 2, 0}) < 0) {
             warnings.add("wheelbeat.loop.enabled needs Netty 4.2 (found " + version + "): Reactor Netty keeps its own"

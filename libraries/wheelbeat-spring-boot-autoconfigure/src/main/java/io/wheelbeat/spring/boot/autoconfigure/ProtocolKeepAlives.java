@@ -38,8 +38,7 @@ final class ProtocolKeepAlives {
     /** RFC 6455's "policy violation", the close status for a peer that pings too often. */
     private static final int POLICY_VIOLATION = WebSocketCloseStatus.POLICY_VIOLATION.code();
 
-    private ProtocolKeepAlives() {
-    }
+    private ProtocolKeepAlives() {}
 
     /**
      * The WebSocket keepalive as a {@link HeartbeatHandler}: ping frames carrying the ping's id,
@@ -47,14 +46,19 @@ final class ProtocolKeepAlives {
      * Reactor Netty, which cannot limit them) under {@code limits}, with a close frame 1008 for a
      * peer that pings too often.
      */
-    static HeartbeatHandler.Builder webSocket(Duration interval, Duration pongTimeout, int maxMissedPongs,
-                                              PingLimits limits) {
+    static HeartbeatHandler.Builder webSocket(
+            Duration interval, Duration pongTimeout, int maxMissedPongs, PingLimits limits) {
         HeartbeatHandler.Builder builder = HeartbeatHandler.builder()
-                .sendPings(interval, ProtocolKeepAlives::ping, PongWebSocketFrame.class::isInstance,
+                .sendPings(
+                        interval,
+                        ProtocolKeepAlives::ping,
+                        PongWebSocketFrame.class::isInstance,
                         ProtocolKeepAlives::pingIdOf)
                 .maxMissedPongs(maxMissedPongs)
-                .answerPings(PingWebSocketFrame.class::isInstance,
-                        (channel, ping) -> new PongWebSocketFrame(((PingWebSocketFrame) ping).content().retain()))
+                .answerPings(
+                        PingWebSocketFrame.class::isInstance,
+                        (channel, ping) -> new PongWebSocketFrame(
+                                ((PingWebSocketFrame) ping).content().retain()))
                 .pingLimits(limits);
         if (pongTimeout != null) {
             builder.pongTimeout(pongTimeout);
@@ -67,7 +71,8 @@ final class ProtocolKeepAlives {
 
     /** A ping frame whose data is the ping's id. */
     private static PingWebSocketFrame ping(Channel channel, long id) {
-        return new PingWebSocketFrame(channel.alloc().buffer(Long.BYTES, Long.BYTES).writeLong(id));
+        return new PingWebSocketFrame(
+                channel.alloc().buffer(Long.BYTES, Long.BYTES).writeLong(id));
     }
 
     /** The id our ping carried, or {@link HeartbeatHandler#NO_PING} for a pong with other data. */

@@ -48,13 +48,25 @@ public final class ReactorNettyHandlers {
 
     /** The handlers the properties ask for, with the meters {@code meters} gives them. */
     ReactorNettyHandlers(WheelbeatProperties properties, HandlerMeters meters) {
-        TimeoutCloses closes = meters.count(properties.isQuietTimeoutClose() ? TimeoutCloses.quiet()
-                : TimeoutCloses.firingException());
+        TimeoutCloses closes = meters.count(
+                properties.isQuietTimeoutClose() ? TimeoutCloses.quiet() : TimeoutCloses.firingException());
         WheelbeatProperties.Server server = properties.getServer();
-        this.server = side(server, server.getFirstRequestTimeout(), slowConsumer(server.getSlowConsumer(), meters),
-                closes, meters, http2(server.getHttp2(), meters), webSocket(server.getWebsocket(), meters));
-        this.client = side(properties.getClient(), null, null, closes, meters,
-                http2(properties.getClient().getHttp2(), meters), null);
+        this.server = side(
+                server,
+                server.getFirstRequestTimeout(),
+                slowConsumer(server.getSlowConsumer(), meters),
+                closes,
+                meters,
+                http2(server.getHttp2(), meters),
+                webSocket(server.getWebsocket(), meters));
+        this.client = side(
+                properties.getClient(),
+                null,
+                null,
+                closes,
+                meters,
+                http2(properties.getClient().getHttp2(), meters),
+                null);
     }
 
     /**
@@ -65,7 +77,8 @@ public final class ReactorNettyHandlers {
      * @return the server whose connections get the handlers
      */
     public HttpServer customize(HttpServer server) {
-        return this.server.isEmpty() ? server
+        return this.server.isEmpty()
+                ? server
                 : server.doOnChannelInit((observer, channel, address) -> this.server.addTo(channel));
     }
 
@@ -77,7 +90,8 @@ public final class ReactorNettyHandlers {
      * @return the client whose connections get the handlers
      */
     public HttpClient customize(HttpClient client) {
-        return this.client.isEmpty() ? client
+        return this.client.isEmpty()
+                ? client
                 : client.doOnChannelInit((observer, channel, address) -> this.client.addTo(channel));
     }
 
@@ -99,9 +113,14 @@ public final class ReactorNettyHandlers {
         return this::customize;
     }
 
-    private static Side side(WheelbeatProperties.Connections connections, Duration firstRequest,
-                             SlowConsumerHandler.Factory slowConsumer, TimeoutCloses closes, HandlerMeters meters,
-                             Http2KeepAliveHandler.Factory http2, HeartbeatHandler.Factory webSocket) {
+    private static Side side(
+            WheelbeatProperties.Connections connections,
+            Duration firstRequest,
+            SlowConsumerHandler.Factory slowConsumer,
+            TimeoutCloses closes,
+            HandlerMeters meters,
+            Http2KeepAliveHandler.Factory http2,
+            HeartbeatHandler.Factory webSocket) {
         Duration maxAge = connections.getMaxConnectionAge();
         ConnectionDeadlineHandler.Factory deadlines = null;
         if (firstRequest != null || maxAge != null) {
@@ -110,13 +129,21 @@ public final class ReactorNettyHandlers {
                 builder.firstMessageTimeout(firstRequest);
             }
             if (maxAge != null) {
-                builder.maxConnectionAge(MaxConnectionAge.of(maxAge).withJitter(connections.getMaxConnectionAgeJitter())
+                builder.maxConnectionAge(MaxConnectionAge.of(maxAge)
+                        .withJitter(connections.getMaxConnectionAgeJitter())
                         .withGrace(connections.getMaxConnectionAgeGrace()));
             }
             deadlines = meters.count(builder).build();
         }
-        return new Side(connections.getTcpKeepAlive().toTcpKeepAlive(), closes, connections.getReadTimeout(),
-                connections.getWriteTimeout(), deadlines, slowConsumer, http2, webSocket);
+        return new Side(
+                connections.getTcpKeepAlive().toTcpKeepAlive(),
+                closes,
+                connections.getReadTimeout(),
+                connections.getWriteTimeout(),
+                deadlines,
+                slowConsumer,
+                http2,
+                webSocket);
     }
 
     private static Http2KeepAliveHandler.Factory http2(WheelbeatProperties.Http2 properties, HandlerMeters meters) {
@@ -125,7 +152,8 @@ public final class ReactorNettyHandlers {
         }
         Http2KeepAliveHandler.Builder builder = Http2KeepAliveHandler.builder();
         if (properties.getKeepAliveTime() != null) {
-            builder.keepAliveTime(properties.getKeepAliveTime()).keepAliveTimeout(properties.getKeepAliveTimeout())
+            builder.keepAliveTime(properties.getKeepAliveTime())
+                    .keepAliveTimeout(properties.getKeepAliveTimeout())
                     .keepAliveWithoutCalls(properties.isKeepAliveWithoutCalls());
         }
         if (properties instanceof WheelbeatProperties.ServerHttp2 server && server.getPermitKeepAliveTime() != null) {
@@ -139,12 +167,16 @@ public final class ReactorNettyHandlers {
         if (properties.getPingInterval() == null) {
             return null;
         }
-        return meters.count(ProtocolKeepAlives.webSocket(properties.getPingInterval(), properties.getPongTimeout(),
-                properties.getMaxMissedPongs(), properties.pingLimits())).build();
+        return meters.count(ProtocolKeepAlives.webSocket(
+                        properties.getPingInterval(),
+                        properties.getPongTimeout(),
+                        properties.getMaxMissedPongs(),
+                        properties.pingLimits()))
+                .build();
     }
 
-    private static SlowConsumerHandler.Factory slowConsumer(WheelbeatProperties.SlowConsumer properties,
-                                                            HandlerMeters meters) {
+    private static SlowConsumerHandler.Factory slowConsumer(
+            WheelbeatProperties.SlowConsumer properties, HandlerMeters meters) {
         if (!properties.isEnabled()) {
             return null;
         }
@@ -155,13 +187,24 @@ public final class ReactorNettyHandlers {
     }
 
     /** The handlers of one side (server or client); null factories and durations are off. */
-    private record Side(TcpKeepAlive tcpKeepAlive, TimeoutCloses closes, Duration readTimeout, Duration writeTimeout,
-                        ConnectionDeadlineHandler.Factory deadlines, SlowConsumerHandler.Factory slowConsumer,
-                        Http2KeepAliveHandler.Factory http2, HeartbeatHandler.Factory webSocket) {
+    private record Side(
+            TcpKeepAlive tcpKeepAlive,
+            TimeoutCloses closes,
+            Duration readTimeout,
+            Duration writeTimeout,
+            ConnectionDeadlineHandler.Factory deadlines,
+            SlowConsumerHandler.Factory slowConsumer,
+            Http2KeepAliveHandler.Factory http2,
+            HeartbeatHandler.Factory webSocket) {
 
         boolean isEmpty() {
-            return tcpKeepAlive == null && readTimeout == null && writeTimeout == null && deadlines == null
-                    && slowConsumer == null && http2 == null && webSocket == null;
+            return tcpKeepAlive == null
+                    && readTimeout == null
+                    && writeTimeout == null
+                    && deadlines == null
+                    && slowConsumer == null
+                    && http2 == null
+                    && webSocket == null;
         }
 
         void addTo(Channel channel) {
@@ -172,8 +215,8 @@ public final class ReactorNettyHandlers {
             if (slowConsumer != null) {
                 pipeline.addFirst("wheelbeat.slowConsumer", slowConsumer.newHandler());
             }
-            String after = pipeline.get(NettyPipeline.HttpCodec) != null ? NettyPipeline.HttpCodec
-                    : h2cUpgrade(pipeline);
+            String after =
+                    pipeline.get(NettyPipeline.HttpCodec) != null ? NettyPipeline.HttpCodec : h2cUpgrade(pipeline);
             if (deadlines != null) {
                 after = add(pipeline, after, "wheelbeat.deadlines", deadlines.newHandler());
             }
@@ -181,8 +224,8 @@ public final class ReactorNettyHandlers {
                 after = add(pipeline, after, "wheelbeat.readTimeout", new WheelReadTimeoutHandler(readTimeout, closes));
             }
             if (writeTimeout != null) {
-                after = add(pipeline, after, "wheelbeat.writeTimeout",
-                        new WheelWriteTimeoutHandler(writeTimeout, closes));
+                after = add(
+                        pipeline, after, "wheelbeat.writeTimeout", new WheelWriteTimeoutHandler(writeTimeout, closes));
             }
             if (webSocket != null) {
                 add(pipeline, after, "wheelbeat.webSocketWatcher", new ProtocolKeepAlives.WebSocketWatcher(webSocket));

@@ -18,8 +18,12 @@ import org.springframework.http.client.ReactorResourceFactory;
  * {@link NettyVersionCheck} warns.
  */
 @AutoConfiguration
-@ConditionalOnClass(name = {"io.netty.channel.IoHandlerFactory", "reactor.netty.resources.LoopResources",
-        "org.springframework.http.client.ReactorResourceFactory"})
+@ConditionalOnClass(
+        name = {
+            "io.netty.channel.IoHandlerFactory",
+            "reactor.netty.resources.LoopResources",
+            "org.springframework.http.client.ReactorResourceFactory"
+        })
 @ConditionalOnProperty(prefix = "wheelbeat.loop", name = "enabled", havingValue = "true")
 public class WheelLoopAutoConfiguration {
 

@@ -30,8 +30,10 @@ final class WheelLoopResources implements LoopResources {
 
     private static final Logger log = LoggerFactory.getLogger(WheelLoopResources.class);
     /** Netty 4.2's native transports, in the order Reactor Netty prefers them. */
-    private static final List<String> NATIVE_HANDLERS = List.of("io.netty.channel.uring.IoUringIoHandler",
-            "io.netty.channel.epoll.EpollIoHandler", "io.netty.channel.kqueue.KQueueIoHandler");
+    private static final List<String> NATIVE_HANDLERS = List.of(
+            "io.netty.channel.uring.IoUringIoHandler",
+            "io.netty.channel.epoll.EpollIoHandler",
+            "io.netty.channel.kqueue.KQueueIoHandler");
 
     private final WheelIoEventLoopGroup loops;
 
@@ -60,8 +62,9 @@ final class WheelLoopResources implements LoopResources {
 
     @Override
     public Mono<Void> disposeLater(Duration quietPeriod, Duration timeout) {
-        return Mono.create(sink -> loops.shutdownGracefully(quietPeriod.toMillis(), timeout.toMillis(), TimeUnit.MILLISECONDS)
-                .addListener(done -> sink.success()));
+        return Mono.create(
+                sink -> loops.shutdownGracefully(quietPeriod.toMillis(), timeout.toMillis(), TimeUnit.MILLISECONDS)
+                        .addListener(done -> sink.success()));
     }
 
     /**
@@ -76,7 +79,8 @@ final class WheelLoopResources implements LoopResources {
                 for (String name : NATIVE_HANDLERS) {
                     Class<? extends IoHandler> handler = loadHandler(name);
                     if (handler != null && group.isIoType(handler)) {
-                        return (IoHandlerFactory) handler.getMethod("newFactory").invoke(null);
+                        return (IoHandlerFactory)
+                                handler.getMethod("newFactory").invoke(null);
                     }
                 }
             }
@@ -91,7 +95,8 @@ final class WheelLoopResources implements LoopResources {
 
     private static Class<? extends IoHandler> loadHandler(String name) {
         try {
-            return Class.forName(name, false, WheelLoopResources.class.getClassLoader()).asSubclass(IoHandler.class);
+            return Class.forName(name, false, WheelLoopResources.class.getClassLoader())
+                    .asSubclass(IoHandler.class);
         } catch (ClassNotFoundException | LinkageError e) {
             return null; // that transport's classes are not on the class path
         }

@@ -30,8 +30,8 @@ public class WheelbeatAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    ReactorNettyHandlers wheelbeatReactorNettyHandlers(WheelbeatProperties properties,
-                                                       ObjectProvider<HandlerMeters> meters) {
+    ReactorNettyHandlers wheelbeatReactorNettyHandlers(
+            WheelbeatProperties properties, ObjectProvider<HandlerMeters> meters) {
         return new ReactorNettyHandlers(properties, meters.getIfAvailable(() -> HandlerMeters.NONE));
     }
 
@@ -62,7 +62,8 @@ public class WheelbeatAutoConfiguration {
         /** {@code wheelbeat.ratelimit.*} of every {@link KeyedRateLimiter} bean, tagged with its name. */
         @Bean
         MeterBinder wheelbeatRateLimiterMetrics(ObjectProvider<KeyedRateLimiter<?>> limiters) {
-            return registry -> limiters.orderedStream().forEach(limiter -> new KeyedRateLimiterMetrics(limiter).bindTo(registry));
+            return registry ->
+                    limiters.orderedStream().forEach(limiter -> new KeyedRateLimiterMetrics(limiter).bindTo(registry));
         }
     }
 

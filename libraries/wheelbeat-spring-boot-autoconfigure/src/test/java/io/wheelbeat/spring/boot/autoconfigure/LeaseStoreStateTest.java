@@ -23,7 +23,9 @@ class LeaseStoreStateTest {
     @Test
     void decidesFromRedisWhileItAnswersAndByThePolicyWhileItIsDown() throws Exception {
         try (RedisProcess redis = new RedisProcess()) {
-            try (RedisLeaseStore store = RedisLeaseStore.builder(redis.uri()).timeout(Duration.ofMillis(300)).build()) {
+            try (RedisLeaseStore store = RedisLeaseStore.builder(redis.uri())
+                    .timeout(Duration.ofMillis(300))
+                    .build()) {
                 LeaseStoreState up = LeaseStoreState.probe(store, Duration.ofSeconds(10));
                 assertNull(up.failure());
                 assertFalse(up.decidesByFailurePolicy());
@@ -38,7 +40,8 @@ class LeaseStoreStateTest {
                 redis.start();
                 LeaseStoreState back = down;
                 for (long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-                     back.decidesByFailurePolicy() && System.nanoTime() - deadline < 0; Thread.sleep(100)) {
+                        back.decidesByFailurePolicy() && System.nanoTime() - deadline < 0;
+                        Thread.sleep(100)) {
                     back = LeaseStoreState.probe(store, Duration.ofSeconds(10));
                 }
                 assertFalse(back.decidesByFailurePolicy(), "still " + back + " 30 s after Redis came back");
@@ -48,7 +51,10 @@ class LeaseStoreStateTest {
 
     @Test
     void aStoreThatNeverAnswersCountsAsTimedOut() {
-        assertEquals(LeaseStore.Failure.TIMEOUT, LeaseStoreState.probe(probing(reply -> { }), Duration.ofMillis(1)).failure());
+        assertEquals(
+                LeaseStore.Failure.TIMEOUT,
+                LeaseStoreState.probe(probing(reply -> {}), Duration.ofMillis(1))
+                        .failure());
     }
 
     @Test

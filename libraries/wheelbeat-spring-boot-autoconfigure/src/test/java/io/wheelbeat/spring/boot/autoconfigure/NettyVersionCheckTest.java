@@ -20,7 +20,8 @@ class NettyVersionCheckTest {
 
     @Test
     void supportedVersionsWithoutTheLoopSayNothing() {
-        for (String version : new String[] {"4.1.128.Final", "4.1.137.Final", "4.2.0.Final", "4.2.18.Final", "5.0.0.Alpha2"}) {
+        for (String version :
+                new String[] {"4.1.128.Final", "4.1.137.Final", "4.2.0.Final", "4.2.18.Final", "5.0.0.Alpha2"}) {
             assertEquals(List.of(), new NettyVersionCheck(version, false).warnings(), version);
         }
     }
@@ -29,7 +30,9 @@ class NettyVersionCheckTest {
     void theLoopOnNetty41SaysItNeedsNetty42() {
         List<String> warnings = new NettyVersionCheck("4.1.128.Final", true).warnings();
         assertEquals(1, warnings.size());
-        assertTrue(warnings.get(0).startsWith("wheelbeat.loop.enabled needs Netty 4.2 (found 4.1.128.Final)"), warnings.get(0));
+        assertTrue(
+                warnings.get(0).startsWith("wheelbeat.loop.enabled needs Netty 4.2 (found 4.1.128.Final)"),
+                warnings.get(0));
         assertEquals(List.of(), new NettyVersionCheck("4.2.15.Final", true).warnings());
         assertEquals(2, new NettyVersionCheck("4.1.100.Final", true).warnings().size());
     }
