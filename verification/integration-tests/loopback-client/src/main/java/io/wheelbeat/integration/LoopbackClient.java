@@ -16,17 +16,20 @@ import java.nio.charset.StandardCharsets;
 public final class LoopbackClient implements AutoCloseable {
 
     private final Socket socket = new Socket();
-    private final long connectedAt;
+    private final long connectingAt;
 
     public LoopbackClient(int port) throws IOException {
         socket.setTcpNoDelay(true);
+        connectingAt = System.nanoTime();
         socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
-        connectedAt = System.nanoTime();
     }
 
-    /** The clock reading ({@link System#nanoTime()}) taken when the connection was made. */
-    public long connectedAt() {
-        return connectedAt;
+    /**
+     * The clock reading ({@link System#nanoTime()}) taken just before connecting: no server timer
+     * of this connection starts earlier, however late this thread runs after the handshake.
+     */
+    public long connectingAt() {
+        return connectingAt;
     }
 
     /** Sends {@code text} and returns the clock reading taken just before. */

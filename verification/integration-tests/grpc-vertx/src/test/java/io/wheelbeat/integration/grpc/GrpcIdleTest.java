@@ -190,7 +190,7 @@ class GrpcIdleTest {
             assertClosedAfterTwoCalls(channel, readIdle);
 
             try (LoopbackClient silent = new LoopbackClient(server.getPort())) {
-                assertClosedAfter(readIdle, silent.connectedAt(), silent.awaitClose(CLOSE_WAIT_MILLIS));
+                assertClosedAfter(readIdle, silent.connectingAt(), silent.awaitClose(CLOSE_WAIT_MILLIS));
             }
         } finally {
             channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);

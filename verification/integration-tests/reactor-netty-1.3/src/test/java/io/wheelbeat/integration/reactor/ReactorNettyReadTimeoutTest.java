@@ -43,7 +43,7 @@ class ReactorNettyReadTimeoutTest {
         DisposableServer server = ReactorNettyRecipes.tcpServerClosingIdleConnections(READ_IDLE)
                 .host("127.0.0.1").port(0).handle((in, out) -> out.send(in.receive().retain())).bindNow();
         try (LoopbackClient client = new LoopbackClient(server.port())) {
-            assertClosedAtTheTimeout(client.connectedAt(), client.awaitClose(CLOSE_WAIT_MILLIS));
+            assertClosedAtTheTimeout(client.connectingAt(), client.awaitClose(CLOSE_WAIT_MILLIS));
         } finally {
             server.disposeNow();
         }
@@ -69,7 +69,7 @@ class ReactorNettyReadTimeoutTest {
     void httpServerClosesAConnectionThatNeverSendsARequest() throws Exception {
         DisposableServer server = okServer(ReactorNettyRecipes.httpServerClosingIdleConnections(READ_IDLE));
         try (LoopbackClient client = new LoopbackClient(server.port())) {
-            assertClosedAtTheTimeout(client.connectedAt(), client.awaitClose(CLOSE_WAIT_MILLIS));
+            assertClosedAtTheTimeout(client.connectingAt(), client.awaitClose(CLOSE_WAIT_MILLIS));
         } finally {
             server.disposeNow();
         }

@@ -56,7 +56,7 @@ class SilentConnectionTest {
     @Test
     void aConnectionThatNeverSendsARequestIsClosedAtTheReadTimeout(CapturedOutput output) throws IOException {
         try (LoopbackClient client = new LoopbackClient(port)) {
-            assertClosedNotBefore(client.connectedAt(), Duration.ofMillis(400), client.awaitClose(WAIT_MILLIS));
+            assertClosedNotBefore(client.connectingAt(), Duration.ofMillis(400), client.awaitClose(WAIT_MILLIS));
         }
         // Closed quietly: Reactor Netty logs a fired ReadTimeoutException at ERROR with its trace.
         assertFalse(output.getAll().contains("ReadTimeoutException"), output::getAll);
