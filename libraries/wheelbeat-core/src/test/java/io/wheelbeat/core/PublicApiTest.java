@@ -15,6 +15,6 @@ class PublicApiTest {
     void theEngineStaysHiddenAndTheSurfaceWithinItsBudget() throws Exception {
         ExportedApi.of(WheelSettings.class, "io.wheelbeat.core")
                 // The budget grows only with a reason: each public member is a promise.
-                .assertHiddenAndWithin(20, 170);
+                .assertHiddenAndWithin(20, 172);
     }
 }
