@@ -10,6 +10,7 @@ import org.openjdk.jol.vm.VM;
 /**
  * A pending one-shot task is one 40-byte object (compressed references): the node (header, links,
  * deadline, int order: 32 B), the loop and the state; the task keeps its deadline in the node.
+ * A periodic one adds its period (56 B).
  */
 class WheelScheduledTaskFootprintTest {
 
@@ -26,5 +27,6 @@ class WheelScheduledTaskFootprintTest {
                 "compressed references and 12-byte headers (JDK 17's default heap)");
         assertEquals(32, VM.current().sizeOf(new Bare()));
         assertEquals(40, VM.current().sizeOf(new WheelScheduledTask<Void>(null, (Runnable) () -> {}, 0)));
+        assertEquals(56, VM.current().sizeOf(new WheelScheduledTask.Periodic(null, () -> {}, 0, 1)));
     }
 }
