@@ -1,7 +1,7 @@
 package io.wheelbeat.bench;
 
-import io.wheelbeat.core.Ticker;
 import java.util.Arrays;
+import java.util.function.LongSupplier;
 
 /**
  * Design experiment, not a product: the engine's level 0 with each slot an array of node
@@ -18,7 +18,7 @@ final class ArraySlotsAdapter extends OwnerThreadAdapter {
     private static final int OVERFLOW = SLOTS;
     private static final int TICK_SHIFT = Long.numberOfTrailingZeros(TICK_NANOS);
 
-    private final Ticker clock;
+    private final LongSupplier clock;
     private final long origin;
     private final Node[] nodes;
     /** Per slot, then the overflow: node references; live from start to size. */
@@ -34,7 +34,7 @@ final class ArraySlotsAdapter extends OwnerThreadAdapter {
     ArraySlotsAdapter(int capacity, boolean virtualTime) {
         super(capacity);
         this.clock = clock(virtualTime);
-        this.origin = clock.nanoTime();
+        this.origin = clock.getAsLong();
         for (int slot = 0; slot <= SLOTS; slot++) {
             refs[slot] = new Node[16];
         }
@@ -68,7 +68,7 @@ final class ArraySlotsAdapter extends OwnerThreadAdapter {
             remove(node);
         }
         node.order = nextOrder++;
-        node.deadline = clock.nanoTime() + delayNanos - origin;
+        node.deadline = clock.getAsLong() + delayNanos - origin;
         place(node);
     }
 
@@ -113,7 +113,7 @@ final class ArraySlotsAdapter extends OwnerThreadAdapter {
 
     @Override
     int poll() {
-        long now = clock.nanoTime() - origin;
+        long now = clock.getAsLong() - origin;
         long nowTick = now >>> TICK_SHIFT;
         int fired = 0;
         while (true) {
