@@ -50,6 +50,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -140,6 +141,8 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
     private final String[] epochKeys;
     /** The epoch id this store knows per bucket ("" before the first answer): another means a loss. */
     private final AtomicReferenceArray<String> epochs;
+    /** The latest loss mark this store knows per bucket (-1 before the first answer): a later one means a loss. */
+    private final AtomicLongArray lossMarks;
     /** The connection once made (Lettuce reconnects it on its own after that); null before. */
     private volatile StatefulConnection<String, String> connection;
 
@@ -185,8 +188,10 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
             epochKeys[b] = cluster ? KEY_PREFIX + "{" + b + "}:epoch" : EPOCH_KEY;
         }
         this.epochs = new AtomicReferenceArray<>(epochKeys.length);
+        this.lossMarks = new AtomicLongArray(epochKeys.length);
         for (int b = 0; b < epochKeys.length; b++) {
             epochs.set(b, "");
+            lossMarks.set(b, -1);
         }
         String prelude = resource("prelude.lua");
         // Sent by digest, computed here: a server that lacks a script gets its body (no SCRIPT LOAD at start).
@@ -483,7 +488,7 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
             granted = (Long) result.get(0);
             validMicros = (Long) result.get(1);
             retryMicros = (Long) result.get(2);
-            noteEpoch(bucket, (String) result.get(3));
+            noteEpoch(bucket, (String) result.get(3), Long.parseLong((String) result.get(4)));
         } catch (RuntimeException malformed) {
             log.warn("{}: unexpected script reply {}", this, result, malformed);
             reply.failed(Failure.ERROR);
@@ -495,18 +500,27 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
                 TimeUnit.MICROSECONDS.toNanos(retryMicros));
     }
 
-    /** Warns once per new epoch: Redis lost its state, and the scripts apply the loss rule. */
-    private void noteEpoch(int bucket, String id) {
-        String known = epochs.get(bucket);
+    /**
+     * Warns once per loss: a new epoch, or a new loss mark on the same epoch (a replica promoted),
+     * after which the scripts apply the loss rule.
+     */
+    private void noteEpoch(int bucket, String id, long lostAt) {
+        String knownId = epochs.get(bucket);
+        long knownMark = lossMarks.get(bucket);
         // The first answer only tells the epoch ("" before): a missing one the script marked itself.
-        if (!id.equals(known) && epochs.compareAndSet(bucket, known, id) && !known.isEmpty()) {
+        boolean newId = !id.equals(knownId) && epochs.compareAndSet(bucket, knownId, id);
+        // Answers may arrive out of order: only a later mark than any seen is a new loss.
+        boolean newMark = lostAt > knownMark && lossMarks.compareAndSet(bucket, knownMark, lostAt);
+        boolean lost = newId ? !knownId.isEmpty() : newMark && knownMark >= 0;
+        if (lost) {
             log.warn(
-                    "{}: Redis lost its rate-limit state{} (epoch {} is now {}); keys without a count are taken as"
-                            + " full for the rest of their window (token buckets: as emptied at the loss)",
+                    "{}: Redis lost its rate-limit state{} ({}, loss marked at {} us on the script's clock); keys"
+                            + " without a count are taken as full for the rest of their window (token buckets: as"
+                            + " emptied at the loss)",
                     this,
                     cluster ? " in bucket " + bucket : "",
-                    known,
-                    id);
+                    newId ? "epoch " + knownId + " is now " + id : "a replica promoted, epoch " + id,
+                    lostAt);
         }
     }
 

@@ -6,7 +6,7 @@
 -- from before a failover that may have lost its last writes) is taken as full in the window of the
 -- loss: its count is unknown.
 -- Returns {granted, valid (us until the window ends), retry (us until one permit, when none
--- granted), epoch id}.
+-- granted), epoch id, its loss mark}.
 local now = clock(ARGV[1])
 local W = tonumber(ARGV[2])
 local permits = tonumber(ARGV[3])
@@ -55,4 +55,4 @@ if granted == 0 and ask > 0 then
   retry = math.max(1, math.ceil(at - now))
 end
 -- TIME truncates to the microsecond: end the lease one microsecond early.
-return {granted, math.max(0, start + W - now - 1), retry, id}
+return {granted, math.max(0, start + W - now - 1), retry, id, string.format('%.0f', lost)}

@@ -7,7 +7,7 @@
 -- lost its last writes) is taken as emptied at the moment of the loss. The key holds
 -- '<arrival time> <written at>'.
 -- Returns {granted, -1 (no end in the store), retry (us until one permit, when none granted),
--- epoch id}.
+-- epoch id, its loss mark}.
 local now = clock(ARGV[1])
 local interval = tonumber(ARGV[2])
 local tolerance = tonumber(ARGV[3])
@@ -42,4 +42,4 @@ local retry = 0
 if granted == 0 and ask > 0 then
   retry = math.max(1, math.ceil(tat + interval - tolerance - now))
 end
-return {granted, -1, retry, id}
+return {granted, -1, retry, id, string.format('%.0f', lost)}

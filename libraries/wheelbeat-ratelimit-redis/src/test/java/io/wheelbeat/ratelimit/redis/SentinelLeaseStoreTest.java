@@ -108,6 +108,8 @@ class SentinelLeaseStoreTest {
                 1L, (long) call(master.uri(), c -> c.exists(KEY)), "the key lives on the master the sentinel names");
         await("the key replicated", () -> call(replicaUri, c -> c.exists(KEY)) == 1);
 
+        LogCapture logs = new LogCapture();
+        closing.add(logs);
         master.kill();
         await(
                 "the replica promoted",
@@ -136,6 +138,7 @@ class SentinelLeaseStoreTest {
                 (long) call(replicaUri, c -> c.exists("wheelbeat:rl:8:sentinel:s:k4")),
                 "a new key is counted on the promoted replica");
         assertFalse(store.failing());
+        assertEquals(1, logs.lines("lost its rate-limit state"), "the loss the promotion marked, logged once");
     }
 
     private static long roundTrips(Meters meters) {
