@@ -30,6 +30,9 @@ import org.junit.jupiter.api.Test;
  */
 class StoreFloodTest {
 
+    /** Where a single Redis keeps the keys' states. */
+    private static final String KEYS = "wheelbeat:rl:keys";
+
     private RedisProcess redis;
     private WheelTimer wheel;
     private RedisClient admin;
@@ -98,8 +101,8 @@ class StoreFloodTest {
             client(sync, "UNPAUSE");
             // Every key's local admissions reach Redis: 2,000 keys, "served" and the epoch.
             long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
-            while (sync.dbsize() < 2000 + 2 || !"1000".equals(sync.hget("wheelbeat:rl:5:flood:s:new-1999", "c"))) {
-                assertTrue(System.nanoTime() - deadline < 0, "keys in Redis: " + sync.dbsize());
+            while (sync.hlen(KEYS) < 2000 + 1 || !countIs(sync.hget(KEYS, "5:flood:s:new-1999"), 1000)) {
+                assertTrue(System.nanoTime() - deadline < 0, "keys in Redis: " + sync.hlen(KEYS));
                 Thread.sleep(10);
             }
             meters.awaitAnswered();
@@ -137,14 +140,19 @@ class StoreFloodTest {
             assertEquals(10, meters.saturated());
             client(sync, "UNPAUSE");
             long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
-            while (sync.dbsize() < 20 + 1) { // and the epoch
-                assertTrue(System.nanoTime() - deadline < 0, "keys in Redis: " + sync.keys("*"));
+            while (sync.hlen(KEYS) < 20) {
+                assertTrue(System.nanoTime() - deadline < 0, "keys in Redis: " + sync.hkeys(KEYS));
                 Thread.sleep(10);
             }
             meters.awaitAnswered();
             assertEquals(0, meters.allFallbacks(), "never decided by the failure policy");
             limiter.close();
         }
+    }
+
+    /** Whether a sliding window's state ('<end> <window> <count> ...') holds {@code count}. */
+    private static boolean countIs(String state, long count) {
+        return state != null && Long.parseLong(state.split(" ")[2]) == count;
     }
 
     private static void client(RedisCommands<String, String> sync, String... args) {
