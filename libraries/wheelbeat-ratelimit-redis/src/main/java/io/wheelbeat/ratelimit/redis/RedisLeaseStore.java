@@ -72,8 +72,8 @@ import org.slf4j.LoggerFactory;
  * <p>One Lettuce connection per store, so per process: commands from every limiter and thread
  * are pipelined on it. Keys fall in buckets (one on a single Redis), each with one script call out
  * at a time: an {@code EVALSHA} that applies up to 512 {@link LeaseStore.Request}s in turn,
- * atomically; requests that arrive meanwhile go together in the next call, so a request waits at
- * most for the call ahead of it and its own. Windows and refills are counted on the Redis server's
+ * atomically; requests that arrive meanwhile go together in the next calls, so a request waits for
+ * the calls ahead of it in its bucket and its own, each within the timeout. Windows and refills are counted on the Redis server's
  * clock ({@code TIME}), so the processes' clocks never need to agree. A bucket's key states are
  * fields of one hash; a field is deleted once its state is as good as new (two windows after its
  * window starts; once a bucket is full), by a sweep of a few fields per call.
@@ -710,7 +710,9 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 
         /**
          * How long a command may wait for its answer before it fails as
-         * {@link LeaseStore.Failure#TIMEOUT}; the limiters then decide by their failure policy.
+         * {@link LeaseStore.Failure#TIMEOUT}; the limiters then decide by their failure policy. An
+         * exchange also waits for the calls ahead of it in its bucket (up to 512 exchanges each),
+         * each within this timeout.
          *
          * @param timeout the longest wait for an answer; 250 ms by default
          * @return this builder
