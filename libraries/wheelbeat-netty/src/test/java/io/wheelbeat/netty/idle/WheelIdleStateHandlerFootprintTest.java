@@ -1,7 +1,6 @@
 package io.wheelbeat.netty.idle;
 
 import static java.util.concurrent.TimeUnit.SECONDS;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.channel.ChannelHandler;
@@ -91,25 +90,5 @@ class WheelIdleStateHandlerFootprintTest {
         } finally {
             timer.stop();
         }
-    }
-
-    private static boolean ownsSettings(WheelIdleStateHandler handler, WheelIdleStateHandler other) {
-        return RetainedHeap.of(handler, other).bytesByClass().containsKey(IdleSettings.class.getSimpleName());
-    }
-
-    @Test
-    void handlersConstructedAlikeShareTheirSettings() {
-        WheelIdleStateHandler handler = new WheelIdleStateHandler(20, 0, 0, SECONDS);
-        assertFalse(ownsSettings(handler, new WheelIdleStateHandler(20, 0, 0, SECONDS)));
-        assertTrue(ownsSettings(handler, new WheelIdleStateHandler(21, 0, 0, SECONDS)));
-    }
-
-    @Test
-    void handlersOfOneFactoryShareTheirSettings() {
-        WheelIdleStateHandler.Builder builder = WheelIdleStateHandler.builder().readerIdleTime(Duration.ofSeconds(20));
-        WheelIdleStateHandler.Factory factory = builder.build();
-        WheelIdleStateHandler handler = factory.newHandler();
-        assertFalse(ownsSettings(handler, factory.newHandler()));
-        assertTrue(ownsSettings(handler, builder.observeOutput(true).build().newHandler()));
     }
 }
