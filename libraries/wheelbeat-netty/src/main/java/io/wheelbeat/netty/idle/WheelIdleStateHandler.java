@@ -70,8 +70,8 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
     /** The reader check's timer is this handler itself; 0 when not watched. */
     private final long readerIdleTimeNanos;
     /** Null when the check is not watched. */
-    private final IdleCheck writerCheck;
-
+    private final WriteCheck writerCheck;
+    /** Null when not watched; a {@link WriteCheck} when the writer is not. */
     private final IdleCheck allCheck;
     /** Null unless on a shared timer. */
     private final SharedTimeouts shared;
@@ -79,7 +79,6 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
     private final IdleEventCounters counters;
 
     private long lastReadTime;
-    private long lastWriteTime;
     private boolean reading;
     /** Which checks fired since their traffic (bits): Netty's firstXxxIdleEvent flags, inverted. */
     private byte fired;
@@ -160,12 +159,16 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
         // Netty's one write listener: the writer's check, else the all check; it observes the output.
         this.writerCheck = writerIdleTimeNanos == 0
                 ? null
-                : observeOutput ? new ObservingCheck(writerIdleTimeNanos) : new IdleCheck(writerIdleTimeNanos);
+                : observeOutput
+                        ? new ObservingCheck(this, writerIdleTimeNanos)
+                        : new WriteCheck(this, writerIdleTimeNanos);
         this.allCheck = allIdleTimeNanos == 0
                 ? null
-                : observeOutput && writerCheck == null
-                        ? new ObservingCheck(allIdleTimeNanos)
-                        : new IdleCheck(allIdleTimeNanos);
+                : writerCheck != null
+                        ? new IdleCheck(this, allIdleTimeNanos)
+                        : observeOutput
+                                ? new ObservingCheck(this, allIdleTimeNanos)
+                                : new WriteCheck(this, allIdleTimeNanos);
         this.shared = timer == null ? null : new SharedTimeouts(timer);
         this.counters = counters;
     }
@@ -225,9 +228,13 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
         if (shared != null) {
             shared.start(ctx.executor());
         }
-        lastReadTime = lastWriteTime = now;
-        if (writeListener() instanceof ObservingCheck observing) {
-            observing.start(ctx);
+        lastReadTime = now;
+        WriteCheck listener = writeListener();
+        if (listener != null) {
+            listener.lastWriteTime = now;
+            if (listener instanceof ObservingCheck observing) {
+                observing.start(ctx);
+            }
         }
         // Netty schedules its tasks in this order, which breaks ties between equal deadlines.
         if (readerIdleTimeNanos > 0) {
@@ -277,7 +284,7 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
-        IdleCheck listener = writeListener();
+        WriteCheck listener = writeListener();
         if (listener != null) {
             ctx.write(msg, promise.unvoid()).addListener(listener);
         } else {
@@ -314,7 +321,7 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
     /** A write completed, or the write timeout was reset. */
     private void writeObserved() {
         if (running()) {
-            lastWriteTime = now();
+            writeListener().lastWriteTime = now();
         }
         fired &= ~(WRITER_FIRED | ALL_FIRED);
     }
@@ -324,8 +331,8 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
     }
 
     /** Netty's one write listener: the writer's check, else the all check; null when writes are not watched. */
-    private IdleCheck writeListener() {
-        return writerCheck != null ? writerCheck : allCheck;
+    private WriteCheck writeListener() {
+        return writerCheck != null ? writerCheck : (WriteCheck) allCheck;
     }
 
     private boolean offExecutor() {
@@ -338,8 +345,12 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
     /** The reader check's timer fired. */
     @Override
     protected final void expire() {
+        checkFired(this);
+    }
+
+    private void checkFired(TimerNode check) {
         if (running()) {
-            runCheck(this, now());
+            runCheck(check, now());
         }
     }
 
@@ -361,11 +372,12 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
         } else if (check == writerCheck) {
             idle = IdleState.WRITER_IDLE;
             idleTime = writerCheck.idleTimeNanos;
-            lastTraffic = lastWriteTime;
+            lastTraffic = writerCheck.lastWriteTime;
             bit = WRITER_FIRED;
         } else {
             idle = IdleState.ALL_IDLE;
             idleTime = allCheck.idleTimeNanos;
+            long lastWriteTime = writeListener().lastWriteTime;
             lastTraffic = lastWriteTime - lastReadTime > 0 ? lastWriteTime : lastReadTime;
             bit = ALL_FIRED;
         }
@@ -385,7 +397,7 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
         try {
             if (idle != IdleState.READER_IDLE
                     && writeListener() instanceof ObservingCheck observing
-                    && observing.hasOutputChanged(ctx, first, lastWriteTime)) {
+                    && observing.hasOutputChanged(ctx, first)) {
                 return;
             }
             IdleStateEvent event = newIdleStateEvent(idle, first);
@@ -419,24 +431,34 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
     }
 
     /** The writer's or the all check's timer (Netty's {@code WriterIdleTimeoutTask} and sibling), re-armed for the channel's life. */
-    private class IdleCheck extends TimerNode implements ChannelFutureListener {
+    // Static, holding the handler explicitly: an inner subclass of an inner class would hold it twice.
+    private static class IdleCheck extends TimerNode {
+        final WheelIdleStateHandler handler;
         final long idleTimeNanos;
 
-        IdleCheck(long idleTimeNanos) {
+        IdleCheck(WheelIdleStateHandler handler, long idleTimeNanos) {
+            this.handler = handler;
             this.idleTimeNanos = idleTimeNanos;
         }
 
         @Override
         protected void expire() {
-            if (running()) {
-                runCheck(this, now());
-            }
+            handler.checkFired(this);
+        }
+    }
+
+    /** The writer's check, else the all check: Netty's one write listener, keeping the last write's time. */
+    private static class WriteCheck extends IdleCheck implements ChannelFutureListener {
+        long lastWriteTime;
+
+        WriteCheck(WheelIdleStateHandler handler, long idleTimeNanos) {
+            super(handler, idleTimeNanos);
         }
 
-        /** A write completed: Netty's write listener. */
+        /** A write completed. */
         @Override
         public void operationComplete(ChannelFuture future) {
-            writeObserved();
+            handler.writeObserved();
         }
     }
 
@@ -507,14 +529,14 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
     }
 
     /** With observeOutput, the write listener's check: it keeps the outbound buffer as last seen, as Netty does. */
-    private final class ObservingCheck extends IdleCheck {
+    private static final class ObservingCheck extends WriteCheck {
         private long lastChangeCheckTimeStamp;
         private int lastMessageHashCode;
         private long lastPendingWriteBytes;
         private long lastFlushProgress;
 
-        ObservingCheck(long idleTimeNanos) {
-            super(idleTimeNanos);
+        ObservingCheck(WheelIdleStateHandler handler, long idleTimeNanos) {
+            super(handler, idleTimeNanos);
         }
 
         /** Records the outbound buffer as it is when the handler starts. */
@@ -528,7 +550,7 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
         }
 
         /** Netty's {@code hasOutputChanged}: a first event is never skipped, the call then only records. */
-        boolean hasOutputChanged(ChannelHandlerContext ctx, boolean first, long lastWriteTime) {
+        boolean hasOutputChanged(ChannelHandlerContext ctx, boolean first) {
             if (lastChangeCheckTimeStamp != lastWriteTime) {
                 lastChangeCheckTimeStamp = lastWriteTime;
                 if (!first) {
