@@ -50,7 +50,9 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Timing and cost</h2>
  * Netty's algorithm: traffic only stamps the time; each watched check waits on a timer node of its
- * own, re-armed without allocating. Checks run when and in the order Netty's tasks would. Under
+ * own (the reader's is the handler itself), re-armed without allocating. A node per check keeps
+ * Netty's order among checks of several channels falling due at one instant. Checks run when and
+ * in the order Netty's tasks would. Under
  * {@code EmbeddedChannel}, {@code advanceTimeBy(...)} and {@code runScheduledPendingTasks()} drive
  * it as they drive Netty's. On a shared timer ({@link Builder#timer}) each wake hops to the loop
  * and allocates a timeout handle.
@@ -67,7 +69,7 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
     private static final byte WRITER_FIRED = 2;
     private static final byte ALL_FIRED = 4;
 
-    /** The reader check's timer is this handler itself; 0 when not watched. */
+    /** 0 when not watched; the reader check's timer is this handler itself. */
     private final long readerIdleTimeNanos;
     /** Null when the check is not watched. */
     private final WriteCheck writerCheck;
