@@ -176,7 +176,7 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
      * @return the time, in nanoseconds
      */
     protected final long now() {
-        return ((ExecutorDrivenWheel) wheel).ticker().nanoTime();
+        return ((ExecutorDrivenWheel) wheel).ticker().getAsLong();
     }
 
     /**

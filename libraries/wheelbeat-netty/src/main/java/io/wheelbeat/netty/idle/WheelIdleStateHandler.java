@@ -13,7 +13,6 @@ import io.netty.util.concurrent.EventExecutor;
 import io.wheelbeat.core.TimerNode;
 import io.wheelbeat.core.WheelScheduler;
 import io.wheelbeat.core.WheelTimeout;
-import io.wheelbeat.core.WheelTimerTask;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.ChannelTimerHandler;
 import io.wheelbeat.netty.EventLoopWheels;
@@ -21,6 +20,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -465,7 +465,7 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
     }
 
     /** The checks' timeouts on a timer shared across loops; the task of all three, told apart by handle. */
-    private final class SharedTimeouts implements WheelTimerTask {
+    private final class SharedTimeouts implements Consumer<WheelTimeout> {
         private final WheelScheduler timer;
         private EventExecutor executor;
 
@@ -496,7 +496,7 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
 
         /** Runs on the timer's thread: hands over to the executor. */
         @Override
-        public void run(WheelTimeout expired) {
+        public void accept(WheelTimeout expired) {
             try {
                 executor.execute(() -> expiredOnExecutor(expired));
             } catch (RejectedExecutionException e) {
