@@ -75,10 +75,11 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
     private final WriteCheck writerCheck;
     /** Null when not watched; a {@link WriteCheck} when the writer is not. */
     private final IdleCheck allCheck;
-    /** Null unless on a shared timer. */
-    private final SharedTimeouts shared;
-    /** Null unless the builder was given a meter registry. */
-    private final IdleEventCounters counters;
+    /**
+     * Null for Netty's constructors; else the factory's meters, shared by its handlers, or on a
+     * shared timer this handler's timeouts, which carry the meters too: one field instead of two.
+     */
+    private final Extras extras;
 
     private long lastReadTime;
     private boolean reading;
@@ -144,7 +145,7 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
                 factory.allIdleTimeNanos,
                 factory.wheels,
                 factory.timer,
-                factory.counters);
+                factory.extras);
     }
 
     /** Idle times in nanoseconds, 0 (not watched) or at least 1 ms. */
@@ -155,7 +156,7 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
             long allIdleTimeNanos,
             EventLoopWheels wheels,
             WheelScheduler timer,
-            IdleEventCounters counters) {
+            Extras metered) {
         super(wheels);
         this.readerIdleTimeNanos = readerIdleTimeNanos;
         // Netty's one write listener: the writer's check, else the all check; it observes the output.
@@ -171,8 +172,7 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
                         : observeOutput
                                 ? new ObservingCheck(this, allIdleTimeNanos)
                                 : new WriteCheck(this, allIdleTimeNanos);
-        this.shared = timer == null ? null : new SharedTimeouts(timer);
-        this.counters = counters;
+        this.extras = timer == null ? metered : new SharedTimeouts(timer, metered == null ? null : metered.counters);
     }
 
     /** A builder's idle time in nanoseconds: zero disables the check; positive values are floored at 1 ms. */
@@ -227,7 +227,7 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
     /** Netty's {@code initialize}. */
     @Override
     protected final void onStart(ChannelHandlerContext ctx, long now) {
-        if (shared != null) {
+        if (extras instanceof SharedTimeouts shared) {
             shared.start(ctx.executor());
         }
         lastReadTime = now;
@@ -403,8 +403,8 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
                 return;
             }
             IdleStateEvent event = newIdleStateEvent(idle, first);
-            if (counters != null) {
-                counters.increment(idle);
+            if (extras != null && extras.counters != null) {
+                extras.counters.increment(idle);
             }
             channelIdle(ctx, event);
         } catch (Throwable t) {
@@ -414,10 +414,10 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
 
     /** Netty's {@code schedule(...)}: on the loop's wheel a re-arm, allocation free. */
     private void arm(TimerNode check, long at) {
-        if (shared == null) {
-            wheel().scheduleAt(check, at);
-        } else {
+        if (extras instanceof SharedTimeouts shared) {
             shared.arm(check, at - now());
+        } else {
+            wheel().scheduleAt(check, at);
         }
     }
 
@@ -425,10 +425,10 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
         if (check == null) {
             return;
         }
-        if (shared == null) {
-            cancel(check);
-        } else {
+        if (extras instanceof SharedTimeouts shared) {
             shared.disarm(check);
+        } else {
+            cancel(check);
         }
     }
 
@@ -464,8 +464,18 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
         }
     }
 
+    /** The builder's options beyond Netty's that a handler reads: the meters. */
+    private static class Extras {
+        /** Null: no metrics. */
+        final IdleEventCounters counters;
+
+        Extras(IdleEventCounters counters) {
+            this.counters = counters;
+        }
+    }
+
     /** The checks' timeouts on a timer shared across loops; the task of all three, told apart by handle. */
-    private final class SharedTimeouts implements Consumer<WheelTimeout> {
+    private final class SharedTimeouts extends Extras implements Consumer<WheelTimeout> {
         private final WheelScheduler timer;
         private EventExecutor executor;
 
@@ -473,7 +483,8 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
         private WheelTimeout writerTimeout;
         private WheelTimeout allTimeout;
 
-        SharedTimeouts(WheelScheduler timer) {
+        SharedTimeouts(WheelScheduler timer, IdleEventCounters counters) {
+            super(counters);
             this.timer = timer;
         }
 
@@ -629,8 +640,8 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
         private final EventLoopWheels wheels;
         /** Null: the loop's wheel. */
         private final WheelScheduler timer;
-        /** Null: no metrics. */
-        private final IdleEventCounters counters;
+        /** Null: no metrics; else one for all the factory's handlers. */
+        private final Extras extras;
 
         private Factory(Builder builder) {
             this.observeOutput = builder.observeOutput;
@@ -639,7 +650,7 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
             this.allIdleTimeNanos = builder.allIdleTimeNanos;
             this.wheels = builder.wheels;
             this.timer = builder.sharedTimer;
-            this.counters = builder.counters;
+            this.extras = builder.counters == null ? null : new Extras(builder.counters);
         }
 
         /**

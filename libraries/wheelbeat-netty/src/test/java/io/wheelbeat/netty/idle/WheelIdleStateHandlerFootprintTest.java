@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
  * {@link IdleStateHandler} with the same settings (its scheduled tasks included), as counted by
  * {@link RetainedHeap}: exact byte counts on this JVM, not timings. The handler is its reader
  * check's timer node; the writer and all checks are nodes of their own (48 B, the write
- * listener's 56 B); the wheel keeps nothing per timer. Measured: 80 B for a reader-idle handler
- * (0.37x Netty's 216 B), 184 B for three checks (0.47x Netty's 392 B).
+ * listener's 56 B); the wheel keeps nothing per timer. Measured: 72 B for a reader-idle handler
+ * (0.33x Netty's 216 B), 176 B for three checks (0.45x Netty's 392 B).
  */
 class WheelIdleStateHandlerFootprintTest {
 
@@ -62,8 +62,8 @@ class WheelIdleStateHandlerFootprintTest {
     }
 
     /**
-     * On a shared timer each check also holds a timeout handle (64 B) and the handler its
-     * timeouts (40 B): 184 B for a reader check (0.85x Netty's), 416 B for three (1.06x).
+     * On a shared timer each check also holds a timeout handle (56 B) and the handler its
+     * timeouts (40 B): 168 B for a reader check (0.78x Netty's), 384 B for three (0.98x).
      * (Measured 0 B before the walk stopped at timer links: it reached the handler from the other
      * connection's.)
      */
