@@ -24,7 +24,6 @@ import io.wheelbeat.netty.deadline.MaxConnectionAgeEvent;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
-import io.wheelbeat.netty.heartbeat.internal.HeartbeatMeters;
 import io.wheelbeat.netty.heartbeat.internal.PingEnforcement;
 import io.wheelbeat.netty.heartbeat.internal.PingLoop;
 import io.wheelbeat.netty.internal.ConnectionMeters;
@@ -90,13 +89,13 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
     private boolean draining;
     private boolean drainPingAcked;
     /** The keepalive pings, or null without them. */
-    private final PingLoop pings;
+    private final KeepAlivePings pings;
 
     private Http2KeepAliveHandler(Factory settings) {
         super(settings.wheels);
         this.settings = settings;
         this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
-        this.pings = settings.keepAlive == null ? null : new PingLoop(new KeepAlivePings());
+        this.pings = settings.keepAlive == null ? null : new KeepAlivePings();
     }
 
     /**
@@ -120,7 +119,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
                     return;
                 }
                 if (pings != null && pings.sent(ping.content())) {
-                    pings.onPong(ctx, ping.content());
+                    pings.onPong(ping.content());
                     return;
                 }
             } else if (settings.enforcement != null && onPing(ctx)) {
@@ -133,7 +132,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
         if (pings != null) {
-            pings.onReadComplete();
+            pings.onFlush();
         }
         ctx.fireChannelReadComplete();
     }
@@ -196,22 +195,20 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         }
     }
 
-    // ---------------------------------------------------------------- keepalive pings
-
-    /** The keepalive's protocol part: PING frames, paused while no stream is open, GOAWAY on a miss. */
-    private final class KeepAlivePings implements PingLoop.Protocol {
+    /** The keepalive: PING frames, paused while no stream is open unless permitted, GOAWAY on a miss. */
+    private final class KeepAlivePings extends PingLoop {
         @Override
-        public Object newPing(ChannelHandlerContext ctx, long pingId) {
+        protected Object newPing(ChannelHandlerContext ctx, long pingId) {
             return new DefaultHttp2PingFrame(pingId);
         }
 
         @Override
-        public boolean mayPing() {
+        protected boolean mayPing() {
             return settings.keepAliveWithoutCalls || connection.numActiveStreams() > 0;
         }
 
         @Override
-        public void pongsMissed(ChannelHandlerContext ctx, int missedPongs) {
+        protected void pongsMissed(ChannelHandlerContext ctx, int missedPongs) {
             ctx.fireUserEventTriggered(new HeartbeatFailedEvent(missedPongs));
             if (ctx.channel().isActive()) {
                 goAway(Http2Error.NO_ERROR, "ping_timeout", 0);
@@ -220,29 +217,18 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         }
     }
 
-    /** A stream opened: resumes paused pings; one this side opens after a long silence gets a PING at once. */
-    private void onStreamOpened(Http2Stream stream) {
-        if (pings != null) {
-            pings.resumeIfPaused(connection.remote().isValidStreamId(stream.id()));
-        }
-    }
-
-    // ---------------------------------------------------------------- ping enforcement
-
     /** Judges the peer's ping; returns whether it ended the connection (the ping is then dropped). */
     private boolean onPing(ChannelHandlerContext ctx) {
         if (!ctx.channel().isActive()) {
             return true; // closing already: the rest of a read batch gets no more strikes
         }
-        long minNanos = !settings.noCallsRule || connection.numActiveStreams() > 0
-                ? settings.enforcement.minIntervalNanos()
-                : Math.max(settings.enforcement.minIntervalNanos(), NO_CALLS_MIN_PING_NANOS);
-        int struckOut = settings.enforcement.tooManyPings(strikes, now(), minNanos);
-        if (struckOut == 0) {
+        long minNanos = settings.enforcement.minIntervalNanos();
+        if (settings.noCallsRule && connection.numActiveStreams() == 0) {
+            minNanos = Math.max(minNanos, NO_CALLS_MIN_PING_NANOS);
+        }
+        if (!settings.enforcement.strikesOut(ctx, strikes, now(), minNanos)) {
             return false;
         }
-        log.debug("{}: {} PINGs sooner than {} ns apart, GOAWAY ENHANCE_YOUR_CALM", ctx.channel(), struckOut, minNanos);
-        ctx.fireUserEventTriggered(new TooManyPingsEvent(struckOut));
         goAway(Http2Error.ENHANCE_YOUR_CALM, "too_many_pings", 0);
         closeNow();
         return true;
@@ -327,9 +313,12 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
     }
 
     private final class StreamListener extends Http2ConnectionAdapter {
+        /** Resumes paused pings; a stream this side opens after a long silence gets a PING at once. */
         @Override
         public void onStreamActive(Http2Stream stream) {
-            onStreamOpened(stream);
+            if (pings != null) {
+                pings.resumeIfPaused(connection.remote().isValidStreamId(stream.id()));
+            }
         }
 
         @Override
@@ -395,7 +384,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
                             b.keepAliveJitter,
                             random,
                             PingLoop.Traffic.READS,
-                            HeartbeatMeters.Pinging.of(registry));
+                            registry);
             this.keepAliveWithoutCalls = b.keepAliveWithoutCalls;
         }
 

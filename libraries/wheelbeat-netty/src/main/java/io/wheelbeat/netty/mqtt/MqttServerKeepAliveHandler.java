@@ -22,7 +22,6 @@ import io.wheelbeat.netty.HandlerBuilder;
 import io.wheelbeat.netty.deadline.FirstMessageTimeoutEvent;
 import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
-import io.wheelbeat.netty.heartbeat.internal.HeartbeatMeters;
 import io.wheelbeat.netty.heartbeat.internal.PingEnforcement;
 import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.wheelbeat.netty.internal.HandlerTimer;
@@ -271,18 +270,10 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         if (!ctx.channel().isActive()) {
             return; // closing already: the rest of a read batch gets neither answers nor strikes
         }
-        if (settings.enforcement != null) {
-            int struckOut = settings.enforcement.tooManyPings(strikes, now());
-            if (struckOut > 0) {
-                log.debug(
-                        "{}: {} PINGREQs sooner than {} ns apart, closing",
-                        ctx.channel(),
-                        struckOut,
-                        settings.enforcement.minIntervalNanos());
-                ctx.fireUserEventTriggered(new TooManyPingsEvent(struckOut));
-                disconnect(ctx, MqttReasonCodes.Disconnect.MESSAGE_RATE_TOO_HIGH);
-                return;
-            }
+        if (settings.enforcement != null
+                && settings.enforcement.strikesOut(ctx, strikes, now(), settings.enforcement.minIntervalNanos())) {
+            disconnect(ctx, MqttReasonCodes.Disconnect.MESSAGE_RATE_TOO_HIGH);
+            return;
         }
         if (!ctx.channel().isWritable()) {
             answerOwed = true; // answered when the client has read what waits for it
@@ -341,7 +332,7 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
             this.enforcement = enforcement;
             this.wheels = wheels;
             boolean metered = registry != null;
-            this.pingsAnswered = metered ? HeartbeatMeters.pingsAnswered(registry) : null;
+            this.pingsAnswered = PingEnforcement.pingsAnswered(registry);
             this.keepAliveCloses = metered ? ConnectionMeters.closed(registry, "reader_idle") : null;
             this.connectTimeoutCloses = metered ? ConnectionMeters.closed(registry, "first_message_timeout") : null;
             this.protocolErrorCloses = metered ? ConnectionMeters.closed(registry, "protocol_error") : null;

@@ -25,7 +25,6 @@ import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
 import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
-import io.wheelbeat.netty.heartbeat.internal.HeartbeatMeters;
 import io.wheelbeat.netty.heartbeat.internal.PingLoop;
 import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.wheelbeat.netty.internal.HandlerTimer;
@@ -94,7 +93,7 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
     private static final PongWebSocketFrame PROBE = new PongWebSocketFrame(Unpooled.EMPTY_BUFFER);
 
     private final Factory settings;
-    private final PingLoop pings;
+    private final Pings pings;
     private final HandlerTimer readerIdleTimer = new HandlerTimer(this::onTimer);
     private long lastReadNanos;
     private boolean handshakeDone;
@@ -105,7 +104,7 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
     private WebSocketKeepAliveHandler(Factory settings) {
         super(settings.wheels);
         this.settings = settings;
-        this.pings = new PingLoop(new Pings());
+        this.pings = new Pings();
     }
 
     /**
@@ -124,7 +123,7 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
             // Ours to consume: the probe, an answer to our ping, or one while we do not ping.
             probeArrived |= probing;
             if (pings.running()) {
-                pings.onPong(ctx, pingIdOf(pong));
+                pings.onPong(pingIdOf(pong));
             }
             ReferenceCountUtil.release(msg);
             return;
@@ -220,15 +219,15 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
     }
 
     /** The pinging protocol: a ping frame with the id as its data; a close frame 1001 on a miss. */
-    private final class Pings implements PingLoop.Protocol {
+    private final class Pings extends PingLoop {
         @Override
-        public Object newPing(ChannelHandlerContext ctx, long pingId) {
+        protected Object newPing(ChannelHandlerContext ctx, long pingId) {
             return new PingWebSocketFrame(
                     ctx.alloc().buffer(Long.BYTES, Long.BYTES).writeLong(pingId));
         }
 
         @Override
-        public void pongsMissed(ChannelHandlerContext ctx, int missedPongs) {
+        protected void pongsMissed(ChannelHandlerContext ctx, int missedPongs) {
             sendClose(ctx, GOING_AWAY, PING_TIMEOUT);
             ctx.fireUserEventTriggered(new HeartbeatFailedEvent(missedPongs));
             ctx.close();
@@ -333,7 +332,7 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
                     b.jitter,
                     random,
                     PingLoop.Traffic.WRITES,
-                    HeartbeatMeters.Pinging.of(registry));
+                    registry);
             this.answers = answers;
             this.readerIdleNanos = b.readerIdleNanos;
             this.wheels = wheels;
