@@ -34,7 +34,6 @@ public final class PingLimits {
      * Limits that make a ping sooner than {@code minPingInterval} after the last one in time a
      * strike, and the {@code maxPingStrikes}-th strike in a row the end of the connection. Set the
      * interval below the shortest interval the peers are meant to ping at, minus their jitter.
-     *
      * @param minPingInterval the shortest time between pings that is not a strike
      * @param maxPingStrikes the strike that ends the connection
      * @return the limits
@@ -49,7 +48,6 @@ public final class PingLimits {
 
     /**
      * The shortest time between pings that is not a strike.
-     *
      * @return the interval, zero for {@link #OFF}
      */
     public Duration minPingInterval() {
@@ -58,7 +56,6 @@ public final class PingLimits {
 
     /**
      * The strike that ends the connection.
-     *
      * @return the number of strikes in a row, 0 for {@link #OFF}
      */
     public int maxPingStrikes() {

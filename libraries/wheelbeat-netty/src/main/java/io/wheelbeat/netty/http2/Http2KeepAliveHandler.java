@@ -100,7 +100,6 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
 
     /**
      * Returns a builder; at least one rule must be set.
-     *
      * @return a new builder
      */
     public static Builder builder() {
@@ -234,8 +233,6 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         return true;
     }
 
-    // ---------------------------------------------------------------- idle and age
-
     private void onIdleTimer() {
         if (connection.numActiveStreams() > 0 || draining) {
             return; // re-armed when the last stream closes
@@ -293,8 +290,6 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
             ctx().close();
         }
     }
-
-    // ---------------------------------------------------------------- writing and closing
 
     private void goAway(Http2Error error, String debugData, int extraStreamIds) {
         ChannelHandlerContext ctx = ctx();
@@ -417,10 +412,8 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         /**
          * Sends a keepalive PING when nothing has been read for {@code time} (gRPC's
          * {@code keepAliveTime}); off by default.
-         *
-         * @param time the time without a read
+         * @param time the time without a read, positive
          * @return this builder
-         * @throws IllegalArgumentException if {@code time} is not positive
          */
         public Builder keepAliveTime(Duration time) {
             this.keepAliveNanos = ConfigChecks.positiveNanos("keepAliveTime", time);
@@ -430,10 +423,8 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         /**
          * How long a keepalive PING may wait for its ACK (or anything else from the peer) before
          * the connection is closed; 20 s by default (gRPC's {@code keepAliveTimeout}).
-         *
-         * @param timeout the time limit
+         * @param timeout the time limit, positive
          * @return this builder
-         * @throws IllegalArgumentException if {@code timeout} is not positive
          */
         public Builder keepAliveTimeout(Duration timeout) {
             this.keepAliveTimeoutNanos = ConfigChecks.positiveNanos("keepAliveTimeout", timeout);
@@ -444,7 +435,6 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         /**
          * Whether keepalive PINGs go out while no stream is open; false by default (gRPC's
          * {@code keepAliveWithoutCalls}): an idle connection is not pinged.
-         *
          * @param ping whether to ping
          * @return this builder
          */
@@ -456,7 +446,6 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
 
         /**
          * Moves each keepalive interval by a uniform draw within +/- {@code fraction} of it; 0 by default.
-         *
          * @param fraction the fraction of the value either side, 0 for none
          * @return this builder
          * @throws IllegalArgumentException unless {@code 0 <= fraction < 1}
@@ -470,7 +459,6 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         /**
          * Whether the peer may ping at the minimum interval while no stream is open; false (the
          * default, as gRPC) holds it to one ping per two hours then. Needs {@link #pingLimits}.
-         *
          * @param permit whether to permit it
          * @return this builder
          */
@@ -482,10 +470,8 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
 
         /**
          * Shuts a connection down gracefully once it has had no open stream for {@code idle}.
-         *
-         * @param idle the longest time without an open stream
+         * @param idle the longest time without an open stream, positive
          * @return this builder
-         * @throws IllegalArgumentException if {@code idle} is not positive
          */
         public Builder maxConnectionIdle(Duration idle) {
             this.maxIdleNanos = ConfigChecks.positiveNanos("maxConnectionIdle", idle);
@@ -495,7 +481,6 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         /**
          * Shuts a connection down gracefully at its maximum age after it starts; the grace after
          * which it is closed with streams still open is unlimited unless set (as gRPC).
-         *
          * @param maxAge the maximum age, its jitter and grace
          * @return this builder
          * @throws NullPointerException if {@code maxAge} is null
@@ -509,7 +494,6 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
          * How often the peer may PING before the connection is ended; {@link PingLimits#DEFAULT}
          * unless set. Set, a connection with no open stream is held to one PING per two hours unless
          * {@link #permitKeepAliveWithoutCalls}.
-         *
          * @param limits the limits, or {@link PingLimits#OFF}
          * @return this builder
          * @throws NullPointerException if {@code limits} is null
@@ -521,7 +505,6 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
 
         /**
          * Returns the factory of handlers with these settings.
-         *
          * @return the factory, immutable and thread-safe
          * @throws IllegalStateException if no rule is set, or an option is set without its rule
          */

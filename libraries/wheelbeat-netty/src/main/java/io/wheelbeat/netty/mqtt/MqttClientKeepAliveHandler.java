@@ -47,7 +47,6 @@ public final class MqttClientKeepAliveHandler extends ChannelTimerHandler {
 
     /**
      * Returns a builder with the defaults: a PINGRESP timeout equal to the keep-alive.
-     *
      * @return a new builder
      */
     public static Builder builder() {
@@ -159,10 +158,8 @@ public final class MqttClientKeepAliveHandler extends ChannelTimerHandler {
         /**
          * How long a PINGRESP may take after its PINGREQ before the connection is closed; the
          * keep-alive by default.
-         *
-         * @param timeout the time limit
+         * @param timeout the time limit, positive
          * @return this builder
-         * @throws IllegalArgumentException if {@code timeout} is not positive
          */
         public Builder pingRespTimeout(Duration timeout) {
             this.pingRespTimeoutNanos = ConfigChecks.positiveNanos("pingRespTimeout", timeout);

@@ -90,7 +90,6 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
 
     /**
      * Returns a builder with the defaults: a 10 s connect timeout, any keep-alive allowed.
-     *
      * @return a new builder
      */
     public static Builder builder() {
@@ -176,8 +175,6 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         }
     }
 
-    // ---------------------------------------------------------------- CONNECT and CONNACK
-
     private void onConnect(ChannelHandlerContext ctx, MqttConnectMessage connect) {
         cancel(connectTimer);
         connected = true;
@@ -230,8 +227,6 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
                 new MqttConnAckVariableHeader(header.connectReturnCode(), header.isSessionPresent(), properties));
     }
 
-    // ---------------------------------------------------------------- the 1.5x deadline
-
     /** Puts {@code seconds} in force, the deadline running from the last read. */
     private void keepAlive(int seconds) {
         keepAliveSeconds = seconds;
@@ -264,8 +259,6 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         disconnect(ctx, MqttReasonCodes.Disconnect.KEEP_ALIVE_TIMEOUT);
     }
 
-    // ---------------------------------------------------------------- PINGREQ
-
     private void onPingRequest(ChannelHandlerContext ctx) {
         if (!ctx.channel().isActive()) {
             return; // closing already: the rest of a read batch gets neither answers nor strikes
@@ -283,8 +276,6 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         answerPending = true;
         ctx.write(MqttMessage.PINGRESP, ctx.voidPromise());
     }
-
-    // ---------------------------------------------------------------- closing
 
     private void protocolError(ChannelHandlerContext ctx, MqttMessage packet, String what) {
         ReferenceCountUtil.release(packet);
@@ -367,10 +358,8 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
 
         /**
          * How long a new connection may take to send CONNECT; 10 s by default.
-         *
-         * @param timeout the time limit
+         * @param timeout the time limit, positive
          * @return this builder
-         * @throws IllegalArgumentException if {@code timeout} is not positive
          */
         public Builder connectTimeout(Duration timeout) {
             this.connectTimeoutNanos = ConfigChecks.positiveNanos("connectTimeout", timeout);
@@ -379,7 +368,6 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
 
         /**
          * The smallest non-zero keep-alive a client may ask for, in seconds; 1 by default.
-         *
          * @param seconds the smallest keep-alive accepted, in seconds
          * @return this builder
          * @throws IllegalArgumentException unless {@code 1 <= seconds <= 65535}
@@ -392,7 +380,6 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         /**
          * The largest keep-alive a client may ask for, in seconds; a client asking for 0 (none)
          * is above it. Not limited by default.
-         *
          * @param seconds the largest keep-alive accepted, in seconds
          * @return this builder
          * @throws IllegalArgumentException unless {@code 1 <= seconds <= 65535}
@@ -406,7 +393,6 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
          * How often the client may send PINGREQ before the connection is ended;
          * {@link PingLimits#DEFAULT} unless set. Set the minimum below the shortest keep-alive the
          * clients are meant to use.
-         *
          * @param limits the limits, or {@link PingLimits#OFF}
          * @return this builder
          * @throws NullPointerException if {@code limits} is null
@@ -418,7 +404,6 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
 
         /**
          * Returns the factory of handlers with these settings.
-         *
          * @return the factory, immutable and thread-safe
          * @throws IllegalStateException if the minimum keep-alive exceeds the maximum
          */
