@@ -69,10 +69,7 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
         this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
     }
 
-    /**
-     * Returns a builder; at least one role must be set.
-     * @return a new builder
-     */
+    /** @return a new builder; at least one role must be set */
     public static Builder builder() {
         return new Builder();
     }
@@ -168,8 +165,7 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
     private void onPing(ChannelHandlerContext ctx, Object ping) {
         if (!ctx.channel().isActive()) {
             ReferenceCountUtil.release(ping); // closing: the rest of the batch gets no answers, no strikes
-        } else if (settings.enforcement != null
-                && settings.enforcement.strikesOut(ctx, strikes, now(), settings.enforcement.minIntervalNanos())) {
+        } else if (settings.enforcement != null && settings.enforcement.strikesOut(ctx, strikes, now())) {
             ReferenceCountUtil.release(ping);
             if (settings.goodbyeFactory != null && ctx.channel().isActive()) {
                 Object goodbye = make(ctx, settings.goodbyeFactory, null, "goodbye factory");
@@ -290,18 +286,14 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
             this.pingsAnswered = pongFactory == null ? null : PingEnforcement.pingsAnswered(registry);
         }
 
-        /**
-         * Returns a handler for one channel.
-         * @return a new handler
-         */
+        /** @return a new handler, for one channel only */
         public HeartbeatHandler newHandler() {
             return new HeartbeatHandler(this);
         }
 
         /**
-         * The current base ping interval, before jitter: as configured, doubled once per
-         * {@link HeartbeatHandler#peerSaysTooManyPings()} that took effect.
-         * @return the interval, zero without the pinging role
+         * @return the base ping interval before jitter, doubled once per
+         *     {@link HeartbeatHandler#peerSaysTooManyPings()} that took effect; zero without the pinging role
          */
         public Duration pingInterval() {
             return Duration.ofNanos(pinging == null ? 0 : pinging.intervalNanos());

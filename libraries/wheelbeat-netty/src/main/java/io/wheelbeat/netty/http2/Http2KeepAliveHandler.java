@@ -98,10 +98,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         this.pings = settings.keepAlive == null ? null : new KeepAlivePings();
     }
 
-    /**
-     * Returns a builder; at least one rule must be set.
-     * @return a new builder
-     */
+    /** @return a new builder; at least one rule must be set */
     public static Builder builder() {
         return new Builder();
     }

@@ -45,10 +45,7 @@ public final class MqttClientKeepAliveHandler extends ChannelTimerHandler {
         this.settings = settings;
     }
 
-    /**
-     * Returns a builder with the defaults: a PINGRESP timeout equal to the keep-alive.
-     * @return a new builder
-     */
+    /** @return a new builder; the PINGRESP timeout is the keep-alive by default */
     public static Builder builder() {
         return new Builder();
     }

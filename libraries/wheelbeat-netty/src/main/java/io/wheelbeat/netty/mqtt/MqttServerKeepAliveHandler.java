@@ -88,10 +88,7 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
     }
 
-    /**
-     * Returns a builder with the defaults: a 10 s connect timeout, any keep-alive allowed.
-     * @return a new builder
-     */
+    /** @return a new builder with the defaults: a 10 s connect timeout, any keep-alive allowed */
     public static Builder builder() {
         return new Builder();
     }
@@ -184,17 +181,10 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         if (allowed != requestedKeepAlive && version < MQTT_5) {
             ReferenceCountUtil.release(connect);
             ConnectionMeters.count(settings.outOfRangeCloses);
-            log.debug(
-                    "{}: keep-alive {} s outside [{}, {}], refusing",
-                    ctx.channel(),
-                    requestedKeepAlive,
-                    settings.minKeepAlive,
-                    settings.maxKeepAlive);
-            MqttConnAckMessage refusal = MqttMessageBuilders.connAck()
-                    .returnCode(MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED)
-                    .build();
+            log.debug("{}: keep-alive {} s not allowed, refusing", ctx.channel(), requestedKeepAlive);
             connAckSeen = true;
-            ctx.writeAndFlush(refusal, ctx.voidPromise());
+            MqttConnectReturnCode rejected = MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED;
+            ctx.writeAndFlush(MqttMessageBuilders.connAck().returnCode(rejected).build(), ctx.voidPromise());
             ctx.close();
             return;
         }
@@ -232,12 +222,8 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         keepAliveSeconds = seconds;
         cancel(idleTimer);
         if (seconds > 0) {
-            schedule(idleTimer, Math.max(0, deadlineNanos() - (now() - lastReadNanos)));
+            schedule(idleTimer, Math.max(0, keepAliveSeconds * 1_500_000_000L - (now() - lastReadNanos)));
         }
-    }
-
-    private long deadlineNanos() {
-        return keepAliveSeconds * 1_500_000_000L;
     }
 
     /** Closes if the client was silent for the whole deadline, else waits for the rest of it. */
@@ -247,7 +233,7 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
             readInBatch = false;
             lastReadNanos = now;
         }
-        long left = deadlineNanos() - (now - lastReadNanos);
+        long left = keepAliveSeconds * 1_500_000_000L - (now - lastReadNanos);
         if (left > 0) {
             schedule(idleTimer, left);
             return;
@@ -263,8 +249,7 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         if (!ctx.channel().isActive()) {
             return; // closing already: the rest of a read batch gets neither answers nor strikes
         }
-        if (settings.enforcement != null
-                && settings.enforcement.strikesOut(ctx, strikes, now(), settings.enforcement.minIntervalNanos())) {
+        if (settings.enforcement != null && settings.enforcement.strikesOut(ctx, strikes, now())) {
             disconnect(ctx, MqttReasonCodes.Disconnect.MESSAGE_RATE_TOO_HIGH);
             return;
         }
@@ -291,11 +276,10 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
     private void disconnect(ChannelHandlerContext ctx, MqttReasonCodes.Disconnect reason) {
         if (version >= MQTT_5 && ctx.channel().isActive()) {
             // Not waiting for the write: a client that does not read must not hold the channel open.
-            ctx.writeAndFlush(
-                    MqttMessageBuilders.disconnect()
-                            .reasonCode(reason.byteValue())
-                            .build(),
-                    ctx.voidPromise());
+            MqttMessage bye = MqttMessageBuilders.disconnect()
+                    .reasonCode(reason.byteValue())
+                    .build();
+            ctx.writeAndFlush(bye, ctx.voidPromise());
         } else if (answerPending) {
             ctx.flush();
         }

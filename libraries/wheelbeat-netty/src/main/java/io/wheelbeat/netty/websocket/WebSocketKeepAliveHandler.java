@@ -163,8 +163,10 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
     @Override
     protected void onStart(ChannelHandlerContext ctx, long nowNanos) {
         if (protocolHandlerBefore(ctx) == null) {
-            refuse(ctx, "no WebSocketServerProtocolHandler or WebSocketClientProtocolHandler before "
-                    + "WebSocketKeepAliveHandler in the pipeline: add the keepalive after it");
+            refuse(
+                    ctx,
+                    "no WebSocketServerProtocolHandler or WebSocketClientProtocolHandler before "
+                            + "WebSocketKeepAliveHandler in the pipeline: add the keepalive after it");
         } else if (settings.readerIdleNanos > 0) {
             lastReadNanos = nowNanos;
             schedule(readerIdleTimer, settings.readerIdleNanos);
@@ -212,7 +214,8 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
     private final class Pings extends PingLoop {
         @Override
         protected Object newPing(ChannelHandlerContext ctx, long pingId) {
-            return new PingWebSocketFrame(ctx.alloc().buffer(Long.BYTES, Long.BYTES).writeLong(pingId));
+            return new PingWebSocketFrame(
+                    ctx.alloc().buffer(Long.BYTES, Long.BYTES).writeLong(pingId));
         }
 
         @Override
@@ -312,10 +315,7 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
                     registry != null && readerIdleNanos > 0 ? ConnectionMeters.closed(registry, "reader_idle") : null;
         }
 
-        /**
-         * Returns a handler for one channel.
-         * @return a new handler
-         */
+        /** @return a new handler, for one channel only */
         public WebSocketKeepAliveHandler newHandler() {
             return new WebSocketKeepAliveHandler(this);
         }

@@ -61,6 +61,11 @@ public final class PingEnforcement {
         return minIntervalNanos;
     }
 
+    /** Judges a ping that came at {@code nowNanos} against the limits' minimum interval; see below. */
+    public boolean strikesOut(ChannelHandlerContext ctx, Strikes state, long nowNanos) {
+        return strikesOut(ctx, state, nowNanos, minIntervalNanos);
+    }
+
     /**
      * Judges a ping that came at {@code nowNanos} against {@code minIntervalNanos} (HTTP/2 holds a
      * connection without streams to a longer one). Returns true if it is the strike that ends the
