@@ -323,7 +323,7 @@ public abstract class PingLoop {
     }
 
     private long now() {
-        return wheel.ticker().nanoTime();
+        return wheel.ticker().getAsLong();
     }
 
     private void cancel(HandlerTimer timer) {
