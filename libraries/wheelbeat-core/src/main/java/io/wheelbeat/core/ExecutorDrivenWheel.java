@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Future;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
  * A timing wheel driven by a single-threaded executor, such as a Netty event loop. It costs the
@@ -31,7 +32,7 @@ public final class ExecutorDrivenWheel implements WheelScheduler {
     private final WheelExecutor executor;
     final HandoverScheduler timers;
     private final TimerWheel wheel;
-    private final Ticker ticker;
+    private final LongSupplier ticker;
     private final Runnable tick = this::tick;
     private final Runnable drain;
     /** The one scheduled task that drives the wheel, or null when none is scheduled. */
@@ -51,7 +52,7 @@ public final class ExecutorDrivenWheel implements WheelScheduler {
     }
 
     @Override
-    public WheelTimeout newTimeout(WheelTimerTask task, long delayNanos) {
+    public WheelTimeout newTimeout(Consumer<WheelTimeout> task, long delayNanos) {
         return timers.newTimeout(task, delayNanos);
     }
 
@@ -61,7 +62,7 @@ public final class ExecutorDrivenWheel implements WheelScheduler {
     }
 
     @Override
-    public Ticker ticker() {
+    public LongSupplier ticker() {
         return ticker;
     }
 
@@ -106,7 +107,7 @@ public final class ExecutorDrivenWheel implements WheelScheduler {
      */
     public void schedule(TimerNode node, long delayNanos) {
         checkOwner();
-        timers.place(node, TimerWheel.deadlineAfter(ticker.nanoTime(), delayNanos), false);
+        timers.place(node, TimerWheel.deadlineAfter(ticker.getAsLong(), delayNanos), false);
     }
 
     /**
@@ -169,7 +170,7 @@ public final class ExecutorDrivenWheel implements WheelScheduler {
             wake.cancel(false);
         }
         wakeAt = deadlineNanos;
-        wake = executor.schedule(tick, Math.max(0, deadlineNanos - ticker.nanoTime()));
+        wake = executor.schedule(tick, Math.max(0, deadlineNanos - ticker.getAsLong()));
     }
 
     private final class Driving implements HandoverScheduler.Driver {

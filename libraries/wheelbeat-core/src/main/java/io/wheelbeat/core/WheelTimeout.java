@@ -1,5 +1,7 @@
 package io.wheelbeat.core;
 
+import java.util.function.Consumer;
+
 /**
  * The handle of a task scheduled with {@link WheelScheduler#newTimeout}. It either expires (its task
  * runs once) or is cancelled (its task never runs), never both, whatever threads race. Thread-safe.
@@ -7,7 +9,7 @@ package io.wheelbeat.core;
 public interface WheelTimeout {
 
     /** {@return the scheduled task} */
-    WheelTimerTask task();
+    Consumer<WheelTimeout> task();
 
     /**
      * Cancels the timeout if it is still pending.
@@ -22,6 +24,6 @@ public interface WheelTimeout {
     /** {@return whether the timeout expired: its task has run or is running} */
     boolean isExpired();
 
-    /** {@return the deadline, a reading of the scheduler's {@link Ticker}} */
+    /** {@return the deadline, a reading of the scheduler's {@link WheelScheduler#ticker() clock}} */
     long deadlineNanos();
 }

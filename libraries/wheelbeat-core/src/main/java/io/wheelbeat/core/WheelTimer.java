@@ -13,6 +13,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -91,7 +93,7 @@ public final class WheelTimer implements WheelScheduler, AutoCloseable {
     }
 
     @Override
-    public WheelTimeout newTimeout(WheelTimerTask task, long delayNanos) {
+    public WheelTimeout newTimeout(Consumer<WheelTimeout> task, long delayNanos) {
         return timers.newTimeout(task, delayNanos);
     }
 
@@ -101,7 +103,7 @@ public final class WheelTimer implements WheelScheduler, AutoCloseable {
     }
 
     @Override
-    public Ticker ticker() {
+    public LongSupplier ticker() {
         return timers.ticker;
     }
 
@@ -197,7 +199,7 @@ public final class WheelTimer implements WheelScheduler, AutoCloseable {
             if (timers.placed() == 0) {
                 LockSupport.park(this);
             } else {
-                long wait = timers.nextDeadlineNanos() - timers.ticker.nanoTime();
+                long wait = timers.nextDeadlineNanos() - timers.ticker.getAsLong();
                 if (wait > 0) {
                     LockSupport.parkNanos(this, wait);
                 }
@@ -280,13 +282,14 @@ public final class WheelTimer implements WheelScheduler, AutoCloseable {
         }
 
         /**
-         * The clock deadlines are read against; by default {@link Ticker#system()}.
+         * The clock deadlines are read against, in nanoseconds; by default {@code System::nanoTime}.
+         * It must be safe to read from any thread; only differences between readings count.
          *
          * @param ticker the clock
          * @return this builder
          * @throws NullPointerException if {@code ticker} is null
          */
-        public Builder ticker(Ticker ticker) {
+        public Builder ticker(LongSupplier ticker) {
             wheel.ticker(ticker);
             return this;
         }

@@ -134,7 +134,7 @@ public abstract class ChannelTimerHandler extends ChannelDuplexHandler {
      * @return the time, in nanoseconds
      */
     protected final long now() {
-        return wheel.ticker().nanoTime();
+        return wheel.ticker().getAsLong();
     }
 
     /**

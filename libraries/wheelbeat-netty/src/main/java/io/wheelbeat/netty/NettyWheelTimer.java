@@ -5,14 +5,15 @@ import io.netty.util.Timer;
 import io.netty.util.TimerTask;
 import io.wheelbeat.core.WheelTimeout;
 import io.wheelbeat.core.WheelTimer;
-import io.wheelbeat.core.WheelTimerTask;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.lang.reflect.UndeclaredThrowableException;
 import java.util.HashSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * Netty's {@link Timer} on a {@link WheelTimer}: swap {@code new HashedWheelTimer()} for
@@ -101,7 +102,7 @@ public final class NettyWheelTimer implements Timer {
     }
 
     /** Netty's view of one {@link WheelTimeout}; the wheel runs it as the timeout's task. */
-    private static final class NettyTimeout implements Timeout, WheelTimerTask {
+    private static final class NettyTimeout implements Timeout, Consumer<WheelTimeout> {
         private final NettyWheelTimer timer;
         private final TimerTask task;
         /** Set by newTimeout, or first by the task if it runs before newTimeout returns. */
@@ -117,9 +118,16 @@ public final class NettyWheelTimer implements Timer {
         }
 
         @Override
-        public void run(WheelTimeout timeout) throws Exception {
+        public void accept(WheelTimeout timeout) {
             scheduled = timeout;
-            task.run(this);
+            try {
+                task.run(this);
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                // The wheel logs and counts what a task throws; a checked exception travels wrapped.
+                throw new UndeclaredThrowableException(e);
+            }
         }
 
         @Override

@@ -63,7 +63,7 @@ public final class VirtualTime {
 
     /** Returns the channel's clock reading (its loop's clock, on Netty 4.1 as on 4.2). */
     public static long now(Channel ch) {
-        return LoopClocks.of(ch.eventLoop()).nanoTime();
+        return LoopClocks.of(ch.eventLoop()).getAsLong();
     }
 
     /**

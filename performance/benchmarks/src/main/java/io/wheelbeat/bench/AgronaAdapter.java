@@ -1,8 +1,8 @@
 package io.wheelbeat.bench;
 
-import io.wheelbeat.core.Ticker;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.agrona.DeadlineTimerWheel;
 
 /**
@@ -19,7 +19,7 @@ final class AgronaAdapter extends OwnerThreadAdapter {
 
     private static final long NONE = -1L;
 
-    private final Ticker clock;
+    private final LongSupplier clock;
     private final DeadlineTimerWheel wheel;
     private final long[] ids;
     /** Per tick of the wheel: the handle index of the timer at each place of that tick. */
@@ -30,14 +30,14 @@ final class AgronaAdapter extends OwnerThreadAdapter {
     AgronaAdapter(int capacity, boolean virtualTime) {
         super(capacity);
         this.clock = clock(virtualTime);
-        this.wheel = new DeadlineTimerWheel(TimeUnit.NANOSECONDS, clock.nanoTime(), TICK_NANOS, WHEEL_TICKS);
+        this.wheel = new DeadlineTimerWheel(TimeUnit.NANOSECONDS, clock.getAsLong(), TICK_NANOS, WHEEL_TICKS);
         this.ids = new long[capacity];
         Arrays.fill(ids, NONE);
     }
 
     @Override
     void schedule(int i, long delayNanos) {
-        long id = wheel.scheduleTimer(clock.nanoTime() + delayNanos);
+        long id = wheel.scheduleTimer(clock.getAsLong() + delayNanos);
         ids[i] = id;
         int tick = (int) (id >>> 32);
         int place = (int) id;
@@ -61,7 +61,7 @@ final class AgronaAdapter extends OwnerThreadAdapter {
     @Override
     int poll() {
         // Agrona's poll handles one tick per call: call it until the wheel has caught up with now.
-        long now = clock.nanoTime();
+        long now = clock.getAsLong();
         int fired = 0;
         do {
             fired += wheel.poll(now, onExpiry, Integer.MAX_VALUE);

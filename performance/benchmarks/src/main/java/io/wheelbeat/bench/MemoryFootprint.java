@@ -5,8 +5,8 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.HashedWheelTimer;
 import io.wheelbeat.core.TimerNode;
 import io.wheelbeat.core.TimerWheel;
+import io.wheelbeat.core.WheelTimeout;
 import io.wheelbeat.core.WheelTimer;
-import io.wheelbeat.core.WheelTimerTask;
 import io.wheelbeat.core.internal.WheelSettings;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
@@ -14,6 +14,7 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.agrona.DeadlineTimerWheel;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.server.util.timer.SystemTimer;
@@ -116,7 +117,7 @@ public final class MemoryFootprint {
                 WheelTimer timer = WheelTimer.builder()
                         .threadFactory(WorkerThreads.factory(contender))
                         .build();
-                WheelTimerTask task = timeout -> {};
+                Consumer<WheelTimeout> task = timeout -> {};
                 for (long delay : delays) {
                     timer.newTimeout(task, delay);
                 }

@@ -1,9 +1,9 @@
 package io.wheelbeat.bench;
 
-import io.wheelbeat.core.Ticker;
 import io.wheelbeat.core.TimerNode;
 import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.core.internal.WheelSettings;
+import java.util.function.LongSupplier;
 
 /**
  * Ours on the owner thread: {@link TimerWheel} with one {@link TimerNode} per timer index (made
@@ -12,7 +12,7 @@ import io.wheelbeat.core.internal.WheelSettings;
  */
 final class OursAdapter extends OwnerThreadAdapter {
 
-    private final Ticker clock;
+    private final LongSupplier clock;
     private final TimerWheel wheel;
     private final TimerNode[] nodes;
 
@@ -20,7 +20,7 @@ final class OursAdapter extends OwnerThreadAdapter {
         super(capacity);
         this.clock = clock(virtualTime);
         // Default settings (2^20 ns tick, 4096 slots, arrays grown on demand): what a user gets.
-        this.wheel = engine(new WheelSettings(), clock.nanoTime());
+        this.wheel = engine(new WheelSettings(), clock.getAsLong());
         this.nodes = new TimerNode[capacity];
         for (int i = 0; i < capacity; i++) {
             nodes[i] = new Fired();
@@ -45,7 +45,7 @@ final class OursAdapter extends OwnerThreadAdapter {
 
     @Override
     void schedule(int i, long delayNanos) {
-        wheel.scheduleAt(nodes[i], clock.nanoTime() + delayNanos);
+        wheel.scheduleAt(nodes[i], clock.getAsLong() + delayNanos);
     }
 
     @Override
@@ -55,17 +55,17 @@ final class OursAdapter extends OwnerThreadAdapter {
 
     @Override
     void rearm(int i, long delayNanos) {
-        wheel.scheduleAt(nodes[i], clock.nanoTime() + delayNanos);
+        wheel.scheduleAt(nodes[i], clock.getAsLong() + delayNanos);
     }
 
     @Override
     int poll() {
-        return wheel.poll(clock.nanoTime());
+        return wheel.poll(clock.getAsLong());
     }
 
     @Override
     long untilNextDeadline() {
-        return wheel.pendingTimers() == 0 ? -1 : Math.max(0, wheel.nextDeadlineNanos() - clock.nanoTime());
+        return wheel.pendingTimers() == 0 ? -1 : Math.max(0, wheel.nextDeadlineNanos() - clock.getAsLong());
     }
 
     @Override

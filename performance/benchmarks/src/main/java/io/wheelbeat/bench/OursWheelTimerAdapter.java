@@ -2,7 +2,7 @@ package io.wheelbeat.bench;
 
 import io.wheelbeat.core.WheelTimeout;
 import io.wheelbeat.core.WheelTimer;
-import io.wheelbeat.core.WheelTimerTask;
+import java.util.function.Consumer;
 
 /**
  * Ours through the thread-safe {@link WheelTimer}, called from the benchmark thread (not the
@@ -12,7 +12,7 @@ final class OursWheelTimerAdapter extends ThreadedAdapter {
 
     private final WheelTimer timer;
     private final WheelTimeout[] timeouts;
-    private final WheelTimerTask task = timeout -> onFired();
+    private final Consumer<WheelTimeout> task = timeout -> onFired();
 
     OursWheelTimerAdapter(int capacity) {
         super(capacity);

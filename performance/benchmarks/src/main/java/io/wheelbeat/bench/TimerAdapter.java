@@ -1,8 +1,8 @@
 package io.wheelbeat.bench;
 
-import io.wheelbeat.core.Ticker;
 import io.wheelbeat.core.internal.ManualTicker;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /**
  * One contender behind the operations every benchmark uses. Timer {@code i} (0 to
@@ -77,12 +77,12 @@ abstract class TimerAdapter implements AutoCloseable {
     public abstract void close();
 
     /** The clock of an owner-thread contender: the system clock, or a manual one for virtual time. */
-    static Ticker clock(boolean virtualTime) {
-        return virtualTime ? new ManualTicker(1L << 40) : Ticker.system();
+    static LongSupplier clock(boolean virtualTime) {
+        return virtualTime ? new ManualTicker(1L << 40) : System::nanoTime;
     }
 
     /** Moves {@code clock} forward if it is virtual; explains the mistake if it is the system clock. */
-    static void advance(Ticker clock, long nanos) {
+    static void advance(LongSupplier clock, long nanos) {
         if (!(clock instanceof ManualTicker manual)) {
             throw new UnsupportedOperationException("this adapter was built for real time");
         }

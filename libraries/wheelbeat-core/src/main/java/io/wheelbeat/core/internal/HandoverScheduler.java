@@ -1,11 +1,9 @@
 package io.wheelbeat.core.internal;
 
-import io.wheelbeat.core.Ticker;
 import io.wheelbeat.core.TimerNode;
 import io.wheelbeat.core.TimerWheel;
 import io.wheelbeat.core.WheelScheduler;
 import io.wheelbeat.core.WheelTimeout;
-import io.wheelbeat.core.WheelTimerTask;
 import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -13,7 +11,9 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,7 +53,7 @@ public final class HandoverScheduler {
     /** The engine. */
     public final TimerWheel wheel;
     /** The clock the engine is read with. */
-    public final Ticker ticker;
+    public final LongSupplier ticker;
 
     private final Driver driver;
     private final int maxPendingTimers;
@@ -70,16 +70,16 @@ public final class HandoverScheduler {
         this.ticker = settings.ticker();
         this.maxPendingTimers = settings.maxPendingTimers();
         this.driver = driver;
-        this.wheel = new TimerWheel(ticker.nanoTime(), settings.tick().toNanos(), settings.slots());
+        this.wheel = new TimerWheel(ticker.getAsLong(), settings.tick().toNanos(), settings.slots());
     }
 
     /** {@link WheelScheduler#newTimeout}, for the drivers. */
-    public WheelTimeout newTimeout(WheelTimerTask task, long delayNanos) {
+    public WheelTimeout newTimeout(Consumer<WheelTimeout> task, long delayNanos) {
         Objects.requireNonNull(task, "task");
         if (!driver.accepting()) {
             throw new IllegalStateException("cannot schedule: " + driver + " has been stopped");
         }
-        long deadline = TimerWheel.deadlineAfter(ticker.nanoTime(), delayNanos);
+        long deadline = TimerWheel.deadlineAfter(ticker.getAsLong(), delayNanos);
         TimeoutHandle timeout = new TimeoutHandle(this, task, deadline);
         if (driver.inOwnerThread()) {
             place(timeout, deadline, false);
@@ -138,7 +138,7 @@ public final class HandoverScheduler {
      */
     public void runTask(TimeoutHandle timeout) {
         try {
-            timeout.task().run(timeout);
+            timeout.task().accept(timeout);
         } catch (Throwable t) {
             failedTasks.incrementAndGet();
             log.warn("task of {} threw; {} goes on", timeout, driver, t);
@@ -181,7 +181,7 @@ public final class HandoverScheduler {
      * @return how many fired: {@code limit} when some may still be due
      */
     public int pollWheel(int limit) {
-        return wheel.poll(ticker.nanoTime(), lateness, limit);
+        return wheel.poll(ticker.getAsLong(), lateness, limit);
     }
 
     /** Records each timer's lateness with {@code recorder} from now on. */

@@ -1,18 +1,18 @@
 package io.wheelbeat.core.internal;
 
-import io.wheelbeat.core.Ticker;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /**
- * A {@link Ticker} that moves only when told to: virtual time for tests.
+ * A clock ({@link LongSupplier} of nanoseconds) that moves only when told to: virtual time for tests.
  *
  * <p>Thread-safe: any thread may read or advance it.
  */
-public final class ManualTicker implements Ticker {
+public final class ManualTicker implements LongSupplier {
 
     private final AtomicLong nanos;
     private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
@@ -31,8 +31,13 @@ public final class ManualTicker implements Ticker {
         this.nanos = new AtomicLong(startNanos);
     }
 
-    @Override
+    /** {@return the current reading, in nanoseconds} */
     public long nanoTime() {
+        return nanos.get();
+    }
+
+    @Override
+    public long getAsLong() {
         return nanos.get();
     }
 

@@ -2,9 +2,9 @@ package io.wheelbeat.core.internal;
 
 import io.wheelbeat.core.TimerNode;
 import io.wheelbeat.core.WheelTimeout;
-import io.wheelbeat.core.WheelTimerTask;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.function.Consumer;
 
 /**
  * A {@link WheelTimeout} that is its own timer node: what the user holds is what the wheel links,
@@ -28,7 +28,7 @@ public final class TimeoutHandle extends TimerNode implements WheelTimeout {
     }
 
     private final HandoverScheduler scheduler;
-    private final WheelTimerTask task;
+    private final Consumer<WheelTimeout> task;
     private final long deadlineNanos;
     /** Set by the owner thread when it links this node: read by the owner thread only. */
     boolean linked;
@@ -36,7 +36,7 @@ public final class TimeoutHandle extends TimerNode implements WheelTimeout {
     @SuppressWarnings("unused") // accessed through STATE
     private volatile int state = HANDED_OVER;
 
-    TimeoutHandle(HandoverScheduler scheduler, WheelTimerTask task, long deadlineNanos) {
+    TimeoutHandle(HandoverScheduler scheduler, Consumer<WheelTimeout> task, long deadlineNanos) {
         this.scheduler = scheduler;
         this.task = task;
         this.deadlineNanos = deadlineNanos;
@@ -82,7 +82,7 @@ public final class TimeoutHandle extends TimerNode implements WheelTimeout {
     }
 
     @Override
-    public WheelTimerTask task() {
+    public Consumer<WheelTimeout> task() {
         return task;
     }
 

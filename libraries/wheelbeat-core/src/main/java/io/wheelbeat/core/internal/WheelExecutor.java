@@ -1,8 +1,8 @@
 package io.wheelbeat.core.internal;
 
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.Ticker;
 import java.util.concurrent.Future;
+import java.util.function.LongSupplier;
 
 /**
  * The single-threaded executor that drives an {@link ExecutorDrivenWheel}: the wheel asks it to
@@ -25,7 +25,7 @@ public interface WheelExecutor {
 
     /**
      * Runs {@code task} on the owner thread after {@code delayNanos}, measured on the wheel's
-     * {@link Ticker}.
+     * {@link LongSupplier}.
      *
      * @param task what to run
      * @param delayNanos nanoseconds from now

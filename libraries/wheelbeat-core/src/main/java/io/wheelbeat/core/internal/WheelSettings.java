@@ -1,9 +1,9 @@
 package io.wheelbeat.core.internal;
 
-import io.wheelbeat.core.Ticker;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 
 /**
  * Settings of a wheel and its driver: clock, tick, slots, limit of pending timers. Defaults: the
@@ -12,7 +12,7 @@ import java.util.Objects;
  */
 public final class WheelSettings {
 
-    private Ticker ticker = Ticker.system();
+    private LongSupplier ticker = System::nanoTime;
     private long tickNanos = 1L << 20;
     private int slots = 4096;
     private int maxPendingTimers = Integer.MAX_VALUE;
@@ -27,7 +27,7 @@ public final class WheelSettings {
      * @return these settings
      * @throws NullPointerException if {@code ticker} is null
      */
-    public WheelSettings ticker(Ticker ticker) {
+    public WheelSettings ticker(LongSupplier ticker) {
         this.ticker = Objects.requireNonNull(ticker, "ticker");
         return this;
     }
@@ -77,7 +77,7 @@ public final class WheelSettings {
     }
 
     /** {@return the clock} */
-    public Ticker ticker() {
+    public LongSupplier ticker() {
         return ticker;
     }
 

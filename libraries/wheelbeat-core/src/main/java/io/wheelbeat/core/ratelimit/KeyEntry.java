@@ -1,9 +1,9 @@
 package io.wheelbeat.core.ratelimit;
 
 import io.wheelbeat.core.WheelTimeout;
-import io.wheelbeat.core.WheelTimerTask;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.function.Consumer;
 
 /**
  * One tracked key: its algorithm state, the flag of the CLOCK eviction, its eviction timer, and
@@ -13,7 +13,7 @@ import java.lang.invoke.VarHandle;
  * <p>The state moves by compare-and-set from any thread, and once to {@link #DEAD}, after which
  * the entry is never used again: whoever kills it removes it from the limiter.
  */
-final class KeyEntry<K> implements WheelTimerTask {
+final class KeyEntry<K> implements Consumer<WheelTimeout> {
 
     /** The state of an entry that has been removed or is being removed. Live states are >= 0. */
     static final long DEAD = -1L;
@@ -101,7 +101,7 @@ final class KeyEntry<K> implements WheelTimerTask {
     }
 
     @Override
-    public void run(WheelTimeout timeout) {
+    public void accept(WheelTimeout timeout) {
         limiter.checkIdle(this);
     }
 

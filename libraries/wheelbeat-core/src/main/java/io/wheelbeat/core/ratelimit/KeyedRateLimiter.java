@@ -1,7 +1,6 @@
 package io.wheelbeat.core.ratelimit;
 
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.Ticker;
 import io.wheelbeat.core.WheelScheduler;
 import io.wheelbeat.core.WheelTimeout;
 import io.wheelbeat.core.WheelTimer;
@@ -10,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,7 +44,7 @@ public final class KeyedRateLimiter<K> {
     private final Leases leases;
 
     private final WheelScheduler scheduler;
-    private final Ticker ticker;
+    private final LongSupplier ticker;
     private final long originNanos;
     private final int maxKeys;
     private final KeyLimitPolicy policy;
@@ -69,7 +69,7 @@ public final class KeyedRateLimiter<K> {
         this.limit = builder.limit;
         this.scheduler = builder.scheduler;
         this.ticker = scheduler.ticker();
-        this.originNanos = ticker.nanoTime();
+        this.originNanos = ticker.getAsLong();
         this.maxKeys = builder.maxKeys;
         this.policy = builder.policy;
         this.entries = new ConcurrentHashMap<>(Math.min(maxKeys, 1 << 16));
@@ -198,7 +198,7 @@ public final class KeyedRateLimiter<K> {
     }
 
     long now() {
-        return Math.max(0, ticker.nanoTime() - originNanos);
+        return Math.max(0, ticker.getAsLong() - originNanos);
     }
 
     private long counted(KeyEntry<K> entry, long result) {

@@ -2,12 +2,12 @@ package io.wheelbeat.core.ratelimit;
 
 import io.wheelbeat.core.WheelScheduler;
 import io.wheelbeat.core.WheelTimeout;
-import io.wheelbeat.core.WheelTimerTask;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,7 +71,7 @@ final class Leases {
     @SuppressWarnings("unused") // accessed through DEGRADED
     private volatile LeaseStore.Failure degraded;
 
-    private final WheelTimerTask probe = this::probe;
+    private final Consumer<WheelTimeout> probe = this::probe;
     private final LeaseStore.Reply probeReply = new ProbeReply();
     private volatile WheelTimeout probeTimeout;
     private volatile boolean closed;

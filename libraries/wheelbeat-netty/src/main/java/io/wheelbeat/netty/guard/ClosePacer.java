@@ -132,7 +132,7 @@ public final class ClosePacer {
             channel.closeFuture().addListener(f -> done.complete(null));
             closed.add(done);
             EventLoop loop = channel.eventLoop();
-            long start = wheels.wheelFor(loop).ticker().nanoTime();
+            long start = wheels.wheelFor(loop).ticker().getAsLong();
             loop.execute(() -> closeAt(channel, start + offset, null, goodbye, false));
         }
         return CompletableFuture.allOf(closed.toArray(CompletableFuture[]::new));
@@ -146,7 +146,7 @@ public final class ClosePacer {
     /** On the channel's loop. */
     private void closePaced(Channel channel, Object goodbye) {
         ExecutorDrivenWheel wheel = wheels.wheelFor(channel.eventLoop());
-        long now = wheel.ticker().nanoTime();
+        long now = wheel.ticker().getAsLong();
         long slot = slots.reserve(now);
         if (slot - now <= 0) {
             closeNow(channel, goodbye, null);

@@ -12,17 +12,17 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.EventExecutor;
 import io.wheelbeat.core.ExecutorDrivenWheel;
-import io.wheelbeat.core.Ticker;
 import io.wheelbeat.core.TimerNode;
 import io.wheelbeat.core.WheelScheduler;
 import io.wheelbeat.core.WheelTimeout;
-import io.wheelbeat.core.WheelTimerTask;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.internal.LoopClocks;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -271,7 +271,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
 
     /** The loop's clock (virtual under {@code EmbeddedChannel}); once started. */
     private long now() {
-        return wheel != null ? wheel.ticker().nanoTime() : shared.clock.nanoTime();
+        return wheel != null ? wheel.ticker().getAsLong() : shared.clock.getAsLong();
     }
 
     // ---------------------------------------------------------------- traffic: stamps only
@@ -448,11 +448,11 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
     }
 
     /** The checks' timeouts on a timer shared across loops; the task of all three, told apart by handle. */
-    private final class SharedTimeouts implements WheelTimerTask {
+    private final class SharedTimeouts implements Consumer<WheelTimeout> {
         private final WheelScheduler timer;
         private final EventExecutor executor;
         /** The executor's clock. */
-        final Ticker clock;
+        final LongSupplier clock;
 
         private WheelTimeout readerTimeout;
         private WheelTimeout writerTimeout;
@@ -479,7 +479,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
 
         /** Runs on the timer's thread: hands over to the executor. */
         @Override
-        public void run(WheelTimeout expired) {
+        public void accept(WheelTimeout expired) {
             try {
                 executor.execute(() -> expiredOnExecutor(expired));
             } catch (RejectedExecutionException e) {

@@ -119,7 +119,7 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
             writes = pending = new PendingWrites(ctx, wheels.apply(ctx.executor()));
         }
         promise = promise.unvoid();
-        long now = writes.wheel.ticker().nanoTime(); // before the write, as Netty schedules its task
+        long now = writes.wheel.ticker().getAsLong(); // before the write, as Netty schedules its task
         ctx.write(msg, promise);
         if (!promise.isDone()) {
             writes.add(promise, now);
@@ -244,7 +244,7 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
         /** The timer fell due: times out the due writes in order, then waits for the oldest one left. */
         @Override
         protected void expire() {
-            long now = wheel.ticker().nanoTime();
+            long now = wheel.ticker().getAsLong();
             dropCompleted();
             for (long seq = timedOutBefore; seq != tail; seq = timedOutBefore) {
                 int i = index(seq);

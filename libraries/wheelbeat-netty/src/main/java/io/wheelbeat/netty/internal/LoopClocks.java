@@ -2,7 +2,6 @@ package io.wheelbeat.netty.internal;
 
 import io.netty.util.concurrent.AbstractScheduledEventExecutor;
 import io.netty.util.concurrent.EventExecutor;
-import io.wheelbeat.core.Ticker;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -10,11 +9,12 @@ import java.lang.ref.WeakReference;
 import java.util.Map;
 import java.util.Objects;
 import java.util.WeakHashMap;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The clock an event loop runs its scheduled tasks on, as a {@link Ticker}: the clock that the
+ * The clock an event loop runs its scheduled tasks on, as a {@link LongSupplier}: the clock that the
  * loop's wheel and the handlers on it read, so that a task scheduled {@code d} nanoseconds ahead
  * runs when the ticker has moved {@code d} (under {@code EmbeddedChannel}, its virtual time, moved
  * by {@code advanceTimeBy}).
@@ -93,17 +93,17 @@ public final class LoopClocks {
      * The ticker of each loop, made once: every handler on a loop shares it. A ticker never holds
      * its loop strongly (see the two kinds below), so the weak keys can go.
      */
-    private static final Map<EventExecutor, Ticker> TICKERS = new WeakHashMap<>();
+    private static final Map<EventExecutor, LongSupplier> TICKERS = new WeakHashMap<>();
 
     /** Returns the clock of {@code loop}, made on the first call for that loop. */
-    public static Ticker of(EventExecutor loop) {
+    public static LongSupplier of(EventExecutor loop) {
         Objects.requireNonNull(loop, "loop");
         synchronized (TICKERS) {
             return TICKERS.computeIfAbsent(loop, LoopClocks::newTicker);
         }
     }
 
-    private static Ticker newTicker(EventExecutor loop) {
+    private static LongSupplier newTicker(EventExecutor loop) {
         if (LOOP_TICKER != null) {
             try {
                 Object ticker = LOOP_TICKER.invokeExact(loop);
@@ -117,7 +117,7 @@ public final class LoopClocks {
                 && overridesCurrentTime(loop.getClass())) {
             return new OfLoopCurrentTime(scheduled);
         }
-        return Ticker.system();
+        return System::nanoTime;
     }
 
     private static boolean overridesCurrentTime(Class<?> type) {
@@ -151,7 +151,7 @@ public final class LoopClocks {
     }
 
     /** Netty 4.2: the loop's own ticker (which does not refer to the loop). */
-    private static final class OfNettyTicker implements Ticker {
+    private static final class OfNettyTicker implements LongSupplier {
         private final Object ticker;
 
         OfNettyTicker(Object ticker) {
@@ -159,7 +159,7 @@ public final class LoopClocks {
         }
 
         @Override
-        public long nanoTime() {
+        public long getAsLong() {
             try {
                 return (long) TICKER_NANO_TIME.invokeExact(ticker);
             } catch (RuntimeException | Error e) {
@@ -175,7 +175,7 @@ public final class LoopClocks {
      * weakly by the loop (the wheels) can let it go; once it is gone nobody schedules on it, and
      * the reading falls back to {@code System.nanoTime()}.
      */
-    private static final class OfLoopCurrentTime implements Ticker {
+    private static final class OfLoopCurrentTime implements LongSupplier {
         private final WeakReference<AbstractScheduledEventExecutor> loop;
 
         OfLoopCurrentTime(AbstractScheduledEventExecutor loop) {
@@ -183,7 +183,7 @@ public final class LoopClocks {
         }
 
         @Override
-        public long nanoTime() {
+        public long getAsLong() {
             AbstractScheduledEventExecutor executor = loop.get();
             if (executor == null) {
                 return System.nanoTime();

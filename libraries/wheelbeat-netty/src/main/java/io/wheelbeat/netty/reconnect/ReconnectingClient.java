@@ -277,7 +277,7 @@ public final class ReconnectingClient {
             return; // the listener closed the client, and shutdown() returned the permit
         }
         // Read after the event, so that the event never comes later than the start it announces.
-        backoff.attemptStarted(wheel.ticker().nanoTime());
+        backoff.attemptStarted(wheel.ticker().getAsLong());
         ChannelFuture future = connector.connect(remote);
         attempt = future;
         wheel.schedule(connectTimer, connectTimeoutNanos);
@@ -417,7 +417,7 @@ public final class ReconnectingClient {
         if (closed) {
             return;
         }
-        long now = wheel.ticker().nanoTime();
+        long now = wheel.ticker().getAsLong();
         if (!backoff.attemptFailed(now)) {
             giveUp(null);
             return;
@@ -430,7 +430,7 @@ public final class ReconnectingClient {
         if (closed) {
             return;
         }
-        if (!backoff.attemptFailed(wheel.ticker().nanoTime())) {
+        if (!backoff.attemptFailed(wheel.ticker().getAsLong())) {
             giveUp(cause);
             return;
         }

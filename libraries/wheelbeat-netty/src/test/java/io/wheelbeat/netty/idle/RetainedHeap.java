@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.LongSupplier;
 import org.openjdk.jol.util.ObjectUtils;
 import org.openjdk.jol.vm.VM;
 
@@ -42,7 +43,7 @@ final class RetainedHeap {
             ChannelHandlerContext.class,
             EventExecutor.class,
             Ticker.class,
-            io.wheelbeat.core.Ticker.class,
+            LongSupplier.class,
             TimerWheel.class,
             ExecutorDrivenWheel.class,
             WheelScheduler.class,

@@ -24,7 +24,6 @@ import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
-import io.wheelbeat.core.Ticker;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
 import io.wheelbeat.core.ratelimit.LeaseStore;
@@ -52,6 +51,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -126,7 +126,7 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
     private final Supplier<CompletionStage<? extends StatefulConnection<String, String>>> connector;
     private final boolean cluster;
     private final Function<Object, String> keyEncoder;
-    private final Ticker sharedClock;
+    private final LongSupplier sharedClock;
     private final long sharedOrigin;
     private final Script slidingWindow;
     private final Script tokenBucket;
@@ -359,7 +359,7 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
         // Rounded up, so that a lease's end computed from the send time is never late.
         String now = sharedClock == null
                 ? ""
-                : Long.toString(-Math.floorDiv(-(sharedClock.nanoTime() - sharedOrigin), 1000));
+                : Long.toString(-Math.floorDiv(-(sharedClock.getAsLong() - sharedOrigin), 1000));
         long periodNanos = limit.period().toNanos();
         Script script;
         String[] args;
@@ -623,7 +623,7 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
         private Duration connectTimeout = Duration.ofSeconds(2);
         private int maxPending = 10_000;
         private Function<Object, String> keyEncoder = RedisLeaseStore::encodeStandard;
-        private Ticker sharedClock;
+        private LongSupplier sharedClock;
         private long sharedOrigin;
         private boolean failIfUnreachable;
 
@@ -694,7 +694,7 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
          * origin, such as tests in virtual time. The distance from the origin must stay within
          * 2^53 microseconds (285 years), the integers a Lua number holds exactly.
          */
-        Builder sharedClock(Ticker clock, long originNanos) {
+        Builder sharedClock(LongSupplier clock, long originNanos) {
             this.sharedClock = Objects.requireNonNull(clock, "clock");
             this.sharedOrigin = originNanos;
             return this;

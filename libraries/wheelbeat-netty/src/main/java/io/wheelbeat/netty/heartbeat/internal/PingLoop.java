@@ -159,7 +159,7 @@ public final class PingLoop {
     }
 
     private long now() {
-        return wheel.ticker().nanoTime();
+        return wheel.ticker().getAsLong();
     }
 
     /** Whether the loop has started and not stopped. */
