@@ -1,6 +1,9 @@
 package io.wheelbeat.core;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.wheelbeat.core.internal.WheelSettings;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,5 +20,16 @@ class PublicApiTest {
         ExportedApi.of(WheelSettings.class, "io.wheelbeat.core")
                 // The budget grows only with a reason: each public member is a promise.
                 .assertHiddenAndWithin(20, 165);
+    }
+
+    @Test
+    void theTimerApiHasAtMostSixTypes() throws Exception {
+        // Top-level types of io.wheelbeat.core itself; a nested builder is part of its class.
+        List<String> timerTypes = ExportedApi.of(WheelSettings.class, "io.wheelbeat.core").types().stream()
+                .filter(type -> type.getPackageName().equals("io.wheelbeat.core") && type.getEnclosingClass() == null)
+                .map(Class::getSimpleName)
+                .sorted()
+                .toList();
+        assertTrue(timerTypes.size() <= 6, "the timer API has " + timerTypes.size() + " types: " + timerTypes);
     }
 }
