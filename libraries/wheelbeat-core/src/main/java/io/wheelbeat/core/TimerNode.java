@@ -1,5 +1,7 @@
 package io.wheelbeat.core;
 
+import io.wheelbeat.core.internal.NodeDeadlines;
+
 /**
  * A timer that lives in its owner: the queue entry of a {@link TimerWheel}, as Netty's
  * {@code ScheduledFutureTask} is its queue's entry. Links, exact deadline and scheduling order are
@@ -33,6 +35,23 @@ public abstract class TimerNode {
      */
     int order;
 
+    static {
+        NodeDeadlines.install(new NodeDeadlines.Access() {
+            @Override
+            public long get(TimerNode node) {
+                return node.deadline;
+            }
+
+            @Override
+            public void set(TimerNode node, long deadlineNanos) {
+                if (node.next != null) {
+                    throw new IllegalStateException("pending: the wheel owns its deadline");
+                }
+                node.deadline = deadlineNanos;
+            }
+        });
+    }
+
     /** For subclasses. */
     protected TimerNode() {}
 
@@ -52,31 +71,6 @@ public abstract class TimerNode {
      */
     protected final long order() {
         return order;
-    }
-
-    /**
-     * Returns the deadline the node was last armed with (a reading of its wheel's clock, at or
-     * after the wheel's start), or the one last given to {@link #deadline(long)} since. Pending
-     * or not, so an owner need not store its deadline twice.
-     *
-     * @return the deadline
-     */
-    protected final long deadline() {
-        return deadline;
-    }
-
-    /**
-     * Sets what {@link #deadline()} returns until the node is armed: for an owner that knows its
-     * deadline before its owner thread arms it.
-     *
-     * @param deadlineNanos a reading of the clock of the wheel the node will be armed on
-     * @throws IllegalStateException if the node is pending
-     */
-    protected final void deadline(long deadlineNanos) {
-        if (next != null) {
-            throw new IllegalStateException("pending: the wheel owns its deadline");
-        }
-        deadline = deadlineNanos;
     }
 
     /**

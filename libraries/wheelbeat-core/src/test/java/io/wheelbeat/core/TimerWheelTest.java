@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.wheelbeat.core.internal.NodeDeadlines;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -149,13 +150,13 @@ class TimerWheelTest {
     @Test
     void aNodeReportsItsDeadlineBeforeArmingAndAsArmed() {
         TimerNode node = new Recorded(() -> {});
-        node.deadline(in(7));
-        assertEquals(in(7), node.deadline());
+        NodeDeadlines.set(node, in(7));
+        assertEquals(in(7), NodeDeadlines.get(node));
         wheel.scheduleAt(node, in(TICK));
-        assertEquals(in(TICK), node.deadline());
-        assertThrows(IllegalStateException.class, () -> node.deadline(in(9)));
+        assertEquals(in(TICK), NodeDeadlines.get(node));
+        assertThrows(IllegalStateException.class, () -> NodeDeadlines.set(node, in(9)));
         pollAfter(TICK);
-        assertEquals(in(0), node.deadline(), "kept after firing");
+        assertEquals(in(0), NodeDeadlines.get(node), "kept after firing");
     }
 
     @Test

@@ -8,6 +8,7 @@ import io.netty.util.internal.InternalThreadLocalMap;
 import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.PlatformDependent;
 import io.wheelbeat.core.TimerNode;
+import io.wheelbeat.core.internal.NodeDeadlines;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
@@ -71,7 +72,7 @@ class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Run
 
     WheelScheduledTask(WheelIoEventLoop loop, Object task, long deadlineNanos) {
         this.loop = loop;
-        deadline(deadlineNanos);
+        NodeDeadlines.set(this, deadlineNanos);
         this.state = task;
     }
 
@@ -135,7 +136,7 @@ class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Run
 
     /** A reading of the loop's ticker, kept in the node; moved by the loop only, when a periodic task re-arms. */
     final long deadlineNanos() {
-        return deadline();
+        return NodeDeadlines.get(this);
     }
 
     /** Whether the loop has placed this task on its wheel before: only a periodic task is placed again. */
@@ -545,7 +546,7 @@ class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Run
 
     @Override
     public long getDelay(TimeUnit unit) {
-        return unit.convert(Math.max(0, deadline() - loop.ticker().nanoTime()), TimeUnit.NANOSECONDS);
+        return unit.convert(Math.max(0, deadlineNanos() - loop.ticker().nanoTime()), TimeUnit.NANOSECONDS);
     }
 
     /**
@@ -561,7 +562,7 @@ class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Run
             return Long.compare(getDelay(TimeUnit.NANOSECONDS), other.getDelay(TimeUnit.NANOSECONDS));
         }
         WheelScheduledTask<?> that = (WheelScheduledTask<?>) other;
-        long difference = deadline() - that.deadline();
+        long difference = deadlineNanos() - that.deadlineNanos();
         if (difference != 0) {
             return difference < 0 ? -1 : 1;
         }
@@ -579,7 +580,7 @@ class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Run
                                 : "success: " + getNow())
                         : "incomplete";
         return getClass().getSimpleName() + '@' + Integer.toHexString(hashCode()) + '(' + status + ", deadline "
-                + deadline() + ')';
+                + deadlineNanos() + ')';
     }
 
     /**
@@ -618,9 +619,10 @@ class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Run
                 return;
             }
             if (!loop.isShutdown()) {
-                deadline(
+                NodeDeadlines.set(
+                        this,
                         periodNanos > 0
-                                ? deadline() + periodNanos
+                                ? deadlineNanos() + periodNanos
                                 : loop.ticker().nanoTime() - periodNanos);
                 if (!isCancelled()) {
                     loop.placeOrDefer(this);
