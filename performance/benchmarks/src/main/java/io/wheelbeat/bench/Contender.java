@@ -4,10 +4,8 @@ import java.util.Arrays;
 
 /** The timers compared, by the names used in the benchmarks' {@code contender} parameter. */
 enum Contender {
-    /** Ours on the owner thread: {@code TimerWheel}'s long-id API. */
+    /** Ours on the owner thread: {@code TimerWheel} with one node per timer. */
     OURS("ours", false),
-    /** Design experiment: ours with array slots ({@link ArraySlotsAdapter}). */
-    OURS_ARRAYS("ours-arrays", false),
     /** Ours through the thread-safe {@code WheelTimer}, called from another thread. */
     OURS_WHEELTIMER("ours-wheeltimer", true),
     /** Netty's {@code HashedWheelTimer}. */
@@ -41,7 +39,6 @@ enum Contender {
         }
         return switch (this) {
             case OURS -> new OursAdapter(capacity, virtualTime);
-            case OURS_ARRAYS -> new ArraySlotsAdapter(capacity, virtualTime);
             case OURS_WHEELTIMER -> new OursWheelTimerAdapter(capacity);
             case NETTY_HWT -> new NettyHashedWheelTimerAdapter(capacity);
             case NETTY_EVENTLOOP -> new NettyEventLoopAdapter(capacity, virtualTime);
