@@ -25,7 +25,8 @@ import java.util.concurrent.TimeUnit;
  * What a module user writes: a server and a client over Netty's local transport on one
  * {@link WheelIoEventLoopGroup} loop. The server's pipeline has a {@link WheelIdleStateHandler}
  * (reader idle) and answers {@link #PING} with {@link #PONG}; the client's has a
- * {@link HeartbeatHandler} that pings and counts on the given meter registry. Each side records the user events its pipeline fires.
+ * {@link HeartbeatHandler} that pings and counts on the given meter registry. Each side records the
+ * user events its pipeline fires.
  * Not thread-safe: one test drives it.
  */
 public final class LoopbackPair implements AutoCloseable {
