@@ -24,10 +24,14 @@ public abstract class TimerNode {
     TimerNode next;
 
     TimerNode prev;
-    /** Nanoseconds after the wheel's start reading. */
+    /** A reading of the wheel's clock. */
     long deadline;
-    /** The wheel's count of schedulings when this node was last (re)scheduled: the tie-break. */
-    long order;
+    /**
+     * The wheel's count of schedulings when this node was last (re)scheduled: the tie-break. A
+     * non-negative int (the wheel renumbers its pending nodes before it would overflow), 4 bytes
+     * so that the node is 32 bytes with compressed references.
+     */
+    int order;
 
     /** For subclasses. */
     protected TimerNode() {}
@@ -48,6 +52,31 @@ public abstract class TimerNode {
      */
     protected final long order() {
         return order;
+    }
+
+    /**
+     * Returns the deadline the node was last armed with (a reading of its wheel's clock, at or
+     * after the wheel's start), or the one last given to {@link #deadline(long)} since. Pending
+     * or not, so an owner need not store its deadline twice.
+     *
+     * @return the deadline
+     */
+    protected final long deadline() {
+        return deadline;
+    }
+
+    /**
+     * Sets what {@link #deadline()} returns until the node is armed: for an owner that knows its
+     * deadline before its owner thread arms it.
+     *
+     * @param deadlineNanos a reading of the clock of the wheel the node will be armed on
+     * @throws IllegalStateException if the node is pending
+     */
+    protected final void deadline(long deadlineNanos) {
+        if (next != null) {
+            throw new IllegalStateException("pending: the wheel owns its deadline");
+        }
+        deadline = deadlineNanos;
     }
 
     /**

@@ -82,7 +82,7 @@ public final class TimerWheel {
 
     private int pending;
     /** The scheduling order the next armed node gets. */
-    private long nextOrder;
+    private int nextOrder;
     /** The last poll's reading, or during a poll the latest deadline fired; at or before it, defer. */
     private long position;
     /** The tick that placement counts from; it never goes back. */
@@ -161,6 +161,9 @@ public final class TimerWheel {
      * @param deadlineNanos its deadline
      */
     public void scheduleAt(TimerNode node, long deadlineNanos) {
+        if (nextOrder == Integer.MAX_VALUE) {
+            renumber();
+        }
         node.order = nextOrder++;
         rescheduleAt(node, deadlineNanos);
     }
@@ -175,14 +178,14 @@ public final class TimerWheel {
     public void rescheduleAt(TimerNode node, long deadlineNanos) {
         long deadline = relative(deadlineNanos);
         if (node.next == null) {
-            node.deadline = deadline;
+            node.deadline = originNanos + deadline;
             pending++;
             scheduledCount++;
             placeOrDefer(node, deadline);
             return;
         }
-        long old = node.deadline;
-        node.deadline = deadline;
+        long old = relative(node);
+        node.deadline = originNanos + deadline;
         // Lazy: the old slot comes due by the old deadline and its walk moves the node on. Only to a
         // later tick (a slot's own-tick nodes stay in order); not for the current tick, nor for a
         // node that may sit among the deferred ones.
@@ -300,7 +303,7 @@ public final class TimerWheel {
         if (node.next == null) {
             throw new IllegalStateException("not pending: " + node);
         }
-        return originNanos + node.deadline;
+        return node.deadline;
     }
 
     /**
@@ -406,7 +409,7 @@ public final class TimerWheel {
             }
             int shown = 0;
             for (TimerNode node = head.next; node != head && shown < 64; node = node.next, shown++) {
-                out.append(' ').append(node.deadline).append('#').append(node.order);
+                out.append(' ').append(relative(node)).append('#').append(node.order);
             }
             out.append(shown == 64 ? " ...\n" : "\n");
         }
@@ -469,7 +472,8 @@ public final class TimerWheel {
     }
 
     private static boolean firesBefore(TimerNode node, TimerNode other) {
-        return node.deadline < other.deadline || node.deadline == other.deadline && node.order - other.order < 0;
+        long difference = node.deadline - other.deadline;
+        return difference < 0 || difference == 0 && node.order - other.order < 0;
     }
 
     /** No slot bookkeeping. */
@@ -631,7 +635,7 @@ public final class TimerWheel {
             TimerNode next = node.next;
             moving.next = next;
             next.prev = moving;
-            place(node, node.deadline);
+            place(node, relative(node));
             budget--;
             movedCount++;
         }
@@ -645,13 +649,14 @@ public final class TimerWheel {
         int slot = (int) baseTick & (levelZeroSlots - 1);
         sortCurrentSlot();
         Sentinel head = heads[slot];
+        loadBothEnds(head);
         int fired = 0;
         while (budget > 0 && !unordered(slot)) {
             TimerNode node = head.next;
             if (node == head) {
                 break;
             }
-            long deadline = node.deadline;
+            long deadline = relative(node);
             if ((deadline >>> tickShift) > baseTick) {
                 unlink(node);
                 place(node, deadline);
@@ -686,7 +691,7 @@ public final class TimerWheel {
         TimerNode node;
         while ((node = deferred.next) != deferred) {
             unlink(node);
-            place(node, node.deadline);
+            place(node, relative(node));
         }
     }
 
@@ -697,12 +702,13 @@ public final class TimerWheel {
         if (!unordered(slot)) {
             return;
         }
+        loadBothEnds(head);
         int count = 0;
         for (TimerNode node = head.next, next; node != head; node = next) {
             next = node.next;
-            if ((node.deadline >>> tickShift) > baseTick) {
+            if ((relative(node) >>> tickShift) > baseTick) {
                 unlink(node);
-                place(node, node.deadline);
+                place(node, relative(node));
                 movedCount++;
                 if (budget > 0) {
                     budget--;
@@ -729,7 +735,21 @@ public final class TimerWheel {
         }
         prev.next = head;
         head.prev = prev;
-        due[slot] = head.next.deadline;
+        due[slot] = relative(head.next);
+    }
+
+    /**
+     * Reads a slot's nodes along both links at once, meeting in the middle, so that the walk over
+     * it that follows finds them in cache: two independent chains of loads let the CPU overlap
+     * their cache misses, where one walk takes each miss after the last.
+     */
+    private static void loadBothEnds(Sentinel head) {
+        TimerNode front = head.next;
+        TimerNode back = head.prev;
+        while (front != back && front.next != back) {
+            front = front.next;
+            back = back.prev;
+        }
     }
 
     /** In place, without allocating. */
@@ -764,5 +784,36 @@ public final class TimerWheel {
     /** Nanoseconds since the start; readings before the start count as the start. */
     private long relative(long nanos) {
         return Math.max(0, nanos - originNanos);
+    }
+
+    /** A placed node's deadline, in nanoseconds since the start. */
+    private long relative(TimerNode node) {
+        return node.deadline - originNanos;
+    }
+
+    /**
+     * Gives the pending nodes the orders 0, 1, ... in their present order, so that orders stay
+     * non-negative ints whose difference cannot overflow; runs once per 2^31 schedulings.
+     */
+    private void renumber() {
+        long[] keys = new long[pending];
+        TimerNode[] nodes = new TimerNode[pending];
+        int count = 0;
+        for (Sentinel head : heads) {
+            for (TimerNode node = head.next; node != head; node = node.next) {
+                keys[count] = (long) node.order << 32 | count;
+                nodes[count++] = node;
+            }
+        }
+        Arrays.sort(keys, 0, count);
+        for (int rank = 0; rank < count; rank++) {
+            nodes[(int) keys[rank]].order = rank;
+        }
+        nextOrder = count;
+    }
+
+    /** For tests: where the next scheduling's order starts, to reach a renumbering quickly. */
+    void startOrdersAt(int order) {
+        nextOrder = order;
     }
 }

@@ -19,7 +19,7 @@ class PublicApiTest {
     void theEngineStaysHiddenAndTheSurfaceWithinItsBudget() throws Exception {
         ExportedApi.of(WheelSettings.class, "io.wheelbeat.core")
                 // The budget grows only with a reason: each public member is a promise.
-                .assertHiddenAndWithin(20, 165);
+                .assertHiddenAndWithin(20, 167);
     }
 
     @Test

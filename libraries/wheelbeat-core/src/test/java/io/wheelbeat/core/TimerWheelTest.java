@@ -124,6 +124,40 @@ class TimerWheelTest {
         assertEquals(List.of(id), fired);
     }
 
+    /**
+     * Orders are ints compared by difference: before the count would pass Integer.MAX_VALUE the
+     * wheel renumbers its pending nodes, keeping equal deadlines in scheduling order across it.
+     */
+    @Test
+    void equalDeadlinesKeepSchedulingOrderAcrossTheRenumbering() {
+        long deadline = in(3 * TICK);
+        List<TimerNode> scheduled = new ArrayList<>();
+        scheduled.add(at(wheel, deadline)); // order 0: far older than the rest
+        at(wheel, in(500 * TICK)); // a pending node on an upper level, renumbered too
+        wheel.startOrdersAt(Integer.MAX_VALUE - 3);
+        for (int i = 0; i < 6; i++) {
+            scheduled.add(at(wheel, deadline));
+        }
+        for (int i = 1; i < scheduled.size(); i++) {
+            assertTrue(scheduled.get(i - 1).order() - scheduled.get(i).order() < 0, "orders ascend at " + i);
+        }
+        assertTrue(scheduled.get(scheduled.size() - 1).order() < 16, "renumbered from 0");
+        assertEquals(scheduled.size(), pollAfter(3 * TICK));
+        assertEquals(scheduled, fired);
+    }
+
+    @Test
+    void aNodeReportsItsDeadlineBeforeArmingAndAsArmed() {
+        TimerNode node = new Recorded(() -> {});
+        node.deadline(in(7));
+        assertEquals(in(7), node.deadline());
+        wheel.scheduleAt(node, in(TICK));
+        assertEquals(in(TICK), node.deadline());
+        assertThrows(IllegalStateException.class, () -> node.deadline(in(9)));
+        pollAfter(TICK);
+        assertEquals(in(0), node.deadline(), "kept after firing");
+    }
+
     @Test
     void cancelledTimerNeverFires() {
         TimerNode id = at(wheel, in(TICK));

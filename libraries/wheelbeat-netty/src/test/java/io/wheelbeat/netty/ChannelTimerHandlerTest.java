@@ -5,10 +5,14 @@ import static io.wheelbeat.netty.VirtualTime.frozenChannel;
 import static io.wheelbeat.netty.VirtualTime.pendingTimers;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPipelineException;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.wheelbeat.core.TimerNode;
 import java.util.ArrayList;
@@ -124,5 +128,79 @@ class ChannelTimerHandlerTest {
             @Override
             protected void onStop() {}
         });
+    }
+
+    /** Not a ChannelHandlerAdapter, so the pipeline does not check: the handler refuses a second pipeline itself. */
+    @Test
+    void addedToASecondPipelineItIsRefusedAndKeepsTimingTheFirst() {
+        Recording handler = new Recording();
+        EmbeddedChannel first = frozenChannel(handler);
+        EmbeddedChannel second = frozenChannel();
+        second.pipeline().addLast(handler);
+        assertNull(second.pipeline().context(handler), "removed again");
+        assertThrows(ChannelPipelineException.class, second::checkException);
+        assertTrue(handler.running());
+        assertSame(first.pipeline().context(handler), handler.ctx());
+        advance(first, 1001);
+        assertEquals(List.of("start", "expired"), handler.calls);
+        first.pipeline().remove(handler);
+        first.pipeline().addLast(handler);
+        assertThrows(ChannelPipelineException.class, first::checkException, "once removed, it is not added again");
+    }
+
+    /** A handler with one timer arms itself: no other object. */
+    @Test
+    void aHandlerArmedAsItsOwnTimerExpires() {
+        List<Long> expired = new ArrayList<>();
+        ChannelTimerHandler handler = new ChannelTimerHandler(EventLoopWheels.shared()) {
+            @Override
+            protected void onStart(ChannelHandlerContext ctx, long nowNanos) {
+                expired.add(nowNanos);
+                schedule(this, TimeUnit.MILLISECONDS.toNanos(5));
+            }
+
+            @Override
+            protected void onStop() {
+                cancel(this);
+            }
+
+            @Override
+            protected void expire() {
+                expired.add(now());
+            }
+        };
+        EmbeddedChannel ch = frozenChannel(handler);
+        assertTrue(handler.isPending());
+        advance(ch, 5);
+        long start = expired.get(0);
+        assertEquals(List.of(start, start + TimeUnit.MILLISECONDS.toNanos(5)), expired, "started, expired");
+        assertFalse(handler.isPending());
+        ch.finishAndReleaseAll();
+    }
+
+    /** What it does not override passes on, as through Netty's ChannelDuplexHandler. */
+    @Test
+    void everyEventItDoesNotHandlePassesOn() {
+        List<Object> seen = new ArrayList<>();
+        EmbeddedChannel ch = frozenChannel(new Recording(), new ChannelDuplexHandler() {
+            @Override
+            public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                seen.add(evt);
+            }
+
+            @Override
+            public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                seen.add(cause.getMessage());
+            }
+        });
+        ch.pipeline().fireUserEventTriggered("event");
+        ch.pipeline().fireExceptionCaught(new IllegalStateException("failure"));
+        ch.writeInbound("in");
+        ch.writeOutbound("out");
+        assertEquals(List.of("event", "failure"), seen);
+        assertEquals("in", ch.readInbound());
+        assertEquals("out", ch.readOutbound());
+        ch.close();
+        assertFalse(ch.isOpen(), "close passed on to the head");
     }
 }

@@ -6,6 +6,8 @@ import java.util.Arrays;
 enum Contender {
     /** Ours on the owner thread: {@code TimerWheel}'s long-id API. */
     OURS("ours", false),
+    /** Design experiment: ours with array slots ({@link ArraySlotsAdapter}). */
+    OURS_ARRAYS("ours-arrays", false),
     /** Ours through the thread-safe {@code WheelTimer}, called from another thread. */
     OURS_WHEELTIMER("ours-wheeltimer", true),
     /** Netty's {@code HashedWheelTimer}. */
@@ -39,6 +41,7 @@ enum Contender {
         }
         return switch (this) {
             case OURS -> new OursAdapter(capacity, virtualTime);
+            case OURS_ARRAYS -> new ArraySlotsAdapter(capacity, virtualTime);
             case OURS_WHEELTIMER -> new OursWheelTimerAdapter(capacity);
             case NETTY_HWT -> new NettyHashedWheelTimerAdapter(capacity);
             case NETTY_EVENTLOOP -> new NettyEventLoopAdapter(capacity, virtualTime);

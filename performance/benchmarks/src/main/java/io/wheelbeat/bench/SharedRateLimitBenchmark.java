@@ -40,7 +40,7 @@ import org.openjdk.jmh.annotations.TearDown;
  *   <li>{@code local}: {@link KeyedRateLimiter} of this process alone;</li>
  *   <li>{@code cluster}: the same limit shared through {@link RedisLeaseStore} (cluster mode:
  *       leases spent locally, refills drawn in the background, on the caller's thread);</li>
- *   <li>{@code naive}: one round trip per request, the same token-bucket script with ask = 1,
+ *   <li>{@code naive}: one round trip per request, the same script with one token-bucket key and ask = 1,
  *       waited for (what a limiter without leases does);</li>
  *   <li>{@code bucket4j}: Bucket4j's Lettuce-backed bucket ({@code tryConsume(1)}, compare-and-swap
  *       in Redis, one or more round trips per request).</li>
@@ -55,8 +55,8 @@ public class SharedRateLimitBenchmark {
     private static final RateLimit LIMIT = RateLimit.tokenBucket(16_000_000, Duration.ofMillis(100));
 
     private static final String KEY = "10.0.0.1";
-    /** The naive limiter's epoch key (the script's KEYS[2]), apart from the store's. */
-    private static final String NAIVE_EPOCH_KEY = "bench:naive:epoch";
+    /** The naive limiter's epoch and hash of key states (the script's KEYS), apart from the store's. */
+    private static final String[] NAIVE_KEYS = {"bench:naive:epoch", "bench:naive:keys"};
 
     @Param({"local", "cluster", "naive", "bucket4j"})
     public String mode;
@@ -91,10 +91,10 @@ public class SharedRateLimitBenchmark {
                 naiveConnection = client.connect();
                 naive = naiveConnection.sync();
                 // The script as the store sends it: the shared prelude (clock, epoch check), then the bucket.
-                tokenBucketDigest = naive.scriptLoad(script("prelude.lua") + script("token-bucket.lua"));
-                // now (server clock), interval 6.25 ns, tolerance 16M intervals, charge 0, ask 1, give back 0,
-                // no epoch known (never marks a loss).
-                naiveArgs = new String[] {"", "0.00625", "100000", "0", "1", "0", ""};
+                tokenBucketDigest = naive.scriptLoad(script("prelude.lua") + script("batch.lua"));
+                // now (server clock), no epoch known (never marks a loss), then one key: a bucket of
+                // interval 6.25 ns, tolerance 16M intervals, charge 0, ask 1, give back 0.
+                naiveArgs = new String[] {"", "", KEY, "b", "0.00625", "100000", "0", "1", "0"};
             }
             case "bucket4j" -> {
                 client = RedisClient.create(redis.uri());
@@ -134,12 +134,8 @@ public class SharedRateLimitBenchmark {
     public boolean tryAcquire() {
         return switch (mode) {
             case "naive" ->
-                (Long) naive.<List<Object>>evalsha(
-                                        tokenBucketDigest,
-                                        ScriptOutputType.MULTI,
-                                        new String[] {KEY, NAIVE_EPOCH_KEY},
-                                        naiveArgs)
-                                .get(0)
+                (Long) naive.<List<Object>>evalsha(tokenBucketDigest, ScriptOutputType.MULTI, NAIVE_KEYS, naiveArgs)
+                                .get(2)
                         == 1L;
             case "bucket4j" -> bucket.tryConsume(1);
             default -> limiter.tryAcquire(KEY) == KeyedRateLimiter.ADMITTED;

@@ -33,6 +33,7 @@ final class Lease implements LeaseStore.Reply {
     private static final VarHandle UNCHARGED;
     private static final VarHandle DEMAND;
     private static final VarHandle GIVE_BACK;
+    private static final VarHandle DEBT;
 
     static {
         try {
@@ -43,6 +44,7 @@ final class Lease implements LeaseStore.Reply {
             UNCHARGED = lookup.findVarHandle(Lease.class, "uncharged", long.class);
             DEMAND = lookup.findVarHandle(Lease.class, "demand", long.class);
             GIVE_BACK = lookup.findVarHandle(Lease.class, "giveBack", long.class);
+            DEBT = lookup.findVarHandle(Lease.class, "debt", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -83,7 +85,11 @@ final class Lease implements LeaseStore.Reply {
     private volatile long sentAt;
     // The exchange out: written by its sender, read by its reply (ordered by inFlight).
     private long charged;
-    /** Credit admitted while the store failed, still to charge; not unconfirmed, so it holds back no request. */
+    /**
+     * Permits admitted without the store (while it failed, or without room for an exchange), still
+     * to charge; not unconfirmed, so they hold back no request.
+     */
+    @SuppressWarnings("unused") // accessed through DEBT
     private volatile long debt;
 
     private long chargedDebt;
@@ -125,6 +131,11 @@ final class Lease implements LeaseStore.Reply {
     /** {@code a - b} modulo 2^40, signed. */
     private static long distance(long a, long b) {
         return ((a - b) << COUNT_BITS) >> COUNT_BITS;
+    }
+
+    /** Permits admitted without an exchange: the key's timer charges them. */
+    void owe(long permits) {
+        DEBT.getAndAdd(this, permits);
     }
 
     /** Returns the nanoseconds the store said to wait, or 0. */
@@ -196,8 +207,7 @@ final class Lease implements LeaseStore.Reply {
     /** Sends an exchange. {@link #inFlight} held. */
     private void send(long now) {
         long charge = (long) UNCHARGED.getAndSet(this, 0L);
-        long owed = debt;
-        debt = 0;
+        long owed = (long) DEBT.getAndSet(this, 0L);
         long wanted = (long) DEMAND.getAndSet(this, 0L);
         long back = (long) GIVE_BACK.getAndSet(this, 0L);
         long lease = (long) GRANT.getVolatile(this);
@@ -259,7 +269,7 @@ final class Lease implements LeaseStore.Reply {
         if (cause == LeaseStore.Failure.BUSY) {
             // Not sent: what it carried waits for the key's timer.
             UNCHARGED.getAndAdd(this, charged);
-            debt += chargedDebt;
+            DEBT.getAndAdd(this, chargedDebt);
             GIVE_BACK.getAndAdd(this, givenBack);
             leases.deferred();
             leases.releaseExchange();
@@ -268,7 +278,7 @@ final class Lease implements LeaseStore.Reply {
         }
         // Credit waiting to be sent becomes debt: charged later, holding back no request meanwhile.
         long unsent = (long) UNCHARGED.getAndSet(this, 0L);
-        debt += unsent;
+        DEBT.getAndAdd(this, unsent);
         UNCONFIRMED.getAndAdd(this, -(charged + unsent));
         leases.failedAfter(now - sentAt);
         leases.failed(cause);
@@ -305,7 +315,9 @@ final class Lease implements LeaseStore.Reply {
                 lapsed(count);
             }
         }
-        if (((long) UNCHARGED.getVolatile(this) > 0 || debt > 0 || (long) GIVE_BACK.getVolatile(this) > 0)
+        if (((long) UNCHARGED.getVolatile(this) > 0
+                        || (long) DEBT.getVolatile(this) > 0
+                        || (long) GIVE_BACK.getVolatile(this) > 0)
                 && !leases.degraded()) {
             sendIfIdle(now, 0);
             return leases.horizonNanos;

@@ -21,7 +21,7 @@ public interface LeaseStore {
     Object storeKey(String limiterName, Object key);
 
     /**
-     * Applies {@code request} atomically and reports to {@code reply} exactly once, within the store's timeout.
+     * Applies {@code request} atomically and reports to {@code reply} exactly once, in a time the store bounds.
      *
      * @param request what to apply
      * @param reply where the outcome goes

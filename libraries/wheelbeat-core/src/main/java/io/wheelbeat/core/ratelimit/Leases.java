@@ -167,9 +167,14 @@ final class Leases {
         }
         boolean credited = lease.takeCredit(permits, maxUnconfirmed);
         if (lease.sendIfIdle(now, credited ? permits : 0) == Lease.NO_ROOM) {
-            // No exchange could start: refused, its credit (if any) returned, tried again later.
+            // No exchange could start (its credit, if any, returned): decided with this process's
+            // share, as by FAIL_LOCAL, and what it admits is charged with the key's next exchange.
             saturated.increment();
-            return Math.max(1, lastLatencyNanos);
+            long result = permits > share.burst() ? share.periodNanos : entry.tryAcquire(share, permits, now);
+            if (result == KeyedRateLimiter.ADMITTED) {
+                lease.owe(permits);
+            }
+            return result;
         }
         if (credited) {
             return KeyedRateLimiter.ADMITTED;

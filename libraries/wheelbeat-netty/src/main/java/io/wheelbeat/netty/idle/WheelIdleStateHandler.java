@@ -1,7 +1,6 @@
 package io.wheelbeat.netty.idle;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -11,18 +10,17 @@ import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.EventExecutor;
-import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.TimerNode;
 import io.wheelbeat.core.WheelScheduler;
 import io.wheelbeat.core.WheelTimeout;
+import io.wheelbeat.core.internal.checks.ConfigChecks;
+import io.wheelbeat.netty.ChannelTimerHandler;
 import io.wheelbeat.netty.EventLoopWheels;
-import io.wheelbeat.netty.internal.LoopClocks;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,7 +50,9 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Timing and cost</h2>
  * Netty's algorithm: traffic only stamps the time; each watched check waits on a timer node of its
- * own, re-armed without allocating. Checks run when and in the order Netty's tasks would. Under
+ * own (the reader's is the handler itself), re-armed without allocating. A node per check keeps
+ * Netty's order among checks of several channels falling due at one instant. Checks run when and
+ * in the order Netty's tasks would. Under
  * {@code EmbeddedChannel}, {@code advanceTimeBy(...)} and {@code runScheduledPendingTasks()} drive
  * it as they drive Netty's. On a shared timer ({@link Builder#timer}) each wake hops to the loop
  * and allocates a timeout handle.
@@ -61,34 +61,29 @@ import org.slf4j.LoggerFactory;
  * One instance per channel; methods run on the handler's executor, except
  * {@link #resetReadTimeout()} and {@link #resetWriteTimeout()}, which may be called from any thread.
  */
-public class WheelIdleStateHandler extends ChannelDuplexHandler {
+public class WheelIdleStateHandler extends ChannelTimerHandler {
 
     private static final Logger log = LoggerFactory.getLogger(WheelIdleStateHandler.class);
-    private static final byte NEW = 0;
-    private static final byte RUNNING = 1;
-    /** Never starts again, even if it never started. */
-    private static final byte STOPPED = 2;
+    private static final long MIN_TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final byte READER_FIRED = 1;
+    private static final byte WRITER_FIRED = 2;
+    private static final byte ALL_FIRED = 4;
 
-    private final IdleSettings settings;
+    /** 0 when not watched; the reader check's timer is this handler itself. */
+    private final long readerIdleTimeNanos;
     /** Null when the check is not watched. */
-    private final IdleCheck readerCheck;
-
-    private final IdleCheck writerCheck;
+    private final WriteCheck writerCheck;
+    /** Null when not watched; a {@link WriteCheck} when the writer is not. */
     private final IdleCheck allCheck;
+    /** Null unless on a shared timer. */
+    private final SharedTimeouts shared;
+    /** Null unless the builder was given a meter registry. */
+    private final IdleEventCounters counters;
 
-    private ChannelHandlerContext ctx;
-    private byte state = NEW;
-    /** The loop's wheel once started; null on a shared timer. */
-    private ExecutorDrivenWheel wheel;
-    /** On a shared timer once started: its timeouts; else null. */
-    private SharedTimeouts shared;
-
-    private boolean reading;
-    private boolean firstReaderIdleEvent = true;
-    private boolean firstWriterIdleEvent = true;
-    private boolean firstAllIdleEvent = true;
     private long lastReadTime;
-    private long lastWriteTime;
+    private boolean reading;
+    /** Which checks fired since their traffic (bits): Netty's firstXxxIdleEvent flags, inverted. */
+    private byte fired;
 
     /**
      * Netty's {@code IdleStateHandler(int, int, int)}.
@@ -126,7 +121,14 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
      */
     public WheelIdleStateHandler(
             boolean observeOutput, long readerIdleTime, long writerIdleTime, long allIdleTime, TimeUnit unit) {
-        this(IdleSettings.interned(observeOutput, readerIdleTime, writerIdleTime, allIdleTime, unit));
+        this(
+                observeOutput,
+                idleNanos(readerIdleTime, unit),
+                idleNanos(writerIdleTime, unit),
+                idleNanos(allIdleTime, unit),
+                EventLoopWheels.shared(),
+                null,
+                null);
     }
 
     /**
@@ -135,17 +137,53 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
      * @param factory the settings, from the builder
      */
     protected WheelIdleStateHandler(Factory factory) {
-        this(factory.settings);
+        this(
+                factory.observeOutput,
+                factory.readerIdleTimeNanos,
+                factory.writerIdleTimeNanos,
+                factory.allIdleTimeNanos,
+                factory.wheels,
+                factory.timer,
+                factory.counters);
     }
 
-    private WheelIdleStateHandler(IdleSettings settings) {
-        this.settings = settings;
-        this.readerCheck = settings.readerIdleTimeNanos > 0 ? new IdleCheck() : null;
-        boolean observing = settings.observeOutput;
-        this.writerCheck = settings.writerIdleTimeNanos > 0 ? observing ? new ObservingCheck() : new IdleCheck() : null;
-        this.allCheck = settings.allIdleTimeNanos > 0
-                ? observing && writerCheck == null ? new ObservingCheck() : new IdleCheck()
-                : null;
+    /** Idle times in nanoseconds, 0 (not watched) or at least 1 ms. */
+    private WheelIdleStateHandler(
+            boolean observeOutput,
+            long readerIdleTimeNanos,
+            long writerIdleTimeNanos,
+            long allIdleTimeNanos,
+            EventLoopWheels wheels,
+            WheelScheduler timer,
+            IdleEventCounters counters) {
+        super(wheels);
+        this.readerIdleTimeNanos = readerIdleTimeNanos;
+        // Netty's one write listener: the writer's check, else the all check; it observes the output.
+        this.writerCheck = writerIdleTimeNanos == 0
+                ? null
+                : observeOutput
+                        ? new ObservingCheck(this, writerIdleTimeNanos)
+                        : new WriteCheck(this, writerIdleTimeNanos);
+        this.allCheck = allIdleTimeNanos == 0
+                ? null
+                : writerCheck != null
+                        ? new IdleCheck(this, allIdleTimeNanos)
+                        : observeOutput
+                                ? new ObservingCheck(this, allIdleTimeNanos)
+                                : new WriteCheck(this, allIdleTimeNanos);
+        this.shared = timer == null ? null : new SharedTimeouts(timer);
+        this.counters = counters;
+    }
+
+    /** A builder's idle time in nanoseconds: zero disables the check; positive values are floored at 1 ms. */
+    private static long idleNanos(String name, Duration time) {
+        long nanos = ConfigChecks.nonNegativeNanos(name, time);
+        return nanos == 0 ? 0 : Math.max(nanos, MIN_TIMEOUT_NANOS);
+    }
+
+    private static long idleNanos(long time, TimeUnit unit) {
+        Objects.requireNonNull(unit, "unit");
+        return time <= 0 ? 0 : Math.max(unit.toNanos(time), MIN_TIMEOUT_NANOS);
     }
 
     /**
@@ -163,7 +201,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
      * @return the reader idle time in milliseconds
      */
     public long getReaderIdleTimeInMillis() {
-        return TimeUnit.NANOSECONDS.toMillis(settings.readerIdleTimeNanos);
+        return TimeUnit.NANOSECONDS.toMillis(readerIdleTimeNanos);
     }
 
     /**
@@ -172,7 +210,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
      * @return the writer idle time in milliseconds
      */
     public long getWriterIdleTimeInMillis() {
-        return TimeUnit.NANOSECONDS.toMillis(settings.writerIdleTimeNanos);
+        return writerCheck == null ? 0 : TimeUnit.NANOSECONDS.toMillis(writerCheck.idleTimeNanos);
     }
 
     /**
@@ -181,106 +219,56 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
      * @return the all idle time in milliseconds
      */
     public long getAllIdleTimeInMillis() {
-        return TimeUnit.NANOSECONDS.toMillis(settings.allIdleTimeNanos);
+        return allCheck == null ? 0 : TimeUnit.NANOSECONDS.toMillis(allCheck.idleTimeNanos);
     }
 
-    // ---------------------------------------------------------------- lifecycle
-
-    // Netty's state machine: start once, when active and in place; stop for good on inactive or removed.
-
-    @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-        if (startsEarly(ctx)) {
-            start(ctx);
-        }
-    }
-
-    @Override
-    public void handlerRemoved(ChannelHandlerContext ctx) {
-        stop();
-    }
-
-    @Override
-    public void channelRegistered(ChannelHandlerContext ctx) throws Exception {
-        if (startsEarly(ctx)) {
-            start(ctx);
-        }
-        ctx.fireChannelRegistered();
-    }
-
-    @Override
-    public void channelActive(ChannelHandlerContext ctx) throws Exception {
-        if (state == NEW) {
-            start(ctx);
-        }
-        ctx.fireChannelActive();
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-        stop();
-        ctx.fireChannelInactive();
-    }
-
-    /** On a channel already active and registered {@code channelActive} will not come. */
-    private boolean startsEarly(ChannelHandlerContext ctx) {
-        return state == NEW && ctx.channel().isActive() && ctx.channel().isRegistered();
-    }
+    // ---------------------------------------------------------------- lifecycle (ChannelTimerHandler's)
 
     /** Netty's {@code initialize}. */
-    private void start(ChannelHandlerContext ctx) {
-        // Before RUNNING: if this throws, stop() has nothing to disarm.
-        if (settings.sharedTimer != null) {
-            shared = new SharedTimeouts(settings.sharedTimer, ctx.executor());
-        } else {
-            wheel = settings.wheels.wheelFor(ctx.executor());
+    @Override
+    protected final void onStart(ChannelHandlerContext ctx, long now) {
+        if (shared != null) {
+            shared.start(ctx.executor());
         }
-        state = RUNNING;
-        this.ctx = ctx;
-        long now = now();
-        lastReadTime = lastWriteTime = now;
-        if (writeListener() instanceof ObservingCheck observing) {
-            observing.start(ctx);
+        lastReadTime = now;
+        WriteCheck listener = writeListener();
+        if (listener != null) {
+            listener.lastWriteTime = now;
+            if (listener instanceof ObservingCheck observing) {
+                observing.start(ctx);
+            }
         }
         // Netty schedules its tasks in this order, which breaks ties between equal deadlines.
-        if (readerCheck != null) {
-            arm(readerCheck, now + settings.readerIdleTimeNanos);
+        if (readerIdleTimeNanos > 0) {
+            arm(this, now + readerIdleTimeNanos);
         }
         if (writerCheck != null) {
-            arm(writerCheck, now + settings.writerIdleTimeNanos);
+            arm(writerCheck, now + writerCheck.idleTimeNanos);
         }
         if (allCheck != null) {
-            arm(allCheck, now + settings.allIdleTimeNanos);
+            arm(allCheck, now + allCheck.idleTimeNanos);
         }
     }
 
     /** Netty's {@code destroy}. */
-    private void stop() {
-        byte was = state;
-        state = STOPPED;
-        if (was == RUNNING) {
-            disarmAll();
-        }
+    @Override
+    protected final void onStop() {
+        disarmAll();
     }
 
     private void disarmAll() {
-        disarm(readerCheck);
+        disarm(this);
         disarm(writerCheck);
         disarm(allCheck);
-    }
-
-    /** The loop's clock (virtual under {@code EmbeddedChannel}); once started. */
-    private long now() {
-        return wheel != null ? wheel.ticker().getAsLong() : shared.clock.getAsLong();
     }
 
     // ---------------------------------------------------------------- traffic: stamps only
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (settings.watchesReads) {
+        if (watchesReads()) {
             reading = true;
-            firstReaderIdleEvent = firstAllIdleEvent = true;
+            fired &= ~(READER_FIRED | ALL_FIRED);
         }
         ctx.fireChannelRead(msg);
     }
@@ -289,7 +277,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
         if (reading) { // only ever set when reads are watched
             reading = false;
-            if (state == RUNNING) {
+            if (running()) {
                 lastReadTime = now();
             }
         }
@@ -298,8 +286,9 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
-        if (settings.watchesWrites) {
-            ctx.write(msg, promise.unvoid()).addListener(writeListener());
+        WriteCheck listener = writeListener();
+        if (listener != null) {
+            ctx.write(msg, promise.unvoid()).addListener(listener);
         } else {
             ctx.write(msg, promise);
         }
@@ -307,24 +296,24 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
 
     /** Netty's {@code resetReadTimeout()}: counts a read now. Any thread (handed to the executor). */
     public void resetReadTimeout() {
-        if (settings.watchesReads) {
+        if (watchesReads()) {
             if (offExecutor()) {
-                ctx.executor().execute(this::resetReadTimeout);
+                ctx().executor().execute(this::resetReadTimeout);
                 return;
             }
-            if (state == RUNNING) {
+            if (running()) {
                 lastReadTime = now();
             }
             reading = false; // as Netty's: a batch in progress counts as complete
-            firstReaderIdleEvent = firstAllIdleEvent = true;
+            fired &= ~(READER_FIRED | ALL_FIRED);
         }
     }
 
     /** Netty's {@code resetWriteTimeout()}: counts a write now. Any thread (handed to the executor). */
     public void resetWriteTimeout() {
-        if (settings.watchesWrites) {
+        if (writeListener() != null) {
             if (offExecutor()) {
-                ctx.executor().execute(this::resetWriteTimeout);
+                ctx().executor().execute(this::resetWriteTimeout);
                 return;
             }
             writeObserved();
@@ -333,61 +322,89 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
 
     /** A write completed, or the write timeout was reset. */
     private void writeObserved() {
-        if (state == RUNNING) {
-            lastWriteTime = now();
+        if (running()) {
+            writeListener().lastWriteTime = now();
         }
-        firstWriterIdleEvent = firstAllIdleEvent = true;
+        fired &= ~(WRITER_FIRED | ALL_FIRED);
     }
 
-    /** Netty's one write listener: the writer's check, else the all check. */
-    private IdleCheck writeListener() {
-        return writerCheck != null ? writerCheck : allCheck;
+    private boolean watchesReads() {
+        return readerIdleTimeNanos > 0 || allCheck != null;
+    }
+
+    /** Netty's one write listener: the writer's check, else the all check; null when writes are not watched. */
+    private WriteCheck writeListener() {
+        return writerCheck != null ? writerCheck : (WriteCheck) allCheck;
     }
 
     private boolean offExecutor() {
+        ChannelHandlerContext ctx = ctx();
         return ctx != null && !ctx.executor().inEventLoop();
     }
 
     // ---------------------------------------------------------------- checks (Netty's idle tasks)
 
-    /** Netty's idle task of {@code check}, its timer fired at {@code now}. */
-    private void runCheck(IdleCheck check, long now) {
-        if (!ctx.channel().isOpen()) {
+    /** The reader check's timer fired. */
+    @Override
+    protected final void expire() {
+        checkFired(this);
+    }
+
+    private void checkFired(TimerNode check) {
+        if (running()) {
+            runCheck(check, now());
+        }
+    }
+
+    /** Netty's idle task of {@code check} (this handler for the reader), its timer fired at {@code now}. */
+    private void runCheck(TimerNode check, long now) {
+        if (!ctx().channel().isOpen()) {
             disarmAll(); // as Netty's task: a closed channel stops it (and fires nothing after)
             return;
         }
-        IdleState idle = idleStateOf(check);
-        long idleTime = settings.idleTime(idle);
+        IdleState idle;
+        long idleTime;
+        long lastTraffic;
+        byte bit;
+        if (check == this) {
+            idle = IdleState.READER_IDLE;
+            idleTime = readerIdleTimeNanos;
+            lastTraffic = lastReadTime;
+            bit = READER_FIRED;
+        } else if (check == writerCheck) {
+            idle = IdleState.WRITER_IDLE;
+            idleTime = writerCheck.idleTimeNanos;
+            lastTraffic = writerCheck.lastWriteTime;
+            bit = WRITER_FIRED;
+        } else {
+            idle = IdleState.ALL_IDLE;
+            idleTime = allCheck.idleTimeNanos;
+            long lastWriteTime = writeListener().lastWriteTime;
+            lastTraffic = lastWriteTime - lastReadTime > 0 ? lastWriteTime : lastReadTime;
+            bit = ALL_FIRED;
+        }
         long nextDelay = idleTime;
         if (idle == IdleState.WRITER_IDLE || !reading) {
             // Traffic stamped after {@code now} (by an event fired in this same run) counts as now.
-            nextDelay -= Math.max(0, now - lastTrafficOf(idle));
+            nextDelay -= Math.max(0, now - lastTraffic);
         }
         if (nextDelay > 0) {
             arm(check, now + nextDelay);
             return;
         }
         arm(check, now + idleTime);
-        boolean first;
-        if (idle == IdleState.READER_IDLE) {
-            first = firstReaderIdleEvent;
-            firstReaderIdleEvent = false;
-        } else if (idle == IdleState.WRITER_IDLE) {
-            first = firstWriterIdleEvent;
-            firstWriterIdleEvent = false;
-        } else {
-            first = firstAllIdleEvent;
-            firstAllIdleEvent = false;
-        }
+        boolean first = (fired & bit) == 0;
+        fired |= bit;
+        ChannelHandlerContext ctx = ctx();
         try {
             if (idle != IdleState.READER_IDLE
                     && writeListener() instanceof ObservingCheck observing
-                    && observing.hasOutputChanged(ctx, first, lastWriteTime)) {
+                    && observing.hasOutputChanged(ctx, first)) {
                 return;
             }
             IdleStateEvent event = newIdleStateEvent(idle, first);
-            if (settings.counters != null) {
-                settings.counters.increment(idle);
+            if (counters != null) {
+                counters.increment(idle);
             }
             channelIdle(ctx, event);
         } catch (Throwable t) {
@@ -395,85 +412,85 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
         }
     }
 
-    private IdleState idleStateOf(IdleCheck check) {
-        return check == readerCheck
-                ? IdleState.READER_IDLE
-                : check == writerCheck ? IdleState.WRITER_IDLE : IdleState.ALL_IDLE;
-    }
-
-    /** The last traffic the {@code idle} check counts from. */
-    private long lastTrafficOf(IdleState idle) {
-        return switch (idle) {
-            case READER_IDLE -> lastReadTime;
-            case WRITER_IDLE -> lastWriteTime;
-            case ALL_IDLE -> lastWriteTime - lastReadTime > 0 ? lastWriteTime : lastReadTime;
-        };
-    }
-
     /** Netty's {@code schedule(...)}: on the loop's wheel a re-arm, allocation free. */
-    private void arm(IdleCheck check, long at) {
-        if (wheel != null) {
-            wheel.scheduleAt(check, at);
+    private void arm(TimerNode check, long at) {
+        if (shared == null) {
+            wheel().scheduleAt(check, at);
         } else {
             shared.arm(check, at - now());
         }
     }
 
-    private void disarm(IdleCheck check) {
+    private void disarm(TimerNode check) {
         if (check == null) {
             return;
         }
-        if (wheel != null) {
-            wheel.cancel(check);
-        } else if (shared != null) {
+        if (shared == null) {
+            cancel(check);
+        } else {
             shared.disarm(check);
         }
     }
 
-    /** One check's timer (Netty's {@code ReaderIdleTimeoutTask} and siblings), re-armed for the channel's life. */
-    private class IdleCheck extends TimerNode implements ChannelFutureListener {
+    /** The writer's or the all check's timer (Netty's {@code WriterIdleTimeoutTask} and sibling), re-armed for the channel's life. */
+    // Static, holding the handler explicitly: an inner subclass of an inner class would hold it twice.
+    private static class IdleCheck extends TimerNode {
+        final WheelIdleStateHandler handler;
+        final long idleTimeNanos;
+
+        IdleCheck(WheelIdleStateHandler handler, long idleTimeNanos) {
+            this.handler = handler;
+            this.idleTimeNanos = idleTimeNanos;
+        }
 
         @Override
         protected void expire() {
-            if (state == RUNNING) {
-                runCheck(this, now());
-            }
+            handler.checkFired(this);
+        }
+    }
+
+    /** The writer's check, else the all check: Netty's one write listener, keeping the last write's time. */
+    private static class WriteCheck extends IdleCheck implements ChannelFutureListener {
+        long lastWriteTime;
+
+        WriteCheck(WheelIdleStateHandler handler, long idleTimeNanos) {
+            super(handler, idleTimeNanos);
         }
 
-        /** A write completed: Netty's write listener. */
+        /** A write completed. */
         @Override
         public void operationComplete(ChannelFuture future) {
-            writeObserved();
+            handler.writeObserved();
         }
     }
 
     /** The checks' timeouts on a timer shared across loops; the task of all three, told apart by handle. */
     private final class SharedTimeouts implements Consumer<WheelTimeout> {
         private final WheelScheduler timer;
-        private final EventExecutor executor;
-        /** The executor's clock. */
-        final LongSupplier clock;
+        private EventExecutor executor;
 
         private WheelTimeout readerTimeout;
         private WheelTimeout writerTimeout;
         private WheelTimeout allTimeout;
 
-        SharedTimeouts(WheelScheduler timer, EventExecutor executor) {
+        SharedTimeouts(WheelScheduler timer) {
             this.timer = timer;
+        }
+
+        void start(EventExecutor executor) {
             this.executor = executor;
-            this.clock = LoopClocks.of(executor);
         }
 
-        void arm(IdleCheck check, long delayNanos) {
+        void arm(TimerNode check, long delayNanos) {
             disarm(check);
-            setTimeout(idleStateOf(check), timer.newTimeout(this, delayNanos));
+            setTimeout(check, timer.newTimeout(this, delayNanos));
         }
 
-        void disarm(IdleCheck check) {
-            WheelTimeout timeout = timeout(idleStateOf(check));
+        void disarm(TimerNode check) {
+            WheelTimeout timeout = timeout(check);
             if (timeout != null) {
                 timeout.cancel();
-                setTimeout(idleStateOf(check), null);
+                setTimeout(check, null);
             }
         }
 
@@ -489,38 +506,40 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
 
         private void expiredOnExecutor(WheelTimeout expired) {
             // A timeout re-armed or cancelled after it expired on the timer's thread is stale.
-            for (IdleCheck check : new IdleCheck[] {readerCheck, writerCheck, allCheck}) {
-                if (check != null && timeout(idleStateOf(check)) == expired) {
-                    setTimeout(idleStateOf(check), null);
-                    check.expire();
-                    return;
-                }
+            TimerNode check = expired == readerTimeout
+                    ? WheelIdleStateHandler.this
+                    : expired == writerTimeout ? writerCheck : expired == allTimeout ? allCheck : null;
+            if (check != null && running()) {
+                setTimeout(check, null);
+                runCheck(check, now());
             }
         }
 
-        private WheelTimeout timeout(IdleState idle) {
-            return switch (idle) {
-                case READER_IDLE -> readerTimeout;
-                case WRITER_IDLE -> writerTimeout;
-                case ALL_IDLE -> allTimeout;
-            };
+        private WheelTimeout timeout(TimerNode check) {
+            return check == writerCheck ? writerTimeout : check == allCheck ? allTimeout : readerTimeout;
         }
 
-        private void setTimeout(IdleState idle, WheelTimeout timeout) {
-            switch (idle) {
-                case READER_IDLE -> readerTimeout = timeout;
-                case WRITER_IDLE -> writerTimeout = timeout;
-                case ALL_IDLE -> allTimeout = timeout;
+        private void setTimeout(TimerNode check, WheelTimeout timeout) {
+            if (check == writerCheck) {
+                writerTimeout = timeout;
+            } else if (check == allCheck) {
+                allTimeout = timeout;
+            } else {
+                readerTimeout = timeout;
             }
         }
     }
 
     /** With observeOutput, the write listener's check: it keeps the outbound buffer as last seen, as Netty does. */
-    private final class ObservingCheck extends IdleCheck {
+    private static final class ObservingCheck extends WriteCheck {
         private long lastChangeCheckTimeStamp;
         private int lastMessageHashCode;
         private long lastPendingWriteBytes;
         private long lastFlushProgress;
+
+        ObservingCheck(WheelIdleStateHandler handler, long idleTimeNanos) {
+            super(handler, idleTimeNanos);
+        }
 
         /** Records the outbound buffer as it is when the handler starts. */
         void start(ChannelHandlerContext ctx) {
@@ -533,7 +552,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
         }
 
         /** Netty's {@code hasOutputChanged}: a first event is never skipped, the call then only records. */
-        boolean hasOutputChanged(ChannelHandlerContext ctx, boolean first, long lastWriteTime) {
+        boolean hasOutputChanged(ChannelHandlerContext ctx, boolean first) {
             if (lastChangeCheckTimeStamp != lastWriteTime) {
                 lastChangeCheckTimeStamp = lastWriteTime;
                 if (!first) {
@@ -594,17 +613,33 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
 
     @Override
     public String toString() {
-        return getClass().getSimpleName() + "(reader " + settings.readerIdleTimeNanos + " ns, writer "
-                + settings.writerIdleTimeNanos + " ns, all " + settings.allIdleTimeNanos + " ns"
-                + (ctx == null ? "" : ", " + ctx.channel()) + ")";
+        ChannelHandlerContext ctx = ctx();
+        return getClass().getSimpleName() + "(reader " + readerIdleTimeNanos + " ns, writer "
+                + (writerCheck == null ? 0 : writerCheck.idleTimeNanos) + " ns, all "
+                + (allCheck == null ? 0 : allCheck.idleTimeNanos) + " ns" + (ctx == null ? "" : ", " + ctx.channel())
+                + ")";
     }
 
     /** Makes handlers that share its immutable settings and meters. Thread-safe. */
     public static final class Factory {
-        private final IdleSettings settings;
+        private final boolean observeOutput;
+        private final long readerIdleTimeNanos;
+        private final long writerIdleTimeNanos;
+        private final long allIdleTimeNanos;
+        private final EventLoopWheels wheels;
+        /** Null: the loop's wheel. */
+        private final WheelScheduler timer;
+        /** Null: no metrics. */
+        private final IdleEventCounters counters;
 
-        private Factory(IdleSettings settings) {
-            this.settings = settings;
+        private Factory(Builder builder) {
+            this.observeOutput = builder.observeOutput;
+            this.readerIdleTimeNanos = builder.readerIdleTimeNanos;
+            this.writerIdleTimeNanos = builder.writerIdleTimeNanos;
+            this.allIdleTimeNanos = builder.allIdleTimeNanos;
+            this.wheels = builder.wheels;
+            this.timer = builder.sharedTimer;
+            this.counters = builder.counters;
         }
 
         /**
@@ -613,7 +648,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
          * @return a new handler, for one channel only
          */
         public WheelIdleStateHandler newHandler() {
-            return new WheelIdleStateHandler(settings);
+            return new WheelIdleStateHandler(this);
         }
     }
 
@@ -639,7 +674,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
          * @throws IllegalArgumentException if {@code time} is negative
          */
         public Builder readerIdleTime(Duration time) {
-            this.readerIdleTimeNanos = IdleSettings.idleNanos("readerIdleTime", time);
+            this.readerIdleTimeNanos = idleNanos("readerIdleTime", time);
             return this;
         }
 
@@ -650,7 +685,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
          * @return this builder
          */
         public Builder writerIdleTime(Duration time) {
-            this.writerIdleTimeNanos = IdleSettings.idleNanos("writerIdleTime", time);
+            this.writerIdleTimeNanos = idleNanos("writerIdleTime", time);
             return this;
         }
 
@@ -661,7 +696,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
          * @return this builder
          */
         public Builder allIdleTime(Duration time) {
-            this.allIdleTimeNanos = IdleSettings.idleNanos("allIdleTime", time);
+            this.allIdleTimeNanos = idleNanos("allIdleTime", time);
             return this;
         }
 
@@ -734,14 +769,7 @@ public class WheelIdleStateHandler extends ChannelDuplexHandler {
             if (readerIdleTimeNanos == 0 && writerIdleTimeNanos == 0 && allIdleTimeNanos == 0) {
                 throw new IllegalStateException("set readerIdleTime, writerIdleTime or allIdleTime");
             }
-            return new Factory(new IdleSettings(
-                    observeOutput,
-                    readerIdleTimeNanos,
-                    writerIdleTimeNanos,
-                    allIdleTimeNanos,
-                    wheels,
-                    sharedTimer,
-                    counters));
+            return new Factory(this);
         }
     }
 }

@@ -159,12 +159,12 @@ final class WheelIoEventLoop extends SingleThreadIoEventLoop implements LoopWhee
 
     /** Puts {@code task} on the wheel; its order (Netty's task id) is kept when a periodic task re-arms. Loop only. */
     private void place(WheelScheduledTask<?> task, long now) {
-        if (task.deadlineNanos - now > MAX_WHEEL_DELAY_NANOS) {
+        if (task.deadlineNanos() - now > MAX_WHEEL_DELAY_NANOS) {
             wheel.scheduleAt(new Far(task), now + MAX_WHEEL_DELAY_NANOS);
         } else if (task.placedBefore()) {
-            wheel.rescheduleAt(task, task.deadlineNanos);
+            wheel.rescheduleAt(task, task.deadlineNanos());
         } else {
-            wheel.scheduleAt(task, task.deadlineNanos);
+            wheel.scheduleAt(task, task.deadlineNanos());
             task.placed();
         }
     }
@@ -249,7 +249,7 @@ final class WheelIoEventLoop extends SingleThreadIoEventLoop implements LoopWhee
             unplace(task);
         } else if (!task.isPending() && !farRelays.containsKey(task) && !task.isDone()) {
             long now = ticker().nanoTime();
-            if (task.deadlineNanos - now <= 0) {
+            if (task.deadlineNanos() - now <= 0) {
                 task.fire();
             } else {
                 place(task, now);

@@ -66,14 +66,12 @@ class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Run
     private static final Outcome CANCELLED = new Outcome(null, null);
 
     final WheelIoEventLoop loop;
-    /** A reading of the loop's ticker; moved by the loop only, when a periodic task re-arms. */
-    long deadlineNanos;
     /** The task, a {@link Listened} or an {@link Outcome}: see the class comment. */
     private volatile Object state;
 
     WheelScheduledTask(WheelIoEventLoop loop, Object task, long deadlineNanos) {
         this.loop = loop;
-        this.deadlineNanos = deadlineNanos;
+        deadline(deadlineNanos);
         this.state = task;
     }
 
@@ -133,6 +131,11 @@ class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Run
     @Override
     protected final void expire() {
         loop.due(this);
+    }
+
+    /** A reading of the loop's ticker, kept in the node; moved by the loop only, when a periodic task re-arms. */
+    final long deadlineNanos() {
+        return deadline();
     }
 
     /** Whether the loop has placed this task on its wheel before: only a periodic task is placed again. */
@@ -542,7 +545,7 @@ class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Run
 
     @Override
     public long getDelay(TimeUnit unit) {
-        return unit.convert(Math.max(0, deadlineNanos - loop.ticker().nanoTime()), TimeUnit.NANOSECONDS);
+        return unit.convert(Math.max(0, deadline() - loop.ticker().nanoTime()), TimeUnit.NANOSECONDS);
     }
 
     /**
@@ -558,7 +561,7 @@ class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Run
             return Long.compare(getDelay(TimeUnit.NANOSECONDS), other.getDelay(TimeUnit.NANOSECONDS));
         }
         WheelScheduledTask<?> that = (WheelScheduledTask<?>) other;
-        long difference = deadlineNanos - that.deadlineNanos;
+        long difference = deadline() - that.deadline();
         if (difference != 0) {
             return difference < 0 ? -1 : 1;
         }
@@ -576,7 +579,7 @@ class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Run
                                 : "success: " + getNow())
                         : "incomplete";
         return getClass().getSimpleName() + '@' + Integer.toHexString(hashCode()) + '(' + status + ", deadline "
-                + deadlineNanos + ')';
+                + deadline() + ')';
     }
 
     /**
@@ -615,9 +618,10 @@ class WheelScheduledTask<V> extends TimerNode implements ScheduledFuture<V>, Run
                 return;
             }
             if (!loop.isShutdown()) {
-                deadlineNanos = periodNanos > 0
-                        ? deadlineNanos + periodNanos
-                        : loop.ticker().nanoTime() - periodNanos;
+                deadline(
+                        periodNanos > 0
+                                ? deadline() + periodNanos
+                                : loop.ticker().nanoTime() - periodNanos);
                 if (!isCancelled()) {
                     loop.placeOrDefer(this);
                 }

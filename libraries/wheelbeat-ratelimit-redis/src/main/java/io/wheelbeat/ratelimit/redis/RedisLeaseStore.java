@@ -38,6 +38,8 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
@@ -49,6 +51,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -67,10 +70,13 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>One Lettuce connection per store, so per process: commands from every limiter and thread
- * are pipelined on it, each an {@code EVALSHA} of a server-side script that applies one
- * {@link LeaseStore.Request} atomically. Windows and refills are counted on the Redis server's
- * clock ({@code TIME}), so the processes' clocks never need to agree. Each key expires in Redis
- * once its state is as good as new (two windows after its window starts; once a bucket is full).
+ * are pipelined on it. Keys fall in buckets (one on a single Redis), each with one script call out
+ * at a time: an {@code EVALSHA} that applies up to 512 {@link LeaseStore.Request}s in turn,
+ * atomically; requests that arrive meanwhile go together in the next calls, so a request waits for
+ * the calls ahead of it in its bucket and its own, each within the timeout. Windows and refills are counted on the Redis server's
+ * clock ({@code TIME}), so the processes' clocks never need to agree. A bucket's key states are
+ * fields of one hash; a field is deleted once its state is as good as new (two windows after its
+ * window starts; once a bucket is full), by a sweep of a few fields per call.
  *
  * <p>Failures never reach the caller as exceptions: a command that is not answered within the
  * {@link Builder#timeout(Duration) timeout} fails as {@link LeaseStore.Failure#TIMEOUT}, one sent
@@ -86,12 +92,13 @@ import org.slf4j.LoggerFactory;
  * full for the rest of the window of the loss, and a token-bucket key as emptied at the moment of
  * the loss; the store logs the loss once.
  *
- * <p>On a Redis Cluster ({@link #clusterBuilder}), keys carry a hash tag of one of 1,024 buckets,
- * each with its own epoch in the same slot: an exchange touches one slot, and a shard that loses
- * its data is bounded on its own.
+ * <p>On a Redis Cluster ({@link #clusterBuilder}), keys fall in 16 buckets, each a hash tag
+ * shared by its hash and its own epoch: a call touches one slot, and a shard that loses its data
+ * is bounded on its own.
  *
- * <p>Keys are stored as {@code wheelbeat:rl:<length of the limiter name>:<limiter name>:<key>}, so
- * that no two limiters' keys can share a name. A key is encoded if it is a
+ * <p>Keys are stored as fields {@code <length of the limiter name>:<limiter name>:<key>} of
+ * {@code wheelbeat:rl:keys} (on a cluster {@code wheelbeat:rl:{bucket}:keys}), so that no two
+ * limiters' keys can share a name. A key is encoded if it is a
  * {@link CharSequence} of well-formed UTF-16, a {@link Number} of the standard integer types, an
  * {@link InetAddress}, an unresolved {@link InetSocketAddress} or a {@link UUID}, each with its
  * own type prefix; anything else, or an encoding longer than 1,024 characters, cannot be stored,
@@ -108,8 +115,13 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
     private static final String KEY_PREFIX = "wheelbeat:rl:";
     /** The store's epoch: no limiter key has this name (theirs go on with the name's length). */
     static final String EPOCH_KEY = KEY_PREFIX + "epoch";
-    /** A cluster's keys fall in this many buckets, each with its own epoch (about 340 per shard of three). */
-    static final int EPOCH_BUCKETS = 1024;
+    /**
+     * A cluster's keys fall in this many buckets, each in one slot with its own epoch and one hash
+     * of its keys' states: few, so that one script call serves many keys.
+     */
+    static final int EPOCH_BUCKETS = 16;
+    /** The most exchanges one script call carries. */
+    private static final int MAX_BATCH = 512;
 
     private static final Duration TOPOLOGY_REFRESH = Duration.ofSeconds(10);
     private static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(1);
@@ -128,8 +140,7 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
     private final Function<Object, String> keyEncoder;
     private final LongSupplier sharedClock;
     private final long sharedOrigin;
-    private final Script slidingWindow;
-    private final Script tokenBucket;
+    private final Script batch;
     private final int maxPending;
     /** Exchanges sent and not yet completed; at most {@link #maxPending}. */
     private final AtomicInteger pending = new AtomicInteger();
@@ -138,8 +149,12 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
      * bucket's slot, so that a shard that loses its data loses its own epochs and no other's.
      */
     private final String[] epochKeys;
+    /** Per bucket, its keys' exchanges waiting for or riding in its one script call out. */
+    private final Lane[] lanes;
     /** The epoch id this store knows per bucket ("" before the first answer): another means a loss. */
     private final AtomicReferenceArray<String> epochs;
+    /** The latest loss mark this store knows per bucket (-1 before the first answer): a later one means a loss. */
+    private final AtomicLongArray lossMarks;
     /** The connection once made (Lettuce reconnects it on its own after that); null before. */
     private volatile StatefulConnection<String, String> connection;
 
@@ -185,13 +200,19 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
             epochKeys[b] = cluster ? KEY_PREFIX + "{" + b + "}:epoch" : EPOCH_KEY;
         }
         this.epochs = new AtomicReferenceArray<>(epochKeys.length);
+        this.lossMarks = new AtomicLongArray(epochKeys.length);
         for (int b = 0; b < epochKeys.length; b++) {
             epochs.set(b, "");
+            lossMarks.set(b, -1);
         }
         String prelude = resource("prelude.lua");
         // Sent by digest, computed here: a server that lacks a script gets its body (no SCRIPT LOAD at start).
-        this.slidingWindow = Script.of(prelude + resource("sliding-window.lua"));
-        this.tokenBucket = Script.of(prelude + resource("token-bucket.lua"));
+        this.batch = Script.of(prelude + resource("batch.lua"));
+        this.lanes = new Lane[epochKeys.length];
+        for (int b = 0; b < lanes.length; b++) {
+            String hash = cluster ? KEY_PREFIX + "{" + b + "}:keys" : KEY_PREFIX + "keys";
+            lanes[b] = new Lane(b, new String[] {epochKeys[b], hash});
+        }
         this.resources = DefaultClientResources.builder()
                 .ioThreadPoolSize(1)
                 .computationThreadPoolSize(1)
@@ -335,60 +356,44 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
         }
         // The name's length first: no name and key can spell another name and key.
         String name = limiterName.length() + ":" + limiterName + ":" + encoded;
-        if (!cluster) {
-            return new Placed(KEY_PREFIX + name, 0);
-        }
-        // The bucket as a hash tag, before anything the name holds: the key and its bucket's
-        // epoch share a slot, and a brace in a name or key changes nothing.
-        int bucket = Math.floorMod(name.hashCode(), EPOCH_BUCKETS);
-        return new Placed(KEY_PREFIX + "{" + bucket + "}:" + name, bucket);
+        // On a cluster the bucket's hash tag leads its hash's and epoch's names: one slot for
+        // both, whatever braces the name or key holds.
+        int bucket = cluster ? Math.floorMod(name.hashCode(), EPOCH_BUCKETS) : 0;
+        return new Placed(lanes[bucket].keys[1], name, bucket);
     }
 
-    /** A key's name in Redis and the bucket of its epoch. */
-    private record Placed(String key, int bucket) {
+    /** Where a key's state lives: a field of its bucket's hash. */
+    record Placed(String hash, String field, int bucket) {
         @Override
         public String toString() {
-            return key;
+            return hash + " " + field;
+        }
+    }
+
+    /** One exchange waiting for its bucket's next script call. */
+    private record Exchange(Request request, Reply reply) {}
+
+    /**
+     * One bucket's exchanges: at most one script call out; what arrives meanwhile goes together
+     * in the next, so the calls per second stay few however many keys need exchanges.
+     */
+    private static final class Lane {
+        final int bucket;
+        /** The bucket's epoch and its hash of key states. */
+        final String[] keys;
+
+        private final ArrayDeque<Exchange> waiting = new ArrayDeque<>();
+        private boolean out;
+
+        Lane(int bucket, String[] keys) {
+            this.bucket = bucket;
+            this.keys = keys;
         }
     }
 
     @Override
     public void send(Request request, Reply reply) {
-        RateLimit limit = request.limit();
-        Placed placed = (Placed) request.storeKey();
-        // Rounded up, so that a lease's end computed from the send time is never late.
-        String now = sharedClock == null
-                ? ""
-                : Long.toString(-Math.floorDiv(-(sharedClock.getAsLong() - sharedOrigin), 1000));
-        long periodNanos = limit.period().toNanos();
-        Script script;
-        String[] args;
-        if (limit.kind() == RateLimit.Kind.SLIDING_WINDOW) {
-            script = slidingWindow;
-            // Whole microseconds, rounded up: a longer window is only stricter.
-            args = new String[] {
-                now,
-                Long.toString(-Math.floorDiv(-periodNanos, 1000)),
-                Long.toString(limit.permits()),
-                Long.toString(request.charge()),
-                Long.toString(request.ask()),
-                epochs.get(placed.bucket)
-            };
-        } else {
-            script = tokenBucket;
-            long intervalNanos = -Math.floorDiv(-periodNanos, limit.permits());
-            args = new String[] {
-                now,
-                micros(intervalNanos),
-                micros(intervalNanos * limit.burst()),
-                Long.toString(request.charge()),
-                Long.toString(request.ask()),
-                Long.toString(request.giveBack()),
-                epochs.get(placed.bucket)
-            };
-        }
-        String[] keys = {placed.key, epochKeys[placed.bucket]};
-        RedisClusterAsyncCommands<String, String> redis = this.redis;
+        Lane lane = lanes[((Placed) request.storeKey()).bucket];
         if (redis == null) {
             reply.failed(Failure.UNAVAILABLE); // not connected yet
             return;
@@ -398,23 +403,76 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
             reply.failed(Failure.BUSY);
             return;
         }
+        synchronized (lane) {
+            lane.waiting.add(new Exchange(request, reply));
+            if (lane.out) {
+                return;
+            }
+            lane.out = true;
+        }
+        flush(lane);
+    }
+
+    /** Sends what waits in {@code lane} as one script call, or marks it idle when nothing does. */
+    private void flush(Lane lane) {
+        List<Exchange> exchanges;
+        synchronized (lane) {
+            if (lane.waiting.isEmpty()) {
+                lane.out = false;
+                return;
+            }
+            exchanges = new ArrayList<>(Math.min(lane.waiting.size(), MAX_BATCH));
+            while (!lane.waiting.isEmpty() && exchanges.size() < MAX_BATCH) {
+                exchanges.add(lane.waiting.poll());
+            }
+        }
+        // Rounded up, so that a lease's end computed from the send time is never late.
+        String now = sharedClock == null
+                ? ""
+                : Long.toString(-Math.floorDiv(-(sharedClock.getAsLong() - sharedOrigin), 1000));
+        String[] args = new String[2 + 7 * exchanges.size()];
+        args[0] = now;
+        args[1] = epochs.get(lane.bucket);
+        int a = 2;
+        for (Exchange exchange : exchanges) {
+            Request request = exchange.request();
+            RateLimit limit = request.limit();
+            long periodNanos = limit.period().toNanos();
+            args[a++] = ((Placed) request.storeKey()).field;
+            if (limit.kind() == RateLimit.Kind.SLIDING_WINDOW) {
+                args[a++] = "w";
+                // Whole microseconds, rounded up: a longer window is only stricter.
+                args[a++] = Long.toString(-Math.floorDiv(-periodNanos, 1000));
+                args[a++] = Long.toString(limit.permits());
+            } else {
+                long intervalNanos = -Math.floorDiv(-periodNanos, limit.permits());
+                args[a++] = "b";
+                args[a++] = micros(intervalNanos);
+                args[a++] = micros(intervalNanos * limit.burst());
+            }
+            args[a++] = Long.toString(request.charge());
+            args[a++] = Long.toString(request.ask());
+            args[a++] = Long.toString(request.giveBack());
+        }
+        RedisClusterAsyncCommands<String, String> redis = this.redis;
         try {
-            RedisFuture<List<Object>> sent = redis.evalsha(script.digest, ScriptOutputType.MULTI, keys, args);
+            RedisFuture<List<Object>> sent = redis.evalsha(batch.digest, ScriptOutputType.MULTI, lane.keys, args);
             sent.whenComplete((result, error) -> {
                 if (error != null && unwrap(error) instanceof RedisNoScriptException) {
                     // A restarted or flushed server lost the script: send its body, which reloads it.
                     try {
-                        RedisFuture<List<Object>> again = redis.eval(script.body, ScriptOutputType.MULTI, keys, args);
-                        again.whenComplete((retried, failure) -> complete(placed.bucket, retried, failure, reply));
+                        RedisFuture<List<Object>> again =
+                                redis.eval(batch.body, ScriptOutputType.MULTI, lane.keys, args);
+                        again.whenComplete((retried, failure) -> complete(lane, exchanges, retried, failure));
                     } catch (RuntimeException e) {
-                        complete(placed.bucket, null, e, reply);
+                        complete(lane, exchanges, null, e);
                     }
                     return;
                 }
-                complete(placed.bucket, result, error, reply);
+                complete(lane, exchanges, result, error);
             });
         } catch (RuntimeException e) {
-            complete(placed.bucket, null, e, reply);
+            complete(lane, exchanges, null, e);
         }
     }
 
@@ -469,44 +527,61 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 
     // ---------------------------------------------------------------- internals
 
-    private void complete(int bucket, List<Object> result, Throwable error, Reply reply) {
-        pending.decrementAndGet();
+    /** Reports a script call's outcome to each of its exchanges, then sends what waits meanwhile. */
+    private void complete(Lane lane, List<Exchange> exchanges, List<Object> result, Throwable error) {
+        pending.addAndGet(-exchanges.size());
         if (error != null) {
-            reply.failed(failureOf(error));
-            return;
+            Failure failure = failureOf(error);
+            exchanges.forEach(exchange -> exchange.reply().failed(failure));
+        } else {
+            failing = false;
+            long[] answers = new long[3 * exchanges.size()];
+            try {
+                for (int i = 0; i < answers.length; i++) {
+                    answers[i] = (Long) result.get(2 + i);
+                }
+                noteEpoch(lane.bucket, (String) result.get(0), Long.parseLong((String) result.get(1)));
+            } catch (RuntimeException malformed) {
+                log.warn("{}: unexpected script reply {}", this, result, malformed);
+                answers = null;
+            }
+            for (int i = 0; i < exchanges.size(); i++) {
+                Reply reply = exchanges.get(i).reply();
+                if (answers == null) {
+                    reply.failed(Failure.ERROR);
+                    continue;
+                }
+                long validMicros = answers[3 * i + 1];
+                reply.granted(
+                        answers[3 * i],
+                        validMicros < 0 ? Long.MAX_VALUE : TimeUnit.MICROSECONDS.toNanos(validMicros),
+                        TimeUnit.MICROSECONDS.toNanos(answers[3 * i + 2]));
+            }
         }
-        failing = false;
-        long granted;
-        long validMicros;
-        long retryMicros;
-        try {
-            granted = (Long) result.get(0);
-            validMicros = (Long) result.get(1);
-            retryMicros = (Long) result.get(2);
-            noteEpoch(bucket, (String) result.get(3));
-        } catch (RuntimeException malformed) {
-            log.warn("{}: unexpected script reply {}", this, result, malformed);
-            reply.failed(Failure.ERROR);
-            return;
-        }
-        reply.granted(
-                granted,
-                validMicros < 0 ? Long.MAX_VALUE : TimeUnit.MICROSECONDS.toNanos(validMicros),
-                TimeUnit.MICROSECONDS.toNanos(retryMicros));
+        flush(lane);
     }
 
-    /** Warns once per new epoch: Redis lost its state, and the scripts apply the loss rule. */
-    private void noteEpoch(int bucket, String id) {
-        String known = epochs.get(bucket);
+    /**
+     * Warns once per loss: a new epoch, or a new loss mark on the same epoch (a replica promoted),
+     * after which the scripts apply the loss rule.
+     */
+    private void noteEpoch(int bucket, String id, long lostAt) {
+        String knownId = epochs.get(bucket);
+        long knownMark = lossMarks.get(bucket);
         // The first answer only tells the epoch ("" before): a missing one the script marked itself.
-        if (!id.equals(known) && epochs.compareAndSet(bucket, known, id) && !known.isEmpty()) {
+        boolean newId = !id.equals(knownId) && epochs.compareAndSet(bucket, knownId, id);
+        // Answers may arrive out of order: only a later mark than any seen is a new loss.
+        boolean newMark = lostAt > knownMark && lossMarks.compareAndSet(bucket, knownMark, lostAt);
+        boolean lost = newId ? !knownId.isEmpty() : newMark && knownMark >= 0;
+        if (lost) {
             log.warn(
-                    "{}: Redis lost its rate-limit state{} (epoch {} is now {}); keys without a count are taken as"
-                            + " full for the rest of their window (token buckets: as emptied at the loss)",
+                    "{}: Redis lost its rate-limit state{} ({}, loss marked at {} us on the script's clock); keys"
+                            + " without a count are taken as full for the rest of their window (token buckets: as"
+                            + " emptied at the loss)",
                     this,
                     cluster ? " in bucket " + bucket : "",
-                    known,
-                    id);
+                    newId ? "epoch " + knownId + " is now " + id : "a replica promoted, epoch " + id,
+                    lostAt);
         }
     }
 
@@ -533,6 +608,7 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
                 || !made.isOpen()
                 || String.valueOf(cause.getMessage()).startsWith("Currently not connected")) {
             failing = true;
+            log.debug("{}: Redis unavailable", this, cause);
             return Failure.UNAVAILABLE;
         }
         log.debug("{}: command failed", this, cause);
@@ -634,7 +710,9 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 
         /**
          * How long a command may wait for its answer before it fails as
-         * {@link LeaseStore.Failure#TIMEOUT}; the limiters then decide by their failure policy.
+         * {@link LeaseStore.Failure#TIMEOUT}; the limiters then decide by their failure policy. An
+         * exchange also waits for the calls ahead of it in its bucket (up to 512 exchanges each),
+         * each within this timeout.
          *
          * @param timeout the longest wait for an answer; 250 ms by default
          * @return this builder

@@ -11,7 +11,7 @@ local function clock(given)
   return now
 end
 
--- The store's epoch lives in KEYS[2] as '<id> <lost at> <replication id>': a new id means Redis
+-- The store's epoch lives in KEYS[1] as '<id> <lost at> <replication id>': a new id means Redis
 -- lost its state (FLUSHALL, a restart without persistence, the epoch evicted). A missing epoch is
 -- created marked as lost at now: Redis is new or lost its state, and which one cannot be told, so
 -- what it held before now is unknown. An epoch written under the serving node's previous
@@ -24,21 +24,21 @@ local function epoch(known, now)
   local info = redis.call('INFO', 'replication')
   local replid = string.match(info, 'master_replid:(%w+)') or '-'
   local previous = string.match(info, 'master_replid2:(%w+)') or '-'
-  local e = redis.call('GET', KEYS[2])
+  local e = redis.call('GET', KEYS[1])
   local mark = string.format('%.0f', math.max(now, 1))
   if not e then
     local t = redis.call('TIME')
     e = t[1] .. '.' .. t[2] .. ' ' .. mark .. ' ' .. replid
-    redis.call('SET', KEYS[2], e)
+    redis.call('SET', KEYS[1], e)
   end
   local id, lost, writer = string.match(e, '^(%S+) (%S+) ?(%S*)$')
   lost = tonumber(lost)
   if writer ~= replid then
     if writer == previous then lost = tonumber(mark) end
-    redis.call('SET', KEYS[2], id .. ' ' .. string.format('%.0f', lost) .. ' ' .. replid)
+    redis.call('SET', KEYS[1], id .. ' ' .. string.format('%.0f', lost) .. ' ' .. replid)
   elseif lost == 0 and known ~= '' and known ~= id then
     lost = tonumber(mark)
-    redis.call('SET', KEYS[2], id .. ' ' .. mark .. ' ' .. replid)
+    redis.call('SET', KEYS[1], id .. ' ' .. mark .. ' ' .. replid)
   end
   return id, lost
 end

@@ -22,6 +22,9 @@ import org.junit.jupiter.api.Test;
 /** Keys Redis cannot hold, and Redis URIs that are malformed or lead nowhere. */
 class BadInputTest {
 
+    /** Where a single Redis keeps the keys' states. */
+    private static final String KEYS = "wheelbeat:rl:keys";
+
     @Test
     void keysThatCannotBeEncodedAreDecidedLocallyAndCountedNeverSentToRedis() throws Exception {
         WheelTimer wheel = WheelTimer.builder().build();
@@ -61,16 +64,19 @@ class BadInputTest {
             RedisClient client = RedisClient.create(redis.uri());
             try (StatefulRedisConnection<String, String> connection = client.connect()) {
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (connection.sync().dbsize() < 4 + 1) { // and the store's epoch
+                while (connection.sync().hlen(KEYS) < 4) {
                     assertTrue(
                             System.nanoTime() - deadline < 0,
                             "keys " + connection.sync().keys("*"));
                     Thread.sleep(5);
                 }
                 assertTrue(
-                        connection.sync().exists("wheelbeat:rl:8:bad-keys:ip:10.1.2.3") == 1,
+                        connection.sync().hexists(KEYS, "8:bad-keys:ip:10.1.2.3"),
                         "keys " + connection.sync().keys("*"));
-                assertTrue(connection.sync().pttl("wheelbeat:rl:8:bad-keys:s:alice") > 0, "keys expire on their own");
+                assertTrue(
+                        connection.sync().hexists(KEYS, "8:bad-keys:s:alice"),
+                        "keys " + connection.sync().keys("*"));
+                assertTrue(connection.sync().pttl(KEYS) > 0, "keys expire on their own");
             } finally {
                 client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
             }

@@ -247,9 +247,11 @@ class ClusterLeaseStoreTest {
 
     /** The count of {@code key}'s current window in Redis, read on its master. */
     private long count(int master, String key) {
-        String c = cluster.call(
-                master, r -> r.hget(processes.get(0).store.storeKey(name, key).toString(), "c"));
-        return c == null ? 0 : Long.parseLong(c);
+        RedisLeaseStore.Placed placed =
+                (RedisLeaseStore.Placed) processes.get(0).store.storeKey(name, key);
+        // '<end> <window> <count> <previous count> <written at>'
+        String state = cluster.call(master, r -> r.hget(placed.hash(), placed.field()));
+        return state == null ? 0 : Long.parseLong(state.split(" ")[2]);
     }
 
     private String epochKeyOf(String key) {

@@ -34,7 +34,8 @@ import redis.embedded.RedisServer;
 class SentinelLeaseStoreTest {
 
     private static final String MASTER_NAME = "wheelbeat";
-    private static final String KEY = "wheelbeat:rl:8:sentinel:s:k";
+    private static final String KEYS = "wheelbeat:rl:keys";
+    private static final String KEY = "8:sentinel:s:k";
 
     private final List<AutoCloseable> closing = new ArrayList<>();
 
@@ -105,9 +106,13 @@ class SentinelLeaseStoreTest {
         meters.awaitAnswered();
         assertEquals(0, meters.allFallbacks(), "shared decisions through the sentinel's master");
         assertEquals(
-                1L, (long) call(master.uri(), c -> c.exists(KEY)), "the key lives on the master the sentinel names");
-        await("the key replicated", () -> call(replicaUri, c -> c.exists(KEY)) == 1);
+                1L,
+                (long) call(master.uri(), c -> c.hexists(KEYS, KEY) ? 1L : 0L),
+                "the key lives on the master the sentinel names");
+        await("the key replicated", () -> call(replicaUri, c -> c.hexists(KEYS, KEY) ? 1L : 0L) == 1);
 
+        LogCapture logs = new LogCapture();
+        closing.add(logs);
         master.kill();
         await(
                 "the replica promoted",
@@ -133,9 +138,10 @@ class SentinelLeaseStoreTest {
         assertTrue(roundTrips(meters) > before, "the new keys' exchanges went to Redis");
         assertEquals(
                 1L,
-                (long) call(replicaUri, c -> c.exists("wheelbeat:rl:8:sentinel:s:k4")),
+                (long) call(replicaUri, c -> c.hexists(KEYS, KEY + "4") ? 1L : 0L),
                 "a new key is counted on the promoted replica");
         assertFalse(store.failing());
+        assertEquals(1, logs.lines("lost its rate-limit state"), "the loss the promotion marked, logged once");
     }
 
     private static long roundTrips(Meters meters) {
