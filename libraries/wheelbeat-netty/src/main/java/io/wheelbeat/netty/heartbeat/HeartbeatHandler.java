@@ -10,7 +10,6 @@ import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.ChannelTimerHandler;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.JitteredHandlerBuilder;
-import io.wheelbeat.netty.heartbeat.internal.HeartbeatMeters;
 import io.wheelbeat.netty.heartbeat.internal.PingEnforcement;
 import io.wheelbeat.netty.heartbeat.internal.PingLoop;
 import io.wheelbeat.netty.internal.ConnectionMeters;
@@ -22,8 +21,6 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.ToLongFunction;
 import java.util.random.RandomGenerator;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Application-level heartbeats in one or both roles, on the event loop's shared wheel.
@@ -54,14 +51,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class HeartbeatHandler extends ChannelTimerHandler {
 
-    private static final Logger log = LoggerFactory.getLogger(HeartbeatHandler.class);
-
     /** A pong id that answers no ping: ping ids are positive. */
     public static final long NO_PING = 0;
 
     private final Factory settings;
     /** The pinging role, or null. */
-    private final PingLoop pings;
+    private final Pings pings;
 
     private final PingEnforcement.Strikes strikes;
     /** The latest ping that came while the channel was not writable; else null. */
@@ -70,15 +65,11 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
     private HeartbeatHandler(Factory settings) {
         super(settings.wheels);
         this.settings = settings;
-        this.pings = settings.pinging == null ? null : new PingLoop(settings.pingProtocol);
+        this.pings = settings.pinging == null ? null : new Pings();
         this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
     }
 
-    /**
-     * Returns a builder; at least one role must be set.
-     *
-     * @return a new builder
-     */
+    /** @return a new builder; at least one role must be set */
     public static Builder builder() {
         return new Builder();
     }
@@ -86,12 +77,19 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
         if (pings != null && matches(ctx, settings.isPong, msg)) {
-            long answered = settings.pongId == null ? NO_PING : pongId(ctx, msg);
+            long answered = NO_PING;
+            if (settings.pongId != null) {
+                try {
+                    answered = settings.pongId.applyAsLong(msg);
+                } catch (RuntimeException e) {
+                    ctx.fireExceptionCaught(e);
+                }
+            }
             ReferenceCountUtil.release(msg);
             if (settings.pongId == null) {
-                pings.onPongInOrder(ctx);
+                pings.onPongInOrder();
             } else {
-                pings.onPong(ctx, answered);
+                pings.onPong(answered);
             }
         } else if (settings.pongFactory != null && matches(ctx, settings.isPing, msg)) {
             onPing(ctx, msg);
@@ -152,34 +150,36 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
         }
     }
 
-    private long pongId(ChannelHandlerContext ctx, Object pong) {
-        try {
-            return settings.pongId.applyAsLong(pong);
-        } catch (RuntimeException e) {
-            ctx.fireExceptionCaught(e);
-            return NO_PING;
+    private final class Pings extends PingLoop {
+        @Override
+        protected Object newPing(ChannelHandlerContext ctx, long pingId) {
+            try {
+                return reportNull(ctx, settings.pingFactory.newPing(ctx.channel(), pingId), "ping factory");
+            } catch (RuntimeException e) {
+                ctx.fireExceptionCaught(e);
+                return null;
+            }
         }
     }
 
     private void onPing(ChannelHandlerContext ctx, Object ping) {
         if (!ctx.channel().isActive()) {
             ReferenceCountUtil.release(ping); // closing: the rest of the batch gets no answers, no strikes
-            return;
-        }
-        if (settings.enforcement != null) {
-            int struckOut = settings.enforcement.tooManyPings(strikes, now());
-            if (struckOut > 0) {
-                ReferenceCountUtil.release(ping);
-                tooManyPings(ctx, struckOut);
-                return;
+        } else if (settings.enforcement != null && settings.enforcement.strikesOut(ctx, strikes, now())) {
+            ReferenceCountUtil.release(ping);
+            if (settings.goodbyeFactory != null && ctx.channel().isActive()) {
+                Object goodbye = make(ctx, settings.goodbyeFactory, null, "goodbye factory");
+                if (goodbye != null) {
+                    send(ctx, goodbye); // not waited for: a peer that does not read must not hold the channel
+                }
             }
-        }
-        if (!ctx.channel().isWritable()) {
+            ctx.close();
+        } else if (!ctx.channel().isWritable()) {
             releaseOwedPing(); // the peer does not read: owe it one answer, to its latest ping
             owedPing = ping;
-            return;
+        } else {
+            answer(ctx, ping);
         }
-        answer(ctx, ping);
     }
 
     private void answer(ChannelHandlerContext ctx, Object ping) {
@@ -196,26 +196,8 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
     }
 
     private void releaseOwedPing() {
-        if (owedPing != null) {
-            ReferenceCountUtil.release(owedPing);
-            owedPing = null;
-        }
-    }
-
-    private void tooManyPings(ChannelHandlerContext ctx, int strikesInARow) {
-        log.debug(
-                "{}: {} pings sooner than {} ns apart, closing",
-                ctx.channel(),
-                strikesInARow,
-                settings.enforcement.minIntervalNanos());
-        ctx.fireUserEventTriggered(new TooManyPingsEvent(strikesInARow));
-        if (settings.goodbyeFactory != null && ctx.channel().isActive()) {
-            Object goodbye = make(ctx, settings.goodbyeFactory, null, "goodbye factory");
-            if (goodbye != null) {
-                send(ctx, goodbye); // not waited for: a peer that does not read must not hold the channel
-            }
-        }
-        ctx.close();
+        ReferenceCountUtil.release(owedPing);
+        owedPing = null;
     }
 
     /** Writes one of this handler's own messages, which counts as a write for the pinging role. */
@@ -239,15 +221,17 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
     /** Runs a user factory; if it throws or returns null, reports it and returns null. */
     private static Object make(
             ChannelHandlerContext ctx, BiFunction<Channel, Object, ?> factory, Object input, String name) {
-        Object made;
         try {
-            made = factory.apply(ctx.channel(), input);
+            return reportNull(ctx, factory.apply(ctx.channel(), input), name);
         } catch (RuntimeException e) {
             ctx.fireExceptionCaught(e);
             return null;
         }
+    }
+
+    private static Object reportNull(ChannelHandlerContext ctx, Object made, String factoryName) {
         if (made == null) {
-            ctx.fireExceptionCaught(new NullPointerException(name + " returned null"));
+            ctx.fireExceptionCaught(new NullPointerException(factoryName + " returned null"));
         }
         return made;
     }
@@ -257,7 +241,6 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
     public interface PingFactory {
         /**
          * Returns the ping with id {@code pingId}; throw or return null to skip this interval's ping.
-         *
          * @param channel the channel
          * @param pingId the ping's id: positive, one up per ping, random per connection
          * @return the ping to write
@@ -268,7 +251,7 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
     /** Makes one {@link HeartbeatHandler} per channel; immutable but for the ping interval. Thread-safe. */
     public static final class Factory {
         private final PingLoop.Settings pinging;
-        private final PingLoop.Protocol pingProtocol;
+        private final PingFactory pingFactory;
         private final Predicate<Object> isPong;
         /** Null: pongs answer pings by order. */
         private final ToLongFunction<Object> pongId;
@@ -281,7 +264,7 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
         private final Counter pingsAnswered;
 
         private Factory(Builder b, EventLoopWheels wheels, RandomGenerator random, MeterRegistry registry) {
-            PingFactory pingFactory = b.pingFactory;
+            this.pingFactory = b.pingFactory;
             this.pinging = pingFactory == null
                     ? null
                     : new PingLoop.Settings(
@@ -291,44 +274,26 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
                             b.jitter,
                             random,
                             PingLoop.Traffic.WRITES,
-                            HeartbeatMeters.Pinging.of(registry));
-            this.pingProtocol = (ctx, pingId) -> newPing(ctx, pingFactory, pingId);
+                            registry);
             this.isPong = b.isPong;
             this.pongId = b.pongId;
             this.isPing = b.isPing;
             this.pongFactory = b.pongFactory;
             PingLimits limits = b.pingLimits == null ? PingLimits.DEFAULT : b.pingLimits;
-            this.enforcement = b.pongFactory == null ? null : PingEnforcement.of(limits, registry);
+            this.enforcement = pongFactory == null ? null : PingEnforcement.of(limits, registry);
             this.goodbyeFactory = b.goodbyeFactory;
             this.wheels = wheels;
-            this.pingsAnswered =
-                    registry != null && pongFactory != null ? HeartbeatMeters.pingsAnswered(registry) : null;
+            this.pingsAnswered = pongFactory == null ? null : PingEnforcement.pingsAnswered(registry);
         }
 
-        private static Object newPing(ChannelHandlerContext ctx, PingFactory factory, long pingId) {
-            Object ping;
-            try {
-                ping = factory.newPing(ctx.channel(), pingId);
-            } catch (RuntimeException e) {
-                ctx.fireExceptionCaught(e);
-                return null;
-            }
-            if (ping == null) {
-                ctx.fireExceptionCaught(new NullPointerException("ping factory returned null"));
-            }
-            return ping;
-        }
-
-        /** @return a new handler */
+        /** @return a new handler, for one channel only */
         public HeartbeatHandler newHandler() {
             return new HeartbeatHandler(this);
         }
 
         /**
-         * The current base ping interval, before jitter: as configured, doubled once per
-         * {@link HeartbeatHandler#peerSaysTooManyPings()} that took effect.
-         *
-         * @return the interval, zero without the pinging role
+         * @return the base ping interval before jitter, doubled once per
+         *     {@link HeartbeatHandler#peerSaysTooManyPings()} that took effect; zero without the pinging role
          */
         public Duration pingInterval() {
             return Duration.ofNanos(pinging == null ? 0 : pinging.intervalNanos());
@@ -359,12 +324,10 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
 
         /**
          * The pinging role for pongs that carry nothing: pongs answer pings in order.
-         *
-         * @param interval the time without a write after which a ping goes out
+         * @param interval the time without a write after which a ping goes out, positive
          * @param pingFactory makes each ping
          * @param isPong tells a pong from other messages
          * @return this builder
-         * @throws IllegalArgumentException if {@code interval} is not positive
          */
         public Builder sendPings(
                 Duration interval, Function<? super Channel, ?> pingFactory, Predicate<Object> isPong) {
@@ -374,13 +337,11 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
 
         /**
          * The pinging role for pongs that echo their ping's id (WebSocket, HTTP/2 PING).
-         *
-         * @param interval the time without a write after which a ping goes out
+         * @param interval the time without a write after which a ping goes out, positive
          * @param pingFactory makes each ping with its id
          * @param isPong tells a pong from other messages
          * @param pongId reads the id a pong echoes, called on pongs only; {@link #NO_PING} for none
          * @return this builder
-         * @throws IllegalArgumentException if {@code interval} is not positive
          */
         public Builder sendPings(
                 Duration interval, PingFactory pingFactory, Predicate<Object> isPong, ToLongFunction<Object> pongId) {
@@ -389,14 +350,12 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
 
         /**
          * The pinging role for pongs of type {@code pongType} that echo their ping's id.
-         *
          * @param <P> the pongs' type
-         * @param interval the time without a write after which a ping goes out
+         * @param interval the time without a write after which a ping goes out, positive
          * @param pingFactory makes each ping with its id
          * @param pongType the pongs' class
          * @param pongId reads the id a pong echoes; {@link #NO_PING} for none
          * @return this builder
-         * @throws IllegalArgumentException if {@code interval} is not positive
          */
         public <P> Builder sendPings(
                 Duration interval, PingFactory pingFactory, Class<P> pongType, ToLongFunction<? super P> pongId) {
@@ -407,21 +366,18 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
 
         private Builder pinging(
                 Duration interval, PingFactory pingFactory, Predicate<Object> isPong, ToLongFunction<Object> pongId) {
-            long nanos = ConfigChecks.positiveNanos("ping interval", interval);
+            this.intervalNanos = ConfigChecks.positiveNanos("ping interval", interval);
             this.pingFactory = Objects.requireNonNull(pingFactory, "pingFactory");
             this.isPong = Objects.requireNonNull(isPong, "isPong");
             this.pongId = pongId;
-            this.intervalNanos = nanos;
             return this;
         }
 
         /**
          * How long a pong may take after its ping; the ping interval by default. Longer than the
          * interval, the next ping waits for the pong or its timeout.
-         *
-         * @param timeout the time limit
+         * @param timeout the time limit, positive
          * @return this builder
-         * @throws IllegalArgumentException if {@code timeout} is not positive
          */
         public Builder pongTimeout(Duration timeout) {
             this.pongTimeoutNanos = ConfigChecks.positiveNanos("pongTimeout", timeout);
@@ -431,10 +387,8 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
 
         /**
          * How many pings in a row may go without a pong in time; the last closes. 3 by default.
-         *
-         * @param count the number
+         * @param count the number, positive
          * @return this builder
-         * @throws IllegalArgumentException if {@code count} is not positive
          */
         public Builder maxMissedPongs(int count) {
             this.maxMissedPongs = ConfigChecks.positive("maxMissedPongs", count);
@@ -444,10 +398,8 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
 
         /**
          * Moves each ping interval by a uniform draw within +/- {@code fraction} of it; 0 by default.
-         *
-         * @param fraction the fraction either side, 0 for none
+         * @param fraction the fraction either side, {@code 0 <= fraction < 1}
          * @return this builder
-         * @throws IllegalArgumentException unless {@code 0 <= fraction < 1}
          */
         public Builder pingIntervalJitter(double fraction) {
             this.jitter = Jitter.checkFraction("pingIntervalJitter", fraction);
@@ -458,7 +410,6 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
         /**
          * The answering role: answers each message for which {@code isPing} is true with
          * {@code pongFactory.apply(channel, ping)}.
-         *
          * @param isPing tells a ping from other messages
          * @param pongFactory makes the answer to a ping
          * @return this builder
@@ -472,7 +423,6 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
 
         /**
          * The answering role for pings of type {@code pingType}.
-         *
          * @param <P> the pings' type
          * @param pingType the pings' class
          * @param pongFactory makes the answer to a ping
@@ -487,10 +437,8 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
 
         /**
          * How often the peer may ping; {@link PingLimits#DEFAULT} unless set. Needs the answering role.
-         *
-         * @param limits the limits, or {@link PingLimits#OFF}
+         * @param limits the limits, or {@link PingLimits#OFF}; not null
          * @return this builder
-         * @throws NullPointerException if {@code limits} is null
          */
         public Builder pingLimits(PingLimits limits) {
             this.pingLimits = Objects.requireNonNull(limits, "pingLimits");
@@ -500,7 +448,6 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
         /**
          * The message written (not waited for) before closing for too many pings, a GOAWAY say.
          * Needs ping limits other than {@link PingLimits#OFF}.
-         *
          * @param goodbyeFactory makes the goodbye message
          * @return this builder
          */
@@ -512,7 +459,6 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
 
         /**
          * Returns the factory of handlers with these settings.
-         *
          * @return the factory, immutable and thread-safe
          * @throws IllegalStateException if no role is set, or an option is set without its role
          */

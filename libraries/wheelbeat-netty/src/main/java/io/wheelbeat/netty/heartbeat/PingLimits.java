@@ -34,33 +34,21 @@ public final class PingLimits {
      * Limits that make a ping sooner than {@code minPingInterval} after the last one in time a
      * strike, and the {@code maxPingStrikes}-th strike in a row the end of the connection. Set the
      * interval below the shortest interval the peers are meant to ping at, minus their jitter.
-     *
-     * @param minPingInterval the shortest time between pings that is not a strike
-     * @param maxPingStrikes the strike that ends the connection
+     * @param minPingInterval the shortest time between pings that is not a strike, positive
+     * @param maxPingStrikes the strike that ends the connection, positive ({@link #OFF} turns the limit off)
      * @return the limits
-     * @throws NullPointerException if {@code minPingInterval} is null
-     * @throws IllegalArgumentException if {@code minPingInterval} or {@code maxPingStrikes} is not
-     *     positive ({@link #OFF} turns the limit off)
      */
     public static PingLimits of(Duration minPingInterval, int maxPingStrikes) {
         ConfigChecks.positiveNanos("minPingInterval", minPingInterval);
         return new PingLimits(minPingInterval, ConfigChecks.positive("maxPingStrikes", maxPingStrikes));
     }
 
-    /**
-     * The shortest time between pings that is not a strike.
-     *
-     * @return the interval, zero for {@link #OFF}
-     */
+    /** @return the shortest time between pings that is not a strike, zero for {@link #OFF} */
     public Duration minPingInterval() {
         return minPingInterval;
     }
 
-    /**
-     * The strike that ends the connection.
-     *
-     * @return the number of strikes in a row, 0 for {@link #OFF}
-     */
+    /** @return the strike that ends the connection (strikes in a row), 0 for {@link #OFF} */
     public int maxPingStrikes() {
         return maxPingStrikes;
     }

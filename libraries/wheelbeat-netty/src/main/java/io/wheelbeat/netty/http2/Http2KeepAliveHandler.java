@@ -24,7 +24,6 @@ import io.wheelbeat.netty.deadline.MaxConnectionAgeEvent;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
-import io.wheelbeat.netty.heartbeat.internal.HeartbeatMeters;
 import io.wheelbeat.netty.heartbeat.internal.PingEnforcement;
 import io.wheelbeat.netty.heartbeat.internal.PingLoop;
 import io.wheelbeat.netty.internal.ConnectionMeters;
@@ -90,20 +89,16 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
     private boolean draining;
     private boolean drainPingAcked;
     /** The keepalive pings, or null without them. */
-    private final PingLoop pings;
+    private final KeepAlivePings pings;
 
     private Http2KeepAliveHandler(Factory settings) {
         super(settings.wheels);
         this.settings = settings;
         this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
-        this.pings = settings.keepAlive == null ? null : new PingLoop(new KeepAlivePings());
+        this.pings = settings.keepAlive == null ? null : new KeepAlivePings();
     }
 
-    /**
-     * Returns a builder; at least one rule must be set.
-     *
-     * @return a new builder
-     */
+    /** @return a new builder; at least one rule must be set */
     public static Builder builder() {
         return new Builder();
     }
@@ -120,7 +115,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
                     return;
                 }
                 if (pings != null && pings.sent(ping.content())) {
-                    pings.onPong(ctx, ping.content());
+                    pings.onPong(ping.content());
                     return;
                 }
             } else if (settings.enforcement != null && onPing(ctx)) {
@@ -133,7 +128,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
         if (pings != null) {
-            pings.onReadComplete();
+            pings.onFlush();
         }
         ctx.fireChannelReadComplete();
     }
@@ -196,22 +191,20 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         }
     }
 
-    // ---------------------------------------------------------------- keepalive pings
-
-    /** The keepalive's protocol part: PING frames, paused while no stream is open, GOAWAY on a miss. */
-    private final class KeepAlivePings implements PingLoop.Protocol {
+    /** The keepalive: PING frames, paused while no stream is open unless permitted, GOAWAY on a miss. */
+    private final class KeepAlivePings extends PingLoop {
         @Override
-        public Object newPing(ChannelHandlerContext ctx, long pingId) {
+        protected Object newPing(ChannelHandlerContext ctx, long pingId) {
             return new DefaultHttp2PingFrame(pingId);
         }
 
         @Override
-        public boolean mayPing() {
+        protected boolean mayPing() {
             return settings.keepAliveWithoutCalls || connection.numActiveStreams() > 0;
         }
 
         @Override
-        public void pongsMissed(ChannelHandlerContext ctx, int missedPongs) {
+        protected void pongsMissed(ChannelHandlerContext ctx, int missedPongs) {
             ctx.fireUserEventTriggered(new HeartbeatFailedEvent(missedPongs));
             if (ctx.channel().isActive()) {
                 goAway(Http2Error.NO_ERROR, "ping_timeout", 0);
@@ -220,35 +213,22 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         }
     }
 
-    /** A stream opened: resumes paused pings; one this side opens after a long silence gets a PING at once. */
-    private void onStreamOpened(Http2Stream stream) {
-        if (pings != null) {
-            pings.resumeIfPaused(connection.remote().isValidStreamId(stream.id()));
-        }
-    }
-
-    // ---------------------------------------------------------------- ping enforcement
-
     /** Judges the peer's ping; returns whether it ended the connection (the ping is then dropped). */
     private boolean onPing(ChannelHandlerContext ctx) {
         if (!ctx.channel().isActive()) {
             return true; // closing already: the rest of a read batch gets no more strikes
         }
-        long minNanos = !settings.noCallsRule || connection.numActiveStreams() > 0
-                ? settings.enforcement.minIntervalNanos()
-                : Math.max(settings.enforcement.minIntervalNanos(), NO_CALLS_MIN_PING_NANOS);
-        int struckOut = settings.enforcement.tooManyPings(strikes, now(), minNanos);
-        if (struckOut == 0) {
+        long minNanos = settings.enforcement.minIntervalNanos();
+        if (settings.noCallsRule && connection.numActiveStreams() == 0) {
+            minNanos = Math.max(minNanos, NO_CALLS_MIN_PING_NANOS);
+        }
+        if (!settings.enforcement.strikesOut(ctx, strikes, now(), minNanos)) {
             return false;
         }
-        log.debug("{}: {} PINGs sooner than {} ns apart, GOAWAY ENHANCE_YOUR_CALM", ctx.channel(), struckOut, minNanos);
-        ctx.fireUserEventTriggered(new TooManyPingsEvent(struckOut));
         goAway(Http2Error.ENHANCE_YOUR_CALM, "too_many_pings", 0);
         closeNow();
         return true;
     }
-
-    // ---------------------------------------------------------------- idle and age
 
     private void onIdleTimer() {
         if (connection.numActiveStreams() > 0 || draining) {
@@ -308,8 +288,6 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         }
     }
 
-    // ---------------------------------------------------------------- writing and closing
-
     private void goAway(Http2Error error, String debugData, int extraStreamIds) {
         ChannelHandlerContext ctx = ctx();
         DefaultHttp2GoAwayFrame goAway =
@@ -327,9 +305,12 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
     }
 
     private final class StreamListener extends Http2ConnectionAdapter {
+        /** Resumes paused pings; a stream this side opens after a long silence gets a PING at once. */
         @Override
         public void onStreamActive(Http2Stream stream) {
-            onStreamOpened(stream);
+            if (pings != null) {
+                pings.resumeIfPaused(connection.remote().isValidStreamId(stream.id()));
+            }
         }
 
         @Override
@@ -395,7 +376,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
                             b.keepAliveJitter,
                             random,
                             PingLoop.Traffic.READS,
-                            HeartbeatMeters.Pinging.of(registry));
+                            registry);
             this.keepAliveWithoutCalls = b.keepAliveWithoutCalls;
         }
 
@@ -428,10 +409,8 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         /**
          * Sends a keepalive PING when nothing has been read for {@code time} (gRPC's
          * {@code keepAliveTime}); off by default.
-         *
-         * @param time the time without a read
+         * @param time the time without a read, positive
          * @return this builder
-         * @throws IllegalArgumentException if {@code time} is not positive
          */
         public Builder keepAliveTime(Duration time) {
             this.keepAliveNanos = ConfigChecks.positiveNanos("keepAliveTime", time);
@@ -441,10 +420,8 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         /**
          * How long a keepalive PING may wait for its ACK (or anything else from the peer) before
          * the connection is closed; 20 s by default (gRPC's {@code keepAliveTimeout}).
-         *
-         * @param timeout the time limit
+         * @param timeout the time limit, positive
          * @return this builder
-         * @throws IllegalArgumentException if {@code timeout} is not positive
          */
         public Builder keepAliveTimeout(Duration timeout) {
             this.keepAliveTimeoutNanos = ConfigChecks.positiveNanos("keepAliveTimeout", timeout);
@@ -455,7 +432,6 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         /**
          * Whether keepalive PINGs go out while no stream is open; false by default (gRPC's
          * {@code keepAliveWithoutCalls}): an idle connection is not pinged.
-         *
          * @param ping whether to ping
          * @return this builder
          */
@@ -467,7 +443,6 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
 
         /**
          * Moves each keepalive interval by a uniform draw within +/- {@code fraction} of it; 0 by default.
-         *
          * @param fraction the fraction of the value either side, 0 for none
          * @return this builder
          * @throws IllegalArgumentException unless {@code 0 <= fraction < 1}
@@ -481,7 +456,6 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         /**
          * Whether the peer may ping at the minimum interval while no stream is open; false (the
          * default, as gRPC) holds it to one ping per two hours then. Needs {@link #pingLimits}.
-         *
          * @param permit whether to permit it
          * @return this builder
          */
@@ -493,10 +467,8 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
 
         /**
          * Shuts a connection down gracefully once it has had no open stream for {@code idle}.
-         *
-         * @param idle the longest time without an open stream
+         * @param idle the longest time without an open stream, positive
          * @return this builder
-         * @throws IllegalArgumentException if {@code idle} is not positive
          */
         public Builder maxConnectionIdle(Duration idle) {
             this.maxIdleNanos = ConfigChecks.positiveNanos("maxConnectionIdle", idle);
@@ -506,7 +478,6 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         /**
          * Shuts a connection down gracefully at its maximum age after it starts; the grace after
          * which it is closed with streams still open is unlimited unless set (as gRPC).
-         *
          * @param maxAge the maximum age, its jitter and grace
          * @return this builder
          * @throws NullPointerException if {@code maxAge} is null
@@ -520,7 +491,6 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
          * How often the peer may PING before the connection is ended; {@link PingLimits#DEFAULT}
          * unless set. Set, a connection with no open stream is held to one PING per two hours unless
          * {@link #permitKeepAliveWithoutCalls}.
-         *
          * @param limits the limits, or {@link PingLimits#OFF}
          * @return this builder
          * @throws NullPointerException if {@code limits} is null
@@ -532,7 +502,6 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
 
         /**
          * Returns the factory of handlers with these settings.
-         *
          * @return the factory, immutable and thread-safe
          * @throws IllegalStateException if no rule is set, or an option is set without its rule
          */

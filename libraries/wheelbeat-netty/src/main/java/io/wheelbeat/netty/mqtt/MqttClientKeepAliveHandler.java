@@ -15,7 +15,6 @@ import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.HandlerBuilder;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
-import io.wheelbeat.netty.heartbeat.internal.HeartbeatMeters;
 import io.wheelbeat.netty.heartbeat.internal.PingLoop;
 import io.wheelbeat.netty.internal.Jitter;
 import java.time.Duration;
@@ -36,25 +35,17 @@ import java.util.concurrent.TimeUnit;
  */
 public final class MqttClientKeepAliveHandler extends ChannelTimerHandler {
 
-    /** PINGREQ; a missed PINGRESP ends the connection (fire the event, close). */
-    private static final PingLoop.Protocol PINGREQ = (ctx, pingId) -> MqttMessage.PINGREQ;
-
     private final Factory settings;
-    private final PingLoop pings;
+    private final PingLoop pings = new PingReq();
     /** The keep-alive of the CONNECT written, -1 before it. */
     private int connectKeepAlive = -1;
 
     private MqttClientKeepAliveHandler(Factory settings) {
         super(settings.wheels);
         this.settings = settings;
-        this.pings = new PingLoop(PINGREQ);
     }
 
-    /**
-     * Returns a builder with the defaults: a PINGRESP timeout equal to the keep-alive.
-     *
-     * @return a new builder
-     */
+    /** @return a new builder; the PINGRESP timeout is the keep-alive by default */
     public static Builder builder() {
         return new Builder();
     }
@@ -77,7 +68,7 @@ public final class MqttClientKeepAliveHandler extends ChannelTimerHandler {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
         if (pings.running() && isPingResp(msg)) {
-            pings.onPongInOrder(ctx);
+            pings.onPongInOrder();
             return;
         }
         if (connectKeepAlive >= 0
@@ -105,6 +96,14 @@ public final class MqttClientKeepAliveHandler extends ChannelTimerHandler {
         pings.stop();
     }
 
+    /** PINGREQ; a missed PINGRESP ends the connection (fire the event, close). */
+    private static final class PingReq extends PingLoop {
+        @Override
+        protected Object newPing(ChannelHandlerContext ctx, long pingId) {
+            return MqttMessage.PINGREQ;
+        }
+    }
+
     static boolean isPingResp(Object msg) {
         return msg instanceof MqttMessage m
                 && m.fixedHeader() != null
@@ -115,14 +114,14 @@ public final class MqttClientKeepAliveHandler extends ChannelTimerHandler {
     public static final class Factory {
         private final long pingRespTimeoutNanos;
         private final EventLoopWheels wheels;
-        private final HeartbeatMeters.Pinging meters;
+        private final MeterRegistry registry;
         /** The pinging settings per keep-alive in use: few values. */
         private final Map<Integer, PingLoop.Settings> pinging = new ConcurrentHashMap<>();
 
         private Factory(long pingRespTimeoutNanos, EventLoopWheels wheels, MeterRegistry registry) {
             this.pingRespTimeoutNanos = pingRespTimeoutNanos;
             this.wheels = wheels;
-            this.meters = HeartbeatMeters.Pinging.of(registry);
+            this.registry = registry;
         }
 
         private PingLoop.Settings pinging(int keepAliveSeconds) {
@@ -135,7 +134,7 @@ public final class MqttClientKeepAliveHandler extends ChannelTimerHandler {
                             0,
                             Jitter.THREAD_LOCAL_RANDOM,
                             PingLoop.Traffic.WRITES,
-                            meters));
+                            registry));
         }
 
         /** @return a new handler, for one channel only */
@@ -156,10 +155,8 @@ public final class MqttClientKeepAliveHandler extends ChannelTimerHandler {
         /**
          * How long a PINGRESP may take after its PINGREQ before the connection is closed; the
          * keep-alive by default.
-         *
-         * @param timeout the time limit
+         * @param timeout the time limit, positive
          * @return this builder
-         * @throws IllegalArgumentException if {@code timeout} is not positive
          */
         public Builder pingRespTimeout(Duration timeout) {
             this.pingRespTimeoutNanos = ConfigChecks.positiveNanos("pingRespTimeout", timeout);

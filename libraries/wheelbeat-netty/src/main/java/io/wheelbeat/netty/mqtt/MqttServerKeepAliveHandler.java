@@ -22,7 +22,6 @@ import io.wheelbeat.netty.HandlerBuilder;
 import io.wheelbeat.netty.deadline.FirstMessageTimeoutEvent;
 import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
-import io.wheelbeat.netty.heartbeat.internal.HeartbeatMeters;
 import io.wheelbeat.netty.heartbeat.internal.PingEnforcement;
 import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.wheelbeat.netty.internal.HandlerTimer;
@@ -89,11 +88,7 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
     }
 
-    /**
-     * Returns a builder with the defaults: a 10 s connect timeout, any keep-alive allowed.
-     *
-     * @return a new builder
-     */
+    /** @return a new builder with the defaults: a 10 s connect timeout, any keep-alive allowed */
     public static Builder builder() {
         return new Builder();
     }
@@ -177,8 +172,6 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         }
     }
 
-    // ---------------------------------------------------------------- CONNECT and CONNACK
-
     private void onConnect(ChannelHandlerContext ctx, MqttConnectMessage connect) {
         cancel(connectTimer);
         connected = true;
@@ -188,17 +181,10 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         if (allowed != requestedKeepAlive && version < MQTT_5) {
             ReferenceCountUtil.release(connect);
             ConnectionMeters.count(settings.outOfRangeCloses);
-            log.debug(
-                    "{}: keep-alive {} s outside [{}, {}], refusing",
-                    ctx.channel(),
-                    requestedKeepAlive,
-                    settings.minKeepAlive,
-                    settings.maxKeepAlive);
-            MqttConnAckMessage refusal = MqttMessageBuilders.connAck()
-                    .returnCode(MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED)
-                    .build();
+            log.debug("{}: keep-alive {} s not allowed, refusing", ctx.channel(), requestedKeepAlive);
             connAckSeen = true;
-            ctx.writeAndFlush(refusal, ctx.voidPromise());
+            MqttConnectReturnCode rejected = MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED;
+            ctx.writeAndFlush(MqttMessageBuilders.connAck().returnCode(rejected).build(), ctx.voidPromise());
             ctx.close();
             return;
         }
@@ -231,19 +217,13 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
                 new MqttConnAckVariableHeader(header.connectReturnCode(), header.isSessionPresent(), properties));
     }
 
-    // ---------------------------------------------------------------- the 1.5x deadline
-
     /** Puts {@code seconds} in force, the deadline running from the last read. */
     private void keepAlive(int seconds) {
         keepAliveSeconds = seconds;
         cancel(idleTimer);
         if (seconds > 0) {
-            schedule(idleTimer, Math.max(0, deadlineNanos() - (now() - lastReadNanos)));
+            schedule(idleTimer, Math.max(0, keepAliveSeconds * 1_500_000_000L - (now() - lastReadNanos)));
         }
-    }
-
-    private long deadlineNanos() {
-        return keepAliveSeconds * 1_500_000_000L;
     }
 
     /** Closes if the client was silent for the whole deadline, else waits for the rest of it. */
@@ -253,7 +233,7 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
             readInBatch = false;
             lastReadNanos = now;
         }
-        long left = deadlineNanos() - (now - lastReadNanos);
+        long left = keepAliveSeconds * 1_500_000_000L - (now - lastReadNanos);
         if (left > 0) {
             schedule(idleTimer, left);
             return;
@@ -265,24 +245,13 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         disconnect(ctx, MqttReasonCodes.Disconnect.KEEP_ALIVE_TIMEOUT);
     }
 
-    // ---------------------------------------------------------------- PINGREQ
-
     private void onPingRequest(ChannelHandlerContext ctx) {
         if (!ctx.channel().isActive()) {
             return; // closing already: the rest of a read batch gets neither answers nor strikes
         }
-        if (settings.enforcement != null) {
-            int struckOut = settings.enforcement.tooManyPings(strikes, now());
-            if (struckOut > 0) {
-                log.debug(
-                        "{}: {} PINGREQs sooner than {} ns apart, closing",
-                        ctx.channel(),
-                        struckOut,
-                        settings.enforcement.minIntervalNanos());
-                ctx.fireUserEventTriggered(new TooManyPingsEvent(struckOut));
-                disconnect(ctx, MqttReasonCodes.Disconnect.MESSAGE_RATE_TOO_HIGH);
-                return;
-            }
+        if (settings.enforcement != null && settings.enforcement.strikesOut(ctx, strikes, now())) {
+            disconnect(ctx, MqttReasonCodes.Disconnect.MESSAGE_RATE_TOO_HIGH);
+            return;
         }
         if (!ctx.channel().isWritable()) {
             answerOwed = true; // answered when the client has read what waits for it
@@ -292,8 +261,6 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         answerPending = true;
         ctx.write(MqttMessage.PINGRESP, ctx.voidPromise());
     }
-
-    // ---------------------------------------------------------------- closing
 
     private void protocolError(ChannelHandlerContext ctx, MqttMessage packet, String what) {
         ReferenceCountUtil.release(packet);
@@ -309,11 +276,10 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
     private void disconnect(ChannelHandlerContext ctx, MqttReasonCodes.Disconnect reason) {
         if (version >= MQTT_5 && ctx.channel().isActive()) {
             // Not waiting for the write: a client that does not read must not hold the channel open.
-            ctx.writeAndFlush(
-                    MqttMessageBuilders.disconnect()
-                            .reasonCode(reason.byteValue())
-                            .build(),
-                    ctx.voidPromise());
+            MqttMessage bye = MqttMessageBuilders.disconnect()
+                    .reasonCode(reason.byteValue())
+                    .build();
+            ctx.writeAndFlush(bye, ctx.voidPromise());
         } else if (answerPending) {
             ctx.flush();
         }
@@ -341,7 +307,7 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
             this.enforcement = enforcement;
             this.wheels = wheels;
             boolean metered = registry != null;
-            this.pingsAnswered = metered ? HeartbeatMeters.pingsAnswered(registry) : null;
+            this.pingsAnswered = PingEnforcement.pingsAnswered(registry);
             this.keepAliveCloses = metered ? ConnectionMeters.closed(registry, "reader_idle") : null;
             this.connectTimeoutCloses = metered ? ConnectionMeters.closed(registry, "first_message_timeout") : null;
             this.protocolErrorCloses = metered ? ConnectionMeters.closed(registry, "protocol_error") : null;
@@ -376,10 +342,8 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
 
         /**
          * How long a new connection may take to send CONNECT; 10 s by default.
-         *
-         * @param timeout the time limit
+         * @param timeout the time limit, positive
          * @return this builder
-         * @throws IllegalArgumentException if {@code timeout} is not positive
          */
         public Builder connectTimeout(Duration timeout) {
             this.connectTimeoutNanos = ConfigChecks.positiveNanos("connectTimeout", timeout);
@@ -388,7 +352,6 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
 
         /**
          * The smallest non-zero keep-alive a client may ask for, in seconds; 1 by default.
-         *
          * @param seconds the smallest keep-alive accepted, in seconds
          * @return this builder
          * @throws IllegalArgumentException unless {@code 1 <= seconds <= 65535}
@@ -401,7 +364,6 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         /**
          * The largest keep-alive a client may ask for, in seconds; a client asking for 0 (none)
          * is above it. Not limited by default.
-         *
          * @param seconds the largest keep-alive accepted, in seconds
          * @return this builder
          * @throws IllegalArgumentException unless {@code 1 <= seconds <= 65535}
@@ -415,7 +377,6 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
          * How often the client may send PINGREQ before the connection is ended;
          * {@link PingLimits#DEFAULT} unless set. Set the minimum below the shortest keep-alive the
          * clients are meant to use.
-         *
          * @param limits the limits, or {@link PingLimits#OFF}
          * @return this builder
          * @throws NullPointerException if {@code limits} is null
@@ -427,7 +388,6 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
 
         /**
          * Returns the factory of handlers with these settings.
-         *
          * @return the factory, immutable and thread-safe
          * @throws IllegalStateException if the minimum keep-alive exceeds the maximum
          */

@@ -25,7 +25,6 @@ import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
 import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
-import io.wheelbeat.netty.heartbeat.internal.HeartbeatMeters;
 import io.wheelbeat.netty.heartbeat.internal.PingLoop;
 import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.wheelbeat.netty.internal.HandlerTimer;
@@ -34,7 +33,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -84,18 +82,14 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
 
     /** RFC 6455's "going away", as Jetty and Tomcat close idle sessions. */
     private static final int GOING_AWAY = WebSocketCloseStatus.ENDPOINT_UNAVAILABLE.code();
-    /** RFC 6455's "internal error": this end is misconfigured. */
-    private static final int INTERNAL_ERROR = WebSocketCloseStatus.INTERNAL_SERVER_ERROR.code();
-    /** RFC 6455's "policy violation": the peer pings too often. */
-    private static final int POLICY_VIOLATION = WebSocketCloseStatus.POLICY_VIOLATION.code();
 
     private static final Logger log = LoggerFactory.getLogger(WebSocketKeepAliveHandler.class);
     /** Empty and never released (an empty buffer's reference count is fixed): one serves every channel. */
     private static final PongWebSocketFrame PROBE = new PongWebSocketFrame(Unpooled.EMPTY_BUFFER);
 
     private final Factory settings;
-    private final PingLoop pings;
-    private final HandlerTimer readerIdleTimer = new HandlerTimer(this::onTimer);
+    private final Pings pings = new Pings();
+    private final HandlerTimer readerIdleTimer = new HandlerTimer(this::onReaderIdleTimer);
     private long lastReadNanos;
     private boolean handshakeDone;
     private boolean closeSent;
@@ -105,13 +99,11 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
     private WebSocketKeepAliveHandler(Factory settings) {
         super(settings.wheels);
         this.settings = settings;
-        this.pings = new PingLoop(new Pings());
     }
 
     /**
      * Returns a builder with the defaults: a pong timeout equal to the ping interval, 3 missed
      * pongs, no jitter (as Netty's writer idle), no reader-idle timeout. The ping interval must be set.
-     *
      * @return a new builder
      */
     public static Builder builder() {
@@ -120,16 +112,19 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (msg instanceof PongWebSocketFrame pong) {
-            // Ours to consume: the probe, an answer to our ping, or one while we do not ping.
-            probeArrived |= probing;
-            if (pings.running()) {
-                pings.onPong(ctx, pingIdOf(pong));
-            }
-            ReferenceCountUtil.release(msg);
+        if (!(msg instanceof PongWebSocketFrame pong)) {
+            ctx.fireChannelRead(msg);
             return;
         }
-        ctx.fireChannelRead(msg);
+        // Ours to consume: the probe, an answer to our ping, or one while we do not ping.
+        probeArrived |= probing;
+        if (pings.running()) {
+            // The id is the 8 bytes of our ping; other application data answers no ping.
+            ByteBuf data = pong.content();
+            boolean ours = data.readableBytes() == Long.BYTES;
+            pings.onPong(ours ? data.getLong(data.readerIndex()) : HeartbeatHandler.NO_PING);
+        }
+        ReferenceCountUtil.release(msg);
     }
 
     @Override
@@ -172,9 +167,7 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
                     ctx,
                     "no WebSocketServerProtocolHandler or WebSocketClientProtocolHandler before "
                             + "WebSocketKeepAliveHandler in the pipeline: add the keepalive after it");
-            return;
-        }
-        if (settings.readerIdleNanos > 0) {
+        } else if (settings.readerIdleNanos > 0) {
             lastReadNanos = nowNanos;
             schedule(readerIdleTimer, settings.readerIdleNanos);
         }
@@ -186,7 +179,7 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
         pings.stop();
     }
 
-    private void onTimer(HandlerTimer timer) {
+    private void onReaderIdleTimer(HandlerTimer timer) {
         long left = settings.readerIdleNanos - (now() - lastReadNanos);
         if (left > 0) {
             schedule(readerIdleTimer, left); // lazy: reads only stamp a time
@@ -200,8 +193,6 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
         ctx.close();
     }
 
-    // ---------------------------------------------------------------- pinging
-
     private void onHandshake(ChannelHandlerContext ctx) {
         if (handshakeDone || !running() || !ctx.channel().isActive()) {
             return;
@@ -209,7 +200,7 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
         handshakeDone = true;
         String misconfiguration = checkPongsArrive(ctx);
         if (misconfiguration != null) {
-            sendClose(ctx, INTERNAL_ERROR, "");
+            sendClose(ctx, WebSocketCloseStatus.INTERNAL_SERVER_ERROR.code(), "");
             refuse(ctx, misconfiguration);
             return;
         }
@@ -219,16 +210,16 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
         ctx.pipeline().addBefore(protocolHandlerBefore(ctx).name(), null, settings.answers.newHandler());
     }
 
-    /** The pinging protocol: a ping frame with the id as its data; a close frame 1001 on a miss. */
-    private final class Pings implements PingLoop.Protocol {
+    /** Pings carry their id as data; a miss sends close frame 1001 first. */
+    private final class Pings extends PingLoop {
         @Override
-        public Object newPing(ChannelHandlerContext ctx, long pingId) {
+        protected Object newPing(ChannelHandlerContext ctx, long pingId) {
             return new PingWebSocketFrame(
                     ctx.alloc().buffer(Long.BYTES, Long.BYTES).writeLong(pingId));
         }
 
         @Override
-        public void pongsMissed(ChannelHandlerContext ctx, int missedPongs) {
+        protected void pongsMissed(ChannelHandlerContext ctx, int missedPongs) {
             sendClose(ctx, GOING_AWAY, PING_TIMEOUT);
             ctx.fireUserEventTriggered(new HeartbeatFailedEvent(missedPongs));
             ctx.close();
@@ -236,27 +227,18 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
     }
 
     /** The pong to the peer's ping: its data echoed [RFC 6455 5.5.3], as Netty's protocol handler answers. */
-    private static PongWebSocketFrame pong(Channel channel, Object ping) {
-        return new PongWebSocketFrame(((PingWebSocketFrame) ping).content().retain());
-    }
-
-    /** The id a pong echoes: the 8 bytes of our ping, or none for any other application data. */
-    private static long pingIdOf(PongWebSocketFrame pong) {
-        ByteBuf data = pong.content();
-        return data.readableBytes() == Long.BYTES ? data.getLong(data.readerIndex()) : HeartbeatHandler.NO_PING;
+    private static PongWebSocketFrame pong(Channel channel, PingWebSocketFrame ping) {
+        return new PongWebSocketFrame(ping.content().retain());
     }
 
     /** Writes a close frame with {@code status} and {@code reason}, once, if the WebSocket is up. */
     private void sendClose(ChannelHandlerContext ctx, int status, String reason) {
-        if (!handshakeDone || closeSent || !ctx.channel().isActive()) {
-            return;
+        if (handshakeDone && !closeSent && ctx.channel().isActive()) {
+            closeSent = true;
+            // Not waiting for the write: a peer that does not read must not hold the channel open.
+            ctx.writeAndFlush(new CloseWebSocketFrame(status, reason), ctx.voidPromise());
         }
-        closeSent = true;
-        // Not waiting for the write: a peer that does not read must not hold the channel open.
-        ctx.writeAndFlush(new CloseWebSocketFrame(status, reason), ctx.voidPromise());
     }
-
-    // ---------------------------------------------------------------- the start-up check
 
     /** Returns what is wrong with the pipeline, or null if the protocol handler passes pongs here. */
     private String checkPongsArrive(ChannelHandlerContext ctx) {
@@ -320,22 +302,14 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
         private final AtomicBoolean misconfigurationLogged = new AtomicBoolean();
 
         private Factory(
-                Builder b,
-                long pongTimeoutNanos,
+                PingLoop.Settings pinging,
                 HeartbeatHandler.Factory answers,
+                long readerIdleNanos,
                 EventLoopWheels wheels,
-                RandomGenerator random,
                 MeterRegistry registry) {
-            this.pinging = new PingLoop.Settings(
-                    b.intervalNanos,
-                    pongTimeoutNanos,
-                    b.maxMissedPongs,
-                    b.jitter,
-                    random,
-                    PingLoop.Traffic.WRITES,
-                    HeartbeatMeters.Pinging.of(registry));
+            this.pinging = pinging;
             this.answers = answers;
-            this.readerIdleNanos = b.readerIdleNanos;
+            this.readerIdleNanos = readerIdleNanos;
             this.wheels = wheels;
             this.readerIdleCloses =
                     registry != null && readerIdleNanos > 0 ? ConnectionMeters.closed(registry, "reader_idle") : null;
@@ -364,10 +338,8 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
         /**
          * How often the peer may ping before the connection is ended; {@link PingLimits#DEFAULT}
          * unless set (a flood ends at its 4th ping).
-         *
-         * @param limits the limits, or {@link PingLimits#OFF}
+         * @param limits the limits, or {@link PingLimits#OFF}; not null
          * @return this builder
-         * @throws NullPointerException if {@code limits} is null
          */
         public Builder pingLimits(PingLimits limits) {
             this.pingLimits = Objects.requireNonNull(limits, "pingLimits");
@@ -376,10 +348,8 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
 
         /**
          * Pings after this long without a write. Required.
-         *
-         * @param interval the interval
+         * @param interval the interval, positive
          * @return this builder
-         * @throws IllegalArgumentException if {@code interval} is not positive
          */
         public Builder pingInterval(Duration interval) {
             this.intervalNanos = ConfigChecks.positiveNanos("pingInterval", interval);
@@ -388,12 +358,9 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
 
         /**
          * Moves each ping interval by a uniform draw within +/- {@code fraction} of it, so that
-         * connections opened together do not ping together; 0 by default. Each jittered ping wakes
-         * the event loop at a moment of its own instead of sharing a wake-up.
-         *
-         * @param fraction the fraction of the value either side, 0 for none
+         * connections opened together do not ping together; 0 by default.
+         * @param fraction the fraction either side, {@code 0 <= fraction < 1}
          * @return this builder
-         * @throws IllegalArgumentException unless {@code 0 <= fraction < 1}
          */
         public Builder pingIntervalJitter(double fraction) {
             this.jitter = Jitter.checkFraction("pingIntervalJitter", fraction);
@@ -402,10 +369,8 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
 
         /**
          * How long a pong may take after its ping; the ping interval by default.
-         *
-         * @param timeout the time limit
+         * @param timeout the time limit, positive
          * @return this builder
-         * @throws IllegalArgumentException if {@code timeout} is not positive
          */
         public Builder pongTimeout(Duration timeout) {
             this.pongTimeoutNanos = ConfigChecks.positiveNanos("pongTimeout", timeout);
@@ -414,10 +379,8 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
 
         /**
          * How many pings in a row may go without a pong in time; the last closes. 3 by default.
-         *
-         * @param count the number
+         * @param count the number, positive
          * @return this builder
-         * @throws IllegalArgumentException if {@code count} is not positive
          */
         public Builder maxMissedPongs(int count) {
             this.maxMissedPongs = ConfigChecks.positive("maxMissedPongs", count);
@@ -429,10 +392,8 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
          * must exceed the longest ping interval (jitter included) plus the pong timeout. Pings go
          * out only when nothing was written for the interval, so leave it off for a server that
          * writes more often than that to a peer that never writes.
-         *
-         * @param timeout the time limit
+         * @param timeout the time limit, positive
          * @return this builder
-         * @throws IllegalArgumentException if {@code timeout} is not positive
          */
         public Builder readerIdleTimeout(Duration timeout) {
             this.readerIdleNanos = ConfigChecks.positiveNanos("readerIdleTimeout", timeout);
@@ -441,7 +402,6 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
 
         /**
          * Returns the factory of handlers with these settings.
-         *
          * @return the factory, immutable and thread-safe
          * @throws IllegalStateException if the ping interval is not set, or the reader-idle
          *     timeout does not exceed the longest ping interval plus the pong timeout
@@ -451,28 +411,27 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
                 throw new IllegalStateException("set pingInterval");
             }
             long pongTimeout = pongTimeoutNanos > 0 ? pongTimeoutNanos : intervalNanos;
-            long longestGap = saturatedAdd((long) (intervalNanos * (1 + jitter)), pongTimeout); // the cast saturates
+            long longestGap = (long) (intervalNanos * (1 + jitter)) + pongTimeout; // the cast saturates
+            longestGap = longestGap < 0 ? Long.MAX_VALUE : longestGap;
             if (readerIdleNanos > 0 && readerIdleNanos <= longestGap) {
                 throw new IllegalStateException("readerIdleTimeout (" + readerIdleNanos + " ns) must exceed the "
                         + "longest ping interval plus the pong timeout (" + longestGap + " ns), or a quiet peer that "
                         + "answers every ping would be closed");
             }
             HeartbeatHandler.Builder answers = HeartbeatHandler.builder()
-                    .answerPings(msg -> msg instanceof PingWebSocketFrame, WebSocketKeepAliveHandler::pong)
+                    .answerPings(PingWebSocketFrame.class, WebSocketKeepAliveHandler::pong)
                     .pingLimits(pingLimits)
                     .wheels(wheels());
             if (!pingLimits.equals(PingLimits.OFF)) {
-                answers.goodbye(channel -> new CloseWebSocketFrame(POLICY_VIOLATION, TOO_MANY_PINGS));
+                int policyViolation = WebSocketCloseStatus.POLICY_VIOLATION.code();
+                answers.goodbye(channel -> new CloseWebSocketFrame(policyViolation, TOO_MANY_PINGS));
             }
             if (registry() != null) {
                 answers.metrics(registry());
             }
-            return new Factory(this, pongTimeout, answers.build(), wheels(), random(), registry());
-        }
-
-        private static long saturatedAdd(long a, long b) {
-            long sum = a + b;
-            return sum < 0 ? Long.MAX_VALUE : sum;
+            PingLoop.Settings pinging = new PingLoop.Settings(
+                    intervalNanos, pongTimeout, maxMissedPongs, jitter, random(), PingLoop.Traffic.WRITES, registry());
+            return new Factory(pinging, answers.build(), readerIdleNanos, wheels(), registry());
         }
     }
 }

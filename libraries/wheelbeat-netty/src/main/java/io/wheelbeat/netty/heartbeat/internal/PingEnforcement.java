@@ -2,27 +2,26 @@ package io.wheelbeat.netty.heartbeat.internal;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.channel.ChannelHandlerContext;
 import io.wheelbeat.netty.heartbeat.PingLimits;
+import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
 import io.wheelbeat.netty.internal.ConnectionMeters;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The answering side's rule against peers that ping too often, shared by {@code HeartbeatHandler}
- * and the protocol keepalives so that they count the same way and in the same meters: a ping
- * sooner than the minimum interval after the last ping in time is a strike; a ping in time clears
- * the strikes; the first ping of a connection (or after {@link Strikes#forgive()}) is in time; the
- * {@code maxStrikes}-th strike in a row ends the connection. A peer can therefore never ping
- * faster than {@code maxStrikes} pings per minimum interval.
+ * The answering side's rule against peers that ping too often, the same for every keepalive (see
+ * {@link PingLimits}): a ping sooner than the minimum interval after the last ping in time is a
+ * strike, a ping in time clears the strikes, the first ping (or the first after
+ * {@link Strikes#forgive()}) is in time, and the {@code maxStrikes}-th strike in a row ends the
+ * connection. Meters: {@code wheelbeat.heartbeat.ping.strikes} and
+ * {@code wheelbeat.connection.closed{reason=too_many_pings}}.
  *
- * <p>With a registry: {@code wheelbeat.heartbeat.ping.strikes} counts strikes and
- * {@code wheelbeat.connection.closed{reason=too_many_pings}} the connections that struck out.
- *
- * <p>Internal: not part of wheelbeat's API. Immutable and thread-safe; each {@link Strikes} is
- * one channel's, event loop only.
+ * <p>Internal. Immutable and thread-safe; each {@link Strikes} is one channel's, event loop only.
  */
 public final class PingEnforcement {
 
-    /** The {@code reason} tag of {@link ConnectionMeters#CLOSED} for a peer that struck out. */
-    public static final String TOO_MANY_PINGS = "too_many_pings";
+    private static final Logger log = LoggerFactory.getLogger(PingEnforcement.class);
 
     private final long minIntervalNanos;
     private final int maxStrikes;
@@ -39,48 +38,54 @@ public final class PingEnforcement {
                         "wheelbeat.heartbeat.ping.strikes",
                         "Pings sooner than the minimum ping interval",
                         "pings");
-        this.closes = registry == null ? null : ConnectionMeters.closed(registry, TOO_MANY_PINGS);
+        this.closes = registry == null ? null : ConnectionMeters.closed(registry, "too_many_pings");
     }
 
-    /**
-     * The enforcement of {@code limits}, or null when they are {@link PingLimits#OFF}.
-     *
-     * @param registry where to count, or null for no meters
-     */
+    /** The enforcement of {@code limits} ({@code registry} null for no meters), or null for {@link PingLimits#OFF}. */
     public static PingEnforcement of(PingLimits limits, MeterRegistry registry) {
         return limits.equals(PingLimits.OFF) ? null : new PingEnforcement(limits, registry);
     }
 
-    /** The minimum time between the peer's pings, in nanoseconds, as the limits set it. */
+    /** {@code wheelbeat.heartbeat.pings.answered}, for the sides that answer pings themselves. */
+    public static Counter pingsAnswered(MeterRegistry registry) {
+        return registry == null
+                ? null
+                : ConnectionMeters.counter(
+                        registry,
+                        "wheelbeat.heartbeat.pings.answered",
+                        "Heartbeat pings answered with a pong",
+                        "pings");
+    }
+
     public long minIntervalNanos() {
         return minIntervalNanos;
     }
 
-    /** Records a ping that came at {@code nowNanos}, judged against the limits' minimum interval. */
-    public int tooManyPings(Strikes state, long nowNanos) {
-        return tooManyPings(state, nowNanos, minIntervalNanos);
+    /** Judges a ping that came at {@code nowNanos} against the limits' minimum interval; see below. */
+    public boolean strikesOut(ChannelHandlerContext ctx, Strikes state, long nowNanos) {
+        return strikesOut(ctx, state, nowNanos, minIntervalNanos);
     }
 
     /**
-     * Records a ping that came at {@code nowNanos}, judged against {@code minIntervalNanos} (HTTP/2
-     * holds a connection without streams to a longer one).
-     *
-     * @return the strikes in a row if this ping is the one that ends the connection (the close is
-     *     counted then), else 0
+     * Judges a ping that came at {@code nowNanos} against {@code minIntervalNanos} (HTTP/2 holds a
+     * connection without streams to a longer one). Returns true if it is the strike that ends the
+     * connection: then counted, logged and {@link TooManyPingsEvent} fired; the caller closes.
      */
-    public int tooManyPings(Strikes state, long nowNanos, long minIntervalNanos) {
-        if (state.pingSeen && nowNanos - state.lastTimelyPingNanos < minIntervalNanos) {
-            ConnectionMeters.count(strikes);
-            if (++state.strikes >= maxStrikes) {
-                ConnectionMeters.count(closes);
-                return state.strikes;
-            }
-            return 0;
+    public boolean strikesOut(ChannelHandlerContext ctx, Strikes state, long nowNanos, long minIntervalNanos) {
+        if (!state.pingSeen || nowNanos - state.lastTimelyPingNanos >= minIntervalNanos) {
+            state.pingSeen = true;
+            state.lastTimelyPingNanos = nowNanos;
+            state.strikes = 0;
+            return false;
         }
-        state.pingSeen = true;
-        state.lastTimelyPingNanos = nowNanos;
-        state.strikes = 0;
-        return 0;
+        ConnectionMeters.count(strikes);
+        if (++state.strikes < maxStrikes) {
+            return false;
+        }
+        ConnectionMeters.count(closes);
+        log.debug("{}: {} pings sooner than {} ns apart, closing", ctx.channel(), state.strikes, minIntervalNanos);
+        ctx.fireUserEventTriggered(new TooManyPingsEvent(state.strikes));
+        return true;
     }
 
     /** One channel's pings so far. Event loop only. */

@@ -1,9 +1,13 @@
 package io.wheelbeat.netty.heartbeat.internal;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.netty.channel.ChannelHandlerContext;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
+import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.wheelbeat.netty.internal.HandlerTimer;
 import io.wheelbeat.netty.internal.Jitter;
 import java.util.concurrent.ThreadLocalRandom;
@@ -14,17 +18,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The pinging side of every keepalive, one per connection; the protocol adds its {@link Protocol}.
- * When the connection had no {@link Traffic traffic} for the (jittered) interval, writes a ping
- * and expects its pong within the pong timeout. Lazy as Netty's {@code IdleStateHandler}: traffic
- * stamps a time once per flush or read batch, and an early timer re-arms for the rest. A pong in
- * time fires {@link PongReceivedEvent}. After {@code maxMissedPongs} misses in a row,
- * {@link Protocol#pongsMissed}. With {@code READS} traffic, anything read while a ping is out
- * proves the peer alive (gRPC's rule).
+ * The ping state machine of every keepalive, one per connection; the protocol is the subclass,
+ * which says how to write a ping, feeds the pongs in and closes its way. When the connection had no
+ * {@link Traffic traffic} for the (jittered) interval, writes a ping and expects its pong within the
+ * pong timeout. Lazy as Netty's {@code IdleStateHandler}: traffic stamps a time once per flush or
+ * read batch, and an early timer re-arms for the rest. A pong in time fires
+ * {@link PongReceivedEvent}; after {@code maxMissedPongs} misses in a row, {@link #pongsMissed}.
+ * With {@code READS} traffic, anything read while a ping is out proves the peer alive (gRPC's rule).
  *
  * <p>Internal. Event loop only, one channel; {@link Settings} is shared by a factory's loops.
  */
-public final class PingLoop {
+public abstract class PingLoop {
 
     private static final Logger log = LoggerFactory.getLogger(PingLoop.class);
     /** The id no pong answers with: ids are positive. */
@@ -38,24 +42,11 @@ public final class PingLoop {
         READS
     }
 
-    /** The protocol's part of the loop. Event loop only. */
-    public interface Protocol {
-        /** Returns the ping carrying {@code pingId}, or null (reported already) to skip this interval. */
-        Object newPing(ChannelHandlerContext ctx, long pingId);
-
-        /** Whether a ping may go out now; a loop that was told no waits for {@link PingLoop#resumeIfPaused}. */
-        default boolean mayPing() {
-            return true;
-        }
-
-        /** The last allowed pong did not come: ends the connection, the protocol's way. */
-        default void pongsMissed(ChannelHandlerContext ctx, int missedPongs) {
-            ctx.fireUserEventTriggered(new HeartbeatFailedEvent(missedPongs));
-            ctx.close();
-        }
-    }
-
-    /** The settings a factory's loops share. Thread-safe. */
+    /**
+     * The settings a factory's loops share, with the pinging meters ({@code wheelbeat.heartbeat.pings.sent},
+     * {@code .pongs.missed}, {@code .pongs.late}, timer {@code .rtt}, {@code wheelbeat.connection.closed}
+     * tag {@code reason=heartbeat_timeout}). Thread-safe.
+     */
     public static final class Settings {
         /** The base interval, before jitter; doubled when the peer says "too many pings". */
         private final AtomicLong intervalNanos;
@@ -65,12 +56,13 @@ public final class PingLoop {
         private final double jitter;
         private final RandomGenerator random;
         private final Traffic traffic;
-        private final HeartbeatMeters.Pinging meters;
+        private final Counter pingsSent;
+        private final Counter pongsMissed;
+        private final Counter pongsLate;
+        private final Timer roundTrip;
+        private final Counter closes;
 
-        /**
-         * @param pongTimeoutNanos how long a pong may take; {@code 0} for the interval
-         * @param meters the pinging meters, {@link HeartbeatMeters.Pinging#NONE} for none
-         */
+        /** A {@code pongTimeoutNanos} of 0 means the interval; a null {@code registry}, no meters. */
         public Settings(
                 long intervalNanos,
                 long pongTimeoutNanos,
@@ -78,14 +70,28 @@ public final class PingLoop {
                 double jitter,
                 RandomGenerator random,
                 Traffic traffic,
-                HeartbeatMeters.Pinging meters) {
+                MeterRegistry registry) {
             this.intervalNanos = new AtomicLong(intervalNanos);
             this.pongTimeoutNanos = pongTimeoutNanos > 0 ? pongTimeoutNanos : intervalNanos;
             this.maxMissedPongs = maxMissedPongs;
             this.jitter = jitter;
             this.random = random;
             this.traffic = traffic;
-            this.meters = meters;
+            if (registry == null) {
+                pingsSent = pongsMissed = pongsLate = closes = null;
+                roundTrip = null;
+                return;
+            }
+            String missed = "Heartbeat pongs that did not come within the pong timeout";
+            String late = "Heartbeat pongs that answered no ping awaiting them: after its timeout, or unasked";
+            pingsSent = ConnectionMeters.counter(
+                    registry, "wheelbeat.heartbeat.pings.sent", "Heartbeat pings sent", "pings");
+            pongsMissed = ConnectionMeters.counter(registry, "wheelbeat.heartbeat.pongs.missed", missed, "pongs");
+            pongsLate = ConnectionMeters.counter(registry, "wheelbeat.heartbeat.pongs.late", late, "pongs");
+            roundTrip = Timer.builder("wheelbeat.heartbeat.rtt")
+                    .description("Time from sending a heartbeat ping to receiving its pong")
+                    .register(registry);
+            closes = ConnectionMeters.closed(registry, "heartbeat_timeout");
         }
 
         /** The current base interval: as configured, doubled once per "too many pings" that took effect. */
@@ -94,13 +100,12 @@ public final class PingLoop {
         }
     }
 
-    private final Protocol protocol;
+    private final HandlerTimer pingTimer = new HandlerTimer(this::onTimer);
+    private final HandlerTimer pongTimer = new HandlerTimer(this::onTimer);
     private Settings settings;
     private ChannelHandlerContext ctx;
     private ExecutorDrivenWheel wheel;
     private boolean running;
-    private final HandlerTimer pingTimer = new HandlerTimer(this::onTimer);
-    private final HandlerTimer pongTimer = new HandlerTimer(this::onTimer);
     /** This interval's length, jitter included. */
     private long intervalNanos;
     /** The base interval this connection last drew from, 0 before the start. */
@@ -121,82 +126,58 @@ public final class PingLoop {
     private boolean pongSeen;
     private int missedPongs;
 
-    public PingLoop(Protocol protocol) {
-        this.protocol = protocol;
+    /** Returns the ping carrying {@code pingId}, or null (reported already) to skip this interval. */
+    protected abstract Object newPing(ChannelHandlerContext ctx, long pingId);
+
+    /** Whether a ping may go out now; a loop that was told no waits for {@link #resumeIfPaused}. */
+    protected boolean mayPing() {
+        return true;
+    }
+
+    /** The last allowed pong did not come: ends the connection, the protocol's way. */
+    protected void pongsMissed(ChannelHandlerContext ctx, int missedPongs) {
+        ctx.fireUserEventTriggered(new HeartbeatFailedEvent(missedPongs));
+        ctx.close();
     }
 
     /** Starts pinging with {@code settings} on the channel's {@code wheel}, the interval counted from now; once. */
-    public void start(Settings settings, ChannelHandlerContext ctx, ExecutorDrivenWheel wheel) {
+    public final void start(Settings settings, ChannelHandlerContext ctx, ExecutorDrivenWheel wheel) {
         if (this.settings != null) {
             return;
         }
         this.settings = settings;
         this.ctx = ctx;
         this.wheel = wheel;
-        long nowNanos = now();
         running = true;
         // Uniform in [2^40, 2^62): the next 2^62 ids are positive (never NO_PING) and above small
         // constants such as HTTP/2's drain PING. The loop's thread's generator: no contention.
         firstPingIdMinusOne = ThreadLocalRandom.current().nextLong(1L << 40, 1L << 62);
         lastPingId = firstPingIdMinusOne;
         pongsCounted = firstPingIdMinusOne;
-        lastTrafficNanos = nowNanos;
+        lastTrafficNanos = now();
         intervalNanos = nextInterval();
         wheel.schedule(pingTimer, intervalNanos);
     }
 
     /** Stops pinging for good: cancels the timers; later pongs are the handler's to drop. */
-    public void stop() {
+    public final void stop() {
         running = false;
         cancel(pingTimer);
         cancel(pongTimer);
     }
 
-    private void cancel(HandlerTimer timer) {
-        if (timer.isPending()) {
-            wheel.cancel(timer);
-        }
-    }
-
-    private long now() {
-        return wheel.ticker().getAsLong();
-    }
-
     /** Whether the loop has started and not stopped. */
-    public boolean running() {
+    public final boolean running() {
         return running;
     }
 
-    private void onTimer(HandlerTimer timer) {
-        if (timer == pingTimer) {
-            pingWhenIdle(now());
-        } else {
-            onPongTimeout();
-        }
-    }
-
     /** A write passed the handler: it counts when flushed. */
-    public void onWrite() {
+    public final void onWrite() {
         trafficUnstamped = true;
     }
 
-    /** A flush passed the handler: stamps the writes before it. */
-    public void onFlush() {
-        stampTraffic();
-    }
-
-    /** A message was read: it counts when its batch completes, and proves the peer alive. */
-    public void onRead() {
-        trafficUnstamped = true;
-        readSincePing = true;
-    }
-
-    /** A read batch completed: stamps its reads, one clock read per batch. */
-    public void onReadComplete() {
-        stampTraffic();
-    }
-
-    private void stampTraffic() {
+    /** A flush passed the handler, or a read batch completed: stamps the traffic before it, one clock read. */
+    public final void onFlush() {
         if (trafficUnstamped) {
             trafficUnstamped = false;
             if (running) {
@@ -205,8 +186,14 @@ public final class PingLoop {
         }
     }
 
+    /** A message was read: it counts when its batch completes ({@link #onFlush}), and proves the peer alive. */
+    public final void onRead() {
+        trafficUnstamped = true;
+        readSincePing = true;
+    }
+
     /** Whether {@code pingId} is the id of a ping this loop sent. */
-    public boolean sent(long pingId) {
+    public final boolean sent(long pingId) {
         return pingId > firstPingIdMinusOne && pingId <= lastPingId;
     }
 
@@ -214,12 +201,12 @@ public final class PingLoop {
      * A pong that answers the ping with id {@code answeredPingId} (or {@code 0}, no ping of ours):
      * in time if it answers the outstanding ping before its timeout, else late.
      */
-    public void onPong(ChannelHandlerContext ctx, long answeredPingId) {
+    public final void onPong(long answeredPingId) {
         if (settings == null) {
             return; // before the start: no ping was sent, and no meters to count it in
         }
         if (!awaitingPong || answeredPingId != lastPingId) {
-            settings.meters.pongLate();
+            ConnectionMeters.count(settings.pongsLate);
             return;
         }
         long now = now();
@@ -229,7 +216,9 @@ public final class PingLoop {
         missedPongs = 0;
         boolean first = !pongSeen;
         pongSeen = true;
-        settings.meters.pongInTime(roundTripNanos);
+        if (settings.roundTrip != null) {
+            settings.roundTrip.record(roundTripNanos, TimeUnit.NANOSECONDS);
+        }
         ctx.fireUserEventTriggered(new PongReceivedEvent(roundTripNanos, first));
         if (settings.traffic == Traffic.READS) {
             lastTrafficNanos = now;
@@ -237,19 +226,13 @@ public final class PingLoop {
         pingWhenIdle(now);
     }
 
-    /**
-     * A pong that carries nothing (MQTT's PINGRESP): the n-th pong answers the n-th ping, and a
-     * pong beyond the pings sent answers none.
-     */
-    public void onPongInOrder(ChannelHandlerContext ctx) {
-        onPong(ctx, pongsCounted < lastPingId ? ++pongsCounted : NO_PING);
+    /** A pong that carries nothing (MQTT's PINGRESP): the n-th pong answers the n-th ping, one beyond them none. */
+    public final void onPongInOrder() {
+        onPong(pongsCounted < lastPingId ? ++pongsCounted : NO_PING);
     }
 
-    /**
-     * Resumes a loop that {@link Protocol#mayPing} paused (no ping and no pong timer pending),
-     * first stamping traffic if {@code trafficNow}.
-     */
-    public void resumeIfPaused(boolean trafficNow) {
+    /** Resumes a loop that {@link #mayPing} paused (no timer pending), first stamping traffic if {@code trafficNow}. */
+    public final void resumeIfPaused(boolean trafficNow) {
         if (!running || pingTimer.isPending() || pongTimer.isPending()) {
             return;
         }
@@ -265,7 +248,7 @@ public final class PingLoop {
      * settings, from the interval this connection last used, so that many connections told at once
      * double it once. Does nothing before the start.
      */
-    public void peerSaysTooManyPings() {
+    public final void peerSaysTooManyPings() {
         long base = baseIntervalNanos;
         if (base == 0) {
             return;
@@ -283,9 +266,30 @@ public final class PingLoop {
         }
     }
 
+    private void onTimer(HandlerTimer timer) {
+        if (timer == pingTimer) {
+            pingWhenIdle(now());
+            return;
+        }
+        awaitingPong = false;
+        if (settings.traffic == Traffic.READS && readSincePing) {
+            pingWhenIdle(now()); // the peer sent something meanwhile: alive
+            return;
+        }
+        missedPongs++;
+        ConnectionMeters.count(settings.pongsMissed);
+        if (missedPongs < settings.maxMissedPongs) {
+            pingWhenIdle(now());
+            return;
+        }
+        ConnectionMeters.count(settings.closes);
+        log.debug("{}: {} pongs missed in a row, closing", ctx.channel(), missedPongs);
+        pongsMissed(ctx, missedPongs);
+    }
+
     /** Pings if there was no traffic for the interval, else arms the timer for the rest of it. */
     private void pingWhenIdle(long now) {
-        if (!running || !ctx.channel().isActive() || !protocol.mayPing()) {
+        if (!running || !ctx.channel().isActive() || !mayPing()) {
             return; // closing, or paused until resumeIfPaused
         }
         long idleNanos = now - lastTrafficNanos;
@@ -294,7 +298,7 @@ public final class PingLoop {
             return;
         }
         long pingId = lastPingId + 1;
-        Object ping = protocol.newPing(ctx, pingId);
+        Object ping = newPing(ctx, pingId);
         intervalNanos = nextInterval();
         if (ping == null) {
             wheel.schedule(pingTimer, intervalNanos);
@@ -306,32 +310,25 @@ public final class PingLoop {
         pingSentNanos = now;
         // Armed before the write, so that a write failing into a close cancels it.
         wheel.schedule(pongTimer, settings.pongTimeoutNanos);
-        settings.meters.pingSent();
+        ConnectionMeters.count(settings.pingsSent);
         if (settings.traffic == Traffic.WRITES) {
             lastTrafficNanos = now;
         }
         ctx.writeAndFlush(ping, ctx.voidPromise());
     }
 
-    private void onPongTimeout() {
-        awaitingPong = false;
-        if (settings.traffic == Traffic.READS && readSincePing) {
-            pingWhenIdle(now()); // the peer sent something meanwhile: alive
-            return;
-        }
-        missedPongs++;
-        settings.meters.pongMissed();
-        if (missedPongs < settings.maxMissedPongs) {
-            pingWhenIdle(now());
-            return;
-        }
-        settings.meters.closed();
-        log.debug("{}: {} pongs missed in a row, closing", ctx.channel(), missedPongs);
-        protocol.pongsMissed(ctx, missedPongs);
-    }
-
     private long nextInterval() {
         baseIntervalNanos = settings.intervalNanos.get();
         return Jitter.apply(baseIntervalNanos, settings.jitter, settings.random);
+    }
+
+    private long now() {
+        return wheel.ticker().getAsLong();
+    }
+
+    private void cancel(HandlerTimer timer) {
+        if (timer.isPending()) {
+            wheel.cancel(timer);
+        }
     }
 }
