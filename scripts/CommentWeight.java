@@ -46,7 +46,8 @@ public class CommentWeight {
                 comment += counts[0];
                 code += counts[1];
                 if (perFile) {
-                    System.out.printf(Locale.ROOT, "  %5.2f %s%n", ratio(counts[0], counts[1]), sources.relativize(file));
+                    System.out.printf(
+                            Locale.ROOT, "  %5.2f %s%n", ratio(counts[0], counts[1]), sources.relativize(file));
                 }
             }
             double weight = ratio(comment, code);

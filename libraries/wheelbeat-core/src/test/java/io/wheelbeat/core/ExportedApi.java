@@ -130,7 +130,8 @@ public final class ExportedApi {
 
     /**
      * Fails unless the module's exported types are at least {@code minimumTypes} (the scan found
-     * them), none shows a hidden type ({@link #hiddenTypeLeaks()}), and the surface is within {@code surfaceBudget} lines.
+     * them), none shows a hidden type ({@link #hiddenTypeLeaks()}), and the surface is within
+     * {@code surfaceBudget} lines.
      */
     public void assertHiddenAndWithin(int minimumTypes, int surfaceBudget) {
         org.junit.jupiter.api.Assertions.assertTrue(

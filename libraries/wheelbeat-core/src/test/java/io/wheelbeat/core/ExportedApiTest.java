@@ -20,16 +20,31 @@ class ExportedApiTest {
                 "internal types are not part of the exported API");
         assertEquals(
                 List.of(
-                        "io.wheelbeat.core.apicheck.Leaks$Bounded bounds T by io.wheelbeat.core.apicheck.internal.Engine (internal)",
-                        "io.wheelbeat.core.apicheck.Leaks$ExtendsAHiddenClass extends io.wheelbeat.core.apicheck.Leaks$Base, naming io.wheelbeat.core.apicheck.Leaks$Base (not public)",
-                        "io.wheelbeat.core.apicheck.Leaks$InATypeArgument extends java.lang.Comparable<io.wheelbeat.core.apicheck.internal.Engine>, naming io.wheelbeat.core.apicheck.internal.Engine (internal)",
-                        "io.wheelbeat.core.apicheck.Leaks$Signatures constructor takes io.wheelbeat.core.apicheck.internal.Engine (internal)",
-                        "io.wheelbeat.core.apicheck.Leaks$Signatures.base is io.wheelbeat.core.apicheck.Leaks$Base (not public)",
-                        "io.wheelbeat.core.apicheck.Leaks$Signatures.bounded bounds T by io.wheelbeat.core.apicheck.internal.Engine$Part (internal)",
-                        "io.wheelbeat.core.apicheck.Leaks$Signatures.returned returns io.wheelbeat.core.apicheck.internal.Engine (internal)",
-                        "io.wheelbeat.core.apicheck.Leaks$Signatures.thrown throws io.wheelbeat.core.apicheck.internal.Engine$Failure (internal)",
-                        "io.wheelbeat.core.apicheck.Leaks$ThroughASuperinterface extends io.wheelbeat.core.apicheck.Leaks$Step, naming io.wheelbeat.core.apicheck.Leaks$Step (not public)",
-                        "io.wheelbeat.core.apicheck.Leaks$ThroughASuperinterface through io.wheelbeat.core.apicheck.Leaks$Step extends io.wheelbeat.core.apicheck.internal.Engine$Part, naming io.wheelbeat.core.apicheck.internal.Engine$Part (internal)"),
+                        "io.wheelbeat.core.apicheck.Leaks$Bounded bounds T by"
+                                + " io.wheelbeat.core.apicheck.internal.Engine (internal)",
+                        "io.wheelbeat.core.apicheck.Leaks$ExtendsAHiddenClass extends"
+                                + " io.wheelbeat.core.apicheck.Leaks$Base, naming"
+                                + " io.wheelbeat.core.apicheck.Leaks$Base (not public)",
+                        "io.wheelbeat.core.apicheck.Leaks$InATypeArgument extends"
+                                + " java.lang.Comparable<io.wheelbeat.core.apicheck.internal.Engine>, naming"
+                                + " io.wheelbeat.core.apicheck.internal.Engine (internal)",
+                        "io.wheelbeat.core.apicheck.Leaks$Signatures constructor takes"
+                                + " io.wheelbeat.core.apicheck.internal.Engine (internal)",
+                        "io.wheelbeat.core.apicheck.Leaks$Signatures.base is io.wheelbeat.core.apicheck.Leaks$Base"
+                                + " (not public)",
+                        "io.wheelbeat.core.apicheck.Leaks$Signatures.bounded bounds T by"
+                                + " io.wheelbeat.core.apicheck.internal.Engine$Part (internal)",
+                        "io.wheelbeat.core.apicheck.Leaks$Signatures.returned returns"
+                                + " io.wheelbeat.core.apicheck.internal.Engine (internal)",
+                        "io.wheelbeat.core.apicheck.Leaks$Signatures.thrown throws"
+                                + " io.wheelbeat.core.apicheck.internal.Engine$Failure (internal)",
+                        "io.wheelbeat.core.apicheck.Leaks$ThroughASuperinterface extends"
+                                + " io.wheelbeat.core.apicheck.Leaks$Step, naming"
+                                + " io.wheelbeat.core.apicheck.Leaks$Step (not public)",
+                        "io.wheelbeat.core.apicheck.Leaks$ThroughASuperinterface through"
+                                + " io.wheelbeat.core.apicheck.Leaks$Step extends"
+                                + " io.wheelbeat.core.apicheck.internal.Engine$Part, naming"
+                                + " io.wheelbeat.core.apicheck.internal.Engine$Part (internal)"),
                 api.hiddenTypeLeaks().stream().sorted().toList());
     }
 }

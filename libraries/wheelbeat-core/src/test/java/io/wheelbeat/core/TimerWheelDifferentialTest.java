@@ -21,7 +21,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * after its exact deadline, in exactly the model's order (by deadline, then first scheduled first,
  * a move counting as a new scheduling: Netty's order), and tell a wake-up time that is never
  * late. Many timers share a deadline (deadlines set lately are reused), and some polls are
- * bounded ({@code poll(now, lateness, limit)}) and leave due timers to the next. Callbacks cancel, reschedule and schedule other timers, due in the same poll or later.
+ * bounded ({@code poll(now, lateness, limit)}) and leave due timers to the next. Callbacks
+ * cancel, reschedule and schedule other timers, due in the same poll or later.
  * Delays cover every level, up to the saturated maximum; time moves in steps below a tick, to the
  * exact next deadline, and in jumps of many turns; clocks start at 0, near Long.MAX_VALUE (so
  * they wrap during the run) and below zero. Four runs of 300,000 operations: 1.2 million in all.

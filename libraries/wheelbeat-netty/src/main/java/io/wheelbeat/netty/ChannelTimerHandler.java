@@ -34,7 +34,10 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
     private static final byte RUNNING = 1;
     private static final byte STOPPED = 2;
 
-    /** The {@link EventLoopWheels} until the start, then the channel's {@link ExecutorDrivenWheel}: one field, 4 B less per channel. */
+    /**
+     * The {@link EventLoopWheels} until the start, then the channel's {@link ExecutorDrivenWheel}: one
+     * field, 4 B less per channel.
+     */
     private Object wheel;
 
     private ChannelHandlerContext ctx;

@@ -141,7 +141,10 @@ public final class TcpKeepAlive {
         /** By config class: the options a socket supports depend on its transport, JDK and OS, not on the socket. */
         static final Map<Class<?>, Options> OF = new ConcurrentHashMap<>();
 
-        /** The options {@code config} lists, matched by name: the JDK's (NIO) or a native transport's ({@code Class#NAME}). */
+        /**
+         * The options {@code config} lists, matched by name: the JDK's (NIO) or a native transport's
+         * ({@code Class#NAME}).
+         */
         static Options find(ChannelConfig config) {
             Set<ChannelOption<?>> supported = config.getOptions().keySet();
             ChannelOption<Integer> idle = named(supported, "TCP_KEEPIDLE", "TCP_KEEPIDLE");

@@ -74,10 +74,11 @@ public final class BenchmarkSuite implements Callable<Integer> {
     @Option(
             names = "--only",
             paramLabel = "REGEX",
-            description =
-                    "Run only the steps whose name matches (steps: rearm-2000, rearm-30000, rearm-ours-sizes, rearm-fixed-orders, "
-                            + "rearm-breakdown, schedule-cancel, "
-                            + "expire-owner, expire-threaded, idle-advance, burst, burst-punctual, handler, ratelimit, memory).")
+            description = "Run only the steps whose name matches (steps: rearm-2000, rearm-30000, rearm-ours-sizes,"
+                    + " rearm-fixed-orders, "
+                    + "rearm-breakdown, schedule-cancel, "
+                    + "expire-owner, expire-threaded, idle-advance, burst, burst-punctual, handler, ratelimit,"
+                    + " memory).")
     Pattern only;
 
     @Option(names = "--list", description = "Print the plan and exit.")

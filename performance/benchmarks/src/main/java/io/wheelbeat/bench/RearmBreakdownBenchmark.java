@@ -21,11 +21,12 @@ import org.openjdk.jmh.annotations.State;
  * <ul>
  *   <li>{@code clockRead}: one {@code System.nanoTime()}, which every re-arm pays once;</li>
  *   <li>{@code touchRandomTimer}: {@code isPending} of a timer drawn at random, the
- *       memory floor of reaching a random timer's cells (id, generation, link);</li>
- *   <li>{@code rearmInRandomOrder}: the full re-arm ({@code scheduleAt of the pending node} after one clock read each) of a
- *       timer drawn at random, as {@code RearmBenchmark} does through its adapter;</li>
+ *       memory floor of reaching a random timer's node;</li>
+ *   <li>{@code rearmInRandomOrder}: the full re-arm ({@code scheduleAt} of the pending node after
+ *       one clock read each) of a timer drawn at random, as {@code RearmBenchmark} does through its
+ *       adapter;</li>
  *   <li>{@code rearmInCreationOrder}: the full re-arm, timers touched in the order they were
- *       created (so their cells in memory order) instead of at random;</li>
+ *       created (so their nodes mostly in memory order) instead of at random;</li>
  *   <li>{@code rearmAtClockPerBatch}: the full re-arm of a timer drawn at random,
  *       the clock read once per {@value #BATCH} re-arms (as a handler does once per read batch).</li>
  * </ul>

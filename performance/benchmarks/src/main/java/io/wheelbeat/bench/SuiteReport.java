@@ -64,7 +64,8 @@ final class SuiteReport {
         md.append("- JMH: ").append(info.iterations()).append("\n");
         md.append("- Load average (1 min) at start / end: ").append(info.load()).append("\n\n");
         md.append("How to read: `CPU ns/op` is the benchmark thread's CPU plus, for timers with threads of "
-                + "their own, those threads' CPU (shown as caller + timer threads); `JVM CPU ns/op` is the whole process's, which adds the garbage "
+                + "their own, those threads' CPU (shown as caller + timer threads); `JVM CPU ns/op` is the whole"
+                + " process's, which adds the garbage "
                 + "collector's threads (the cost of allocation) and some noise (JIT, JMH). `ours ÷ this` is ours "
                 + "(TimerWheel on the owner thread) divided by the row's contender, on CPU per operation: "
                 + "below 1 ours is cheaper (0.20 = 5x cheaper). `wall ns/op` is JMH's score.\n\n");
@@ -304,8 +305,8 @@ final class SuiteReport {
         }
         md.append("## 4b. Burst polled at each deadline: timers with distinct deadlines in one tick, the driver waking "
                 + "for each next deadline, per timer (schedule + its poll)\n\n");
-        md.append(
-                "| timers | contender | wall ns/op | CPU ns/op | B/op | ours ÷ this |\n|---|---|---:|---:|---:|---:|\n");
+        md.append("| timers | contender | wall ns/op | CPU ns/op | B/op | ours ÷ this"
+                + " |\n|---|---|---:|---:|---:|---:|\n");
         for (String size : List.of("1k", "32k")) {
             List<ResultRow> group =
                     mine.stream().filter(r -> r.benchmark().endsWith(size)).toList();
@@ -352,7 +353,8 @@ final class SuiteReport {
         md.append("## 5. Idle handler per read batch (channelRead + channelReadComplete, EmbeddedChannel; "
                 + "N channels on one shared loop, one drawn at random per batch)\n\n");
         md.append(
-                "| handler | channels | wall ns/op | CPU ns/op | B/op | this ÷ netty | CPU minus none | that ÷ netty's |\n"
+                "| handler | channels | wall ns/op | CPU ns/op | B/op | this ÷ netty | CPU minus none | that ÷ netty's"
+                        + " |\n"
                         + "|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (ResultRow r : mine) {
             Optional<ResultRow> netty = sameChannels(rows, "netty", r.param("channels"));

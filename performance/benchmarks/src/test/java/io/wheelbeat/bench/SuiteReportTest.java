@@ -85,7 +85,8 @@ class SuiteReportTest {
 
         assertTrue(
                 md.contains(
-                        "| ≤ 24 B per pending timer (524288 pending, default settings) | 22.5 B heap, 22.6 B JOL | met |"),
+                        "| ≤ 24 B per pending timer (524288 pending, default settings) | 22.5 B heap, 22.6 B JOL | met"
+                                + " |"),
                 md);
         assertTrue(md.contains("| netty-hwt | 524288 | 56.2 | – | 0.40 |"), md);
     }

@@ -113,8 +113,8 @@ public final class LoadTest implements Callable<Integer> {
             names = "--transport",
             paramLabel = "local|tcp",
             converter = TierConverter.class,
-            description =
-                    "local: simulated connections in one JVM (default); tcp: loopback sockets, clients in another process.")
+            description = "local: simulated connections in one JVM (default); tcp: loopback sockets, clients in another"
+                    + " process.")
     Tier tier = Tier.LOCAL;
 
     @Option(
@@ -139,7 +139,8 @@ public final class LoadTest implements Callable<Integer> {
             paramLabel = "N",
             description =
                     "Rounds: N JVMs one after the other, each with every arm side by side, the arms' order rotated "
-                            + "from round to round; more rounds narrow the confidence intervals (default: 3, or with two "
+                            + "from round to round; more rounds narrow the confidence intervals (default: 3, or with"
+                            + " two "
                             + "arms 4, so that each arm's share is opened first and last equally often).")
     Integer repeats;
 
@@ -272,8 +273,8 @@ public final class LoadTest implements Callable<Integer> {
     @Option(
             names = "--source-addresses",
             paramLabel = "N",
-            description =
-                    "tcp: loopback source addresses the clients rotate over, from 127.0.0.2 (default: ${DEFAULT-VALUE}).")
+            description = "tcp: loopback source addresses the clients rotate over, from 127.0.0.2 (default:"
+                    + " ${DEFAULT-VALUE}).")
     int sourceAddresses = 250;
 
     @Option(
@@ -289,8 +290,8 @@ public final class LoadTest implements Callable<Integer> {
     @Option(
             names = "--jvm-opt",
             paramLabel = "OPTION",
-            description =
-                    "An option for each run's JVM, e.g. --jvm-opt=-Xmx8g (repeatable; this JVM's own options are passed on too).")
+            description = "An option for each run's JVM, e.g. --jvm-opt=-Xmx8g (repeatable; this JVM's own options are"
+                    + " passed on too).")
     List<String> jvmOptions = new ArrayList<>();
 
     @Option(names = "--in-process", hidden = true, description = "Run every handler in this JVM (tests).")

@@ -358,7 +358,8 @@ final class Report {
         md.append("- **Timers**, wheel: ").append(TimerAccounting.WHEEL_NOTE).append(".\n");
         md.append("- **Timers**, Netty: ").append(TimerAccounting.NETTY_NOTE).append(".\n");
         md.append("- **Largest run of the wheel's task**: the most timers one run of the task that drives a loop's "
-                        + "wheel fired and moved between the wheel's levels, over the round (the wheel handler's wheel, or "
+                        + "wheel fired and moved between the wheel's levels, over the round (the wheel handler's"
+                        + " wheel, or "
                         + "the loop group's own); the engine bounds it at ")
                 .append(f("%,d", TimerAccounting.WHEEL_RUN_BOUND))
                 .append(".\n");

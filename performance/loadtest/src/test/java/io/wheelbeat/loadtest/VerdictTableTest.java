@@ -65,8 +65,8 @@ class VerdictTableTest {
                 Outcome.WITHIN_NOISE, row(table, VerdictTable.OPEN_RATE).call().outcome());
         assertTrue(
                 table.markdown()
-                        .contains(
-                                "| idle machinery per connection, minus none (B) | 132 | 281 | 0.47 [0.47 to 0.47] | won |"),
+                        .contains("| idle machinery per connection, minus none (B) | 132 | 281 | 0.47 [0.47 to 0.47] |"
+                                + " won |"),
                 table.markdown());
         assertTrue(table.plain().contains("wheel/netty [95% interval]"), table.plain());
         assertTrue(table.plain().contains("3 rounds, arm order rotated"), table.plain());

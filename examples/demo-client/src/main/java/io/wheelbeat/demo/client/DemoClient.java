@@ -50,9 +50,9 @@ public final class DemoClient implements Runnable {
 
     @Option(
             names = "--websocket",
-            description =
-                    "Speak WebSocket to ws://HOST:PORT" + DemoServer.WEBSOCKET_PATH
-                            + " (the server's --websocket-port) instead of the frame protocol; pings and pongs are WebSocket's.")
+            description = "Speak WebSocket to ws://HOST:PORT" + DemoServer.WEBSOCKET_PATH
+                    + " (the server's --websocket-port) instead of the frame protocol; pings and pongs are"
+                    + " WebSocket's.")
     boolean webSocket;
 
     @Option(names = "--connections", description = "Connections to keep open (default: ${DEFAULT-VALUE}).")

@@ -105,7 +105,8 @@ class IdleCloseStormProcessTest {
             System.out.printf(
                     "idle close storm: %d connections idle together; first closed %.2f s after the last "
                             + "frame, closes spread over %.2f s (the rate needs %.1f s); busiest 500 ms window %d "
-                            + "closes (the rate allows %d, bound %d); server: %.0f reader_idle closes, %.0f waited for a slot%n",
+                            + "closes (the rate allows %d, bound %d); server: %.0f reader_idle closes, %.0f waited for"
+                            + " a slot%n",
                     CONNECTIONS,
                     (times[0] - lastFrame) / 1e9,
                     spanSeconds,

@@ -40,7 +40,8 @@ public final class Frame extends DefaultByteBufHolder {
      * A GOODBYE carrying {@code reason} that asks the peer to spread its reconnect uniformly over
      * {@code reconnectWindowMillis} (0: no window): 4 bytes of window, then the reason.
      *
-     * @throws IllegalArgumentException unless {@code 0 <= reconnectWindowMillis <= }{@link #MAX_RECONNECT_WINDOW_MILLIS}
+     * @throws IllegalArgumentException unless {@code 0 <= reconnectWindowMillis <= }
+     *     {@link #MAX_RECONNECT_WINDOW_MILLIS}
      */
     public static Frame goodbye(String reason, long reconnectWindowMillis) {
         if (reconnectWindowMillis < 0 || reconnectWindowMillis > MAX_RECONNECT_WINDOW_MILLIS) {

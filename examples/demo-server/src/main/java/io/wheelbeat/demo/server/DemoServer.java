@@ -67,9 +67,9 @@ public final class DemoServer implements Runnable {
 
     @Option(
             names = "--websocket-port",
-            description =
-                    "Port of the WebSocket endpoint ws://BIND:PORT/ws (echo, "
-                            + "same limits and metrics; the server pings); 0 picks one, -1 turns it off (default: ${DEFAULT-VALUE}).")
+            description = "Port of the WebSocket endpoint ws://BIND:PORT/ws (echo, "
+                    + "same limits and metrics; the server pings); 0 picks one, -1 turns it off (default:"
+                    + " ${DEFAULT-VALUE}).")
     int webSocketPort = -1;
 
     @Option(

@@ -432,7 +432,10 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
         }
     }
 
-    /** The writer's or the all check's timer (Netty's {@code WriterIdleTimeoutTask} and sibling), re-armed for the channel's life. */
+    /**
+     * The writer's or the all check's timer (Netty's {@code WriterIdleTimeoutTask} and sibling), re-armed
+     * for the channel's life.
+     */
     // Static, holding the handler explicitly: an inner subclass of an inner class would hold it twice.
     private static class IdleCheck extends TimerNode {
         final WheelIdleStateHandler handler;

@@ -72,7 +72,8 @@ public final class LoopClocks {
             } catch (ReflectiveOperationException | RuntimeException e) {
                 log.info(
                         "Netty 4.1 without access to AbstractScheduledEventExecutor.getCurrentTimeNanos() ({});"
-                                + " the wheels read System.nanoTime(), which EmbeddedChannel's virtual time does not move",
+                                + " the wheels read System.nanoTime(), which EmbeddedChannel's virtual time does not"
+                                + " move",
                         e.toString());
             }
         }

@@ -1,5 +1,5 @@
 /**
- * The handlers' and the event loop's shared machinery: timer nodes, jitter, meters, clocks. Not
- * exported: not API.
+ * The handlers' shared machinery: their timer nodes, jitter, connection meters and the clock each
+ * event loop runs on. Not exported: not API.
  */
 package io.wheelbeat.netty.internal;

@@ -82,7 +82,10 @@ final class LoopClock implements Ticker {
         };
     }
 
-    /** Shuts {@code group} down: its quiet period is measured on this clock, so the clock moves on until the loop ends. */
+    /**
+     * Shuts {@code group} down: its quiet period is measured on this clock, so the clock moves on
+     * until the loop ends.
+     */
     void shutDown(EventLoopGroup group) throws InterruptedException {
         io.netty.util.concurrent.Future<?> terminated = group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
         while (!terminated.await(20, TimeUnit.MILLISECONDS)) {

@@ -73,10 +73,10 @@ import org.slf4j.LoggerFactory;
  * are pipelined on it. Keys fall in buckets (one on a single Redis), each with one script call out
  * at a time: an {@code EVALSHA} that applies up to 512 {@link LeaseStore.Request}s in turn,
  * atomically; requests that arrive meanwhile go together in the next calls, so a request waits for
- * the calls ahead of it in its bucket and its own, each within the timeout. Windows and refills are counted on the Redis server's
- * clock ({@code TIME}), so the processes' clocks never need to agree. A bucket's key states are
- * fields of one hash; a field is deleted once its state is as good as new (two windows after its
- * window starts; once a bucket is full), by a sweep of a few fields per call.
+ * the calls ahead of it in its bucket and its own, each within the timeout. Windows and refills are
+ * counted on the Redis server's clock ({@code TIME}), so the processes' clocks never need to agree.
+ * A bucket's key states are fields of one hash; a field is deleted once its state is as good as new
+ * (two windows after its window starts; once a bucket is full), by a sweep of a few fields per call.
  *
  * <p>Failures never reach the caller as exceptions: a command that is not answered within the
  * {@link Builder#timeout(Duration) timeout} fails as {@link LeaseStore.Failure#TIMEOUT}, one sent

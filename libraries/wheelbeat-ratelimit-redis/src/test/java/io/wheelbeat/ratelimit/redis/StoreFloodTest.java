@@ -164,8 +164,8 @@ class StoreFloodTest {
 
     /**
      * A flood of new keys from one thread while a well-behaved key, served before the flood,
-     * uses 5% of its limit, under REFUSE_ALL: the well-behaved key is served, no exchange fails, and the keys tracked stay
-     * within maxKeys however many arrive.
+     * uses 5% of its limit, under REFUSE_ALL: the well-behaved key is served, no exchange fails,
+     * and the keys tracked stay within maxKeys however many arrive.
      */
     @Test
     void aFloodOfNewKeysLeavesAWellBehavedKeyServedAndTheLimiterOnRedis() throws Exception {

@@ -8,8 +8,7 @@ package io.wheelbeat.integration;
  */
 public final class NettyLine {
 
-    private NettyLine() {
-    }
+    private NettyLine() {}
 
     /** Throws unless {@code netty}, the version on the class path, is of the module's line. */
     public static void assertIsTheModulesLine(String netty) {

@@ -12,8 +12,7 @@ import java.nio.file.Path;
  */
 public final class RecipeInDocs {
 
-    private RecipeInDocs() {
-    }
+    private RecipeInDocs() {}
 
     /**
      * Throws {@link AssertionError} unless the source of {@code recipe} is shown whole in

@@ -45,9 +45,9 @@ final class NettyVersionCheck {
             return warnings; // a build without a readable version: nothing reliable to say
         }
         if (compare(parts, OLDEST_SUPPORTED) < 0) {
-            warnings.add(
-                    "Netty " + version + " is older than 4.1.128.Final, the oldest wheelbeat supports:"
-                            + " set the property netty.version (Spring Boot's dependency management) to 4.1.128.Final or newer");
+            warnings.add("Netty " + version + " is older than 4.1.128.Final, the oldest wheelbeat supports:"
+                    + " set the property netty.version (Spring Boot's dependency management) to 4.1.128.Final"
+                    + " or newer");
         }
         if (loopEnabled && compare(parts, new int[] {4, 2, 0}) < 0) {
             warnings.add("wheelbeat.loop.enabled needs Netty 4.2 (found " + version + "): Reactor Netty keeps its own"

@@ -47,6 +47,7 @@ class GrpcIdleTest {
 
     /** A hang guard only, past the timeout under test: when a close comes is the machine's speed, not a verdict. */
     private static final long CLOSE_WAIT_MILLIS = 30_000;
+
     private static final long EARLY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final InetSocketAddress ANY_PORT = new InetSocketAddress("127.0.0.1", 0);
 
@@ -67,7 +68,8 @@ class GrpcIdleTest {
 
     /** The client connection preface and an empty SETTINGS frame: an HTTP/2 client that then says nothing. */
     private static final byte[] HTTP2_PREFACE_AND_SETTINGS = concat(
-            "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII), new byte[] {0, 0, 0, 4, 0, 0, 0, 0, 0});
+            "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII),
+            new byte[] {0, 0, 0, 4, 0, 0, 0, 0, 0});
 
     /**
      * gRPC's keepalive: the server pings a connection that has been silent for keepAliveTime and
@@ -78,8 +80,14 @@ class GrpcIdleTest {
     void grpcKeepaliveClosesAClientThatDoesNotAnswerPings() throws Exception {
         Duration keepAliveTime = Duration.ofSeconds(10);
         Duration keepAliveTimeout = Duration.ofMillis(300);
-        Server server = GrpcRecipes.serverWithGrpcKeepalive(ANY_PORT, ECHO_SERVICE, keepAliveTime, keepAliveTimeout,
-                Duration.ofHours(1), Duration.ofMinutes(5)).start();
+        Server server = GrpcRecipes.serverWithGrpcKeepalive(
+                        ANY_PORT,
+                        ECHO_SERVICE,
+                        keepAliveTime,
+                        keepAliveTimeout,
+                        Duration.ofHours(1),
+                        Duration.ofMinutes(5))
+                .start();
         try (LoopbackClient client = new LoopbackClient(server.getPort())) {
             long sent = client.send(HTTP2_PREFACE_AND_SETTINGS);
             // It reads (the server's SETTINGS and PING frames are skipped) but never answers.
@@ -97,9 +105,17 @@ class GrpcIdleTest {
     @Test
     void grpcMaxConnectionIdleEndsAConnectionWithoutCalls() throws Exception {
         Duration maxConnectionIdle = Duration.ofSeconds(1);
-        Server server = GrpcRecipes.serverWithGrpcKeepalive(ANY_PORT, ECHO_SERVICE, Duration.ofHours(2),
-                Duration.ofSeconds(20), maxConnectionIdle, Duration.ofMinutes(5)).start();
-        ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort()).usePlaintext().build();
+        Server server = GrpcRecipes.serverWithGrpcKeepalive(
+                        ANY_PORT,
+                        ECHO_SERVICE,
+                        Duration.ofHours(2),
+                        Duration.ofSeconds(20),
+                        maxConnectionIdle,
+                        Duration.ofMinutes(5))
+                .start();
+        ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort())
+                .usePlaintext()
+                .build();
         try {
             assertClosedAfterTwoCalls(channel, maxConnectionIdle);
         } finally {
@@ -134,8 +150,10 @@ class GrpcIdleTest {
                 .permitKeepAliveTime(5, TimeUnit.SECONDS)
                 .permitKeepAliveWithoutCalls(true)
                 .maxConnectionIdle(maxConnectionIdle.toNanos(), TimeUnit.NANOSECONDS)
-                .build().start();
-        ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort()).usePlaintext()
+                .build()
+                .start();
+        ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort())
+                .usePlaintext()
                 .eventLoopGroup(clientLoops)
                 .channelType(NioSocketChannel.class)
                 .keepAliveTime(10, TimeUnit.SECONDS)
@@ -152,16 +170,22 @@ class GrpcIdleTest {
                 long lastCall = twoCalls(channel);
                 // Per connection, gRPC's keepalive ping timer and its max-idle timer.
                 int pendingOpen = pending(serverLoop, serverWheel);
-                assertTrue(pendingOpen >= pendingBefore + 4, "gRPC's server timers on the loop's wheel: "
-                        + pendingBefore + " before the connections, " + pendingOpen + " with both open");
-                assertTrue(pending(clientLoops.next(), clientWheel) >= 1,
+                assertTrue(
+                        pendingOpen >= pendingBefore + 4,
+                        "gRPC's server timers on the loop's wheel: " + pendingBefore + " before the connections, "
+                                + pendingOpen + " with both open");
+                assertTrue(
+                        pending(clientLoops.next(), clientWheel) >= 1,
                         "the client's keepalive timer on its loop's wheel");
 
                 long silentClosedAt = silent.awaitClose(CLOSE_WAIT_MILLIS);
                 assertClosedAfter(keepAliveTime.plus(keepAliveTimeout), sent, silentClosedAt);
-                assertTrue(silentClosedAt - sent < maxConnectionIdle.toNanos(),
+                assertTrue(
+                        silentClosedAt - sent < maxConnectionIdle.toNanos(),
                         "the silent connection was closed by max connection idle, not by keepalive");
-                assertEquals(ConnectivityState.READY, channel.getState(false),
+                assertEquals(
+                        ConnectivityState.READY,
+                        channel.getState(false),
                         "the answering client outlives the silent one");
                 assertLeavesReadyAfter(channel, maxConnectionIdle, lastCall);
             }
@@ -184,8 +208,11 @@ class GrpcIdleTest {
         Duration readIdle = Duration.ofMillis(500);
         EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         EventLoopGroup workers = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        Server server = GrpcRecipes.serverClosingSilentConnections(ANY_PORT, ECHO_SERVICE, readIdle, boss, workers).start();
-        ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort()).usePlaintext().build();
+        Server server = GrpcRecipes.serverClosingSilentConnections(ANY_PORT, ECHO_SERVICE, readIdle, boss, workers)
+                .start();
+        ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort())
+                .usePlaintext()
+                .build();
         try {
             // The client sends nothing after its calls (no keepalive): its connection is closed at the timeout.
             assertClosedAfterTwoCalls(channel, readIdle);
@@ -232,7 +259,8 @@ class GrpcIdleTest {
     private static void assertClosedAfter(Duration timeout, long from, long closedAt) {
         assertTrue(closedAt != -1, "still open " + CLOSE_WAIT_MILLIS + " ms after " + timeout);
         long after = closedAt - from;
-        assertTrue(after >= timeout.toNanos() - EARLY_NANOS, "closed " + after / 1_000 + " us after, before " + timeout);
+        assertTrue(
+                after >= timeout.toNanos() - EARLY_NANOS, "closed " + after / 1_000 + " us after, before " + timeout);
     }
 
     private static byte[] concat(byte[] a, byte[] b) {

@@ -20,8 +20,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class GrpcRecipes {
 
-    private GrpcRecipes() {
-    }
+    private GrpcRecipes() {}
 
     /**
      * gRPC's own settings: the server pings a connection silent for {@code keepAliveTime} and
@@ -29,9 +28,13 @@ final class GrpcRecipes {
      * a connection with no call for {@code maxConnectionIdle}; it tolerates client pings at most
      * every {@code permitKeepAliveTime}.
      */
-    static Server serverWithGrpcKeepalive(InetSocketAddress address, ServerServiceDefinition service,
-                                          Duration keepAliveTime, Duration keepAliveTimeout,
-                                          Duration maxConnectionIdle, Duration permitKeepAliveTime) {
+    static Server serverWithGrpcKeepalive(
+            InetSocketAddress address,
+            ServerServiceDefinition service,
+            Duration keepAliveTime,
+            Duration keepAliveTimeout,
+            Duration maxConnectionIdle,
+            Duration permitKeepAliveTime) {
         return NettyServerBuilder.forAddress(address)
                 .addService(service)
                 .keepAliveTime(keepAliveTime.toNanos(), TimeUnit.NANOSECONDS)
@@ -56,8 +59,11 @@ final class GrpcRecipes {
         protected int doReadMessages(List<Object> accepted) throws Exception {
             int count = super.doReadMessages(accepted);
             for (int i = accepted.size() - count; i < accepted.size(); i++) {
-                ((Channel) accepted.get(i)).pipeline().addFirst("wheelbeat.readTimeout",
-                        new WheelReadTimeoutHandler(readIdleNanos, TimeUnit.NANOSECONDS));
+                ((Channel) accepted.get(i))
+                        .pipeline()
+                        .addFirst(
+                                "wheelbeat.readTimeout",
+                                new WheelReadTimeoutHandler(readIdleNanos, TimeUnit.NANOSECONDS));
             }
             return count;
         }
@@ -67,8 +73,12 @@ final class GrpcRecipes {
      * A server whose connections are closed when the client sent nothing (no call, no ping) for
      * {@code readIdle}. A custom channel type needs event loop groups of its transport (NIO here).
      */
-    static Server serverClosingSilentConnections(InetSocketAddress address, ServerServiceDefinition service,
-                                                 Duration readIdle, EventLoopGroup boss, EventLoopGroup workers) {
+    static Server serverClosingSilentConnections(
+            InetSocketAddress address,
+            ServerServiceDefinition service,
+            Duration readIdle,
+            EventLoopGroup boss,
+            EventLoopGroup workers) {
         return NettyServerBuilder.forAddress(address)
                 .addService(service)
                 .channelFactory(() -> new ReadTimeoutServerChannel(readIdle))

@@ -27,7 +27,9 @@ class VertxReadTimeoutTest {
         Vertx vertx = Vertx.vertx();
         try {
             NetServer server = VertxRecipes.echoServerClosingIdleConnections(vertx, READ_IDLE)
-                    .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+                    .toCompletionStage()
+                    .toCompletableFuture()
+                    .get(10, TimeUnit.SECONDS);
             try (LoopbackClient client = new LoopbackClient(server.actualPort())) {
                 long lastSent = 0;
                 for (int i = 0; i < 35; i++) { // 3.5 s, past the timeout, a message every 100 ms
@@ -38,7 +40,9 @@ class VertxReadTimeoutTest {
                 long closedAt = client.awaitClose(30_000); // a hang guard only
                 assertTrue(closedAt != -1, "still open 30 s later");
                 long after = closedAt - lastSent;
-                assertTrue(after >= READ_IDLE.toNanos() - TimeUnit.MILLISECONDS.toNanos(10), "closed early: " + after + " ns");
+                assertTrue(
+                        after >= READ_IDLE.toNanos() - TimeUnit.MILLISECONDS.toNanos(10),
+                        "closed early: " + after + " ns");
             }
         } finally {
             vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);

@@ -15,16 +15,18 @@ import java.util.concurrent.TimeUnit;
  */
 final class VertxRecipes {
 
-    private VertxRecipes() {
-    }
+    private VertxRecipes() {}
 
     /** An echo server that closes connections whose client sent nothing for {@code readIdle}. */
     static Future<NetServer> echoServerClosingIdleConnections(Vertx vertx, Duration readIdle) {
         return vertx.createNetServer()
                 .connectHandler(socket -> {
                     NetSocketInternal internal = (NetSocketInternal) socket;
-                    internal.channelHandlerContext().pipeline().addFirst("wheelbeat.readTimeout",
-                            new WheelReadTimeoutHandler(readIdle.toNanos(), TimeUnit.NANOSECONDS));
+                    internal.channelHandlerContext()
+                            .pipeline()
+                            .addFirst(
+                                    "wheelbeat.readTimeout",
+                                    new WheelReadTimeoutHandler(readIdle.toNanos(), TimeUnit.NANOSECONDS));
                     socket.handler(socket::write);
                 })
                 .listen(0, "127.0.0.1");

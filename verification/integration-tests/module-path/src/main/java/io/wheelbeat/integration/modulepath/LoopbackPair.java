@@ -1,5 +1,6 @@
 package io.wheelbeat.integration.modulepath;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -11,7 +12,6 @@ import io.netty.channel.local.LocalAddress;
 import io.netty.channel.local.LocalChannel;
 import io.netty.channel.local.LocalIoHandler;
 import io.netty.channel.local.LocalServerChannel;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
 import io.wheelbeat.netty.idle.WheelIdleStateHandler;
 import io.wheelbeat.netty.loop.WheelIoEventLoopGroup;
@@ -25,7 +25,8 @@ import java.util.concurrent.TimeUnit;
  * What a module user writes: a server and a client over Netty's local transport on one
  * {@link WheelIoEventLoopGroup} loop. The server's pipeline has a {@link WheelIdleStateHandler}
  * (reader idle) and answers {@link #PING} with {@link #PONG}; the client's has a
- * {@link HeartbeatHandler} that pings and counts on the given meter registry. Each side records the user events its pipeline fires.
+ * {@link HeartbeatHandler} that pings and counts on the given meter registry. Each side records the
+ * user events its pipeline fires.
  * Not thread-safe: one test drives it.
  */
 public final class LoopbackPair implements AutoCloseable {
@@ -52,25 +53,38 @@ public final class LoopbackPair implements AutoCloseable {
      * @throws InterruptedException if interrupted while binding or connecting
      */
     public LoopbackPair(Duration readerIdle, Duration pingInterval, MeterRegistry meters) throws InterruptedException {
-        WheelIdleStateHandler.Factory idle = WheelIdleStateHandler.builder().readerIdleTime(readerIdle).build();
+        WheelIdleStateHandler.Factory idle =
+                WheelIdleStateHandler.builder().readerIdleTime(readerIdle).build();
         HeartbeatHandler.Factory heartbeats = HeartbeatHandler.builder()
-                .sendPings(pingInterval, channel -> PING, PONG::equals).metrics(meters).build();
+                .sendPings(pingInterval, channel -> PING, PONG::equals)
+                .metrics(meters)
+                .build();
         LocalAddress address = new LocalAddress("module-path-" + UUID.randomUUID());
-        server = new ServerBootstrap().group(group).channel(LocalServerChannel.class)
+        server = new ServerBootstrap()
+                .group(group)
+                .channel(LocalServerChannel.class)
                 .childHandler(new ChannelInitializer<LocalChannel>() {
                     @Override
                     protected void initChannel(LocalChannel ch) {
                         ch.pipeline().addLast(idle.newHandler(), new Answer(), recorder(serverEvents));
                     }
-                }).bind(address).sync().channel();
-        client = new Bootstrap().group(group).channel(LocalChannel.class)
+                })
+                .bind(address)
+                .sync()
+                .channel();
+        client = new Bootstrap()
+                .group(group)
+                .channel(LocalChannel.class)
                 .handler(new ChannelInitializer<LocalChannel>() {
                     @Override
                     protected void initChannel(LocalChannel ch) {
                         ch.pipeline().addLast(HEARTBEAT, heartbeats.newHandler());
                         ch.pipeline().addLast(recorder(clientEvents));
                     }
-                }).connect(address).sync().channel();
+                })
+                .connect(address)
+                .sync()
+                .channel();
     }
 
     /** The user events the server's pipeline fired, in order. */

@@ -1,7 +1,6 @@
 package io.wheelbeat.integration.modulepath;
 
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
-import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -81,12 +80,16 @@ class ModulePathTest {
             Object pong = pair.clientEvents().poll(GENEROUS.toMillis(), MILLISECONDS);
             assertInstanceOf(PongReceivedEvent.class, pong, "the heartbeat's first pong");
             assertTrue(((PongReceivedEvent) pong).first());
-            assertTrue(meters.get("wheelbeat.heartbeat.pings.sent").counter().count() >= 1, "counted on the user's registry");
-            assertTrue(pair.serverEvents().isEmpty(), "the pings keep the server's reader busy: "
-                    + pair.serverEvents());
+            assertTrue(
+                    meters.get("wheelbeat.heartbeat.pings.sent").counter().count() >= 1,
+                    "counted on the user's registry");
+            assertTrue(
+                    pair.serverEvents().isEmpty(), "the pings keep the server's reader busy: " + pair.serverEvents());
             pair.stopPinging();
-            assertEquals(IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT,
-                    pair.serverEvents().poll(GENEROUS.toMillis(), MILLISECONDS), "a silent client");
+            assertEquals(
+                    IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT,
+                    pair.serverEvents().poll(GENEROUS.toMillis(), MILLISECONDS),
+                    "a silent client");
         }
     }
 
@@ -100,10 +103,13 @@ class ModulePathTest {
         } finally {
             timer.stop();
         }
-        try (LoopbackPair pair = new LoopbackPair(Duration.ofMinutes(1), Duration.ofMinutes(1), new SimpleMeterRegistry())) {
-            ExecutorDrivenWheel wheel = EventLoopWheels.shared().wheelFor(pair.client().eventLoop());
-            KeyedRateLimiter<String> limiter = KeyedRateLimiter
-                    .builder(RateLimit.slidingWindow(2, Duration.ofMinutes(1)), wheel).build();
+        try (LoopbackPair pair =
+                new LoopbackPair(Duration.ofMinutes(1), Duration.ofMinutes(1), new SimpleMeterRegistry())) {
+            ExecutorDrivenWheel wheel =
+                    EventLoopWheels.shared().wheelFor(pair.client().eventLoop());
+            KeyedRateLimiter<String> limiter = KeyedRateLimiter.builder(
+                            RateLimit.slidingWindow(2, Duration.ofMinutes(1)), wheel)
+                    .build();
             try {
                 assertEquals(KeyedRateLimiter.ADMITTED, limiter.tryAcquire("user"));
                 assertEquals(KeyedRateLimiter.ADMITTED, limiter.tryAcquire("user"));
@@ -125,8 +131,10 @@ class ModulePathTest {
                 if (isInternal(pkg)) {
                     assertFalse(module.isExported(pkg, user), pkg + " is exported to " + THIS_MODULE);
                     assertFalse(module.isOpen(pkg, user), pkg + " is open to " + THIS_MODULE);
-                    assertTrue(module.getDescriptor().exports().stream()
-                            .noneMatch(e -> e.source().equals(pkg) && !e.isQualified()), pkg + " is exported to all");
+                    assertTrue(
+                            module.getDescriptor().exports().stream()
+                                    .noneMatch(e -> e.source().equals(pkg) && !e.isQualified()),
+                            pkg + " is exported to all");
                 } else {
                     assertTrue(module.isExported(pkg), pkg + " is not exported");
                 }
@@ -141,14 +149,18 @@ class ModulePathTest {
         for (Class<?> type : publicInternalTypes()) {
             assertThrows(IllegalAccessException.class, () -> lookup.accessClass(type), type.getName());
             for (Constructor<?> c : type.getConstructors()) {
-                assertThrows(IllegalAccessException.class, () -> c.newInstance(new Object[c.getParameterCount()]),
+                assertThrows(
+                        IllegalAccessException.class,
+                        () -> c.newInstance(new Object[c.getParameterCount()]),
                         c.toString());
                 assertThrows(InaccessibleObjectException.class, () -> c.setAccessible(true), c.toString());
                 refusedMembers++;
             }
             for (Method m : type.getDeclaredMethods()) {
                 if (Modifier.isPublic(m.getModifiers()) && Modifier.isStatic(m.getModifiers())) {
-                    assertThrows(IllegalAccessException.class, () -> m.invoke(null, new Object[m.getParameterCount()]),
+                    assertThrows(
+                            IllegalAccessException.class,
+                            () -> m.invoke(null, new Object[m.getParameterCount()]),
                             m.toString());
                     refusedMembers++;
                 }
@@ -162,13 +174,17 @@ class ModulePathTest {
         Map<String, String> exportedTypes = new TreeMap<>();
         Map<String, String> internalTypes = new TreeMap<>();
         for (Class<?> type : publicTopLevelTypes()) {
-            (isInternal(type.getPackageName()) ? internalTypes : exportedTypes).putIfAbsent(type.getPackageName(),
-                    type.getName());
+            (isInternal(type.getPackageName()) ? internalTypes : exportedTypes)
+                    .putIfAbsent(type.getPackageName(), type.getName());
         }
-        assertEquals(internalPackages().values().stream().flatMap(Set::stream).collect(Collectors.toSet()),
-                internalTypes.keySet(), "a public type in each internal package");
+        assertEquals(
+                internalPackages().values().stream().flatMap(Set::stream).collect(Collectors.toSet()),
+                internalTypes.keySet(),
+                "a public type in each internal package");
 
-        assertEquals(List.of(), compileProbe(dir.resolve("exported"), exportedTypes.values()),
+        assertEquals(
+                List.of(),
+                compileProbe(dir.resolve("exported"), exportedTypes.values()),
                 "the exported packages compile");
 
         List<String> errors = compileProbe(dir.resolve("internal"), internalTypes.values());
@@ -193,18 +209,32 @@ class ModulePathTest {
             imports.append("import ").append(type).append(";\n");
             uses.append(type.substring(type.lastIndexOf('.') + 1)).append(".class, ");
         }
-        Path moduleInfo = Files.writeString(Files.createDirectories(dir.resolve("src")).resolve("module-info.java"),
+        Path moduleInfo = Files.writeString(
+                Files.createDirectories(dir.resolve("src")).resolve("module-info.java"),
                 "module probe { requires io.wheelbeat.netty; }\n");
-        Path probe = Files.writeString(Files.createDirectories(dir.resolve("src/probe")).resolve("Probe.java"),
+        Path probe = Files.writeString(
+                Files.createDirectories(dir.resolve("src/probe")).resolve("Probe.java"),
                 "package probe;\n" + imports + "class Probe { Class<?>[] used = { " + uses + "}; }\n");
         StringWriter output = new StringWriter();
         int exit;
         try (PrintWriter out = new PrintWriter(output)) {
-            exit = ToolProvider.findFirst("javac").orElseThrow().run(out, out, "-XDrawDiagnostics", "-proc:none",
-                    "--module-path", System.getProperty("jdk.module.path"),
-                    "-d", dir.resolve("out").toString(), moduleInfo.toString(), probe.toString());
+            exit = ToolProvider.findFirst("javac")
+                    .orElseThrow()
+                    .run(
+                            out,
+                            out,
+                            "-XDrawDiagnostics",
+                            "-proc:none",
+                            "--module-path",
+                            System.getProperty("jdk.module.path"),
+                            "-d",
+                            dir.resolve("out").toString(),
+                            moduleInfo.toString(),
+                            probe.toString());
         }
-        List<String> errors = output.toString().lines().filter(line -> line.contains("compiler.err."))
+        List<String> errors = output.toString()
+                .lines()
+                .filter(line -> line.contains("compiler.err."))
                 .collect(Collectors.toList());
         assertEquals(exit == 0, errors.isEmpty(), output.toString());
         return errors;
@@ -218,9 +248,13 @@ class ModulePathTest {
     private static Map<String, Set<String>> internalPackages() {
         Map<String, Set<String>> byModule = new TreeMap<>();
         for (String name : WHEELBEAT_MODULES) {
-            ModuleDescriptor descriptor = ModuleLayer.boot().findModule(name).orElseThrow().getDescriptor();
-            byModule.put(name, descriptor.packages().stream().filter(ModulePathTest::isInternal)
-                    .collect(Collectors.toCollection(TreeSet::new)));
+            ModuleDescriptor descriptor =
+                    ModuleLayer.boot().findModule(name).orElseThrow().getDescriptor();
+            byModule.put(
+                    name,
+                    descriptor.packages().stream()
+                            .filter(ModulePathTest::isInternal)
+                            .collect(Collectors.toCollection(TreeSet::new)));
         }
         return byModule;
     }
@@ -241,11 +275,17 @@ class ModulePathTest {
         List<Class<?>> types = new ArrayList<>();
         for (String name : WHEELBEAT_MODULES) {
             Module module = ModuleLayer.boot().findModule(name).orElseThrow();
-            ResolvedModule resolved = ModuleLayer.boot().configuration().findModule(name).orElseThrow();
-            try (ModuleReader reader = resolved.reference().open(); Stream<String> entries = reader.list()) {
-                entries.filter(e -> e.endsWith(".class") && !e.contains("$") && !e.endsWith("module-info.class")
+            ResolvedModule resolved =
+                    ModuleLayer.boot().configuration().findModule(name).orElseThrow();
+            try (ModuleReader reader = resolved.reference().open();
+                    Stream<String> entries = reader.list()) {
+                entries.filter(e -> e.endsWith(".class")
+                                && !e.contains("$")
+                                && !e.endsWith("module-info.class")
                                 && !e.endsWith("package-info.class"))
-                        .map(e -> Class.forName(module, e.substring(0, e.length() - ".class".length()).replace('/', '.')))
+                        .map(e -> Class.forName(
+                                module,
+                                e.substring(0, e.length() - ".class".length()).replace('/', '.')))
                         .filter(type -> type != null && Modifier.isPublic(type.getModifiers()))
                         .forEach(types::add);
             } catch (IOException e) {

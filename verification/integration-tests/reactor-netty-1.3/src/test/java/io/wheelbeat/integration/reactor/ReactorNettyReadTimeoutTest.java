@@ -31,6 +31,7 @@ class ReactorNettyReadTimeoutTest {
     private static final long CLOSE_WAIT_MILLIS = 30_000;
     /** Measuring slack: the client's and the server's clock readings bracket the server's own. */
     private static final long EARLY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
     private static final String REQUEST = "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n";
 
     @Test
@@ -41,7 +42,10 @@ class ReactorNettyReadTimeoutTest {
     @Test
     void tcpServerClosesAConnectionThatSendsNothing() throws Exception {
         DisposableServer server = ReactorNettyRecipes.tcpServerClosingIdleConnections(READ_IDLE)
-                .host("127.0.0.1").port(0).handle((in, out) -> out.send(in.receive().retain())).bindNow();
+                .host("127.0.0.1")
+                .port(0)
+                .handle((in, out) -> out.send(in.receive().retain()))
+                .bindNow();
         try (LoopbackClient client = new LoopbackClient(server.port())) {
             assertClosedAtTheTimeout(client.connectingAt(), client.awaitClose(CLOSE_WAIT_MILLIS));
         } finally {
@@ -52,7 +56,10 @@ class ReactorNettyReadTimeoutTest {
     @Test
     void tcpServerKeepsAClientThatTalksAndClosesItOnceSilent() throws Exception {
         DisposableServer server = ReactorNettyRecipes.tcpServerClosingIdleConnections(LONG_READ_IDLE)
-                .host("127.0.0.1").port(0).handle((in, out) -> out.send(in.receive().retain())).bindNow();
+                .host("127.0.0.1")
+                .port(0)
+                .handle((in, out) -> out.send(in.receive().retain()))
+                .bindNow();
         try (LoopbackClient client = new LoopbackClient(server.port())) {
             long lastSent = 0;
             for (int i = 0; i < 15; i++) { // 1.5 s, past the timeout, one byte every 100 ms
@@ -99,10 +106,11 @@ class ReactorNettyReadTimeoutTest {
      */
     @Test
     void theSameHandlerAddedInDoOnConnectionClosesNeitherConnection() throws Exception {
-        DisposableServer server = okServer(HttpServer.create().doOnConnection(connection -> connection.addHandlerLast(
-                "wheelbeat.readTimeout", new WheelReadTimeoutHandler(READ_IDLE_NANOS, TimeUnit.NANOSECONDS))));
+        DisposableServer server = okServer(HttpServer.create()
+                .doOnConnection(connection -> connection.addHandlerLast(
+                        "wheelbeat.readTimeout", new WheelReadTimeoutHandler(READ_IDLE_NANOS, TimeUnit.NANOSECONDS))));
         try (LoopbackClient silent = new LoopbackClient(server.port());
-             LoopbackClient afterOneRequest = new LoopbackClient(server.port())) {
+                LoopbackClient afterOneRequest = new LoopbackClient(server.port())) {
             afterOneRequest.send(REQUEST);
             afterOneRequest.readUntil("\r\n\r\nok");
             long waitMillis = 3 * READ_IDLE.toMillis();
@@ -114,7 +122,9 @@ class ReactorNettyReadTimeoutTest {
     }
 
     private static DisposableServer okServer(HttpServer server) {
-        return server.host("127.0.0.1").port(0).handle((request, response) -> response.sendString(Mono.just("ok")))
+        return server.host("127.0.0.1")
+                .port(0)
+                .handle((request, response) -> response.sendString(Mono.just("ok")))
                 .bindNow();
     }
 
@@ -125,7 +135,7 @@ class ReactorNettyReadTimeoutTest {
     private static void assertClosedAfter(Duration readIdle, long from, long closedAt) {
         assertTrue(closedAt != -1, "still open " + CLOSE_WAIT_MILLIS + " ms later");
         long after = closedAt - from;
-        assertTrue(after >= readIdle.toNanos() - EARLY_NANOS,
-                "closed " + after / 1_000 + " us after, before the timeout");
+        assertTrue(
+                after >= readIdle.toNanos() - EARLY_NANOS, "closed " + after / 1_000 + " us after, before the timeout");
     }
 }

@@ -14,14 +14,15 @@ import reactor.netty.tcp.TcpServer;
  */
 final class ReactorNettyRecipes {
 
-    private ReactorNettyRecipes() {
-    }
+    private ReactorNettyRecipes() {}
 
     /** TCP: the handler first in the pipeline, so every byte read counts. */
     static TcpServer tcpServerClosingIdleConnections(Duration readIdle) {
         return TcpServer.create()
-                .doOnChannelInit((observer, channel, remoteAddress) -> channel.pipeline().addFirst(
-                        "wheelbeat.readTimeout", new WheelReadTimeoutHandler(readIdle.toNanos(), TimeUnit.NANOSECONDS)));
+                .doOnChannelInit((observer, channel, remoteAddress) -> channel.pipeline()
+                        .addFirst(
+                                "wheelbeat.readTimeout",
+                                new WheelReadTimeoutHandler(readIdle.toNanos(), TimeUnit.NANOSECONDS)));
     }
 
     /**
@@ -30,7 +31,10 @@ final class ReactorNettyRecipes {
      */
     static HttpServer httpServerClosingIdleConnections(Duration readIdle) {
         return HttpServer.create()
-                .doOnChannelInit((observer, channel, remoteAddress) -> channel.pipeline().addAfter(NettyPipeline.HttpCodec,
-                        "wheelbeat.readTimeout", new WheelReadTimeoutHandler(readIdle.toNanos(), TimeUnit.NANOSECONDS)));
+                .doOnChannelInit((observer, channel, remoteAddress) -> channel.pipeline()
+                        .addAfter(
+                                NettyPipeline.HttpCodec,
+                                "wheelbeat.readTimeout",
+                                new WheelReadTimeoutHandler(readIdle.toNanos(), TimeUnit.NANOSECONDS)));
     }
 }

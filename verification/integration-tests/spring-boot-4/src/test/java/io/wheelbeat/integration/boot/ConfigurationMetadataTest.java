@@ -29,7 +29,8 @@ class ConfigurationMetadataTest {
     @Test
     void everyWheelbeatPropertyIsDescribedInTheStartersMetadata() throws IOException {
         Map<String, String> described = new TreeMap<>();
-        for (URL url : Collections.list(getClass().getClassLoader().getResources("META-INF/spring-configuration-metadata.json"))) {
+        for (URL url : Collections.list(
+                getClass().getClassLoader().getResources("META-INF/spring-configuration-metadata.json"))) {
             try (InputStream in = url.openStream()) {
                 Map<String, Object> metadata = JsonParserFactory.getJsonParser()
                         .parseMap(new String(in.readAllBytes(), StandardCharsets.UTF_8));

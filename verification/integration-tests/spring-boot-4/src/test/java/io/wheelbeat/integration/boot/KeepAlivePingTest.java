@@ -44,30 +44,35 @@ import reactor.netty.http.HttpProtocol;
  * The pong timeout is ample (an answer only has to come within seconds on a busy machine); how
  * late a close comes is the machine's business, bounded only by the wait.
  */
-@SpringBootTest(classes = StarterApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@SpringBootTest(
+        classes = StarterApplication.class,
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {
-                "server.http2.enabled=true",
-                "wheelbeat.server.http2.keep-alive-time=" + KeepAlivePingTest.PING_MILLIS + "ms",
-                "wheelbeat.server.http2.keep-alive-timeout=" + KeepAlivePingTest.PONG_TIMEOUT_MILLIS + "ms",
-                "wheelbeat.server.http2.keep-alive-without-calls=true",
-                "wheelbeat.server.websocket.ping-interval=" + KeepAlivePingTest.PING_MILLIS + "ms",
-                "wheelbeat.server.websocket.pong-timeout=" + KeepAlivePingTest.PONG_TIMEOUT_MILLIS + "ms",
-                "wheelbeat.server.websocket.max-missed-pongs=1",
-                "wheelbeat.client.http2.keep-alive-time=" + KeepAlivePingTest.PING_MILLIS + "ms",
-                "wheelbeat.client.http2.keep-alive-timeout=" + KeepAlivePingTest.PONG_TIMEOUT_MILLIS + "ms",
-                "wheelbeat.server.read-timeout=" + KeepAlivePingTest.READ_TIMEOUT_MILLIS + "ms",
-                "server.netty.idle-timeout=120s",
-                "spring.reactor.netty.shutdown-quiet-period=0s"})
+            "server.http2.enabled=true",
+            "wheelbeat.server.http2.keep-alive-time=" + KeepAlivePingTest.PING_MILLIS + "ms",
+            "wheelbeat.server.http2.keep-alive-timeout=" + KeepAlivePingTest.PONG_TIMEOUT_MILLIS + "ms",
+            "wheelbeat.server.http2.keep-alive-without-calls=true",
+            "wheelbeat.server.websocket.ping-interval=" + KeepAlivePingTest.PING_MILLIS + "ms",
+            "wheelbeat.server.websocket.pong-timeout=" + KeepAlivePingTest.PONG_TIMEOUT_MILLIS + "ms",
+            "wheelbeat.server.websocket.max-missed-pongs=1",
+            "wheelbeat.client.http2.keep-alive-time=" + KeepAlivePingTest.PING_MILLIS + "ms",
+            "wheelbeat.client.http2.keep-alive-timeout=" + KeepAlivePingTest.PONG_TIMEOUT_MILLIS + "ms",
+            "wheelbeat.server.read-timeout=" + KeepAlivePingTest.READ_TIMEOUT_MILLIS + "ms",
+            "server.netty.idle-timeout=120s",
+            "spring.reactor.netty.shutdown-quiet-period=0s"
+        })
 @Execution(ExecutionMode.CONCURRENT)
 class KeepAlivePingTest {
 
     /** Above every close by ping here, so that none of them can be the read timeout's. */
     static final long READ_TIMEOUT_MILLIS = 10_000;
+
     static final long PING_MILLIS = 300;
     static final long PONG_TIMEOUT_MILLIS = 3_000;
     private static final Duration PING_THEN_TIMEOUT = Duration.ofMillis(PING_MILLIS + PONG_TIMEOUT_MILLIS);
     /** How long an answering peer is watched: past one full timeout, across several pings. */
     private static final long ANSWERING_MILLIS = 2 * (PING_MILLIS + PONG_TIMEOUT_MILLIS);
+
     private static final byte[] H2_PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final int SETTINGS = 4;
     private static final int PING = 6;
@@ -87,7 +92,7 @@ class KeepAlivePingTest {
     void anHttp11ConnectionToTheH2cServerThatKeepsTalkingIsKept() throws IOException {
         try (LoopbackClient client = new LoopbackClient(port)) {
             for (long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(READ_TIMEOUT_MILLIS * 6 / 5);
-                 System.nanoTime() - end < 0; ) {
+                    System.nanoTime() - end < 0; ) {
                 client.send("GET /ok HTTP/1.1\r\nHost: localhost\r\n\r\n");
                 client.readUntil("\r\n\r\nok"); // fails if the server closed the connection
                 assertEquals(-1, client.awaitClose(500), "closed while the client talks");
@@ -124,7 +129,7 @@ class KeepAlivePingTest {
             long requested = System.nanoTime();
             OutputStream out = socket.getOutputStream();
             out.write(("GET /ws HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                    + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+                            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
             out.flush();
             DataInputStream in = new DataInputStream(socket.getInputStream());
@@ -157,7 +162,8 @@ class KeepAlivePingTest {
     void aWebSocketClientThatAnswersPingsStaysOpen() throws Exception {
         AtomicInteger pings = new AtomicInteger();
         AtomicInteger closes = new AtomicInteger();
-        WebSocket webSocket = HttpClient.newHttpClient().newWebSocketBuilder()
+        WebSocket webSocket = HttpClient.newHttpClient()
+                .newWebSocketBuilder()
                 .buildAsync(URI.create("ws://127.0.0.1:" + port + "/ws"), new WebSocket.Listener() {
                     @Override
                     public CompletionStage<?> onPing(WebSocket ws, ByteBuffer message) {
@@ -176,7 +182,8 @@ class KeepAlivePingTest {
                     public void onError(WebSocket ws, Throwable error) {
                         closes.incrementAndGet();
                     }
-                }).get(SilentConnectionTest.WAIT_MILLIS, TimeUnit.MILLISECONDS);
+                })
+                .get(SilentConnectionTest.WAIT_MILLIS, TimeUnit.MILLISECONDS);
         try {
             Thread.sleep(ANSWERING_MILLIS);
             assertEquals(0, closes.get(), "closed though it answered every ping");
@@ -224,12 +231,17 @@ class KeepAlivePingTest {
 
     /** A call that stays open while the server says nothing, on the starter's client handlers. */
     private Disposable h2cWebClientCall(int port) {
-        reactor.netty.http.client.HttpClient h2c = reactor.netty.http.client.HttpClient.create()
-                .protocol(HttpProtocol.H2C);
+        reactor.netty.http.client.HttpClient h2c =
+                reactor.netty.http.client.HttpClient.create().protocol(HttpProtocol.H2C);
         WebClient webClient = WebClient.builder()
-                .clientConnector(new ReactorClientHttpConnector(handlers.customize(h2c))).build();
-        return webClient.get().uri("http://127.0.0.1:" + port + "/").retrieve().bodyToMono(String.class)
-                .subscribe(body -> { }, error -> { });
+                .clientConnector(new ReactorClientHttpConnector(handlers.customize(h2c)))
+                .build();
+        return webClient
+                .get()
+                .uri("http://127.0.0.1:" + port + "/")
+                .retrieve()
+                .bodyToMono(String.class)
+                .subscribe(body -> {}, error -> {});
     }
 
     /** Accepts the client's connection, reads its preface and sends the server's (empty) SETTINGS. */

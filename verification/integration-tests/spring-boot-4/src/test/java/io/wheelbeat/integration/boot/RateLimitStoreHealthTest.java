@@ -31,12 +31,14 @@ import redis.embedded.RedisServer;
  * again once Redis is back. Read over HTTP from Actuator's health endpoint. The waits for a change
  * are generous and never the verdict.
  */
-@SpringBootTest(classes = {StarterApplication.class, RateLimitStoreHealthTest.SharedStoreConfiguration.class},
+@SpringBootTest(
+        classes = {StarterApplication.class, RateLimitStoreHealthTest.SharedStoreConfiguration.class},
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {
-                "spring.reactor.netty.shutdown-quiet-period=0s",
-                "management.endpoints.web.exposure.include=health",
-                "management.endpoint.health.show-details=always"})
+            "spring.reactor.netty.shutdown-quiet-period=0s",
+            "management.endpoints.web.exposure.include=health",
+            "management.endpoint.health.show-details=always"
+        })
 class RateLimitStoreHealthTest {
 
     private static final Duration CHANGE_WAIT = Duration.ofSeconds(60);
@@ -49,17 +51,26 @@ class RateLimitStoreHealthTest {
 
     @Test
     void upWhileRedisAnswersDegradedWhileItIsDownUpOnceItIsBack() throws Exception {
-        String lettuce = RedisClient.class.getProtectionDomain().getCodeSource().getLocation().toString();
+        String lettuce = RedisClient.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toString();
         assertTrue(lettuce.contains("/lettuce-core-" + System.getProperty("wheelbeat.it.lettuce-line")), lettuce);
-        assertEquals(Map.of("sharedStore", "deciding from the store"), awaitStatus("UP").get("details"));
+        assertEquals(
+                Map.of("sharedStore", "deciding from the store"),
+                awaitStatus("UP").get("details"));
 
         redis.stop();
         Map<String, Object> degraded = awaitStatus("DEGRADED");
-        assertEquals(Map.of("sharedStore", "deciding by the failure policy: " + failureOf(degraded)),
+        assertEquals(
+                Map.of("sharedStore", "deciding by the failure policy: " + failureOf(degraded)),
                 degraded.get("details"));
 
         redis.start();
-        assertEquals(Map.of("sharedStore", "deciding from the store"), awaitStatus("UP").get("details"));
+        assertEquals(
+                Map.of("sharedStore", "deciding from the store"),
+                awaitStatus("UP").get("details"));
     }
 
     private static String failureOf(Map<String, Object> health) {
@@ -72,7 +83,8 @@ class RateLimitStoreHealthTest {
     private Map<String, Object> awaitStatus(String status) throws IOException, InterruptedException {
         HttpClient http = HttpClient.newHttpClient();
         HttpRequest request = HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + port + "/actuator/health/wheelbeatRateLimitStore")).build();
+                        URI.create("http://127.0.0.1:" + port + "/actuator/health/wheelbeatRateLimitStore"))
+                .build();
         Map<String, Object> health = Map.of();
         for (long deadline = System.nanoTime() + CHANGE_WAIT.toNanos(); System.nanoTime() - deadline < 0; ) {
             HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
@@ -96,7 +108,9 @@ class RateLimitStoreHealthTest {
 
         @Bean(destroyMethod = "close")
         RedisLeaseStore sharedStore(LocalRedis redis) {
-            return RedisLeaseStore.builder("redis://127.0.0.1:" + redis.port).timeout(Duration.ofMillis(500)).build();
+            return RedisLeaseStore.builder("redis://127.0.0.1:" + redis.port)
+                    .timeout(Duration.ofMillis(500))
+                    .build();
         }
     }
 
@@ -119,8 +133,12 @@ class RateLimitStoreHealthTest {
 
         synchronized void start() {
             try {
-                server = RedisServer.newRedisServer().port(port).bind("127.0.0.1")
-                        .setting("save \"\"").setting("appendonly no").build();
+                server = RedisServer.newRedisServer()
+                        .port(port)
+                        .bind("127.0.0.1")
+                        .setting("save \"\"")
+                        .setting("appendonly no")
+                        .build();
                 server.start();
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot start redis-server on port " + port, e);

@@ -32,12 +32,15 @@ import reactor.core.publisher.Mono;
  * bounded only by the wait (shorter than any other timer that could close it). Connections that
  * must carry requests are in {@link StarterTest}, with ample timeouts.
  */
-@SpringBootTest(classes = StarterApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@SpringBootTest(
+        classes = StarterApplication.class,
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {
-                "wheelbeat.server.read-timeout=400ms",
-                "wheelbeat.client.read-timeout=300ms",
-                "server.netty.idle-timeout=120s",
-                "spring.reactor.netty.shutdown-quiet-period=0s"})
+            "wheelbeat.server.read-timeout=400ms",
+            "wheelbeat.client.read-timeout=300ms",
+            "server.netty.idle-timeout=120s",
+            "spring.reactor.netty.shutdown-quiet-period=0s"
+        })
 @Execution(ExecutionMode.CONCURRENT)
 @ExtendWith(OutputCaptureExtension.class)
 class SilentConnectionTest {
@@ -72,8 +75,13 @@ class SilentConnectionTest {
         try (ServerSocket silent = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             CompletableFuture<Long> closed = CompletableFuture.supplyAsync(() -> readRequestThenAwaitEof(silent));
             long called = System.nanoTime();
-            webClients.build().get().uri("http://127.0.0.1:" + silent.getLocalPort() + "/").retrieve()
-                    .bodyToMono(String.class).onErrorResume(e -> Mono.empty())
+            webClients
+                    .build()
+                    .get()
+                    .uri("http://127.0.0.1:" + silent.getLocalPort() + "/")
+                    .retrieve()
+                    .bodyToMono(String.class)
+                    .onErrorResume(e -> Mono.empty())
                     .block(Duration.ofMillis(WAIT_MILLIS));
             assertClosedNotBefore(called, Duration.ofMillis(300), closed.get(WAIT_MILLIS, TimeUnit.MILLISECONDS));
         }
@@ -107,7 +115,7 @@ class SilentConnectionTest {
     static void assertClosedNotBefore(long from, Duration timeout, long closedAt) {
         assertTrue(closedAt != -1, "still open " + WAIT_MILLIS + " ms later");
         long after = closedAt - from;
-        assertTrue(after >= timeout.toNanos() - EARLY_NANOS,
-                "closed " + after / 1_000 + " us after, before the timeout");
+        assertTrue(
+                after >= timeout.toNanos() - EARLY_NANOS, "closed " + after / 1_000 + " us after, before the timeout");
     }
 }

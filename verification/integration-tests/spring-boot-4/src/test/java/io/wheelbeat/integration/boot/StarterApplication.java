@@ -1,20 +1,20 @@
 package io.wheelbeat.integration.boot;
 
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
 import io.wheelbeat.core.WheelTimer;
 import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
 import io.wheelbeat.core.ratelimit.RateLimit;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelOption;
 import java.time.Duration;
 import java.util.Map;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
+import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
 import org.springframework.web.reactive.function.server.ServerResponse;
-import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.reactive.handler.SimpleUrlHandlerMapping;
 import org.springframework.web.reactive.socket.WebSocketHandler;
 import reactor.netty.Connection;
@@ -31,8 +31,10 @@ class StarterApplication {
     RouterFunction<ServerResponse> routes() {
         return RouterFunctions.route()
                 .GET("/ok", request -> ServerResponse.ok().bodyValue("ok"))
-                .GET("/keepalive", request -> ServerResponse.ok()
-                        .bodyValue(keepAliveOf(request.exchange().getRequest())))
+                .GET(
+                        "/keepalive",
+                        request -> ServerResponse.ok()
+                                .bodyValue(keepAliveOf(request.exchange().getRequest())))
                 .build();
     }
 
@@ -43,8 +45,11 @@ class StarterApplication {
     private static String keepAliveOf(ServerHttpRequest request) {
         Channel channel = ((Connection) ServerHttpRequestDecorator.getNativeRequest(request)).channel();
         Map<ChannelOption<?>, Object> options = channel.config().getOptions();
-        Object idle = options.entrySet().stream().filter(e -> e.getKey().name().endsWith("TCP_KEEPIDLE"))
-                .map(Map.Entry::getValue).findFirst().orElse("none");
+        Object idle = options.entrySet().stream()
+                .filter(e -> e.getKey().name().endsWith("TCP_KEEPIDLE"))
+                .map(Map.Entry::getValue)
+                .findFirst()
+                .orElse("none");
         return "SO_KEEPALIVE=" + options.get(ChannelOption.SO_KEEPALIVE) + " TCP_KEEPIDLE=" + idle;
     }
 
@@ -63,6 +68,7 @@ class StarterApplication {
     @Bean(destroyMethod = "close")
     KeyedRateLimiter<String> apiLimiter(WheelTimer limiterTimer) {
         return KeyedRateLimiter.builder(RateLimit.tokenBucket(100, Duration.ofSeconds(1)), limiterTimer)
-                .name("api").build();
+                .name("api")
+                .build();
     }
 }

@@ -1,7 +1,6 @@
 package io.wheelbeat.integration.boot;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.channel.EventLoopGroup;
@@ -37,23 +36,27 @@ import reactor.netty.resources.LoopResources;
  * {@link SilentConnectionTest}. One context for the class; the same tests run on Boot 4 (Netty
  * 4.2) and Boot 3 (Netty 4.1). The tests wait on sockets, side by side.
  */
-@SpringBootTest(classes = StarterApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@SpringBootTest(
+        classes = StarterApplication.class,
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {
-                "wheelbeat.server.read-timeout=" + StarterTest.READ_TIMEOUT_MILLIS + "ms",
-                "wheelbeat.server.first-request-timeout=30s",
-                "wheelbeat.server.slow-consumer.enabled=true",
-                "wheelbeat.server.tcp-keep-alive.enabled=true",
-                "wheelbeat.server.tcp-keep-alive.idle=7s",
-                "wheelbeat.client.read-timeout=30s",
-                "wheelbeat.loop.enabled=true",
-                "server.netty.idle-timeout=120s",
-                "spring.reactor.netty.shutdown-quiet-period=0s",
-                "management.endpoints.web.exposure.include=metrics,health"})
+            "wheelbeat.server.read-timeout=" + StarterTest.READ_TIMEOUT_MILLIS + "ms",
+            "wheelbeat.server.first-request-timeout=30s",
+            "wheelbeat.server.slow-consumer.enabled=true",
+            "wheelbeat.server.tcp-keep-alive.enabled=true",
+            "wheelbeat.server.tcp-keep-alive.idle=7s",
+            "wheelbeat.client.read-timeout=30s",
+            "wheelbeat.loop.enabled=true",
+            "server.netty.idle-timeout=120s",
+            "spring.reactor.netty.shutdown-quiet-period=0s",
+            "management.endpoints.web.exposure.include=metrics,health"
+        })
 @Execution(ExecutionMode.CONCURRENT)
 class StarterTest {
 
     /** Ample for any exchange on a busy machine; the tests that wait for it run side by side. */
     static final long READ_TIMEOUT_MILLIS = 3_000;
+
     private static final Duration READ_TIMEOUT = Duration.ofMillis(READ_TIMEOUT_MILLIS);
     private static final String REQUEST = "GET /ok HTTP/1.1\r\nHost: localhost\r\n\r\n";
 
@@ -78,8 +81,8 @@ class StarterTest {
             client.readUntil("\r\n\r\nok");
             long lastSent = client.send(REQUEST);
             client.readUntil("\r\n\r\nok");
-            SilentConnectionTest.assertClosedNotBefore(lastSent, READ_TIMEOUT,
-                    client.awaitClose(SilentConnectionTest.WAIT_MILLIS));
+            SilentConnectionTest.assertClosedNotBefore(
+                    lastSent, READ_TIMEOUT, client.awaitClose(SilentConnectionTest.WAIT_MILLIS));
         }
     }
 
@@ -93,22 +96,31 @@ class StarterTest {
                 client.readUntil("\r\n\r\nok"); // fails if the server closed the connection
                 assertEquals(-1, client.awaitClose(500), "closed while the client talks");
             }
-            SilentConnectionTest.assertClosedNotBefore(lastSent, READ_TIMEOUT,
-                    client.awaitClose(SilentConnectionTest.WAIT_MILLIS));
+            SilentConnectionTest.assertClosedNotBefore(
+                    lastSent, READ_TIMEOUT, client.awaitClose(SilentConnectionTest.WAIT_MILLIS));
         }
     }
 
     /** The server's socket has the keepalive the properties say, on whichever transport Reactor Netty runs. */
     @Test
     void theServersConnectionsHaveTcpKeepAlive() {
-        String keepAlive = webClients.build().get().uri("http://127.0.0.1:" + port + "/keepalive").retrieve()
-                .bodyToMono(String.class).block(Duration.ofSeconds(60));
+        String keepAlive = webClients
+                .build()
+                .get()
+                .uri("http://127.0.0.1:" + port + "/keepalive")
+                .retrieve()
+                .bodyToMono(String.class)
+                .block(Duration.ofSeconds(60));
         assertEquals("SO_KEEPALIVE=true TCP_KEEPIDLE=7", keepAlive);
     }
 
     @Test
     void webClientCallsTheServer() {
-        String body = webClients.build().get().uri("http://127.0.0.1:" + port + "/ok").retrieve()
+        String body = webClients
+                .build()
+                .get()
+                .uri("http://127.0.0.1:" + port + "/ok")
+                .retrieve()
                 .bodyToMono(String.class)
                 .block(Duration.ofSeconds(60));
         assertEquals("ok", body);
@@ -120,12 +132,19 @@ class StarterTest {
             client.send(REQUEST);
             client.readUntil("\r\n\r\nok");
         }
-        HttpResponse<String> metrics = HttpClient.newHttpClient().send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> metrics = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/metrics"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         assertEquals(200, metrics.statusCode());
-        for (String meter : new String[] {"wheelbeat.connection.closed", "wheelbeat.timer.pending",
-                "wheelbeat.timer.scheduled", "wheelbeat.ratelimit.admitted", "wheelbeat.slow.consumer.read.pauses"}) {
+        for (String meter : new String[] {
+            "wheelbeat.connection.closed",
+            "wheelbeat.timer.pending",
+            "wheelbeat.timer.scheduled",
+            "wheelbeat.ratelimit.admitted",
+            "wheelbeat.slow.consumer.read.pauses"
+        }) {
             assertTrue(metrics.body().contains('"' + meter + '"'), meter + " missing from " + metrics.body());
         }
     }
@@ -137,11 +156,12 @@ class StarterTest {
     @Test
     void theLoopsAreWheelLoopsOnNetty42Only() throws ReflectiveOperationException {
         EventLoopGroup loops = resources.getLoopResources().onServer(true);
-        boolean netty42 = Version.identify().get("netty-common").artifactVersion().startsWith("4.2");
+        boolean netty42 =
+                Version.identify().get("netty-common").artifactVersion().startsWith("4.2");
         assertEquals(netty42, loops.next() instanceof LoopWheelOwner, loops.toString());
         if (netty42) {
-            EventLoopGroup reactors = LoopResources.create("transport-check", 1, true)
-                    .onServer(LoopResources.DEFAULT_NATIVE);
+            EventLoopGroup reactors =
+                    LoopResources.create("transport-check", 1, true).onServer(LoopResources.DEFAULT_NATIVE);
             try {
                 assertEquals(TransportOf.of(reactors), TransportOf.of(loops));
             } finally {

@@ -9,12 +9,14 @@ import java.util.List;
  */
 final class TransportOf {
 
-    private static final List<String> HANDLERS = List.of("io.netty.channel.uring.IoUringIoHandler",
-            "io.netty.channel.epoll.EpollIoHandler", "io.netty.channel.kqueue.KQueueIoHandler",
-            "io.netty.channel.nio.NioIoHandler", "io.netty.channel.local.LocalIoHandler");
+    private static final List<String> HANDLERS = List.of(
+            "io.netty.channel.uring.IoUringIoHandler",
+            "io.netty.channel.epoll.EpollIoHandler",
+            "io.netty.channel.kqueue.KQueueIoHandler",
+            "io.netty.channel.nio.NioIoHandler",
+            "io.netty.channel.local.LocalIoHandler");
 
-    private TransportOf() {
-    }
+    private TransportOf() {}
 
     static String of(EventLoopGroup group) throws ReflectiveOperationException {
         for (String name : HANDLERS) {

@@ -1,32 +1,34 @@
-package io.wheelbeat.spring.boot3;
+package io.wheelbeat.spring.boot${wheelbeat.boot};
 
 import io.wheelbeat.ratelimit.redis.RedisLeaseStore;
 import io.wheelbeat.spring.boot.autoconfigure.LeaseStoreState;
 import io.wheelbeat.spring.boot.autoconfigure.ReactorNettyHandlers;
 import io.wheelbeat.spring.boot.autoconfigure.WheelbeatAutoConfiguration;
 import java.util.Map;
-import org.springframework.boot.actuate.health.AbstractHealthIndicator;
-import org.springframework.boot.actuate.health.Health;
-import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
-import org.springframework.boot.autoconfigure.http.client.reactive.ClientHttpConnectorBuilderCustomizer;
 import org.springframework.boot.http.client.reactive.ReactorClientHttpConnectorBuilder;
-import org.springframework.boot.web.embedded.netty.NettyServerCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import ${wheelbeat.boot.health}.AbstractHealthIndicator;
+import ${wheelbeat.boot.health}.Health;
+import ${wheelbeat.boot.health}.Status;
+import ${wheelbeat.boot.connector}.ClientHttpConnectorBuilderCustomizer;
+import ${wheelbeat.boot.server}.NettyServerCustomizer;
 
 /**
- * wheelbeat on Spring Boot 3: hands {@link ReactorNettyHandlers} to the Netty web server
- * ({@code org.springframework.boot.web.embedded.netty.NettyServerCustomizer}) and to WebClient's
- * Reactor Netty connector, and reports the Redis-shared limiters' health. Skipped on Boot 4,
- * where those types moved (see wheelbeat-spring-boot4-autoconfigure).
+ * wheelbeat on Spring Boot ${wheelbeat.boot}: hands {@link ReactorNettyHandlers} to the Netty web server
+ * ({@code ${wheelbeat.boot.server}.NettyServerCustomizer}) and to WebClient's Reactor Netty
+ * connector, and reports the Redis-shared limiters' health. Skipped on the other Boot line, whose
+ * types live in other packages.
  */
+// One source for both Boot lines (wheelbeat-spring-boot-autoconfigure/src/template), copied into the Boot 3
+// and Boot 4 modules with their Boot packages, the only difference, by the parent pom's boot-source execution.
 @AutoConfiguration(after = WheelbeatAutoConfiguration.class)
-@ConditionalOnClass(name = "org.springframework.boot.web.embedded.netty.NettyServerCustomizer")
+@ConditionalOnClass(name = "${wheelbeat.boot.server}.NettyServerCustomizer")
 @ConditionalOnBean(ReactorNettyHandlers.class)
-public class WheelbeatBoot3AutoConfiguration {
+public class WheelbeatBoot${wheelbeat.boot}AutoConfiguration {
 
     @Bean
     NettyServerCustomizer wheelbeatNettyServerCustomizer(ReactorNettyHandlers handlers) {
@@ -36,7 +38,7 @@ public class WheelbeatBoot3AutoConfiguration {
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(
             name = {
-                "org.springframework.boot.autoconfigure.http.client.reactive.ClientHttpConnectorBuilderCustomizer",
+                "${wheelbeat.boot.connector}.ClientHttpConnectorBuilderCustomizer",
                 "org.springframework.web.reactive.function.client.WebClient"
             })
     static class WebClientConfiguration {
@@ -51,7 +53,7 @@ public class WheelbeatBoot3AutoConfiguration {
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(
             name = {
-                "org.springframework.boot.actuate.health.HealthIndicator",
+                "${wheelbeat.boot.health}.HealthIndicator",
                 "io.wheelbeat.ratelimit.redis.RedisLeaseStore"
             })
     @ConditionalOnBean(type = "io.wheelbeat.ratelimit.redis.RedisLeaseStore")
