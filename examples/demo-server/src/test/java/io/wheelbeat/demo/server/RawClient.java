@@ -54,6 +54,20 @@ final class RawClient implements AutoCloseable {
         send(FrameType.PING, ByteBuffer.allocate(8).putLong(timestamp).array());
     }
 
+    /**
+     * Sends {@code count} pings in one write: the server reads them in one go, so it has no unread
+     * bytes when it closes (a close with unread bytes resets the connection and loses the goodbye),
+     * and no ping is written after the close.
+     */
+    void pingFlood(int count) throws IOException {
+        ByteBuffer frames = ByteBuffer.allocate(count * (1 + 4 + 8));
+        for (int i = 0; i < count; i++) {
+            frames.put((byte) FrameType.PING.code()).putInt(8).putLong(i);
+        }
+        out.write(frames.array());
+        out.flush();
+    }
+
     /** Reads one frame; blocks up to the socket timeout. */
     WireFrame read() throws IOException {
         int type = in.readUnsignedByte();
