@@ -11,6 +11,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
@@ -91,15 +92,19 @@ class NettyHandlersOnWheelLoopTest {
                 .channel();
     }
 
-    /** Records what reaches the end of a pipeline, with the time since the channel became active. */
+    /** Records what reaches the end of a pipeline, with the time since the pipeline was built. */
     private static final class Recorder extends ChannelInboundHandlerAdapter {
         final BlockingQueue<Object> events = new LinkedBlockingQueue<>();
-        volatile long activeAt;
+        /**
+         * Read before the pipeline's handlers are added, so no timer of theirs starts earlier (an
+         * accepted channel's idle handler starts when added; a reading in channelActive could
+         * come later by however long the loop's thread was preempted).
+         */
+        volatile long startedAt;
 
-        @Override
-        public void channelActive(ChannelHandlerContext ctx) {
-            activeAt = System.nanoTime();
-            ctx.fireChannelActive();
+        ChannelPipeline building(Channel ch) {
+            startedAt = System.nanoTime();
+            return ch.pipeline();
         }
 
         @Override
@@ -129,26 +134,26 @@ class NettyHandlersOnWheelLoopTest {
             return event;
         }
 
-        long millisSinceActive() {
-            return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - activeAt);
+        long millisSinceStart() {
+            return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedAt);
         }
     }
 
     @Test
     void idleStateHandlerFiresReaderIdleOnTimeAndRepeats() throws Exception {
         Recorder recorder = new Recorder();
-        int port = server(ch -> ch.pipeline()
+        int port = server(ch -> recorder.building(ch)
                 .addLast(
                         new IdleStateHandler(0, 0, 0, TimeUnit.MILLISECONDS) {},
                         new IdleStateHandler(200, 0, 0, TimeUnit.MILLISECONDS),
                         recorder));
         Channel client = client(port, ch -> {});
         Object first = recorder.next();
-        long at = recorder.millisSinceActive();
+        long at = recorder.millisSinceStart();
         assertEquals(IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT, first);
         assertTrue(at >= 200, "reader idle after " + at + " ms");
         assertEquals(IdleStateEvent.READER_IDLE_STATE_EVENT, recorder.next());
-        assertTrue(recorder.millisSinceActive() >= 400);
+        assertTrue(recorder.millisSinceStart() >= 400);
         assertEquals(IdleState.READER_IDLE, ((IdleStateEvent) recorder.next()).state());
         client.close().sync();
     }
@@ -156,7 +161,8 @@ class NettyHandlersOnWheelLoopTest {
     @Test
     void readTimeoutHandlerClosesASilentConnectionNotABusyOne() throws Exception {
         Recorder recorder = new Recorder();
-        int port = server(ch -> ch.pipeline().addLast(new ReadTimeoutHandler(300, TimeUnit.MILLISECONDS), recorder));
+        int port = server(
+                ch -> recorder.building(ch).addLast(new ReadTimeoutHandler(300, TimeUnit.MILLISECONDS), recorder));
         Channel client = client(port, ch -> {});
         // Traffic every 100 ms for 600 ms keeps it open.
         for (int i = 0; i < 6; i++) {
@@ -167,7 +173,7 @@ class NettyHandlersOnWheelLoopTest {
         while (!((event = recorder.next()) instanceof Throwable)) {
             io.netty.util.ReferenceCountUtil.release(event);
         }
-        long at = recorder.millisSinceActive();
+        long at = recorder.millisSinceStart();
         assertInstanceOf(ReadTimeoutException.class, event);
         assertTrue(at >= 600 + 300 - 150, "timed out " + at + " ms after connecting, through 600 ms of traffic");
         assertEquals("inactive", recorder.next());
