@@ -1,6 +1,7 @@
 package io.wheelbeat.demo.server;
 
 import io.wheelbeat.demo.protocol.FrameType;
+import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
@@ -36,7 +37,7 @@ final class RawClient implements AutoCloseable {
         socket.connect(server, 10_000);
         socket.setSoTimeout(30_000);
         in = new DataInputStream(socket.getInputStream());
-        out = new DataOutputStream(socket.getOutputStream());
+        out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
     }
 
     void send(FrameType type, byte[] payload) throws IOException {
@@ -44,10 +45,14 @@ final class RawClient implements AutoCloseable {
     }
 
     void sendRaw(int type, int declaredLength, byte[] payload) throws IOException {
+        buffer(type, declaredLength, payload);
+        out.flush();
+    }
+
+    private void buffer(int type, int declaredLength, byte[] payload) throws IOException {
         out.writeByte(type);
         out.writeInt(declaredLength);
         out.write(payload);
-        out.flush();
     }
 
     void ping(long timestamp) throws IOException {
@@ -60,11 +65,9 @@ final class RawClient implements AutoCloseable {
      * and no ping is written after the close.
      */
     void pingFlood(int count) throws IOException {
-        ByteBuffer frames = ByteBuffer.allocate(count * (1 + 4 + 8));
         for (int i = 0; i < count; i++) {
-            frames.put((byte) FrameType.PING.code()).putInt(8).putLong(i);
+            buffer(FrameType.PING.code(), 8, ByteBuffer.allocate(8).putLong(i).array());
         }
-        out.write(frames.array());
         out.flush();
     }
 
