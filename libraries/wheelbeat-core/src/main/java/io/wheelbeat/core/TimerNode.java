@@ -70,7 +70,7 @@ public abstract class TimerNode {
      * @return the node's scheduling order
      */
     protected final long order() {
-        return order;
+        return order & Integer.MAX_VALUE;
     }
 
     /**

@@ -19,8 +19,9 @@ import org.slf4j.LoggerFactory;
  * <p>How: level 0 has one slot per tick; each level above has 64 slots, each a turn of the level
  * below. Slots are circular lists with a lower bound of their deadlines. A due upper slot is spliced
  * in O(1) onto a list that polls move down, a bounded number at a time. Nodes fire only from the
- * current tick's slot, sorted only if an append put it out of order. A re-arm to a later tick only
- * rewrites the node; its old slot's walk moves it on.
+ * current tick's slot, sorted only if an append put it out of order; its due nodes leave it at once
+ * and fire from an array. A re-arm to a later tick only rewrites the node; its old slot's walk moves
+ * it on.
  *
  * <p>Not thread-safe: one owner thread; the counts may be read elsewhere as racy snapshots.
  */
@@ -34,6 +35,10 @@ public final class TimerWheel {
     private static final int UPPER_SLOT_BITS = 6;
     private static final int UPPER_SLOTS = 1 << UPPER_SLOT_BITS;
     private static final long EMPTY = Long.MAX_VALUE;
+    /** In a node's order: the node is in the batch being fired, taken out of every list. */
+    private static final int BATCHED = Integer.MIN_VALUE;
+    /** The most due level-0 slots whose lists are walked together before the first fires. */
+    private static final int LOOKAHEAD = 8;
 
     private static final class Sentinel extends TimerNode {
         final int slot;
@@ -96,6 +101,24 @@ public final class TimerWheel {
     private int earliestUpper;
     private long earliestUpperDue;
     private TimerNode[] sortNodes = new TimerNode[32];
+    private TimerNode[] spareNodes = new TimerNode[32];
+    private long[] sortDeadlines = new long[32];
+    private int[] sortOrders = new int[32];
+    private long[] sortKeys = new long[32];
+    private long[] spareKeys = new long[32];
+    private final int[] radixCounts = new int[256];
+    private final TimerNode[] front = new TimerNode[LOOKAHEAD];
+    private final TimerNode[] back = new TimerNode[LOOKAHEAD];
+    /** The last tick whose slot {@link #loadAhead} walked. */
+    private long loadedTick = -1;
+    /** The batch being fired: {@code sortNodes[batchFrom, batchTo)}, its nodes flagged {@link #BATCHED}. */
+    private int batchFrom;
+
+    private int batchTo;
+    /** The slot of the batch being fired, or -1; {@link #place} tells when it adds to it. */
+    private int batchSlot = -1;
+
+    private boolean addedToBatchSlot;
 
     private long scheduledCount;
     private long cancelledCount;
@@ -164,8 +187,7 @@ public final class TimerWheel {
         if (nextOrder == Integer.MAX_VALUE) {
             renumber();
         }
-        node.order = nextOrder++;
-        rescheduleAt(node, deadlineNanos);
+        arm(node, deadlineNanos, nextOrder++);
     }
 
     /**
@@ -176,7 +198,19 @@ public final class TimerWheel {
      * @param deadlineNanos its deadline
      */
     public void rescheduleAt(TimerNode node, long deadlineNanos) {
+        arm(node, deadlineNanos, node.order & ~BATCHED);
+    }
+
+    private void arm(TimerNode node, long deadlineNanos, int order) {
         long deadline = relative(deadlineNanos);
+        if (node.order < 0) {
+            // Pending in the batch being fired, so in no list.
+            node.order = order;
+            node.deadline = originNanos + deadline;
+            placeOrDefer(node, deadline);
+            return;
+        }
+        node.order = order;
         if (node.next == null) {
             node.deadline = originNanos + deadline;
             pending++;
@@ -207,7 +241,11 @@ public final class TimerWheel {
         if (node.next == null) {
             return false;
         }
-        unlink(node);
+        if (node.order < 0) {
+            node.order &= ~BATCHED;
+        } else {
+            unlink(node);
+        }
         release(node);
         cancelledCount++;
         return true;
@@ -427,6 +465,11 @@ public final class TimerWheel {
                 action.accept(node);
             }
         }
+        for (int i = batchFrom; i < batchTo; i++) {
+            if (sortNodes[i].order < 0) {
+                action.accept(sortNodes[i]);
+            }
+        }
     }
 
     /**
@@ -457,6 +500,9 @@ public final class TimerWheel {
         } else {
             int level = levelOfBit[63 - Long.numberOfLeadingZeros(delta)];
             slot = levelBase[level] + ((int) (tick >>> levelShift[level]) & (UPPER_SLOTS - 1));
+        }
+        if (slot == batchSlot) {
+            addedToBatchSlot = true;
         }
         Sentinel head = heads[slot];
         TimerNode last = head.prev;
@@ -642,33 +688,78 @@ public final class TimerWheel {
     }
 
     /**
-     * Fires the current tick's due nodes within the budget. Stops when a callback puts the slot out
-     * of order (the caller's loop sorts it again).
+     * Fires the current tick's due nodes within the budget. They are taken out of the slot at
+     * once and fired from an array: taking out one by one would write each next node's link,
+     * and under G1 a reference store to a clean card costs a fence. Stops when a callback adds
+     * to the slot (the caller's loop sorts it again).
      */
     private int fireCurrentTick(long now, LongConsumer lateness) {
         int slot = (int) baseTick & (levelZeroSlots - 1);
-        sortCurrentSlot();
         Sentinel head = heads[slot];
-        loadBothEnds(head);
-        int fired = 0;
-        while (budget > 0 && !unordered(slot)) {
+        if (baseTick > loadedTick) {
+            loadAhead(slot, now);
+        }
+        int count = 0;
+        if (unordered(slot)) {
+            int gathered = gatherSorted(slot);
+            while (count < gathered && count < budget && sortDeadlines[count] <= now) {
+                count++;
+            }
+            relink(slot, count, gathered);
+            if (count < gathered && sortDeadlines[count] > now) {
+                due[slot] = sortDeadlines[count];
+            }
+        } else {
             TimerNode node = head.next;
+            while (node != head && count < budget) {
+                TimerNode next = node.next;
+                long deadline = relative(node);
+                if ((deadline >>> tickShift) > baseTick) {
+                    unlink(node);
+                    place(node, deadline);
+                    movedCount++;
+                    budget--;
+                } else if (deadline > now) {
+                    due[slot] = deadline;
+                    break;
+                } else {
+                    if (count == sortNodes.length) {
+                        growSortArrays();
+                    }
+                    sortNodes[count++] = node;
+                }
+                node = next;
+            }
+            if (count == 0) {
+                return 0;
+            }
+            head.next = node;
+            node.prev = head;
             if (node == head) {
-                break;
+                markEmpty(slot);
             }
+        }
+        return fireBatch(slot, count, now, lateness);
+    }
+
+    private int fireBatch(int slot, int count, long now, LongConsumer lateness) {
+        TimerNode[] nodes = sortNodes;
+        for (int i = 0; i < count; i++) {
+            nodes[i].order |= BATCHED;
+        }
+        batchFrom = 0;
+        batchTo = count;
+        batchSlot = slot;
+        addedToBatchSlot = false;
+        int fired = 0;
+        while (batchFrom < batchTo) {
+            TimerNode node = nodes[batchFrom];
+            nodes[batchFrom++] = null;
+            if (node.order >= 0) {
+                continue; // a callback cancelled or re-armed it
+            }
+            node.order &= ~BATCHED;
             long deadline = relative(node);
-            if ((deadline >>> tickShift) > baseTick) {
-                unlink(node);
-                place(node, deadline);
-                movedCount++;
-                budget--;
-                continue;
-            }
-            if (deadline > now) {
-                due[slot] = deadline;
-                break;
-            }
-            unlink(node);
             release(node);
             budget--;
             fired++;
@@ -683,8 +774,29 @@ public final class TimerWheel {
                 failedCount++;
                 log.warn("timer {} threw; the wheel goes on", node, t);
             }
+            if (addedToBatchSlot) {
+                putBackBatch(slot);
+            }
         }
+        batchFrom = 0;
+        batchTo = 0;
+        batchSlot = -1;
         return fired;
+    }
+
+    /** Returns the unfired rest of the batch to its slot, to be sorted with what a callback added. */
+    private void putBackBatch(int slot) {
+        batchSlot = -1;
+        while (batchFrom < batchTo) {
+            TimerNode node = sortNodes[batchFrom];
+            sortNodes[batchFrom++] = null;
+            if (node.order < 0) {
+                node.order &= ~BATCHED;
+                node.next = null;
+                place(node, relative(node));
+            }
+        }
+        unorderedZero[slot >>> 6] |= 1L << slot;
     }
 
     private void placeDeferred() {
@@ -698,17 +810,29 @@ public final class TimerWheel {
     /** Sorts the current tick's slot, moving out nodes re-armed to a later tick. */
     private void sortCurrentSlot() {
         int slot = (int) baseTick & (levelZeroSlots - 1);
-        Sentinel head = heads[slot];
-        if (!unordered(slot)) {
-            return;
+        if (unordered(slot)) {
+            relink(slot, 0, gatherSorted(slot));
         }
-        loadBothEnds(head);
+    }
+
+    /**
+     * Gathers the current tick's nodes into {@code sortNodes} in firing order, moving out nodes
+     * re-armed to a later tick; they stay linked.
+     */
+    private int gatherSorted(int slot) {
+        Sentinel head = heads[slot];
         int count = 0;
+        boolean sorted = true;
+        long minDeadline = EMPTY;
+        long maxDeadline = 0;
+        int minOrder = Integer.MAX_VALUE;
+        int maxOrder = 0;
         for (TimerNode node = head.next, next; node != head; node = next) {
             next = node.next;
-            if ((relative(node) >>> tickShift) > baseTick) {
+            long deadline = relative(node);
+            if ((deadline >>> tickShift) > baseTick) {
                 unlink(node);
-                place(node, relative(node));
+                place(node, deadline);
                 movedCount++;
                 if (budget > 0) {
                     budget--;
@@ -716,17 +840,35 @@ public final class TimerWheel {
                 continue;
             }
             if (count == sortNodes.length) {
-                sortNodes = Arrays.copyOf(sortNodes, 2 * count);
+                growSortArrays();
             }
-            sortNodes[count++] = node;
+            int order = node.order;
+            if (count > 0) {
+                long previous = sortDeadlines[count - 1];
+                sorted &= deadline > previous || deadline == previous && order > sortOrders[count - 1];
+            }
+            sortNodes[count] = node;
+            sortDeadlines[count] = deadline;
+            sortOrders[count++] = order;
+            minDeadline = Math.min(minDeadline, deadline);
+            maxDeadline = Math.max(maxDeadline, deadline);
+            minOrder = Math.min(minOrder, order);
+            maxOrder = Math.max(maxOrder, order);
         }
-        if (count == 0) {
-            return;
+        if (!sorted && !sortByKeys(count, minDeadline, maxDeadline, minOrder, maxOrder)) {
+            heapSort(sortNodes, count);
+            for (int i = 0; i < count; i++) {
+                sortDeadlines[i] = relative(sortNodes[i]);
+            }
         }
-        unorderedZero[slot >>> 6] &= ~(1L << slot);
-        heapSort(sortNodes, count);
+        return count;
+    }
+
+    /** Makes {@code sortNodes[from, to)} the slot's list, in that order, and clears the rest of the array. */
+    private void relink(int slot, int from, int to) {
+        Sentinel head = heads[slot];
         TimerNode prev = head;
-        for (int i = 0; i < count; i++) {
+        for (int i = from; i < to; i++) {
             TimerNode node = sortNodes[i];
             sortNodes[i] = null;
             prev.next = node;
@@ -735,21 +877,131 @@ public final class TimerWheel {
         }
         prev.next = head;
         head.prev = prev;
-        due[slot] = relative(head.next);
+        if (prev == head) {
+            markEmpty(slot);
+        } else {
+            unorderedZero[slot >>> 6] &= ~(1L << slot);
+            due[slot] = relative(head.next);
+        }
+    }
+
+    private void growSortArrays() {
+        int length = 2 * sortNodes.length;
+        sortNodes = Arrays.copyOf(sortNodes, length);
+        spareNodes = new TimerNode[length];
+        sortDeadlines = Arrays.copyOf(sortDeadlines, length);
+        sortOrders = Arrays.copyOf(sortOrders, length);
+        sortKeys = new long[length];
+        spareKeys = new long[length];
     }
 
     /**
-     * Reads a slot's nodes along both links at once, meeting in the middle, so that the walk over
-     * it that follows finds them in cache: two independent chains of loads let the CPU overlap
-     * their cache misses, where one walk takes each miss after the last.
+     * Sorts the gathered nodes by keys that pack deadline, order and index, each less its
+     * minimum, if they fit 63 bits: the sort then reads no node.
      */
-    private static void loadBothEnds(Sentinel head) {
-        TimerNode front = head.next;
-        TimerNode back = head.prev;
-        while (front != back && front.next != back) {
-            front = front.next;
-            back = back.prev;
+    private boolean sortByKeys(int count, long minDeadline, long maxDeadline, int minOrder, int maxOrder) {
+        int indexBits = Integer.numberOfTrailingZeros(sortNodes.length);
+        int orderBits = 32 - Integer.numberOfLeadingZeros(maxOrder - minOrder);
+        int bits = 64 - Long.numberOfLeadingZeros(maxDeadline - minDeadline) + orderBits + indexBits;
+        if (bits > 63) {
+            return false;
         }
+        long[] keys = sortKeys;
+        for (int i = 0; i < count; i++) {
+            keys[i] = (sortDeadlines[i] - minDeadline) << (orderBits + indexBits)
+                    | (long) (sortOrders[i] - minOrder) << indexBits
+                    | i;
+        }
+        if (count <= 32) {
+            for (int i = 1; i < count; i++) {
+                long key = keys[i];
+                int j = i;
+                for (; j > 0 && keys[j - 1] > key; j--) {
+                    keys[j] = keys[j - 1];
+                }
+                keys[j] = key;
+            }
+        } else {
+            radixSort(count, bits);
+        }
+        keys = sortKeys;
+        TimerNode[] nodes = spareNodes;
+        long[] deadlines = spareKeys;
+        for (int i = 0; i < count; i++) {
+            int index = (int) keys[i] & (sortNodes.length - 1);
+            nodes[i] = sortNodes[index];
+            deadlines[i] = sortDeadlines[index];
+        }
+        spareNodes = sortNodes;
+        sortNodes = nodes;
+        spareKeys = sortDeadlines;
+        sortDeadlines = deadlines;
+        Arrays.fill(spareNodes, 0, count, null);
+        return true;
+    }
+
+    /** Least significant byte first: no worst case, no recursion. */
+    private void radixSort(int count, int bits) {
+        int[] counts = radixCounts;
+        for (int shift = 0; shift < bits; shift += 8) {
+            long[] from = sortKeys;
+            long[] to = spareKeys;
+            Arrays.fill(counts, 0);
+            for (int i = 0; i < count; i++) {
+                counts[(int) (from[i] >>> shift) & 0xFF]++;
+            }
+            for (int digit = 0, sum = 0; digit < 256; digit++) {
+                int c = counts[digit];
+                counts[digit] = sum;
+                sum += c;
+            }
+            for (int i = 0; i < count; i++) {
+                long key = from[i];
+                to[counts[(int) (key >>> shift) & 0xFF]++] = key;
+            }
+            sortKeys = to;
+            spareKeys = from;
+        }
+    }
+
+    /**
+     * Reads the lists of the current slot and of the next due level-0 slots, each from both ends
+     * at once, meeting in the middle, so that the walks over them that follow find them in
+     * cache: independent chains of loads let the CPU overlap their cache misses, where one walk
+     * takes each miss after the last.
+     */
+    private void loadAhead(int slot, long now) {
+        int lists = 0;
+        long tick = baseTick;
+        for (int at = slot; lists < LOOKAHEAD; ) {
+            front[lists] = heads[at].next;
+            back[lists++] = heads[at].prev;
+            loadedTick = tick;
+            int next = nextOccupiedZero(at);
+            if (next < 0 || due[next] > now) {
+                break;
+            }
+            tick += (next - at) & (levelZeroSlots - 1);
+            if (tick - baseTick >= levelZeroSlots) {
+                break;
+            }
+            at = next;
+        }
+        for (int walking = (1 << lists) - 1; walking != 0; ) {
+            for (int left = walking; left != 0; left &= left - 1) {
+                int list = Integer.numberOfTrailingZeros(left);
+                TimerNode f = front[list];
+                TimerNode b = back[list];
+                if (f == b || f.next == b) {
+                    walking &= ~(1 << list);
+                } else {
+                    front[list] = f.next;
+                    back[list] = b.prev;
+                }
+            }
+        }
+        Arrays.fill(front, 0, lists, null);
+        Arrays.fill(back, 0, lists, null);
     }
 
     /** In place, without allocating. */
@@ -805,9 +1057,16 @@ public final class TimerWheel {
                 nodes[count++] = node;
             }
         }
+        for (int i = batchFrom; i < batchTo; i++) {
+            if (sortNodes[i].order < 0) {
+                keys[count] = (long) (sortNodes[i].order & ~BATCHED) << 32 | count;
+                nodes[count++] = sortNodes[i];
+            }
+        }
         Arrays.sort(keys, 0, count);
         for (int rank = 0; rank < count; rank++) {
-            nodes[(int) keys[rank]].order = rank;
+            TimerNode node = nodes[(int) keys[rank]];
+            node.order = rank | node.order & BATCHED;
         }
         nextOrder = count;
     }
