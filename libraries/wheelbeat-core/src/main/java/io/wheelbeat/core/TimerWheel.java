@@ -900,7 +900,7 @@ public final class TimerWheel {
      * minimum, if they fit 63 bits: the sort then reads no node.
      */
     private boolean sortByKeys(int count, long minDeadline, long maxDeadline, int minOrder, int maxOrder) {
-        int indexBits = Integer.numberOfTrailingZeros(sortNodes.length);
+        int indexBits = 32 - Integer.numberOfLeadingZeros(count - 1);
         int orderBits = 32 - Integer.numberOfLeadingZeros(maxOrder - minOrder);
         int bits = 64 - Long.numberOfLeadingZeros(maxDeadline - minDeadline) + orderBits + indexBits;
         if (bits > 63) {
@@ -913,22 +913,15 @@ public final class TimerWheel {
                     | i;
         }
         if (count <= 32) {
-            for (int i = 1; i < count; i++) {
-                long key = keys[i];
-                int j = i;
-                for (; j > 0 && keys[j - 1] > key; j--) {
-                    keys[j] = keys[j - 1];
-                }
-                keys[j] = key;
-            }
-        } else {
+            insertionSort(keys, count);
+        } else if (bits <= 8 || !bucketSort(count, bits - 8)) {
             radixSort(count, bits);
         }
         keys = sortKeys;
         TimerNode[] nodes = spareNodes;
         long[] deadlines = spareKeys;
         for (int i = 0; i < count; i++) {
-            int index = (int) keys[i] & (sortNodes.length - 1);
+            int index = (int) keys[i] & ((1 << indexBits) - 1);
             nodes[i] = sortNodes[index];
             deadlines[i] = sortDeadlines[index];
         }
@@ -938,6 +931,48 @@ public final class TimerWheel {
         sortDeadlines = deadlines;
         Arrays.fill(spareNodes, 0, count, null);
         return true;
+    }
+
+    /**
+     * Spreads the keys over 256 buckets by their top byte, then sorts by insertion, which moves
+     * keys only within their bucket; declines if a bucket would hold more than 32 keys.
+     */
+    private boolean bucketSort(int count, int shift) {
+        int[] counts = radixCounts;
+        Arrays.fill(counts, 0);
+        long[] from = sortKeys;
+        int largest = 0;
+        for (int i = 0; i < count; i++) {
+            largest = Math.max(largest, ++counts[(int) (from[i] >>> shift) & 0xFF]);
+        }
+        if (largest > 32) {
+            return false;
+        }
+        for (int digit = 0, sum = 0; digit < 256; digit++) {
+            int c = counts[digit];
+            counts[digit] = sum;
+            sum += c;
+        }
+        long[] to = spareKeys;
+        for (int i = 0; i < count; i++) {
+            long key = from[i];
+            to[counts[(int) (key >>> shift) & 0xFF]++] = key;
+        }
+        sortKeys = to;
+        spareKeys = from;
+        insertionSort(to, count);
+        return true;
+    }
+
+    private static void insertionSort(long[] keys, int count) {
+        for (int i = 1; i < count; i++) {
+            long key = keys[i];
+            int j = i;
+            for (; j > 0 && keys[j - 1] > key; j--) {
+                keys[j] = keys[j - 1];
+            }
+            keys[j] = key;
+        }
     }
 
     /** Least significant byte first: no worst case, no recursion. */

@@ -7,7 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.wheelbeat.core.internal.NodeDeadlines;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -490,6 +494,44 @@ class TimerWheelTest {
         at(wheel, () -> order.add("B"), in(5_300_000));
         assertEquals(2, pollAfter(7 * MS));
         assertEquals(List.of("B", "A"), order);
+    }
+
+    /**
+     * 300 timers in one slot, scheduled in random order, some sharing a deadline, fire by deadline
+     * then scheduling: spread over the tick, crowded at its start, and overdue over 2^40 ns with
+     * orders 2^31 apart (each sorted another way).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"spread", "crowded", "overdue"})
+    void aCrowdedSlotFiresByDeadlineThenScheduling(String deadlines) {
+        SplittableRandom random = new SplittableRandom(7);
+        boolean overdue = deadlines.equals("overdue");
+        if (overdue) {
+            pollAfter(1L << 41);
+        }
+        long[] at = new long[300];
+        for (int i = 0; i < at.length; i++) {
+            at[i] = switch (deadlines) {
+                case "spread" -> in(3 * TICK + random.nextLong(TICK));
+                case "crowded" -> in(3 * TICK + (i < 290 ? random.nextLong(1000) : TICK - 1 - i));
+                default -> in(-random.nextLong(1L << 40));
+            };
+            if (i % 7 == 6) {
+                at[i] = at[i - 3];
+            }
+        }
+        Map<TimerNode, Integer> scheduled = new HashMap<>();
+        List<Integer> byDeadline = new ArrayList<>();
+        for (int i = 0; i < at.length; i++) {
+            if (overdue && i == at.length / 2) {
+                wheel.startOrdersAt(Integer.MAX_VALUE - 400);
+            }
+            scheduled.put(at(wheel, at[i]), i);
+            byDeadline.add(i);
+        }
+        byDeadline.sort(Comparator.<Integer>comparingLong(i -> at[i] - START).thenComparing(i -> i));
+        pollAfter(4 * TICK);
+        assertEquals(byDeadline, fired.stream().map(scheduled::get).toList());
     }
 
     @Test
