@@ -100,6 +100,53 @@ class WheelIdleStateHandlerTest {
         assertEquals(R, firedAt(0));
     }
 
+    /**
+     * The handler keeps its reader idle time in its flags when it is at most 2^23 - 1 whole
+     * nanoseconds, microseconds, milliseconds or seconds, else beside its checks: at the edges of
+     * each, made by Netty's constructor and by a factory, a read postpones the first event to
+     * exactly the read's time plus the idle time.
+     */
+    @Test
+    void readerIdleTimesAtTheEdgesOfWhatTheFlagsHoldFireExactly() {
+        long most = (1L << 23) - 1;
+        for (long idle : new long[] {
+            MILLISECONDS.toNanos(1),
+            most,
+            most + 1,
+            TimeUnit.MICROSECONDS.toNanos(most),
+            TimeUnit.MICROSECONDS.toNanos(most + 1),
+            MILLISECONDS.toNanos(most),
+            TimeUnit.SECONDS.toNanos(most),
+            TimeUnit.SECONDS.toNanos(most + 1),
+            TimeUnit.SECONDS.toNanos(20) + 1
+        }) {
+            for (WheelIdleStateHandler handler : List.of(
+                    new WheelIdleStateHandler(idle, 0, 0, NANOSECONDS),
+                    WheelIdleStateHandler.builder()
+                            .readerIdleTime(Duration.ofNanos(idle))
+                            .build()
+                            .newHandler())) {
+                assertEquals(NANOSECONDS.toMillis(idle), handler.getReaderIdleTimeInMillis(), handler::toString);
+                IdleEventRecorder events = new IdleEventRecorder();
+                EmbeddedChannel channel = new EmbeddedChannel();
+                channel.freezeTime();
+                long origin = VirtualTime.now(channel);
+                channel.pipeline().addLast(handler, events);
+                VirtualTime.advanceTo(channel, origin + idle / 2);
+                channel.pipeline().fireChannelRead("in");
+                channel.pipeline().fireChannelReadComplete();
+                VirtualTime.advanceTo(channel, origin + idle / 2 + idle - 1);
+                assertEquals(List.of(), events.events(), handler::toString);
+                VirtualTime.advanceTo(channel, origin + idle / 2 + idle);
+                assertEquals(
+                        List.of(new IdleEventRecorder.Fired(FIRST_READER_IDLE_STATE_EVENT, origin + idle / 2 + idle)),
+                        events.fired,
+                        handler::toString);
+                channel.finishAndReleaseAll();
+            }
+        }
+    }
+
     @Test
     void idleEventRepeatsUnflaggedEveryPeriodWithoutDrift() {
         start(new WheelIdleStateHandler(R, 0, 0, NANOSECONDS));
