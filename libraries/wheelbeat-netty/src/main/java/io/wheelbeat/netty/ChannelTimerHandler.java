@@ -6,10 +6,12 @@ import io.netty.channel.ChannelInboundHandler;
 import io.netty.channel.ChannelOutboundHandler;
 import io.netty.channel.ChannelPipelineException;
 import io.netty.channel.ChannelPromise;
+import io.netty.util.concurrent.EventExecutor;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.TimerNode;
 import io.wheelbeat.netty.internal.ContextHolder;
 import io.wheelbeat.netty.internal.HandlerFields;
+import io.wheelbeat.netty.internal.LoopClocks;
 import java.net.SocketAddress;
 import java.util.Objects;
 
@@ -240,7 +242,11 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
      * @return the time, in nanoseconds
      */
     protected final long now() {
-        return loopWheel().ticker().getAsLong();
+        EventExecutor executor = ctx().executor();
+        // The wheel's clock: on Netty 4.2 the executor's ticker, read without finding the wheel.
+        return LoopClocks.nettyHasTickers()
+                ? LoopClocks.nanoTime(executor)
+                : wheels().wheelOn(executor).ticker().getAsLong();
     }
 
     /**
