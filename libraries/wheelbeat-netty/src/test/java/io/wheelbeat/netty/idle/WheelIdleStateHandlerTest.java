@@ -147,6 +147,28 @@ class WheelIdleStateHandlerTest {
         }
     }
 
+    /**
+     * Netty's order among equal deadlines follows when each task was rescheduled, at its old
+     * deadline, not when the traffic came (run against Netty's IdleStateHandler: the same list).
+     * Reader and all idle 10 ms, a write at 5 ms, a read at 12 ms: the all check moves at 10 ms to
+     * 15 and at 15 to 22; the reader fires at 10 and moves at 20 to 22; at 22 the all event comes
+     * first. A reader deadline moved in place at the read would have come first.
+     */
+    @Test
+    void equalDeadlinesFireInTheOrderTheirChecksWereRescheduledNotTheOrderOfTheTraffic() {
+        long ms = MILLISECONDS.toNanos(1);
+        start(new WheelIdleStateHandler(10 * ms, 0, 10 * ms, NANOSECONDS));
+        advanceTo(5 * ms);
+        ch.writeAndFlush("out");
+        advanceTo(12 * ms);
+        readBatch();
+        advanceTo(22 * ms);
+        assertEquals(
+                List.of(FIRST_READER_IDLE_STATE_EVENT, FIRST_ALL_IDLE_STATE_EVENT, FIRST_READER_IDLE_STATE_EVENT),
+                recorder.events());
+        assertEquals(List.of(10 * ms, 22 * ms, 22 * ms), List.of(firedAt(0), firedAt(1), firedAt(2)));
+    }
+
     @Test
     void idleEventRepeatsUnflaggedEveryPeriodWithoutDrift() {
         start(new WheelIdleStateHandler(R, 0, 0, NANOSECONDS));
