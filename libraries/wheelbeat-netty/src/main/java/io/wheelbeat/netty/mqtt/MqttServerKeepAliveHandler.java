@@ -249,7 +249,8 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         if (!ctx.channel().isActive()) {
             return; // closing already: the rest of a read batch gets neither answers nor strikes
         }
-        if (settings.enforcement != null && settings.enforcement.strikesOut(ctx, strikes, now())) {
+        if (settings.enforcement != null
+                && settings.enforcement.strikesOut(ctx, strikes, now(), settings.enforcement.minIntervalNanos())) {
             disconnect(ctx, MqttReasonCodes.Disconnect.MESSAGE_RATE_TOO_HIGH);
             return;
         }
