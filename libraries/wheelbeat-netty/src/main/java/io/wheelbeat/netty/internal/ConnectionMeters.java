@@ -37,7 +37,7 @@ public final class ConnectionMeters {
         }
     }
 
-    /** A counter, with {@code tags} as key, value, key, value... (none for an untagged one); null without a registry. */
+    /** A counter, with {@code tags} as key, value, key, value... (none for an untagged one); null without registry. */
     public static Counter counter(
             MeterRegistry registry, String name, String description, String baseUnit, String... tags) {
         if (registry == null) {
