@@ -75,10 +75,10 @@ public abstract class PingLoop {
             this.traffic = traffic;
             String prefix = "wheelbeat.heartbeat.";
             pingsSent = ConnectionMeters.counter(registry, prefix + "pings.sent", "Heartbeat pings sent", "pings");
-            pongsMissed = ConnectionMeters.counter(
-                    registry, prefix + "pongs.missed", "Heartbeat pongs that did not come in time", "pongs");
-            pongsLate = ConnectionMeters.counter(
-                    registry, prefix + "pongs.late", "Heartbeat pongs that answered no ping awaiting them", "pongs");
+            String missed = "Heartbeat pongs that did not come within the pong timeout";
+            String late = "Heartbeat pongs that answered no ping awaiting them: after its timeout, or unasked";
+            pongsMissed = ConnectionMeters.counter(registry, prefix + "pongs.missed", missed, "pongs");
+            pongsLate = ConnectionMeters.counter(registry, prefix + "pongs.late", late, "pongs");
             roundTrip = registry == null
                     ? null
                     : Timer.builder(prefix + "rtt")
