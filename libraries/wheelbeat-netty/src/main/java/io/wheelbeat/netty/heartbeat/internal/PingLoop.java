@@ -5,10 +5,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.netty.channel.ChannelHandlerContext;
 import io.wheelbeat.core.ExecutorDrivenWheel;
+import io.wheelbeat.core.TimerNode;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.internal.ConnectionMeters;
-import io.wheelbeat.netty.internal.HandlerTimer;
 import io.wheelbeat.netty.internal.Jitter;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -26,9 +26,11 @@ import org.slf4j.LoggerFactory;
  * {@code maxMissedPongs} misses in a row, {@link #pongsMissed}. With {@code READS}, anything read
  * while a ping is out proves the peer alive (gRPC's rule).
  *
+ * <p>The loop is its one timer: for the next ping, or while a ping is out, for its pong.
+ *
  * <p>Internal. Event loop only, one channel; {@link Settings} is shared by a factory's loops.
  */
-public abstract class PingLoop {
+public abstract class PingLoop extends TimerNode {
 
     private static final Logger log = LoggerFactory.getLogger(PingLoop.class);
     /** The id no pong answers with: ids are positive. */
@@ -93,8 +95,6 @@ public abstract class PingLoop {
         }
     }
 
-    private final HandlerTimer pingTimer = new HandlerTimer(this::onTimer);
-    private final HandlerTimer pongTimer = new HandlerTimer(this::onTimer);
     private Settings settings;
     private ChannelHandlerContext ctx;
     private ExecutorDrivenWheel wheel;
@@ -148,14 +148,13 @@ public abstract class PingLoop {
         lastPingId = pongsCounted = firstPingIdMinusOne;
         lastTrafficNanos = now();
         intervalNanos = nextInterval();
-        wheel.schedule(pingTimer, intervalNanos);
+        wheel.schedule(this, intervalNanos);
     }
 
     /** Stops pinging for good: cancels the timers; later pongs are the handler's to drop. */
     public final void stop() {
         running = false;
-        cancel(pingTimer);
-        cancel(pongTimer);
+        disarm();
     }
 
     public final boolean running() {
@@ -200,7 +199,7 @@ public abstract class PingLoop {
         long now = now();
         long roundTripNanos = now - pingSentNanos;
         awaitingPong = false;
-        cancel(pongTimer);
+        disarm();
         missedPongs = 0;
         boolean first = !pongSeen;
         pongSeen = true;
@@ -221,7 +220,7 @@ public abstract class PingLoop {
 
     /** Resumes a loop that {@link #mayPing} paused (no timer pending), first stamping traffic if {@code trafficNow}. */
     public final void resumeIfPaused(boolean trafficNow) {
-        if (!running || pingTimer.isPending() || pongTimer.isPending()) {
+        if (!running || isPending()) {
             return;
         }
         long now = now();
@@ -250,8 +249,9 @@ public abstract class PingLoop {
         }
     }
 
-    private void onTimer(HandlerTimer timer) {
-        if (timer == pongTimer) {
+    @Override
+    protected void expire() {
+        if (awaitingPong) { // the pong timeout
             awaitingPong = false;
             if (settings.traffic == Traffic.WRITES || !readSincePing) { // else the peer sent something: alive
                 ConnectionMeters.count(settings.pongsMissed);
@@ -273,14 +273,14 @@ public abstract class PingLoop {
         }
         long idleNanos = now - lastTrafficNanos;
         if (idleNanos < intervalNanos) {
-            wheel.schedule(pingTimer, intervalNanos - idleNanos);
+            wheel.schedule(this, intervalNanos - idleNanos);
             return;
         }
         long pingId = lastPingId + 1;
         Object ping = newPing(ctx, pingId);
         intervalNanos = nextInterval();
         if (ping == null) {
-            wheel.schedule(pingTimer, intervalNanos);
+            wheel.schedule(this, intervalNanos);
             return;
         }
         lastPingId = pingId;
@@ -288,7 +288,7 @@ public abstract class PingLoop {
         readSincePing = false;
         pingSentNanos = now;
         // Armed before the write, so that a write failing into a close cancels it.
-        wheel.schedule(pongTimer, settings.pongTimeoutNanos);
+        wheel.schedule(this, settings.pongTimeoutNanos);
         ConnectionMeters.count(settings.pingsSent);
         if (settings.traffic == Traffic.WRITES) {
             lastTrafficNanos = now;
@@ -305,9 +305,9 @@ public abstract class PingLoop {
         return wheel.ticker().getAsLong();
     }
 
-    private void cancel(HandlerTimer timer) {
-        if (timer.isPending()) {
-            wheel.cancel(timer);
+    private void disarm() {
+        if (isPending()) {
+            wheel.cancel(this);
         }
     }
 }
