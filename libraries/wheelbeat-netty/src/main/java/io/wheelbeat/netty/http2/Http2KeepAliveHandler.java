@@ -77,16 +77,21 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
     private final Http2Connection.Listener streams = new StreamListener();
     private ChannelHandlerContext codecCtx;
     private Http2Connection connection;
-    private final HandlerTimer idleTimer = new HandlerTimer(t -> onIdleTimer());
-    private long idleSinceNanos;
-    private final HandlerTimer drainTimer = new HandlerTimer(t -> onDrainPingAcked());
-    private final HandlerTimer graceTimer = new HandlerTimer(t -> {
-        log.debug("{}: grace after maximum age over, closing", ctx().channel());
-        closeNow();
-    });
-    private long ageNanos;
     private boolean draining;
     private boolean drainPingAcked;
+    /** Until the graceful shutdown the maximum idle's, then the drain PING's: never both. */
+    private final HandlerTimer idleTimer = new HandlerTimer(t -> {
+        if (draining) {
+            onDrainPingAcked();
+        } else {
+            onIdleTimer();
+        }
+    });
+
+    private long idleSinceNanos;
+    private long ageNanos;
+    /** The maximum age was reached: the handler, its own timer, now times the grace. */
+    private boolean aged;
 
     private Http2KeepAliveHandler(Factory settings) {
         super(settings.wheels);
@@ -168,8 +173,6 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         }
         cancel(idleTimer);
         cancel(this);
-        cancel(graceTimer);
-        cancel(drainTimer);
         if (pings != null) {
             pings.stop();
         }
@@ -216,7 +219,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
 
     private void onIdleTimer() {
         long maxIdleNanos = settings.maxIdleNanos;
-        if (connection.numActiveStreams() > 0 || draining) {
+        if (connection.numActiveStreams() > 0) {
             return; // re-armed when the last stream closes
         }
         long left = maxIdleNanos - (now() - idleSinceNanos);
@@ -230,14 +233,20 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         drain("max_idle");
     }
 
-    /** The maximum age: the handler is its own timer. */
+    /** The maximum age, then its grace. */
     @Override
     protected void expire() {
+        if (aged) {
+            log.debug("{}: grace after maximum age over, closing", ctx().channel());
+            closeNow();
+            return;
+        }
+        aged = true;
         long graceNanos = settings.maxAge.grace().map(Duration::toNanos).orElse(Long.MAX_VALUE);
         ConnectionMeters.count(settings.ageCloses);
         log.debug("{}: reached its maximum age, shutting down gracefully", ctx().channel());
         if (graceNanos != Long.MAX_VALUE) {
-            schedule(graceTimer, graceNanos); // before the event, so that a listener closing the channel cancels it
+            schedule(this, graceNanos); // before the event, so that a listener closing the channel cancels it
         }
         ctx().fireUserEventTriggered(new MaxConnectionAgeEvent(ageNanos, graceNanos));
         drain("max_age");
@@ -249,9 +258,8 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
             return;
         }
         draining = true;
-        cancel(idleTimer);
         goAway(Http2Error.NO_ERROR, why, Integer.MAX_VALUE);
-        schedule(drainTimer, DRAIN_PING_TIMEOUT_NANOS);
+        schedule(idleTimer, DRAIN_PING_TIMEOUT_NANOS);
         ctx().writeAndFlush(new DefaultHttp2PingFrame(DRAIN_PING), ctx().voidPromise());
     }
 
@@ -261,7 +269,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
             return;
         }
         drainPingAcked = true;
-        cancel(drainTimer);
+        cancel(idleTimer);
         if (ctx().channel().isActive()) {
             goAway(Http2Error.NO_ERROR, "drained", 0);
             closeWhenNoStreams();
