@@ -39,10 +39,9 @@ import org.slf4j.LoggerFactory;
 /**
  * HTTP/2 connection management over Netty's {@link Http2FrameCodec}, with gRPC's rules and defaults:
  * <ul>
- *   <li><b>Keepalive pings</b> ({@link Builder#keepAliveTime}): a PING after that long without a read;
- *       its ACK fires {@code PongReceivedEvent}; no ACK nor other read within
- *       {@link Builder#keepAliveTimeout} fires {@link HeartbeatFailedEvent}, GOAWAY
- *       {@code NO_ERROR "ping_timeout"} and closes.</li>
+ *   <li><b>Keepalive pings</b> ({@link Builder#keepAliveTime}), as {@code HeartbeatHandler}'s pinging role
+ *       but after that long without a read; no ACK nor other read within {@link Builder#keepAliveTimeout}
+ *       fires {@link HeartbeatFailedEvent}, GOAWAY {@code NO_ERROR "ping_timeout"} and closes.</li>
  *   <li><b>Ping enforcement</b> ({@link Builder#pingLimits}): the last strike fires
  *       {@link TooManyPingsEvent}, GOAWAY {@code ENHANCE_YOUR_CALM "too_many_pings"}, close. Each
  *       HEADERS or DATA frame written forgives the strikes.</li>

@@ -22,7 +22,6 @@ import io.wheelbeat.netty.JitteredHandlerBuilder;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
 import io.wheelbeat.netty.heartbeat.PingLimits;
-import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
 import io.wheelbeat.netty.heartbeat.internal.PingLoop;
 import io.wheelbeat.netty.internal.ConnectionMeters;
@@ -35,22 +34,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * WebSocket keepalive over Netty's WebSocket codec, for servers and clients:
+ * WebSocket keepalive over Netty's WebSocket codec, for servers and clients, with {@link HeartbeatHandler}'s
+ * events and meters:
  * <ul>
- *   <li><b>Pings</b>, from the end of the handshake: when nothing was written (flushed) for the
- *       ping interval, a ping frame whose data is the ping's 8-byte id; the pong echoes it
- *       [RFC 6455 5.5.3]. A pong in time fires {@link PongReceivedEvent}; others are late.</li>
- *   <li><b>Missed pongs</b>: after {@link Builder#maxMissedPongs} in a row,
- *       {@link HeartbeatFailedEvent}, close frame 1001 {@value #PING_TIMEOUT}, close.</li>
+ *   <li><b>Pings</b> from the end of the handshake, as {@code HeartbeatHandler}'s pinging role, their
+ *       8-byte id as data, echoed by the pong [RFC 6455 5.5.3]. {@link Builder#maxMissedPongs} misses
+ *       in a row: {@link HeartbeatFailedEvent}, close frame 1001 {@value #PING_TIMEOUT}, close.</li>
  *   <li><b>Reader idle</b> ({@link Builder#readerIdleTimeout}): nothing read for the timeout since
  *       activation fires {@link WebSocketReaderIdleEvent}, close frame 1001 {@value #IDLE_TIMEOUT}
  *       (after the handshake), close ({@code wheelbeat.connection.closed{reason=reader_idle}}).</li>
- *   <li><b>The peer's pings</b> are answered by {@link HeartbeatHandler}'s answering role, added
- *       before the protocol handler at the handshake. The last strike of {@link Builder#pingLimits}
- *       fires {@link TooManyPingsEvent}, close frame 1008 {@value #TOO_MANY_PINGS}, close.</li>
+ *   <li><b>The peer's pings</b>: answered by {@code HeartbeatHandler}'s answering role, added before the
+ *       protocol handler at the handshake. The last strike of {@link Builder#pingLimits} fires
+ *       {@link TooManyPingsEvent}, close frame 1008 {@value #TOO_MANY_PINGS}, close.</li>
  * </ul>
  * Pong frames are consumed; everything else passes. Once a close frame goes out, pinging stops.
- * Meters: {@code HeartbeatHandler}'s. A handler serves one channel, on its event loop.
  *
  * <p>Add it after {@link WebSocketServerProtocolHandler} (or {@link WebSocketClientProtocolHandler})
  * built with {@code dropPongFrames(false)}:
@@ -62,7 +59,7 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  * If the protocol handler is missing or drops pongs (checked with one empty pong at the
  * handshake), it logs the fix once per {@link Factory}, fires an {@link IllegalStateException} and
- * closes (close frame 1011 after the handshake).
+ * closes (close frame 1011 after the handshake). A handler serves one channel, on its event loop.
  */
 public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
 
