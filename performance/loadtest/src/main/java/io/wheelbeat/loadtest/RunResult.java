@@ -189,7 +189,7 @@ record RunResult(
             Map<String, Double> liveByClass,
             List<HeapPoint> checkpoints) {}
 
-    /** Heap per connection read after a full GC with {@code connections} open. */
+    /** Live objects' bytes per connection, read with {@code connections} open. */
     record HeapPoint(int connections, double bytesPerConnection) {}
 
     /**
