@@ -22,7 +22,7 @@ import org.openjdk.jol.vm.VM;
  * The timer nodes one started keepalive holds, as {@link RetainedHeap} counts its heap: deadlines
  * that never overlap share a node, and a handler or ping loop with one deadline at a time is its own
  * node, so no keepalive holds a {@link HandlerTimer} but HTTP/2's (maximum idle, then the drain PING,
- * beside the handler's maximum age and grace).
+ * beside the handler's maximum age and grace). Here, beside {@link RetainedHeap}, which is this package's.
  */
 class KeepAliveFootprintTest {
 
