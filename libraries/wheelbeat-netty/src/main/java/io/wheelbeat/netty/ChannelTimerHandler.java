@@ -6,8 +6,12 @@ import io.netty.channel.ChannelInboundHandler;
 import io.netty.channel.ChannelOutboundHandler;
 import io.netty.channel.ChannelPipelineException;
 import io.netty.channel.ChannelPromise;
+import io.netty.util.concurrent.EventExecutor;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.TimerNode;
+import io.wheelbeat.netty.internal.ContextHolder;
+import io.wheelbeat.netty.internal.HandlerFields;
+import io.wheelbeat.netty.internal.LoopClocks;
 import java.net.SocketAddress;
 import java.util.Objects;
 
@@ -30,18 +34,50 @@ import java.util.Objects;
  */
 public abstract class ChannelTimerHandler extends TimerNode implements ChannelInboundHandler, ChannelOutboundHandler {
 
-    private static final byte NEW = 0;
-    private static final byte RUNNING = 1;
-    private static final byte STOPPED = 2;
+    private static final int NEW = 0;
+    private static final int RUNNING = 1;
+    /** After a start. */
+    private static final int STOPPED = 2;
+
+    private static final int STOPPED_UNSTARTED = 3;
+    private static final int STATE_BITS = 2;
+    private static final int STATE_MASK = (1 << STATE_BITS) - 1;
 
     /**
-     * The {@link EventLoopWheels} until the start, then the channel's {@link ExecutorDrivenWheel}: one
-     * field, 4 B less per channel.
+     * The context once added, or a {@link ContextHolder} that holds it beside wheels other than the
+     * shared ones or a subclass's state: one reference. The wheel is not kept: found from the
+     * context's executor when needed.
      */
-    private Object wheel;
+    private Object context;
+    /** The lifecycle state in the low bits, a subclass's flags above ({@link HandlerFields}). */
+    private int bits;
 
-    private ChannelHandlerContext ctx;
-    private byte state = NEW;
+    static {
+        HandlerFields.install(new HandlerFields.Access() {
+            @Override
+            public Object context(ChannelTimerHandler handler) {
+                return handler.context;
+            }
+
+            @Override
+            public void hold(ChannelTimerHandler handler, ContextHolder holder) {
+                if (handler.ctx() != null) {
+                    throw new IllegalStateException("added already");
+                }
+                handler.context = holder;
+            }
+
+            @Override
+            public int flags(ChannelTimerHandler handler) {
+                return handler.bits >>> STATE_BITS;
+            }
+
+            @Override
+            public void flags(ChannelTimerHandler handler, int flags) {
+                handler.bits = flags << STATE_BITS | handler.bits & STATE_MASK;
+            }
+        });
+    }
 
     /**
      * For wheelbeat's handlers only.
@@ -50,12 +86,14 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
      * @throws NullPointerException if {@code wheels} is null
      */
     protected ChannelTimerHandler(EventLoopWheels wheels) {
-        this.wheel = Objects.requireNonNull(wheels, "wheels");
+        if (Objects.requireNonNull(wheels, "wheels") != EventLoopWheels.shared()) {
+            this.context = new ContextHolder(wheels);
+        }
     }
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
-        if (this.ctx != null) {
+        if (ctx() != null) {
             if (isSharable()) {
                 return; // as Netty's IdleStateHandler: stopped once removed, it never starts again
             }
@@ -63,13 +101,17 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
             throw new ChannelPipelineException(
                     getClass().getName() + " is not a @Sharable handler, so can't be added or removed multiple times.");
         }
-        this.ctx = ctx;
+        if (context instanceof ContextHolder holder) {
+            holder.ctx(ctx);
+        } else {
+            context = ctx;
+        }
         startIfActive(ctx);
     }
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) throws Exception {
-        if (ctx == this.ctx) { // not a refused second addition
+        if (ctx == ctx()) { // not a refused second addition
             stop();
         }
     }
@@ -82,7 +124,7 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
-        if (state == NEW) {
+        if (state() == NEW) {
             start(ctx);
         }
         ctx.fireChannelActive();
@@ -106,24 +148,43 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
 
     /** Before {@code channelActive} fired, or when it has fired already and will not come again. */
     private void startIfActive(ChannelHandlerContext ctx) {
-        if (state == NEW && ctx.channel().isActive() && ctx.channel().isRegistered()) {
+        if (state() == NEW && ctx.channel().isActive() && ctx.channel().isRegistered()) {
             start(ctx);
         }
     }
 
     private void start(ChannelHandlerContext ctx) {
         // Before RUNNING: if this throws, the handler stops without anything to cancel.
-        this.wheel = ((EventLoopWheels) wheel).wheelFor(ctx.executor());
-        state = RUNNING;
-        onStart(ctx, now());
+        ExecutorDrivenWheel wheel = wheels().wheelFor(ctx.executor());
+        state(RUNNING);
+        onStart(ctx, wheel.ticker().getAsLong());
     }
 
     private void stop() {
-        byte was = state;
-        state = STOPPED;
+        int was = state();
         if (was == RUNNING) {
+            state(STOPPED);
             onStop();
+        } else if (was == NEW) {
+            state(STOPPED_UNSTARTED);
         }
+    }
+
+    private int state() {
+        return bits & STATE_MASK;
+    }
+
+    private void state(int state) {
+        bits = bits & ~STATE_MASK | state;
+    }
+
+    private EventLoopWheels wheels() {
+        return context instanceof ContextHolder holder ? holder.wheels() : EventLoopWheels.shared();
+    }
+
+    /** The wheel of the context's executor; after the start only. */
+    private ExecutorDrivenWheel loopWheel() {
+        return wheels().wheelOn(ctx().executor());
     }
 
     /**
@@ -152,7 +213,7 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
      * @return whether it runs
      */
     protected final boolean running() {
-        return state == RUNNING;
+        return state() == RUNNING;
     }
 
     /**
@@ -161,7 +222,8 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
      * @return the context, null before the handler is added
      */
     protected final ChannelHandlerContext ctx() {
-        return ctx;
+        Object context = this.context;
+        return context instanceof ContextHolder holder ? holder.ctx() : (ChannelHandlerContext) context;
     }
 
     /**
@@ -170,7 +232,8 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
      * @return the wheel, null before the start
      */
     protected final ExecutorDrivenWheel wheel() {
-        return wheel instanceof ExecutorDrivenWheel started ? started : null;
+        int state = state();
+        return state == RUNNING || state == STOPPED ? loopWheel() : null;
     }
 
     /**
@@ -179,7 +242,11 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
      * @return the time, in nanoseconds
      */
     protected final long now() {
-        return ((ExecutorDrivenWheel) wheel).ticker().getAsLong();
+        EventExecutor executor = ctx().executor();
+        // The wheel's clock: on Netty 4.2 the executor's ticker, read without finding the wheel.
+        return LoopClocks.nettyHasTickers()
+                ? LoopClocks.nanoTime(executor)
+                : wheels().wheelOn(executor).ticker().getAsLong();
     }
 
     /**
@@ -189,7 +256,7 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
      * @param delayNanos nanoseconds from now
      */
     protected final void schedule(TimerNode timer, long delayNanos) {
-        ((ExecutorDrivenWheel) wheel).schedule(timer, delayNanos);
+        loopWheel().schedule(timer, delayNanos);
     }
 
     /**
@@ -199,7 +266,7 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
      */
     protected final void cancel(TimerNode timer) {
         if (timer.isPending()) {
-            ((ExecutorDrivenWheel) wheel).cancel(timer);
+            loopWheel().cancel(timer);
         }
     }
 

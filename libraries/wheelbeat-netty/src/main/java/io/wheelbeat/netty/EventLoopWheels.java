@@ -1,6 +1,7 @@
 package io.wheelbeat.netty;
 
 import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.FastThreadLocal;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.internal.Drivers;
 import io.wheelbeat.core.internal.WheelExecutor;
@@ -39,6 +40,23 @@ public final class EventLoopWheels {
     private final Map<EventExecutor, Boolean> ownWheelsAnnounced = new WeakHashMap<>();
 
     private BiConsumer<EventExecutor, ExecutorDrivenWheel> onNewWheel = (loop, wheel) -> {};
+
+    /**
+     * Per thread: the wheel of the loop it looked up last from that loop's own thread. A loop's
+     * thread asks only for its own loop, so this answers the handlers without the map's lock; a
+     * loop's thread ends with the loop, and with it what this pins.
+     */
+    private final FastThreadLocal<LastWheel> lastWheel = new FastThreadLocal<>() {
+        @Override
+        protected LastWheel initialValue() {
+            return new LastWheel();
+        }
+    };
+
+    private static final class LastWheel {
+        EventExecutor loop;
+        ExecutorDrivenWheel wheel;
+    }
 
     /**
      * Wheels with the given tick (rounded up to a power of two nanoseconds) and number of slots.
@@ -100,6 +118,26 @@ public final class EventLoopWheels {
             // EmbeddedChannel's loop: it has no termination; its wheel goes with its weak key.
         }
         announce.accept(loop, wheel);
+        return wheel;
+    }
+
+    /**
+     * {@link #wheelFor}, without a lock when called again from the loop's thread: for the handlers,
+     * which find their wheel from their executor each time they need it instead of keeping it.
+     */
+    ExecutorDrivenWheel wheelOn(EventExecutor loop) {
+        if (loop instanceof LoopWheelOwner owner) {
+            return owner.wheel();
+        }
+        LastWheel last = lastWheel.get();
+        if (last.loop == loop) {
+            return last.wheel;
+        }
+        ExecutorDrivenWheel wheel = wheelFor(loop);
+        if (loop.inEventLoop()) {
+            last.loop = loop;
+            last.wheel = wheel;
+        }
         return wheel;
     }
 

@@ -353,7 +353,7 @@ final class Charts {
         return axis;
     }
 
-    /** Heap per connection at every heap reading of every run, one series per handler. */
+    /** Live bytes per connection at every heap reading of every run, one series per handler. */
     private JFreeChart heapPerConnection() {
         XYSeriesCollection data = new XYSeriesCollection();
         for (String handler : handlers()) {
@@ -364,7 +364,11 @@ final class Charts {
                             r.heap().checkpoints().forEach(p -> series.add(p.connections(), p.bytesPerConnection())));
             data.addSeries(series);
         }
-        return xyChart("Heap per connection (live, after full GC)", "connections open", "bytes per connection", data);
+        return xyChart(
+                "Heap per connection (live objects, class histogram)",
+                "connections open",
+                "bytes per connection",
+                data);
     }
 
     /**

@@ -7,6 +7,7 @@ import java.lang.management.MemoryMXBean;
 import java.lang.management.RuntimeMXBean;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import javax.management.ListenerNotFoundException;
 import javax.management.Notification;
 import javax.management.NotificationEmitter;
@@ -27,7 +28,8 @@ final class JvmStats implements NotificationListener, AutoCloseable {
 
     private static final MemoryMXBean MEMORY = ManagementFactory.getMemoryMXBean();
     private static final RuntimeMXBean RUNTIME = ManagementFactory.getRuntimeMXBean();
-    private static final String EXPLICIT_CAUSE = "System.gc()";
+    /** The causes of the collections the load test asks for: its heap readings. */
+    private static final Set<String> EXPLICIT_CAUSES = Set.of("System.gc()", "Heap Inspection Initiated GC");
 
     private final List<NotificationEmitter> emitters = new ArrayList<>();
     private final List<String> collectors = new ArrayList<>();
@@ -63,7 +65,7 @@ final class JvmStats implements NotificationListener, AutoCloseable {
             return;
         }
         long millis = info.getGcInfo().getDuration();
-        boolean explicit = EXPLICIT_CAUSE.equals(info.getGcCause());
+        boolean explicit = EXPLICIT_CAUSES.contains(info.getGcCause());
         synchronized (this) {
             pauses.add(new RunResult.Pause(
                     (info.getGcInfo().getStartTime() - originUptimeMillis) / 1e3,
@@ -113,13 +115,14 @@ final class JvmStats implements NotificationListener, AutoCloseable {
     }
 
     /**
-     * Heap in use after a full collection: the live set. One collection only: it stops the whole
+     * The live heap: one full collection, then the bytes of every reachable object by class, and
+     * the heap the collector reports in use right after. One collection only: it stops the whole
      * JVM, clients and server alike, and a stop longer than the reader-idle limit minus the
      * longest heartbeat gap would make talking connections idle for real.
      */
-    static long usedHeapAfterFullGc() {
-        System.gc();
-        return usedHeap();
+    static HeapReading readHeap() {
+        ClassHistogram live = ClassHistogram.take();
+        return new HeapReading(usedHeap(), live);
     }
 
     /** Heap bytes allocated so far by every thread of this JVM (an approximation, as the JVM gives it). */
@@ -145,6 +148,21 @@ final class JvmStats implements NotificationListener, AutoCloseable {
             } catch (ListenerNotFoundException e) {
                 // already gone: nothing to undo
             }
+        }
+    }
+
+    /**
+     * One heap reading. The two differ: G1 counts whole regions' used parts, and a full
+     * collection leaves the dead objects of nearly full regions in place (up to 5% of each) and
+     * partly filled regions behind its compaction, so the heap in use carries some megabytes
+     * that move from reading to reading; the live objects' bytes do not.
+     *
+     * @param usedBytes the heap the collector reports in use after the collection
+     * @param live every reachable object's bytes, by class
+     */
+    record HeapReading(long usedBytes, ClassHistogram live) {
+        long liveBytes() {
+            return live.totalBytes();
         }
     }
 

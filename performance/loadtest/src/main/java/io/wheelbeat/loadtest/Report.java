@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
@@ -54,7 +56,7 @@ final class Report {
      * without a handler, same scenario, same number of connections.
      *
      * @param round the repeat both runs belong to
-     * @param bytesPerConnection heap per connection, handler minus baseline
+     * @param bytesPerConnection live objects' bytes per connection, handler minus baseline
      * @param serverLoopNanosPerMessage steady server-loop CPU per message, handler minus baseline
      */
     record IdleMachinery(
@@ -145,7 +147,7 @@ final class Report {
                             run.handler(),
                             run.connectionsRequested(),
                             run.round(),
-                            run.heap().bytesPerConnection() - base.heap().bytesPerConnection(),
+                            run.heap().liveBytesPerConnection() - base.heap().liveBytesPerConnection(),
                             run.steady().loopNanosPerMessage() - base.steady().loopNanosPerMessage())));
         }
         return result;
@@ -332,6 +334,7 @@ final class Report {
                     runs.stream().filter(r -> r.connectionsRequested() == size).toList();
             md.append("## ").append(String.format(Locale.ROOT, "%,d", size)).append(" connections, run by run\n\n");
             table(md, group);
+            byClass(md, size);
         }
         if (settings.sizes().size() > 1) {
             scaling(md);
@@ -341,14 +344,16 @@ final class Report {
             md.append("![").append(chart).append("](").append(chart).append(")\n\n");
         }
         md.append("## What the numbers count\n\n");
-        md.append("- **Heap per connection**: an arm's share of the live-heap growth (full-GC readings before "
-                        + "and after its share of the ramp) over the connections opened in it. ")
+        md.append("- **Heap per connection**: an arm's share of the growth of the live objects' bytes (class "
+                        + "histograms, each after a full GC, before and after its share of the ramp) over the "
+                        + "connections opened in it; the heap in use the collector reports at the same readings "
+                        + "is in the run-by-run table, it also moves with the collector's region bookkeeping. ")
                 .append(
                         settings.tier() == Tier.LOCAL
                                 ? "Local tier: both ends of each connection are in this JVM. "
                                 : "TCP tier: the server process's heap only. ")
-                .append("The bookkeeping of the load test itself (16 bytes per connection) is allocated before the "
-                        + "first reading and not counted.\n");
+                .append("The bookkeeping of the load test itself (its ledgers and heartbeat calendars) is allocated "
+                        + "before the first reading and not counted.\n");
         md.append("- **Idle machinery**: an arm minus the arm without an idle handler, same round, same JVM.\n");
         md.append("- **Lateness**: fire time of the first reader-idle event minus the true deadline, which is "
                 + "the connection's last message arrival at the server (stamped by a probe in front of the idle "
@@ -392,8 +397,13 @@ final class Report {
         row(
                 md,
                 group,
-                "heap per connection (bytes, after full GC)",
+                "heap in use per connection (bytes, after full GC)",
                 r -> f("%,.0f", r.heap().bytesPerConnection()));
+        row(
+                md,
+                group,
+                "live objects per connection (bytes, class histogram)",
+                r -> f("%,.0f", r.heap().liveBytesPerConnection()));
         row(
                 md,
                 group,
@@ -546,6 +556,77 @@ final class Report {
         md.append('\n');
     }
 
+    /** The idle machinery's live bytes by class, if the session ran the baseline. */
+    private void byClass(StringBuilder md, int size) {
+        Map<String, Map<String, Double>> byClass = machineryByClass(runs, size, 1);
+        List<String> arms = byClass.values().stream()
+                .flatMap(m -> m.keySet().stream())
+                .distinct()
+                .sorted()
+                .toList();
+        if (arms.isEmpty()) {
+            return;
+        }
+        md.append("Idle machinery by class: live bytes per connection, arm minus none, mean over rounds; "
+                + "classes that moved by at least 1 B\n\n| class |");
+        arms.forEach(a -> md.append(' ').append(a).append(" |"));
+        md.append("\n|---|");
+        arms.forEach(a -> md.append("---:|"));
+        md.append('\n');
+        byClass.forEach((c, v) -> {
+            md.append("| `").append(c).append("` |");
+            arms.forEach(a ->
+                    md.append(' ').append(f("%,.1f", v.getOrDefault(a, 0.0))).append(" |"));
+            md.append('\n');
+        });
+        md.append('\n');
+    }
+
+    /**
+     * Each arm's live bytes per connection by class minus the baseline's of the same round, the
+     * mean over the rounds that have both; classes whose mean moved by at least {@code shown}
+     * bytes in some arm, largest first.
+     *
+     * @return class to (arm to bytes per connection)
+     */
+    static Map<String, Map<String, Double>> machineryByClass(List<RunResult> runs, int connections, double shown) {
+        Map<String, Map<String, Double>> sums = new LinkedHashMap<>();
+        Map<String, Integer> rounds = new LinkedHashMap<>();
+        for (RunResult run : runs) {
+            if (run.connectionsRequested() != connections || !run.idle().applicable()) {
+                continue;
+            }
+            Optional<RunResult> base = VerdictTable.find(runs, connections, run.round(), VerdictTable.BASELINE);
+            if (base.isEmpty()) {
+                continue;
+            }
+            rounds.merge(run.handler(), 1, Integer::sum);
+            Map<String, Double> mine = run.heap().liveByClass();
+            Map<String, Double> theirs = base.get().heap().liveByClass();
+            Set<String> classes = new TreeSet<>(mine.keySet());
+            classes.addAll(theirs.keySet());
+            for (String c : classes) {
+                sums.computeIfAbsent(c, k -> new LinkedHashMap<>())
+                        .merge(run.handler(), mine.getOrDefault(c, 0.0) - theirs.getOrDefault(c, 0.0), Double::sum);
+            }
+        }
+        Map<String, Map<String, Double>> means = new LinkedHashMap<>();
+        sums.entrySet().stream()
+                .map(e -> {
+                    Map<String, Double> mean = new LinkedHashMap<>();
+                    e.getValue().forEach((arm, sum) -> mean.put(arm, sum / rounds.get(arm)));
+                    return Map.entry(e.getKey(), mean);
+                })
+                .filter(e -> e.getValue().values().stream().anyMatch(v -> Math.abs(v) >= shown))
+                .sorted((a, b) -> Double.compare(largest(b.getValue()), largest(a.getValue())))
+                .forEach(e -> means.put(e.getKey(), e.getValue()));
+        return means;
+    }
+
+    private static double largest(Map<String, Double> values) {
+        return values.values().stream().mapToDouble(Math::abs).max().orElse(0);
+    }
+
     private void scaling(StringBuilder md) {
         md.append("## Scaling\n\n| connections | handler | heap/conn (B) | idle machinery (B/conn) | "
                 + "server CPU/msg (ns) | idle machinery CPU/msg (ns) | timer ops/s (sched+cancel+re-arm) |\n"
@@ -556,7 +637,7 @@ final class Report {
                     "| %,d | %s | %,.0f | %s | %,.0f | %s | %,.0f |\n",
                     r.connectionsRequested(),
                     r.handler(),
-                    r.heap().bytesPerConnection(),
+                    r.heap().liveBytesPerConnection(),
                     m.map(x -> f("%,.0f", x.bytesPerConnection())).orElse("-"),
                     r.steady().loopNanosPerMessage(),
                     m.map(x -> f("%,.0f", x.serverLoopNanosPerMessage())).orElse("-"),

@@ -1,6 +1,7 @@
 package io.wheelbeat.loadtest;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * Everything one arm of one round measured: its server, its share of the connections, beside
@@ -164,16 +165,31 @@ record RunResult(
 
     /**
      * Heap after full collections, this JVM's: in the local tier both ends of every connection,
-     * in the TCP tier the server's side only.
+     * in the TCP tier the server's side only. Read twice at each reading: the heap the collector
+     * reports in use, and the bytes of the live objects (a class histogram); the verdict uses
+     * the live objects, whose count does not move with the collector's region bookkeeping.
      *
-     * @param beforeBytes live heap before the first connect (server bound, bookkeeping allocated)
-     * @param afterBytes live heap with every connection open and heartbeating
-     * @param bytesPerConnection (after - before) / opened
-     * @param checkpoints bytes per connection at points of the ramp, the last after it
+     * @param beforeBytes heap in use before the first connect (server bound, bookkeeping allocated)
+     * @param afterBytes heap in use with every connection open and heartbeating
+     * @param bytesPerConnection (after - before) / opened, heap in use
+     * @param liveBeforeBytes live objects' bytes at the reading of {@code beforeBytes}
+     * @param liveAfterBytes live objects' bytes at the reading of {@code afterBytes}
+     * @param liveBytesPerConnection (liveAfter - liveBefore) / opened
+     * @param liveByClass liveBytesPerConnection by class, the classes that moved by at least
+     *     {@link ClassHistogram#SHOWN_BYTES}, largest first
+     * @param checkpoints live bytes per connection at points of the ramp, the last after it
      */
-    record Heap(long beforeBytes, long afterBytes, double bytesPerConnection, List<HeapPoint> checkpoints) {}
+    record Heap(
+            long beforeBytes,
+            long afterBytes,
+            double bytesPerConnection,
+            long liveBeforeBytes,
+            long liveAfterBytes,
+            double liveBytesPerConnection,
+            Map<String, Double> liveByClass,
+            List<HeapPoint> checkpoints) {}
 
-    /** Heap per connection read after a full GC with {@code connections} open. */
+    /** Live objects' bytes per connection, read with {@code connections} open. */
     record HeapPoint(int connections, double bytesPerConnection) {}
 
     /**

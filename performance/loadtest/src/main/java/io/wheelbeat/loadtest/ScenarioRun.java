@@ -153,7 +153,24 @@ final class ScenarioRun {
     }
 
     /** One arm's share of the ramp: heap readings around it, connects, time. */
-    private record Share(long heapBefore, long heapAfter, int opened, int failed, double seconds) {}
+    private record Share(
+            JvmStats.HeapReading heapBefore, JvmStats.HeapReading heapAfter, int opened, int failed, double seconds) {
+
+        RunResult.Heap heap() {
+            double used = perConnection(heapAfter.usedBytes() - heapBefore.usedBytes(), opened);
+            double live = perConnection(heapAfter.liveBytes() - heapBefore.liveBytes(), opened);
+            return new RunResult.Heap(
+                    heapBefore.usedBytes(),
+                    heapAfter.usedBytes(),
+                    used,
+                    heapBefore.liveBytes(),
+                    heapAfter.liveBytes(),
+                    live,
+                    ClassHistogram.perConnection(
+                            heapAfter.live().growthSince(heapBefore.live()), opened, ClassHistogram.SHOWN_BYTES),
+                    List.of(new RunResult.HeapPoint(opened, live)));
+        }
+    }
 
     /** @param clockOrigin the reading of {@link Clock} at second 0 of {@code jvm}'s clock */
     private List<RunResult> measure(
@@ -166,7 +183,14 @@ final class ScenarioRun {
             throws Exception {
         int k = servers.size();
         double loadAtStart = JvmStats.loadAverage();
-        long heapBefore = JvmStats.usedHeapAfterFullGc();
+        for (ArmServer server : servers) {
+            if (server.arm().handler() == IdleHandlerKind.WHEEL) {
+                // Reading a loop's shared wheel makes it: per-loop state, like a Netty loop's task queue, made
+                // before the first heap reading instead of in whichever share first reads or uses it.
+                server.loops().snapshot(true, LOOP_ANSWER_SECONDS, TimeUnit.SECONDS);
+            }
+        }
+        JvmStats.HeapReading heapBefore = JvmStats.readHeap();
         LoadClient.ClientStats clientBefore = client.stats();
         long cpuBefore = JvmStats.processCpuNanos();
         long allocatedBefore = JvmStats.allocatedBytes();
@@ -205,7 +229,6 @@ final class ScenarioRun {
             IdleVerdict verdict = server.ledger().evaluate(s.plan(), s.readerIdleNanos(), s.toleranceNanos());
             Share share = shares.get(j);
             int armConnections = server.end() - server.first();
-            double perConnection = perConnection(share.heapAfter() - share.heapBefore(), share.opened());
             RunResult.Gc gcResult = new RunResult.Gc(
                     jvm.collectorNames(),
                     gc.collections(),
@@ -230,11 +253,7 @@ final class ScenarioRun {
                     share.seconds(),
                     share.opened() / share.seconds(),
                     window,
-                    new RunResult.Heap(
-                            share.heapBefore(),
-                            share.heapAfter(),
-                            perConnection,
-                            List.of(new RunResult.HeapPoint(share.opened(), perConnection))),
+                    share.heap(),
                     TimerAccounting.report(kind, loops, window),
                     idle(
                             kind,
@@ -282,9 +301,10 @@ final class ScenarioRun {
      * The ramp, arm by arm: the client pauses itself at the start of each arm's share; each pause
      * takes a full-GC heap reading. A ramp that stops making progress is given up.
      */
-    private List<Share> ramp(List<ArmServer> servers, LoadClient client, long heapBefore) throws Exception {
+    private List<Share> ramp(List<ArmServer> servers, LoadClient client, JvmStats.HeapReading heapBefore)
+            throws Exception {
         List<Share> shares = new ArrayList<>();
-        long heap = heapBefore;
+        JvmStats.HeapReading heap = heapBefore;
         int openedBefore = 0;
         int failedBefore = 0;
         long shareStart = Clock.nanoTime();
@@ -308,17 +328,18 @@ final class ScenarioRun {
             }
             client.pauseOpening();
             double seconds = (Clock.nanoTime() - shareStart) / 1e9;
-            long after = JvmStats.usedHeapAfterFullGc();
+            JvmStats.HeapReading after = JvmStats.readHeap();
             int opened = client.opened();
             int failed = client.failed();
             shares.add(new Share(heap, after, opened - openedBefore, failed - failedBefore, seconds));
             log.info(
-                    "[{}] {}: {} connections opened in {} s, {} bytes each on the heap",
+                    "[{}] {}: {} connections opened in {} s, {} bytes each on the heap, {} in live objects",
                     label,
                     server.arm().id(),
                     opened - openedBefore,
                     String.format(java.util.Locale.ROOT, "%.1f", seconds),
-                    Math.round(perConnection(after - heap, opened - openedBefore)));
+                    Math.round(perConnection(after.usedBytes() - heap.usedBytes(), opened - openedBefore)),
+                    Math.round(perConnection(after.liveBytes() - heap.liveBytes(), opened - openedBefore)));
             heap = after;
             openedBefore = opened;
             failedBefore = failed;

@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
-import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -12,7 +11,8 @@ import java.util.concurrent.TimeUnit;
  * Sends the heartbeats of the client connections of one event loop. Connections wait in buckets
  * of {@link #STEP_NANOS} by their next send time; one fixed-rate task per loop sends each bucket
  * when its time comes and files every connection again at its next (jittered) time. So half a
- * million connections cost the client two scheduled tasks and four bytes of calendar each, and
+ * million connections cost the client two scheduled tasks and four bytes of calendar each per
+ * client loop, all allocated when the calendar is made (before the first heap reading), and
  * nothing on the server side depends on how the client keeps time.
  *
  * <p>Owned by its event loop: every method but {@link #start()} runs on it.
@@ -31,8 +31,6 @@ final class SendCalendar implements Runnable {
     private static final ByteBuf HEARTBEAT = Unpooled.unreleasableBuffer(
             Unpooled.directBuffer(1, 1).writeByte('h').asReadOnly());
 
-    private static final int INITIAL_BUCKET_CAPACITY = 16;
-
     private final HeartbeatDriver driver;
     private final EventLoop loop;
     private final SplittableRandom random;
@@ -42,8 +40,7 @@ final class SendCalendar implements Runnable {
     private final boolean shareHeartbeat;
     private final long burstEpochNanos;
     private final int mask;
-    private final int[][] buckets;
-    private final int[] sizes;
+    private final IndexBuckets buckets;
     /** The last step whose bucket has been sent. */
     private long sentStep;
 
@@ -63,8 +60,8 @@ final class SendCalendar implements Runnable {
         long stepsAhead = settings.maxHeartbeatGapNanos() / STEP_NANOS + 2;
         int bucketCount = Integer.highestOneBit((int) Math.min(1 << 24, 2 * stepsAhead + 64) - 1) << 1;
         this.mask = bucketCount - 1;
-        this.buckets = new int[bucketCount][];
-        this.sizes = new int[bucketCount];
+        // Any connection may land on this loop: one link for each.
+        this.buckets = new IndexBuckets(bucketCount, settings.connections());
         this.sentStep = Clock.nanoTime() / STEP_NANOS;
     }
 
@@ -102,11 +99,10 @@ final class SendCalendar implements Runnable {
     }
 
     private void sendBucket(int bucket, long now, long silenceStart) {
-        int[] indices = buckets[bucket];
-        int count = sizes[bucket];
-        sizes[bucket] = 0; // file() never targets the bucket being sent, see file()
-        for (int k = 0; k < count; k++) {
-            int index = indices[k];
+        int next = buckets.takeAll(bucket); // file() never targets the bucket being sent, see file()
+        while (next != IndexBuckets.NONE) {
+            int index = next;
+            next = buckets.next(index);
             Channel channel = driver.channel(index);
             if (channel == null || !channel.isActive() || driver.hasGoneSilent(index, now, silenceStart)) {
                 continue; // dropped for good
@@ -131,14 +127,7 @@ final class SendCalendar implements Runnable {
      */
     private void file(int index, long sendAtNanos) {
         long step = Math.min(Math.max(sendAtNanos / STEP_NANOS, sentStep + 1), sentStep + mask);
-        int bucket = (int) step & mask;
-        int[] indices = buckets[bucket];
-        if (indices == null) {
-            indices = buckets[bucket] = new int[INITIAL_BUCKET_CAPACITY];
-        } else if (sizes[bucket] == indices.length) {
-            indices = buckets[bucket] = Arrays.copyOf(indices, indices.length * 2);
-        }
-        indices[sizes[bucket]++] = index;
+        buckets.add((int) step & mask, index);
     }
 
     EventLoop loop() {

@@ -70,13 +70,13 @@ final class VerdictTable {
             "B",
             Verdict.Better.LOWER,
             true,
-            perRound(r -> r.heap().bytesPerConnection()));
+            perRound(r -> r.heap().liveBytesPerConnection()));
     static final Measure HEAP_BYTES = new Measure(
             "heap per connection",
             "B",
             Verdict.Better.LOWER,
             false,
-            perRound(r -> r.heap().bytesPerConnection()));
+            perRound(r -> r.heap().liveBytesPerConnection()));
     static final Measure LOOP_CPU = new Measure(
             "server-loop CPU per message, steady",
             "ns",

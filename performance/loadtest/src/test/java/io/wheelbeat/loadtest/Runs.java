@@ -2,6 +2,7 @@ package io.wheelbeat.loadtest;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /** Made-up results of one arm in one round, for the tests of the verdict and the exit status. */
 final class Runs {
@@ -10,6 +11,43 @@ final class Runs {
     static final int SILENCED = 16_564;
 
     private Runs() {}
+
+    /** {@code run} with its live bytes per connection by class. */
+    static RunResult withLiveByClass(RunResult run, Map<String, Double> byClass) {
+        RunResult.Heap h = run.heap();
+        RunResult.Heap heap = new RunResult.Heap(
+                h.beforeBytes(),
+                h.afterBytes(),
+                h.bytesPerConnection(),
+                h.liveBeforeBytes(),
+                h.liveAfterBytes(),
+                h.liveBytesPerConnection(),
+                byClass,
+                h.checkpoints());
+        return new RunResult(
+                run.tier(),
+                run.transport(),
+                run.connectionKind(),
+                run.handler(),
+                run.round(),
+                run.connectionsRequested(),
+                run.opened(),
+                run.failed(),
+                run.serverChannels(),
+                run.rampSeconds(),
+                run.openRatePerSecond(),
+                run.windowSeconds(),
+                heap,
+                run.timers(),
+                run.idle(),
+                run.traffic(),
+                run.gc(),
+                run.cpu(),
+                run.machine(),
+                run.steady(),
+                run.loopLag(),
+                run.timeline());
+    }
 
     /**
      * An arm's result with the given heap per connection, open rate, steady loop CPU per message
@@ -53,7 +91,10 @@ final class Runs {
                 share / openRate,
                 openRate,
                 60,
-                new RunResult.Heap(0, 0, heapPerConnection, List.of()),
+                // The heap in use is off by what the collector leaves behind, arm by arm: the verdict reads
+                // the live objects.
+                new RunResult.Heap(
+                        0, 0, heapPerConnection + 40 * arm.length(), 0, 0, heapPerConnection, Map.of(), List.of()),
                 new RunResult.Timers(
                         "test",
                         0,

@@ -23,31 +23,26 @@ import java.util.function.ToLongFunction;
 import java.util.random.RandomGenerator;
 
 /**
- * Application-level heartbeats in one or both roles, on the event loop's shared wheel.
+ * Application-level heartbeats in one or both roles, with the events, meters and {@link PingLimits}
+ * every keepalive of wheelbeat shares.
  *
  * <p><b>Pinging</b> ({@link Builder#sendPings}): when nothing was written (flushed) for the ping
- * interval, writes a ping and expects its pong within the pong timeout; one ping is outstanding at
- * a time. Ping ids start at a random value per connection, so that a peer that does not read cannot
- * pass for alive. A pong answers a ping by the id it echoes, or by order. A pong in time fires
- * {@link PongReceivedEvent}; any other pong is late: consumed and counted. After
- * {@link Builder#maxMissedPongs} pings in a row without a pong in time, fires
- * {@link HeartbeatFailedEvent} and closes the channel.
+ * interval, writes a ping and expects its pong within the pong timeout, one ping outstanding at a
+ * time. Ping ids start at a random value per connection, so that a peer that does not read cannot
+ * pass for alive; a pong answers by the id it echoes, or by order. A pong in time fires
+ * {@link PongReceivedEvent}; any other is late (consumed, counted). {@link Builder#maxMissedPongs}
+ * misses in a row fire {@link HeartbeatFailedEvent} and close. Meters: {@code wheelbeat.heartbeat.}
+ * {@code pings.sent}, {@code pongs.missed}, {@code pongs.late}, timer {@code rtt}, and
+ * {@code wheelbeat.connection.closed{reason=heartbeat_timeout}}.
  *
- * <p><b>Answering</b> ({@link Builder#answerPings}): answers each ping with the pong factory's
- * pong. A ping sooner than {@link PingLimits}' minimum after the last ping in time is a strike;
- * the last strike fires {@link TooManyPingsEvent}, writes the goodbye if set and closes. While
- * the channel is not writable, only the latest ping is kept and answered later.
+ * <p><b>Answering</b> ({@link Builder#answerPings}): answers each ping with the pong factory's pong
+ * ({@code pings.answered}). The last strike of {@link PingLimits} fires {@link TooManyPingsEvent},
+ * writes the goodbye if set and closes ({@code ping.strikes}, {@code reason=too_many_pings}). While
+ * the channel is not writable, only the latest ping is kept, answered when it is.
  *
  * <p>Recognised pings and pongs are consumed and released (after the pong factory ran); other
- * messages pass through. A matcher or factory that throws or returns null fires
- * {@code exceptionCaught}; the connection stays open. Place the handler after the decoder.
- *
- * <p>Meters ({@link Builder#metrics(MeterRegistry)}): {@code wheelbeat.heartbeat.pings.sent},
- * {@code .pongs.missed}, {@code .pongs.late}, timer {@code .rtt}, {@code .pings.answered},
- * {@code .ping.strikes}, and {@code wheelbeat.connection.closed} tagged
- * {@code reason=heartbeat_timeout} or {@code too_many_pings}.
- *
- * <p>A handler serves one channel, on its event loop; build a {@link Factory} once.
+ * messages pass. A matcher or factory that throws or returns null fires {@code exceptionCaught}; the
+ * connection stays open. Place it after the decoder. A handler serves one channel, on its event loop.
  */
 public final class HeartbeatHandler extends ChannelTimerHandler {
 
@@ -76,22 +71,21 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (pings != null && matches(ctx, settings.isPong, msg)) {
+        Factory b = settings;
+        if (pings != null && matches(ctx, b.isPong, msg)) {
             long answered = NO_PING;
-            if (settings.pongId != null) {
-                try {
-                    answered = settings.pongId.applyAsLong(msg);
-                } catch (RuntimeException e) {
-                    ctx.fireExceptionCaught(e);
-                }
+            try {
+                answered = b.pongId == null ? NO_PING : b.pongId.applyAsLong(msg);
+            } catch (RuntimeException e) {
+                ctx.fireExceptionCaught(e);
             }
             ReferenceCountUtil.release(msg);
-            if (settings.pongId == null) {
+            if (b.pongId == null) {
                 pings.onPongInOrder();
             } else {
                 pings.onPong(answered);
             }
-        } else if (settings.pongFactory != null && matches(ctx, settings.isPing, msg)) {
+        } else if (b.pongFactory != null && matches(ctx, b.isPing, msg)) {
             onPing(ctx, msg);
         } else {
             ctx.fireChannelRead(msg);
@@ -136,13 +130,14 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
         if (pings != null) {
             pings.stop();
         }
-        releaseOwedPing();
+        ReferenceCountUtil.release(owedPing);
+        owedPing = null;
     }
 
     /**
-     * The peer says this side pings too often (gRPC's GOAWAY {@code too_many_pings}, say): doubles
-     * the base ping interval of this handler's {@link Factory}, once however many connections are
-     * told at once. Event loop only; does nothing without the pinging role or before the start.
+     * The peer says this side pings too often (gRPC's GOAWAY {@code too_many_pings}): doubles the
+     * {@link Factory}'s base ping interval, once however many of its connections are told at once.
+     * Event loop only; nothing without the pinging role or before the start.
      */
     public void peerSaysTooManyPings() {
         if (pings != null) {
@@ -163,9 +158,10 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
     }
 
     private void onPing(ChannelHandlerContext ctx, Object ping) {
+        PingEnforcement enforcement = settings.enforcement;
         if (!ctx.channel().isActive()) {
             ReferenceCountUtil.release(ping); // closing: the rest of the batch gets no answers, no strikes
-        } else if (settings.enforcement != null && settings.enforcement.strikesOut(ctx, strikes, now())) {
+        } else if (enforcement != null && enforcement.strikesOut(ctx, strikes, now(), enforcement.minIntervalNanos())) {
             ReferenceCountUtil.release(ping);
             if (settings.goodbyeFactory != null && ctx.channel().isActive()) {
                 Object goodbye = make(ctx, settings.goodbyeFactory, null, "goodbye factory");
@@ -175,7 +171,7 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
             }
             ctx.close();
         } else if (!ctx.channel().isWritable()) {
-            releaseOwedPing(); // the peer does not read: owe it one answer, to its latest ping
+            ReferenceCountUtil.release(owedPing); // the peer does not read: owe it one answer, to its latest ping
             owedPing = ping;
         } else {
             answer(ctx, ping);
@@ -193,11 +189,6 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
             ConnectionMeters.count(settings.pingsAnswered);
             send(ctx, pong);
         }
-    }
-
-    private void releaseOwedPing() {
-        ReferenceCountUtil.release(owedPing);
-        owedPing = null;
     }
 
     /** Writes one of this handler's own messages, which counts as a write for the pinging role. */
@@ -250,7 +241,9 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
 
     /** Makes one {@link HeartbeatHandler} per channel; immutable but for the ping interval. Thread-safe. */
     public static final class Factory {
+        /** Null without the pinging role. */
         private final PingLoop.Settings pinging;
+
         private final PingFactory pingFactory;
         private final Predicate<Object> isPong;
         /** Null: pongs answer pings by order. */
@@ -258,7 +251,9 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
 
         private final Predicate<Object> isPing;
         private final BiFunction<Channel, Object, ?> pongFactory;
+        /** Null without the answering role, or with {@link PingLimits#OFF}. */
         private final PingEnforcement enforcement;
+
         private final BiFunction<Channel, Object, ?> goodbyeFactory;
         private final EventLoopWheels wheels;
         private final Counter pingsAnswered;
@@ -300,10 +295,7 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
         }
     }
 
-    /**
-     * Settings of a {@link HeartbeatHandler}; {@code wheels}, {@code random} and {@code metrics}
-     * are in {@link JitteredHandlerBuilder}. Not thread-safe.
-     */
+    /** Settings of a {@link HeartbeatHandler}, with {@link JitteredHandlerBuilder}'s. Not thread-safe. */
     public static final class Builder extends JitteredHandlerBuilder<Builder> {
         private PingFactory pingFactory;
         private Predicate<Object> isPong;
@@ -323,7 +315,7 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
         private Builder() {}
 
         /**
-         * The pinging role for pongs that carry nothing: pongs answer pings in order.
+         * The pinging role for pongs that carry nothing: the n-th pong answers the n-th ping.
          * @param interval the time without a write after which a ping goes out, positive
          * @param pingFactory makes each ping
          * @param isPong tells a pong from other messages
@@ -374,8 +366,7 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
         }
 
         /**
-         * How long a pong may take after its ping; the ping interval by default. Longer than the
-         * interval, the next ping waits for the pong or its timeout.
+         * How long a pong may take; the ping interval by default (longer, the next ping waits for it).
          * @param timeout the time limit, positive
          * @return this builder
          */
@@ -408,8 +399,7 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
         }
 
         /**
-         * The answering role: answers each message for which {@code isPing} is true with
-         * {@code pongFactory.apply(channel, ping)}.
+         * The answering role: answers each ping with {@code pongFactory.apply(channel, ping)}.
          * @param isPing tells a ping from other messages
          * @param pongFactory makes the answer to a ping
          * @return this builder
@@ -446,8 +436,7 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
         }
 
         /**
-         * The message written (not waited for) before closing for too many pings, a GOAWAY say.
-         * Needs ping limits other than {@link PingLimits#OFF}.
+         * The message written before closing for too many pings; needs limits other than {@link PingLimits#OFF}.
          * @param goodbyeFactory makes the goodbye message
          * @return this builder
          */

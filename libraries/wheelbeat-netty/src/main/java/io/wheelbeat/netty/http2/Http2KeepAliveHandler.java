@@ -39,10 +39,9 @@ import org.slf4j.LoggerFactory;
 /**
  * HTTP/2 connection management over Netty's {@link Http2FrameCodec}, with gRPC's rules and defaults:
  * <ul>
- *   <li><b>Keepalive pings</b> ({@link Builder#keepAliveTime}): a PING after that long without a read;
- *       its ACK fires {@code PongReceivedEvent}; no ACK nor other read within
- *       {@link Builder#keepAliveTimeout} fires {@code HeartbeatFailedEvent}, GOAWAY
- *       {@code NO_ERROR "ping_timeout"} and closes.</li>
+ *   <li><b>Keepalive pings</b> ({@link Builder#keepAliveTime}), as {@code HeartbeatHandler}'s pinging role
+ *       but after that long without a read; no ACK nor other read within {@link Builder#keepAliveTimeout}
+ *       fires {@link HeartbeatFailedEvent}, GOAWAY {@code NO_ERROR "ping_timeout"} and closes.</li>
  *   <li><b>Ping enforcement</b> ({@link Builder#pingLimits}): the last strike fires
  *       {@link TooManyPingsEvent}, GOAWAY {@code ENHANCE_YOUR_CALM "too_many_pings"}, close. Each
  *       HEADERS or DATA frame written forgives the strikes.</li>
@@ -55,13 +54,9 @@ import org.slf4j.LoggerFactory;
  * closes when the last stream ends.
  *
  * <p>Place it right after the codec, before {@code Http2MultiplexHandler}; without a codec before
- * it, it throws {@link IllegalStateException} at start. Not for gRPC-java, whose transport has its
- * own HTTP/2 handler and these rules built in. Frames pass through, but for its own PING ACKs.
- *
- * <p>Meters: {@code HeartbeatHandler}'s, {@code wheelbeat.heartbeat.ping.strikes} and
- * {@code wheelbeat.connection.closed} (tag {@code reason}).
- *
- * <p>A handler serves one channel, on its event loop; build a {@link Factory} once.
+ * it, it throws {@link IllegalStateException} at start. Not for gRPC-java, whose transport has these
+ * rules built in. Frames pass through, but for its own PING ACKs. Meters: {@code HeartbeatHandler}'s,
+ * and {@code wheelbeat.connection.closed} tagged {@code reason}. A handler serves one channel.
  */
 public final class Http2KeepAliveHandler extends ChannelTimerHandler {
 
@@ -72,24 +67,30 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
     private static final long DRAIN_PING_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
     /** The opaque data of the drain PING (gRPC's), told apart from the keepalive's by it. */
     static final long DRAIN_PING = 0x97ACEF001L;
-    /** gRPC's default keepAliveTimeout. */
-    private static final long DEFAULT_KEEPALIVE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(20);
 
     private final Factory settings;
     private final PingEnforcement.Strikes strikes;
+    /** The keepalive pings, or null without them. */
+    private final KeepAlivePings pings;
+
     private final Http2Connection.Listener streams = new StreamListener();
     private ChannelHandlerContext codecCtx;
     private Http2Connection connection;
-    private final HandlerTimer idleTimer = new HandlerTimer(this::onTimer);
-    private long idleSinceNanos;
-    private final HandlerTimer ageTimer = new HandlerTimer(this::onTimer);
-    private long ageNanos;
-    private final HandlerTimer graceTimer = new HandlerTimer(this::onTimer);
-    private final HandlerTimer drainTimer = new HandlerTimer(this::onTimer);
     private boolean draining;
     private boolean drainPingAcked;
-    /** The keepalive pings, or null without them. */
-    private final KeepAlivePings pings;
+    /** Until the graceful shutdown the maximum idle's, then the drain PING's: never both. */
+    private final HandlerTimer idleTimer = new HandlerTimer(t -> {
+        if (draining) {
+            onDrainPingAcked();
+        } else {
+            onIdleTimer();
+        }
+    });
+
+    private long idleSinceNanos;
+    private long ageNanos;
+    /** The maximum age was reached: the handler, its own timer, now times the grace. */
+    private boolean aged;
 
     private Http2KeepAliveHandler(Factory settings) {
         super(settings.wheels);
@@ -109,16 +110,15 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
             pings.onRead();
         }
         if (msg instanceof Http2PingFrame ping && running()) {
-            if (ping.ack()) {
-                if (ping.content() == DRAIN_PING && draining) {
-                    onDrainPingAcked();
-                    return;
-                }
-                if (pings != null && pings.sent(ping.content())) {
-                    pings.onPong(ping.content());
-                    return;
-                }
-            } else if (settings.enforcement != null && onPing(ctx)) {
+            if (ping.ack() && ping.content() == DRAIN_PING && draining) {
+                onDrainPingAcked();
+                return;
+            }
+            if (ping.ack() && pings != null && pings.sent(ping.content())) {
+                pings.onPong(ping.content());
+                return;
+            }
+            if (!ping.ack() && settings.enforcement != null && endedBy(ctx)) {
                 return;
             }
         }
@@ -146,7 +146,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         codecCtx = ctx.pipeline().context(Http2FrameCodec.class);
         if (codecCtx == null) {
             throw new IllegalStateException(
-                    getClass().getSimpleName() + " needs Netty's Http2FrameCodec before it in the pipeline: "
+                    "Http2KeepAliveHandler needs Netty's Http2FrameCodec before it in the pipeline: "
                             + ctx.pipeline().names());
         }
         connection = ((Http2FrameCodec) codecCtx.handler()).connection();
@@ -155,9 +155,10 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
             idleSinceNanos = nowNanos;
             schedule(idleTimer, settings.maxIdleNanos);
         }
-        if (settings.maxAgeNanos > 0) {
-            ageNanos = Jitter.apply(settings.maxAgeNanos, settings.ageJitter, settings.random);
-            schedule(ageTimer, ageNanos);
+        MaxConnectionAge maxAge = settings.maxAge;
+        if (maxAge != null) {
+            ageNanos = Jitter.apply(maxAge.age().toNanos(), maxAge.jitter(), settings.random);
+            schedule(this, ageNanos);
         }
         if (pings != null) {
             pings.start(settings.keepAlive, ctx, wheel());
@@ -170,24 +171,9 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
             connection.removeListener(streams);
         }
         cancel(idleTimer);
-        cancel(ageTimer);
-        cancel(graceTimer);
-        cancel(drainTimer);
+        cancel(this);
         if (pings != null) {
             pings.stop();
-        }
-    }
-
-    private void onTimer(HandlerTimer timer) {
-        if (timer == idleTimer) {
-            onIdleTimer();
-        } else if (timer == ageTimer) {
-            onMaxAge();
-        } else if (timer == drainTimer) {
-            onDrainPingAcked();
-        } else if (timer == graceTimer) {
-            log.debug("{}: grace after maximum age over, closing", ctx().channel());
-            closeNow();
         }
     }
 
@@ -214,7 +200,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
     }
 
     /** Judges the peer's ping; returns whether it ended the connection (the ping is then dropped). */
-    private boolean onPing(ChannelHandlerContext ctx) {
+    private boolean endedBy(ChannelHandlerContext ctx) {
         if (!ctx.channel().isActive()) {
             return true; // closing already: the rest of a read batch gets no more strikes
         }
@@ -231,28 +217,37 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
     }
 
     private void onIdleTimer() {
-        if (connection.numActiveStreams() > 0 || draining) {
+        long maxIdleNanos = settings.maxIdleNanos;
+        if (connection.numActiveStreams() > 0) {
             return; // re-armed when the last stream closes
         }
-        long left = settings.maxIdleNanos - (now() - idleSinceNanos);
+        long left = maxIdleNanos - (now() - idleSinceNanos);
         if (left > 0) {
             schedule(idleTimer, left);
             return;
         }
         ConnectionMeters.count(settings.idleCloses);
-        log.debug("{}: no stream for {} ns, shutting down gracefully", ctx().channel(), settings.maxIdleNanos);
-        ctx().fireUserEventTriggered(new MaxConnectionIdleEvent(settings.maxIdleNanos));
+        log.debug("{}: no stream for {} ns, shutting down gracefully", ctx().channel(), maxIdleNanos);
+        ctx().fireUserEventTriggered(new MaxConnectionIdleEvent(maxIdleNanos));
         drain("max_idle");
     }
 
-    private void onMaxAge() {
+    /** The maximum age, then its grace. */
+    @Override
+    protected void expire() {
+        if (aged) {
+            log.debug("{}: grace after maximum age over, closing", ctx().channel());
+            closeNow();
+            return;
+        }
+        aged = true;
+        long graceNanos = settings.maxAge.grace().map(Duration::toNanos).orElse(Long.MAX_VALUE);
         ConnectionMeters.count(settings.ageCloses);
         log.debug("{}: reached its maximum age, shutting down gracefully", ctx().channel());
-        if (settings.graceNanos != Long.MAX_VALUE) {
-            // Armed before the event, so that a listener closing the channel cancels it.
-            schedule(graceTimer, settings.graceNanos);
+        if (graceNanos != Long.MAX_VALUE) {
+            schedule(this, graceNanos); // before the event, so that a listener closing the channel cancels it
         }
-        ctx().fireUserEventTriggered(new MaxConnectionAgeEvent(ageNanos, settings.graceNanos));
+        ctx().fireUserEventTriggered(new MaxConnectionAgeEvent(ageNanos, graceNanos));
         drain("max_age");
     }
 
@@ -262,9 +257,8 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
             return;
         }
         draining = true;
-        cancel(idleTimer);
         goAway(Http2Error.NO_ERROR, why, Integer.MAX_VALUE);
-        schedule(drainTimer, DRAIN_PING_TIMEOUT_NANOS);
+        schedule(idleTimer, DRAIN_PING_TIMEOUT_NANOS);
         ctx().writeAndFlush(new DefaultHttp2PingFrame(DRAIN_PING), ctx().voidPromise());
     }
 
@@ -274,12 +268,11 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
             return;
         }
         drainPingAcked = true;
-        cancel(drainTimer);
-        if (!ctx().channel().isActive()) {
-            return;
+        cancel(idleTimer);
+        if (ctx().channel().isActive()) {
+            goAway(Http2Error.NO_ERROR, "drained", 0);
+            closeWhenNoStreams();
         }
-        goAway(Http2Error.NO_ERROR, "drained", 0);
-        closeWhenNoStreams();
     }
 
     private void closeWhenNoStreams() {
@@ -297,9 +290,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         ctx.writeAndFlush(goAway, ctx.voidPromise());
     }
 
-    /**
-     * Closes the socket at once, past the codec, whose own close would wait for the open streams.
-     */
+    /** Closes the socket at once, past the codec, whose own close would wait for the open streams. */
     private void closeNow() {
         codecCtx.close();
     }
@@ -331,22 +322,20 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
 
     /** Immutable, thread-safe settings that make one {@link Http2KeepAliveHandler} per channel. */
     public static final class Factory {
+        /** Null with {@link PingLimits#OFF}. */
         private final PingEnforcement enforcement;
         /** gRPC's two hours while no stream is open: with a minimum set explicitly and calls not permitted. */
         private final boolean noCallsRule;
-
-        private final long maxIdleNanos;
-        private final long maxAgeNanos;
-        private final double ageJitter;
-        private final long graceNanos;
-        private final EventLoopWheels wheels;
-        private final RandomGenerator random;
-        private final Counter idleCloses;
-        private final Counter ageCloses;
         /** The keepalive pings' settings, or null without them. */
         private final PingLoop.Settings keepAlive;
 
         private final boolean keepAliveWithoutCalls;
+        private final long maxIdleNanos;
+        private final MaxConnectionAge maxAge;
+        private final EventLoopWheels wheels;
+        private final RandomGenerator random;
+        private final Counter idleCloses;
+        private final Counter ageCloses;
 
         private Factory(
                 Builder b,
@@ -356,16 +345,6 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
                 MeterRegistry registry) {
             this.enforcement = enforcement;
             this.noCallsRule = b.pingLimits != null && !b.permitWithoutCalls;
-            this.maxIdleNanos = b.maxIdleNanos;
-            this.maxAgeNanos = b.maxAge == null ? 0 : b.maxAge.age().toNanos();
-            this.ageJitter = b.maxAge == null ? 0 : b.maxAge.jitter();
-            this.graceNanos = b.maxAge == null
-                    ? 0
-                    : b.maxAge.grace().map(Duration::toNanos).orElse(Long.MAX_VALUE);
-            this.wheels = wheels;
-            this.random = random;
-            this.idleCloses = registry == null ? null : ConnectionMeters.closed(registry, "max_connection_idle");
-            this.ageCloses = registry == null ? null : ConnectionMeters.closed(registry, "max_connection_age");
             // gRPC closes at the first ACK missed, unless anything else was read meanwhile.
             this.keepAlive = b.keepAliveNanos == 0
                     ? null
@@ -378,6 +357,12 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
                             PingLoop.Traffic.READS,
                             registry);
             this.keepAliveWithoutCalls = b.keepAliveWithoutCalls;
+            this.maxIdleNanos = b.maxIdleNanos;
+            this.maxAge = b.maxAge;
+            this.wheels = wheels;
+            this.random = random;
+            this.idleCloses = ConnectionMeters.closed(registry, "max_connection_idle");
+            this.ageCloses = ConnectionMeters.closed(registry, "max_connection_age");
         }
 
         /** @return a new handler, for one channel only */
@@ -386,10 +371,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         }
     }
 
-    /**
-     * Settings of a {@link Http2KeepAliveHandler}; {@code wheels}, {@code random} and
-     * {@code metrics} are in {@link JitteredHandlerBuilder}. Not thread-safe.
-     */
+    /** Settings of a {@link Http2KeepAliveHandler}, with {@link JitteredHandlerBuilder}'s. Not thread-safe. */
     public static final class Builder extends JitteredHandlerBuilder<Builder> {
         /** Null: not set, {@link PingLimits#DEFAULT} (and no two-hour rule without calls). */
         private PingLimits pingLimits;
@@ -399,7 +381,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         private long maxIdleNanos;
         private MaxConnectionAge maxAge;
         private long keepAliveNanos;
-        private long keepAliveTimeoutNanos = DEFAULT_KEEPALIVE_TIMEOUT_NANOS;
+        private long keepAliveTimeoutNanos = TimeUnit.SECONDS.toNanos(20); // gRPC's
         private boolean keepAliveWithoutCalls;
         private double keepAliveJitter;
         private boolean keepAliveOptionSet;
@@ -407,8 +389,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         private Builder() {}
 
         /**
-         * Sends a keepalive PING when nothing has been read for {@code time} (gRPC's
-         * {@code keepAliveTime}); off by default.
+         * Sends a keepalive PING after {@code time} without a read (gRPC's {@code keepAliveTime}); off by default.
          * @param time the time without a read, positive
          * @return this builder
          */
@@ -418,8 +399,8 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         }
 
         /**
-         * How long a keepalive PING may wait for its ACK (or anything else from the peer) before
-         * the connection is closed; 20 s by default (gRPC's {@code keepAliveTimeout}).
+         * How long a keepalive PING may wait for its ACK (or any read) before the connection is
+         * closed; 20 s by default (gRPC's {@code keepAliveTimeout}).
          * @param timeout the time limit, positive
          * @return this builder
          */
@@ -431,7 +412,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
 
         /**
          * Whether keepalive PINGs go out while no stream is open; false by default (gRPC's
-         * {@code keepAliveWithoutCalls}): an idle connection is not pinged.
+         * {@code keepAliveWithoutCalls}).
          * @param ping whether to ping
          * @return this builder
          */
@@ -443,9 +424,8 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
 
         /**
          * Moves each keepalive interval by a uniform draw within +/- {@code fraction} of it; 0 by default.
-         * @param fraction the fraction of the value either side, 0 for none
+         * @param fraction the fraction either side, {@code 0 <= fraction < 1}
          * @return this builder
-         * @throws IllegalArgumentException unless {@code 0 <= fraction < 1}
          */
         public Builder keepAliveJitter(double fraction) {
             this.keepAliveJitter = Jitter.checkFraction("keepAliveJitter", fraction);
@@ -476,11 +456,10 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         }
 
         /**
-         * Shuts a connection down gracefully at its maximum age after it starts; the grace after
-         * which it is closed with streams still open is unlimited unless set (as gRPC).
-         * @param maxAge the maximum age, its jitter and grace
+         * Shuts a connection down gracefully at its maximum age; the grace after which it is closed
+         * with streams still open is unlimited unless set (as gRPC).
+         * @param maxAge the maximum age, its jitter and grace; not null
          * @return this builder
-         * @throws NullPointerException if {@code maxAge} is null
          */
         public Builder maxConnectionAge(MaxConnectionAge maxAge) {
             this.maxAge = Objects.requireNonNull(maxAge, "maxConnectionAge");
@@ -488,12 +467,10 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         }
 
         /**
-         * How often the peer may PING before the connection is ended; {@link PingLimits#DEFAULT}
-         * unless set. Set, a connection with no open stream is held to one PING per two hours unless
-         * {@link #permitKeepAliveWithoutCalls}.
-         * @param limits the limits, or {@link PingLimits#OFF}
+         * How often the peer may PING; {@link PingLimits#DEFAULT} unless set. Set, a connection with
+         * no open stream is held to one PING per two hours unless {@link #permitKeepAliveWithoutCalls}.
+         * @param limits the limits, or {@link PingLimits#OFF}; not null
          * @return this builder
-         * @throws NullPointerException if {@code limits} is null
          */
         public Builder pingLimits(PingLimits limits) {
             this.pingLimits = Objects.requireNonNull(limits, "pingLimits");
@@ -506,8 +483,8 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
          * @throws IllegalStateException if no rule is set, or an option is set without its rule
          */
         public Factory build() {
-            PingLimits limits = pingLimits == null ? PingLimits.DEFAULT : pingLimits;
-            PingEnforcement enforcement = PingEnforcement.of(limits, registry());
+            PingEnforcement enforcement =
+                    PingEnforcement.of(pingLimits == null ? PingLimits.DEFAULT : pingLimits, registry());
             if (enforcement == null && maxIdleNanos == 0 && maxAge == null && keepAliveNanos == 0) {
                 throw new IllegalStateException("set keepAliveTime, pingLimits, maxConnectionIdle or maxConnectionAge");
             }

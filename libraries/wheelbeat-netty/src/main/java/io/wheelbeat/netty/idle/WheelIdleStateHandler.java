@@ -16,6 +16,8 @@ import io.wheelbeat.core.WheelTimeout;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.ChannelTimerHandler;
 import io.wheelbeat.netty.EventLoopWheels;
+import io.wheelbeat.netty.internal.ContextHolder;
+import io.wheelbeat.netty.internal.HandlerFields;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
@@ -65,26 +67,25 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
 
     private static final Logger log = LoggerFactory.getLogger(WheelIdleStateHandler.class);
     private static final long MIN_TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-    private static final byte READER_FIRED = 1;
-    private static final byte WRITER_FIRED = 2;
-    private static final byte ALL_FIRED = 4;
+    // The handler's flags (HandlerFields): Netty's reading and firstXxxIdleEvent (inverted), whether
+    // reads are watched, and the reader idle time when it fits in the rest, else in the extras.
+    private static final int READING = 1;
+    private static final int READER_FIRED = 2;
+    private static final int WRITER_FIRED = 4;
+    private static final int ALL_FIRED = 8;
+    private static final int WATCHES_READS = 16;
+    private static final int IDLE_SHIFT = 5;
+    /** An idle time in the flags: a count of 2^IDLE_COUNT_BITS - 1 at most, of one of these units. */
+    private static final long[] IDLE_UNIT_NANOS = {1, 1_000, 1_000_000, 1_000_000_000};
 
-    /** 0 when not watched; the reader check's timer is this handler itself. */
-    private final long readerIdleTimeNanos;
-    /** Null when the check is not watched. */
-    private final WriteCheck writerCheck;
-    /** Null when not watched; a {@link WriteCheck} when the writer is not. */
-    private final IdleCheck allCheck;
+    private static final int IDLE_UNIT_BITS = 2;
+    private static final int IDLE_COUNT_BITS = HandlerFields.FLAG_BITS - IDLE_SHIFT - IDLE_UNIT_BITS;
+
     /**
-     * Null for Netty's constructors; else the factory's meters, shared by its handlers, or on a
-     * shared timer this handler's timeouts, which carry the meters too: one field instead of two.
+     * The one field of its own: the time of the last completed read, as Netty keeps it. Everything
+     * else a reader-only handler on the shared wheels needs is in the base's two fields.
      */
-    private final Extras extras;
-
     private long lastReadTime;
-    private boolean reading;
-    /** Which checks fired since their traffic (bits): Netty's firstXxxIdleEvent flags, inverted. */
-    private byte fired;
 
     /**
      * Netty's {@code IdleStateHandler(int, int, int)}.
@@ -158,21 +159,91 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
             WheelScheduler timer,
             Extras metered) {
         super(wheels);
-        this.readerIdleTimeNanos = readerIdleTimeNanos;
+        int idleCode = idleCode(readerIdleTimeNanos);
         // Netty's one write listener: the writer's check, else the all check; it observes the output.
-        this.writerCheck = writerIdleTimeNanos == 0
+        WriteCheck writerCheck = writerIdleTimeNanos == 0
                 ? null
                 : observeOutput
                         ? new ObservingCheck(this, writerIdleTimeNanos)
                         : new WriteCheck(this, writerIdleTimeNanos);
-        this.allCheck = allIdleTimeNanos == 0
+        IdleCheck allCheck = allIdleTimeNanos == 0
                 ? null
                 : writerCheck != null
                         ? new IdleCheck(this, allIdleTimeNanos)
                         : observeOutput
                                 ? new ObservingCheck(this, allIdleTimeNanos)
                                 : new WriteCheck(this, allIdleTimeNanos);
-        this.extras = timer == null ? metered : new SharedTimeouts(timer, metered == null ? null : metered.counters);
+        if (idleCode == 0 && readerIdleTimeNanos > 0 && metered == null) {
+            metered = new Extras(null, readerIdleTimeNanos); // a factory's carries it already
+        }
+        Object extras = timer == null ? metered : new SharedTimeouts(timer, metered);
+        if (writerCheck != null || allCheck != null || extras != null || wheels != EventLoopWheels.shared()) {
+            HandlerFields.hold(this, new Checks(wheels, writerCheck, allCheck, extras));
+        }
+        boolean watchesReads = readerIdleTimeNanos > 0 || allCheck != null;
+        HandlerFields.flags(this, idleCode << IDLE_SHIFT | (watchesReads ? WATCHES_READS : 0));
+    }
+
+    /** The reader idle time as kept in the flags, or 0 if it does not fit there exactly (or is 0). */
+    private static int idleCode(long nanos) {
+        for (int unit = 0; unit < IDLE_UNIT_NANOS.length && nanos > 0; unit++) {
+            long count = nanos / IDLE_UNIT_NANOS[unit];
+            if (count * IDLE_UNIT_NANOS[unit] == nanos && count < 1L << IDLE_COUNT_BITS) {
+                return (int) count << IDLE_UNIT_BITS | unit;
+            }
+        }
+        return 0;
+    }
+
+    /** 0 when not watched. */
+    private long readerIdleTimeNanos() {
+        int code = flags() >>> IDLE_SHIFT;
+        if (code != 0) {
+            return (code >>> IDLE_UNIT_BITS) * IDLE_UNIT_NANOS[code & (1 << IDLE_UNIT_BITS) - 1];
+        }
+        Extras extras = extras();
+        return extras == null ? 0 : extras.readerIdleTimeNanos;
+    }
+
+    private int flags() {
+        return HandlerFields.flags(this);
+    }
+
+    private void flags(int flags) {
+        HandlerFields.flags(this, flags);
+    }
+
+    /** Null for a reader-only handler on the shared wheels: then the context is held directly. */
+    private Checks checks() {
+        return HandlerFields.context(this) instanceof Checks checks ? checks : null;
+    }
+
+    /** Null when the check is not watched. */
+    private WriteCheck writerCheck() {
+        Checks checks = checks();
+        return checks == null ? null : checks.writerCheck;
+    }
+
+    /** Null when not watched; a {@link WriteCheck} when the writer is not. */
+    private IdleCheck allCheck() {
+        Checks checks = checks();
+        return checks == null ? null : checks.allCheck;
+    }
+
+    /**
+     * Null for Netty's constructors; else the factory's meters and reader idle time, shared by its
+     * handlers, or on a shared timer this handler's timeouts, which carry them too.
+     */
+    private Extras extras() {
+        Checks checks = checks();
+        Object extras = checks == null ? null : checks.extras;
+        return extras instanceof SharedTimeouts shared ? shared.settings : (Extras) extras;
+    }
+
+    /** Null unless built with a shared timer. */
+    private SharedTimeouts sharedTimeouts() {
+        Checks checks = checks();
+        return checks != null && checks.extras instanceof SharedTimeouts shared ? shared : null;
     }
 
     /** A builder's idle time in nanoseconds: zero disables the check; positive values are floored at 1 ms. */
@@ -201,7 +272,7 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
      * @return the reader idle time in milliseconds
      */
     public long getReaderIdleTimeInMillis() {
-        return TimeUnit.NANOSECONDS.toMillis(readerIdleTimeNanos);
+        return TimeUnit.NANOSECONDS.toMillis(readerIdleTimeNanos());
     }
 
     /**
@@ -210,6 +281,7 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
      * @return the writer idle time in milliseconds
      */
     public long getWriterIdleTimeInMillis() {
+        WriteCheck writerCheck = writerCheck();
         return writerCheck == null ? 0 : TimeUnit.NANOSECONDS.toMillis(writerCheck.idleTimeNanos);
     }
 
@@ -219,6 +291,7 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
      * @return the all idle time in milliseconds
      */
     public long getAllIdleTimeInMillis() {
+        IdleCheck allCheck = allCheck();
         return allCheck == null ? 0 : TimeUnit.NANOSECONDS.toMillis(allCheck.idleTimeNanos);
     }
 
@@ -227,7 +300,8 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
     /** Netty's {@code initialize}. */
     @Override
     protected final void onStart(ChannelHandlerContext ctx, long now) {
-        if (extras instanceof SharedTimeouts shared) {
+        SharedTimeouts shared = sharedTimeouts();
+        if (shared != null) {
             shared.start(ctx.executor());
         }
         lastReadTime = now;
@@ -239,9 +313,12 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
             }
         }
         // Netty schedules its tasks in this order, which breaks ties between equal deadlines.
+        long readerIdleTimeNanos = readerIdleTimeNanos();
         if (readerIdleTimeNanos > 0) {
             arm(this, now + readerIdleTimeNanos);
         }
+        WriteCheck writerCheck = writerCheck();
+        IdleCheck allCheck = allCheck();
         if (writerCheck != null) {
             arm(writerCheck, now + writerCheck.idleTimeNanos);
         }
@@ -258,25 +335,26 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
 
     private void disarmAll() {
         disarm(this);
-        disarm(writerCheck);
-        disarm(allCheck);
+        disarm(writerCheck());
+        disarm(allCheck());
     }
 
     // ---------------------------------------------------------------- traffic: stamps only
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (watchesReads()) {
-            reading = true;
-            fired &= ~(READER_FIRED | ALL_FIRED);
+        int flags = flags();
+        if ((flags & WATCHES_READS) != 0) {
+            flags(flags & ~(READER_FIRED | ALL_FIRED) | READING);
         }
         ctx.fireChannelRead(msg);
     }
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
-        if (reading) { // only ever set when reads are watched
-            reading = false;
+        int flags = flags();
+        if ((flags & READING) != 0) { // only ever set when reads are watched
+            flags(flags & ~READING);
             if (running()) {
                 lastReadTime = now();
             }
@@ -296,7 +374,7 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
 
     /** Netty's {@code resetReadTimeout()}: counts a read now. Any thread (handed to the executor). */
     public void resetReadTimeout() {
-        if (watchesReads()) {
+        if ((flags() & WATCHES_READS) != 0) {
             if (offExecutor()) {
                 ctx().executor().execute(this::resetReadTimeout);
                 return;
@@ -304,8 +382,8 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
             if (running()) {
                 lastReadTime = now();
             }
-            reading = false; // as Netty's: a batch in progress counts as complete
-            fired &= ~(READER_FIRED | ALL_FIRED);
+            // As Netty's: a batch in progress counts as complete.
+            flags(flags() & ~(READING | READER_FIRED | ALL_FIRED));
         }
     }
 
@@ -325,16 +403,13 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
         if (running()) {
             writeListener().lastWriteTime = now();
         }
-        fired &= ~(WRITER_FIRED | ALL_FIRED);
-    }
-
-    private boolean watchesReads() {
-        return readerIdleTimeNanos > 0 || allCheck != null;
+        flags(flags() & ~(WRITER_FIRED | ALL_FIRED));
     }
 
     /** Netty's one write listener: the writer's check, else the all check; null when writes are not watched. */
     private WriteCheck writeListener() {
-        return writerCheck != null ? writerCheck : (WriteCheck) allCheck;
+        Checks checks = checks();
+        return checks == null ? null : checks.writerCheck != null ? checks.writerCheck : (WriteCheck) checks.allCheck;
     }
 
     private boolean offExecutor() {
@@ -368,23 +443,24 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
         byte bit;
         if (check == this) {
             idle = IdleState.READER_IDLE;
-            idleTime = readerIdleTimeNanos;
+            idleTime = readerIdleTimeNanos();
             lastTraffic = lastReadTime;
             bit = READER_FIRED;
-        } else if (check == writerCheck) {
+        } else if (check instanceof WriteCheck writerCheck && writerCheck == writerCheck()) {
             idle = IdleState.WRITER_IDLE;
             idleTime = writerCheck.idleTimeNanos;
             lastTraffic = writerCheck.lastWriteTime;
             bit = WRITER_FIRED;
         } else {
             idle = IdleState.ALL_IDLE;
-            idleTime = allCheck.idleTimeNanos;
+            idleTime = ((IdleCheck) check).idleTimeNanos;
             long lastWriteTime = writeListener().lastWriteTime;
             lastTraffic = lastWriteTime - lastReadTime > 0 ? lastWriteTime : lastReadTime;
             bit = ALL_FIRED;
         }
         long nextDelay = idleTime;
-        if (idle == IdleState.WRITER_IDLE || !reading) {
+        int flags = flags();
+        if (idle == IdleState.WRITER_IDLE || (flags & READING) == 0) {
             // Traffic stamped after {@code now} (by an event fired in this same run) counts as now.
             nextDelay -= Math.max(0, now - lastTraffic);
         }
@@ -393,8 +469,8 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
             return;
         }
         arm(check, now + idleTime);
-        boolean first = (fired & bit) == 0;
-        fired |= bit;
+        boolean first = (flags & bit) == 0;
+        flags(flags | bit);
         ChannelHandlerContext ctx = ctx();
         try {
             if (idle != IdleState.READER_IDLE
@@ -403,6 +479,7 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
                 return;
             }
             IdleStateEvent event = newIdleStateEvent(idle, first);
+            Extras extras = extras();
             if (extras != null && extras.counters != null) {
                 extras.counters.increment(idle);
             }
@@ -414,7 +491,8 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
 
     /** Netty's {@code schedule(...)}: on the loop's wheel a re-arm, allocation free. */
     private void arm(TimerNode check, long at) {
-        if (extras instanceof SharedTimeouts shared) {
+        SharedTimeouts shared = sharedTimeouts();
+        if (shared != null) {
             shared.arm(check, at - now());
         } else {
             wheel().scheduleAt(check, at);
@@ -425,7 +503,8 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
         if (check == null) {
             return;
         }
-        if (extras instanceof SharedTimeouts shared) {
+        SharedTimeouts shared = sharedTimeouts();
+        if (shared != null) {
             shared.disarm(check);
         } else {
             cancel(check);
@@ -467,18 +546,47 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
         }
     }
 
-    /** The builder's options beyond Netty's that a handler reads: the meters. */
-    private static class Extras {
+    /**
+     * What a handler holds beside its context and its writer and all checks, when it has any of
+     * them or wheels other than the shared ones.
+     */
+    private static final class Checks extends ContextHolder {
+        /** Null when the check is not watched. */
+        final WriteCheck writerCheck;
+        /** Null when not watched; a {@link WriteCheck} when the writer is not. */
+        final IdleCheck allCheck;
+        /**
+         * Null unless built with meters or a shared timer, or the reader idle time does not fit the
+         * flags: the {@link Extras}, or on a shared timer this handler's timeouts, which hold them.
+         */
+        final Object extras;
+
+        Checks(EventLoopWheels wheels, WriteCheck writerCheck, IdleCheck allCheck, Object extras) {
+            super(wheels);
+            this.writerCheck = writerCheck;
+            this.allCheck = allCheck;
+            this.extras = extras;
+        }
+    }
+
+    /** The builder's options beyond Netty's that a handler reads, and a reader idle time the flags cannot hold. */
+    private static final class Extras {
         /** Null: no metrics. */
         final IdleEventCounters counters;
+        /** When not in the handler's flags; else unused. */
+        final long readerIdleTimeNanos;
 
-        Extras(IdleEventCounters counters) {
+        Extras(IdleEventCounters counters, long readerIdleTimeNanos) {
             this.counters = counters;
+            this.readerIdleTimeNanos = readerIdleTimeNanos;
         }
     }
 
     /** The checks' timeouts on a timer shared across loops; the task of all three, told apart by handle. */
-    private final class SharedTimeouts extends Extras implements Consumer<WheelTimeout> {
+    private final class SharedTimeouts implements Consumer<WheelTimeout> {
+        /** Null: no metrics, and the reader idle time fits the flags. */
+        final Extras settings;
+
         private final WheelScheduler timer;
         private EventExecutor executor;
 
@@ -486,8 +594,8 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
         private WheelTimeout writerTimeout;
         private WheelTimeout allTimeout;
 
-        SharedTimeouts(WheelScheduler timer, IdleEventCounters counters) {
-            super(counters);
+        SharedTimeouts(WheelScheduler timer, Extras settings) {
+            this.settings = settings;
             this.timer = timer;
         }
 
@@ -522,7 +630,7 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
             // A timeout re-armed or cancelled after it expired on the timer's thread is stale.
             TimerNode check = expired == readerTimeout
                     ? WheelIdleStateHandler.this
-                    : expired == writerTimeout ? writerCheck : expired == allTimeout ? allCheck : null;
+                    : expired == writerTimeout ? writerCheck() : expired == allTimeout ? allCheck() : null;
             if (check != null && running()) {
                 setTimeout(check, null);
                 runCheck(check, now());
@@ -530,13 +638,13 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
         }
 
         private WheelTimeout timeout(TimerNode check) {
-            return check == writerCheck ? writerTimeout : check == allCheck ? allTimeout : readerTimeout;
+            return check == writerCheck() ? writerTimeout : check == allCheck() ? allTimeout : readerTimeout;
         }
 
         private void setTimeout(TimerNode check, WheelTimeout timeout) {
-            if (check == writerCheck) {
+            if (check == writerCheck()) {
                 writerTimeout = timeout;
-            } else if (check == allCheck) {
+            } else if (check == allCheck()) {
                 allTimeout = timeout;
             } else {
                 readerTimeout = timeout;
@@ -628,7 +736,9 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
     @Override
     public String toString() {
         ChannelHandlerContext ctx = ctx();
-        return getClass().getSimpleName() + "(reader " + readerIdleTimeNanos + " ns, writer "
+        WriteCheck writerCheck = writerCheck();
+        IdleCheck allCheck = allCheck();
+        return getClass().getSimpleName() + "(reader " + readerIdleTimeNanos() + " ns, writer "
                 + (writerCheck == null ? 0 : writerCheck.idleTimeNanos) + " ns, all "
                 + (allCheck == null ? 0 : allCheck.idleTimeNanos) + " ns" + (ctx == null ? "" : ", " + ctx.channel())
                 + ")";
@@ -643,7 +753,7 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
         private final EventLoopWheels wheels;
         /** Null: the loop's wheel. */
         private final WheelScheduler timer;
-        /** Null: no metrics; else one for all the factory's handlers. */
+        /** Null: no metrics and the reader idle time fits the flags; else one for all the factory's handlers. */
         private final Extras extras;
 
         private Factory(Builder builder) {
@@ -653,7 +763,9 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
             this.allIdleTimeNanos = builder.allIdleTimeNanos;
             this.wheels = builder.wheels;
             this.timer = builder.sharedTimer;
-            this.extras = builder.counters == null ? null : new Extras(builder.counters);
+            this.extras = builder.counters == null && (readerIdleTimeNanos == 0 || idleCode(readerIdleTimeNanos) != 0)
+                    ? null
+                    : new Extras(builder.counters, readerIdleTimeNanos);
         }
 
         /**

@@ -19,7 +19,7 @@ public final class ConnectionMeters {
 
     private ConnectionMeters() {}
 
-    /** The {@value #CLOSED} counter for {@code reason}. */
+    /** The {@value #CLOSED} counter for {@code reason}, or null without a registry. */
     public static Counter closed(MeterRegistry registry, String reason) {
         return counter(
                 registry,
@@ -37,9 +37,12 @@ public final class ConnectionMeters {
         }
     }
 
-    /** A counter, with {@code tags} as key, value, key, value... (none for an untagged one). */
+    /** A counter, with {@code tags} as key, value, key, value... (none for an untagged one); null without registry. */
     public static Counter counter(
             MeterRegistry registry, String name, String description, String baseUnit, String... tags) {
+        if (registry == null) {
+            return null; // no Micrometer needed: no meter class loads
+        }
         return Counter.builder(name)
                 .description(description)
                 .baseUnit(baseUnit)

@@ -133,6 +133,20 @@ public final class LoopClocks {
         return false;
     }
 
+    /**
+     * Reads the clock of {@code loop} as {@link #of} does, without looking it up; Netty 4.2 only
+     * ({@link #nettyHasTickers()}): for the handlers, which read it on every read batch.
+     */
+    public static long nanoTime(EventExecutor loop) {
+        try {
+            return (long) TICKER_NANO_TIME.invokeExact((Object) LOOP_TICKER.invokeExact(loop));
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IllegalStateException(e); // the methods declare no checked exception
+        }
+    }
+
     private static Object nettySystemTicker(Class<?> nettyTicker) {
         try {
             return MethodHandles.publicLookup()

@@ -23,15 +23,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The client's side of MQTT's keep-alive (3.1, 3.1.1, 5): from an accepting CONNACK on, a PINGREQ
- * when nothing was written (flushed) for the keep-alive (the CONNECT's, or MQTT 5's Server Keep
- * Alive [MQTT-3.2.2-21]; none for 0); its PINGRESP within the timeout (the keep-alive by default)
- * fires {@link PongReceivedEvent}, else {@link HeartbeatFailedEvent} and close. PINGRESPs are
- * consumed while pinging. Place it after {@code MqttDecoder, MqttEncoder.INSTANCE}.
- *
- * <p>Meters ({@link Builder#metrics(MeterRegistry)}): {@code HeartbeatHandler}'s pinging meters.
- *
- * <p>A handler serves one channel, on its event loop; build a {@link Factory} once.
+ * The client's side of MQTT's keep-alive (3.1, 3.1.1, 5), {@code HeartbeatHandler}'s pinging role
+ * for it: from an accepting CONNACK on, a PINGREQ when nothing was written (flushed) for the
+ * keep-alive (the CONNECT's, or MQTT 5's Server Keep Alive [MQTT-3.2.2-21]; none for 0); its PINGRESP
+ * within the timeout (the keep-alive by default) fires {@link PongReceivedEvent}, else
+ * {@link HeartbeatFailedEvent} and close. PINGRESPs are consumed while pinging. Place it after
+ * {@code MqttDecoder, MqttEncoder.INSTANCE}. A handler serves one channel, on its event loop.
  */
 public final class MqttClientKeepAliveHandler extends ChannelTimerHandler {
 
@@ -87,16 +84,14 @@ public final class MqttClientKeepAliveHandler extends ChannelTimerHandler {
     }
 
     @Override
-    protected void onStart(ChannelHandlerContext ctx, long nowNanos) {
-        // Pinging starts at the CONNACK.
-    }
+    protected void onStart(ChannelHandlerContext ctx, long nowNanos) {} // pinging starts at the CONNACK
 
     @Override
     protected void onStop() {
         pings.stop();
     }
 
-    /** PINGREQ; a missed PINGRESP ends the connection (fire the event, close). */
+    /** PINGREQ; a missed PINGRESP fires the event and closes. Static: no reference to the handler. */
     private static final class PingReq extends PingLoop {
         @Override
         protected Object newPing(ChannelHandlerContext ctx, long pingId) {
@@ -143,18 +138,14 @@ public final class MqttClientKeepAliveHandler extends ChannelTimerHandler {
         }
     }
 
-    /**
-     * Settings of a {@link MqttClientKeepAliveHandler}; {@code wheels} and {@code metrics} are in
-     * {@link HandlerBuilder}. Not thread-safe.
-     */
+    /** Settings of a {@link MqttClientKeepAliveHandler}, with {@link HandlerBuilder}'s. Not thread-safe. */
     public static final class Builder extends HandlerBuilder<Builder> {
         private long pingRespTimeoutNanos;
 
         private Builder() {}
 
         /**
-         * How long a PINGRESP may take after its PINGREQ before the connection is closed; the
-         * keep-alive by default.
+         * How long a PINGRESP may take before the connection is closed; the keep-alive by default.
          * @param timeout the time limit, positive
          * @return this builder
          */

@@ -24,7 +24,6 @@ import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
 import io.wheelbeat.netty.heartbeat.internal.PingEnforcement;
 import io.wheelbeat.netty.internal.ConnectionMeters;
-import io.wheelbeat.netty.internal.HandlerTimer;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -43,18 +42,13 @@ import org.slf4j.LoggerFactory;
  *   <li><b>1.5 times the keep-alive</b> without a packet [MQTT-3.1.2-24] fires
  *       {@link MqttKeepAliveTimeoutEvent} and closes (MQTT 5: DISCONNECT "Keep Alive timeout").</li>
  *   <li><b>PINGREQ</b> is answered with PINGRESP, one flush per read batch; while unwritable, one
- *       PINGRESP is owed. {@link Builder#pingLimits} ({@link PingLimits#DEFAULT}): the last strike
- *       fires {@link TooManyPingsEvent} and closes (MQTT 5: "Message rate too high").</li>
+ *       PINGRESP is owed. The last strike of {@link Builder#pingLimits} fires {@link TooManyPingsEvent}
+ *       and closes (MQTT 5: "Message rate too high").</li>
  * </ul>
  * Other packets, failed decodes and non-MQTT messages pass through. Place it after
- * {@code MqttDecoder, MqttEncoder.INSTANCE}; the application still writes the CONNACK.
- *
- * <p>Meters ({@link Builder#metrics(MeterRegistry)}): {@code wheelbeat.heartbeat.pings.answered},
- * {@code .ping.strikes}, {@code wheelbeat.connection.closed} tagged {@code reason} =
- * {@code reader_idle}, {@code first_message_timeout}, {@code protocol_error},
- * {@code keepalive_out_of_range} or {@code too_many_pings}.
- *
- * <p>A handler serves one channel, on its event loop; build a {@link Factory} once.
+ * {@code MqttDecoder, MqttEncoder.INSTANCE}; the application still writes the CONNACK. Meters:
+ * {@code HeartbeatHandler}'s answering ones, and {@code wheelbeat.connection.closed} tagged {@code reason} =
+ * {@code reader_idle}, {@code first_message_timeout}, {@code protocol_error}, {@code keepalive_out_of_range}.
  */
 public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
 
@@ -67,8 +61,6 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
 
     private final Factory settings;
     private final PingEnforcement.Strikes strikes;
-    private final HandlerTimer connectTimer = new HandlerTimer(this::onTimer);
-    private final HandlerTimer idleTimer = new HandlerTimer(this::onTimer);
     private boolean connected;
     private boolean connAckSeen;
     private int version;
@@ -150,30 +142,31 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         ctx.write(msg, promise);
     }
 
+    /** The handler is its one timer: for the CONNECT until it comes, then for the keep-alive. */
     @Override
     protected void onStart(ChannelHandlerContext ctx, long nowNanos) {
-        schedule(connectTimer, settings.connectTimeoutNanos);
+        schedule(this, settings.connectTimeoutNanos);
     }
 
     @Override
     protected void onStop() {
-        cancel(connectTimer);
-        cancel(idleTimer);
+        cancel(this);
     }
 
-    private void onTimer(HandlerTimer timer) {
-        if (timer == connectTimer) {
-            ConnectionMeters.count(settings.connectTimeoutCloses);
-            log.debug("{}: no CONNECT within {} ns, closing", ctx().channel(), settings.connectTimeoutNanos);
-            ctx().fireUserEventTriggered(new FirstMessageTimeoutEvent(settings.connectTimeoutNanos));
-            ctx().close();
-        } else if (timer == idleTimer) {
+    @Override
+    protected void expire() {
+        if (connected) {
             onIdleTimer();
+            return;
         }
+        ConnectionMeters.count(settings.connectTimeoutCloses);
+        log.debug("{}: no CONNECT within {} ns, closing", ctx().channel(), settings.connectTimeoutNanos);
+        ctx().fireUserEventTriggered(new FirstMessageTimeoutEvent(settings.connectTimeoutNanos));
+        ctx().close();
     }
 
     private void onConnect(ChannelHandlerContext ctx, MqttConnectMessage connect) {
-        cancel(connectTimer);
+        cancel(this);
         connected = true;
         version = connect.variableHeader().version();
         requestedKeepAlive = connect.variableHeader().keepAliveTimeSeconds();
@@ -220,9 +213,9 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
     /** Puts {@code seconds} in force, the deadline running from the last read. */
     private void keepAlive(int seconds) {
         keepAliveSeconds = seconds;
-        cancel(idleTimer);
+        cancel(this);
         if (seconds > 0) {
-            schedule(idleTimer, Math.max(0, keepAliveSeconds * 1_500_000_000L - (now() - lastReadNanos)));
+            schedule(this, Math.max(0, keepAliveSeconds * 1_500_000_000L - (now() - lastReadNanos)));
         }
     }
 
@@ -235,7 +228,7 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         }
         long left = keepAliveSeconds * 1_500_000_000L - (now - lastReadNanos);
         if (left > 0) {
-            schedule(idleTimer, left);
+            schedule(this, left);
             return;
         }
         ChannelHandlerContext ctx = ctx();
@@ -249,7 +242,8 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         if (!ctx.channel().isActive()) {
             return; // closing already: the rest of a read batch gets neither answers nor strikes
         }
-        if (settings.enforcement != null && settings.enforcement.strikesOut(ctx, strikes, now())) {
+        if (settings.enforcement != null
+                && settings.enforcement.strikesOut(ctx, strikes, now(), settings.enforcement.minIntervalNanos())) {
             disconnect(ctx, MqttReasonCodes.Disconnect.MESSAGE_RATE_TOO_HIGH);
             return;
         }
@@ -306,12 +300,11 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
             this.maxKeepAlive = b.maxKeepAlive;
             this.enforcement = enforcement;
             this.wheels = wheels;
-            boolean metered = registry != null;
             this.pingsAnswered = PingEnforcement.pingsAnswered(registry);
-            this.keepAliveCloses = metered ? ConnectionMeters.closed(registry, "reader_idle") : null;
-            this.connectTimeoutCloses = metered ? ConnectionMeters.closed(registry, "first_message_timeout") : null;
-            this.protocolErrorCloses = metered ? ConnectionMeters.closed(registry, "protocol_error") : null;
-            this.outOfRangeCloses = metered ? ConnectionMeters.closed(registry, "keepalive_out_of_range") : null;
+            this.keepAliveCloses = ConnectionMeters.closed(registry, "reader_idle");
+            this.connectTimeoutCloses = ConnectionMeters.closed(registry, "first_message_timeout");
+            this.protocolErrorCloses = ConnectionMeters.closed(registry, "protocol_error");
+            this.outOfRangeCloses = ConnectionMeters.closed(registry, "keepalive_out_of_range");
         }
 
         /** The allowed keep-alive nearest to {@code requested}: {@code requested} itself when allowed. */
@@ -328,10 +321,7 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         }
     }
 
-    /**
-     * Settings of a {@link MqttServerKeepAliveHandler}; {@code wheels} and {@code metrics} are in
-     * {@link HandlerBuilder}. Not thread-safe.
-     */
+    /** Settings of a {@link MqttServerKeepAliveHandler}, with {@link HandlerBuilder}'s. Not thread-safe. */
     public static final class Builder extends HandlerBuilder<Builder> {
         private PingLimits pingLimits = PingLimits.DEFAULT;
         private long connectTimeoutNanos = TimeUnit.SECONDS.toNanos(10);
@@ -374,12 +364,10 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         }
 
         /**
-         * How often the client may send PINGREQ before the connection is ended;
-         * {@link PingLimits#DEFAULT} unless set. Set the minimum below the shortest keep-alive the
-         * clients are meant to use.
-         * @param limits the limits, or {@link PingLimits#OFF}
+         * How often the client may send PINGREQ; {@link PingLimits#DEFAULT} unless set. Set the
+         * minimum below the shortest keep-alive the clients are meant to use.
+         * @param limits the limits, or {@link PingLimits#OFF}; not null
          * @return this builder
-         * @throws NullPointerException if {@code limits} is null
          */
         public Builder pingLimits(PingLimits limits) {
             this.pingLimits = Objects.requireNonNull(limits, "pingLimits");

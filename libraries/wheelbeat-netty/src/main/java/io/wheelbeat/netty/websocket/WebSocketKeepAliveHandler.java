@@ -4,7 +4,6 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandler;
@@ -23,11 +22,9 @@ import io.wheelbeat.netty.JitteredHandlerBuilder;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
 import io.wheelbeat.netty.heartbeat.PingLimits;
-import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
 import io.wheelbeat.netty.heartbeat.internal.PingLoop;
 import io.wheelbeat.netty.internal.ConnectionMeters;
-import io.wheelbeat.netty.internal.HandlerTimer;
 import io.wheelbeat.netty.internal.Jitter;
 import java.time.Duration;
 import java.util.Map;
@@ -37,20 +34,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * WebSocket keepalive over Netty's WebSocket codec, for servers and clients:
+ * WebSocket keepalive over Netty's WebSocket codec, for servers and clients, with {@link HeartbeatHandler}'s
+ * events and meters:
  * <ul>
- *   <li><b>Pings</b>, from the end of the handshake: when nothing was written (flushed) for the
- *       ping interval, a ping frame whose data is the ping's 8-byte id; the pong echoes it
- *       [RFC 6455 5.5.3]. A pong in time fires {@link PongReceivedEvent}; others are late.</li>
- *   <li><b>Missed pongs</b>: after {@link Builder#maxMissedPongs} in a row,
- *       {@link HeartbeatFailedEvent}, close frame 1001 {@value #PING_TIMEOUT}, close.</li>
+ *   <li><b>Pings</b> from the end of the handshake, as {@code HeartbeatHandler}'s pinging role, their
+ *       8-byte id as data, echoed by the pong [RFC 6455 5.5.3]. {@link Builder#maxMissedPongs} misses
+ *       in a row: {@link HeartbeatFailedEvent}, close frame 1001 {@value #PING_TIMEOUT}, close.</li>
  *   <li><b>Reader idle</b> ({@link Builder#readerIdleTimeout}): nothing read for the timeout since
  *       activation fires {@link WebSocketReaderIdleEvent}, close frame 1001 {@value #IDLE_TIMEOUT}
- *       (after the handshake), close.</li>
- *   <li><b>The peer's pings</b> are answered by {@link HeartbeatHandler}'s answering role, added
- *       before the protocol handler at the handshake. The last strike of
- *       {@link Builder#pingLimits} fires {@link TooManyPingsEvent}, close frame 1008
- *       {@value #TOO_MANY_PINGS}, close.</li>
+ *       (after the handshake), close ({@code wheelbeat.connection.closed{reason=reader_idle}}).</li>
+ *   <li><b>The peer's pings</b>: answered by {@code HeartbeatHandler}'s answering role, added before the
+ *       protocol handler at the handshake. The last strike of {@link Builder#pingLimits} fires
+ *       {@link TooManyPingsEvent}, close frame 1008 {@value #TOO_MANY_PINGS}, close.</li>
  * </ul>
  * Pong frames are consumed; everything else passes. Once a close frame goes out, pinging stops.
  *
@@ -64,12 +59,7 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  * If the protocol handler is missing or drops pongs (checked with one empty pong at the
  * handshake), it logs the fix once per {@link Factory}, fires an {@link IllegalStateException} and
- * closes (close frame 1011 after the handshake).
- *
- * <p>Meters ({@link Builder#metrics(MeterRegistry)}): {@code HeartbeatHandler}'s, and
- * {@code wheelbeat.connection.closed{reason=reader_idle}}.
- *
- * <p>A handler serves one channel, on its event loop; build a {@link Factory} once.
+ * closes (close frame 1011 after the handshake). A handler serves one channel, on its event loop.
  */
 public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
 
@@ -89,7 +79,6 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
 
     private final Factory settings;
     private final Pings pings = new Pings();
-    private final HandlerTimer readerIdleTimer = new HandlerTimer(this::onReaderIdleTimer);
     private long lastReadNanos;
     private boolean handshakeDone;
     private boolean closeSent;
@@ -103,7 +92,7 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
 
     /**
      * Returns a builder with the defaults: a pong timeout equal to the ping interval, 3 missed
-     * pongs, no jitter (as Netty's writer idle), no reader-idle timeout. The ping interval must be set.
+     * pongs, no jitter, no reader-idle timeout. The ping interval must be set.
      * @return a new builder
      */
     public static Builder builder() {
@@ -169,20 +158,22 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
                             + "WebSocketKeepAliveHandler in the pipeline: add the keepalive after it");
         } else if (settings.readerIdleNanos > 0) {
             lastReadNanos = nowNanos;
-            schedule(readerIdleTimer, settings.readerIdleNanos);
+            schedule(this, settings.readerIdleNanos);
         }
     }
 
     @Override
     protected void onStop() {
-        cancel(readerIdleTimer);
+        cancel(this);
         pings.stop();
     }
 
-    private void onReaderIdleTimer(HandlerTimer timer) {
+    /** The reader-idle timeout: the handler is its own timer, which reads postpone lazily. */
+    @Override
+    protected void expire() {
         long left = settings.readerIdleNanos - (now() - lastReadNanos);
         if (left > 0) {
-            schedule(readerIdleTimer, left); // lazy: reads only stamp a time
+            schedule(this, left);
             return;
         }
         ChannelHandlerContext ctx = ctx();
@@ -224,11 +215,6 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
             ctx.fireUserEventTriggered(new HeartbeatFailedEvent(missedPongs));
             ctx.close();
         }
-    }
-
-    /** The pong to the peer's ping: its data echoed [RFC 6455 5.5.3], as Netty's protocol handler answers. */
-    private static PongWebSocketFrame pong(Channel channel, PingWebSocketFrame ping) {
-        return new PongWebSocketFrame(ping.content().retain());
     }
 
     /** Writes a close frame with {@code status} and {@code reason}, once, if the WebSocket is up. */
@@ -302,17 +288,16 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
         private final AtomicBoolean misconfigurationLogged = new AtomicBoolean();
 
         private Factory(
+                Builder b,
                 PingLoop.Settings pinging,
                 HeartbeatHandler.Factory answers,
-                long readerIdleNanos,
                 EventLoopWheels wheels,
                 MeterRegistry registry) {
             this.pinging = pinging;
             this.answers = answers;
-            this.readerIdleNanos = readerIdleNanos;
+            this.readerIdleNanos = b.readerIdleNanos;
             this.wheels = wheels;
-            this.readerIdleCloses =
-                    registry != null && readerIdleNanos > 0 ? ConnectionMeters.closed(registry, "reader_idle") : null;
+            this.readerIdleCloses = readerIdleNanos > 0 ? ConnectionMeters.closed(registry, "reader_idle") : null;
         }
 
         /** @return a new handler, for one channel only */
@@ -321,10 +306,7 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
         }
     }
 
-    /**
-     * Settings of a {@link WebSocketKeepAliveHandler}; {@code wheels}, {@code random} and
-     * {@code metrics} are in {@link JitteredHandlerBuilder}. Not thread-safe.
-     */
+    /** Settings of a {@link WebSocketKeepAliveHandler}, with {@link JitteredHandlerBuilder}'s. Not thread-safe. */
     public static final class Builder extends JitteredHandlerBuilder<Builder> {
         private long intervalNanos;
         private long pongTimeoutNanos;
@@ -336,8 +318,7 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
         private Builder() {}
 
         /**
-         * How often the peer may ping before the connection is ended; {@link PingLimits#DEFAULT}
-         * unless set (a flood ends at its 4th ping).
+         * How often the peer may ping; {@link PingLimits#DEFAULT} unless set (a flood ends at its 4th ping).
          * @param limits the limits, or {@link PingLimits#OFF}; not null
          * @return this builder
          */
@@ -357,8 +338,7 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
         }
 
         /**
-         * Moves each ping interval by a uniform draw within +/- {@code fraction} of it, so that
-         * connections opened together do not ping together; 0 by default.
+         * Moves each ping interval by a uniform draw within +/- {@code fraction} of it; 0 by default.
          * @param fraction the fraction either side, {@code 0 <= fraction < 1}
          * @return this builder
          */
@@ -390,7 +370,7 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
         /**
          * Closes a connection from which nothing was read for {@code timeout}; off by default. It
          * must exceed the longest ping interval (jitter included) plus the pong timeout. Pings go
-         * out only when nothing was written for the interval, so leave it off for a server that
+         * out only when nothing was written for the interval: leave it off for a server that
          * writes more often than that to a peer that never writes.
          * @param timeout the time limit, positive
          * @return this builder
@@ -419,7 +399,9 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
                         + "answers every ping would be closed");
             }
             HeartbeatHandler.Builder answers = HeartbeatHandler.builder()
-                    .answerPings(PingWebSocketFrame.class, WebSocketKeepAliveHandler::pong)
+                    .answerPings(
+                            PingWebSocketFrame.class,
+                            (ch, ping) -> new PongWebSocketFrame(ping.content().retain()))
                     .pingLimits(pingLimits)
                     .wheels(wheels());
             if (!pingLimits.equals(PingLimits.OFF)) {
@@ -431,7 +413,7 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
             }
             PingLoop.Settings pinging = new PingLoop.Settings(
                     intervalNanos, pongTimeout, maxMissedPongs, jitter, random(), PingLoop.Traffic.WRITES, registry());
-            return new Factory(pinging, answers.build(), readerIdleNanos, wheels(), registry());
+            return new Factory(this, pinging, answers.build(), wheels(), registry());
         }
     }
 }

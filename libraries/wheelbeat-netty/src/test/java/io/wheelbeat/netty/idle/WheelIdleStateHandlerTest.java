@@ -100,6 +100,75 @@ class WheelIdleStateHandlerTest {
         assertEquals(R, firedAt(0));
     }
 
+    /**
+     * The handler keeps its reader idle time in its flags when it is at most 2^23 - 1 whole
+     * nanoseconds, microseconds, milliseconds or seconds, else beside its checks: at the edges of
+     * each, made by Netty's constructor and by a factory, a read postpones the first event to
+     * exactly the read's time plus the idle time.
+     */
+    @Test
+    void readerIdleTimesAtTheEdgesOfWhatTheFlagsHoldFireExactly() {
+        long most = (1L << 23) - 1;
+        for (long idle : new long[] {
+            MILLISECONDS.toNanos(1),
+            most,
+            most + 1,
+            TimeUnit.MICROSECONDS.toNanos(most),
+            TimeUnit.MICROSECONDS.toNanos(most + 1),
+            MILLISECONDS.toNanos(most),
+            TimeUnit.SECONDS.toNanos(most),
+            TimeUnit.SECONDS.toNanos(most + 1),
+            TimeUnit.SECONDS.toNanos(20) + 1
+        }) {
+            for (WheelIdleStateHandler handler : List.of(
+                    new WheelIdleStateHandler(idle, 0, 0, NANOSECONDS),
+                    WheelIdleStateHandler.builder()
+                            .readerIdleTime(Duration.ofNanos(idle))
+                            .build()
+                            .newHandler())) {
+                assertEquals(NANOSECONDS.toMillis(idle), handler.getReaderIdleTimeInMillis(), handler::toString);
+                IdleEventRecorder events = new IdleEventRecorder();
+                EmbeddedChannel channel = new EmbeddedChannel();
+                channel.freezeTime();
+                long origin = VirtualTime.now(channel);
+                channel.pipeline().addLast(handler, events);
+                VirtualTime.advanceTo(channel, origin + idle / 2);
+                channel.pipeline().fireChannelRead("in");
+                channel.pipeline().fireChannelReadComplete();
+                VirtualTime.advanceTo(channel, origin + idle / 2 + idle - 1);
+                assertEquals(List.of(), events.events(), handler::toString);
+                VirtualTime.advanceTo(channel, origin + idle / 2 + idle);
+                assertEquals(
+                        List.of(new IdleEventRecorder.Fired(FIRST_READER_IDLE_STATE_EVENT, origin + idle / 2 + idle)),
+                        events.fired,
+                        handler::toString);
+                channel.finishAndReleaseAll();
+            }
+        }
+    }
+
+    /**
+     * Netty's order among equal deadlines follows when each task was rescheduled, at its old
+     * deadline, not when the traffic came (run against Netty's IdleStateHandler: the same list).
+     * Reader and all idle 10 ms, a write at 5 ms, a read at 12 ms: the all check moves at 10 ms to
+     * 15 and at 15 to 22; the reader fires at 10 and moves at 20 to 22; at 22 the all event comes
+     * first. A reader deadline moved in place at the read would have come first.
+     */
+    @Test
+    void equalDeadlinesFireInTheOrderTheirChecksWereRescheduledNotTheOrderOfTheTraffic() {
+        long ms = MILLISECONDS.toNanos(1);
+        start(new WheelIdleStateHandler(10 * ms, 0, 10 * ms, NANOSECONDS));
+        advanceTo(5 * ms);
+        ch.writeAndFlush("out");
+        advanceTo(12 * ms);
+        readBatch();
+        advanceTo(22 * ms);
+        assertEquals(
+                List.of(FIRST_READER_IDLE_STATE_EVENT, FIRST_ALL_IDLE_STATE_EVENT, FIRST_READER_IDLE_STATE_EVENT),
+                recorder.events());
+        assertEquals(List.of(10 * ms, 22 * ms, 22 * ms), List.of(firedAt(0), firedAt(1), firedAt(2)));
+    }
+
     @Test
     void idleEventRepeatsUnflaggedEveryPeriodWithoutDrift() {
         start(new WheelIdleStateHandler(R, 0, 0, NANOSECONDS));

@@ -1,5 +1,6 @@
 package io.wheelbeat.netty.loop;
 
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoEventLoop;
 import io.netty.channel.IoHandlerFactory;
@@ -9,6 +10,7 @@ import io.netty.channel.local.LocalIoHandler;
 import io.netty.util.concurrent.Ticker;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A virtual clock shared by the test thread and one event loop: it moves only when the test
@@ -19,6 +21,9 @@ import java.util.concurrent.TimeUnit;
  * sleeping for ever; the test wakes the loop after each advance.
  */
 final class LoopClock implements Ticker {
+
+    /** How far {@link #runFor} moves the clock at a time. */
+    static final long STEP = TimeUnit.MILLISECONDS.toNanos(50);
 
     private volatile long now;
 
@@ -90,6 +95,31 @@ final class LoopClock implements Ticker {
         io.netty.util.concurrent.Future<?> terminated = group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
         while (!terminated.await(20, TimeUnit.MILLISECONDS)) {
             advance(TimeUnit.SECONDS.toNanos(1));
+        }
+    }
+
+    /**
+     * Moves the loop's clock {@code nanos} on, a {@link #STEP} at a time. After each step: a task scheduled
+     * on the loop for that instant, which the wheel fires after every timer due by then (deadline
+     * order, then scheduling order), so the due timers have run when it has; then plain tasks until
+     * three turns in a row show no progress (a ping's delivery and its pong are tasks of their own).
+     */
+    void runFor(EventLoop loop, AtomicInteger progress, long nanos) throws Exception {
+        for (long moved = 0; moved < nanos; moved += STEP) {
+            // On the loop, between its tasks: a clock moved while a task runs would show that task
+            // two readings of one instant, which real time never does so far apart.
+            loop.submit(() -> advance(STEP)).sync();
+            loop.submit(() -> loop.schedule(() -> {}, 0, TimeUnit.NANOSECONDS))
+                    .get()
+                    .get();
+            int quiet = 0;
+            int seen = -1;
+            while (quiet < 3) {
+                loop.submit(() -> {}).sync();
+                int now = progress.get();
+                quiet = now == seen ? quiet + 1 : 0;
+                seen = now;
+            }
         }
     }
 }

@@ -38,7 +38,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class PingLoopAtAnyClockOriginTest {
 
-    private static final long STEP = TimeUnit.MILLISECONDS.toNanos(50);
     private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
 
     @ParameterizedTest(name = "clock starting at {0}")
@@ -111,7 +110,7 @@ class PingLoopAtAnyClockOriginTest {
                     .sync()
                     .channel();
 
-            runFor(clock, loop, progress, 10 * SECOND);
+            clock.runFor(loop, progress, 10 * SECOND);
             long pongs =
                     events.stream().filter(e -> e instanceof PongReceivedEvent).count();
             // A ping 1 s after the connection's start and after each ping: 10 in 10 s, one STEP late at most.
@@ -122,14 +121,14 @@ class PingLoopAtAnyClockOriginTest {
             int pingsBefore = pingsSeen.get();
             for (int i = 0; i < 7; i++) {
                 loop.submit(() -> client.writeAndFlush("DATA")).sync();
-                runFor(clock, loop, progress, 7 * SECOND / 10);
+                clock.runFor(loop, progress, 7 * SECOND / 10);
             }
             assertEquals(pingsBefore, pingsSeen.get(), "no ping while the client writes more often than the interval");
             assertTrue(client.isActive());
 
             silent.set(true);
             long silentFrom = clock.nanoTime() - origin;
-            runFor(clock, loop, progress, 5 * SECOND);
+            clock.runFor(loop, progress, 5 * SECOND);
             assertFalse(client.isActive(), "closed after two missed pongs");
             HeartbeatFailedEvent failed = (HeartbeatFailedEvent) events.get(events.size() - 1);
             assertEquals(2, failed.missedPongs());
@@ -137,38 +136,10 @@ class PingLoopAtAnyClockOriginTest {
             // The next ping at most 1 s after the silence began, its timeout 0.5 s later, the second
             // ping 1 s after the first and its timeout 0.5 s later: 1.5 to 2.5 s, one STEP late at most.
             assertTrue(
-                    failedAfter >= SECOND + SECOND / 2 && failedAfter <= 2 * SECOND + SECOND / 2 + STEP,
+                    failedAfter >= SECOND + SECOND / 2 && failedAfter <= 2 * SECOND + SECOND / 2 + LoopClock.STEP,
                     "closed " + failedAfter + " ns after the peer fell silent");
         } finally {
-            io.netty.util.concurrent.Future<?> terminated = group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
-            while (!terminated.await(20, TimeUnit.MILLISECONDS)) {
-                clock.advance(SECOND); // the quiet period runs on the loop's clock
-            }
-        }
-    }
-
-    /**
-     * Moves the loop's clock {@code nanos} on, a STEP at a time. After each step: a task scheduled
-     * on the loop for that instant, which the wheel fires after every timer due by then (deadline
-     * order, then scheduling order), so the due timers have run when it has; then plain tasks until
-     * three turns in a row show no progress (a ping's delivery and its pong are tasks of their own).
-     */
-    private static void runFor(LoopClock clock, EventLoop loop, AtomicInteger progress, long nanos) throws Exception {
-        for (long moved = 0; moved < nanos; moved += STEP) {
-            // On the loop, between its tasks: a clock moved while a task runs would show that task
-            // two readings of one instant, which real time never does so far apart.
-            loop.submit(() -> clock.advance(STEP)).sync();
-            loop.submit(() -> loop.schedule(() -> {}, 0, TimeUnit.NANOSECONDS))
-                    .get()
-                    .get();
-            int quiet = 0;
-            int seen = -1;
-            while (quiet < 3) {
-                loop.submit(() -> {}).sync();
-                int now = progress.get();
-                quiet = now == seen ? quiet + 1 : 0;
-                seen = now;
-            }
+            clock.shutDown(group);
         }
     }
 }

@@ -10,12 +10,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The answering side's rule against peers that ping too often, the same for every keepalive (see
- * {@link PingLimits}): a ping sooner than the minimum interval after the last ping in time is a
- * strike, a ping in time clears the strikes, the first ping (or the first after
- * {@link Strikes#forgive()}) is in time, and the {@code maxStrikes}-th strike in a row ends the
- * connection. Meters: {@code wheelbeat.heartbeat.ping.strikes} and
- * {@code wheelbeat.connection.closed{reason=too_many_pings}}.
+ * The answering side's rule against peers that ping too often, {@link PingLimits}' for every
+ * keepalive; the first ping, or the first after {@link Strikes#forgive()}, is in time. Meters:
+ * {@code wheelbeat.heartbeat.ping.strikes}, {@code wheelbeat.connection.closed{reason=too_many_pings}}.
  *
  * <p>Internal. Immutable and thread-safe; each {@link Strikes} is one channel's, event loop only.
  */
@@ -31,14 +28,9 @@ public final class PingEnforcement {
     private PingEnforcement(PingLimits limits, MeterRegistry registry) {
         this.minIntervalNanos = limits.minPingInterval().toNanos();
         this.maxStrikes = limits.maxPingStrikes();
-        this.strikes = registry == null
-                ? null
-                : ConnectionMeters.counter(
-                        registry,
-                        "wheelbeat.heartbeat.ping.strikes",
-                        "Pings sooner than the minimum ping interval",
-                        "pings");
-        this.closes = registry == null ? null : ConnectionMeters.closed(registry, "too_many_pings");
+        this.strikes = ConnectionMeters.counter(
+                registry, "wheelbeat.heartbeat.ping.strikes", "Pings sooner than the minimum ping interval", "pings");
+        this.closes = ConnectionMeters.closed(registry, "too_many_pings");
     }
 
     /** The enforcement of {@code limits} ({@code registry} null for no meters), or null for {@link PingLimits#OFF}. */
@@ -48,27 +40,17 @@ public final class PingEnforcement {
 
     /** {@code wheelbeat.heartbeat.pings.answered}, for the sides that answer pings themselves. */
     public static Counter pingsAnswered(MeterRegistry registry) {
-        return registry == null
-                ? null
-                : ConnectionMeters.counter(
-                        registry,
-                        "wheelbeat.heartbeat.pings.answered",
-                        "Heartbeat pings answered with a pong",
-                        "pings");
+        return ConnectionMeters.counter(
+                registry, "wheelbeat.heartbeat.pings.answered", "Heartbeat pings answered with a pong", "pings");
     }
 
     public long minIntervalNanos() {
         return minIntervalNanos;
     }
 
-    /** Judges a ping that came at {@code nowNanos} against the limits' minimum interval; see below. */
-    public boolean strikesOut(ChannelHandlerContext ctx, Strikes state, long nowNanos) {
-        return strikesOut(ctx, state, nowNanos, minIntervalNanos);
-    }
-
     /**
-     * Judges a ping that came at {@code nowNanos} against {@code minIntervalNanos} (HTTP/2 holds a
-     * connection without streams to a longer one). Returns true if it is the strike that ends the
+     * Judges a ping that came at {@code nowNanos} against {@code minIntervalNanos} (the limits' own,
+     * or HTTP/2's longer one without streams). Returns true if it is the strike that ends the
      * connection: then counted, logged and {@link TooManyPingsEvent} fired; the caller closes.
      */
     public boolean strikesOut(ChannelHandlerContext ctx, Strikes state, long nowNanos, long minIntervalNanos) {

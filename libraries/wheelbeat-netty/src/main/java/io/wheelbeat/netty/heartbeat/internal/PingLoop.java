@@ -5,10 +5,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.netty.channel.ChannelHandlerContext;
 import io.wheelbeat.core.ExecutorDrivenWheel;
+import io.wheelbeat.core.TimerNode;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.internal.ConnectionMeters;
-import io.wheelbeat.netty.internal.HandlerTimer;
 import io.wheelbeat.netty.internal.Jitter;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -18,17 +18,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The ping state machine of every keepalive, one per connection; the protocol is the subclass,
- * which says how to write a ping, feeds the pongs in and closes its way. When the connection had no
- * {@link Traffic traffic} for the (jittered) interval, writes a ping and expects its pong within the
- * pong timeout. Lazy as Netty's {@code IdleStateHandler}: traffic stamps a time once per flush or
- * read batch, and an early timer re-arms for the rest. A pong in time fires
- * {@link PongReceivedEvent}; after {@code maxMissedPongs} misses in a row, {@link #pongsMissed}.
- * With {@code READS} traffic, anything read while a ping is out proves the peer alive (gRPC's rule).
+ * The ping state machine of every keepalive, one per connection; the protocol is the subclass, which
+ * writes the pings and closes its way, and its handler feeds in the traffic and the pongs. After the
+ * (jittered) interval without {@link Traffic traffic}, writes a ping and expects its pong within the
+ * pong timeout. Lazy as Netty's {@code IdleStateHandler}: traffic stamps a time once per flush or read
+ * batch, and an early timer re-arms for the rest. A pong in time fires {@link PongReceivedEvent};
+ * {@code maxMissedPongs} misses in a row, {@link #pongsMissed}. With {@code READS}, anything read
+ * while a ping is out proves the peer alive (gRPC's rule).
+ *
+ * <p>The loop is its one timer: for the next ping, or while a ping is out, for its pong.
  *
  * <p>Internal. Event loop only, one channel; {@link Settings} is shared by a factory's loops.
  */
-public abstract class PingLoop {
+public abstract class PingLoop extends TimerNode {
 
     private static final Logger log = LoggerFactory.getLogger(PingLoop.class);
     /** The id no pong answers with: ids are positive. */
@@ -36,19 +38,15 @@ public abstract class PingLoop {
 
     /** What postpones the next ping. */
     public enum Traffic {
-        /** Flushed writes, the pings included (heartbeat, WebSocket, MQTT: "nothing sent for"). */
+        /** Flushed writes, the pings included ("nothing sent for"). */
         WRITES,
-        /** Reads, pongs included (HTTP/2 as gRPC: "nothing received for"). */
+        /** Reads, pongs included (gRPC's "nothing received for"). */
         READS
     }
 
-    /**
-     * The settings a factory's loops share, with the pinging meters ({@code wheelbeat.heartbeat.pings.sent},
-     * {@code .pongs.missed}, {@code .pongs.late}, timer {@code .rtt}, {@code wheelbeat.connection.closed}
-     * tag {@code reason=heartbeat_timeout}). Thread-safe.
-     */
+    /** The settings a factory's loops share, with the pinging meters. Thread-safe. */
     public static final class Settings {
-        /** The base interval, before jitter; doubled when the peer says "too many pings". */
+        /** Before jitter; doubled when the peer says "too many pings". */
         private final AtomicLong intervalNanos;
 
         private final long pongTimeoutNanos;
@@ -77,20 +75,17 @@ public abstract class PingLoop {
             this.jitter = jitter;
             this.random = random;
             this.traffic = traffic;
-            if (registry == null) {
-                pingsSent = pongsMissed = pongsLate = closes = null;
-                roundTrip = null;
-                return;
-            }
+            String prefix = "wheelbeat.heartbeat.";
+            pingsSent = ConnectionMeters.counter(registry, prefix + "pings.sent", "Heartbeat pings sent", "pings");
             String missed = "Heartbeat pongs that did not come within the pong timeout";
             String late = "Heartbeat pongs that answered no ping awaiting them: after its timeout, or unasked";
-            pingsSent = ConnectionMeters.counter(
-                    registry, "wheelbeat.heartbeat.pings.sent", "Heartbeat pings sent", "pings");
-            pongsMissed = ConnectionMeters.counter(registry, "wheelbeat.heartbeat.pongs.missed", missed, "pongs");
-            pongsLate = ConnectionMeters.counter(registry, "wheelbeat.heartbeat.pongs.late", late, "pongs");
-            roundTrip = Timer.builder("wheelbeat.heartbeat.rtt")
-                    .description("Time from sending a heartbeat ping to receiving its pong")
-                    .register(registry);
+            pongsMissed = ConnectionMeters.counter(registry, prefix + "pongs.missed", missed, "pongs");
+            pongsLate = ConnectionMeters.counter(registry, prefix + "pongs.late", late, "pongs");
+            roundTrip = registry == null
+                    ? null
+                    : Timer.builder(prefix + "rtt")
+                            .description("Time from sending a heartbeat ping to receiving its pong")
+                            .register(registry);
             closes = ConnectionMeters.closed(registry, "heartbeat_timeout");
         }
 
@@ -100,8 +95,6 @@ public abstract class PingLoop {
         }
     }
 
-    private final HandlerTimer pingTimer = new HandlerTimer(this::onTimer);
-    private final HandlerTimer pongTimer = new HandlerTimer(this::onTimer);
     private Settings settings;
     private ChannelHandlerContext ctx;
     private ExecutorDrivenWheel wheel;
@@ -115,7 +108,7 @@ public abstract class PingLoop {
     private boolean trafficUnstamped;
     private boolean readSincePing;
     private boolean awaitingPong;
-    /** The random id before the first ping: ids of this connection's pings are above it. */
+    /** The random id before the first ping: this connection's ping ids are above it. */
     private long firstPingIdMinusOne;
 
     private long lastPingId;
@@ -129,7 +122,7 @@ public abstract class PingLoop {
     /** Returns the ping carrying {@code pingId}, or null (reported already) to skip this interval. */
     protected abstract Object newPing(ChannelHandlerContext ctx, long pingId);
 
-    /** Whether a ping may go out now; a loop that was told no waits for {@link #resumeIfPaused}. */
+    /** Whether a ping may go out now; a loop told no waits for {@link #resumeIfPaused}. */
     protected boolean mayPing() {
         return true;
     }
@@ -152,21 +145,18 @@ public abstract class PingLoop {
         // Uniform in [2^40, 2^62): the next 2^62 ids are positive (never NO_PING) and above small
         // constants such as HTTP/2's drain PING. The loop's thread's generator: no contention.
         firstPingIdMinusOne = ThreadLocalRandom.current().nextLong(1L << 40, 1L << 62);
-        lastPingId = firstPingIdMinusOne;
-        pongsCounted = firstPingIdMinusOne;
+        lastPingId = pongsCounted = firstPingIdMinusOne;
         lastTrafficNanos = now();
         intervalNanos = nextInterval();
-        wheel.schedule(pingTimer, intervalNanos);
+        wheel.schedule(this, intervalNanos);
     }
 
     /** Stops pinging for good: cancels the timers; later pongs are the handler's to drop. */
     public final void stop() {
         running = false;
-        cancel(pingTimer);
-        cancel(pongTimer);
+        disarm();
     }
 
-    /** Whether the loop has started and not stopped. */
     public final boolean running() {
         return running;
     }
@@ -197,10 +187,7 @@ public abstract class PingLoop {
         return pingId > firstPingIdMinusOne && pingId <= lastPingId;
     }
 
-    /**
-     * A pong that answers the ping with id {@code answeredPingId} (or {@code 0}, no ping of ours):
-     * in time if it answers the outstanding ping before its timeout, else late.
-     */
+    /** A pong that answers the ping {@code answeredPingId} (0: none of ours): in time if the outstanding one. */
     public final void onPong(long answeredPingId) {
         if (settings == null) {
             return; // before the start: no ping was sent, and no meters to count it in
@@ -212,7 +199,7 @@ public abstract class PingLoop {
         long now = now();
         long roundTripNanos = now - pingSentNanos;
         awaitingPong = false;
-        cancel(pongTimer);
+        disarm();
         missedPongs = 0;
         boolean first = !pongSeen;
         pongSeen = true;
@@ -233,7 +220,7 @@ public abstract class PingLoop {
 
     /** Resumes a loop that {@link #mayPing} paused (no timer pending), first stamping traffic if {@code trafficNow}. */
     public final void resumeIfPaused(boolean trafficNow) {
-        if (!running || pingTimer.isPending() || pongTimer.isPending()) {
+        if (!running || isPending()) {
             return;
         }
         long now = now();
@@ -244,9 +231,8 @@ public abstract class PingLoop {
     }
 
     /**
-     * The peer says this side pings too often: doubles the base interval of the loops sharing these
-     * settings, from the interval this connection last used, so that many connections told at once
-     * double it once. Does nothing before the start.
+     * The peer says this side pings too often: doubles the shared base interval from the one this
+     * connection last used, so that many connections told at once double it once. Not before the start.
      */
     public final void peerSaysTooManyPings() {
         long base = baseIntervalNanos;
@@ -256,35 +242,28 @@ public abstract class PingLoop {
         long doubled = base > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : base * 2;
         if (settings.intervalNanos.compareAndSet(base, doubled)) {
             log.info(
-                    "{}: the peer says we ping too often; ping interval now {} ms",
-                    ctx.channel(),
-                    TimeUnit.NANOSECONDS.toMillis(doubled));
+                    "{}: the peer says we ping too often; ping interval now {} ms", ctx.channel(), doubled / 1_000_000);
         }
         if (running) {
-            // The idle timer, when it fires early, re-arms for the rest of the longer interval.
-            intervalNanos = nextInterval();
+            intervalNanos = nextInterval(); // an early timer re-arms for the rest of the longer interval
         }
     }
 
-    private void onTimer(HandlerTimer timer) {
-        if (timer == pingTimer) {
-            pingWhenIdle(now());
-            return;
+    @Override
+    protected void expire() {
+        if (awaitingPong) { // the pong timeout
+            awaitingPong = false;
+            if (settings.traffic == Traffic.WRITES || !readSincePing) { // else the peer sent something: alive
+                ConnectionMeters.count(settings.pongsMissed);
+                if (++missedPongs >= settings.maxMissedPongs) {
+                    ConnectionMeters.count(settings.closes);
+                    log.debug("{}: {} pongs missed in a row, closing", ctx.channel(), missedPongs);
+                    pongsMissed(ctx, missedPongs);
+                    return;
+                }
+            }
         }
-        awaitingPong = false;
-        if (settings.traffic == Traffic.READS && readSincePing) {
-            pingWhenIdle(now()); // the peer sent something meanwhile: alive
-            return;
-        }
-        missedPongs++;
-        ConnectionMeters.count(settings.pongsMissed);
-        if (missedPongs < settings.maxMissedPongs) {
-            pingWhenIdle(now());
-            return;
-        }
-        ConnectionMeters.count(settings.closes);
-        log.debug("{}: {} pongs missed in a row, closing", ctx.channel(), missedPongs);
-        pongsMissed(ctx, missedPongs);
+        pingWhenIdle(now());
     }
 
     /** Pings if there was no traffic for the interval, else arms the timer for the rest of it. */
@@ -294,14 +273,14 @@ public abstract class PingLoop {
         }
         long idleNanos = now - lastTrafficNanos;
         if (idleNanos < intervalNanos) {
-            wheel.schedule(pingTimer, intervalNanos - idleNanos);
+            wheel.schedule(this, intervalNanos - idleNanos);
             return;
         }
         long pingId = lastPingId + 1;
         Object ping = newPing(ctx, pingId);
         intervalNanos = nextInterval();
         if (ping == null) {
-            wheel.schedule(pingTimer, intervalNanos);
+            wheel.schedule(this, intervalNanos);
             return;
         }
         lastPingId = pingId;
@@ -309,7 +288,7 @@ public abstract class PingLoop {
         readSincePing = false;
         pingSentNanos = now;
         // Armed before the write, so that a write failing into a close cancels it.
-        wheel.schedule(pongTimer, settings.pongTimeoutNanos);
+        wheel.schedule(this, settings.pongTimeoutNanos);
         ConnectionMeters.count(settings.pingsSent);
         if (settings.traffic == Traffic.WRITES) {
             lastTrafficNanos = now;
@@ -326,9 +305,9 @@ public abstract class PingLoop {
         return wheel.ticker().getAsLong();
     }
 
-    private void cancel(HandlerTimer timer) {
-        if (timer.isPending()) {
-            wheel.cancel(timer);
+    private void disarm() {
+        if (isPending()) {
+            wheel.cancel(this);
         }
     }
 }
