@@ -534,6 +534,33 @@ class TimerWheelTest {
         assertEquals(byDeadline, fired.stream().map(scheduled::get).toList());
     }
 
+    /** A callback's schedulings renumber the wheel while the rest of its tick waits to fire. */
+    @Test
+    void aRenumberingFromACallbackKeepsTheTickBeingFiredInOrder() {
+        long deadline = in(3 * TICK);
+        List<TimerNode> added = new ArrayList<>();
+        int[] pendingSeen = {-1};
+        TimerNode first = at(
+                wheel,
+                () -> {
+                    wheel.startOrdersAt(Integer.MAX_VALUE - 1);
+                    added.add(at(wheel, deadline + 1));
+                    added.add(at(wheel, deadline + 1)); // renumbers first
+                    pendingSeen[0] = 0;
+                    wheel.forEachPending(node -> pendingSeen[0]++);
+                },
+                deadline);
+        List<TimerNode> expected = new ArrayList<>(List.of(first));
+        for (int i = 0; i < 5; i++) {
+            expected.add(at(wheel, deadline + 1)); // due with the two added, and older
+        }
+        assertEquals(8, pollAfter(4 * TICK));
+        expected.addAll(added);
+        assertEquals(expected, fired);
+        assertEquals(7, pendingSeen[0], "the tick's five unfired nodes and the two added");
+        assertEquals(0, wheel.pendingTimers());
+    }
+
     @Test
     void equalDeadlinesFireInSchedulingOrder() {
         List<Integer> order = new ArrayList<>();
