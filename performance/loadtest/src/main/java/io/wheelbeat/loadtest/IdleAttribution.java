@@ -49,6 +49,11 @@ final class IdleAttribution implements AutoCloseable {
     private static final String[] PIPELINE_CLASSES = {
         "io.netty.channel.AbstractChannelHandlerContext", "io.netty.channel.DefaultChannelPipeline",
     };
+    /**
+     * The loop group's wrapper of Netty's task loop: it runs every task, so reaching it undecided means the
+     * sample was Netty's own task running (the local transport delivers reads as tasks), as on Netty's loop.
+     */
+    private static final String LOOP_TASK_RUNNER = "io.wheelbeat.netty.loop.WheelIoEventLoop.runAllTasks";
 
     private final Recording recording = new Recording();
 
@@ -143,6 +148,9 @@ final class IdleAttribution implements AutoCloseable {
                 if (frame.startsWith(pipeline + ".")) {
                     return null;
                 }
+            }
+            if (frame.equals(LOOP_TASK_RUNNER)) {
+                return null;
             }
             if (!frame.startsWith("io.wheelbeat.loadtest.")) {
                 for (String prefix : IDLE_PREFIXES) {

@@ -60,6 +60,23 @@ class IdleAttributionTest {
     }
 
     @Test
+    void tasksTheLoopGroupRunsAreJudgedAsOnNettysLoop() {
+        assertNull(IdleAttribution.idleFrame(List.of(
+                "io.netty.channel.local.LocalChannel.finishPeerRead0",
+                "io.netty.util.concurrent.AbstractEventExecutor.safeExecute",
+                "io.netty.util.concurrent.SingleThreadEventExecutor.runAllTasks",
+                "io.wheelbeat.netty.loop.WheelIoEventLoop.runAllTasks",
+                "io.netty.channel.SingleThreadIoEventLoop.run")));
+        assertEquals(
+                "io.wheelbeat.netty.loop.WheelScheduledTask.run",
+                IdleAttribution.idleFrame(List.of(
+                        "io.netty.util.concurrent.DefaultPromise.trySuccess",
+                        "io.wheelbeat.netty.loop.WheelScheduledTask.run",
+                        "io.netty.util.concurrent.SingleThreadEventExecutor.runAllTasks",
+                        "io.wheelbeat.netty.loop.WheelIoEventLoop.runAllTasks")));
+    }
+
+    @Test
     void theLoadTestsOwnCodeAndTheTransportAreNot() {
         assertNull(IdleAttribution.idleFrame(List.of(
                 "io.wheelbeat.loadtest.LoopLagProbe$Lag.record",
