@@ -39,6 +39,8 @@ public final class TimerWheel {
     private static final int BATCHED = Integer.MIN_VALUE;
     /** The most due level-0 slots whose lists are walked together before the first fires. */
     private static final int LOOKAHEAD = 8;
+    /** Nodes read ahead per list end: a crowded slot is read no further than a run could fire of it. */
+    private static final int LOOKAHEAD_DEPTH = 2048;
 
     private static final class Sentinel extends TimerNode {
         final int slot;
@@ -1022,7 +1024,7 @@ public final class TimerWheel {
             }
             at = next;
         }
-        for (int walking = (1 << lists) - 1; walking != 0; ) {
+        for (int walking = (1 << lists) - 1, depth = 0; walking != 0 && depth < LOOKAHEAD_DEPTH; depth++) {
             for (int left = walking; left != 0; left &= left - 1) {
                 int list = Integer.numberOfTrailingZeros(left);
                 TimerNode f = front[list];
