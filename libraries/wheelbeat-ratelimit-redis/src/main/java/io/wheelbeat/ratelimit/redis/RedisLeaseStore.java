@@ -770,7 +770,8 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
          * Counts windows on {@code clock}, as nanoseconds since its reading {@code originNanos},
          * instead of on the server's {@code TIME}: for processes that share one clock and one
          * origin, such as tests in virtual time. The distance from the origin must stay within
-         * 2^53 microseconds (285 years), the integers a Lua number holds exactly.
+         * 2^53 microseconds (285 years), the integers a Lua number holds exactly. Redis expires
+         * the state on its own clock, ten minutes after it ends on this one.
          */
         Builder sharedClock(LongSupplier clock, long originNanos) {
             this.sharedClock = Objects.requireNonNull(clock, "clock");

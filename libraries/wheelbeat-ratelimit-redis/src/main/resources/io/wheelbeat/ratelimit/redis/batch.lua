@@ -137,6 +137,10 @@ writes[#writes + 1] = scan[1]
 writes[#writes + 1] = '!'
 writes[#writes + 1] = f0(latest)
 redis.call('HSET', KEYS[2], unpack(writes))
--- Set at every call, as the clock it counts from may not be the server's.
-redis.call('PEXPIRE', KEYS[2], math.floor((latest - now) / 1000) + 1)
+-- Set at every call, as the clock it counts from may not be the server's. A given clock (virtual
+-- time) may stand still while the server's runs: the hash then outlives its end by ten minutes of
+-- the server's, or a count could expire within its window on the given clock.
+local ttl = math.floor((latest - now) / 1000) + 1
+if ARGV[1] ~= '' then ttl = ttl + 600000 end
+redis.call('PEXPIRE', KEYS[2], ttl)
 return out

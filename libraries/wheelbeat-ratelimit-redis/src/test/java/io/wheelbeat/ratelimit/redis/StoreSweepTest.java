@@ -12,6 +12,7 @@ import io.wheelbeat.core.internal.ManualTicker;
 import io.wheelbeat.core.internal.WheelSettings;
 import io.wheelbeat.core.ratelimit.KeyedRateLimiter;
 import io.wheelbeat.core.ratelimit.RateLimit;
+import io.wheelbeat.core.ratelimit.StoreFailurePolicy;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -69,6 +70,52 @@ class StoreSweepTest {
             if (admin != null) {
                 admin.shutdown(Duration.ZERO, Duration.ofSeconds(2));
             }
+        }
+    }
+
+    /**
+     * A virtual clock stands still while Redis's runs (here 0.5 s, more than twice the state's life on
+     * the clock): the key's count outlives it, so a second process asking later in the same window
+     * is held to the bound. Redis expires on its own clock, which a virtual one does not follow.
+     */
+    @Test
+    void countsOutliveRealTimeWhileTheSharedClockStandsStill() throws Exception {
+        ManualTicker clock = new ManualTicker(1_000_000_000_000L);
+        long origin = clock.nanoTime();
+        VirtualExecutor executor = new VirtualExecutor(clock);
+        ExecutorDrivenWheel wheel = Drivers.executorDriven(executor, new WheelSettings().ticker(clock));
+        try (RedisProcess redis = new RedisProcess();
+                RedisLeaseStore store = RedisLeaseStore.builder(redis.uri())
+                        .sharedClock(clock, origin)
+                        .build()) {
+            RateLimit limit = RateLimit.slidingWindow(10, Duration.ofMillis(100));
+            // Past the first window, which a Redis never used before takes as after a loss.
+            clock.advance(1, TimeUnit.SECONDS);
+            executor.runDue();
+            int admitted = 0;
+            for (int process = 0; process < 2; process++) {
+                KeyedRateLimiter<String> limiter = KeyedRateLimiter.builder(limit, wheel)
+                        .name("stall")
+                        .sharedThrough(store)
+                        .processes(2)
+                        .onStoreFailure(StoreFailurePolicy.REFUSE_ALL)
+                        .build();
+                Meters meters = Meters.of(limiter);
+                for (int i = 0; i < 30; i++) {
+                    if (limiter.tryAcquire("k") == KeyedRateLimiter.ADMITTED) {
+                        admitted++;
+                    }
+                    meters.awaitAnswered();
+                }
+                assertEquals(0, meters.allFallbacks(), "every decision shared");
+                limiter.close();
+                if (process == 0) {
+                    Thread.sleep(500);
+                }
+            }
+            // permits + N x D: 10 + 2 x 1.
+            assertTrue(admitted <= 12, "admitted " + admitted + " in one window of 10");
+            assertTrue(admitted >= 10, "admitted " + admitted);
         }
     }
 
