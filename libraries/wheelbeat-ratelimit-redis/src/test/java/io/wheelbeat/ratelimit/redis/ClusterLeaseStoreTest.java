@@ -133,8 +133,14 @@ class ClusterLeaseStoreTest {
             throws InterruptedException {
         long windowMicros = window.toNanos() / 1000;
         while (clock.nanoTime() - origin < untilNanos) {
+            double fallbacks = fallbacks();
             step(keys, windowMicros, admitted);
             awaitAnswered();
+            if (fallbacks() > fallbacks) {
+                // Deciding by policy: a probe may be waiting out a real-time timeout that answers do not
+                // count, so virtual time keeps to real time here rather than run seconds ahead of it.
+                Thread.sleep(20);
+            }
         }
     }
 
