@@ -173,7 +173,7 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
                         : observeOutput
                                 ? new ObservingCheck(this, allIdleTimeNanos)
                                 : new WriteCheck(this, allIdleTimeNanos);
-        if (idleCode == 0 && readerIdleTimeNanos > 0 && metered == null) {
+        if (!flagsHold(readerIdleTimeNanos) && metered == null) {
             metered = new Extras(null, readerIdleTimeNanos); // a factory's carries it already
         }
         Object extras = timer == null ? metered : new SharedTimeouts(timer, metered);
@@ -182,6 +182,11 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
         }
         boolean watchesReads = readerIdleTimeNanos > 0 || allCheck != null;
         HandlerFields.flags(this, idleCode << IDLE_SHIFT | (watchesReads ? WATCHES_READS : 0));
+    }
+
+    /** Whether the flags hold {@code nanos} exactly, or it is 0: else an {@link Extras} carries it. */
+    private static boolean flagsHold(long nanos) {
+        return nanos == 0 || idleCode(nanos) != 0;
     }
 
     /** The reader idle time as kept in the flags, or 0 if it does not fit there exactly (or is 0). */
@@ -763,7 +768,7 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
             this.allIdleTimeNanos = builder.allIdleTimeNanos;
             this.wheels = builder.wheels;
             this.timer = builder.sharedTimer;
-            this.extras = builder.counters == null && (readerIdleTimeNanos == 0 || idleCode(readerIdleTimeNanos) != 0)
+            this.extras = builder.counters == null && flagsHold(readerIdleTimeNanos)
                     ? null
                     : new Extras(builder.counters, readerIdleTimeNanos);
         }
