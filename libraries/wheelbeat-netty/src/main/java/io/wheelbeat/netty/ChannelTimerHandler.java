@@ -1,18 +1,24 @@
 package io.wheelbeat.netty;
 
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandler;
 import io.netty.channel.ChannelOutboundHandler;
 import io.netty.channel.ChannelPipelineException;
 import io.netty.channel.ChannelPromise;
+import io.netty.util.Attribute;
+import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.EventExecutor;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.TimerNode;
+import io.wheelbeat.core.internal.NodeDeadlines;
 import io.wheelbeat.netty.internal.ContextHolder;
 import io.wheelbeat.netty.internal.HandlerFields;
 import io.wheelbeat.netty.internal.LoopClocks;
 import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -22,6 +28,16 @@ import java.util.Objects;
  * comes first; {@link #onStop} on the first of {@code channelInactive} and {@code handlerRemoved},
  * and only after a start. Stopped, a handler never starts again, even if it never started (the
  * order of Netty's {@code IdleStateHandler}).
+ *
+ * <p>A channel moved to another event loop while active ({@code deregister()}, then
+ * {@code register} with another loop) takes its timers along: on {@code channelUnregistered} the
+ * handler runs {@link #onStop} on the old loop, so that no timer of the channel is left on that
+ * loop's wheel, and on {@code channelRegistered} it runs {@link #onStart} again on the new loop. The
+ * timers keep their deadlines: each timer pending when the channel left is armed on the new loop's
+ * wheel at the deadline it had (in the order {@code onStop} cancelled them), while the arming in
+ * that second {@code onStart} is dropped, so a timer that was not pending stays unarmed (a
+ * connection's age and a first-message timeout count on). Between the two the handler is not
+ * running. A channel closed while deregistered keeps no timer.
  *
  * <p>The handler is a timer node itself: {@code schedule(this, ...)} arms it and {@link #expire()}
  * runs when it falls due, so a handler with one timer needs no other object. Every callback it does
@@ -40,8 +56,16 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
     private static final int STOPPED = 2;
 
     private static final int STOPPED_UNSTARTED = 3;
-    private static final int STATE_BITS = 2;
+    /** Left its loop while running: stopped there, waits to start on the next. */
+    private static final int MOVING = 4;
+    /** In {@link #onStart} on the new loop after a move: arming is dropped, the old deadlines restored after. */
+    private static final int RESTARTING = 5;
+
+    private static final int STATE_BITS = 3;
     private static final int STATE_MASK = (1 << STATE_BITS) - 1;
+    /** Per channel, the timers of its handlers while it moves between loops: in a channel attribute, not a field. */
+    private static final AttributeKey<MovingTimers> MOVING_TIMERS =
+            AttributeKey.valueOf(ChannelTimerHandler.class, "movingTimers");
 
     /**
      * The context once added, or a {@link ContextHolder} that holds it beside wheels other than the
@@ -75,6 +99,27 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
             @Override
             public void flags(ChannelTimerHandler handler, int flags) {
                 handler.bits = flags << STATE_BITS | handler.bits & STATE_MASK;
+            }
+
+            @Override
+            public boolean moving(ChannelTimerHandler handler) {
+                int state = handler.state();
+                return state == MOVING || state == RESTARTING;
+            }
+
+            @Override
+            public long now(ChannelTimerHandler handler) {
+                return handler.now();
+            }
+
+            @Override
+            public void schedule(ChannelTimerHandler handler, TimerNode timer, long delayNanos) {
+                handler.schedule(timer, delayNanos);
+            }
+
+            @Override
+            public void cancel(ChannelTimerHandler handler, TimerNode timer) {
+                handler.cancel(timer);
             }
         });
     }
@@ -118,8 +163,22 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
 
     @Override
     public void channelRegistered(ChannelHandlerContext ctx) throws Exception {
-        startIfActive(ctx);
+        if (state() == MOVING && ctx == ctx()) {
+            if (ctx.channel().isActive()) {
+                restart(ctx);
+            }
+        } else {
+            startIfActive(ctx);
+        }
         ctx.fireChannelRegistered();
+    }
+
+    @Override
+    public void channelUnregistered(ChannelHandlerContext ctx) throws Exception {
+        if (state() == RUNNING && ctx == ctx()) {
+            leave(ctx);
+        }
+        ctx.fireChannelUnregistered();
     }
 
     @Override
@@ -167,6 +226,33 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
             onStop();
         } else if (was == NEW) {
             state(STOPPED_UNSTARTED);
+        } else if (was == MOVING) {
+            state(STOPPED); // onStop ran when it left its loop
+            MovingTimers.take(ctx().channel(), this);
+        }
+    }
+
+    /** On the old loop, the channel deregistered while active: {@link #cancel} records what {@link #onStop} cancels. */
+    private void leave(ChannelHandlerContext ctx) {
+        MovingTimers.add(
+                ctx.channel(),
+                new MovingTimers(this, ctx.executor(), loopWheel().ticker().getAsLong()));
+        state(MOVING);
+        onStop();
+    }
+
+    /** On the new loop, the channel active: {@link #onStart} with its arming dropped, then the old deadlines. */
+    private void restart(ChannelHandlerContext ctx) {
+        ExecutorDrivenWheel wheel = wheels().wheelFor(ctx.executor());
+        MovingTimers moved = MovingTimers.take(ctx.channel(), this);
+        state(RESTARTING);
+        try {
+            onStart(ctx, wheel.ticker().getAsLong());
+        } finally {
+            state(RUNNING);
+            if (moved != null) {
+                moved.arm(ctx.executor(), wheel);
+            }
         }
     }
 
@@ -208,12 +294,13 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
     protected void expire() throws Exception {}
 
     /**
-     * Whether the handler has started and not stopped.
+     * Whether the handler has started and not stopped, and is not between two loops.
      *
      * @return whether it runs
      */
     protected final boolean running() {
-        return state() == RUNNING;
+        int state = state();
+        return state == RUNNING || state == RESTARTING;
     }
 
     /**
@@ -224,16 +311,6 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
     protected final ChannelHandlerContext ctx() {
         Object context = this.context;
         return context instanceof ContextHolder holder ? holder.ctx() : (ChannelHandlerContext) context;
-    }
-
-    /**
-     * The channel's event-loop wheel.
-     *
-     * @return the wheel, null before the start
-     */
-    protected final ExecutorDrivenWheel wheel() {
-        int state = state();
-        return state == RUNNING || state == STOPPED ? loopWheel() : null;
     }
 
     /**
@@ -256,7 +333,22 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
      * @param delayNanos nanoseconds from now
      */
     protected final void schedule(TimerNode timer, long delayNanos) {
-        loopWheel().schedule(timer, delayNanos);
+        if (state() != RESTARTING) {
+            loopWheel().schedule(timer, delayNanos);
+        }
+    }
+
+    /**
+     * Arms or re-arms {@code timer} to expire at {@code deadlineNanos}, a reading of {@link #now()}.
+     * After the start only.
+     *
+     * @param timer the timer, a node this handler holds or the handler itself
+     * @param deadlineNanos when it expires
+     */
+    protected final void scheduleAt(TimerNode timer, long deadlineNanos) {
+        if (state() != RESTARTING) {
+            loopWheel().scheduleAt(timer, deadlineNanos);
+        }
     }
 
     /**
@@ -266,16 +358,83 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
      */
     protected final void cancel(TimerNode timer) {
         if (timer.isPending()) {
+            if (state() == MOVING) {
+                MovingTimers.of(ctx().channel(), this).add(timer);
+            }
             loopWheel().cancel(timer);
         }
     }
 
-    // Netty's ChannelDuplexHandler: every other event passes on.
+    /**
+     * One handler's timers that were pending when its channel left a loop, with their deadlines;
+     * kept in the channel's attribute, a list of its moving handlers, from the old loop's
+     * {@code channelUnregistered} to the new loop's {@code channelRegistered}.
+     */
+    private static final class MovingTimers {
+        private final ChannelTimerHandler handler;
+        /** The loop the channel left, and a reading of its clock then. */
+        private final EventExecutor oldLoop;
 
-    @Override
-    public void channelUnregistered(ChannelHandlerContext ctx) throws Exception {
-        ctx.fireChannelUnregistered();
+        private final long leftAt;
+        private final List<TimerNode> timers = new ArrayList<>(4);
+        private MovingTimers next;
+
+        MovingTimers(ChannelTimerHandler handler, EventExecutor oldLoop, long leftAt) {
+            this.handler = handler;
+            this.oldLoop = oldLoop;
+            this.leftAt = leftAt;
+        }
+
+        static void add(Channel channel, MovingTimers moving) {
+            Attribute<MovingTimers> attribute = channel.attr(MOVING_TIMERS);
+            moving.next = attribute.get();
+            attribute.set(moving);
+        }
+
+        static MovingTimers of(Channel channel, ChannelTimerHandler handler) {
+            MovingTimers moving = channel.attr(MOVING_TIMERS).get();
+            while (moving.handler != handler) {
+                moving = moving.next;
+            }
+            return moving;
+        }
+
+        /** Removes and returns the handler's timers; null if there are none. */
+        static MovingTimers take(Channel channel, ChannelTimerHandler handler) {
+            Attribute<MovingTimers> attribute = channel.attr(MOVING_TIMERS);
+            MovingTimers previous = null;
+            for (MovingTimers moving = attribute.get(); moving != null; moving = moving.next) {
+                if (moving.handler == handler) {
+                    if (previous == null) {
+                        attribute.set(moving.next);
+                    } else {
+                        previous.next = moving.next;
+                    }
+                    return moving;
+                }
+                previous = moving;
+            }
+            return null;
+        }
+
+        /** A pending timer about to be cancelled: its node keeps the deadline until armed again. */
+        void add(TimerNode timer) {
+            timers.add(timer);
+        }
+
+        /** On the new loop: each timer at its old deadline; from the time left if the clocks differ. */
+        void arm(EventExecutor newLoop, ExecutorDrivenWheel wheel) {
+            long shift =
+                    LoopClocks.sameClock(oldLoop, newLoop) ? 0 : wheel.ticker().getAsLong() - leftAt;
+            for (TimerNode timer : timers) {
+                if (!timer.isPending()) {
+                    wheel.scheduleAt(timer, NodeDeadlines.get(timer) + shift);
+                }
+            }
+        }
     }
+
+    // Netty's ChannelDuplexHandler: every other event passes on.
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {

@@ -121,7 +121,7 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
     @Override
     protected void onStart(ChannelHandlerContext ctx, long nowNanos) {
         if (pings != null) {
-            pings.start(settings.pinging, ctx, wheel());
+            pings.start(settings.pinging, ctx);
         }
     }
 

@@ -161,7 +161,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
             schedule(this, ageNanos);
         }
         if (pings != null) {
-            pings.start(settings.keepAlive, ctx, wheel());
+            pings.start(settings.keepAlive, ctx);
         }
     }
 

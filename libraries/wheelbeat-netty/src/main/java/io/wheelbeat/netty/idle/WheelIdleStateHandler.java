@@ -46,6 +46,8 @@ import org.slf4j.LoggerFactory;
  *       makes progress.</li>
  *   <li>Nothing fires once the channel is closed; the checks stop for good when the channel goes
  *       inactive or the handler is removed. Not {@code @Sharable}.</li>
+ *   <li>A channel moved to another event loop while active takes the checks along: they keep
+ *       their deadlines and the times of the last read and write ({@link ChannelTimerHandler}).</li>
  *   <li>{@link #channelIdle} and {@link #newIdleStateEvent} may be overridden; their exceptions
  *       go to {@code exceptionCaught}.</li>
  * </ul>
@@ -309,26 +311,31 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
         if (shared != null) {
             shared.start(ctx.executor());
         }
-        lastReadTime = now;
-        WriteCheck listener = writeListener();
-        if (listener != null) {
-            listener.lastWriteTime = now;
-            if (listener instanceof ObservingCheck observing) {
-                observing.start(ctx);
+        // On a move to another loop the traffic's times stand; the checks run at once and re-arm
+        // for what is left (on the loop's wheel the base restores their deadlines instead).
+        boolean moving = HandlerFields.moving(this);
+        if (!moving) {
+            lastReadTime = now;
+            WriteCheck listener = writeListener();
+            if (listener != null) {
+                listener.lastWriteTime = now;
+                if (listener instanceof ObservingCheck observing) {
+                    observing.start(ctx);
+                }
             }
         }
         // Netty schedules its tasks in this order, which breaks ties between equal deadlines.
         long readerIdleTimeNanos = readerIdleTimeNanos();
         if (readerIdleTimeNanos > 0) {
-            arm(this, now + readerIdleTimeNanos);
+            arm(this, moving ? now : now + readerIdleTimeNanos);
         }
         WriteCheck writerCheck = writerCheck();
         IdleCheck allCheck = allCheck();
         if (writerCheck != null) {
-            arm(writerCheck, now + writerCheck.idleTimeNanos);
+            arm(writerCheck, moving ? now : now + writerCheck.idleTimeNanos);
         }
         if (allCheck != null) {
-            arm(allCheck, now + allCheck.idleTimeNanos);
+            arm(allCheck, moving ? now : now + allCheck.idleTimeNanos);
         }
     }
 
@@ -500,7 +507,7 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
         if (shared != null) {
             shared.arm(check, at - now());
         } else {
-            wheel().scheduleAt(check, at);
+            scheduleAt(check, at);
         }
     }
 

@@ -96,6 +96,9 @@ public final class LoopClocks {
      */
     private static final Map<EventExecutor, LongSupplier> TICKERS = new WeakHashMap<>();
 
+    /** Netty 4.1: the clock of every loop that does not override {@code getCurrentTimeNanos()}. */
+    private static final LongSupplier SYSTEM_NANO_TIME = System::nanoTime;
+
     /** Returns the clock of {@code loop}, made on the first call for that loop. */
     public static LongSupplier of(EventExecutor loop) {
         Objects.requireNonNull(loop, "loop");
@@ -118,7 +121,24 @@ public final class LoopClocks {
                 && overridesCurrentTime(loop.getClass())) {
             return new OfLoopCurrentTime(scheduled);
         }
-        return System::nanoTime;
+        return SYSTEM_NANO_TIME;
+    }
+
+    /**
+     * Whether {@code a} and {@code b} run on one clock, so that a reading of one's is a reading of
+     * the other's: Netty's loops but {@code EmbeddedChannel}'s do.
+     */
+    public static boolean sameClock(EventExecutor a, EventExecutor b) {
+        if (LOOP_TICKER == null) {
+            return of(a) == of(b);
+        }
+        try {
+            return (Object) LOOP_TICKER.invokeExact(a) == (Object) LOOP_TICKER.invokeExact(b);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IllegalStateException(e); // the method declares no checked exception
+        }
     }
 
     private static boolean overridesCurrentTime(Class<?> type) {

@@ -77,7 +77,7 @@ public final class MqttClientKeepAliveHandler extends ChannelTimerHandler {
                     .getProperty(MqttServerKeepAliveHandler.SERVER_KEEP_ALIVE_PROPERTY);
             int keepAlive = serverKeepAlive != null ? (Integer) serverKeepAlive.value() : connectKeepAlive;
             if (keepAlive > 0) {
-                pings.start(settings.pinging(keepAlive), ctx, wheel());
+                pings.start(settings.pinging(keepAlive), ctx);
             }
         }
         ctx.fireChannelRead(msg);

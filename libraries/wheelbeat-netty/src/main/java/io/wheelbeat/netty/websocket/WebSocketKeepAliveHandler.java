@@ -195,7 +195,7 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
             refuse(ctx, misconfiguration);
             return;
         }
-        pings.start(settings.pinging, ctx, wheel());
+        pings.start(settings.pinging, ctx);
         // Netty's protocol handler answers every ping at once from its own context, however many
         // wait to go out, and has no option to stop: only a handler before it can hold its answers.
         ctx.pipeline().addBefore(protocolHandlerBefore(ctx).name(), null, settings.answers.newHandler());

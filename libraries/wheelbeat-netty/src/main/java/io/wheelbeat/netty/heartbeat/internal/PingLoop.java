@@ -4,11 +4,12 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.netty.channel.ChannelHandlerContext;
-import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.TimerNode;
+import io.wheelbeat.netty.ChannelTimerHandler;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.internal.ConnectionMeters;
+import io.wheelbeat.netty.internal.HandlerFields;
 import io.wheelbeat.netty.internal.Jitter;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -26,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * {@code maxMissedPongs} misses in a row, {@link #pongsMissed}. With {@code READS}, anything read
  * while a ping is out proves the peer alive (gRPC's rule).
  *
- * <p>The loop is its one timer: for the next ping, or while a ping is out, for its pong.
+ * <p>The loop is its one timer: for the next ping, or while a ping is out, for its pong. It times
+ * through its handler, so that it follows the channel to another event loop with its deadline.
  *
  * <p>Internal. Event loop only, one channel; {@link Settings} is shared by a factory's loops.
  */
@@ -97,7 +99,9 @@ public abstract class PingLoop extends TimerNode {
 
     private Settings settings;
     private ChannelHandlerContext ctx;
-    private ExecutorDrivenWheel wheel;
+    /** The handler of {@link #ctx}, which arms the timer on its channel's loop. */
+    private ChannelTimerHandler handler;
+
     private boolean running;
     /** This interval's length, jitter included. */
     private long intervalNanos;
@@ -133,14 +137,17 @@ public abstract class PingLoop extends TimerNode {
         ctx.close();
     }
 
-    /** Starts pinging with {@code settings} on the channel's {@code wheel}, the interval counted from now; once. */
-    public final void start(Settings settings, ChannelHandlerContext ctx, ExecutorDrivenWheel wheel) {
+    /**
+     * Starts pinging with {@code settings}, the interval counted from now; once. {@code ctx} is the
+     * context of the {@link ChannelTimerHandler} that holds the loop, running.
+     */
+    public final void start(Settings settings, ChannelHandlerContext ctx) {
         if (this.settings != null) {
             return;
         }
         this.settings = settings;
         this.ctx = ctx;
-        this.wheel = wheel;
+        this.handler = (ChannelTimerHandler) ctx.handler();
         running = true;
         // Uniform in [2^40, 2^62): the next 2^62 ids are positive (never NO_PING) and above small
         // constants such as HTTP/2's drain PING. The loop's thread's generator: no contention.
@@ -148,13 +155,18 @@ public abstract class PingLoop extends TimerNode {
         lastPingId = pongsCounted = firstPingIdMinusOne;
         lastTrafficNanos = now();
         intervalNanos = nextInterval();
-        wheel.schedule(this, intervalNanos);
+        HandlerFields.schedule(handler, this, intervalNanos);
     }
 
-    /** Stops pinging for good: cancels the timers; later pongs are the handler's to drop. */
+    /**
+     * Stops pinging for good: cancels the timers; later pongs are the handler's to drop. While the
+     * channel moves to another loop, the handler re-arms the timer there and pinging goes on.
+     */
     public final void stop() {
-        running = false;
-        disarm();
+        if (running) {
+            running = HandlerFields.moving(handler);
+            disarm();
+        }
     }
 
     public final boolean running() {
@@ -273,14 +285,14 @@ public abstract class PingLoop extends TimerNode {
         }
         long idleNanos = now - lastTrafficNanos;
         if (idleNanos < intervalNanos) {
-            wheel.schedule(this, intervalNanos - idleNanos);
+            HandlerFields.schedule(handler, this, intervalNanos - idleNanos);
             return;
         }
         long pingId = lastPingId + 1;
         Object ping = newPing(ctx, pingId);
         intervalNanos = nextInterval();
         if (ping == null) {
-            wheel.schedule(this, intervalNanos);
+            HandlerFields.schedule(handler, this, intervalNanos);
             return;
         }
         lastPingId = pingId;
@@ -288,7 +300,7 @@ public abstract class PingLoop extends TimerNode {
         readSincePing = false;
         pingSentNanos = now;
         // Armed before the write, so that a write failing into a close cancels it.
-        wheel.schedule(this, settings.pongTimeoutNanos);
+        HandlerFields.schedule(handler, this, settings.pongTimeoutNanos);
         ConnectionMeters.count(settings.pingsSent);
         if (settings.traffic == Traffic.WRITES) {
             lastTrafficNanos = now;
@@ -302,12 +314,10 @@ public abstract class PingLoop extends TimerNode {
     }
 
     private long now() {
-        return wheel.ticker().getAsLong();
+        return HandlerFields.now(handler);
     }
 
     private void disarm() {
-        if (isPending()) {
-            wheel.cancel(this);
-        }
+        HandlerFields.cancel(handler, this);
     }
 }
