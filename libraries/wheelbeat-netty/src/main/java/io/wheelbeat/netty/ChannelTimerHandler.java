@@ -23,7 +23,7 @@ import java.util.Objects;
 
 /**
  * The base of wheelbeat's per-channel handlers: timers on the channel's event-loop wheel, started
- * once and stopped once. {@link #onStart} runs on whichever of {@code handlerAdded} (channel active
+ * once and stopped once, and carried along when the channel moves to another loop. {@link #onStart} runs on whichever of {@code handlerAdded} (channel active
  * and registered already), {@code channelRegistered} (active already) or {@code channelActive}
  * comes first; {@link #onStop} on the first of {@code channelInactive} and {@code handlerRemoved},
  * and only after a start. Stopped, a handler never starts again, even if it never started (the
@@ -52,14 +52,12 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
 
     private static final int NEW = 0;
     private static final int RUNNING = 1;
-    /** After a start. */
+    /** For good, started or not. */
     private static final int STOPPED = 2;
-
-    private static final int STOPPED_UNSTARTED = 3;
     /** Left its loop while running: stopped there, waits to start on the next. */
-    private static final int MOVING = 4;
+    private static final int MOVING = 3;
     /** In {@link #onStart} on the new loop after a move: arming is dropped, the old deadlines restored after. */
-    private static final int RESTARTING = 5;
+    private static final int RESTARTING = 4;
 
     private static final int STATE_BITS = 3;
     private static final int STATE_MASK = (1 << STATE_BITS) - 1;
@@ -225,7 +223,7 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
             state(STOPPED);
             onStop();
         } else if (was == NEW) {
-            state(STOPPED_UNSTARTED);
+            state(STOPPED);
         } else if (was == MOVING) {
             state(STOPPED); // onStop ran when it left its loop
             MovingTimers.take(ctx().channel(), this);
@@ -274,14 +272,18 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
     }
 
     /**
-     * The channel is active and registered: arm the timers. Called once at most.
+     * The channel is active and registered: arm the timers. Called once at most, and again on the
+     * new loop after each move to another loop, where the arming is dropped (see above).
      *
      * @param ctx this handler's context
      * @param nowNanos a reading of {@link #now()}
      */
     protected abstract void onStart(ChannelHandlerContext ctx, long nowNanos);
 
-    /** The channel is inactive or the handler removed, after a start: cancel the timers. Called once at most. */
+    /**
+     * The channel is inactive or the handler removed, after a start: cancel the timers (with
+     * {@link #cancel}). Called once at most, and on the old loop before each move to another loop.
+     */
     protected abstract void onStop();
 
     /**

@@ -69,7 +69,7 @@ class WheelIdleStateHandlerFootprintTest {
     }
 
     /**
-     * The flags hold a reader idle time of up to 2^23 - 1 whole nanoseconds, microseconds,
+     * The flags hold a reader idle time of up to 2^22 - 1 whole nanoseconds, microseconds,
      * milliseconds or seconds; any other time goes to the holder, with the extras (32 + 24 B).
      */
     @Test

@@ -101,14 +101,14 @@ class WheelIdleStateHandlerTest {
     }
 
     /**
-     * The handler keeps its reader idle time in its flags when it is at most 2^23 - 1 whole
+     * The handler keeps its reader idle time in its flags when it is at most 2^22 - 1 whole
      * nanoseconds, microseconds, milliseconds or seconds, else beside its checks: at the edges of
      * each, made by Netty's constructor and by a factory, a read postpones the first event to
      * exactly the read's time plus the idle time.
      */
     @Test
     void readerIdleTimesAtTheEdgesOfWhatTheFlagsHoldFireExactly() {
-        long most = (1L << 23) - 1;
+        long most = (1L << 22) - 1;
         for (long idle : new long[] {
             MILLISECONDS.toNanos(1),
             most,
