@@ -6,11 +6,13 @@ import static io.wheelbeat.netty.VirtualTime.pendingTimers;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.WriteTimeoutException;
 import io.netty.util.AttributeKey;
 import io.wheelbeat.core.TimerNode;
 import io.wheelbeat.netty.deadline.ConnectionDeadlineHandler;
@@ -19,6 +21,7 @@ import io.wheelbeat.netty.deadline.MaxConnectionAge;
 import io.wheelbeat.netty.deadline.MaxConnectionAgeEvent;
 import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
 import io.wheelbeat.netty.idle.WheelIdleStateHandler;
+import io.wheelbeat.netty.idle.WheelWriteTimeoutHandler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -166,6 +169,21 @@ class MovedChannelTimersTest {
         advance(ch, 10);
         assertEquals(1, events.ofType(MaxConnectionAgeEvent.class).size());
         assertEquals(List.of(), events.ofType(FirstMessageTimeoutEvent.class));
+    }
+
+    @Test
+    void aPendingWriteTimesOutAtItsDeadlineAcrossAMove() throws Exception {
+        EmbeddedChannel ch = frozenChannel(new WheelWriteTimeoutHandler(1000, TimeUnit.MILLISECONDS));
+        ch.write("unflushed");
+        advance(ch, 600);
+        leave(ch);
+        assertEquals(0, pendingTimers(ch));
+        comeBack(ch);
+        advance(ch, 395);
+        assertTrue(ch.isActive());
+        advance(ch, 10);
+        assertFalse(ch.isActive(), "timed out 1000 ms after it was written");
+        assertThrows(WriteTimeoutException.class, ch::checkException);
     }
 
     @Test

@@ -1,9 +1,9 @@
 package io.wheelbeat.netty.idle;
 
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.timeout.WriteTimeoutException;
 import io.netty.handler.timeout.WriteTimeoutHandler;
@@ -31,8 +31,12 @@ import java.util.function.Function;
  *
  * <p>One instance per channel, called on its context's executor; writes completing on another
  * thread are handed to it. Removed and added again, it times the writes of its new context only.
+ * A channel moved to another event loop while active takes the timer along: it leaves the old
+ * loop's wheel on {@code channelUnregistered}, and on {@code channelRegistered} the pending writes
+ * are timed on the new loop's wheel, from the times they were written. It passes on every other
+ * inbound event untouched (Netty skips it for them).
  */
-public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
+public class WheelWriteTimeoutHandler extends ChannelDuplexHandler {
 
     private static final long MIN_TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final int INITIAL_CAPACITY = 4;
@@ -127,6 +131,22 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
     }
 
     @Override
+    public void channelUnregistered(ChannelHandlerContext ctx) throws Exception {
+        if (pending != null) {
+            pending.leave();
+        }
+        ctx.fireChannelUnregistered();
+    }
+
+    @Override
+    public void channelRegistered(ChannelHandlerContext ctx) throws Exception {
+        if (pending != null) {
+            pending.arrive(wheels.apply(ctx.executor()));
+        }
+        ctx.fireChannelRegistered();
+    }
+
+    @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
         // Added again later, the handler starts anew in its new context (and on its wheel), as
         // Netty's times each write in the context it was written in.
@@ -157,7 +177,9 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
      */
     private final class PendingWrites extends TimerNode implements ChannelFutureListener, Runnable {
         private final ChannelHandlerContext ctx;
-        private final ExecutorDrivenWheel wheel;
+        /** The wheel of the loop the channel is registered with. */
+        private ExecutorDrivenWheel wheel;
+
         private ChannelPromise[] promises = new ChannelPromise[INITIAL_CAPACITY];
         private long[] writtenAt = new long[INITIAL_CAPACITY];
         /** Sequence number of the oldest write still in the ring. */
@@ -182,6 +204,21 @@ public class WheelWriteTimeoutHandler extends ChannelOutboundHandlerAdapter {
             promise.addListener(this);
             if (!isPending()) {
                 wheel.scheduleAt(this, now + timeoutNanos);
+            }
+        }
+
+        /** The channel leaves its loop: the timer leaves that loop's wheel, the writes stay. */
+        void leave() {
+            if (isPending()) {
+                wheel.cancel(this);
+            }
+        }
+
+        /** The channel is on a loop again: the timer checks the writes at once, then waits for the oldest. */
+        void arrive(ExecutorDrivenWheel wheel) {
+            this.wheel = wheel;
+            if (head != tail && !isPending()) {
+                wheel.scheduleAt(this, wheel.ticker().getAsLong());
             }
         }
 
