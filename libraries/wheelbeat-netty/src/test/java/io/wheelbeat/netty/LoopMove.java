@@ -156,15 +156,7 @@ public final class LoopMove {
 
         /** Per reader idle event, how long no read had come, in ns. */
         synchronized List<Long> silenceBeforeEachEvent() {
-            List<Long> silences = new ArrayList<>();
-            for (long event : idleEvents) {
-                long lastRead = reads.stream()
-                        .filter(read -> read <= event)
-                        .max(Long::compare)
-                        .orElseThrow();
-                silences.add(event - lastRead);
-            }
-            return silences;
+            return Silences.beforeEach(reads, idleEvents);
         }
     }
 

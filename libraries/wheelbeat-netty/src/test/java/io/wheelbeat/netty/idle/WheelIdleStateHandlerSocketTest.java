@@ -22,6 +22,7 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.wheelbeat.netty.NettyLine;
+import io.wheelbeat.netty.Silences;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -86,15 +87,7 @@ class WheelIdleStateHandlerSocketTest {
 
         /** Per reader-idle event, how long the connection had been silent, in ns. */
         synchronized List<Long> silenceBeforeEachEvent() {
-            List<Long> silences = new ArrayList<>();
-            for (long event : readerIdle) {
-                long lastRead = reads.stream()
-                        .filter(read -> read <= event)
-                        .max(Long::compare)
-                        .orElseThrow();
-                silences.add(event - lastRead);
-            }
-            return silences;
+            return Silences.beforeEach(reads, readerIdle);
         }
 
         /** The longest silence between reads (and up to {@code until}), in ns. */
