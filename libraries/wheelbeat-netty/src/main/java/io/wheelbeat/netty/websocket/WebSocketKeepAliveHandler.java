@@ -136,7 +136,9 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
     @Override
     protected void onStop() {
         cancel(this);
-        removeHeartbeat(ctx());
+        if (ctx().channel().isActive()) {
+            removeHeartbeat(ctx()); // this keepalive was removed; a closed channel's heartbeat stopped itself
+        }
     }
 
     /** The reader-idle timeout: the handler is its own timer, which reads postpone lazily. */

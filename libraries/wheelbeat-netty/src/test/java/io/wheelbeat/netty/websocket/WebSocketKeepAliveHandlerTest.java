@@ -242,6 +242,16 @@ class WebSocketKeepAliveHandlerTest {
         }
 
         @Test
+        void removingTheKeepAliveRemovesItsHeartbeat() {
+            WebSocketWire wire = upgraded(keepAlive());
+            wire.ch.pipeline().remove(WebSocketKeepAliveHandler.class);
+            advanceTo(wire.ch, t0 + 10 * INTERVAL);
+            assertTrue(wire.received().isEmpty(), "no ping");
+            assertNull(wire.ch.pipeline().get(HeartbeatHandler.class));
+            assertTrue(wire.ch.isActive());
+        }
+
+        @Test
         void aPeerThatNeverReadsAndPongsWithGuessedIdsIsClosedAfterMaxMissedPongs() {
             // The blind peer: reads nothing, sends a pong every 100 ms with the id guessed
             // from the time elapsed (1 during the first interval after the first ping, then 2, ...).
