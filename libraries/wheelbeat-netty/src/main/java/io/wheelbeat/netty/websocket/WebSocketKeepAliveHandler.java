@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * sees the frames first (Netty's protocol handler drops pongs by default and answers every ping at
  * once, however many wait to go out):
  * <ul>
- *   <li><b>Pings</b> carry their 8-byte id as data, echoed by the pong [RFC 6455 5.5.3].
+ *   <li><b>Pings</b> when nothing was written for the ping interval, with their 8-byte id as data,
+ *       echoed by the pong [RFC 6455 5.5.3].
  *       {@link Builder#maxMissedPongs} misses in a row: {@link HeartbeatFailedEvent}, close frame 1001
  *       {@value #PING_TIMEOUT}, close.</li>
  *   <li><b>The peer's pings</b> are answered with their data echoed. The last strike of
