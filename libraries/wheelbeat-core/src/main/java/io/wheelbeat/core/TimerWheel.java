@@ -37,7 +37,7 @@ public final class TimerWheel {
     private static final long EMPTY = Long.MAX_VALUE;
     /** In a node's order: the node is in the batch being fired, taken out of every list. */
     private static final int BATCHED = Integer.MIN_VALUE;
-    /** The most due level-0 slots whose lists are walked together before the first fires. */
+    /** The most due level-0 slots whose lists are walked together before the first fires (8 pairs of locals). */
     private static final int LOOKAHEAD = 8;
     /** Nodes read ahead per list end: a crowded slot is read no further than a run could fire of it. */
     private static final int LOOKAHEAD_DEPTH = 2048;
@@ -96,6 +96,14 @@ public final class TimerWheel {
     private long baseTick;
     /** Per level-0 slot: set when an append may have broken firing order; only those are sorted. */
     private final long[] unorderedZero;
+    /**
+     * Per occupied level-0 slot: the deadline and order of its last append, or of its last node
+     * after a sort. While the slot is in order no node of it fires after them, so an append
+     * compares with these instead of loading the last node, which is rarely in cache.
+     */
+    private final long[] tailDeadline;
+
+    private final int[] tailOrder;
 
     private boolean polling;
     private int budget;
@@ -109,8 +117,10 @@ public final class TimerWheel {
     private long[] sortKeys = new long[32];
     private long[] spareKeys = new long[32];
     private final int[] radixCounts = new int[256];
-    private final TimerNode[] front = new TimerNode[LOOKAHEAD];
-    private final TimerNode[] back = new TimerNode[LOOKAHEAD];
+    /** The lists {@link #loadAhead} reads, padded with {@link #nothing}. */
+    private final Sentinel[] aheadHeads = new Sentinel[LOOKAHEAD];
+    /** Always empty. */
+    private final Sentinel nothing = new Sentinel(-1);
     /** The last tick whose slot {@link #loadAhead} walked. */
     private long loadedTick = -1;
     /** The batch being fired: {@code sortNodes[batchFrom, batchTo)}, its nodes flagged {@link #BATCHED}. */
@@ -176,6 +186,8 @@ public final class TimerWheel {
         Arrays.fill(due, EMPTY);
         this.occupiedZero = new long[Math.max(1, slots >>> 6)];
         this.unorderedZero = new long[occupiedZero.length];
+        this.tailDeadline = new long[slots];
+        this.tailOrder = new int[slots];
         this.occupiedUpper = new long[levels];
     }
 
@@ -507,11 +519,20 @@ public final class TimerWheel {
             addedToBatchSlot = true;
         }
         Sentinel head = heads[slot];
-        TimerNode last = head.prev;
-        if (last == head) {
+        if (slot < levelZeroSlots) {
+            int order = node.order;
+            if (head.prev == head) {
+                markOccupied(slot);
+            } else {
+                long after = deadline - tailDeadline[slot];
+                // Without a branch: when deadlines are jittered it would be mispredicted half the time.
+                boolean before = after < 0 | after == 0 & order - tailOrder[slot] < 0;
+                unorderedZero[slot >>> 6] |= (before ? 1L : 0L) << slot;
+            }
+            tailDeadline[slot] = deadline;
+            tailOrder[slot] = order;
+        } else if (head.prev == head) {
             markOccupied(slot);
-        } else if (slot < levelZeroSlots && firesBefore(node, last)) {
-            unorderedZero[slot >>> 6] |= 1L << slot;
         }
         appendTo(head, node);
         if (deadline < due[slot]) {
@@ -705,7 +726,7 @@ public final class TimerWheel {
         if (unordered(slot)) {
             int gathered = gatherSorted(slot);
             while (count < gathered && count < budget && sortDeadlines[count] <= now) {
-                count++;
+                sortNodes[count++].order |= BATCHED;
             }
             relink(slot, count, gathered);
             if (count < gathered && sortDeadlines[count] > now) {
@@ -728,6 +749,7 @@ public final class TimerWheel {
                     if (count == sortNodes.length) {
                         growSortArrays();
                     }
+                    node.order |= BATCHED;
                     sortNodes[count++] = node;
                 }
                 node = next;
@@ -746,9 +768,6 @@ public final class TimerWheel {
 
     private int fireBatch(int slot, int count, long now, LongConsumer lateness) {
         TimerNode[] nodes = sortNodes;
-        for (int i = 0; i < count; i++) {
-            nodes[i].order |= BATCHED;
-        }
         batchFrom = 0;
         batchTo = count;
         batchSlot = slot;
@@ -824,7 +843,6 @@ public final class TimerWheel {
     private int gatherSorted(int slot) {
         Sentinel head = heads[slot];
         int count = 0;
-        boolean sorted = true;
         long minDeadline = EMPTY;
         long maxDeadline = 0;
         int minOrder = Integer.MAX_VALUE;
@@ -845,10 +863,6 @@ public final class TimerWheel {
                 growSortArrays();
             }
             int order = node.order;
-            if (count > 0) {
-                long previous = sortDeadlines[count - 1];
-                sorted &= deadline > previous || deadline == previous && order > sortOrders[count - 1];
-            }
             sortNodes[count] = node;
             sortDeadlines[count] = deadline;
             sortOrders[count++] = order;
@@ -857,7 +871,7 @@ public final class TimerWheel {
             minOrder = Math.min(minOrder, order);
             maxOrder = Math.max(maxOrder, order);
         }
-        if (!sorted && !sortByKeys(count, minDeadline, maxDeadline, minOrder, maxOrder)) {
+        if (count > 1 && !sortByKeys(count, minDeadline, maxDeadline, minOrder, maxOrder)) {
             heapSort(sortNodes, count);
             for (int i = 0; i < count; i++) {
                 sortDeadlines[i] = relative(sortNodes[i]);
@@ -884,6 +898,8 @@ public final class TimerWheel {
         } else {
             unorderedZero[slot >>> 6] &= ~(1L << slot);
             due[slot] = relative(head.next);
+            tailDeadline[slot] = relative(prev);
+            tailOrder[slot] = prev.order;
         }
     }
 
@@ -899,7 +915,7 @@ public final class TimerWheel {
 
     /**
      * Sorts the gathered nodes by keys that pack deadline, order and index, each less its
-     * minimum, if they fit 63 bits: the sort then reads no node.
+     * minimum, if they fit 63 bits: the sort then reads no node. Keys already in order are left.
      */
     private boolean sortByKeys(int count, long minDeadline, long maxDeadline, int minOrder, int maxOrder) {
         int indexBits = 32 - Integer.numberOfLeadingZeros(count - 1);
@@ -909,10 +925,18 @@ public final class TimerWheel {
             return false;
         }
         long[] keys = sortKeys;
+        long descents = 0;
+        long previous = 0;
         for (int i = 0; i < count; i++) {
-            keys[i] = (sortDeadlines[i] - minDeadline) << (orderBits + indexBits)
+            long key = (sortDeadlines[i] - minDeadline) << (orderBits + indexBits)
                     | (long) (sortOrders[i] - minOrder) << indexBits
                     | i;
+            descents |= key - previous;
+            previous = key;
+            keys[i] = key;
+        }
+        if (descents >= 0) {
+            return true;
         }
         if (count <= 32) {
             insertionSort(keys, count);
@@ -1005,14 +1029,15 @@ public final class TimerWheel {
      * Reads the lists of the current slot and of the next due level-0 slots, each from both ends
      * at once, meeting in the middle, so that the walks over them that follow find them in
      * cache: independent chains of loads let the CPU overlap their cache misses, where one walk
-     * takes each miss after the last.
+     * takes each miss after the last. The chain ends are locals: stored in arrays they cost G1's
+     * write barrier per step (a fence once the array is old), and the longer loop body left
+     * fewer loads in flight.
      */
     private void loadAhead(int slot, long now) {
         int lists = 0;
         long tick = baseTick;
         for (int at = slot; lists < LOOKAHEAD; ) {
-            front[lists] = heads[at].next;
-            back[lists++] = heads[at].prev;
+            aheadHeads[lists++] = heads[at];
             loadedTick = tick;
             int next = nextOccupiedZero(at);
             if (next < 0 || due[next] > now) {
@@ -1024,21 +1049,50 @@ public final class TimerWheel {
             }
             at = next;
         }
-        for (int walking = (1 << lists) - 1, depth = 0; walking != 0 && depth < LOOKAHEAD_DEPTH; depth++) {
-            for (int left = walking; left != 0; left &= left - 1) {
-                int list = Integer.numberOfTrailingZeros(left);
-                TimerNode f = front[list];
-                TimerNode b = back[list];
-                if (f == b || f.next == b) {
-                    walking &= ~(1 << list);
-                } else {
-                    front[list] = f.next;
-                    back[list] = b.prev;
-                }
+        Arrays.fill(aheadHeads, lists, LOOKAHEAD, nothing);
+        TimerNode f0 = aheadHeads[0].next, b0 = aheadHeads[0].prev;
+        TimerNode f1 = aheadHeads[1].next, b1 = aheadHeads[1].prev;
+        TimerNode f2 = aheadHeads[2].next, b2 = aheadHeads[2].prev;
+        TimerNode f3 = aheadHeads[3].next, b3 = aheadHeads[3].prev;
+        TimerNode f4 = aheadHeads[4].next, b4 = aheadHeads[4].prev;
+        TimerNode f5 = aheadHeads[5].next, b5 = aheadHeads[5].prev;
+        TimerNode f6 = aheadHeads[6].next, b6 = aheadHeads[6].prev;
+        TimerNode f7 = aheadHeads[7].next, b7 = aheadHeads[7].prev;
+        for (int depth = 0, walking = -1; walking != 0 && depth < LOOKAHEAD_DEPTH; depth++) {
+            walking = 0;
+            if (f0 != b0 && (f0 = f0.next) != b0) {
+                b0 = b0.prev;
+                walking++;
+            }
+            if (f1 != b1 && (f1 = f1.next) != b1) {
+                b1 = b1.prev;
+                walking++;
+            }
+            if (f2 != b2 && (f2 = f2.next) != b2) {
+                b2 = b2.prev;
+                walking++;
+            }
+            if (f3 != b3 && (f3 = f3.next) != b3) {
+                b3 = b3.prev;
+                walking++;
+            }
+            if (f4 != b4 && (f4 = f4.next) != b4) {
+                b4 = b4.prev;
+                walking++;
+            }
+            if (f5 != b5 && (f5 = f5.next) != b5) {
+                b5 = b5.prev;
+                walking++;
+            }
+            if (f6 != b6 && (f6 = f6.next) != b6) {
+                b6 = b6.prev;
+                walking++;
+            }
+            if (f7 != b7 && (f7 = f7.next) != b7) {
+                b7 = b7.prev;
+                walking++;
             }
         }
-        Arrays.fill(front, 0, lists, null);
-        Arrays.fill(back, 0, lists, null);
     }
 
     /** In place, without allocating. */

@@ -623,6 +623,19 @@ class TimerWheelTest {
         assertEquals(List.of("first", "at 200", "added at 200", "added at 300", "at 400"), order);
     }
 
+    @Test
+    void anAppendToATickSortedWhilePartlyFiredFiresInDeadlineOrder() {
+        List<String> order = new ArrayList<>();
+        long tickStart = START + 3 * TICK - (START & (TICK - 1));
+        at(wheel, () -> order.add("at 500"), tickStart + 500);
+        at(wheel, () -> order.add("at 100"), tickStart + 100); // out of order: the tick is sorted
+        now = tickStart + 200;
+        assertEquals(1, wheel.poll(now)); // fires 100; 500 is the slot's last node now
+        at(wheel, () -> order.add("at 300"), tickStart + 300); // before that last node
+        assertEquals(2, pollAfter(TICK));
+        assertEquals(List.of("at 100", "at 300", "at 500"), order);
+    }
+
     // ---------------------------------------------------------------- bounded polls
 
     @Test

@@ -61,7 +61,6 @@ final class ClientPipeline extends ChannelInitializer<Channel> {
                 : WebSocketClientProtocolConfig.newBuilder()
                         .webSocketUri("ws://" + options.host + ":" + options.port + DemoServer.WEBSOCKET_PATH)
                         .maxFramePayloadLength(MAX_FRAME_BYTES)
-                        .dropPongFrames(false) // the keepalive needs them
                         .handleCloseFrames(false) // the stats tail counts the server's close frame as its goodbye
                         .build();
         this.webSocketKeepAlive = !options.webSocket

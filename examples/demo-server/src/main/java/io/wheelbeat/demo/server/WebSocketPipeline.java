@@ -53,7 +53,6 @@ final class WebSocketPipeline extends ChannelInitializer<Channel> {
         this.guards = guards;
         this.protocol = WebSocketServerProtocolConfig.newBuilder()
                 .websocketPath(DemoServer.WEBSOCKET_PATH)
-                .dropPongFrames(false) // the keepalive needs them
                 // Every close that says why writes its own close frame (a goodbye, the keepalive's,
                 // the decoder's 1002/1007/1009); Netty's default would add a second, 1000 "Bye".
                 .sendCloseFrame(null)

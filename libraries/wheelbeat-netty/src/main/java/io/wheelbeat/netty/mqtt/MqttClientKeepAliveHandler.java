@@ -1,6 +1,7 @@
 package io.wheelbeat.netty.mqtt;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.mqtt.MqttConnAckMessage;
@@ -10,35 +11,30 @@ import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageType;
 import io.netty.handler.codec.mqtt.MqttProperties;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
-import io.wheelbeat.netty.ChannelTimerHandler;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.HandlerBuilder;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
+import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
-import io.wheelbeat.netty.heartbeat.internal.PingLoop;
-import io.wheelbeat.netty.internal.Jitter;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 /**
- * The client's side of MQTT's keep-alive (3.1, 3.1.1, 5), {@code HeartbeatHandler}'s pinging role
- * for it: from an accepting CONNACK on, a PINGREQ when nothing was written (flushed) for the
- * keep-alive (the CONNECT's, or MQTT 5's Server Keep Alive [MQTT-3.2.2-21]; none for 0); its PINGRESP
- * within the timeout (the keep-alive by default) fires {@link PongReceivedEvent}, else
- * {@link HeartbeatFailedEvent} and close. PINGRESPs are consumed while pinging. Place it after
+ * The client's side of MQTT's keep-alive (3.1, 3.1.1, 5): at an accepting CONNACK it puts in its
+ * place a {@link HeartbeatHandler} pinging with PINGREQ when nothing was written (flushed) for the
+ * keep-alive (the CONNECT's, or MQTT 5's Server Keep Alive [MQTT-3.2.2-21]; none for 0). Its
+ * PINGRESP within the timeout (the keep-alive by default) fires {@link PongReceivedEvent}, else
+ * {@link HeartbeatFailedEvent} and close; PINGRESPs are consumed while pinging. Place it after
  * {@code MqttDecoder, MqttEncoder.INSTANCE}. A handler serves one channel, on its event loop.
  */
-public final class MqttClientKeepAliveHandler extends ChannelTimerHandler {
+public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
 
     private final Factory settings;
-    private final PingLoop pings = new PingReq();
     /** The keep-alive of the CONNECT written, -1 before it. */
     private int connectKeepAlive = -1;
 
     private MqttClientKeepAliveHandler(Factory settings) {
-        super(settings.wheels);
         this.settings = settings;
     }
 
@@ -52,24 +48,12 @@ public final class MqttClientKeepAliveHandler extends ChannelTimerHandler {
         if (msg instanceof MqttConnectMessage connect) {
             connectKeepAlive = connect.variableHeader().keepAliveTimeSeconds();
         }
-        pings.onWrite();
         ctx.write(msg, promise);
     }
 
     @Override
-    public void flush(ChannelHandlerContext ctx) throws Exception {
-        pings.onFlush();
-        ctx.flush();
-    }
-
-    @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (pings.running() && isPingResp(msg)) {
-            pings.onPongInOrder();
-            return;
-        }
         if (connectKeepAlive >= 0
-                && running()
                 && msg instanceof MqttConnAckMessage connAck
                 && connAck.variableHeader().connectReturnCode() == MqttConnectReturnCode.CONNECTION_ACCEPTED) {
             MqttProperties.MqttProperty<?> serverKeepAlive = connAck.variableHeader()
@@ -77,59 +61,45 @@ public final class MqttClientKeepAliveHandler extends ChannelTimerHandler {
                     .getProperty(MqttServerKeepAliveHandler.SERVER_KEEP_ALIVE_PROPERTY);
             int keepAlive = serverKeepAlive != null ? (Integer) serverKeepAlive.value() : connectKeepAlive;
             if (keepAlive > 0) {
-                pings.start(settings.pinging(keepAlive), ctx);
+                ctx.pipeline()
+                        .addAfter(ctx.name(), null, settings.pinging(keepAlive).newHandler());
             }
+            ctx.pipeline().remove(this);
         }
         ctx.fireChannelRead(msg);
     }
 
-    @Override
-    protected void onStart(ChannelHandlerContext ctx, long nowNanos) {} // pinging starts at the CONNACK
-
-    @Override
-    protected void onStop() {
-        pings.stop();
-    }
-
-    /** PINGREQ; a missed PINGRESP fires the event and closes. Static: no reference to the handler. */
-    private static final class PingReq extends PingLoop {
-        @Override
-        protected Object newPing(ChannelHandlerContext ctx, long pingId) {
-            return MqttMessage.PINGREQ;
-        }
-    }
-
-    static boolean isPingResp(Object msg) {
-        return msg instanceof MqttMessage m
-                && m.fixedHeader() != null
-                && m.fixedHeader().messageType() == MqttMessageType.PINGRESP;
-    }
-
     /** Immutable, thread-safe settings that make one {@link MqttClientKeepAliveHandler} per channel. */
     public static final class Factory {
-        private final long pingRespTimeoutNanos;
+        private final Duration pingRespTimeout;
         private final EventLoopWheels wheels;
         private final MeterRegistry registry;
-        /** The pinging settings per keep-alive in use: few values. */
-        private final Map<Integer, PingLoop.Settings> pinging = new ConcurrentHashMap<>();
+        /** The heartbeats per keep-alive in use: few values. */
+        private final Map<Integer, HeartbeatHandler.Factory> pinging = new ConcurrentHashMap<>();
 
-        private Factory(long pingRespTimeoutNanos, EventLoopWheels wheels, MeterRegistry registry) {
-            this.pingRespTimeoutNanos = pingRespTimeoutNanos;
+        private Factory(Duration pingRespTimeout, EventLoopWheels wheels, MeterRegistry registry) {
+            this.pingRespTimeout = pingRespTimeout;
             this.wheels = wheels;
             this.registry = registry;
         }
 
-        private PingLoop.Settings pinging(int keepAliveSeconds) {
-            return pinging.computeIfAbsent(
-                    keepAliveSeconds,
-                    seconds -> new PingLoop.Settings(
-                            TimeUnit.SECONDS.toNanos(seconds),
-                            pingRespTimeoutNanos,
-                            1,
-                            0,
-                            Jitter.THREAD_LOCAL_RANDOM,
-                            PingLoop.Traffic.WRITES,
-                            registry));
+        private HeartbeatHandler.Factory pinging(int keepAliveSeconds) {
+            return pinging.computeIfAbsent(keepAliveSeconds, seconds -> {
+                HeartbeatHandler.Builder heartbeat = HeartbeatHandler.builder()
+                        .sendPings(Duration.ofSeconds(seconds), channel -> MqttMessage.PINGREQ, Factory::isPingResp)
+                        .maxMissedPongs(1)
+                        .wheels(wheels);
+                if (pingRespTimeout != null) {
+                    heartbeat.pongTimeout(pingRespTimeout);
+                }
+                return (registry == null ? heartbeat : heartbeat.metrics(registry)).build();
+            });
+        }
+
+        private static boolean isPingResp(Object msg) {
+            return msg instanceof MqttMessage m
+                    && m.fixedHeader() != null
+                    && m.fixedHeader().messageType() == MqttMessageType.PINGRESP;
         }
 
         /** @return a new handler, for one channel only */
@@ -140,7 +110,7 @@ public final class MqttClientKeepAliveHandler extends ChannelTimerHandler {
 
     /** Settings of a {@link MqttClientKeepAliveHandler}, with {@link HandlerBuilder}'s. Not thread-safe. */
     public static final class Builder extends HandlerBuilder<Builder> {
-        private long pingRespTimeoutNanos;
+        private Duration pingRespTimeout;
 
         private Builder() {}
 
@@ -150,13 +120,14 @@ public final class MqttClientKeepAliveHandler extends ChannelTimerHandler {
          * @return this builder
          */
         public Builder pingRespTimeout(Duration timeout) {
-            this.pingRespTimeoutNanos = ConfigChecks.positiveNanos("pingRespTimeout", timeout);
+            ConfigChecks.positiveNanos("pingRespTimeout", timeout);
+            this.pingRespTimeout = timeout;
             return this;
         }
 
         /** @return the factory, immutable and thread-safe */
         public Factory build() {
-            return new Factory(pingRespTimeoutNanos, wheels(), registry());
+            return new Factory(pingRespTimeout, wheels(), registry());
         }
     }
 }

@@ -3,10 +3,9 @@ package io.wheelbeat.netty.websocket;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandler;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
@@ -14,7 +13,6 @@ import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
 import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
-import io.netty.util.ReferenceCountUtil;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.ChannelTimerHandler;
 import io.wheelbeat.netty.EventLoopWheels;
@@ -23,7 +21,6 @@ import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
 import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
-import io.wheelbeat.netty.heartbeat.internal.PingLoop;
 import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.wheelbeat.netty.internal.Jitter;
 import java.time.Duration;
@@ -34,32 +31,31 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * WebSocket keepalive over Netty's WebSocket codec, for servers and clients, with {@link HeartbeatHandler}'s
- * events and meters:
+ * WebSocket keepalive over Netty's WebSocket codec, for servers and clients: at the end of the
+ * handshake it adds a {@link HeartbeatHandler} in both roles before the protocol handler, where it
+ * sees the frames first (Netty's protocol handler drops pongs by default and answers every ping at
+ * once, however many wait to go out):
  * <ul>
- *   <li><b>Pings</b> from the end of the handshake, as {@code HeartbeatHandler}'s pinging role, their
- *       8-byte id as data, echoed by the pong [RFC 6455 5.5.3]. {@link Builder#maxMissedPongs} misses
- *       in a row: {@link HeartbeatFailedEvent}, close frame 1001 {@value #PING_TIMEOUT}, close.</li>
+ *   <li><b>Pings</b> when nothing was written for the ping interval, with their 8-byte id as data,
+ *       echoed by the pong [RFC 6455 5.5.3].
+ *       {@link Builder#maxMissedPongs} misses in a row: {@link HeartbeatFailedEvent}, close frame 1001
+ *       {@value #PING_TIMEOUT}, close.</li>
+ *   <li><b>The peer's pings</b> are answered with their data echoed. The last strike of
+ *       {@link Builder#pingLimits} fires {@link TooManyPingsEvent}, close frame 1008 {@value #TOO_MANY_PINGS},
+ *       close.</li>
  *   <li><b>Reader idle</b> ({@link Builder#readerIdleTimeout}): nothing read for the timeout since
  *       activation fires {@link WebSocketReaderIdleEvent}, close frame 1001 {@value #IDLE_TIMEOUT}
  *       (after the handshake), close ({@code wheelbeat.connection.closed{reason=reader_idle}}).</li>
- *   <li><b>The peer's pings</b>: answered by {@code HeartbeatHandler}'s answering role, added before the
- *       protocol handler at the handshake. The last strike of {@link Builder#pingLimits} fires
- *       {@link TooManyPingsEvent}, close frame 1008 {@value #TOO_MANY_PINGS}, close.</li>
  * </ul>
- * Pong frames are consumed; everything else passes. Once a close frame goes out, pinging stops.
+ * Pong frames are consumed; everything else passes. A close frame written removes the heartbeat.
  *
- * <p>Add it after {@link WebSocketServerProtocolHandler} (or {@link WebSocketClientProtocolHandler})
- * built with {@code dropPongFrames(false)}:
+ * <p>Add it after {@link WebSocketServerProtocolHandler} (or {@link WebSocketClientProtocolHandler}):
  * <pre>{@code
  * pipeline.addLast(new HttpServerCodec(), new HttpObjectAggregator(65536),
- *         new WebSocketServerProtocolHandler(WebSocketServerProtocolConfig.newBuilder()
- *                 .websocketPath("/ws").dropPongFrames(false).build()),
- *         keepAlive.newHandler(), application);
+ *         new WebSocketServerProtocolHandler("/ws"), keepAlive.newHandler(), application);
  * }</pre>
- * If the protocol handler is missing or drops pongs (checked with one empty pong at the
- * handshake), it logs the fix once per {@link Factory}, fires an {@link IllegalStateException} and
- * closes (close frame 1011 after the handshake). A handler serves one channel, on its event loop.
+ * Without a protocol handler before it, it logs the fix once per {@link Factory}, fires an
+ * {@link IllegalStateException} and closes. A handler serves one channel, on its event loop.
  */
 public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
 
@@ -74,16 +70,14 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
     private static final int GOING_AWAY = WebSocketCloseStatus.ENDPOINT_UNAVAILABLE.code();
 
     private static final Logger log = LoggerFactory.getLogger(WebSocketKeepAliveHandler.class);
-    /** Empty and never released (an empty buffer's reference count is fixed): one serves every channel. */
-    private static final PongWebSocketFrame PROBE = new PongWebSocketFrame(Unpooled.EMPTY_BUFFER);
 
     private final Factory settings;
-    private final Pings pings = new Pings();
+    /** The pings and answers before the protocol handler, from the handshake until a close frame. */
+    private HeartbeatHandler heartbeat;
+
     private long lastReadNanos;
     private boolean handshakeDone;
     private boolean closeSent;
-    private boolean probing;
-    private boolean probeArrived;
 
     private WebSocketKeepAliveHandler(Factory settings) {
         super(settings.wheels);
@@ -100,23 +94,6 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
     }
 
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (!(msg instanceof PongWebSocketFrame pong)) {
-            ctx.fireChannelRead(msg);
-            return;
-        }
-        // Ours to consume: the probe, an answer to our ping, or one while we do not ping.
-        probeArrived |= probing;
-        if (pings.running()) {
-            // The id is the 8 bytes of our ping; other application data answers no ping.
-            ByteBuf data = pong.content();
-            boolean ours = data.readableBytes() == Long.BYTES;
-            pings.onPong(ours ? data.getLong(data.readerIndex()) : HeartbeatHandler.NO_PING);
-        }
-        ReferenceCountUtil.release(msg);
-    }
-
-    @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
         if (settings.readerIdleNanos > 0 && running()) {
             lastReadNanos = now();
@@ -128,16 +105,9 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
         if (msg instanceof CloseWebSocketFrame) {
             closeSent = true;
-            pings.stop(); // the closing handshake is the protocol handler's
+            removeHeartbeat(ctx); // the closing handshake is the protocol handler's
         }
-        pings.onWrite();
         ctx.write(msg, promise);
-    }
-
-    @Override
-    public void flush(ChannelHandlerContext ctx) throws Exception {
-        pings.onFlush();
-        ctx.flush();
     }
 
     @Override
@@ -145,6 +115,8 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
         if (evt instanceof WebSocketServerProtocolHandler.HandshakeComplete
                 || evt == WebSocketClientProtocolHandler.ClientHandshakeStateEvent.HANDSHAKE_COMPLETE) {
             onHandshake(ctx);
+        } else if (evt instanceof HeartbeatFailedEvent && heartbeat != null) {
+            sendClose(ctx, GOING_AWAY, PING_TIMEOUT); // the heartbeat closes right after the event
         }
         ctx.fireUserEventTriggered(evt);
     }
@@ -165,7 +137,9 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
     @Override
     protected void onStop() {
         cancel(this);
-        pings.stop();
+        if (ctx().channel().isActive()) {
+            removeHeartbeat(ctx()); // this keepalive was removed; a closed channel's heartbeat stopped itself
+        }
     }
 
     /** The reader-idle timeout: the handler is its own timer, which reads postpone lazily. */
@@ -189,32 +163,21 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
             return;
         }
         handshakeDone = true;
-        String misconfiguration = checkPongsArrive(ctx);
-        if (misconfiguration != null) {
+        ChannelHandlerContext protocol = protocolHandlerBefore(ctx);
+        if (protocol == null) {
             sendClose(ctx, WebSocketCloseStatus.INTERNAL_SERVER_ERROR.code(), "");
-            refuse(ctx, misconfiguration);
+            refuse(ctx, "the WebSocket protocol handler before WebSocketKeepAliveHandler is gone");
             return;
         }
-        pings.start(settings.pinging, ctx);
-        // Netty's protocol handler answers every ping at once from its own context, however many
-        // wait to go out, and has no option to stop: only a handler before it can hold its answers.
-        ctx.pipeline().addBefore(protocolHandlerBefore(ctx).name(), null, settings.answers.newHandler());
+        heartbeat = settings.heartbeats.newHandler();
+        ctx.pipeline().addBefore(protocol.name(), null, heartbeat);
     }
 
-    /** Pings carry their id as data; a miss sends close frame 1001 first. */
-    private final class Pings extends PingLoop {
-        @Override
-        protected Object newPing(ChannelHandlerContext ctx, long pingId) {
-            return new PingWebSocketFrame(
-                    ctx.alloc().buffer(Long.BYTES, Long.BYTES).writeLong(pingId));
+    private void removeHeartbeat(ChannelHandlerContext ctx) {
+        if (heartbeat != null && ctx.pipeline().context(heartbeat) != null) {
+            ctx.pipeline().remove(heartbeat);
         }
-
-        @Override
-        protected void pongsMissed(ChannelHandlerContext ctx, int missedPongs) {
-            sendClose(ctx, GOING_AWAY, PING_TIMEOUT);
-            ctx.fireUserEventTriggered(new HeartbeatFailedEvent(missedPongs));
-            ctx.close();
-        }
+        heartbeat = null;
     }
 
     /** Writes a close frame with {@code status} and {@code reason}, once, if the WebSocket is up. */
@@ -224,31 +187,6 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
             // Not waiting for the write: a peer that does not read must not hold the channel open.
             ctx.writeAndFlush(new CloseWebSocketFrame(status, reason), ctx.voidPromise());
         }
-    }
-
-    /** Returns what is wrong with the pipeline, or null if the protocol handler passes pongs here. */
-    private String checkPongsArrive(ChannelHandlerContext ctx) {
-        ChannelHandlerContext protocol = protocolHandlerBefore(ctx);
-        if (protocol == null) {
-            return "the WebSocket protocol handler before WebSocketKeepAliveHandler is gone";
-        }
-        probing = true;
-        try {
-            ((ChannelInboundHandler) protocol.handler()).channelRead(protocol, PROBE);
-        } catch (Exception e) {
-            log.debug("{}: the pong probe failed", ctx.channel(), e);
-        } finally {
-            probing = false;
-        }
-        if (probeArrived) {
-            return null;
-        }
-        boolean server = protocol.handler() instanceof WebSocketServerProtocolHandler;
-        return "pong frames do not reach WebSocketKeepAliveHandler, so every ping would count as missed: "
-                + "Netty's " + protocol.handler().getClass().getSimpleName() + " drops them by default; build it "
-                + "with " + (server ? "WebSocketServerProtocolConfig" : "WebSocketClientProtocolConfig")
-                + ".newBuilder()...dropPongFrames(false) (or the constructor's dropPongFrames = false), "
-                + "with nothing between it and the keepalive that consumes pongs";
     }
 
     private static ChannelHandlerContext protocolHandlerBefore(ChannelHandlerContext ctx) {
@@ -276,11 +214,22 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
         ctx.close();
     }
 
+    /** A ping frame whose data is the ping's id. */
+    private static PingWebSocketFrame ping(Channel channel, long pingId) {
+        return new PingWebSocketFrame(
+                channel.alloc().buffer(Long.BYTES, Long.BYTES).writeLong(pingId));
+    }
+
+    /** The id a pong echoes: the 8 bytes of our ping; other application data answers no ping. */
+    private static long pingId(PongWebSocketFrame pong) {
+        ByteBuf data = pong.content();
+        return data.readableBytes() == Long.BYTES ? data.getLong(data.readerIndex()) : HeartbeatHandler.NO_PING;
+    }
+
     /** Immutable, thread-safe settings that make one {@link WebSocketKeepAliveHandler} per channel. */
     public static final class Factory {
-        private final PingLoop.Settings pinging;
-        /** The answering role placed before the protocol handler. */
-        private final HeartbeatHandler.Factory answers;
+        /** Both roles, for the heartbeat added before the protocol handler. */
+        private final HeartbeatHandler.Factory heartbeats;
 
         private final long readerIdleNanos;
         private final EventLoopWheels wheels;
@@ -288,13 +237,8 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
         private final AtomicBoolean misconfigurationLogged = new AtomicBoolean();
 
         private Factory(
-                Builder b,
-                PingLoop.Settings pinging,
-                HeartbeatHandler.Factory answers,
-                EventLoopWheels wheels,
-                MeterRegistry registry) {
-            this.pinging = pinging;
-            this.answers = answers;
+                Builder b, HeartbeatHandler.Factory heartbeats, EventLoopWheels wheels, MeterRegistry registry) {
+            this.heartbeats = heartbeats;
             this.readerIdleNanos = b.readerIdleNanos;
             this.wheels = wheels;
             this.readerIdleCloses = readerIdleNanos > 0 ? ConnectionMeters.closed(registry, "reader_idle") : null;
@@ -398,7 +342,16 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
                         + "longest ping interval plus the pong timeout (" + longestGap + " ns), or a quiet peer that "
                         + "answers every ping would be closed");
             }
-            HeartbeatHandler.Builder answers = HeartbeatHandler.builder()
+            HeartbeatHandler.Builder heartbeats = HeartbeatHandler.builder()
+                    .sendPings(
+                            Duration.ofNanos(intervalNanos),
+                            WebSocketKeepAliveHandler::ping,
+                            PongWebSocketFrame.class,
+                            WebSocketKeepAliveHandler::pingId)
+                    .pongTimeout(Duration.ofNanos(pongTimeout))
+                    .maxMissedPongs(maxMissedPongs)
+                    .pingIntervalJitter(jitter)
+                    .random(random())
                     .answerPings(
                             PingWebSocketFrame.class,
                             (ch, ping) -> new PongWebSocketFrame(ping.content().retain()))
@@ -406,14 +359,12 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
                     .wheels(wheels());
             if (!pingLimits.equals(PingLimits.OFF)) {
                 int policyViolation = WebSocketCloseStatus.POLICY_VIOLATION.code();
-                answers.goodbye(channel -> new CloseWebSocketFrame(policyViolation, TOO_MANY_PINGS));
+                heartbeats.goodbye(channel -> new CloseWebSocketFrame(policyViolation, TOO_MANY_PINGS));
             }
             if (registry() != null) {
-                answers.metrics(registry());
+                heartbeats.metrics(registry());
             }
-            PingLoop.Settings pinging = new PingLoop.Settings(
-                    intervalNanos, pongTimeout, maxMissedPongs, jitter, random(), PingLoop.Traffic.WRITES, registry());
-            return new Factory(this, pinging, answers.build(), wheels(), registry());
+            return new Factory(this, heartbeats.build(), wheels(), registry());
         }
     }
 }

@@ -19,8 +19,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The ping state machine of every keepalive, one per connection; the protocol is the subclass, which
- * writes the pings and closes its way, and its handler feeds in the traffic and the pongs. After the
+ * The ping state machine of {@code HeartbeatHandler}, which every pinging keepalive but HTTP/2's puts
+ * in its pipeline, and of {@code Http2KeepAliveHandler}, one per connection; the subclass writes the
+ * pings and closes its way, and its handler feeds in the traffic and the pongs. After the
  * (jittered) interval without {@link Traffic traffic}, writes a ping and expects its pong within the
  * pong timeout. Lazy as Netty's {@code IdleStateHandler}: traffic stamps a time once per flush or read
  * batch, and an early timer re-arms for the rest. A pong in time fires {@link PongReceivedEvent};
@@ -167,10 +168,6 @@ public abstract class PingLoop extends TimerNode {
             running = HandlerFields.moving(handler);
             disarm();
         }
-    }
-
-    public final boolean running() {
-        return running;
     }
 
     /** A write passed the handler: it counts when flushed. */
