@@ -22,6 +22,7 @@ import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
 import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
 import io.wheelbeat.netty.internal.ConnectionMeters;
+import io.wheelbeat.netty.internal.HandlerFields;
 import io.wheelbeat.netty.internal.Jitter;
 import java.time.Duration;
 import java.util.Map;
@@ -137,8 +138,10 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
     @Override
     protected void onStop() {
         cancel(this);
-        if (ctx().channel().isActive()) {
-            removeHeartbeat(ctx()); // this keepalive was removed; a closed channel's heartbeat stopped itself
+        // Removed: the heartbeat goes too. A closed channel's heartbeat stopped itself; a channel
+        // moving to another loop takes it along.
+        if (ctx().channel().isActive() && !HandlerFields.moving(this)) {
+            removeHeartbeat(ctx());
         }
     }
 

@@ -7,6 +7,7 @@ import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -249,6 +250,22 @@ class WebSocketKeepAliveHandlerTest {
             assertTrue(wire.received().isEmpty(), "no ping");
             assertNull(wire.ch.pipeline().get(HeartbeatHandler.class));
             assertTrue(wire.ch.isActive());
+        }
+
+        @Test
+        void aMoveToAnotherLoopKeepsTheHeartbeatAndItsPingOnTime() throws Exception {
+            WebSocketWire wire = upgraded(keepAlive());
+            advanceTo(wire.ch, t0 + INTERVAL / 2);
+            wire.ch.deregister(); // then registered again, as with another loop
+            wire.ch.runPendingTasks();
+            wire.ch.register();
+            wire.ch.runPendingTasks();
+            assertNotNull(wire.ch.pipeline().get(HeartbeatHandler.class));
+            advanceTo(wire.ch, t0 + INTERVAL - 1);
+            assertTrue(wire.received().isEmpty());
+            advanceTo(wire.ch, t0 + INTERVAL + TICK);
+            assertEquals(1, wire.received().size(), "the ping, at its time");
+            assertTrue(errors.caught.isEmpty(), errors.caught.toString());
         }
 
         @Test
