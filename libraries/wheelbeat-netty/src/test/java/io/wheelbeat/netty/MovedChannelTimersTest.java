@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.WriteTimeoutException;
@@ -169,6 +170,38 @@ class MovedChannelTimersTest {
         advance(ch, 10);
         assertEquals(1, events.ofType(MaxConnectionAgeEvent.class).size());
         assertEquals(List.of(), events.ofType(FirstMessageTimeoutEvent.class));
+    }
+
+    @Test
+    void aJitteredAgeIsDrawnOnceAndReportedAsServed() throws Exception {
+        long[] reportedAndServed = new long[2];
+        EmbeddedChannel ch = frozenChannel();
+        long start = VirtualTime.now(ch);
+        ch.pipeline()
+                .addLast(
+                        ConnectionDeadlineHandler.builder()
+                                .maxConnectionAge(MaxConnectionAge.of(Duration.ofMillis(1000))
+                                        .withJitter(0.5))
+                                .build()
+                                .newHandler(),
+                        new ChannelInboundHandlerAdapter() {
+                            @Override
+                            public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                                if (evt instanceof MaxConnectionAgeEvent age) {
+                                    reportedAndServed[0] = age.ageNanos();
+                                    reportedAndServed[1] = VirtualTime.now(ctx.channel()) - start;
+                                }
+                            }
+                        });
+        advance(ch, 400);
+        leave(ch);
+        comeBack(ch);
+        advance(ch, 1200);
+        assertTrue(reportedAndServed[0] > 0, "no MaxConnectionAgeEvent");
+        long apart = Math.abs(reportedAndServed[1] - reportedAndServed[0]);
+        assertTrue(
+                apart < TimeUnit.MILLISECONDS.toNanos(3),
+                () -> "age reported " + reportedAndServed[0] + " ns, served " + reportedAndServed[1] + " ns");
     }
 
     @Test

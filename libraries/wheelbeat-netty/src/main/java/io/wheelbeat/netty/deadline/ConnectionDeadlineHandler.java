@@ -8,6 +8,7 @@ import io.wheelbeat.netty.ChannelTimerHandler;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.JitteredHandlerBuilder;
 import io.wheelbeat.netty.internal.ConnectionMeters;
+import io.wheelbeat.netty.internal.HandlerFields;
 import io.wheelbeat.netty.internal.HandlerTimer;
 import io.wheelbeat.netty.internal.Jitter;
 import java.time.Duration;
@@ -71,7 +72,9 @@ public final class ConnectionDeadlineHandler extends ChannelTimerHandler {
             schedule(firstMessageTimer, settings.firstMessageNanos);
         }
         if (settings.maxAgeNanos > 0) {
-            ageNanos = Jitter.apply(settings.maxAgeNanos, settings.ageJitter, settings.random);
+            if (!HandlerFields.moving(this)) { // moved to another loop, the connection keeps its age
+                ageNanos = Jitter.apply(settings.maxAgeNanos, settings.ageJitter, settings.random);
+            }
             schedule(ageTimer, ageNanos);
         }
     }

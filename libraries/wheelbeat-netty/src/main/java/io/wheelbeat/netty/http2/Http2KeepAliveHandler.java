@@ -27,6 +27,7 @@ import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
 import io.wheelbeat.netty.heartbeat.internal.PingEnforcement;
 import io.wheelbeat.netty.heartbeat.internal.PingLoop;
 import io.wheelbeat.netty.internal.ConnectionMeters;
+import io.wheelbeat.netty.internal.HandlerFields;
 import io.wheelbeat.netty.internal.HandlerTimer;
 import io.wheelbeat.netty.internal.Jitter;
 import java.time.Duration;
@@ -151,13 +152,19 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         }
         connection = ((Http2FrameCodec) codecCtx.handler()).connection();
         connection.addListener(streams);
+        // Moved to another loop, the connection keeps its idle-since time and its age.
+        boolean moving = HandlerFields.moving(this);
         if (settings.maxIdleNanos > 0 && connection.numActiveStreams() == 0) {
-            idleSinceNanos = nowNanos;
+            if (!moving) {
+                idleSinceNanos = nowNanos;
+            }
             schedule(idleTimer, settings.maxIdleNanos);
         }
         MaxConnectionAge maxAge = settings.maxAge;
         if (maxAge != null) {
-            ageNanos = Jitter.apply(maxAge.age().toNanos(), maxAge.jitter(), settings.random);
+            if (!moving) {
+                ageNanos = Jitter.apply(maxAge.age().toNanos(), maxAge.jitter(), settings.random);
+            }
             schedule(this, ageNanos);
         }
         if (pings != null) {

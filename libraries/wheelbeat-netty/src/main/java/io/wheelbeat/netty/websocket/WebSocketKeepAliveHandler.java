@@ -130,7 +130,9 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
                     "no WebSocketServerProtocolHandler or WebSocketClientProtocolHandler before "
                             + "WebSocketKeepAliveHandler in the pipeline: add the keepalive after it");
         } else if (settings.readerIdleNanos > 0) {
-            lastReadNanos = nowNanos;
+            if (!HandlerFields.moving(this)) { // moved to another loop, the last read's time stands
+                lastReadNanos = nowNanos;
+            }
             schedule(this, settings.readerIdleNanos);
         }
     }

@@ -514,6 +514,22 @@ class Http2KeepAliveHandlerTest {
         }
 
         @Test
+        void aMoveToAnotherLoopKeepsTheIdleSinceTime() throws Exception {
+            start(Http2KeepAliveHandler.builder().maxConnectionIdle(Duration.ofSeconds(30)));
+            advanceTo(ch, start + SECONDS.toNanos(10));
+            ch.deregister(); // then registered again, as with another loop
+            ch.runPendingTasks();
+            ch.register();
+            ch.runPendingTasks();
+            advanceTo(ch, start + SECONDS.toNanos(30) - 1);
+            assertEquals(List.of(), sent());
+            advanceTo(ch, start + SECONDS.toNanos(30) + TICK);
+            List<Frame> drain = sent();
+            assertFalse(drain.isEmpty(), "no GOAWAY 30 s after the start: idle counted from the move");
+            assertEquals(GOAWAY, drain.get(0).type());
+        }
+
+        @Test
         void idleTimeCountsFromWhenTheLastStreamEnds() {
             start(Http2KeepAliveHandler.builder().maxConnectionIdle(Duration.ofSeconds(30)));
             advanceTo(ch, start + SECONDS.toNanos(20));

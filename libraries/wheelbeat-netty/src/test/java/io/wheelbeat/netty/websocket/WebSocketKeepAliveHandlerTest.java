@@ -392,6 +392,20 @@ class WebSocketKeepAliveHandlerTest {
         }
 
         @Test
+        void aMoveToAnotherLoopKeepsTheLastReadsTime() throws Exception {
+            WebSocketWire wire = upgraded(readerIdle());
+            advanceTo(wire.ch, t0 + INTERVAL);
+            wire.ch.deregister(); // then registered again, as with another loop
+            wire.ch.runPendingTasks();
+            wire.ch.register();
+            wire.ch.runPendingTasks();
+            advanceTo(wire.ch, t0 + 3 * INTERVAL - 1);
+            assertTrue(wire.ch.isActive());
+            advanceTo(wire.ch, t0 + 3 * INTERVAL + TICK);
+            assertFalse(wire.ch.isActive(), "3 s after the last read, not after the move");
+        }
+
+        @Test
         void everyReadPostponesTheClose() {
             WebSocketWire wire = upgraded(readerIdle());
             advanceTo(wire.ch, t0 + 2 * INTERVAL);
