@@ -23,11 +23,12 @@ import java.util.Objects;
 
 /**
  * The base of wheelbeat's per-channel handlers: timers on the channel's event-loop wheel, started
- * once and stopped once, and carried along when the channel moves to another loop. {@link #onStart} runs on whichever of {@code handlerAdded} (channel active
- * and registered already), {@code channelRegistered} (active already) or {@code channelActive}
- * comes first; {@link #onStop} on the first of {@code channelInactive} and {@code handlerRemoved},
- * and only after a start. Stopped, a handler never starts again, even if it never started (the
- * order of Netty's {@code IdleStateHandler}).
+ * once and stopped once, and carried along when the channel moves to another loop.
+ * {@link #onStart} runs on whichever of {@code handlerAdded} (channel active and registered
+ * already), {@code channelRegistered} (active already) or {@code channelActive} comes first;
+ * {@link #onStop} on the first of {@code channelInactive} and {@code handlerRemoved}, and only after
+ * a start. Stopped, a handler never starts again, even if it never started (the order of Netty's
+ * {@code IdleStateHandler}).
  *
  * <p>A channel moved to another event loop while active ({@code deregister()}, then
  * {@code register} with another loop) takes its timers along: on {@code channelUnregistered} the
