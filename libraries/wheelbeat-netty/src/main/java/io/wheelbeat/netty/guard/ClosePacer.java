@@ -33,7 +33,10 @@ import org.slf4j.LoggerFactory;
  * <p>Meters ({@link Builder#metrics(MeterRegistry)}): gauge {@code wheelbeat.connection.closes.waiting}
  * and counter {@code wheelbeat.connection.closes.paced}.
  *
- * <p>Thread-safe; each channel's close runs on its event loop.
+ * <p>Thread-safe. A waiting close is a timer on the wheel of the channel's event loop when the
+ * close was asked, and is cancelled there if the channel closes first. A channel moved to another
+ * loop meanwhile is closed on its loop at the time of the slot: the goodbye factory, the write and
+ * the close run on the channel's thread.
  */
 public final class ClosePacer {
 
@@ -97,9 +100,9 @@ public final class ClosePacer {
         }
         EventLoop loop = channel.eventLoop();
         if (loop.inEventLoop()) {
-            closePaced(channel, goodbye);
+            closePaced(loop, channel, goodbye);
         } else {
-            loop.execute(() -> closePaced(channel, goodbye));
+            loop.execute(() -> closePaced(loop, channel, goodbye));
         }
         return true;
     }
@@ -133,7 +136,7 @@ public final class ClosePacer {
             closed.add(done);
             EventLoop loop = channel.eventLoop();
             long start = wheels.wheelFor(loop).ticker().getAsLong();
-            loop.execute(() -> closeAt(channel, start + offset, null, goodbye, false));
+            loop.execute(() -> closeAt(loop, channel, start + offset, null, goodbye, false));
         }
         return CompletableFuture.allOf(closed.toArray(CompletableFuture[]::new));
     }
@@ -143,9 +146,9 @@ public final class ClosePacer {
         return waiting.get();
     }
 
-    /** On the channel's loop. */
-    private void closePaced(Channel channel, Object goodbye) {
-        ExecutorDrivenWheel wheel = wheels.wheelFor(channel.eventLoop());
+    /** On {@code loop}, the channel's when the close was asked. */
+    private void closePaced(EventLoop loop, Channel channel, Object goodbye) {
+        ExecutorDrivenWheel wheel = wheels.wheelFor(loop);
         long now = wheel.ticker().getAsLong();
         long slot = slots.reserve(now);
         if (slot - now <= 0) {
@@ -153,15 +156,16 @@ public final class ClosePacer {
         } else {
             ConnectionMeters.count(paced);
             waiting.incrementAndGet();
-            closeAt(channel, slot, goodbye, null, true);
+            closeAt(loop, channel, slot, goodbye, null, true);
         }
     }
 
     /**
-     * On the channel's loop: a timer at {@code deadline} that writes the goodbye (given, or made
-     * then) and closes; {@code counted} if it is one of the {@link #waiting()} closes.
+     * On {@code loop}: a timer at {@code deadline} on its wheel that writes the goodbye (given, or
+     * made then) and closes; {@code counted} if it is one of the {@link #waiting()} closes.
      */
     private void closeAt(
+            EventLoop loop,
             Channel channel,
             long deadline,
             Object goodbye,
@@ -173,20 +177,35 @@ public final class ClosePacer {
                 if (counted) {
                     waiting.decrementAndGet();
                 }
-                closeNow(channel, goodbye, goodbyeFactory);
+                EventLoop now = channel.eventLoop(); // another than loop if the channel moved
+                if (now.inEventLoop()) {
+                    closeNow(channel, goodbye, goodbyeFactory);
+                } else {
+                    now.execute(() -> closeNow(channel, goodbye, goodbyeFactory));
+                }
             }
         };
-        ExecutorDrivenWheel wheel = wheels.wheelFor(channel.eventLoop());
+        ExecutorDrivenWheel wheel = wheels.wheelFor(loop);
         wheel.scheduleAt(close, deadline);
         // Closed meanwhile: nothing left to do at the slot; let go of the timer and the goodbye now.
+        // The listener runs on the channel's loop, which is not loop if the channel moved.
         channel.closeFuture().addListener(f -> {
-            if (wheel.cancel(close)) {
-                if (counted) {
-                    waiting.decrementAndGet();
-                }
-                ReferenceCountUtil.release(goodbye);
+            if (loop.inEventLoop()) {
+                cancel(wheel, close, counted, goodbye);
+            } else {
+                loop.execute(() -> cancel(wheel, close, counted, goodbye));
             }
         });
+    }
+
+    /** On the wheel's loop. */
+    private void cancel(ExecutorDrivenWheel wheel, TimerNode close, boolean counted, Object goodbye) {
+        if (wheel.cancel(close)) {
+            if (counted) {
+                waiting.decrementAndGet();
+            }
+            ReferenceCountUtil.release(goodbye);
+        }
     }
 
     private static void closeNow(Channel channel, Object goodbye, Function<? super Channel, ?> goodbyeFactory) {
