@@ -5,7 +5,10 @@ import io.wheelbeat.netty.NettyLine;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** {@link PacedCloseMove} on Netty's NIO loops (4.2's IoHandler group, or 4.1's NioEventLoopGroup), wheels beside them. */
+/**
+ * {@link PacedCloseMove} on Netty's NIO loops (4.2's IoHandler group, or 4.1's NioEventLoopGroup),
+ * wheels beside them.
+ */
 class ClosePacerMoveTest {
 
     @Test

@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.BooleanSupplier;
 
 /**
  * Real TCP on 127.0.0.1: a channel waiting for its paced close moves, while active, to another
@@ -131,7 +132,7 @@ public final class PacedCloseMove {
         return loop.submit(wheel::failedCount).get(WAIT_S, SECONDS);
     }
 
-    private static void waitFor(java.util.function.BooleanSupplier condition) throws InterruptedException {
+    private static void waitFor(BooleanSupplier condition) throws InterruptedException {
         long until = System.nanoTime() + SECONDS.toNanos(WAIT_S);
         while (!condition.getAsBoolean() && System.nanoTime() - until < 0) {
             Thread.sleep(5);

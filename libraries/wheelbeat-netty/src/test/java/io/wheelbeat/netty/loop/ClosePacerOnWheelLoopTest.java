@@ -6,7 +6,10 @@ import io.wheelbeat.netty.guard.PacedCloseMove;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** {@link PacedCloseMove} between two loops of a {@link WheelIoEventLoopGroup}: the pacer's timers on each loop's own wheel. */
+/**
+ * {@link PacedCloseMove} between two loops of a {@link WheelIoEventLoopGroup}: the pacer's timers
+ * on each loop's own wheel.
+ */
 class ClosePacerOnWheelLoopTest {
 
     @Test
