@@ -47,7 +47,7 @@ import java.util.Objects;
  * {@link ChannelPipelineException}, and the pipeline removes it again: Netty checks only its
  * {@code ChannelHandlerAdapter}s itself.
  *
- * <p>Extended only by wheelbeat's handlers. Not thread-safe: event loop only, one channel.
+ * <p>Extend it for a per-channel handler of your own. Not thread-safe: event loop only, one channel.
  */
 public abstract class ChannelTimerHandler extends TimerNode implements ChannelInboundHandler, ChannelOutboundHandler {
 
@@ -274,7 +274,9 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
 
     /**
      * The channel is active and registered: arm the timers. Called once at most, and again on the
-     * new loop after each move to another loop, where the arming is dropped (see above).
+     * new loop after each move to another loop, where the arming is dropped (see above): state set
+     * here from {@code nowNanos} (a last read's time, a drawn age) should be set on the first call
+     * only, or the move resets it.
      *
      * @param ctx this handler's context
      * @param nowNanos a reading of {@link #now()}
