@@ -224,9 +224,7 @@ public class WheelWriteTimeoutHandler extends ChannelDuplexHandler {
 
         /** The handler left the context: no timeout falls here any more. */
         void clear() {
-            if (isPending()) {
-                wheel.cancel(this);
-            }
+            leave();
             for (; head != tail; head++) {
                 promises[index(head)] = null;
             }
