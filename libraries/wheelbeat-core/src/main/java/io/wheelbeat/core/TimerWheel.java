@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
  * below. Slots are circular lists with a lower bound of their deadlines. A due upper slot is spliced
  * in O(1) onto a list that polls move down, a bounded number at a time. Nodes fire only from the
  * current tick's slot, sorted only if an append put it out of order; its due nodes leave it at once
- * and fire from an array. A re-arm to a later tick only rewrites the node; its old slot's walk moves
- * it on.
+ * and fire from the chain they form (sorted, from an array). A re-arm to a later tick only rewrites
+ * the node; its old slot's walk moves it on.
  *
  * <p>Not thread-safe: one owner thread; the counts may be read elsewhere as racy snapshots.
  */
@@ -111,19 +111,27 @@ public final class TimerWheel {
     private int earliestUpper;
     private long earliestUpperDue;
     private TimerNode[] sortNodes = new TimerNode[32];
-    private TimerNode[] spareNodes = new TimerNode[32];
     private long[] sortDeadlines = new long[32];
     private int[] sortOrders = new int[32];
     private long[] sortKeys = new long[32];
     private long[] spareKeys = new long[32];
     private final int[] radixCounts = new int[256];
+    /**
+     * While set, the gathered nodes fire in the order of {@code sortKeys}, whose low bits index
+     * {@code sortNodes}: a sort moves no node reference (under G1 a fence each once the array is old).
+     */
+    private boolean keyed;
+    /** How many of the nodes {@link #gatherSorted} gathered are due. */
+    private int gatheredDue;
+
+    private int keyIndexMask;
     /** The lists {@link #loadAhead} reads, padded with {@link #nothing}. */
     private final Sentinel[] aheadHeads = new Sentinel[LOOKAHEAD];
     /** Always empty. */
     private final Sentinel nothing = new Sentinel(-1);
     /** The last tick whose slot {@link #loadAhead} walked. */
     private long loadedTick = -1;
-    /** The batch being fired: {@code sortNodes[batchFrom, batchTo)}, its nodes flagged {@link #BATCHED}. */
+    /** The batch being fired: gathered positions {@code [batchFrom, batchTo)}, its nodes flagged {@link #BATCHED}. */
     private int batchFrom;
 
     private int batchTo;
@@ -131,6 +139,14 @@ public final class TimerWheel {
     private int batchSlot = -1;
 
     private boolean addedToBatchSlot;
+    /**
+     * A batch in order is fired from the chain its links form, kept intact until then: these are
+     * its last node and how many of its nodes have yet to fire. Anything that would change a
+     * batched node's links first copies them into {@code sortNodes} ({@link #unchainBatch}).
+     */
+    private TimerNode chainLast;
+
+    private int chainLeft;
 
     private long scheduledCount;
     private long cancelledCount;
@@ -219,6 +235,7 @@ public final class TimerWheel {
         long deadline = relative(deadlineNanos);
         if (node.order < 0) {
             // Pending in the batch being fired, so in no list.
+            unchainBatch();
             node.order = order;
             node.deadline = originNanos + deadline;
             placeOrDefer(node, deadline);
@@ -256,6 +273,7 @@ public final class TimerWheel {
             return false;
         }
         if (node.order < 0) {
+            unchainBatch();
             node.order &= ~BATCHED;
         } else {
             unlink(node);
@@ -479,9 +497,11 @@ public final class TimerWheel {
                 action.accept(node);
             }
         }
+        unchainBatch();
         for (int i = batchFrom; i < batchTo; i++) {
-            if (sortNodes[i].order < 0) {
-                action.accept(sortNodes[i]);
+            TimerNode node = sortNodes[gathered(i)];
+            if (node.order < 0) {
+                action.accept(node);
             }
         }
     }
@@ -712,9 +732,9 @@ public final class TimerWheel {
 
     /**
      * Fires the current tick's due nodes within the budget. They are taken out of the slot at
-     * once and fired from an array: taking out one by one would write each next node's link,
-     * and under G1 a reference store to a clean card costs a fence. Stops when a callback adds
-     * to the slot (the caller's loop sorts it again).
+     * once and fired from the chain they form (or, sorted, from an array): taking out one by one
+     * would write each next node's link, and under G1 a reference store to a clean card costs a
+     * fence. Stops when a callback adds to the slot (the caller's loop sorts it again).
      */
     private int fireCurrentTick(long now, LongConsumer lateness) {
         int slot = (int) baseTick & (levelZeroSlots - 1);
@@ -724,58 +744,67 @@ public final class TimerWheel {
         }
         int count = 0;
         if (unordered(slot)) {
-            int gathered = gatherSorted(slot);
-            while (count < gathered && count < budget && sortDeadlines[count] <= now) {
-                sortNodes[count++].order |= BATCHED;
-            }
+            int gathered = gatherSorted(slot, now);
+            count = Math.min(gatheredDue, budget);
             relink(slot, count, gathered);
-            if (count < gathered && sortDeadlines[count] > now) {
-                due[slot] = sortDeadlines[count];
-            }
-        } else {
-            TimerNode node = head.next;
-            while (node != head && count < budget) {
-                TimerNode next = node.next;
-                long deadline = relative(node);
-                if ((deadline >>> tickShift) > baseTick) {
-                    unlink(node);
-                    place(node, deadline);
-                    movedCount++;
-                    budget--;
-                } else if (deadline > now) {
-                    due[slot] = deadline;
-                    break;
-                } else {
-                    if (count == sortNodes.length) {
-                        growSortArrays();
-                    }
-                    node.order |= BATCHED;
-                    sortNodes[count++] = node;
-                }
-                node = next;
-            }
-            if (count == 0) {
-                return 0;
-            }
-            head.next = node;
-            node.prev = head;
-            if (node == head) {
-                markEmpty(slot);
-            }
+            return fireBatch(slot, null, count, now, lateness);
         }
-        return fireBatch(slot, count, now, lateness);
+        TimerNode node = head.next;
+        while (node != head && count < budget) {
+            TimerNode next = node.next;
+            long deadline = relative(node);
+            if ((deadline >>> tickShift) > baseTick) {
+                unlink(node);
+                place(node, deadline);
+                movedCount++;
+                budget--;
+            } else if (deadline > now) {
+                due[slot] = deadline;
+                break;
+            } else {
+                node.order |= BATCHED;
+                count++;
+            }
+            node = next;
+        }
+        if (count == 0) {
+            return 0;
+        }
+        TimerNode first = head.next;
+        chainLast = node.prev;
+        chainLeft = count;
+        head.next = node;
+        node.prev = head;
+        if (node == head) {
+            markEmpty(slot);
+        }
+        return fireBatch(slot, first, 0, now, lateness);
     }
 
-    private int fireBatch(int slot, int count, long now, LongConsumer lateness) {
-        TimerNode[] nodes = sortNodes;
+    /**
+     * Fires the {@link #chainLeft} nodes linked from {@code first} on, then the gathered positions
+     * {@code [0, gathered)}.
+     */
+    private int fireBatch(int slot, TimerNode first, int gathered, long now, LongConsumer lateness) {
         batchFrom = 0;
-        batchTo = count;
+        batchTo = gathered;
         batchSlot = slot;
         addedToBatchSlot = false;
         int fired = 0;
-        while (batchFrom < batchTo) {
-            TimerNode node = nodes[batchFrom];
-            nodes[batchFrom++] = null;
+        TimerNode next = first;
+        while (true) {
+            TimerNode node;
+            if (chainLeft > 0) {
+                node = next;
+                next = node.next;
+                chainLeft--;
+            } else if (batchFrom < batchTo) {
+                int index = gathered(batchFrom++);
+                node = sortNodes[index];
+                sortNodes[index] = null;
+            } else {
+                break;
+            }
             if (node.order >= 0) {
                 continue; // a callback cancelled or re-armed it
             }
@@ -802,15 +831,39 @@ public final class TimerWheel {
         batchFrom = 0;
         batchTo = 0;
         batchSlot = -1;
+        keyed = false;
+        chainLast = null;
         return fired;
+    }
+
+    /** Copies the batch's unfired chained nodes into {@code sortNodes}, from its last node back. */
+    private void unchainBatch() {
+        int left = chainLeft;
+        if (left == 0) {
+            return;
+        }
+        while (left > sortNodes.length) {
+            growSortArrays();
+        }
+        TimerNode node = chainLast;
+        for (int i = left - 1; i >= 0; i--) {
+            sortNodes[i] = node;
+            node = node.prev;
+        }
+        batchFrom = 0;
+        batchTo = left;
+        chainLeft = 0;
+        chainLast = null;
     }
 
     /** Returns the unfired rest of the batch to its slot, to be sorted with what a callback added. */
     private void putBackBatch(int slot) {
+        unchainBatch();
         batchSlot = -1;
         while (batchFrom < batchTo) {
-            TimerNode node = sortNodes[batchFrom];
-            sortNodes[batchFrom++] = null;
+            int index = gathered(batchFrom++);
+            TimerNode node = sortNodes[index];
+            sortNodes[index] = null;
             if (node.order < 0) {
                 node.order &= ~BATCHED;
                 node.next = null;
@@ -832,17 +885,21 @@ public final class TimerWheel {
     private void sortCurrentSlot() {
         int slot = (int) baseTick & (levelZeroSlots - 1);
         if (unordered(slot)) {
-            relink(slot, 0, gatherSorted(slot));
+            relink(slot, 0, gatherSorted(slot, -1));
+            keyed = false;
         }
     }
 
     /**
-     * Gathers the current tick's nodes into {@code sortNodes} in firing order, moving out nodes
-     * re-armed to a later tick; they stay linked.
+     * Gathers the current tick's nodes into {@code sortNodes} and puts them in firing order (see
+     * {@link #gathered}), moving out nodes re-armed to a later tick; they stay linked. Flags the
+     * nodes due at {@code now} as {@link #BATCHED} (they come first; counted in {@link #gatheredDue}),
+     * which {@link #relink} takes back from those it links again.
      */
-    private int gatherSorted(int slot) {
+    private int gatherSorted(int slot, long now) {
         Sentinel head = heads[slot];
         int count = 0;
+        int dueCount = 0;
         long minDeadline = EMPTY;
         long maxDeadline = 0;
         int minOrder = Integer.MAX_VALUE;
@@ -863,6 +920,9 @@ public final class TimerWheel {
                 growSortArrays();
             }
             int order = node.order;
+            boolean isDue = deadline <= now;
+            node.order = order | (isDue ? BATCHED : 0);
+            dueCount += isDue ? 1 : 0;
             sortNodes[count] = node;
             sortDeadlines[count] = deadline;
             sortOrders[count++] = order;
@@ -871,7 +931,9 @@ public final class TimerWheel {
             minOrder = Math.min(minOrder, order);
             maxOrder = Math.max(maxOrder, order);
         }
+        gatheredDue = dueCount;
         if (count > 1 && !sortByKeys(count, minDeadline, maxDeadline, minOrder, maxOrder)) {
+            // The flag does not change how flagged nodes compare: their deadlines decide against the others.
             heapSort(sortNodes, count);
             for (int i = 0; i < count; i++) {
                 sortDeadlines[i] = relative(sortNodes[i]);
@@ -880,13 +942,20 @@ public final class TimerWheel {
         return count;
     }
 
-    /** Makes {@code sortNodes[from, to)} the slot's list, in that order, and clears the rest of the array. */
+    /** {@return the index in sortNodes of the gathered node that fires at {@code position}} */
+    private int gathered(int position) {
+        return keyed ? (int) sortKeys[position] & keyIndexMask : position;
+    }
+
+    /** Makes the gathered positions {@code [from, to)} the slot's list, in that order, and clears them. */
     private void relink(int slot, int from, int to) {
         Sentinel head = heads[slot];
         TimerNode prev = head;
         for (int i = from; i < to; i++) {
-            TimerNode node = sortNodes[i];
-            sortNodes[i] = null;
+            int index = gathered(i);
+            TimerNode node = sortNodes[index];
+            sortNodes[index] = null;
+            node.order &= ~BATCHED;
             prev.next = node;
             node.prev = prev;
             prev = node;
@@ -906,7 +975,6 @@ public final class TimerWheel {
     private void growSortArrays() {
         int length = 2 * sortNodes.length;
         sortNodes = Arrays.copyOf(sortNodes, length);
-        spareNodes = new TimerNode[length];
         sortDeadlines = Arrays.copyOf(sortDeadlines, length);
         sortOrders = Arrays.copyOf(sortOrders, length);
         sortKeys = new long[length];
@@ -924,9 +992,17 @@ public final class TimerWheel {
         if (bits > 63) {
             return false;
         }
+        // The keys' top bytes are counted as the keys are made, for the bucket sort: a pass less.
+        boolean buckets = count > 32 && bits > 8;
+        int shift = Math.max(0, bits - 8);
+        int[] counts = radixCounts;
+        if (buckets) {
+            Arrays.fill(counts, 0);
+        }
         long[] keys = sortKeys;
         long descents = 0;
         long previous = 0;
+        int largest = 0;
         for (int i = 0; i < count; i++) {
             long key = (sortDeadlines[i] - minDeadline) << (orderBits + indexBits)
                     | (long) (sortOrders[i] - minOrder) << indexBits
@@ -934,46 +1010,32 @@ public final class TimerWheel {
             descents |= key - previous;
             previous = key;
             keys[i] = key;
+            if (buckets) {
+                largest = Math.max(largest, ++counts[(int) (key >>> shift) & 0xFF]);
+            }
         }
         if (descents >= 0) {
             return true;
         }
         if (count <= 32) {
             insertionSort(keys, count);
-        } else if (bits <= 8 || !bucketSort(count, bits - 8)) {
+        } else if (!buckets || largest > 32) {
             radixSort(count, bits);
+        } else {
+            bucketSort(count, shift);
         }
-        keys = sortKeys;
-        TimerNode[] nodes = spareNodes;
-        long[] deadlines = spareKeys;
-        for (int i = 0; i < count; i++) {
-            int index = (int) keys[i] & ((1 << indexBits) - 1);
-            nodes[i] = sortNodes[index];
-            deadlines[i] = sortDeadlines[index];
-        }
-        spareNodes = sortNodes;
-        sortNodes = nodes;
-        spareKeys = sortDeadlines;
-        sortDeadlines = deadlines;
-        Arrays.fill(spareNodes, 0, count, null);
+        keyed = true;
+        keyIndexMask = (1 << indexBits) - 1;
         return true;
     }
 
     /**
-     * Spreads the keys over 256 buckets by their top byte, then sorts by insertion, which moves
-     * keys only within their bucket; declines if a bucket would hold more than 32 keys.
+     * Spreads the keys over 256 buckets by their byte at {@code shift}, already counted, then
+     * sorts by insertion, which moves keys only within their bucket (at most 32 keys each).
      */
-    private boolean bucketSort(int count, int shift) {
+    private void bucketSort(int count, int shift) {
         int[] counts = radixCounts;
-        Arrays.fill(counts, 0);
         long[] from = sortKeys;
-        int largest = 0;
-        for (int i = 0; i < count; i++) {
-            largest = Math.max(largest, ++counts[(int) (from[i] >>> shift) & 0xFF]);
-        }
-        if (largest > 32) {
-            return false;
-        }
         for (int digit = 0, sum = 0; digit < 256; digit++) {
             int c = counts[digit];
             counts[digit] = sum;
@@ -987,7 +1049,6 @@ public final class TimerWheel {
         sortKeys = to;
         spareKeys = from;
         insertionSort(to, count);
-        return true;
     }
 
     private static void insertionSort(long[] keys, int count) {
@@ -1139,6 +1200,7 @@ public final class TimerWheel {
      * non-negative ints whose difference cannot overflow; runs once per 2^31 schedulings.
      */
     private void renumber() {
+        unchainBatch();
         long[] keys = new long[pending];
         TimerNode[] nodes = new TimerNode[pending];
         int count = 0;
@@ -1149,9 +1211,10 @@ public final class TimerWheel {
             }
         }
         for (int i = batchFrom; i < batchTo; i++) {
-            if (sortNodes[i].order < 0) {
-                keys[count] = (long) (sortNodes[i].order & ~BATCHED) << 32 | count;
-                nodes[count++] = sortNodes[i];
+            TimerNode node = sortNodes[gathered(i)];
+            if (node.order < 0) {
+                keys[count] = (long) (node.order & ~BATCHED) << 32 | count;
+                nodes[count++] = node;
             }
         }
         Arrays.sort(keys, 0, count);

@@ -636,6 +636,33 @@ class TimerWheelTest {
         assertEquals(List.of("at 100", "at 300", "at 500"), order);
     }
 
+    /** A tick in order fires from the chain of its nodes' links, which a callback may change. */
+    @Test
+    void aCallbackThatCancelsAndRearmsLaterNodesOfATickInOrderLeavesTheRestInOrder() {
+        List<String> order = new ArrayList<>();
+        long tickStart = START + 3 * TICK - (START & (TICK - 1));
+        TimerNode[] later = new TimerNode[3];
+        at(
+                wheel,
+                () -> {
+                    order.add("first");
+                    assertTrue(wheel.cancel(later[1]));
+                    assertTrue(rearm(later[0], tickStart + 10 * TICK));
+                    assertTrue(rearm(later[2], tickStart + 700)); // this tick, after "at 500"
+                },
+                tickStart + 100);
+        later[0] = at(wheel, () -> order.add("re-armed to a later tick"), tickStart + 200);
+        later[1] = at(wheel, () -> order.add("cancelled"), tickStart + 300);
+        later[2] = at(wheel, () -> order.add("re-armed to 700"), tickStart + 400);
+        at(wheel, () -> order.add("at 500"), tickStart + 500);
+        at(wheel, () -> order.add("at 600"), tickStart + 600);
+        assertEquals(4, pollAfter(5 * TICK));
+        assertEquals(List.of("first", "at 500", "at 600", "re-armed to 700"), order);
+        assertEquals(1, wheel.pendingTimers());
+        assertEquals(1, pollAfter(10 * TICK));
+        assertEquals("re-armed to a later tick", order.get(4));
+    }
+
     // ---------------------------------------------------------------- bounded polls
 
     @Test
