@@ -122,6 +122,20 @@ class MovedChannelTimersTest {
     }
 
     @Test
+    void aTimerCancelledWhileAwayStaysCancelledOnTheNewLoop() throws Exception {
+        TwoTimers handler = new TwoTimers();
+        EmbeddedChannel ch = frozenChannel(handler);
+        advance(ch, 600);
+        leave(ch);
+        ch.writeInbound("first message"); // a read while on no loop cancels the first-message timer
+        comeBack(ch);
+        assertTrue(handler.age.isPending());
+        assertFalse(handler.firstMessage.isPending(), "cancelled while away, it stays so");
+        advance(ch, 3000);
+        assertEquals(List.of("start", "stop", "start", "age"), handler.calls);
+    }
+
+    @Test
     void removedOrClosedWhileAwayItNeverStartsAgain() throws Exception {
         TwoTimers handler = new TwoTimers();
         EmbeddedChannel ch = frozenChannel(handler);
