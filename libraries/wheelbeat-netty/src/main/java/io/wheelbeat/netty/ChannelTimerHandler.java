@@ -38,7 +38,8 @@ import java.util.Objects;
  * armed on the new loop's wheel at the deadline it had (in the order {@code onStop} cancelled
  * them), while the arming in that second {@code onStart} is dropped, so a timer that was not
  * pending stays unarmed (a connection's age and a first-message timeout count on). Between the
- * two the handler is not running. A channel closed while deregistered keeps no timer.
+ * two the handler is not running; a timer armed then waits on the new loop's wheel. A channel
+ * closed while deregistered keeps no timer.
  *
  * <p>The handler is a timer node itself: {@code schedule(this, ...)} arms it and {@link #expire()}
  * runs when it falls due, so a handler with one timer needs no other object. Every callback it does
@@ -338,7 +339,10 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
      * @param delayNanos nanoseconds from now
      */
     protected final void schedule(TimerNode timer, long delayNanos) {
-        if (state() != RESTARTING) {
+        int state = state();
+        if (state == MOVING) {
+            scheduleAt(timer, now() + delayNanos);
+        } else if (state != RESTARTING) {
             loopWheel().schedule(timer, delayNanos);
         }
     }
@@ -351,7 +355,11 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
      * @param deadlineNanos when it expires
      */
     protected final void scheduleAt(TimerNode timer, long deadlineNanos) {
-        if (state() != RESTARTING) {
+        int state = state();
+        if (state == MOVING) { // between two loops: armed on the new one, as the timers it took along
+            cancel(timer);
+            MovingTimers.of(ctx().channel(), this).defer(timer, deadlineNanos);
+        } else if (state != RESTARTING) {
             loopWheel().scheduleAt(timer, deadlineNanos);
         }
     }
@@ -432,6 +440,14 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
         /** A pending timer about to be cancelled: its node keeps the deadline until armed again. */
         void add(TimerNode timer) {
             timers.add(timer);
+        }
+
+        /** A timer not pending, armed between the loops at {@code deadline} of the old loop's clock. */
+        void defer(TimerNode timer, long deadline) {
+            NodeDeadlines.set(timer, deadline);
+            if (!timers.contains(timer)) {
+                timers.add(timer);
+            }
         }
 
         /** On the new loop: each timer at its old deadline; from the time left if the clocks differ. */
