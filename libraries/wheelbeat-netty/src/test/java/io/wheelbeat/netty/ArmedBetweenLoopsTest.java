@@ -18,6 +18,8 @@ import io.netty.channel.local.LocalAddress;
 import io.netty.channel.local.LocalChannel;
 import io.netty.channel.local.LocalServerChannel;
 import io.wheelbeat.core.TimerNode;
+import io.wheelbeat.netty.idle.WheelWriteTimeoutHandler;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -119,5 +121,16 @@ class ArmedBetweenLoopsTest {
         assertTrue(loopB.submit(handler.timer::isPending).get(WAIT_S, SECONDS));
         assertTrue(ch.close().await(WAIT_S, SECONDS));
         assertEquals(0, pendingTimers(loopB), "closed: cancelled");
+    }
+
+    @Test
+    void aWriteOnNoLoopIsTimedOnTheNewLoopsWheel() throws Exception {
+        Channel ch = activeThenAway(new WheelWriteTimeoutHandler(Duration.ofHours(1)));
+        ch.write("unflushed"); // runs on loop A; its promise stays pending
+        drain(loopA);
+        registerOn(loopB, ch);
+        assertEquals(0, pendingTimers(loopA), "nothing on the wheel of the loop the channel left");
+        assertEquals(1, pendingTimers(loopB), "the write is timed on the channel's loop");
+        assertTrue(ch.close().await(WAIT_S, SECONDS));
     }
 }
