@@ -135,11 +135,12 @@ public final class ClosePacer {
             // Evenly spaced: the i-th of n at i/n of the window.
             long offset = (long) (windowNanos * ((double) i / all.size()));
             CompletableFuture<Void> done = new CompletableFuture<>();
-            channel.closeFuture().addListener(f -> done.complete(null));
             closed.add(done);
             EventLoop loop = channel.eventLoop();
             long start = wheels.wheelFor(loop).ticker().getAsLong();
-            if (!tryExecute(loop, () -> new PacedClose(loop, channel, null, goodbye, done).arm(start + offset))) {
+            if (tryExecute(loop, () -> new PacedClose(loop, channel, null, goodbye, done).arm(start + offset))) {
+                channel.closeFuture().addListener(f -> done.complete(null));
+            } else { // not listened to: a loop that refuses tasks cannot tell listeners
                 refused(channel, null);
                 done.complete(null);
             }
