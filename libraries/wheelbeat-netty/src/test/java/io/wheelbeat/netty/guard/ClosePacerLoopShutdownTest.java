@@ -62,14 +62,18 @@ class ClosePacerLoopShutdownTest {
         }
     }
 
+    /** A pacer whose second close waits an hour: the first slot is now. */
+    private ClosePacer onePerHour() {
+        return ClosePacer.builder(1, Duration.ofHours(1)).wheels(wheels).build();
+    }
+
     private long failedCallbacks(EventLoop loop) throws Exception {
         return loop.submit(wheels.wheelFor(loop)::failedCount).get(WAIT_S, SECONDS);
     }
 
     @Test
     void aCloseAskedOnALoopThatRefusesReleasesTheGoodbyeAndDoesNotThrow() throws Exception {
-        ClosePacer pacer =
-                ClosePacer.builder(1, Duration.ofHours(1)).wheels(wheels).build();
+        ClosePacer pacer = onePerHour();
         Channel ch = registeredOn(loopA);
         terminate(loopA);
         ByteBuf goodbye = Unpooled.copiedBuffer(new byte[] {1});
@@ -102,8 +106,7 @@ class ClosePacerLoopShutdownTest {
     @Test
     @SuppressWarnings("deprecation") // EventLoop.register(Channel): 4.2 deprecates it, 4.1 has nothing else
     void aWaitingCloseWhoseLoopShutDownIsReleasedWhenItsMovedChannelCloses() throws Exception {
-        ClosePacer pacer =
-                ClosePacer.builder(1, Duration.ofHours(1)).wheels(wheels).build();
+        ClosePacer pacer = onePerHour();
         Channel first = registeredOn(loopA);
         Channel moved = registeredOn(loopA);
         ByteBuf goodbye = Unpooled.copiedBuffer(new byte[] {2});
@@ -129,8 +132,7 @@ class ClosePacerLoopShutdownTest {
     @Test
     @SuppressWarnings("deprecation") // EventLoop.register(Channel): 4.2 deprecates it, 4.1 has nothing else
     void aSlotFallingDueAfterItsChannelMovedToALoopThatShutDownGivesUp() throws Exception {
-        ClosePacer pacer =
-                ClosePacer.builder(1, Duration.ofHours(1)).wheels(wheels).build();
+        ClosePacer pacer = onePerHour();
         Channel moved = registeredOn(loopA);
         CountDownLatch loopBGone = new CountDownLatch(1);
         AtomicInteger goodbyes = new AtomicInteger();
