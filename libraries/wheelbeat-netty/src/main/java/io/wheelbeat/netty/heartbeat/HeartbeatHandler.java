@@ -13,6 +13,7 @@ import io.wheelbeat.netty.JitteredHandlerBuilder;
 import io.wheelbeat.netty.heartbeat.internal.PingEnforcement;
 import io.wheelbeat.netty.heartbeat.internal.PingLoop;
 import io.wheelbeat.netty.internal.ConnectionMeters;
+import io.wheelbeat.netty.internal.HandlerFields;
 import io.wheelbeat.netty.internal.Jitter;
 import java.time.Duration;
 import java.util.Objects;
@@ -38,7 +39,8 @@ import java.util.random.RandomGenerator;
  * <p><b>Answering</b> ({@link Builder#answerPings}): answers each ping with the pong factory's pong
  * ({@code pings.answered}). The last strike of {@link PingLimits} fires {@link TooManyPingsEvent},
  * writes the goodbye if set and closes ({@code ping.strikes}, {@code reason=too_many_pings}). While
- * the channel is not writable, only the latest ping is kept, answered when it is.
+ * the channel is not writable, only the latest ping is kept, answered when it is, also after a move
+ * to another event loop; it is released if the channel closes or the handler is removed first.
  *
  * <p>Recognised pings and pongs are consumed and released (after the pong factory ran); other
  * messages pass. A matcher or factory that throws or returns null fires {@code exceptionCaught}; the
@@ -119,6 +121,20 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
     }
 
     @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        dropOwedPing();
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) throws Exception {
+        super.handlerRemoved(ctx);
+        if (ctx == ctx()) { // not a refused second addition
+            dropOwedPing();
+        }
+    }
+
+    @Override
     protected void onStart(ChannelHandlerContext ctx, long nowNanos) {
         if (pings != null) {
             pings.start(settings.pinging, ctx);
@@ -130,6 +146,13 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
         if (pings != null) {
             pings.stop();
         }
+        if (owedPing != null && HandlerFields.moving(this)) {
+            // Owed across the move; a channel closed before it is on a loop again fires nothing else.
+            ctx().channel().closeFuture().addListener(closed -> dropOwedPing());
+        }
+    }
+
+    private void dropOwedPing() {
         ReferenceCountUtil.release(owedPing);
         owedPing = null;
     }
