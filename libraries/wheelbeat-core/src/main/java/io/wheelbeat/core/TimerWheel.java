@@ -111,27 +111,19 @@ public final class TimerWheel {
     private int earliestUpper;
     private long earliestUpperDue;
     private TimerNode[] sortNodes = new TimerNode[32];
+    private TimerNode[] spareNodes = new TimerNode[32];
     private long[] sortDeadlines = new long[32];
     private int[] sortOrders = new int[32];
     private long[] sortKeys = new long[32];
     private long[] spareKeys = new long[32];
     private final int[] radixCounts = new int[256];
-    /**
-     * While set, the gathered nodes fire in the order of {@code sortKeys}, whose low bits index
-     * {@code sortNodes}: a sort moves no node reference (under G1 a fence each once the array is old).
-     */
-    private boolean keyed;
-    /** How many of the nodes {@link #gatherSorted} gathered are due. */
-    private int gatheredDue;
-
-    private int keyIndexMask;
     /** The lists {@link #loadAhead} reads, padded with {@link #nothing}. */
     private final Sentinel[] aheadHeads = new Sentinel[LOOKAHEAD];
     /** Always empty. */
     private final Sentinel nothing = new Sentinel(-1);
     /** The last tick whose slot {@link #loadAhead} walked. */
     private long loadedTick = -1;
-    /** The batch being fired: gathered positions {@code [batchFrom, batchTo)}, its nodes flagged {@link #BATCHED}. */
+    /** The batch being fired: {@code sortNodes[batchFrom, batchTo)}, its nodes flagged {@link #BATCHED}. */
     private int batchFrom;
 
     private int batchTo;
@@ -499,9 +491,8 @@ public final class TimerWheel {
         }
         unchainBatch();
         for (int i = batchFrom; i < batchTo; i++) {
-            TimerNode node = sortNodes[gathered(i)];
-            if (node.order < 0) {
-                action.accept(node);
+            if (sortNodes[i].order < 0) {
+                action.accept(sortNodes[i]);
             }
         }
     }
@@ -733,8 +724,9 @@ public final class TimerWheel {
     /**
      * Fires the current tick's due nodes within the budget. They are taken out of the slot at
      * once and fired from the chain they form (or, sorted, from an array): taking out one by one
-     * would write each next node's link, and under G1 a reference store to a clean card costs a
-     * fence. Stops when a callback adds to the slot (the caller's loop sorts it again).
+     * would write each next node's link, and storing them in an array writes a reference each;
+     * under G1 a reference store to a clean card costs a fence. Stops when a callback adds to the
+     * slot (the caller's loop sorts it again).
      */
     private int fireCurrentTick(long now, LongConsumer lateness) {
         int slot = (int) baseTick & (levelZeroSlots - 1);
@@ -744,9 +736,14 @@ public final class TimerWheel {
         }
         int count = 0;
         if (unordered(slot)) {
-            int gathered = gatherSorted(slot, now);
-            count = Math.min(gatheredDue, budget);
+            int gathered = gatherSorted(slot);
+            while (count < gathered && count < budget && sortDeadlines[count] <= now) {
+                sortNodes[count++].order |= BATCHED;
+            }
             relink(slot, count, gathered);
+            if (count < gathered && sortDeadlines[count] > now) {
+                due[slot] = sortDeadlines[count];
+            }
             return fireBatch(slot, null, count, now, lateness);
         }
         TimerNode node = head.next;
@@ -781,10 +778,7 @@ public final class TimerWheel {
         return fireBatch(slot, first, 0, now, lateness);
     }
 
-    /**
-     * Fires the {@link #chainLeft} nodes linked from {@code first} on, then the gathered positions
-     * {@code [0, gathered)}.
-     */
+    /** Fires the {@link #chainLeft} nodes linked from {@code first} on, then {@code sortNodes[0, gathered)}. */
     private int fireBatch(int slot, TimerNode first, int gathered, long now, LongConsumer lateness) {
         batchFrom = 0;
         batchTo = gathered;
@@ -799,9 +793,8 @@ public final class TimerWheel {
                 next = node.next;
                 chainLeft--;
             } else if (batchFrom < batchTo) {
-                int index = gathered(batchFrom++);
-                node = sortNodes[index];
-                sortNodes[index] = null;
+                node = sortNodes[batchFrom];
+                sortNodes[batchFrom++] = null;
             } else {
                 break;
             }
@@ -831,7 +824,6 @@ public final class TimerWheel {
         batchFrom = 0;
         batchTo = 0;
         batchSlot = -1;
-        keyed = false;
         chainLast = null;
         return fired;
     }
@@ -861,9 +853,8 @@ public final class TimerWheel {
         unchainBatch();
         batchSlot = -1;
         while (batchFrom < batchTo) {
-            int index = gathered(batchFrom++);
-            TimerNode node = sortNodes[index];
-            sortNodes[index] = null;
+            TimerNode node = sortNodes[batchFrom];
+            sortNodes[batchFrom++] = null;
             if (node.order < 0) {
                 node.order &= ~BATCHED;
                 node.next = null;
@@ -885,21 +876,17 @@ public final class TimerWheel {
     private void sortCurrentSlot() {
         int slot = (int) baseTick & (levelZeroSlots - 1);
         if (unordered(slot)) {
-            relink(slot, 0, gatherSorted(slot, -1));
-            keyed = false;
+            relink(slot, 0, gatherSorted(slot));
         }
     }
 
     /**
-     * Gathers the current tick's nodes into {@code sortNodes} and puts them in firing order (see
-     * {@link #gathered}), moving out nodes re-armed to a later tick; they stay linked. Flags the
-     * nodes due at {@code now} as {@link #BATCHED} (they come first; counted in {@link #gatheredDue}),
-     * which {@link #relink} takes back from those it links again.
+     * Gathers the current tick's nodes into {@code sortNodes} in firing order, moving out nodes
+     * re-armed to a later tick; they stay linked.
      */
-    private int gatherSorted(int slot, long now) {
+    private int gatherSorted(int slot) {
         Sentinel head = heads[slot];
         int count = 0;
-        int dueCount = 0;
         long minDeadline = EMPTY;
         long maxDeadline = 0;
         int minOrder = Integer.MAX_VALUE;
@@ -920,9 +907,6 @@ public final class TimerWheel {
                 growSortArrays();
             }
             int order = node.order;
-            boolean isDue = deadline <= now;
-            node.order = order | (isDue ? BATCHED : 0);
-            dueCount += isDue ? 1 : 0;
             sortNodes[count] = node;
             sortDeadlines[count] = deadline;
             sortOrders[count++] = order;
@@ -931,9 +915,7 @@ public final class TimerWheel {
             minOrder = Math.min(minOrder, order);
             maxOrder = Math.max(maxOrder, order);
         }
-        gatheredDue = dueCount;
         if (count > 1 && !sortByKeys(count, minDeadline, maxDeadline, minOrder, maxOrder)) {
-            // The flag does not change how flagged nodes compare: their deadlines decide against the others.
             heapSort(sortNodes, count);
             for (int i = 0; i < count; i++) {
                 sortDeadlines[i] = relative(sortNodes[i]);
@@ -942,20 +924,13 @@ public final class TimerWheel {
         return count;
     }
 
-    /** {@return the index in sortNodes of the gathered node that fires at {@code position}} */
-    private int gathered(int position) {
-        return keyed ? (int) sortKeys[position] & keyIndexMask : position;
-    }
-
-    /** Makes the gathered positions {@code [from, to)} the slot's list, in that order, and clears them. */
+    /** Makes {@code sortNodes[from, to)} the slot's list, in that order, and clears the rest of the array. */
     private void relink(int slot, int from, int to) {
         Sentinel head = heads[slot];
         TimerNode prev = head;
         for (int i = from; i < to; i++) {
-            int index = gathered(i);
-            TimerNode node = sortNodes[index];
-            sortNodes[index] = null;
-            node.order &= ~BATCHED;
+            TimerNode node = sortNodes[i];
+            sortNodes[i] = null;
             prev.next = node;
             node.prev = prev;
             prev = node;
@@ -975,6 +950,7 @@ public final class TimerWheel {
     private void growSortArrays() {
         int length = 2 * sortNodes.length;
         sortNodes = Arrays.copyOf(sortNodes, length);
+        spareNodes = new TimerNode[length];
         sortDeadlines = Arrays.copyOf(sortDeadlines, length);
         sortOrders = Arrays.copyOf(sortOrders, length);
         sortKeys = new long[length];
@@ -992,17 +968,9 @@ public final class TimerWheel {
         if (bits > 63) {
             return false;
         }
-        // The keys' top bytes are counted as the keys are made, for the bucket sort: a pass less.
-        boolean buckets = count > 32 && bits > 8;
-        int shift = Math.max(0, bits - 8);
-        int[] counts = radixCounts;
-        if (buckets) {
-            Arrays.fill(counts, 0);
-        }
         long[] keys = sortKeys;
         long descents = 0;
         long previous = 0;
-        int largest = 0;
         for (int i = 0; i < count; i++) {
             long key = (sortDeadlines[i] - minDeadline) << (orderBits + indexBits)
                     | (long) (sortOrders[i] - minOrder) << indexBits
@@ -1010,32 +978,46 @@ public final class TimerWheel {
             descents |= key - previous;
             previous = key;
             keys[i] = key;
-            if (buckets) {
-                largest = Math.max(largest, ++counts[(int) (key >>> shift) & 0xFF]);
-            }
         }
         if (descents >= 0) {
             return true;
         }
         if (count <= 32) {
             insertionSort(keys, count);
-        } else if (!buckets || largest > 32) {
+        } else if (bits <= 8 || !bucketSort(count, bits - 8)) {
             radixSort(count, bits);
-        } else {
-            bucketSort(count, shift);
         }
-        keyed = true;
-        keyIndexMask = (1 << indexBits) - 1;
+        keys = sortKeys;
+        TimerNode[] nodes = spareNodes;
+        long[] deadlines = spareKeys;
+        for (int i = 0; i < count; i++) {
+            int index = (int) keys[i] & ((1 << indexBits) - 1);
+            nodes[i] = sortNodes[index];
+            deadlines[i] = sortDeadlines[index];
+        }
+        spareNodes = sortNodes;
+        sortNodes = nodes;
+        spareKeys = sortDeadlines;
+        sortDeadlines = deadlines;
+        Arrays.fill(spareNodes, 0, count, null);
         return true;
     }
 
     /**
-     * Spreads the keys over 256 buckets by their byte at {@code shift}, already counted, then
-     * sorts by insertion, which moves keys only within their bucket (at most 32 keys each).
+     * Spreads the keys over 256 buckets by their top byte, then sorts by insertion, which moves
+     * keys only within their bucket; declines if a bucket would hold more than 32 keys.
      */
-    private void bucketSort(int count, int shift) {
+    private boolean bucketSort(int count, int shift) {
         int[] counts = radixCounts;
+        Arrays.fill(counts, 0);
         long[] from = sortKeys;
+        int largest = 0;
+        for (int i = 0; i < count; i++) {
+            largest = Math.max(largest, ++counts[(int) (from[i] >>> shift) & 0xFF]);
+        }
+        if (largest > 32) {
+            return false;
+        }
         for (int digit = 0, sum = 0; digit < 256; digit++) {
             int c = counts[digit];
             counts[digit] = sum;
@@ -1049,6 +1031,7 @@ public final class TimerWheel {
         sortKeys = to;
         spareKeys = from;
         insertionSort(to, count);
+        return true;
     }
 
     private static void insertionSort(long[] keys, int count) {
@@ -1211,10 +1194,9 @@ public final class TimerWheel {
             }
         }
         for (int i = batchFrom; i < batchTo; i++) {
-            TimerNode node = sortNodes[gathered(i)];
-            if (node.order < 0) {
-                keys[count] = (long) (node.order & ~BATCHED) << 32 | count;
-                nodes[count++] = node;
+            if (sortNodes[i].order < 0) {
+                keys[count] = (long) (sortNodes[i].order & ~BATCHED) << 32 | count;
+                nodes[count++] = sortNodes[i];
             }
         }
         Arrays.sort(keys, 0, count);
