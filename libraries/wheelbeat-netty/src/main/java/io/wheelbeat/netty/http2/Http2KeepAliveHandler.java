@@ -19,7 +19,6 @@ import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.ChannelTimerHandler;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.JitteredHandlerBuilder;
-import io.wheelbeat.netty.deadline.MaxConnectionAge;
 import io.wheelbeat.netty.deadline.MaxConnectionAgeEvent;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.PingLimits;
@@ -28,7 +27,6 @@ import io.wheelbeat.netty.heartbeat.internal.PingEnforcement;
 import io.wheelbeat.netty.heartbeat.internal.PingLoop;
 import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.wheelbeat.netty.internal.HandlerFields;
-import io.wheelbeat.netty.internal.HandlerTimer;
 import io.wheelbeat.netty.internal.Jitter;
 import java.time.Duration;
 import java.util.Objects;
@@ -46,9 +44,10 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Ping enforcement</b> ({@link Builder#pingLimits}): the last strike fires
  *       {@link TooManyPingsEvent}, GOAWAY {@code ENHANCE_YOUR_CALM "too_many_pings"}, close. Each
  *       HEADERS or DATA frame written forgives the strikes.</li>
- *   <li><b>Maximum idle</b> ({@link Builder#maxConnectionIdle}) and <b>maximum age</b>
- *       ({@link Builder#maxConnectionAge}): fire {@link MaxConnectionIdleEvent} or
- *       {@link MaxConnectionAgeEvent} and shut down gracefully.</li>
+ *   <li><b>Maximum idle</b> ({@link Builder#maxConnectionIdle}): fires {@link MaxConnectionIdleEvent}
+ *       and shuts down gracefully.</li>
+ *   <li><b>Maximum age</b>: a {@link MaxConnectionAgeEvent} read, from a {@code ConnectionDeadlineHandler}
+ *       before the codec, starts a graceful shutdown; that handler closes the channel after its grace.</li>
  * </ul>
  * A graceful shutdown (RFC 9113 6.8, as gRPC) sends GOAWAY {@code NO_ERROR} with the largest stream
  * id and a PING; on its ACK (or 10 s later) a second GOAWAY with the last stream id; the channel
@@ -79,19 +78,8 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
     private Http2Connection connection;
     private boolean draining;
     private boolean drainPingAcked;
-    /** Until the graceful shutdown the maximum idle's, then the drain PING's: never both. */
-    private final HandlerTimer idleTimer = new HandlerTimer(t -> {
-        if (draining) {
-            onDrainPingAcked();
-        } else {
-            onIdleTimer();
-        }
-    });
 
     private long idleSinceNanos;
-    private long ageNanos;
-    /** The maximum age was reached: the handler, its own timer, now times the grace. */
-    private boolean aged;
 
     private Http2KeepAliveHandler(Factory settings) {
         super(settings.wheels);
@@ -135,6 +123,14 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
     }
 
     @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        ctx.fireUserEventTriggered(evt);
+        if (evt instanceof MaxConnectionAgeEvent && running()) {
+            drain("max_age");
+        }
+    }
+
+    @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
         if (strikes != null && (msg instanceof Http2DataFrame || msg instanceof Http2HeadersFrame)) {
             strikes.forgive();
@@ -152,20 +148,11 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         }
         connection = ((Http2FrameCodec) codecCtx.handler()).connection();
         connection.addListener(streams);
-        // Moved to another loop, the connection keeps its idle-since time and its age.
-        boolean moving = HandlerFields.moving(this);
         if (settings.maxIdleNanos > 0 && connection.numActiveStreams() == 0) {
-            if (!moving) {
+            if (!HandlerFields.moving(this)) { // moved to another loop, the connection keeps its idle-since time
                 idleSinceNanos = nowNanos;
             }
-            schedule(idleTimer, settings.maxIdleNanos);
-        }
-        MaxConnectionAge maxAge = settings.maxAge;
-        if (maxAge != null) {
-            if (!moving) {
-                ageNanos = Jitter.apply(maxAge.age().toNanos(), maxAge.jitter(), settings.random);
-            }
-            schedule(this, ageNanos);
+            schedule(this, settings.maxIdleNanos);
         }
         if (pings != null) {
             pings.start(settings.keepAlive, ctx);
@@ -177,7 +164,6 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         if (connection != null) {
             connection.removeListener(streams);
         }
-        cancel(idleTimer);
         cancel(this);
         if (pings != null) {
             pings.stop();
@@ -223,39 +209,26 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         return true;
     }
 
-    private void onIdleTimer() {
+    /** The handler is its one timer: until the graceful shutdown the maximum idle's, then the drain PING's. */
+    @Override
+    protected void expire() {
+        if (draining) {
+            onDrainPingAcked();
+            return;
+        }
         long maxIdleNanos = settings.maxIdleNanos;
         if (connection.numActiveStreams() > 0) {
             return; // re-armed when the last stream closes
         }
         long left = maxIdleNanos - (now() - idleSinceNanos);
         if (left > 0) {
-            schedule(idleTimer, left);
+            schedule(this, left);
             return;
         }
         ConnectionMeters.count(settings.idleCloses);
         log.debug("{}: no stream for {} ns, shutting down gracefully", ctx().channel(), maxIdleNanos);
         ctx().fireUserEventTriggered(new MaxConnectionIdleEvent(maxIdleNanos));
         drain("max_idle");
-    }
-
-    /** The maximum age, then its grace. */
-    @Override
-    protected void expire() {
-        if (aged) {
-            log.debug("{}: grace after maximum age over, closing", ctx().channel());
-            closeNow();
-            return;
-        }
-        aged = true;
-        long graceNanos = settings.maxAge.grace().map(Duration::toNanos).orElse(Long.MAX_VALUE);
-        ConnectionMeters.count(settings.ageCloses);
-        log.debug("{}: reached its maximum age, shutting down gracefully", ctx().channel());
-        if (graceNanos != Long.MAX_VALUE) {
-            schedule(this, graceNanos); // before the event, so that a listener closing the channel cancels it
-        }
-        ctx().fireUserEventTriggered(new MaxConnectionAgeEvent(ageNanos, graceNanos));
-        drain("max_age");
     }
 
     /** Starts the graceful shutdown: GOAWAY with the largest stream id and the drain PING. */
@@ -265,7 +238,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         }
         draining = true;
         goAway(Http2Error.NO_ERROR, why, Integer.MAX_VALUE);
-        schedule(idleTimer, DRAIN_PING_TIMEOUT_NANOS);
+        schedule(this, DRAIN_PING_TIMEOUT_NANOS);
         ctx().writeAndFlush(new DefaultHttp2PingFrame(DRAIN_PING), ctx().voidPromise());
     }
 
@@ -275,10 +248,21 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
             return;
         }
         drainPingAcked = true;
-        cancel(idleTimer);
+        cancel(this);
         if (ctx().channel().isActive()) {
             goAway(Http2Error.NO_ERROR, "drained", 0);
             closeWhenNoStreams();
+        }
+    }
+
+    private void onNoStreams() {
+        if (draining) {
+            closeWhenNoStreams();
+        } else if (settings.maxIdleNanos > 0) {
+            idleSinceNanos = now();
+            if (!isPending()) {
+                schedule(this, settings.maxIdleNanos);
+            }
         }
     }
 
@@ -313,16 +297,8 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
 
         @Override
         public void onStreamClosed(Http2Stream stream) {
-            if (!running() || connection.numActiveStreams() > 0) {
-                return;
-            }
-            if (draining) {
-                closeWhenNoStreams();
-            } else if (settings.maxIdleNanos > 0) {
-                idleSinceNanos = now();
-                if (!idleTimer.isPending()) {
-                    schedule(idleTimer, settings.maxIdleNanos);
-                }
+            if (running() && connection.numActiveStreams() == 0) {
+                onNoStreams();
             }
         }
     }
@@ -338,11 +314,8 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
 
         private final boolean keepAliveWithoutCalls;
         private final long maxIdleNanos;
-        private final MaxConnectionAge maxAge;
         private final EventLoopWheels wheels;
-        private final RandomGenerator random;
         private final Counter idleCloses;
-        private final Counter ageCloses;
 
         private Factory(
                 Builder b,
@@ -365,11 +338,8 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
                             registry);
             this.keepAliveWithoutCalls = b.keepAliveWithoutCalls;
             this.maxIdleNanos = b.maxIdleNanos;
-            this.maxAge = b.maxAge;
             this.wheels = wheels;
-            this.random = random;
             this.idleCloses = ConnectionMeters.closed(registry, "max_connection_idle");
-            this.ageCloses = ConnectionMeters.closed(registry, "max_connection_age");
         }
 
         /** @return a new handler, for one channel only */
@@ -386,7 +356,6 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         private boolean permitWithoutCalls;
         private boolean permitSet;
         private long maxIdleNanos;
-        private MaxConnectionAge maxAge;
         private long keepAliveNanos;
         private long keepAliveTimeoutNanos = TimeUnit.SECONDS.toNanos(20); // gRPC's
         private boolean keepAliveWithoutCalls;
@@ -463,17 +432,6 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         }
 
         /**
-         * Shuts a connection down gracefully at its maximum age; the grace after which it is closed
-         * with streams still open is unlimited unless set (as gRPC).
-         * @param maxAge the maximum age, its jitter and grace; not null
-         * @return this builder
-         */
-        public Builder maxConnectionAge(MaxConnectionAge maxAge) {
-            this.maxAge = Objects.requireNonNull(maxAge, "maxConnectionAge");
-            return this;
-        }
-
-        /**
          * How often the peer may PING; {@link PingLimits#DEFAULT} unless set. Set, a connection with
          * no open stream is held to one PING per two hours unless {@link #permitKeepAliveWithoutCalls}.
          * @param limits the limits, or {@link PingLimits#OFF}; not null
@@ -492,8 +450,8 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         public Factory build() {
             PingEnforcement enforcement =
                     PingEnforcement.of(pingLimits == null ? PingLimits.DEFAULT : pingLimits, registry());
-            if (enforcement == null && maxIdleNanos == 0 && maxAge == null && keepAliveNanos == 0) {
-                throw new IllegalStateException("set keepAliveTime, pingLimits, maxConnectionIdle or maxConnectionAge");
+            if (enforcement == null && maxIdleNanos == 0 && keepAliveNanos == 0) {
+                throw new IllegalStateException("set keepAliveTime, pingLimits or maxConnectionIdle");
             }
             if (keepAliveOptionSet && keepAliveNanos == 0) {
                 throw new IllegalStateException("keepAliveTimeout/WithoutCalls/Jitter need keepAliveTime");
