@@ -36,27 +36,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * HTTP/2 connection management over Netty's {@link Http2FrameCodec}, with gRPC's rules and defaults:
- * <ul>
- *   <li><b>Keepalive pings</b> ({@link Builder#keepAliveTime}), as {@code HeartbeatHandler}'s pinging role
- *       but after that long without a read; no ACK nor other read within {@link Builder#keepAliveTimeout}
- *       fires {@link HeartbeatFailedEvent}, GOAWAY {@code NO_ERROR "ping_timeout"} and closes.</li>
- *   <li><b>Ping enforcement</b> ({@link Builder#pingLimits}): the last strike fires
- *       {@link TooManyPingsEvent}, GOAWAY {@code ENHANCE_YOUR_CALM "too_many_pings"}, close. Each
- *       HEADERS or DATA frame written forgives the strikes.</li>
- *   <li><b>Maximum idle</b> ({@link Builder#maxConnectionIdle}): fires {@link MaxConnectionIdleEvent}
- *       and shuts down gracefully.</li>
- *   <li><b>Maximum age</b>: a {@link MaxConnectionAgeEvent} read, from a {@code ConnectionDeadlineHandler}
- *       before the codec, starts a graceful shutdown; that handler closes the channel after its grace.</li>
- * </ul>
- * A graceful shutdown (RFC 9113 6.8, as gRPC) sends GOAWAY {@code NO_ERROR} with the largest stream
- * id and a PING; on its ACK (or 10 s later) a second GOAWAY with the last stream id; the channel
- * closes when the last stream ends.
+ * gRPC's keepalive rules over Netty's {@link Http2FrameCodec}: PINGs after {@link Builder#keepAliveTime}
+ * without a read, no ACK nor read within {@link Builder#keepAliveTimeout} firing {@link HeartbeatFailedEvent},
+ * GOAWAY {@code ping_timeout} and a close; the peer's PINGs judged by {@link Builder#pingLimits} (HEADERS or DATA
+ * written forgive the strikes), the last strike firing {@link TooManyPingsEvent}, GOAWAY {@code ENHANCE_YOUR_CALM
+ * too_many_pings} and a close. A graceful shutdown (RFC 9113 6.8) after {@link Builder#maxConnectionIdle}
+ * ({@link MaxConnectionIdleEvent}) or at a {@link MaxConnectionAgeEvent} (from a {@code ConnectionDeadlineHandler}
+ * before the codec, which closes after its grace): GOAWAY with the largest stream id and a PING, on its ACK (or
+ * 10 s later) GOAWAY with the last stream id, the close when the last stream ends.
  *
- * <p>Place it right after the codec, before {@code Http2MultiplexHandler}; without a codec before
- * it, it throws {@link IllegalStateException} at start. Not for gRPC-java, whose transport has these
- * rules built in. Frames pass through, but for its own PING ACKs. Meters: {@code HeartbeatHandler}'s,
- * and {@code wheelbeat.connection.closed} tagged {@code reason}. A handler serves one channel.
+ * <p>Place it right after the codec (else it throws {@link IllegalStateException} at start), before
+ * {@code Http2MultiplexHandler}. Frames pass, but for its own PING ACKs. Meters: {@code HeartbeatHandler}'s and
+ * {@code wheelbeat.connection.closed{reason}}. Not for gRPC-java, which has these rules. One channel.
  */
 public final class Http2KeepAliveHandler extends ChannelTimerHandler {
 
@@ -70,7 +61,6 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
 
     private final Factory settings;
     private final PingEnforcement.Strikes strikes;
-    /** The keepalive pings, or null without them. */
     private final KeepAlivePings pings;
 
     private final Http2Connection.Listener streams = new StreamListener();
@@ -305,13 +295,11 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
 
     /** Immutable, thread-safe settings that make one {@link Http2KeepAliveHandler} per channel. */
     public static final class Factory {
-        /** Null with {@link PingLimits#OFF}. */
         private final PingEnforcement enforcement;
         /** gRPC's two hours while no stream is open: with a minimum set explicitly and calls not permitted. */
         private final boolean noCallsRule;
-        /** The keepalive pings' settings, or null without them. */
-        private final PingLoop.Settings keepAlive;
 
+        private final PingLoop.Settings keepAlive;
         private final boolean keepAliveWithoutCalls;
         private final long maxIdleNanos;
         private final EventLoopWheels wheels;

@@ -27,24 +27,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The broker's side of MQTT's keep-alive (3.1, 3.1.1, 5):
- * <ul>
- *   <li><b>CONNECT first</b>: another first packet, or a second CONNECT, is a protocol error
- *       [MQTT-3.1.0-1, -2]: closed (MQTT 5: DISCONNECT "Protocol Error" first). The time allowed for
- *       the CONNECT is a {@code ConnectionDeadlineHandler}'s first-message timeout before this handler.</li>
- *   <li><b>Allowed keep-alive</b> ({@link Builder#minKeepAlive}, {@link Builder#maxKeepAlive}; 0 is
- *       above any maximum): out of range, MQTT 3.x is refused (CONNACK "identifier rejected"), MQTT 5
- *       gets the nearest allowed value as Server Keep Alive in the application's CONNACK.</li>
- *   <li><b>1.5 times the keep-alive</b> without a packet [MQTT-3.1.2-24] fires
- *       {@link MqttKeepAliveTimeoutEvent} and closes (MQTT 5: DISCONNECT "Keep Alive timeout").</li>
- *   <li><b>PINGREQ</b> is answered with PINGRESP, one flush per read batch; while unwritable, one
- *       PINGRESP is owed. The last strike of {@link Builder#pingLimits} fires {@link TooManyPingsEvent}
- *       and closes (MQTT 5: "Message rate too high").</li>
- * </ul>
- * Other packets, failed decodes (answer and close those) and non-MQTT messages pass through. Place it after
- * {@code MqttDecoder, MqttEncoder.INSTANCE}; the application still writes the CONNACK. Meters:
- * {@code HeartbeatHandler}'s answering ones, and {@code wheelbeat.connection.closed} tagged {@code reason} =
- * {@code reader_idle}, {@code protocol_error}, {@code keepalive_out_of_range}.
+ * The broker's side of MQTT's keep-alive (3.1, 3.1.1, 5). A first packet other than CONNECT, or a second
+ * CONNECT, is a protocol error [MQTT-3.1.0-1, -2] (the time for the CONNECT is a {@code ConnectionDeadlineHandler}'s
+ * before this one). A keep-alive outside [{@link Builder#minKeepAlive}, {@link Builder#maxKeepAlive}] (0 above any
+ * maximum) is refused to MQTT 3.x (CONNACK "identifier rejected"), replaced for MQTT 5 by the nearest allowed
+ * value, the Server Keep Alive of the application's CONNACK. 1.5 times the keep-alive without a packet
+ * [MQTT-3.1.2-24] fires {@link MqttKeepAliveTimeoutEvent}. PINGREQs get PINGRESPs, one flush per read batch, one
+ * owed while unwritable; the last strike of {@link Builder#pingLimits} fires {@link TooManyPingsEvent}. Each of
+ * these closes, after a DISCONNECT with the reason to an MQTT 5 client.
+ *
+ * <p>Other packets, failed decodes (answer and close those) and non-MQTT messages pass. Place it after
+ * {@code MqttDecoder, MqttEncoder.INSTANCE}. Meters: {@code HeartbeatHandler}'s answering ones and
+ * {@code wheelbeat.connection.closed{reason}}. One channel, on its event loop.
  */
 public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
 
@@ -67,7 +61,7 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
     private long lastReadNanos;
     private boolean readInBatch;
     private boolean answerPending;
-    /** A PINGREQ came while the channel was not writable: one PINGRESP is owed. */
+    /** A PINGREQ came while the channel was not writable. */
     private boolean answerOwed;
 
     private MqttServerKeepAliveHandler(Factory settings) {
@@ -321,8 +315,7 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         }
 
         /**
-         * The largest keep-alive a client may ask for, in seconds; a client asking for 0 (none)
-         * is above it. Not limited by default.
+         * The largest keep-alive a client may ask for, in seconds (0, none, is above it); not limited by default.
          * @param seconds the largest keep-alive accepted, in seconds
          * @return this builder
          * @throws IllegalArgumentException unless {@code 1 <= seconds <= 65535}
@@ -333,8 +326,7 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         }
 
         /**
-         * How often the client may send PINGREQ; {@link PingLimits#DEFAULT} unless set. Set the
-         * minimum below the shortest keep-alive the clients are meant to use.
+         * How often the client may send PINGREQ; {@link PingLimits#DEFAULT} unless set.
          * @param limits the limits, or {@link PingLimits#OFF}; not null
          * @return this builder
          */
