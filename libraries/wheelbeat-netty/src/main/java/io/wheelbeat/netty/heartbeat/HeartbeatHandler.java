@@ -397,8 +397,7 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
         }
 
         /**
-         * Returns the factory of handlers with these settings.
-         * @return the factory, immutable and thread-safe
+         * @return the factory of handlers with these settings, immutable and thread-safe
          * @throws IllegalStateException if no role is set, or an option is set without its role
          */
         public Factory build() {

@@ -431,8 +431,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         }
 
         /**
-         * Returns the factory of handlers with these settings.
-         * @return the factory, immutable and thread-safe
+         * @return the factory of handlers with these settings, immutable and thread-safe
          * @throws IllegalStateException if no rule is set, or an option is set without its rule
          */
         public Factory build() {

@@ -336,8 +336,7 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         }
 
         /**
-         * Returns the factory of handlers with these settings.
-         * @return the factory, immutable and thread-safe
+         * @return the factory of handlers with these settings, immutable and thread-safe
          * @throws IllegalStateException if the minimum keep-alive exceeds the maximum
          */
         public Factory build() {

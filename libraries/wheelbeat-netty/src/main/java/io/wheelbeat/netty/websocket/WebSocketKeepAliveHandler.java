@@ -303,10 +303,8 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
         }
 
         /**
-         * Returns the factory of handlers with these settings.
-         * @return the factory, immutable and thread-safe
-         * @throws IllegalStateException if the ping interval is not set, or the reader-idle
-         *     timeout does not exceed the longest ping interval plus the pong timeout
+         * @return the factory of handlers with these settings, immutable and thread-safe
+         * @throws IllegalStateException without a ping interval, or with a reader-idle timeout too short
          */
         public Factory build() {
             if (intervalNanos == 0) {

@@ -88,7 +88,7 @@ class Http2KeepAliveSocketTest {
         return startServer(keepAlive, null);
     }
 
-    /** As {@link #startServer(Http2KeepAliveHandler.Builder)}, with {@code deadlines} (if not null) nearest the socket. */
+    /** As the other {@code startServer}, with {@code deadlines} (if not null) nearest the socket. */
     private int startServer(Http2KeepAliveHandler.Builder keepAlive, ConnectionDeadlineHandler.Builder deadlines)
             throws InterruptedException {
         Http2KeepAliveHandler.Factory handlers = keepAlive.metrics(registry).build();

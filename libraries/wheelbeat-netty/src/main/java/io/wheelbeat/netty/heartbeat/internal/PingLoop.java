@@ -7,6 +7,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.wheelbeat.core.TimerNode;
 import io.wheelbeat.netty.ChannelTimerHandler;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
+import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.wheelbeat.netty.internal.HandlerFields;
@@ -29,7 +30,6 @@ import org.slf4j.LoggerFactory;
 public abstract class PingLoop extends TimerNode {
 
     private static final Logger log = LoggerFactory.getLogger(PingLoop.class);
-    private static final long NO_PING = 0;
 
     /** What postpones the next ping. */
     public enum Traffic {
@@ -207,7 +207,7 @@ public abstract class PingLoop extends TimerNode {
 
     /** A pong that carries nothing (MQTT's PINGRESP): the n-th pong answers the n-th ping, one beyond them none. */
     public final void onPongInOrder() {
-        onPong(pongsCounted < lastPingId ? ++pongsCounted : NO_PING);
+        onPong(pongsCounted < lastPingId ? ++pongsCounted : HeartbeatHandler.NO_PING);
     }
 
     /** Resumes a loop that {@link #mayPing} paused (no timer pending), first stamping traffic if {@code trafficNow}. */
