@@ -196,6 +196,33 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
         ctx.close();
     }
 
+    /**
+     * The heartbeat this keepalive adds at the handshake, for pipelines that place it themselves (Reactor
+     * Netty's): ping frames carrying their id, the peer's pings answered under {@code limits}, close frame
+     * 1008 {@value #TOO_MANY_PINGS} for a peer that breaks them.
+     * @param pingInterval the time without a write after which a ping goes out, positive
+     * @param limits how often the peer may ping
+     * @return the heartbeat's builder, to complete (pong timeout, misses, meters) and build
+     */
+    public static HeartbeatHandler.Builder heartbeat(Duration pingInterval, PingLimits limits) {
+        HeartbeatHandler.Builder heartbeat = HeartbeatHandler.builder()
+                .sendPings(
+                        pingInterval,
+                        WebSocketKeepAliveHandler::ping,
+                        PongWebSocketFrame.class::isInstance,
+                        WebSocketKeepAliveHandler::pingId)
+                .answerPings(
+                        PingWebSocketFrame.class::isInstance,
+                        (ch, ping) -> new PongWebSocketFrame(
+                                ((PingWebSocketFrame) ping).content().retain()))
+                .pingLimits(limits);
+        if (!limits.equals(PingLimits.OFF)) {
+            int policyViolation = WebSocketCloseStatus.POLICY_VIOLATION.code();
+            heartbeat.goodbye(channel -> new CloseWebSocketFrame(policyViolation, TOO_MANY_PINGS));
+        }
+        return heartbeat;
+    }
+
     /** A ping frame whose data is the ping's id. */
     private static PingWebSocketFrame ping(Channel channel, long pingId) {
         return new PingWebSocketFrame(
@@ -318,26 +345,12 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
                         + "longest ping interval plus the pong timeout (" + longestGap + " ns), or a quiet peer that "
                         + "answers every ping would be closed");
             }
-            HeartbeatHandler.Builder heartbeats = HeartbeatHandler.builder()
-                    .sendPings(
-                            Duration.ofNanos(intervalNanos),
-                            WebSocketKeepAliveHandler::ping,
-                            PongWebSocketFrame.class::isInstance,
-                            WebSocketKeepAliveHandler::pingId)
+            HeartbeatHandler.Builder heartbeats = heartbeat(Duration.ofNanos(intervalNanos), pingLimits)
                     .pongTimeout(Duration.ofNanos(pongTimeout))
                     .maxMissedPongs(maxMissedPongs)
                     .pingIntervalJitter(jitter)
                     .random(random())
-                    .answerPings(
-                            PingWebSocketFrame.class::isInstance,
-                            (ch, ping) -> new PongWebSocketFrame(
-                                    ((PingWebSocketFrame) ping).content().retain()))
-                    .pingLimits(pingLimits)
                     .wheels(wheels());
-            if (!pingLimits.equals(PingLimits.OFF)) {
-                int policyViolation = WebSocketCloseStatus.POLICY_VIOLATION.code();
-                heartbeats.goodbye(channel -> new CloseWebSocketFrame(policyViolation, TOO_MANY_PINGS));
-            }
             if (registry() != null) {
                 heartbeats.metrics(registry());
             }
