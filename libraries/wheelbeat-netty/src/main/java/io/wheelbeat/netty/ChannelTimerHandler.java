@@ -34,11 +34,12 @@ import java.util.Objects;
  * {@code register} with another loop) takes its timers along: on {@code channelUnregistered} the
  * handler runs {@link #onStop} on the old loop, so that no timer of the channel is left on that
  * loop's wheel, and on {@code channelRegistered} it runs {@link #onStart} again on the new loop. The
- * timers keep their deadlines: each timer pending when the channel left is armed on the new loop's
- * wheel at the deadline it had (in the order {@code onStop} cancelled them), while the arming in
- * that second {@code onStart} is dropped, so a timer that was not pending stays unarmed (a
- * connection's age and a first-message timeout count on). Between the two the handler is not
- * running. A channel closed while deregistered keeps no timer.
+ * timers keep their deadlines: each timer pending when the channel left and not cancelled since is
+ * armed on the new loop's wheel at the deadline it had (in the order {@code onStop} cancelled
+ * them), while the arming in that second {@code onStart} is dropped, so a timer that was not
+ * pending stays unarmed (a connection's age and a first-message timeout count on). Between the
+ * two the handler is not running; a timer armed then waits on the new loop's wheel. A channel
+ * closed while deregistered keeps no timer.
  *
  * <p>The handler is a timer node itself: {@code schedule(this, ...)} arms it and {@link #expire()}
  * runs when it falls due, so a handler with one timer needs no other object. Every callback it does
@@ -243,12 +244,12 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
     /** On the new loop, the channel active: {@link #onStart} with its arming dropped, then the old deadlines. */
     private void restart(ChannelHandlerContext ctx) {
         ExecutorDrivenWheel wheel = wheels().wheelFor(ctx.executor());
-        MovingTimers moved = MovingTimers.take(ctx.channel(), this);
         state(RESTARTING);
         try {
             onStart(ctx, wheel.ticker().getAsLong());
         } finally {
             state(RUNNING);
+            MovingTimers moved = MovingTimers.take(ctx.channel(), this); // after onStart, which may cancel
             if (moved != null) {
                 moved.arm(ctx.executor(), wheel);
             }
@@ -338,7 +339,10 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
      * @param delayNanos nanoseconds from now
      */
     protected final void schedule(TimerNode timer, long delayNanos) {
-        if (state() != RESTARTING) {
+        int state = state();
+        if (state == MOVING) {
+            scheduleAt(timer, now() + delayNanos);
+        } else if (state != RESTARTING) {
             loopWheel().schedule(timer, delayNanos);
         }
     }
@@ -351,13 +355,18 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
      * @param deadlineNanos when it expires
      */
     protected final void scheduleAt(TimerNode timer, long deadlineNanos) {
-        if (state() != RESTARTING) {
+        int state = state();
+        if (state == MOVING) { // between two loops: armed on the new one, as the timers it took along
+            cancel(timer);
+            MovingTimers.of(ctx().channel(), this).defer(timer, deadlineNanos);
+        } else if (state != RESTARTING) {
             loopWheel().scheduleAt(timer, deadlineNanos);
         }
     }
 
     /**
      * Disarms {@code timer} if it is pending; does nothing otherwise, before the start included.
+     * Between two loops, a timer the channel takes along is dropped: it stays disarmed on the new loop.
      *
      * @param timer the timer
      */
@@ -367,6 +376,11 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
                 MovingTimers.of(ctx().channel(), this).add(timer);
             }
             loopWheel().cancel(timer);
+        } else if (state() >= MOVING) {
+            MovingTimers moving = MovingTimers.of(ctx().channel(), this);
+            if (moving != null) {
+                moving.timers.remove(timer);
+            }
         }
     }
 
@@ -396,9 +410,10 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
             attribute.set(moving);
         }
 
+        /** The handler's timers; null if there are none. */
         static MovingTimers of(Channel channel, ChannelTimerHandler handler) {
             MovingTimers moving = channel.attr(MOVING_TIMERS).get();
-            while (moving.handler != handler) {
+            while (moving != null && moving.handler != handler) {
                 moving = moving.next;
             }
             return moving;
@@ -425,6 +440,14 @@ public abstract class ChannelTimerHandler extends TimerNode implements ChannelIn
         /** A pending timer about to be cancelled: its node keeps the deadline until armed again. */
         void add(TimerNode timer) {
             timers.add(timer);
+        }
+
+        /** A timer not pending, armed between the loops at {@code deadline} of the old loop's clock. */
+        void defer(TimerNode timer, long deadline) {
+            NodeDeadlines.set(timer, deadline);
+            if (!timers.contains(timer)) {
+                timers.add(timer);
+            }
         }
 
         /** On the new loop: each timer at its old deadline; from the time left if the clocks differ. */

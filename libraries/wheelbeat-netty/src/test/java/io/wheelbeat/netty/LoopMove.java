@@ -98,13 +98,13 @@ public final class LoopMove {
             return loop;
         }
 
-        @Override
-        public void channelActive(ChannelHandlerContext ctx) {
-            synchronized (this) {
-                reads.add(System.nanoTime()); // the idle time counts from the start as from a read
-                readLoops.add(ctx.channel().eventLoop());
-            }
-            ctx.fireChannelActive();
+        /**
+         * Before the idle handler is added: it starts there (the accepted channel is active), and
+         * its idle time counts from the start as from a read.
+         */
+        synchronized void started() {
+            reads.add(System.nanoTime());
+            readLoops.add(channel.eventLoop());
         }
 
         @Override
@@ -210,6 +210,7 @@ public final class LoopMove {
                                 .wheels(wheels)
                                 .build()
                                 .newHandler();
+                        side.started();
                         ch.pipeline().addLast(new RecordingIdleHandler(idle, side), heartbeat, side);
                         accepted.add(side);
                     }

@@ -3,14 +3,18 @@ package io.wheelbeat.netty;
 import static io.wheelbeat.netty.VirtualTime.advance;
 import static io.wheelbeat.netty.VirtualTime.frozenChannel;
 import static io.wheelbeat.netty.VirtualTime.pendingTimers;
+import static java.nio.charset.StandardCharsets.US_ASCII;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.WriteTimeoutException;
@@ -21,6 +25,7 @@ import io.wheelbeat.netty.deadline.FirstMessageTimeoutEvent;
 import io.wheelbeat.netty.deadline.MaxConnectionAge;
 import io.wheelbeat.netty.deadline.MaxConnectionAgeEvent;
 import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
+import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.idle.WheelIdleStateHandler;
 import io.wheelbeat.netty.idle.WheelWriteTimeoutHandler;
 import java.time.Duration;
@@ -114,6 +119,20 @@ class MovedChannelTimersTest {
         assertEquals(List.of("start", "stop", "start", "age"), handler.calls);
         ch.close();
         assertEquals(List.of("start", "stop", "start", "age", "stop"), handler.calls);
+    }
+
+    @Test
+    void aTimerCancelledWhileAwayStaysCancelledOnTheNewLoop() throws Exception {
+        TwoTimers handler = new TwoTimers();
+        EmbeddedChannel ch = frozenChannel(handler);
+        advance(ch, 600);
+        leave(ch);
+        ch.writeInbound("first message"); // a read while on no loop cancels the first-message timer
+        comeBack(ch);
+        assertTrue(handler.age.isPending());
+        assertFalse(handler.firstMessage.isPending(), "cancelled while away, it stays so");
+        advance(ch, 3000);
+        assertEquals(List.of("start", "stop", "start", "age"), handler.calls);
     }
 
     @Test
@@ -237,5 +256,53 @@ class MovedChannelTimersTest {
         advance(ch, 1000);
         assertEquals("PING", ch.readOutbound(), "the pong came: pinging goes on");
         ch.finishAndReleaseAll();
+    }
+
+    /** A channel whose answering heartbeat owes the peer a pong: the ping came while it was not writable. */
+    private static EmbeddedChannel owingAPong(ByteBuf ping) {
+        EmbeddedChannel ch = frozenChannel(HeartbeatHandler.builder()
+                .answerPings(msg -> msg instanceof ByteBuf, (c, p) -> "PONG " + ((ByteBuf) p).toString(US_ASCII))
+                .pingLimits(PingLimits.OFF)
+                .build()
+                .newHandler());
+        ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(1, 2));
+        ch.write("UNREAD DATA"); // queued, not flushed: the peer reads nothing
+        assertFalse(ch.isWritable());
+        ch.writeInbound(ping);
+        assertEquals(1, ping.refCnt(), "kept until the channel is writable");
+        return ch;
+    }
+
+    @Test
+    void aPongOwedBeforeAMoveIsSentWhenTheChannelDrainsOnTheNewLoop() throws Exception {
+        ByteBuf ping = Unpooled.copiedBuffer("PING 1", US_ASCII);
+        EmbeddedChannel ch = owingAPong(ping);
+        leave(ch);
+        assertEquals(1, ping.refCnt(), "still owed while the channel moves");
+        comeBack(ch);
+        ch.flush(); // the peer reads: the channel drains and becomes writable
+        assertEquals("UNREAD DATA", ch.readOutbound());
+        assertEquals("PONG PING 1", ch.readOutbound());
+        assertEquals(0, ping.refCnt());
+        ch.close();
+        assertEquals(0, ping.refCnt());
+    }
+
+    @Test
+    void aPongOwedWhenTheChannelClosesOrTheHandlerGoesWhileAwayIsReleasedOnce() throws Exception {
+        ByteBuf closedAway = Unpooled.copiedBuffer("PING 2", US_ASCII);
+        EmbeddedChannel ch = owingAPong(closedAway);
+        leave(ch);
+        ch.close(); // no channelInactive, no handlerRemoved: the channel is on no loop
+        assertEquals(0, closedAway.refCnt(), "released when the channel closed away from any loop");
+
+        ByteBuf removedAway = Unpooled.copiedBuffer("PING 3", US_ASCII);
+        EmbeddedChannel other = owingAPong(removedAway);
+        leave(other);
+        other.pipeline().remove(HeartbeatHandler.class); // Netty calls handlerRemoved once registered again
+        comeBack(other);
+        assertEquals(0, removedAway.refCnt(), "released when the handler was removed");
+        other.close(); // nothing is released twice: that would throw IllegalReferenceCountException
+        assertNull(other.readOutbound(), "no pong from a removed handler");
     }
 }

@@ -7,7 +7,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
-import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.TimerNode;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.HandlerBuilder;
@@ -18,7 +17,9 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,7 +37,9 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. A waiting close is a timer on the wheel of the channel's event loop when the
  * close was asked, and is cancelled there if the channel closes first. A channel moved to another
  * loop meanwhile is closed on its loop at the time of the slot: the goodbye factory, the write and
- * the close run on the channel's thread.
+ * the close run on the channel's thread. A close that an event loop refuses (shut down: Netty's
+ * loops close their channels as they shut down) is given up: the goodbye is released unwritten,
+ * the channel's close is asked at once, and it no longer waits.
  */
 public final class ClosePacer {
 
@@ -101,8 +104,8 @@ public final class ClosePacer {
         EventLoop loop = channel.eventLoop();
         if (loop.inEventLoop()) {
             closePaced(loop, channel, goodbye);
-        } else {
-            loop.execute(() -> closePaced(loop, channel, goodbye));
+        } else if (!tryExecute(loop, () -> closePaced(loop, channel, goodbye))) {
+            refused(channel, goodbye);
         }
         return true;
     }
@@ -115,7 +118,7 @@ public final class ClosePacer {
      * @param channels the channels to close
      * @param window the time to spread the closes over
      * @param goodbye the last message to write to each, or null for none
-     * @return completes when every one of them is closed
+     * @return completes when every one of them is closed or given up, its event loop shut down
      * @throws IllegalArgumentException if {@code window} is negative
      */
     public CompletableFuture<Void> closeAllOver(
@@ -132,11 +135,15 @@ public final class ClosePacer {
             // Evenly spaced: the i-th of n at i/n of the window.
             long offset = (long) (windowNanos * ((double) i / all.size()));
             CompletableFuture<Void> done = new CompletableFuture<>();
-            channel.closeFuture().addListener(f -> done.complete(null));
             closed.add(done);
             EventLoop loop = channel.eventLoop();
             long start = wheels.wheelFor(loop).ticker().getAsLong();
-            loop.execute(() -> closeAt(loop, channel, start + offset, null, goodbye, false));
+            if (tryExecute(loop, () -> new PacedClose(loop, channel, null, goodbye, done).arm(start + offset))) {
+                channel.closeFuture().addListener(f -> done.complete(null));
+            } else { // not listened to: a loop that refuses tasks cannot tell listeners
+                refused(channel, null);
+                done.complete(null);
+            }
         }
         return CompletableFuture.allOf(closed.toArray(CompletableFuture[]::new));
     }
@@ -148,64 +155,112 @@ public final class ClosePacer {
 
     /** On {@code loop}, the channel's when the close was asked. */
     private void closePaced(EventLoop loop, Channel channel, Object goodbye) {
-        ExecutorDrivenWheel wheel = wheels.wheelFor(loop);
-        long now = wheel.ticker().getAsLong();
+        long now = wheels.wheelFor(loop).ticker().getAsLong();
         long slot = slots.reserve(now);
         if (slot - now <= 0) {
             closeNow(channel, goodbye, null);
         } else {
             ConnectionMeters.count(paced);
             waiting.incrementAndGet();
-            closeAt(loop, channel, slot, goodbye, null, true);
+            new PacedClose(loop, channel, goodbye, null, null).arm(slot);
         }
     }
 
     /**
-     * On {@code loop}: a timer at {@code deadline} on its wheel that writes the goodbye (given, or
-     * made then) and closes; {@code counted} if it is one of the {@link #waiting()} closes.
+     * A close waiting on the wheel of {@code loop} (the channel's when it was asked) for its time,
+     * which writes the goodbye (given, or made then) and closes. Settled once, by the first of: its
+     * time, the channel's close (cancels it), a loop refusing a task (gives up). Atomically: a loop
+     * that refuses tasks may still run its last ones.
      */
-    private void closeAt(
-            EventLoop loop,
-            Channel channel,
-            long deadline,
-            Object goodbye,
-            Function<? super Channel, ?> goodbyeFactory,
-            boolean counted) {
-        TimerNode close = new TimerNode() {
-            @Override
-            protected void expire() {
-                if (counted) {
-                    waiting.decrementAndGet();
-                }
-                EventLoop now = channel.eventLoop(); // another than loop if the channel moved
-                if (now.inEventLoop()) {
-                    closeNow(channel, goodbye, goodbyeFactory);
-                } else {
-                    now.execute(() -> closeNow(channel, goodbye, goodbyeFactory));
-                }
-            }
-        };
-        ExecutorDrivenWheel wheel = wheels.wheelFor(loop);
-        wheel.scheduleAt(close, deadline);
-        // Closed meanwhile: nothing left to do at the slot; let go of the timer and the goodbye now.
-        // The listener runs on the channel's loop, which is not loop if the channel moved.
-        channel.closeFuture().addListener(f -> {
-            if (loop.inEventLoop()) {
-                cancel(wheel, close, counted, goodbye);
-            } else {
-                loop.execute(() -> cancel(wheel, close, counted, goodbye));
-            }
-        });
-    }
+    private final class PacedClose extends TimerNode {
+        private static final AtomicIntegerFieldUpdater<PacedClose> SETTLED =
+                AtomicIntegerFieldUpdater.newUpdater(PacedClose.class, "settled");
 
-    /** On the wheel's loop. */
-    private void cancel(ExecutorDrivenWheel wheel, TimerNode close, boolean counted, Object goodbye) {
-        if (wheel.cancel(close)) {
-            if (counted) {
+        private final EventLoop loop;
+        private final Channel channel;
+        private final Object goodbye;
+        private final Function<? super Channel, ?> goodbyeFactory;
+        /** closeAllOver's, completed when the channel closes or is given up; null: one of the {@link #waiting()}. */
+        private final CompletableFuture<Void> done;
+
+        private volatile int settled;
+
+        PacedClose(
+                EventLoop loop,
+                Channel channel,
+                Object goodbye,
+                Function<? super Channel, ?> goodbyeFactory,
+                CompletableFuture<Void> done) {
+            this.loop = loop;
+            this.channel = channel;
+            this.goodbye = goodbye;
+            this.goodbyeFactory = goodbyeFactory;
+            this.done = done;
+        }
+
+        /** On {@code loop}. */
+        void arm(long deadline) {
+            wheels.wheelFor(loop).scheduleAt(this, deadline);
+            // Closed meanwhile: nothing left to do at the slot; let go of the timer and the goodbye now.
+            // The listener runs on the channel's loop, which is not loop if the channel moved.
+            channel.closeFuture().addListener(f -> {
+                if (loop.inEventLoop()) {
+                    cancel();
+                } else if (!tryExecute(loop, this::cancel) && settle()) {
+                    ReferenceCountUtil.release(goodbye); // loop and its wheel are going: the timer never fires
+                }
+            });
+        }
+
+        @Override
+        protected void expire() {
+            if (!settle()) {
+                return;
+            }
+            EventLoop now = channel.eventLoop(); // another than loop if the channel moved
+            if (now.inEventLoop()) {
+                closeNow(channel, goodbye, goodbyeFactory);
+            } else if (!tryExecute(now, () -> closeNow(channel, goodbye, goodbyeFactory))) {
+                refused(channel, goodbye);
+                if (done != null) {
+                    done.complete(null);
+                }
+            }
+        }
+
+        /** On {@code loop}. */
+        private void cancel() {
+            if (wheels.wheelFor(loop).cancel(this) && settle()) {
+                ReferenceCountUtil.release(goodbye);
+            }
+        }
+
+        private boolean settle() {
+            if (!SETTLED.compareAndSet(this, 0, 1)) {
+                return false;
+            }
+            if (done == null) {
                 waiting.decrementAndGet();
             }
-            ReferenceCountUtil.release(goodbye);
+            return true;
         }
+    }
+
+    /** Runs {@code task} on {@code loop}; false if the loop refused it (shut down). */
+    private static boolean tryExecute(EventLoop loop, Runnable task) {
+        try {
+            loop.execute(task);
+            return true;
+        } catch (RejectedExecutionException e) {
+            return false;
+        }
+    }
+
+    /** The channel's loop refused the close: shutting down, it closes its channels itself. */
+    private static void refused(Channel channel, Object goodbye) {
+        log.debug("{}: its event loop refused the paced close; closing without a goodbye", channel);
+        ReferenceCountUtil.release(goodbye);
+        channel.close();
     }
 
     private static void closeNow(Channel channel, Object goodbye, Function<? super Channel, ?> goodbyeFactory) {

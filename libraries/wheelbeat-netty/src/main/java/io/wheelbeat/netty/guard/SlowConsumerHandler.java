@@ -35,7 +35,9 @@ import org.slf4j.LoggerFactory;
  * <p>Meters ({@link Builder#metrics(MeterRegistry)}): {@code wheelbeat.connection.closed{reason=slow_consumer}}
  * and {@code wheelbeat.slow.consumer.read.pauses}.
  *
- * <p>A handler serves one channel, on its event loop; build a {@link Factory} once.
+ * <p>A channel moved to another event loop is checked again on arrival: drained meanwhile, it
+ * reads again and its unwritable deadline is gone. A handler serves one channel, on its event
+ * loop; build a {@link Factory} once.
  */
 public final class SlowConsumerHandler extends ChannelTimerHandler {
 
@@ -79,9 +81,8 @@ public final class SlowConsumerHandler extends ChannelTimerHandler {
     protected void onStart(ChannelHandlerContext ctx, long nowNanos) {
         ChannelConfig config = ctx().channel().config();
         config.setWriteBufferWaterMark(settings.waterMark);
-        if (!ctx().channel().isWritable()) {
-            writabilityChanged(false);
-        }
+        // Also after a move to another loop: the channel may have drained on no loop, unseen.
+        writabilityChanged(ctx().channel().isWritable());
     }
 
     @Override

@@ -13,6 +13,7 @@ import io.wheelbeat.netty.JitteredHandlerBuilder;
 import io.wheelbeat.netty.heartbeat.internal.PingEnforcement;
 import io.wheelbeat.netty.heartbeat.internal.PingLoop;
 import io.wheelbeat.netty.internal.ConnectionMeters;
+import io.wheelbeat.netty.internal.HandlerFields;
 import io.wheelbeat.netty.internal.Jitter;
 import java.time.Duration;
 import java.util.Objects;
@@ -29,7 +30,8 @@ import java.util.random.RandomGenerator;
  * time it fires {@link PongReceivedEvent}, else it is late (consumed, counted); {@link Builder#maxMissedPongs}
  * misses in a row fire {@link HeartbeatFailedEvent} and close. <b>Answering</b> ({@link Builder#answerPings}):
  * each ping gets the pong factory's pong; the last strike of {@link PingLimits} fires {@link TooManyPingsEvent},
- * writes the goodbye if set and closes; while unwritable, only the latest ping is kept.
+ * writes the goodbye if set and closes; while unwritable, only the latest ping is kept (also across a move to
+ * another event loop; released if the channel closes or the handler is removed first).
  *
  * <p>Pings and pongs recognised are consumed; other messages pass. A matcher or factory that throws
  * or returns null fires {@code exceptionCaught}. Meters: {@code wheelbeat.heartbeat.pings.sent},
@@ -110,6 +112,20 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
     }
 
     @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        dropOwedPing();
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) throws Exception {
+        super.handlerRemoved(ctx);
+        if (ctx == ctx()) { // not a refused second addition
+            dropOwedPing();
+        }
+    }
+
+    @Override
     protected void onStart(ChannelHandlerContext ctx, long nowNanos) {
         if (pings != null) {
             pings.start(settings.pinging, ctx);
@@ -121,6 +137,13 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
         if (pings != null) {
             pings.stop();
         }
+        if (owedPing != null && HandlerFields.moving(this)) {
+            // Owed across the move; a channel closed before it is on a loop again fires nothing else.
+            ctx().channel().closeFuture().addListener(closed -> dropOwedPing());
+        }
+    }
+
+    private void dropOwedPing() {
         ReferenceCountUtil.release(owedPing);
         owedPing = null;
     }

@@ -63,7 +63,8 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Thread rules</h2>
  * One instance per channel; methods run on the handler's executor, except
- * {@link #resetReadTimeout()} and {@link #resetWriteTimeout()}, which may be called from any thread.
+ * {@link #resetReadTimeout()} and {@link #resetWriteTimeout()}, which may be called from any thread
+ * (after the executor has shut down they do nothing).
  */
 public class WheelIdleStateHandler extends ChannelTimerHandler {
 
@@ -387,8 +388,7 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
     /** Netty's {@code resetReadTimeout()}: counts a read now. Any thread (handed to the executor). */
     public void resetReadTimeout() {
         if ((flags() & WATCHES_READS) != 0) {
-            if (offExecutor()) {
-                ctx().executor().execute(this::resetReadTimeout);
+            if (handedOver(this::resetReadTimeout)) {
                 return;
             }
             if (running()) {
@@ -402,8 +402,7 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
     /** Netty's {@code resetWriteTimeout()}: counts a write now. Any thread (handed to the executor). */
     public void resetWriteTimeout() {
         if (writeListener() != null) {
-            if (offExecutor()) {
-                ctx().executor().execute(this::resetWriteTimeout);
+            if (handedOver(this::resetWriteTimeout)) {
                 return;
             }
             writeObserved();
@@ -424,9 +423,18 @@ public class WheelIdleStateHandler extends ChannelTimerHandler {
         return checks == null ? null : checks.writerCheck != null ? checks.writerCheck : (WriteCheck) checks.allCheck;
     }
 
-    private boolean offExecutor() {
+    /** Off the executor: hands {@code again} to it (one shut down refuses it) and returns true. */
+    private boolean handedOver(Runnable again) {
         ChannelHandlerContext ctx = ctx();
-        return ctx != null && !ctx.executor().inEventLoop();
+        if (ctx == null || ctx.executor().inEventLoop()) {
+            return false;
+        }
+        try {
+            ctx.executor().execute(again);
+        } catch (RejectedExecutionException shutDown) {
+            // As Netty's reset, which only stamps a time: nothing to report.
+        }
+        return true;
     }
 
     // ---------------------------------------------------------------- checks (Netty's idle tasks)

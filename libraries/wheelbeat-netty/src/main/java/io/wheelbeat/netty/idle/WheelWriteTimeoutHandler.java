@@ -33,8 +33,8 @@ import java.util.function.Function;
  * thread are handed to it. Removed and added again, it times the writes of its new context only.
  * A channel moved to another event loop while active takes the timer along: it leaves the old
  * loop's wheel on {@code channelUnregistered}, and on {@code channelRegistered} the pending writes
- * are timed on the new loop's wheel, from the times they were written. It passes on every other
- * inbound event untouched (Netty skips it for them).
+ * are timed on the new loop's wheel, from the times they were written (writes made in between
+ * too). It passes on every other inbound event untouched (Netty skips it for them).
  */
 public class WheelWriteTimeoutHandler extends ChannelDuplexHandler {
 
@@ -202,7 +202,7 @@ public class WheelWriteTimeoutHandler extends ChannelDuplexHandler {
             promises[i] = promise;
             writtenAt[i] = now;
             promise.addListener(this);
-            if (!isPending()) {
+            if (!isPending() && ctx.channel().isRegistered()) { // on no loop: arrive() times it
                 wheel.scheduleAt(this, now + timeoutNanos);
             }
         }

@@ -12,6 +12,8 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
 import io.netty.util.AttributeKey;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.GenericFutureListener;
 import io.wheelbeat.core.ExecutorDrivenWheel;
 import io.wheelbeat.core.backoff.BackoffPolicy;
 import io.wheelbeat.core.backoff.BackoffSchedule;
@@ -51,7 +53,8 @@ import org.slf4j.LoggerFactory;
  *       {@linkplain Builder#healthyAfter a set time}.</li>
  *   <li>A {@link ReconnectGroup} caps the attempts in progress; {@link #spreadReconnectOver(Duration)}
  *       spreads the next attempt when the server asks.</li>
- *   <li>{@link #close()} stops for good; a close by anyone else is a lost connection.</li>
+ *   <li>{@link #close()} stops for good, as the event loop's end does; a close by anyone else is a
+ *       lost connection.</li>
  * </ul>
  * Pongs are watched by a handler appended to each pipeline: handlers after the heartbeat handler
  * must pass user events on.
@@ -81,6 +84,7 @@ public final class ReconnectingClient {
 
     private final ChannelFutureListener onConnectDone = this::connectDone;
     private final ChannelFutureListener onChannelClosed = this::channelClosed;
+    private final GenericFutureListener<Future<Object>> onLoopGone = terminated -> loopGone();
     private final AtomicBoolean started = new AtomicBoolean();
     private final CompletableFuture<Channel> firstConnection = new CompletableFuture<>();
     private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
@@ -162,7 +166,7 @@ public final class ReconnectingClient {
      * up.
      *
      * @return completes with the first connection, or exceptionally if the client gives up
-     *     ({@link ConnectException}) or is closed ({@link IllegalStateException}) first
+     *     ({@link ConnectException}) or is closed, or its event loop ends ({@link IllegalStateException}), first
      * @throws IllegalStateException if already started or closed
      * @throws RejectedExecutionException if the event loop is shut down
      */
@@ -174,7 +178,19 @@ public final class ReconnectingClient {
             throw new IllegalStateException("already started");
         }
         loop.execute(this::connect);
+        try {
+            loop.terminationFuture().addListener(onLoopGone);
+        } catch (UnsupportedOperationException neverTerminates) {
+            // EmbeddedChannel's loop
+        }
         return firstConnection;
+    }
+
+    /** The loop ended, and its channels and timers with it: ends the client as {@link #close()} would. */
+    private void loopGone() {
+        closed = true;
+        firstConnection.completeExceptionally(new IllegalStateException("event loop shut down before connecting"));
+        closeFuture.complete(null);
     }
 
     /**
@@ -184,6 +200,11 @@ public final class ReconnectingClient {
      */
     public CompletableFuture<Void> close() {
         closed = true;
+        try {
+            loop.terminationFuture().removeListener(onLoopGone); // a long-lived loop must not hold closed clients
+        } catch (UnsupportedOperationException neverTerminates) {
+            // EmbeddedChannel's loop
+        }
         if (loop.inEventLoop()) {
             shutdown();
         } else {

@@ -148,6 +148,30 @@ class SlowConsumerHandlerTest {
         assertEquals(0, pendingTimers(ch));
     }
 
+    /**
+     * Unwritable, the channel leaves its loop ({@code deregister()}); it drains while on no loop
+     * and comes back ({@code register}, here to the same EmbeddedChannel loop, as a move to another
+     * loop does): reading resumes and the deadline of the unwritable spell is gone.
+     */
+    @Test
+    void aChannelThatDrainsWhileMovingToAnotherLoopReadsAgainAndIsNotEnded() throws Exception {
+        SlowDrainChannel ch = stalledChannel(small());
+        ch.writeAndFlush(bytes(300));
+        advance(ch, 1000);
+        ch.deregister();
+        ch.runPendingTasks();
+        ch.drainBudget(Long.MAX_VALUE);
+        ch.flush(); // the socket takes the bytes while the channel is on no loop
+        assertTrue(ch.isWritable());
+        ch.register();
+        ch.runPendingTasks();
+        assertTrue(ch.config().isAutoRead(), "reading again");
+        advance(ch, 6000);
+        assertTrue(ch.isActive(), "writable: not ended for the unwritable spell before the move");
+        assertEquals(List.of(), events.ofType(SlowConsumerEvent.class));
+        assertEquals(0, pendingTimers(ch));
+    }
+
     @Test
     void closingCancelsTheDeadline() {
         SlowDrainChannel ch = stalledChannel(small());

@@ -3,17 +3,21 @@ package io.wheelbeat.netty.idle;
 import static io.netty.handler.timeout.IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipelineException;
+import io.netty.channel.DefaultEventLoop;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.channel.local.LocalChannel;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.wheelbeat.core.ExecutorDrivenWheel;
@@ -263,5 +267,19 @@ class WheelIdleStateHandlerLifecycleTest {
                 .wheels(wheels)
                 .build()
                 .newHandler());
+    }
+
+    /** Netty's handler only stamps a time there: called from another thread, a reset never throws. */
+    @Test
+    @SuppressWarnings("deprecation") // EventLoop.register(Channel): 4.2 deprecates it, 4.1 has nothing else
+    void resetsFromAnotherThreadDoNothingOnceTheLoopHasShutDown() throws Exception {
+        DefaultEventLoop loop = new DefaultEventLoop();
+        WheelIdleStateHandler handler = new WheelIdleStateHandler(1, 1, 1, SECONDS);
+        LocalChannel ch = new LocalChannel();
+        ch.pipeline().addLast(handler);
+        assertTrue(loop.register(ch).await(10, SECONDS));
+        assertTrue(loop.shutdownGracefully(0, 0, SECONDS).await(10, SECONDS), "loop terminated");
+        assertDoesNotThrow(handler::resetReadTimeout);
+        assertDoesNotThrow(handler::resetWriteTimeout);
     }
 }
