@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
  *       active, fires {@link FirstMessageTimeoutEvent} and closes the channel. Put it right after
  *       the frame decoder so that a peer trickling one byte at a time does not pass for talking.</li>
  *   <li><b>Maximum age:</b> at the connection's (jittered) maximum age, fires
- *       {@link MaxConnectionAgeEvent} so the protocol can say goodbye, then closes the channel
- *       after the grace period.</li>
+ *       {@link MaxConnectionAgeEvent} so the protocol can say goodbye (an {@code Http2KeepAliveHandler}
+ *       after it drains the connection), then closes the channel after the grace period.</li>
  * </ul>
  * Messages pass through untouched. Timers run while the channel is active and the handler in place.
  *
@@ -130,9 +130,7 @@ public final class ConnectionDeadlineHandler extends ChannelTimerHandler {
             this.firstMessageNanos = b.firstMessageNanos;
             this.maxAgeNanos = b.maxAge == null ? 0 : b.maxAge.age().toNanos();
             this.ageJitter = b.maxAge == null ? 0 : b.maxAge.jitter();
-            this.graceNanos = b.maxAge == null
-                    ? 0
-                    : b.maxAge.grace().map(Duration::toNanos).orElse(0L);
+            this.graceNanos = b.maxAge == null ? 0 : b.maxAge.grace().toNanos();
             this.wheels = wheels;
             this.random = random;
             this.firstMessageCloses =

@@ -4,13 +4,11 @@ import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.internal.Jitter;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.Optional;
 
 /**
- * The age at which a connection ends, as gRPC's {@code maxConnectionAge}, for
- * {@link ConnectionDeadlineHandler} and {@code Http2KeepAliveHandler}: the maximum moved by a
- * uniform draw within +/- the jitter, once per connection; after it, the handler says goodbye and
- * closes at the latest after the grace. Immutable and thread-safe.
+ * The age at which {@link ConnectionDeadlineHandler} ends a connection, as gRPC's
+ * {@code maxConnectionAge}: the maximum moved by a uniform draw within +/- the jitter, once per
+ * connection; then the goodbye, and the close after the grace. Immutable and thread-safe.
  */
 public final class MaxConnectionAge {
 
@@ -19,7 +17,6 @@ public final class MaxConnectionAge {
 
     private final Duration age;
     private final double jitter;
-    /** Null: the handler's own default. */
     private final Duration grace;
 
     private MaxConnectionAge(Duration age, double jitter, Duration grace) {
@@ -30,7 +27,7 @@ public final class MaxConnectionAge {
 
     /**
      * A maximum age of {@code age}, with a jitter of 0.1 (as gRPC: ages spread over 90% to 110%
-     * of it) and the handler's default grace.
+     * of it) and no grace.
      *
      * @param age the maximum age
      * @return the maximum age
@@ -39,7 +36,7 @@ public final class MaxConnectionAge {
      */
     public static MaxConnectionAge of(Duration age) {
         ConfigChecks.positiveNanos("maxConnectionAge", age);
-        return new MaxConnectionAge(age, DEFAULT_JITTER, null);
+        return new MaxConnectionAge(age, DEFAULT_JITTER, Duration.ZERO);
     }
 
     /**
@@ -56,7 +53,7 @@ public final class MaxConnectionAge {
 
     /**
      * This age with a grace period: how long after the age the channel is closed, however the
-     * goodbye goes. Zero closes it right after the goodbye.
+     * goodbye goes (an HTTP/2 drain, say). Zero, the default, closes it right after the goodbye.
      *
      * @param grace the grace period
      * @return the maximum age with that grace
@@ -87,14 +84,12 @@ public final class MaxConnectionAge {
     }
 
     /**
-     * The grace period, if one was set. Without one, each handler's default applies:
-     * {@link ConnectionDeadlineHandler} closes right after its {@link MaxConnectionAgeEvent};
-     * {@code Http2KeepAliveHandler} waits for the open streams without limit, as gRPC does.
+     * The grace period.
      *
-     * @return the grace period, or empty for the handler's default
+     * @return how long after the age the channel is closed
      */
-    public Optional<Duration> grace() {
-        return Optional.ofNullable(grace);
+    public Duration grace() {
+        return grace;
     }
 
     @Override
@@ -102,7 +97,7 @@ public final class MaxConnectionAge {
         return o instanceof MaxConnectionAge other
                 && age.equals(other.age)
                 && jitter == other.jitter
-                && Objects.equals(grace, other.grace);
+                && grace.equals(other.grace);
     }
 
     @Override
@@ -112,7 +107,6 @@ public final class MaxConnectionAge {
 
     @Override
     public String toString() {
-        return "MaxConnectionAge(" + age + ", jitter " + jitter + ", grace " + (grace == null ? "default" : grace)
-                + ")";
+        return "MaxConnectionAge(" + age + ", jitter " + jitter + ", grace " + grace + ")";
     }
 }

@@ -1,9 +1,8 @@
 package io.wheelbeat.netty.deadline;
 
 /**
- * A user event of {@link ConnectionDeadlineHandler}
- * (and {@code Http2KeepAliveHandler}) at the connection's maximum age, the moment to say goodbye;
- * the channel is closed {@link #graceNanos()} later ({@code Long.MAX_VALUE}: unlimited).
+ * A user event of {@link ConnectionDeadlineHandler} at the connection's maximum age, the moment to
+ * say goodbye; the channel is closed {@link #graceNanos()} later.
  *
  * @param ageNanos the age this connection was given, jitter included, in nanoseconds
  * @param graceNanos how long after this event the channel is forcibly closed, in nanoseconds

@@ -24,27 +24,19 @@ import java.util.function.ToLongFunction;
 import java.util.random.RandomGenerator;
 
 /**
- * Application-level heartbeats in one or both roles, with the events, meters and {@link PingLimits}
- * every keepalive of wheelbeat shares.
+ * Application-level heartbeats, with the events, meters and {@link PingLimits} every keepalive shares.
+ * <b>Pinging</b> ({@link Builder#sendPings}): after the ping interval without a flushed write, a ping
+ * (ids random per connection, one outstanding); a pong answers by the id it echoes, or by order. In
+ * time it fires {@link PongReceivedEvent}, else it is late (consumed, counted); {@link Builder#maxMissedPongs}
+ * misses in a row fire {@link HeartbeatFailedEvent} and close. <b>Answering</b> ({@link Builder#answerPings}):
+ * each ping gets the pong factory's pong; the last strike of {@link PingLimits} fires {@link TooManyPingsEvent},
+ * writes the goodbye if set and closes; while unwritable, only the latest ping is kept (also across a move to
+ * another event loop; released if the channel closes or the handler is removed first).
  *
- * <p><b>Pinging</b> ({@link Builder#sendPings}): when nothing was written (flushed) for the ping
- * interval, writes a ping and expects its pong within the pong timeout, one ping outstanding at a
- * time. Ping ids start at a random value per connection, so that a peer that does not read cannot
- * pass for alive; a pong answers by the id it echoes, or by order. A pong in time fires
- * {@link PongReceivedEvent}; any other is late (consumed, counted). {@link Builder#maxMissedPongs}
- * misses in a row fire {@link HeartbeatFailedEvent} and close. Meters: {@code wheelbeat.heartbeat.}
- * {@code pings.sent}, {@code pongs.missed}, {@code pongs.late}, timer {@code rtt}, and
- * {@code wheelbeat.connection.closed{reason=heartbeat_timeout}}.
- *
- * <p><b>Answering</b> ({@link Builder#answerPings}): answers each ping with the pong factory's pong
- * ({@code pings.answered}). The last strike of {@link PingLimits} fires {@link TooManyPingsEvent},
- * writes the goodbye if set and closes ({@code ping.strikes}, {@code reason=too_many_pings}). While
- * the channel is not writable, only the latest ping is kept, answered when it is, also after a move
- * to another event loop; it is released if the channel closes or the handler is removed first.
- *
- * <p>Recognised pings and pongs are consumed and released (after the pong factory ran); other
- * messages pass. A matcher or factory that throws or returns null fires {@code exceptionCaught}; the
- * connection stays open. Place it after the decoder. A handler serves one channel, on its event loop.
+ * <p>Pings and pongs recognised are consumed; other messages pass. A matcher or factory that throws
+ * or returns null fires {@code exceptionCaught}. Meters: {@code wheelbeat.heartbeat.pings.sent},
+ * {@code .pongs.missed}, {@code .pongs.late}, {@code .rtt}, {@code .pings.answered}, {@code .ping.strikes},
+ * {@code wheelbeat.connection.closed{reason}}. One channel, on its event loop; after the decoder.
  */
 public final class HeartbeatHandler extends ChannelTimerHandler {
 
@@ -52,7 +44,6 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
     public static final long NO_PING = 0;
 
     private final Factory settings;
-    /** The pinging role, or null. */
     private final Pings pings;
 
     private final PingEnforcement.Strikes strikes;
@@ -158,9 +149,8 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
     }
 
     /**
-     * The peer says this side pings too often (gRPC's GOAWAY {@code too_many_pings}): doubles the
-     * {@link Factory}'s base ping interval, once however many of its connections are told at once.
-     * Event loop only; nothing without the pinging role or before the start.
+     * The peer says this side pings too often (gRPC's {@code too_many_pings}): doubles the factory's
+     * ping interval, once however many of its connections are told at once. Event loop only.
      */
     public void peerSaysTooManyPings() {
         if (pings != null) {
@@ -254,19 +244,16 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
     @FunctionalInterface
     public interface PingFactory {
         /**
-         * Returns the ping with id {@code pingId}; throw or return null to skip this interval's ping.
          * @param channel the channel
-         * @param pingId the ping's id: positive, one up per ping, random per connection
-         * @return the ping to write
+         * @param pingId the ping's id: positive, one up per ping
+         * @return the ping to write; null (or a throw) skips this interval's
          */
         Object newPing(Channel channel, long pingId);
     }
 
     /** Makes one {@link HeartbeatHandler} per channel; immutable but for the ping interval. Thread-safe. */
     public static final class Factory {
-        /** Null without the pinging role. */
         private final PingLoop.Settings pinging;
-
         private final PingFactory pingFactory;
         private final Predicate<Object> isPong;
         /** Null: pongs answer pings by order. */
@@ -274,9 +261,7 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
 
         private final Predicate<Object> isPing;
         private final BiFunction<Channel, Object, ?> pongFactory;
-        /** Null without the answering role, or with {@link PingLimits#OFF}. */
         private final PingEnforcement enforcement;
-
         private final BiFunction<Channel, Object, ?> goodbyeFactory;
         private final EventLoopWheels wheels;
         private final Counter pingsAnswered;
@@ -309,10 +294,7 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
             return new HeartbeatHandler(this);
         }
 
-        /**
-         * @return the base ping interval before jitter, doubled once per
-         *     {@link HeartbeatHandler#peerSaysTooManyPings()} that took effect; zero without the pinging role
-         */
+        /** @return the ping interval before jitter, as {@code peerSaysTooManyPings} doubled it; 0 without pings */
         public Duration pingInterval() {
             return Duration.ofNanos(pinging == null ? 0 : pinging.intervalNanos());
         }
@@ -330,15 +312,13 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
         private boolean pingOptionSet;
         private Predicate<Object> isPing;
         private BiFunction<Channel, Object, ?> pongFactory;
-        /** Null: not set, {@link PingLimits#DEFAULT}. */
         private PingLimits pingLimits;
-
         private BiFunction<Channel, Object, ?> goodbyeFactory;
 
         private Builder() {}
 
         /**
-         * The pinging role for pongs that carry nothing: the n-th pong answers the n-th ping.
+         * Pings with pongs that carry nothing: the n-th pong answers the n-th ping.
          * @param interval the time without a write after which a ping goes out, positive
          * @param pingFactory makes each ping
          * @param isPong tells a pong from other messages
@@ -351,7 +331,7 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
         }
 
         /**
-         * The pinging role for pongs that echo their ping's id (WebSocket, HTTP/2 PING).
+         * Pings with pongs that echo their ping's id.
          * @param interval the time without a write after which a ping goes out, positive
          * @param pingFactory makes each ping with its id
          * @param isPong tells a pong from other messages
@@ -361,22 +341,6 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
         public Builder sendPings(
                 Duration interval, PingFactory pingFactory, Predicate<Object> isPong, ToLongFunction<Object> pongId) {
             return pinging(interval, pingFactory, isPong, Objects.requireNonNull(pongId, "pongId"));
-        }
-
-        /**
-         * The pinging role for pongs of type {@code pongType} that echo their ping's id.
-         * @param <P> the pongs' type
-         * @param interval the time without a write after which a ping goes out, positive
-         * @param pingFactory makes each ping with its id
-         * @param pongType the pongs' class
-         * @param pongId reads the id a pong echoes; {@link #NO_PING} for none
-         * @return this builder
-         */
-        public <P> Builder sendPings(
-                Duration interval, PingFactory pingFactory, Class<P> pongType, ToLongFunction<? super P> pongId) {
-            Objects.requireNonNull(pongType, "pongType");
-            Objects.requireNonNull(pongId, "pongId");
-            return pinging(interval, pingFactory, pongType::isInstance, msg -> pongId.applyAsLong(pongType.cast(msg)));
         }
 
         private Builder pinging(
@@ -422,7 +386,7 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
         }
 
         /**
-         * The answering role: answers each ping with {@code pongFactory.apply(channel, ping)}.
+         * Answers each ping with {@code pongFactory.apply(channel, ping)}.
          * @param isPing tells a ping from other messages
          * @param pongFactory makes the answer to a ping
          * @return this builder
@@ -432,20 +396,6 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
             this.isPing = Objects.requireNonNull(isPing, "isPing");
             this.pongFactory = pongFactory::apply;
             return this;
-        }
-
-        /**
-         * The answering role for pings of type {@code pingType}.
-         * @param <P> the pings' type
-         * @param pingType the pings' class
-         * @param pongFactory makes the answer to a ping
-         * @return this builder
-         */
-        public <P> Builder answerPings(Class<P> pingType, BiFunction<? super Channel, ? super P, ?> pongFactory) {
-            Objects.requireNonNull(pingType, "pingType");
-            Objects.requireNonNull(pongFactory, "pongFactory");
-            return answerPings(
-                    pingType::isInstance, (channel, ping) -> pongFactory.apply(channel, pingType.cast(ping)));
         }
 
         /**
@@ -470,8 +420,7 @@ public final class HeartbeatHandler extends ChannelTimerHandler {
         }
 
         /**
-         * Returns the factory of handlers with these settings.
-         * @return the factory, immutable and thread-safe
+         * @return the factory of handlers with these settings, immutable and thread-safe
          * @throws IllegalStateException if no role is set, or an option is set without its role
          */
         public Factory build() {

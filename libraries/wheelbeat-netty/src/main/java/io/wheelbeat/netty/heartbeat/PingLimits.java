@@ -5,21 +5,16 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * How often a peer may ping, for every handler that answers pings: a ping sooner than
- * {@link #minPingInterval()} after the last ping in time is a strike, a ping in time clears the
- * strikes, and the {@link #maxPingStrikes()}-th strike in a row ends the connection. Answering
- * handlers enforce {@link #DEFAULT} unless told otherwise. Immutable and thread-safe.
+ * How often a peer may ping: a ping sooner than {@link #minPingInterval()} after the last ping in time is a
+ * strike, a ping in time clears the strikes, the {@link #maxPingStrikes()}-th strike in a row ends the
+ * connection. Answering handlers enforce {@link #DEFAULT} unless told otherwise. Immutable, thread-safe.
  */
 public final class PingLimits {
 
-    /**
-     * 100 ms and 3 strikes: the 3rd of 3 pings within 100 ms of the last ping in time ends the
-     * connection (a peer pinging every 33 ms or more often), far above any keepalive's rate and
-     * far below a flood's; two early pings in a row are tolerated, as gRPC does.
-     */
+    /** 100 ms and 3 strikes: far above a keepalive's rate, far below a flood's; two early pings pass, as gRPC. */
     public static final PingLimits DEFAULT = new PingLimits(Duration.ofMillis(100), 3);
 
-    /** No limit: pings are answered at any rate. Its interval is zero and its strikes 0. */
+    /** No limit: interval zero, 0 strikes. */
     public static final PingLimits OFF = new PingLimits(Duration.ZERO, 0);
 
     private final Duration minPingInterval;
@@ -31,9 +26,7 @@ public final class PingLimits {
     }
 
     /**
-     * Limits that make a ping sooner than {@code minPingInterval} after the last one in time a
-     * strike, and the {@code maxPingStrikes}-th strike in a row the end of the connection. Set the
-     * interval below the shortest interval the peers are meant to ping at, minus their jitter.
+     * Limits; set the interval below the shortest the peers ping at, minus their jitter.
      * @param minPingInterval the shortest time between pings that is not a strike, positive
      * @param maxPingStrikes the strike that ends the connection, positive ({@link #OFF} turns the limit off)
      * @return the limits

@@ -19,7 +19,6 @@ import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.ChannelTimerHandler;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.JitteredHandlerBuilder;
-import io.wheelbeat.netty.deadline.MaxConnectionAge;
 import io.wheelbeat.netty.deadline.MaxConnectionAgeEvent;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.PingLimits;
@@ -28,7 +27,6 @@ import io.wheelbeat.netty.heartbeat.internal.PingEnforcement;
 import io.wheelbeat.netty.heartbeat.internal.PingLoop;
 import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.wheelbeat.netty.internal.HandlerFields;
-import io.wheelbeat.netty.internal.HandlerTimer;
 import io.wheelbeat.netty.internal.Jitter;
 import java.time.Duration;
 import java.util.Objects;
@@ -38,26 +36,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * HTTP/2 connection management over Netty's {@link Http2FrameCodec}, with gRPC's rules and defaults:
- * <ul>
- *   <li><b>Keepalive pings</b> ({@link Builder#keepAliveTime}), as {@code HeartbeatHandler}'s pinging role
- *       but after that long without a read; no ACK nor other read within {@link Builder#keepAliveTimeout}
- *       fires {@link HeartbeatFailedEvent}, GOAWAY {@code NO_ERROR "ping_timeout"} and closes.</li>
- *   <li><b>Ping enforcement</b> ({@link Builder#pingLimits}): the last strike fires
- *       {@link TooManyPingsEvent}, GOAWAY {@code ENHANCE_YOUR_CALM "too_many_pings"}, close. Each
- *       HEADERS or DATA frame written forgives the strikes.</li>
- *   <li><b>Maximum idle</b> ({@link Builder#maxConnectionIdle}) and <b>maximum age</b>
- *       ({@link Builder#maxConnectionAge}): fire {@link MaxConnectionIdleEvent} or
- *       {@link MaxConnectionAgeEvent} and shut down gracefully.</li>
- * </ul>
- * A graceful shutdown (RFC 9113 6.8, as gRPC) sends GOAWAY {@code NO_ERROR} with the largest stream
- * id and a PING; on its ACK (or 10 s later) a second GOAWAY with the last stream id; the channel
- * closes when the last stream ends.
+ * gRPC's keepalive rules over Netty's {@link Http2FrameCodec}: PINGs after {@link Builder#keepAliveTime}
+ * without a read, no ACK nor read within {@link Builder#keepAliveTimeout} firing {@link HeartbeatFailedEvent},
+ * GOAWAY {@code ping_timeout} and a close; the peer's PINGs judged by {@link Builder#pingLimits} (HEADERS or DATA
+ * written forgive the strikes), the last strike firing {@link TooManyPingsEvent}, GOAWAY {@code ENHANCE_YOUR_CALM
+ * too_many_pings} and a close. A graceful shutdown (RFC 9113 6.8) after {@link Builder#maxConnectionIdle}
+ * ({@link MaxConnectionIdleEvent}) or at a {@link MaxConnectionAgeEvent} (from a {@code ConnectionDeadlineHandler}
+ * before the codec, which closes after its grace): GOAWAY with the largest stream id and a PING, on its ACK (or
+ * 10 s later) GOAWAY with the last stream id, the close when the last stream ends.
  *
- * <p>Place it right after the codec, before {@code Http2MultiplexHandler}; without a codec before
- * it, it throws {@link IllegalStateException} at start. Not for gRPC-java, whose transport has these
- * rules built in. Frames pass through, but for its own PING ACKs. Meters: {@code HeartbeatHandler}'s,
- * and {@code wheelbeat.connection.closed} tagged {@code reason}. A handler serves one channel.
+ * <p>Place it right after the codec (else it throws {@link IllegalStateException} at start), before
+ * {@code Http2MultiplexHandler}. Frames pass, but for its own PING ACKs. Meters: {@code HeartbeatHandler}'s and
+ * {@code wheelbeat.connection.closed{reason}}. Not for gRPC-java, which has these rules. One channel.
  */
 public final class Http2KeepAliveHandler extends ChannelTimerHandler {
 
@@ -71,7 +61,6 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
 
     private final Factory settings;
     private final PingEnforcement.Strikes strikes;
-    /** The keepalive pings, or null without them. */
     private final KeepAlivePings pings;
 
     private final Http2Connection.Listener streams = new StreamListener();
@@ -79,19 +68,8 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
     private Http2Connection connection;
     private boolean draining;
     private boolean drainPingAcked;
-    /** Until the graceful shutdown the maximum idle's, then the drain PING's: never both. */
-    private final HandlerTimer idleTimer = new HandlerTimer(t -> {
-        if (draining) {
-            onDrainPingAcked();
-        } else {
-            onIdleTimer();
-        }
-    });
 
     private long idleSinceNanos;
-    private long ageNanos;
-    /** The maximum age was reached: the handler, its own timer, now times the grace. */
-    private boolean aged;
 
     private Http2KeepAliveHandler(Factory settings) {
         super(settings.wheels);
@@ -135,6 +113,14 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
     }
 
     @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        ctx.fireUserEventTriggered(evt);
+        if (evt instanceof MaxConnectionAgeEvent && running()) {
+            drain("max_age");
+        }
+    }
+
+    @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
         if (strikes != null && (msg instanceof Http2DataFrame || msg instanceof Http2HeadersFrame)) {
             strikes.forgive();
@@ -152,20 +138,11 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         }
         connection = ((Http2FrameCodec) codecCtx.handler()).connection();
         connection.addListener(streams);
-        // Moved to another loop, the connection keeps its idle-since time and its age.
-        boolean moving = HandlerFields.moving(this);
         if (settings.maxIdleNanos > 0 && connection.numActiveStreams() == 0) {
-            if (!moving) {
+            if (!HandlerFields.moving(this)) { // moved to another loop, the connection keeps its idle-since time
                 idleSinceNanos = nowNanos;
             }
-            schedule(idleTimer, settings.maxIdleNanos);
-        }
-        MaxConnectionAge maxAge = settings.maxAge;
-        if (maxAge != null) {
-            if (!moving) {
-                ageNanos = Jitter.apply(maxAge.age().toNanos(), maxAge.jitter(), settings.random);
-            }
-            schedule(this, ageNanos);
+            schedule(this, settings.maxIdleNanos);
         }
         if (pings != null) {
             pings.start(settings.keepAlive, ctx);
@@ -177,7 +154,6 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         if (connection != null) {
             connection.removeListener(streams);
         }
-        cancel(idleTimer);
         cancel(this);
         if (pings != null) {
             pings.stop();
@@ -223,39 +199,26 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         return true;
     }
 
-    private void onIdleTimer() {
+    /** The handler is its one timer: until the graceful shutdown the maximum idle's, then the drain PING's. */
+    @Override
+    protected void expire() {
+        if (draining) {
+            onDrainPingAcked();
+            return;
+        }
         long maxIdleNanos = settings.maxIdleNanos;
         if (connection.numActiveStreams() > 0) {
             return; // re-armed when the last stream closes
         }
         long left = maxIdleNanos - (now() - idleSinceNanos);
         if (left > 0) {
-            schedule(idleTimer, left);
+            schedule(this, left);
             return;
         }
         ConnectionMeters.count(settings.idleCloses);
         log.debug("{}: no stream for {} ns, shutting down gracefully", ctx().channel(), maxIdleNanos);
         ctx().fireUserEventTriggered(new MaxConnectionIdleEvent(maxIdleNanos));
         drain("max_idle");
-    }
-
-    /** The maximum age, then its grace. */
-    @Override
-    protected void expire() {
-        if (aged) {
-            log.debug("{}: grace after maximum age over, closing", ctx().channel());
-            closeNow();
-            return;
-        }
-        aged = true;
-        long graceNanos = settings.maxAge.grace().map(Duration::toNanos).orElse(Long.MAX_VALUE);
-        ConnectionMeters.count(settings.ageCloses);
-        log.debug("{}: reached its maximum age, shutting down gracefully", ctx().channel());
-        if (graceNanos != Long.MAX_VALUE) {
-            schedule(this, graceNanos); // before the event, so that a listener closing the channel cancels it
-        }
-        ctx().fireUserEventTriggered(new MaxConnectionAgeEvent(ageNanos, graceNanos));
-        drain("max_age");
     }
 
     /** Starts the graceful shutdown: GOAWAY with the largest stream id and the drain PING. */
@@ -265,7 +228,7 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         }
         draining = true;
         goAway(Http2Error.NO_ERROR, why, Integer.MAX_VALUE);
-        schedule(idleTimer, DRAIN_PING_TIMEOUT_NANOS);
+        schedule(this, DRAIN_PING_TIMEOUT_NANOS);
         ctx().writeAndFlush(new DefaultHttp2PingFrame(DRAIN_PING), ctx().voidPromise());
     }
 
@@ -275,10 +238,21 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
             return;
         }
         drainPingAcked = true;
-        cancel(idleTimer);
+        cancel(this);
         if (ctx().channel().isActive()) {
             goAway(Http2Error.NO_ERROR, "drained", 0);
             closeWhenNoStreams();
+        }
+    }
+
+    private void onNoStreams() {
+        if (draining) {
+            closeWhenNoStreams();
+        } else if (settings.maxIdleNanos > 0) {
+            idleSinceNanos = now();
+            if (!isPending()) {
+                schedule(this, settings.maxIdleNanos);
+            }
         }
     }
 
@@ -313,36 +287,23 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
 
         @Override
         public void onStreamClosed(Http2Stream stream) {
-            if (!running() || connection.numActiveStreams() > 0) {
-                return;
-            }
-            if (draining) {
-                closeWhenNoStreams();
-            } else if (settings.maxIdleNanos > 0) {
-                idleSinceNanos = now();
-                if (!idleTimer.isPending()) {
-                    schedule(idleTimer, settings.maxIdleNanos);
-                }
+            if (running() && connection.numActiveStreams() == 0) {
+                onNoStreams();
             }
         }
     }
 
     /** Immutable, thread-safe settings that make one {@link Http2KeepAliveHandler} per channel. */
     public static final class Factory {
-        /** Null with {@link PingLimits#OFF}. */
         private final PingEnforcement enforcement;
         /** gRPC's two hours while no stream is open: with a minimum set explicitly and calls not permitted. */
         private final boolean noCallsRule;
-        /** The keepalive pings' settings, or null without them. */
-        private final PingLoop.Settings keepAlive;
 
+        private final PingLoop.Settings keepAlive;
         private final boolean keepAliveWithoutCalls;
         private final long maxIdleNanos;
-        private final MaxConnectionAge maxAge;
         private final EventLoopWheels wheels;
-        private final RandomGenerator random;
         private final Counter idleCloses;
-        private final Counter ageCloses;
 
         private Factory(
                 Builder b,
@@ -365,11 +326,8 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
                             registry);
             this.keepAliveWithoutCalls = b.keepAliveWithoutCalls;
             this.maxIdleNanos = b.maxIdleNanos;
-            this.maxAge = b.maxAge;
             this.wheels = wheels;
-            this.random = random;
             this.idleCloses = ConnectionMeters.closed(registry, "max_connection_idle");
-            this.ageCloses = ConnectionMeters.closed(registry, "max_connection_age");
         }
 
         /** @return a new handler, for one channel only */
@@ -386,7 +344,6 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         private boolean permitWithoutCalls;
         private boolean permitSet;
         private long maxIdleNanos;
-        private MaxConnectionAge maxAge;
         private long keepAliveNanos;
         private long keepAliveTimeoutNanos = TimeUnit.SECONDS.toNanos(20); // gRPC's
         private boolean keepAliveWithoutCalls;
@@ -463,17 +420,6 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         }
 
         /**
-         * Shuts a connection down gracefully at its maximum age; the grace after which it is closed
-         * with streams still open is unlimited unless set (as gRPC).
-         * @param maxAge the maximum age, its jitter and grace; not null
-         * @return this builder
-         */
-        public Builder maxConnectionAge(MaxConnectionAge maxAge) {
-            this.maxAge = Objects.requireNonNull(maxAge, "maxConnectionAge");
-            return this;
-        }
-
-        /**
          * How often the peer may PING; {@link PingLimits#DEFAULT} unless set. Set, a connection with
          * no open stream is held to one PING per two hours unless {@link #permitKeepAliveWithoutCalls}.
          * @param limits the limits, or {@link PingLimits#OFF}; not null
@@ -485,15 +431,14 @@ public final class Http2KeepAliveHandler extends ChannelTimerHandler {
         }
 
         /**
-         * Returns the factory of handlers with these settings.
-         * @return the factory, immutable and thread-safe
+         * @return the factory of handlers with these settings, immutable and thread-safe
          * @throws IllegalStateException if no rule is set, or an option is set without its rule
          */
         public Factory build() {
             PingEnforcement enforcement =
                     PingEnforcement.of(pingLimits == null ? PingLimits.DEFAULT : pingLimits, registry());
-            if (enforcement == null && maxIdleNanos == 0 && maxAge == null && keepAliveNanos == 0) {
-                throw new IllegalStateException("set keepAliveTime, pingLimits, maxConnectionIdle or maxConnectionAge");
+            if (enforcement == null && maxIdleNanos == 0 && keepAliveNanos == 0) {
+                throw new IllegalStateException("set keepAliveTime, pingLimits or maxConnectionIdle");
             }
             if (keepAliveOptionSet && keepAliveNanos == 0) {
                 throw new IllegalStateException("keepAliveTimeout/WithoutCalls/Jitter need keepAliveTime");

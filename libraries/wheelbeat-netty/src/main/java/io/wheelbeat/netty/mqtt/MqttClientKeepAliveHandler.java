@@ -21,12 +21,10 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The client's side of MQTT's keep-alive (3.1, 3.1.1, 5): at an accepting CONNACK it puts in its
- * place a {@link HeartbeatHandler} pinging with PINGREQ when nothing was written (flushed) for the
- * keep-alive (the CONNECT's, or MQTT 5's Server Keep Alive [MQTT-3.2.2-21]; none for 0). Its
- * PINGRESP within the timeout (the keep-alive by default) fires {@link PongReceivedEvent}, else
- * {@link HeartbeatFailedEvent} and close; PINGRESPs are consumed while pinging. Place it after
- * {@code MqttDecoder, MqttEncoder.INSTANCE}. A handler serves one channel, on its event loop.
+ * The client's side of MQTT's keep-alive (3.1, 3.1.1, 5): at an accepting CONNACK it puts in its place a
+ * {@link HeartbeatHandler} sending PINGREQ after the keep-alive without a flushed write (the CONNECT's, or MQTT
+ * 5's Server Keep Alive [MQTT-3.2.2-21]; none for 0); a PINGRESP in time fires {@link PongReceivedEvent}, none
+ * {@link HeartbeatFailedEvent} and a close. After {@code MqttDecoder, MqttEncoder.INSTANCE}; one channel.
  */
 public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
 
@@ -74,7 +72,7 @@ public final class MqttClientKeepAliveHandler extends ChannelDuplexHandler {
         private final Duration pingRespTimeout;
         private final EventLoopWheels wheels;
         private final MeterRegistry registry;
-        /** The heartbeats per keep-alive in use: few values. */
+        /** Per keep-alive in use: few values. */
         private final Map<Integer, HeartbeatHandler.Factory> pinging = new ConcurrentHashMap<>();
 
         private Factory(Duration pingRespTimeout, EventLoopWheels wheels, MeterRegistry registry) {

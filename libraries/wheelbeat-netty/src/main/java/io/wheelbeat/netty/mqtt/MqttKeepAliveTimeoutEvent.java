@@ -1,9 +1,8 @@
 package io.wheelbeat.netty.mqtt;
 
 /**
- * A user event of {@link MqttServerKeepAliveHandler}
- * when the client sent no packet for one and a half times its keep-alive. The handler closes the
- * channel right after firing it (an MQTT 5 client is sent DISCONNECT "Keep Alive timeout" first).
+ * A user event of {@link MqttServerKeepAliveHandler} when the client sent nothing for 1.5 times its
+ * keep-alive; the close follows (after DISCONNECT "Keep Alive timeout" to an MQTT 5 client).
  * @param keepAliveSeconds the keep-alive in force on the connection, in seconds
  */
 public record MqttKeepAliveTimeoutEvent(int keepAliveSeconds) {}

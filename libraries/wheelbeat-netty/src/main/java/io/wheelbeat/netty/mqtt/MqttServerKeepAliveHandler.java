@@ -15,40 +15,30 @@ import io.netty.handler.codec.mqtt.MqttProperties;
 import io.netty.handler.codec.mqtt.MqttReasonCodes;
 import io.netty.handler.codec.mqtt.MqttVersion;
 import io.netty.util.ReferenceCountUtil;
-import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.ChannelTimerHandler;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.HandlerBuilder;
-import io.wheelbeat.netty.deadline.FirstMessageTimeoutEvent;
 import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
 import io.wheelbeat.netty.heartbeat.internal.PingEnforcement;
 import io.wheelbeat.netty.internal.ConnectionMeters;
-import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The broker's side of MQTT's keep-alive (3.1, 3.1.1, 5):
- * <ul>
- *   <li><b>CONNECT first</b>, within the connect timeout (10 s), else
- *       {@link FirstMessageTimeoutEvent} and close. Another first packet, or a second CONNECT, is a
- *       protocol error [MQTT-3.1.0-1, -2]: closed (MQTT 5: DISCONNECT "Protocol Error" first).</li>
- *   <li><b>Allowed keep-alive</b> ({@link Builder#minKeepAlive}, {@link Builder#maxKeepAlive}; 0 is
- *       above any maximum): out of range, MQTT 3.x is refused (CONNACK "identifier rejected"), MQTT 5
- *       gets the nearest allowed value as Server Keep Alive in the application's CONNACK.</li>
- *   <li><b>1.5 times the keep-alive</b> without a packet [MQTT-3.1.2-24] fires
- *       {@link MqttKeepAliveTimeoutEvent} and closes (MQTT 5: DISCONNECT "Keep Alive timeout").</li>
- *   <li><b>PINGREQ</b> is answered with PINGRESP, one flush per read batch; while unwritable, one
- *       PINGRESP is owed. The last strike of {@link Builder#pingLimits} fires {@link TooManyPingsEvent}
- *       and closes (MQTT 5: "Message rate too high").</li>
- * </ul>
- * Other packets, failed decodes and non-MQTT messages pass through. Place it after
- * {@code MqttDecoder, MqttEncoder.INSTANCE}; the application still writes the CONNACK. Meters:
- * {@code HeartbeatHandler}'s answering ones, and {@code wheelbeat.connection.closed} tagged {@code reason} =
- * {@code reader_idle}, {@code first_message_timeout}, {@code protocol_error}, {@code keepalive_out_of_range}.
+ * The broker's side of MQTT's keep-alive (3.1, 3.1.1, 5). A first packet other than CONNECT, or a second
+ * CONNECT, is a protocol error [MQTT-3.1.0-1, -2] (the time for the CONNECT is a {@code ConnectionDeadlineHandler}'s
+ * before this one). A keep-alive outside [{@link Builder#minKeepAlive}, {@link Builder#maxKeepAlive}] (0 above any
+ * maximum) is refused to MQTT 3.x (CONNACK "identifier rejected"), replaced for MQTT 5 by the nearest allowed
+ * value, the Server Keep Alive of the application's CONNACK. 1.5 times the keep-alive without a packet
+ * [MQTT-3.1.2-24] fires {@link MqttKeepAliveTimeoutEvent}. PINGREQs get PINGRESPs, one flush per read batch, one
+ * owed while unwritable; the last strike of {@link Builder#pingLimits} fires {@link TooManyPingsEvent}. Each of
+ * these closes, after a DISCONNECT with the reason to an MQTT 5 client.
+ *
+ * <p>Other packets, failed decodes (answer and close those) and non-MQTT messages pass. Place it after
+ * {@code MqttDecoder, MqttEncoder.INSTANCE}. Meters: {@code HeartbeatHandler}'s answering ones and
+ * {@code wheelbeat.connection.closed{reason}}. One channel, on its event loop.
  */
 public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
 
@@ -71,7 +61,7 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
     private long lastReadNanos;
     private boolean readInBatch;
     private boolean answerPending;
-    /** A PINGREQ came while the channel was not writable: one PINGRESP is owed. */
+    /** A PINGREQ came while the channel was not writable. */
     private boolean answerOwed;
 
     private MqttServerKeepAliveHandler(Factory settings) {
@@ -80,7 +70,7 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         this.strikes = settings.enforcement == null ? null : new PingEnforcement.Strikes();
     }
 
-    /** @return a new builder with the defaults: a 10 s connect timeout, any keep-alive allowed */
+    /** @return a new builder with the defaults: any keep-alive allowed, {@link PingLimits#DEFAULT} */
     public static Builder builder() {
         return new Builder();
     }
@@ -94,14 +84,16 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
             return;
         }
         readInBatch = true;
-        MqttMessageType type = packet.fixedHeader().messageType();
         if (!connected) {
-            if (type == MqttMessageType.CONNECT) {
-                onConnect(ctx, (MqttConnectMessage) packet);
+            if (packet instanceof MqttConnectMessage connect) {
+                onConnect(ctx, connect);
             } else {
-                protocolError(ctx, packet, type + " before CONNECT");
+                protocolError(ctx, packet, "a first packet that is not a CONNECT");
             }
-        } else if (type == MqttMessageType.PINGREQ) {
+            return;
+        }
+        MqttMessageType type = packet.fixedHeader().messageType();
+        if (type == MqttMessageType.PINGREQ) {
             onPingRequest(ctx);
         } else if (type == MqttMessageType.CONNECT) {
             protocolError(ctx, packet, "a second CONNECT");
@@ -142,31 +134,16 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         ctx.write(msg, promise);
     }
 
-    /** The handler is its one timer: for the CONNECT until it comes, then for the keep-alive. */
+    /** The handler is its one timer, the keep-alive's, armed at the CONNECT. */
     @Override
-    protected void onStart(ChannelHandlerContext ctx, long nowNanos) {
-        schedule(this, settings.connectTimeoutNanos);
-    }
+    protected void onStart(ChannelHandlerContext ctx, long nowNanos) {}
 
     @Override
     protected void onStop() {
         cancel(this);
     }
 
-    @Override
-    protected void expire() {
-        if (connected) {
-            onIdleTimer();
-            return;
-        }
-        ConnectionMeters.count(settings.connectTimeoutCloses);
-        log.debug("{}: no CONNECT within {} ns, closing", ctx().channel(), settings.connectTimeoutNanos);
-        ctx().fireUserEventTriggered(new FirstMessageTimeoutEvent(settings.connectTimeoutNanos));
-        ctx().close();
-    }
-
     private void onConnect(ChannelHandlerContext ctx, MqttConnectMessage connect) {
-        cancel(this);
         connected = true;
         version = connect.variableHeader().version();
         requestedKeepAlive = connect.variableHeader().keepAliveTimeSeconds();
@@ -220,7 +197,8 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
     }
 
     /** Closes if the client was silent for the whole deadline, else waits for the rest of it. */
-    private void onIdleTimer() {
+    @Override
+    protected void expire() {
         long now = now();
         if (readInBatch) { // the batch began before this timer ran: it counts as a read now
             readInBatch = false;
@@ -283,26 +261,22 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
 
     /** Immutable, thread-safe settings that make one {@link MqttServerKeepAliveHandler} per channel. */
     public static final class Factory {
-        private final long connectTimeoutNanos;
         private final int minKeepAlive;
         private final int maxKeepAlive;
         private final PingEnforcement enforcement;
         private final EventLoopWheels wheels;
         private final Counter pingsAnswered;
         private final Counter keepAliveCloses;
-        private final Counter connectTimeoutCloses;
         private final Counter protocolErrorCloses;
         private final Counter outOfRangeCloses;
 
         private Factory(Builder b, EventLoopWheels wheels, PingEnforcement enforcement, MeterRegistry registry) {
-            this.connectTimeoutNanos = b.connectTimeoutNanos;
             this.minKeepAlive = b.minKeepAlive;
             this.maxKeepAlive = b.maxKeepAlive;
             this.enforcement = enforcement;
             this.wheels = wheels;
             this.pingsAnswered = PingEnforcement.pingsAnswered(registry);
             this.keepAliveCloses = ConnectionMeters.closed(registry, "reader_idle");
-            this.connectTimeoutCloses = ConnectionMeters.closed(registry, "first_message_timeout");
             this.protocolErrorCloses = ConnectionMeters.closed(registry, "protocol_error");
             this.outOfRangeCloses = ConnectionMeters.closed(registry, "keepalive_out_of_range");
         }
@@ -324,21 +298,10 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
     /** Settings of a {@link MqttServerKeepAliveHandler}, with {@link HandlerBuilder}'s. Not thread-safe. */
     public static final class Builder extends HandlerBuilder<Builder> {
         private PingLimits pingLimits = PingLimits.DEFAULT;
-        private long connectTimeoutNanos = TimeUnit.SECONDS.toNanos(10);
         private int minKeepAlive = 1;
         private int maxKeepAlive = MAX_KEEP_ALIVE;
 
         private Builder() {}
-
-        /**
-         * How long a new connection may take to send CONNECT; 10 s by default.
-         * @param timeout the time limit, positive
-         * @return this builder
-         */
-        public Builder connectTimeout(Duration timeout) {
-            this.connectTimeoutNanos = ConfigChecks.positiveNanos("connectTimeout", timeout);
-            return this;
-        }
 
         /**
          * The smallest non-zero keep-alive a client may ask for, in seconds; 1 by default.
@@ -352,8 +315,7 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         }
 
         /**
-         * The largest keep-alive a client may ask for, in seconds; a client asking for 0 (none)
-         * is above it. Not limited by default.
+         * The largest keep-alive a client may ask for, in seconds (0, none, is above it); not limited by default.
          * @param seconds the largest keep-alive accepted, in seconds
          * @return this builder
          * @throws IllegalArgumentException unless {@code 1 <= seconds <= 65535}
@@ -364,8 +326,7 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         }
 
         /**
-         * How often the client may send PINGREQ; {@link PingLimits#DEFAULT} unless set. Set the
-         * minimum below the shortest keep-alive the clients are meant to use.
+         * How often the client may send PINGREQ; {@link PingLimits#DEFAULT} unless set.
          * @param limits the limits, or {@link PingLimits#OFF}; not null
          * @return this builder
          */
@@ -375,8 +336,7 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
         }
 
         /**
-         * Returns the factory of handlers with these settings.
-         * @return the factory, immutable and thread-safe
+         * @return the factory of handlers with these settings, immutable and thread-safe
          * @throws IllegalStateException if the minimum keep-alive exceeds the maximum
          */
         public Factory build() {

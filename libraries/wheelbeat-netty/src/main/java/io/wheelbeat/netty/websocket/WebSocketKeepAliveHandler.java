@@ -32,31 +32,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * WebSocket keepalive over Netty's WebSocket codec, for servers and clients: at the end of the
- * handshake it adds a {@link HeartbeatHandler} in both roles before the protocol handler, where it
- * sees the frames first (Netty's protocol handler drops pongs by default and answers every ping at
- * once, however many wait to go out):
- * <ul>
- *   <li><b>Pings</b> when nothing was written for the ping interval, with their 8-byte id as data,
- *       echoed by the pong [RFC 6455 5.5.3].
- *       {@link Builder#maxMissedPongs} misses in a row: {@link HeartbeatFailedEvent}, close frame 1001
- *       {@value #PING_TIMEOUT}, close.</li>
- *   <li><b>The peer's pings</b> are answered with their data echoed. The last strike of
- *       {@link Builder#pingLimits} fires {@link TooManyPingsEvent}, close frame 1008 {@value #TOO_MANY_PINGS},
- *       close.</li>
- *   <li><b>Reader idle</b> ({@link Builder#readerIdleTimeout}): nothing read for the timeout since
- *       activation fires {@link WebSocketReaderIdleEvent}, close frame 1001 {@value #IDLE_TIMEOUT}
- *       (after the handshake), close ({@code wheelbeat.connection.closed{reason=reader_idle}}).</li>
- * </ul>
- * Pong frames are consumed; everything else passes. A close frame written removes the heartbeat.
+ * WebSocket keepalive over Netty's codec, for servers and clients. At the end of the handshake it adds a
+ * {@link HeartbeatHandler} before the protocol handler (which drops pongs and answers every ping at once): ping
+ * frames after the ping interval without a write, their 8-byte id echoed by the pong [RFC 6455 5.5.3], and
+ * {@link Builder#maxMissedPongs} misses firing {@link HeartbeatFailedEvent}, close frame 1001 {@value #PING_TIMEOUT};
+ * the peer's pings answered, the last strike of {@link Builder#pingLimits} firing {@link TooManyPingsEvent}, close
+ * frame 1008 {@value #TOO_MANY_PINGS}. A close frame written removes the heartbeat. {@link Builder#readerIdleTimeout}
+ * without a read fires {@link WebSocketReaderIdleEvent}, close frame 1001 {@value #IDLE_TIMEOUT} (after the
+ * handshake), meter {@code wheelbeat.connection.closed{reason=reader_idle}}. Each of these closes.
  *
- * <p>Add it after {@link WebSocketServerProtocolHandler} (or {@link WebSocketClientProtocolHandler}):
- * <pre>{@code
- * pipeline.addLast(new HttpServerCodec(), new HttpObjectAggregator(65536),
- *         new WebSocketServerProtocolHandler("/ws"), keepAlive.newHandler(), application);
- * }</pre>
- * Without a protocol handler before it, it logs the fix once per {@link Factory}, fires an
- * {@link IllegalStateException} and closes. A handler serves one channel, on its event loop.
+ * <p>Add it after {@link WebSocketServerProtocolHandler} or {@link WebSocketClientProtocolHandler}; without one
+ * before it, it logs the fix once per {@link Factory}, fires an {@link IllegalStateException} and closes. One
+ * channel, on its event loop.
  */
 public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
 
@@ -73,7 +60,7 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
     private static final Logger log = LoggerFactory.getLogger(WebSocketKeepAliveHandler.class);
 
     private final Factory settings;
-    /** The pings and answers before the protocol handler, from the handshake until a close frame. */
+    /** Before the protocol handler, from the handshake until a close frame. */
     private HeartbeatHandler heartbeat;
 
     private long lastReadNanos;
@@ -85,11 +72,7 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
         this.settings = settings;
     }
 
-    /**
-     * Returns a builder with the defaults: a pong timeout equal to the ping interval, 3 missed
-     * pongs, no jitter, no reader-idle timeout. The ping interval must be set.
-     * @return a new builder
-     */
+    /** @return a new builder; the ping interval must be set */
     public static Builder builder() {
         return new Builder();
     }
@@ -140,14 +123,13 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
     @Override
     protected void onStop() {
         cancel(this);
-        // Removed: the heartbeat goes too. A closed channel's heartbeat stopped itself; a channel
-        // moving to another loop takes it along.
+        // Removed from an open channel that stays on its loop: the heartbeat goes too.
         if (ctx().channel().isActive() && !HandlerFields.moving(this)) {
             removeHeartbeat(ctx());
         }
     }
 
-    /** The reader-idle timeout: the handler is its own timer, which reads postpone lazily. */
+    /** The reader-idle timeout: the handler is its own timer. */
     @Override
     protected void expire() {
         long left = settings.readerIdleNanos - (now() - lastReadNanos);
@@ -164,16 +146,11 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
     }
 
     private void onHandshake(ChannelHandlerContext ctx) {
-        if (handshakeDone || !running() || !ctx.channel().isActive()) {
+        ChannelHandlerContext protocol = protocolHandlerBefore(ctx); // there at the start: it sent the event
+        if (handshakeDone || !running() || !ctx.channel().isActive() || protocol == null) {
             return;
         }
         handshakeDone = true;
-        ChannelHandlerContext protocol = protocolHandlerBefore(ctx);
-        if (protocol == null) {
-            sendClose(ctx, WebSocketCloseStatus.INTERNAL_SERVER_ERROR.code(), "");
-            refuse(ctx, "the WebSocket protocol handler before WebSocketKeepAliveHandler is gone");
-            return;
-        }
         heartbeat = settings.heartbeats.newHandler();
         ctx.pipeline().addBefore(protocol.name(), null, heartbeat);
     }
@@ -219,23 +196,48 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
         ctx.close();
     }
 
+    /**
+     * The heartbeat this keepalive adds at the handshake, for pipelines that place it themselves (Reactor
+     * Netty's): ping frames carrying their id, the peer's pings answered under {@code limits}, close frame
+     * 1008 {@value #TOO_MANY_PINGS} for a peer that breaks them.
+     * @param pingInterval the time without a write after which a ping goes out, positive
+     * @param limits how often the peer may ping
+     * @return the heartbeat's builder, to complete (pong timeout, misses, meters) and build
+     */
+    public static HeartbeatHandler.Builder heartbeat(Duration pingInterval, PingLimits limits) {
+        HeartbeatHandler.Builder heartbeat = HeartbeatHandler.builder()
+                .sendPings(
+                        pingInterval,
+                        WebSocketKeepAliveHandler::ping,
+                        PongWebSocketFrame.class::isInstance,
+                        WebSocketKeepAliveHandler::pingId)
+                .answerPings(
+                        PingWebSocketFrame.class::isInstance,
+                        (ch, ping) -> new PongWebSocketFrame(
+                                ((PingWebSocketFrame) ping).content().retain()))
+                .pingLimits(limits);
+        if (!limits.equals(PingLimits.OFF)) {
+            int policyViolation = WebSocketCloseStatus.POLICY_VIOLATION.code();
+            heartbeat.goodbye(channel -> new CloseWebSocketFrame(policyViolation, TOO_MANY_PINGS));
+        }
+        return heartbeat;
+    }
+
     /** A ping frame whose data is the ping's id. */
     private static PingWebSocketFrame ping(Channel channel, long pingId) {
         return new PingWebSocketFrame(
                 channel.alloc().buffer(Long.BYTES, Long.BYTES).writeLong(pingId));
     }
 
-    /** The id a pong echoes: the 8 bytes of our ping; other application data answers no ping. */
-    private static long pingId(PongWebSocketFrame pong) {
-        ByteBuf data = pong.content();
+    /** The id a pong echoes: the 8 bytes of our ping; other data answers no ping. */
+    private static long pingId(Object pong) {
+        ByteBuf data = ((PongWebSocketFrame) pong).content();
         return data.readableBytes() == Long.BYTES ? data.getLong(data.readerIndex()) : HeartbeatHandler.NO_PING;
     }
 
     /** Immutable, thread-safe settings that make one {@link WebSocketKeepAliveHandler} per channel. */
     public static final class Factory {
-        /** Both roles, for the heartbeat added before the protocol handler. */
         private final HeartbeatHandler.Factory heartbeats;
-
         private final long readerIdleNanos;
         private final EventLoopWheels wheels;
         private final Counter readerIdleCloses;
@@ -267,7 +269,7 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
         private Builder() {}
 
         /**
-         * How often the peer may ping; {@link PingLimits#DEFAULT} unless set (a flood ends at its 4th ping).
+         * How often the peer may ping; {@link PingLimits#DEFAULT} unless set.
          * @param limits the limits, or {@link PingLimits#OFF}; not null
          * @return this builder
          */
@@ -317,10 +319,8 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
         }
 
         /**
-         * Closes a connection from which nothing was read for {@code timeout}; off by default. It
-         * must exceed the longest ping interval (jitter included) plus the pong timeout. Pings go
-         * out only when nothing was written for the interval: leave it off for a server that
-         * writes more often than that to a peer that never writes.
+         * Closes a connection from which nothing was read for {@code timeout}; off by default. It must
+         * exceed the longest ping interval (jitter included) plus the pong timeout.
          * @param timeout the time limit, positive
          * @return this builder
          */
@@ -330,10 +330,8 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
         }
 
         /**
-         * Returns the factory of handlers with these settings.
-         * @return the factory, immutable and thread-safe
-         * @throws IllegalStateException if the ping interval is not set, or the reader-idle
-         *     timeout does not exceed the longest ping interval plus the pong timeout
+         * @return the factory of handlers with these settings, immutable and thread-safe
+         * @throws IllegalStateException without a ping interval, or with a reader-idle timeout too short
          */
         public Factory build() {
             if (intervalNanos == 0) {
@@ -347,25 +345,12 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
                         + "longest ping interval plus the pong timeout (" + longestGap + " ns), or a quiet peer that "
                         + "answers every ping would be closed");
             }
-            HeartbeatHandler.Builder heartbeats = HeartbeatHandler.builder()
-                    .sendPings(
-                            Duration.ofNanos(intervalNanos),
-                            WebSocketKeepAliveHandler::ping,
-                            PongWebSocketFrame.class,
-                            WebSocketKeepAliveHandler::pingId)
+            HeartbeatHandler.Builder heartbeats = heartbeat(Duration.ofNanos(intervalNanos), pingLimits)
                     .pongTimeout(Duration.ofNanos(pongTimeout))
                     .maxMissedPongs(maxMissedPongs)
                     .pingIntervalJitter(jitter)
                     .random(random())
-                    .answerPings(
-                            PingWebSocketFrame.class,
-                            (ch, ping) -> new PongWebSocketFrame(ping.content().retain()))
-                    .pingLimits(pingLimits)
                     .wheels(wheels());
-            if (!pingLimits.equals(PingLimits.OFF)) {
-                int policyViolation = WebSocketCloseStatus.POLICY_VIOLATION.code();
-                heartbeats.goodbye(channel -> new CloseWebSocketFrame(policyViolation, TOO_MANY_PINGS));
-            }
             if (registry() != null) {
                 heartbeats.metrics(registry());
             }

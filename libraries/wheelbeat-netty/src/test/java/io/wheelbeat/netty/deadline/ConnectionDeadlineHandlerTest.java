@@ -369,6 +369,18 @@ class ConnectionDeadlineHandlerTest {
         assertEquals(1, pendingTimers(ch));
     }
 
+    /** The grace HTTP/2 uses to wait for its streams without limit, as gRPC's default. */
+    @Test
+    void aHugeGraceIsEffectivelyNever() {
+        EmbeddedChannel ch = channelWith(exactAge(100, Duration.ofNanos(Long.MAX_VALUE)));
+        advance(ch, 110);
+        assertEquals(1, events.ofType(MaxConnectionAgeEvent.class).size());
+        ch.advanceTimeBy(365, TimeUnit.DAYS);
+        ch.runScheduledPendingTasks();
+        assertTrue(ch.isActive());
+        assertEquals(1, pendingTimers(ch), "the grace timer");
+    }
+
     /**
      * A handler whose start fails (here its wheel's listener throws; on Netty 4.1 before 0.1.0 it was
      * a NoSuchMethodError for EventExecutor.ticker()) is removed cleanly: handlerRemoved has no

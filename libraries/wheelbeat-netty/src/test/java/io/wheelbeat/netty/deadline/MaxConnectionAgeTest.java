@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
@@ -15,10 +14,10 @@ class MaxConnectionAgeTest {
     private static final MaxConnectionAge AN_HOUR = MaxConnectionAge.of(Duration.ofHours(1));
 
     @Test
-    void defaultsToTenPercentJitterAndTheHandlersGrace() {
+    void defaultsToTenPercentJitterAndNoGrace() {
         assertEquals(Duration.ofHours(1), AN_HOUR.age());
         assertEquals(0.1, AN_HOUR.jitter());
-        assertEquals(Optional.empty(), AN_HOUR.grace());
+        assertEquals(Duration.ZERO, AN_HOUR.grace());
     }
 
     @Test
@@ -26,9 +25,9 @@ class MaxConnectionAgeTest {
         MaxConnectionAge exact = AN_HOUR.withJitter(0).withGrace(Duration.ZERO);
         assertEquals(Duration.ofHours(1), exact.age());
         assertEquals(0.0, exact.jitter());
-        assertEquals(Optional.of(Duration.ZERO), exact.grace());
+        assertEquals(Duration.ZERO, exact.grace());
         assertEquals(0.1, AN_HOUR.jitter());
-        assertEquals(Optional.empty(), AN_HOUR.grace());
+        assertEquals(Duration.ZERO, AN_HOUR.grace());
         assertEquals(
                 exact,
                 MaxConnectionAge.of(Duration.ofHours(1))

@@ -32,6 +32,7 @@ import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.util.ReferenceCountUtil;
 import io.wheelbeat.core.ScriptedRandom;
 import io.wheelbeat.netty.UserEvents;
+import io.wheelbeat.netty.deadline.ConnectionDeadlineHandler;
 import io.wheelbeat.netty.deadline.MaxConnectionAge;
 import io.wheelbeat.netty.deadline.MaxConnectionAgeEvent;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
@@ -556,14 +557,25 @@ class Http2KeepAliveHandlerTest {
         }
     }
 
+    /** The maximum age is a {@link ConnectionDeadlineHandler}'s, before the codec; its event starts the drain. */
     @Nested
     class MaxAge {
 
+        private void startAged(MaxConnectionAge age) {
+            ch = new EmbeddedChannel();
+            ch.freezeTime();
+            ch.pipeline()
+                    .addLast(ConnectionDeadlineHandler.builder()
+                            .maxConnectionAge(age.withJitter(0))
+                            .metrics(registry)
+                            .build()
+                            .newHandler());
+            startOn(Http2KeepAliveHandler.builder());
+        }
+
         @Test
         void streamsInFlightFinishAndTheLastStreamIdNamesThem() {
-            start(Http2KeepAliveHandler.builder()
-                    .maxConnectionAge(
-                            MaxConnectionAge.of(Duration.ofSeconds(60)).withJitter(0)));
+            startAged(MaxConnectionAge.of(Duration.ofSeconds(60)).withGrace(Duration.ofMinutes(10)));
             send(Http2Wire.get(1), Http2Wire.get(3));
             advanceTo(ch, start + SECONDS.toNanos(60) - 1);
             assertEquals(List.of(), sent());
@@ -571,10 +583,10 @@ class Http2KeepAliveHandlerTest {
             MaxConnectionAgeEvent age =
                     events.ofType(MaxConnectionAgeEvent.class).get(0);
             assertEquals(SECONDS.toNanos(60), age.ageNanos());
-            assertEquals(Long.MAX_VALUE, age.graceNanos());
             List<Frame> drain = sent();
             assertEquals("max_age", drain.get(0).goAwayDebugData());
             assertEquals(MAX_STREAM_ID, drain.get(0).goAwayLastStreamId());
+            assertEquals(PING, drain.get(1).type());
 
             send(Http2Wire.ping(drain.get(1).pingContent(), true));
             assertEquals(3, sent(GOAWAY).get(0).goAwayLastStreamId());
@@ -583,17 +595,16 @@ class Http2KeepAliveHandlerTest {
             requests.respond();
             assertFalse(ch.isActive());
             assertEquals(1, closed("max_connection_age"));
+            assertEquals(0, pendingTimers(ch), "the grace timer goes with the close");
         }
 
         @Test
         void afterTheGraceTheConnectionClosesWithStreamsStillOpen() {
-            start(Http2KeepAliveHandler.builder()
-                    .maxConnectionAge(MaxConnectionAge.of(Duration.ofSeconds(60))
-                            .withJitter(0)
-                            .withGrace(Duration.ofSeconds(5))));
+            startAged(MaxConnectionAge.of(Duration.ofSeconds(60)).withGrace(Duration.ofSeconds(5)));
             send(Http2Wire.get(1));
             advanceTo(ch, start + SECONDS.toNanos(60) + TICK);
             send(Http2Wire.ping(Http2KeepAliveHandler.DRAIN_PING, true));
+            assertEquals(1, sent(GOAWAY).get(1).goAwayLastStreamId(), "the second GOAWAY names stream 1");
             advanceTo(ch, start + SECONDS.toNanos(65) - 1);
             assertTrue(ch.isActive());
             advanceTo(ch, start + SECONDS.toNanos(65) + 2 * TICK);
@@ -602,14 +613,13 @@ class Http2KeepAliveHandlerTest {
         }
 
         @Test
-        void eachConnectionsAgeIsMovedByTheJitter() {
-            start(Http2KeepAliveHandler.builder()
-                    .maxConnectionAge(MaxConnectionAge.of(Duration.ofSeconds(100)))
-                    .random(new ScriptedRandom(0.0)));
-            advanceTo(ch, start + SECONDS.toNanos(90) + TICK);
-            assertEquals(
-                    SECONDS.toNanos(90),
-                    events.ofType(MaxConnectionAgeEvent.class).get(0).ageNanos());
+        void withoutAGraceTheFirstGoAwayGoesOutBeforeTheClose() {
+            startAged(MaxConnectionAge.of(Duration.ofSeconds(60)));
+            send(Http2Wire.get(1));
+            advanceTo(ch, start + SECONDS.toNanos(60) + TICK);
+            assertFalse(ch.isActive());
+            assertEquals("max_age", sent(GOAWAY).get(0).goAwayDebugData());
+            assertEquals(0, pendingTimers(ch));
         }
     }
 
@@ -651,9 +661,6 @@ class Http2KeepAliveHandlerTest {
                         .maxConnectionIdle(Duration.ofSeconds(1))
                         .permitKeepAliveWithoutCalls(true)
                         .build());
-        assertThrows(
-                NullPointerException.class,
-                () -> Http2KeepAliveHandler.builder().maxConnectionAge(null));
         assertThrows(
                 NullPointerException.class,
                 () -> Http2KeepAliveHandler.builder().pingLimits(null));

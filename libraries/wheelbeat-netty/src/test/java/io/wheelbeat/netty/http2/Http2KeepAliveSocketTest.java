@@ -34,6 +34,7 @@ import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2ServerUpgradeCodec;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
+import io.wheelbeat.netty.deadline.ConnectionDeadlineHandler;
 import io.wheelbeat.netty.deadline.MaxConnectionAge;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.PingLimits;
@@ -84,7 +85,15 @@ class Http2KeepAliveSocketTest {
 
     /** An h2c server answering every request with 200 "ok", the keepalive after the codec. */
     private int startServer(Http2KeepAliveHandler.Builder keepAlive) throws InterruptedException {
+        return startServer(keepAlive, null);
+    }
+
+    /** As the other {@code startServer}, with {@code deadlines} (if not null) nearest the socket. */
+    private int startServer(Http2KeepAliveHandler.Builder keepAlive, ConnectionDeadlineHandler.Builder deadlines)
+            throws InterruptedException {
         Http2KeepAliveHandler.Factory handlers = keepAlive.metrics(registry).build();
+        ConnectionDeadlineHandler.Factory ages =
+                deadlines == null ? null : deadlines.metrics(registry).build();
         Supplier<ChannelHandler[]> http2 = () -> new ChannelHandler[] {
             Http2FrameCodecBuilder.forServer().build(),
             handlers.newHandler(),
@@ -103,6 +112,9 @@ class Http2KeepAliveSocketTest {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         connections.incrementAndGet();
+                        if (ages != null) {
+                            ch.pipeline().addLast(ages.newHandler());
+                        }
                         HttpServerCodec http1 = new HttpServerCodec();
                         HttpServerUpgradeHandler upgrade = new HttpServerUpgradeHandler(
                                 http1,
@@ -223,10 +235,12 @@ class Http2KeepAliveSocketTest {
      */
     @Test
     void theJdkClientIsDrainedAtMaxConnectionAgeAndServedOnANewConnection() throws Exception {
-        int port = startServer(Http2KeepAliveHandler.builder()
-                .maxConnectionAge(MaxConnectionAge.of(Duration.ofMillis(200))
-                        .withJitter(0)
-                        .withGrace(Duration.ofSeconds(5))));
+        int port = startServer(
+                Http2KeepAliveHandler.builder(),
+                ConnectionDeadlineHandler.builder()
+                        .maxConnectionAge(MaxConnectionAge.of(Duration.ofMillis(200))
+                                .withJitter(0)
+                                .withGrace(Duration.ofSeconds(5))));
         HttpClient client = jdkClient();
         for (int i = 0; i < 3; i++) {
             get(client, port);

@@ -28,6 +28,7 @@ import io.netty.handler.codec.mqtt.MqttReasonCodeAndPropertiesVariableHeader;
 import io.netty.handler.codec.mqtt.MqttReasonCodes;
 import io.netty.handler.codec.mqtt.MqttVersion;
 import io.wheelbeat.netty.UserEvents;
+import io.wheelbeat.netty.deadline.ConnectionDeadlineHandler;
 import io.wheelbeat.netty.deadline.FirstMessageTimeoutEvent;
 import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
@@ -303,11 +304,29 @@ class MqttServerKeepAliveHandlerTest {
     @Nested
     class ConnectFirst {
 
+        /** The time allowed for the CONNECT is the first-message timeout of a deadline handler before it. */
+        private EmbeddedChannel withFirstMessageTimeout(SimpleMeterRegistry registry) {
+            EmbeddedChannel ch = new EmbeddedChannel();
+            ch.freezeTime();
+            events = new UserEvents();
+            ch.pipeline()
+                    .addLast(
+                            ConnectionDeadlineHandler.builder()
+                                    .firstMessageTimeout(Duration.ofSeconds(3))
+                                    .metrics(registry)
+                                    .build()
+                                    .newHandler(),
+                            MqttServerKeepAliveHandler.builder().build().newHandler(),
+                            events);
+            start = now(ch);
+            return ch;
+        }
+
         @Test
-        void aConnectionThatSendsNoConnectIsClosedAtTheConnectTimeout() {
+        void aConnectionThatSendsNoConnectIsClosedAtTheFirstMessageTimeout() {
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
-            EmbeddedChannel ch = channel(
-                    MqttServerKeepAliveHandler.builder().metrics(registry).connectTimeout(Duration.ofSeconds(3)));
+            EmbeddedChannel ch = withFirstMessageTimeout(registry);
+            assertEquals(1, pendingTimers(ch), "the deadline's: the keep-alive's waits for the CONNECT");
             advanceTo(ch, start + SECONDS.toNanos(3) - 1);
             assertTrue(ch.isActive());
             advanceTo(ch, start + SECONDS.toNanos(3) + TICK);
@@ -324,11 +343,15 @@ class MqttServerKeepAliveHandlerTest {
         }
 
         @Test
-        void connectInTimeCancelsTheConnectTimeout() {
-            EmbeddedChannel ch = channel(MqttServerKeepAliveHandler.builder().connectTimeout(Duration.ofSeconds(3)));
-            ch.writeInbound(connect(MqttVersion.MQTT_3_1_1, 0));
-            advanceTo(ch, start + SECONDS.toNanos(60));
+        void aConnectInTimeLeavesTheKeepAliveInCharge() {
+            EmbeddedChannel ch = withFirstMessageTimeout(new SimpleMeterRegistry());
+            ch.writeInbound(connect(MqttVersion.MQTT_3_1_1, 10));
+            advanceTo(ch, start + SECONDS.toNanos(15) - 1);
             assertTrue(ch.isActive());
+            advanceTo(ch, start + SECONDS.toNanos(15) + TICK);
+            assertFalse(ch.isActive());
+            assertEquals(1, events.ofType(MqttKeepAliveTimeoutEvent.class).size());
+            assertTrue(events.ofType(FirstMessageTimeoutEvent.class).isEmpty());
         }
 
         @Test
@@ -474,9 +497,6 @@ class MqttServerKeepAliveHandlerTest {
             assertThrows(
                     IllegalArgumentException.class,
                     () -> MqttServerKeepAliveHandler.builder().pingLimits(PingLimits.of(Duration.ofMillis(-1), 3)));
-            assertThrows(
-                    IllegalArgumentException.class,
-                    () -> MqttServerKeepAliveHandler.builder().connectTimeout(Duration.ofMillis(0)));
         }
     }
 

@@ -10,11 +10,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The answering side's rule against peers that ping too often, {@link PingLimits}' for every
- * keepalive; the first ping, or the first after {@link Strikes#forgive()}, is in time. Meters:
- * {@code wheelbeat.heartbeat.ping.strikes}, {@code wheelbeat.connection.closed{reason=too_many_pings}}.
- *
- * <p>Internal. Immutable and thread-safe; each {@link Strikes} is one channel's, event loop only.
+ * {@link PingLimits} enforced, for every answering keepalive; the first ping, or the first after
+ * {@link Strikes#forgive()}, is in time. Thread-safe; each {@link Strikes} is one channel's.
  */
 public final class PingEnforcement {
 
@@ -49,9 +46,8 @@ public final class PingEnforcement {
     }
 
     /**
-     * Judges a ping that came at {@code nowNanos} against {@code minIntervalNanos} (the limits' own,
-     * or HTTP/2's longer one without streams). Returns true if it is the strike that ends the
-     * connection: then counted, logged and {@link TooManyPingsEvent} fired; the caller closes.
+     * Judges a ping against {@code minIntervalNanos} (HTTP/2's may be longer than the limits'); true if it is
+     * the strike that ends the connection: {@link TooManyPingsEvent} fired, the caller closes.
      */
     public boolean strikesOut(ChannelHandlerContext ctx, Strikes state, long nowNanos, long minIntervalNanos) {
         if (!state.pingSeen || nowNanos - state.lastTimelyPingNanos >= minIntervalNanos) {
@@ -70,7 +66,7 @@ public final class PingEnforcement {
         return true;
     }
 
-    /** One channel's pings so far. Event loop only. */
+    /** One channel's pings so far. */
     public static final class Strikes {
         private boolean pingSeen;
         private long lastTimelyPingNanos;

@@ -7,6 +7,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.wheelbeat.core.TimerNode;
 import io.wheelbeat.netty.ChannelTimerHandler;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
+import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
 import io.wheelbeat.netty.internal.ConnectionMeters;
 import io.wheelbeat.netty.internal.HandlerFields;
@@ -19,25 +20,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The ping state machine of {@code HeartbeatHandler}, which every pinging keepalive but HTTP/2's puts
- * in its pipeline, and of {@code Http2KeepAliveHandler}, one per connection; the subclass writes the
- * pings and closes its way, and its handler feeds in the traffic and the pongs. After the
- * (jittered) interval without {@link Traffic traffic}, writes a ping and expects its pong within the
- * pong timeout. Lazy as Netty's {@code IdleStateHandler}: traffic stamps a time once per flush or read
- * batch, and an early timer re-arms for the rest. A pong in time fires {@link PongReceivedEvent};
- * {@code maxMissedPongs} misses in a row, {@link #pongsMissed}. With {@code READS}, anything read
- * while a ping is out proves the peer alive (gRPC's rule).
- *
- * <p>The loop is its one timer: for the next ping, or while a ping is out, for its pong. It times
- * through its handler, so that it follows the channel to another event loop with its deadline.
- *
- * <p>Internal. Event loop only, one channel; {@link Settings} is shared by a factory's loops.
+ * The ping state machine of {@code HeartbeatHandler} and {@code Http2KeepAliveHandler}, one per connection: after
+ * the (jittered) interval without {@link Traffic traffic}, a ping, whose pong must come within the pong timeout.
+ * Lazy as Netty's {@code IdleStateHandler}: traffic stamps a time once per flush or read batch, an early timer
+ * re-arms for the rest. The subclass writes the pings and closes its way; the handler feeds in traffic and pongs.
+ * The loop is its one timer, armed through its handler so that it follows the channel to another event loop.
+ * Event loop only; {@link Settings} is shared by a factory's loops.
  */
 public abstract class PingLoop extends TimerNode {
 
     private static final Logger log = LoggerFactory.getLogger(PingLoop.class);
-    /** The id no pong answers with: ids are positive. */
-    private static final long NO_PING = 0;
 
     /** What postpones the next ping. */
     public enum Traffic {
@@ -47,7 +39,7 @@ public abstract class PingLoop extends TimerNode {
         READS
     }
 
-    /** The settings a factory's loops share, with the pinging meters. Thread-safe. */
+    /** A factory's settings and pinging meters. Thread-safe. */
     public static final class Settings {
         /** Before jitter; doubled when the peer says "too many pings". */
         private final AtomicLong intervalNanos;
@@ -92,7 +84,6 @@ public abstract class PingLoop extends TimerNode {
             closes = ConnectionMeters.closed(registry, "heartbeat_timeout");
         }
 
-        /** The current base interval: as configured, doubled once per "too many pings" that took effect. */
         public long intervalNanos() {
             return intervalNanos.get();
         }
@@ -100,9 +91,7 @@ public abstract class PingLoop extends TimerNode {
 
     private Settings settings;
     private ChannelHandlerContext ctx;
-    /** The handler of {@link #ctx}, which arms the timer on its channel's loop. */
     private ChannelTimerHandler handler;
-
     private boolean running;
     /** This interval's length, jitter included. */
     private long intervalNanos;
@@ -113,7 +102,7 @@ public abstract class PingLoop extends TimerNode {
     private boolean trafficUnstamped;
     private boolean readSincePing;
     private boolean awaitingPong;
-    /** The random id before the first ping: this connection's ping ids are above it. */
+    /** The random id before the first ping. */
     private long firstPingIdMinusOne;
 
     private long lastPingId;
@@ -124,7 +113,7 @@ public abstract class PingLoop extends TimerNode {
     private boolean pongSeen;
     private int missedPongs;
 
-    /** Returns the ping carrying {@code pingId}, or null (reported already) to skip this interval. */
+    /** Returns the ping carrying {@code pingId}, or null (reported already) to skip it. */
     protected abstract Object newPing(ChannelHandlerContext ctx, long pingId);
 
     /** Whether a ping may go out now; a loop told no waits for {@link #resumeIfPaused}. */
@@ -138,10 +127,7 @@ public abstract class PingLoop extends TimerNode {
         ctx.close();
     }
 
-    /**
-     * Starts pinging with {@code settings}, the interval counted from now; once. {@code ctx} is the
-     * context of the {@link ChannelTimerHandler} that holds the loop, running.
-     */
+    /** Starts pinging, once; {@code ctx} is the running {@link ChannelTimerHandler}'s that holds the loop. */
     public final void start(Settings settings, ChannelHandlerContext ctx) {
         if (this.settings != null) {
             return;
@@ -159,10 +145,7 @@ public abstract class PingLoop extends TimerNode {
         HandlerFields.schedule(handler, this, intervalNanos);
     }
 
-    /**
-     * Stops pinging for good: cancels the timers; later pongs are the handler's to drop. While the
-     * channel moves to another loop, the handler re-arms the timer there and pinging goes on.
-     */
+    /** Stops pinging, for good unless the channel is moving to another loop. */
     public final void stop() {
         if (running) {
             running = HandlerFields.moving(handler);
@@ -175,7 +158,7 @@ public abstract class PingLoop extends TimerNode {
         trafficUnstamped = true;
     }
 
-    /** A flush passed the handler, or a read batch completed: stamps the traffic before it, one clock read. */
+    /** A flush passed the handler, or a read batch completed: stamps the traffic before it. */
     public final void onFlush() {
         if (trafficUnstamped) {
             trafficUnstamped = false;
@@ -185,7 +168,7 @@ public abstract class PingLoop extends TimerNode {
         }
     }
 
-    /** A message was read: it counts when its batch completes ({@link #onFlush}), and proves the peer alive. */
+    /** A message was read: it counts when its batch completes, and proves the peer alive. */
     public final void onRead() {
         trafficUnstamped = true;
         readSincePing = true;
@@ -224,7 +207,7 @@ public abstract class PingLoop extends TimerNode {
 
     /** A pong that carries nothing (MQTT's PINGRESP): the n-th pong answers the n-th ping, one beyond them none. */
     public final void onPongInOrder() {
-        onPong(pongsCounted < lastPingId ? ++pongsCounted : NO_PING);
+        onPong(pongsCounted < lastPingId ? ++pongsCounted : HeartbeatHandler.NO_PING);
     }
 
     /** Resumes a loop that {@link #mayPing} paused (no timer pending), first stamping traffic if {@code trafficNow}. */
@@ -239,10 +222,7 @@ public abstract class PingLoop extends TimerNode {
         pingWhenIdle(now);
     }
 
-    /**
-     * The peer says this side pings too often: doubles the shared base interval from the one this
-     * connection last used, so that many connections told at once double it once. Not before the start.
-     */
+    /** Doubles the shared interval from the one this connection last used: many told at once double it once. */
     public final void peerSaysTooManyPings() {
         long base = baseIntervalNanos;
         if (base == 0) {

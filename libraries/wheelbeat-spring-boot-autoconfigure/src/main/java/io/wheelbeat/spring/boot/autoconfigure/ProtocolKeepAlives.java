@@ -1,7 +1,5 @@
 package io.wheelbeat.spring.boot.autoconfigure;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -13,16 +11,13 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
-import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
-import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
-import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.netty.handler.codec.http2.CleartextHttp2ServerUpgradeHandler;
 import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
 import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
 import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.http2.Http2KeepAliveHandler;
+import io.wheelbeat.netty.websocket.WebSocketKeepAliveHandler;
 import java.time.Duration;
 import reactor.netty.NettyPipeline;
 
@@ -35,50 +30,18 @@ import reactor.netty.NettyPipeline;
  */
 final class ProtocolKeepAlives {
 
-    /** RFC 6455's "policy violation", the close status for a peer that pings too often. */
-    private static final int POLICY_VIOLATION = WebSocketCloseStatus.POLICY_VIOLATION.code();
-
     private ProtocolKeepAlives() {}
 
     /**
-     * The WebSocket keepalive as a {@link HeartbeatHandler}: ping frames carrying the ping's id,
-     * which the peer's pong echoes [RFC 6455 5.5.3]; the peer's pings answered (instead of by
-     * Reactor Netty, which cannot limit them) under {@code limits}, with a close frame 1008 for a
-     * peer that pings too often.
+     * The WebSocket keepalive as {@link WebSocketKeepAliveHandler}'s heartbeat, placed by
+     * {@link WebSocketWatcher}: the peer's pings are answered by it (instead of by Reactor Netty,
+     * which cannot limit them) under {@code limits}.
      */
     static HeartbeatHandler.Builder webSocket(
             Duration interval, Duration pongTimeout, int maxMissedPongs, PingLimits limits) {
-        HeartbeatHandler.Builder builder = HeartbeatHandler.builder()
-                .sendPings(
-                        interval,
-                        ProtocolKeepAlives::ping,
-                        PongWebSocketFrame.class::isInstance,
-                        ProtocolKeepAlives::pingIdOf)
-                .maxMissedPongs(maxMissedPongs)
-                .answerPings(
-                        PingWebSocketFrame.class::isInstance,
-                        (channel, ping) -> new PongWebSocketFrame(
-                                ((PingWebSocketFrame) ping).content().retain()))
-                .pingLimits(limits);
-        if (pongTimeout != null) {
-            builder.pongTimeout(pongTimeout);
-        }
-        if (!PingLimits.OFF.equals(limits)) {
-            builder.goodbye(channel -> new CloseWebSocketFrame(POLICY_VIOLATION, "too many pings"));
-        }
-        return builder;
-    }
-
-    /** A ping frame whose data is the ping's id. */
-    private static PingWebSocketFrame ping(Channel channel, long id) {
-        return new PingWebSocketFrame(
-                channel.alloc().buffer(Long.BYTES, Long.BYTES).writeLong(id));
-    }
-
-    /** The id our ping carried, or {@link HeartbeatHandler#NO_PING} for a pong with other data. */
-    private static long pingIdOf(Object pong) {
-        ByteBuf data = ((PongWebSocketFrame) pong).content();
-        return data.readableBytes() == Long.BYTES ? data.getLong(data.readerIndex()) : HeartbeatHandler.NO_PING;
+        HeartbeatHandler.Builder builder =
+                WebSocketKeepAliveHandler.heartbeat(interval, limits).maxMissedPongs(maxMissedPongs);
+        return pongTimeout == null ? builder : builder.pongTimeout(pongTimeout);
     }
 
     /**
