@@ -374,7 +374,7 @@ class WebSocketKeepAliveHandlerTest {
     @Nested
     class ReaderIdle {
 
-        /** Pongs may go missing 10 times: the reader idle (3 s, above the 1 s interval plus the pong timeout) decides. */
+        /** Pongs may go missing 10 times: the reader idle (3 s, above interval plus pong timeout) decides. */
         private WebSocketKeepAliveHandler.Builder readerIdle() {
             return keepAlive().maxMissedPongs(10);
         }
