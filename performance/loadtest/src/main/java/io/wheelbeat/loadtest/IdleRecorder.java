@@ -7,7 +7,6 @@ import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.wheelbeat.loadtest.InstrumentedEventLoopGroup.LoopCounters;
-import io.wheelbeat.netty.websocket.WebSocketReaderIdleEvent;
 
 /**
  * Last handler of every server channel, behind the idle handler: what an application does with
@@ -36,14 +35,13 @@ final class IdleRecorder extends ChannelInboundHandlerAdapter {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         boolean readerIdle = evt instanceof IdleStateEvent idle && idle.state() == IdleState.READER_IDLE;
-        if (!readerIdle && !(evt instanceof WebSocketReaderIdleEvent)) {
+        if (!readerIdle) {
             ctx.fireUserEventTriggered(evt);
             return;
         }
         long now = ctx.executor().ticker().nanoTime();
         LoopCounters loop = serverLoops.counters(ctx.executor());
-        // WebSocketKeepAliveHandler's reader idle comes once: it closes the connection.
-        if (!readerIdle || ((IdleStateEvent) evt).isFirst()) {
+        if (((IdleStateEvent) evt).isFirst()) {
             loop.firstIdleEvents++;
         } else {
             loop.repeatIdleEvents++;

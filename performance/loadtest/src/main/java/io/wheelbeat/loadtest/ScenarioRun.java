@@ -513,7 +513,7 @@ final class ScenarioRun {
 
     /**
      * Every server pipeline: probe, the idle handler under test (if any), recorder; over
-     * WebSocket the codecs come first and the keepalive of {@code kind} takes the idle handler's place.
+     * WebSocket the codecs come first (behind wheelbeat's idle handler) and the keepalive of {@code kind} follows.
      */
     private static final class ServerInitializer extends ChannelInitializer<Channel> {
         private final Protocol protocol;

@@ -37,7 +37,8 @@ import java.util.concurrent.TimeUnit;
  * the pings, until a client goes silent, which then stops answering too (a dead peer).
  *
  * <p>The server keeps connections alive in one of two ways, the only difference between the
- * pipelines: {@link IdleHandlerKind#WHEEL} is wheelbeat's {@link WebSocketKeepAliveHandler};
+ * pipelines: {@link IdleHandlerKind#WHEEL} is wheelbeat's {@link WebSocketKeepAliveHandler}, behind a
+ * {@code WheelIdleStateHandler} first in the pipeline (where the pongs the keepalive takes are read);
  * {@link IdleHandlerKind#NETTY} is what users write today, Netty's {@link IdleStateHandler} with
  * a handler that pings on writer idle and sends a close frame on reader idle
  * ({@link PingOnWriterIdle}). Both ping every third of the reader-idle time and close after the same
@@ -54,7 +55,7 @@ final class WebSocketPipelines {
 
     private WebSocketPipelines() {}
 
-    /** A factory of ours, pinging every third of the reader-idle time, closing at the reader idle. */
+    /** A factory of ours, pinging every third of the reader-idle time; the idle handler's event closes. */
     static WebSocketKeepAliveHandler.Factory keepAlive(long readerIdleNanos) {
         long pingNanos = pingIntervalNanos(readerIdleNanos);
         // Ten missed pongs take over three reader-idle times: the reader idle decides, as it does for
@@ -66,7 +67,6 @@ final class WebSocketPipelines {
                 .pingIntervalJitter(0)
                 .pongTimeout(Duration.ofNanos(pingNanos))
                 .maxMissedPongs(MISSED_PONGS)
-                .readerIdleTimeout(Duration.ofNanos(readerIdleNanos))
                 .build();
     }
 
@@ -90,7 +90,10 @@ final class WebSocketPipelines {
                         .build()),
                 probe);
         switch (kind) {
-            case WHEEL -> p.addLast(ours.newHandler());
+            case WHEEL -> {
+                p.addFirst(IdleHandlers.create(kind, readerIdleNanos, 0, 0, TimeUnit.NANOSECONDS));
+                p.addLast(ours.newHandler());
+            }
             case NETTY ->
                 p.addLast(
                         new IdleStateHandler(

@@ -17,7 +17,6 @@ import io.wheelbeat.netty.guard.ClosePacer;
 import io.wheelbeat.netty.guard.SlowConsumerEvent;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
-import io.wheelbeat.netty.websocket.WebSocketReaderIdleEvent;
 import java.io.IOException;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -84,8 +83,6 @@ final class CloseReasons extends ChannelInboundHandlerAdapter {
             log.info("{} does not read fast enough ({}); closed", ctx.channel(), slow);
         } else if (evt instanceof HeartbeatFailedEvent missed) {
             log.info("{} answered none of our last {} pings; closed", ctx.channel(), missed.missedPongs());
-        } else if (evt instanceof WebSocketReaderIdleEvent) {
-            log.info("{} sent nothing in time; closed", ctx.channel());
         }
         ctx.fireUserEventTriggered(evt);
     }

@@ -38,7 +38,7 @@ final class ServerPipeline extends ChannelInitializer<Channel> {
     private final HeartbeatHandler.Factory heartbeats;
     private final RateLimitHandler messageRate;
     /** Configured once; build() only reads, so every event loop may call it. */
-    private final WheelIdleStateHandler.Factory readerIdle;
+    final WheelIdleStateHandler.Factory readerIdle;
 
     final KeyedRateLimiter<Object> connectionLimiter;
     private final CloseReasons closeReasons;

@@ -86,6 +86,8 @@ final class WebSocketPipeline extends ChannelInitializer<Channel> {
     protected void initChannel(Channel channel) {
         guards.connections.add(channel);
         ChannelPipeline pipeline = channel.pipeline();
+        // First, where every frame is read: the keepalive takes the pongs before the protocol handler.
+        pipeline.addLast("reader-idle", guards.readerIdle.newHandler());
         pipeline.addLast("slow-consumer", guards.slowConsumers.newHandler());
         pipeline.addLast(
                 "connection-rate",

@@ -1,7 +1,5 @@
 package io.wheelbeat.netty.websocket;
 
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
@@ -13,6 +11,8 @@ import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
 import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
+import io.netty.handler.timeout.IdleState;
+import io.netty.handler.timeout.IdleStateEvent;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.ChannelTimerHandler;
 import io.wheelbeat.netty.EventLoopWheels;
@@ -21,7 +21,7 @@ import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.HeartbeatHandler;
 import io.wheelbeat.netty.heartbeat.PingLimits;
 import io.wheelbeat.netty.heartbeat.TooManyPingsEvent;
-import io.wheelbeat.netty.internal.ConnectionMeters;
+import io.wheelbeat.netty.idle.WheelIdleStateHandler;
 import io.wheelbeat.netty.internal.HandlerFields;
 import io.wheelbeat.netty.internal.Jitter;
 import java.time.Duration;
@@ -37,9 +37,9 @@ import org.slf4j.LoggerFactory;
  * frames after the ping interval without a write, their 8-byte id echoed by the pong [RFC 6455 5.5.3], and
  * {@link Builder#maxMissedPongs} misses firing {@link HeartbeatFailedEvent}, close frame 1001 {@value #PING_TIMEOUT};
  * the peer's pings answered, the last strike of {@link Builder#pingLimits} firing {@link TooManyPingsEvent}, close
- * frame 1008 {@value #TOO_MANY_PINGS}. A close frame written removes the heartbeat. {@link Builder#readerIdleTimeout}
- * without a read fires {@link WebSocketReaderIdleEvent}, close frame 1001 {@value #IDLE_TIMEOUT} (after the
- * handshake), meter {@code wheelbeat.connection.closed{reason=reader_idle}}. Each of these closes.
+ * frame 1008 {@value #TOO_MANY_PINGS}. A close frame written removes the heartbeat. A reader-idle
+ * {@link IdleStateEvent} (from a {@link WheelIdleStateHandler} first in the pipeline) writes close frame 1001
+ * {@value #IDLE_TIMEOUT} (after the handshake). Each of these closes.
  *
  * <p>Add it after {@link WebSocketServerProtocolHandler} or {@link WebSocketClientProtocolHandler}; without one
  * before it, it logs the fix once per {@link Factory}, fires an {@link IllegalStateException} and closes. One
@@ -49,7 +49,7 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
 
     /** The close reason after missed pongs. */
     public static final String PING_TIMEOUT = "ping timeout";
-    /** The close reason after the reader-idle timeout. */
+    /** The close reason at a reader-idle event. */
     public static final String IDLE_TIMEOUT = "idle timeout";
     /** The close reason for a peer that pings too often. */
     public static final String TOO_MANY_PINGS = "too many pings";
@@ -63,7 +63,6 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
     /** Before the protocol handler, from the handshake until a close frame. */
     private HeartbeatHandler heartbeat;
 
-    private long lastReadNanos;
     private boolean handshakeDone;
     private boolean closeSent;
 
@@ -75,14 +74,6 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
     /** @return a new builder; the ping interval must be set */
     public static Builder builder() {
         return new Builder();
-    }
-
-    @Override
-    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
-        if (settings.readerIdleNanos > 0 && running()) {
-            lastReadNanos = now();
-        }
-        ctx.fireChannelReadComplete();
     }
 
     @Override
@@ -103,6 +94,10 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
             sendClose(ctx, GOING_AWAY, PING_TIMEOUT); // the heartbeat closes right after the event
         }
         ctx.fireUserEventTriggered(evt);
+        if (evt instanceof IdleStateEvent idle && idle.state() == IdleState.READER_IDLE) {
+            sendClose(ctx, GOING_AWAY, IDLE_TIMEOUT);
+            ctx.close();
+        }
     }
 
     @Override
@@ -112,37 +107,15 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
                     ctx,
                     "no WebSocketServerProtocolHandler or WebSocketClientProtocolHandler before "
                             + "WebSocketKeepAliveHandler in the pipeline: add the keepalive after it");
-        } else if (settings.readerIdleNanos > 0) {
-            if (!HandlerFields.moving(this)) { // moved to another loop, the last read's time stands
-                lastReadNanos = nowNanos;
-            }
-            schedule(this, settings.readerIdleNanos);
         }
     }
 
     @Override
     protected void onStop() {
-        cancel(this);
         // Removed from an open channel that stays on its loop: the heartbeat goes too.
         if (ctx().channel().isActive() && !HandlerFields.moving(this)) {
             removeHeartbeat(ctx());
         }
-    }
-
-    /** The reader-idle timeout: the handler is its own timer. */
-    @Override
-    protected void expire() {
-        long left = settings.readerIdleNanos - (now() - lastReadNanos);
-        if (left > 0) {
-            schedule(this, left);
-            return;
-        }
-        ChannelHandlerContext ctx = ctx();
-        ConnectionMeters.count(settings.readerIdleCloses);
-        log.debug("{}: nothing read for {} ns, closing", ctx.channel(), settings.readerIdleNanos);
-        ctx.fireUserEventTriggered(new WebSocketReaderIdleEvent(settings.readerIdleNanos));
-        sendClose(ctx, GOING_AWAY, IDLE_TIMEOUT);
-        ctx.close();
     }
 
     private void onHandshake(ChannelHandlerContext ctx) {
@@ -238,17 +211,12 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
     /** Immutable, thread-safe settings that make one {@link WebSocketKeepAliveHandler} per channel. */
     public static final class Factory {
         private final HeartbeatHandler.Factory heartbeats;
-        private final long readerIdleNanos;
         private final EventLoopWheels wheels;
-        private final Counter readerIdleCloses;
         private final AtomicBoolean misconfigurationLogged = new AtomicBoolean();
 
-        private Factory(
-                Builder b, HeartbeatHandler.Factory heartbeats, EventLoopWheels wheels, MeterRegistry registry) {
+        private Factory(HeartbeatHandler.Factory heartbeats, EventLoopWheels wheels) {
             this.heartbeats = heartbeats;
-            this.readerIdleNanos = b.readerIdleNanos;
             this.wheels = wheels;
-            this.readerIdleCloses = readerIdleNanos > 0 ? ConnectionMeters.closed(registry, "reader_idle") : null;
         }
 
         /** @return a new handler, for one channel only */
@@ -263,7 +231,6 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
         private long pongTimeoutNanos;
         private int maxMissedPongs = 3;
         private double jitter;
-        private long readerIdleNanos;
         private PingLimits pingLimits = PingLimits.DEFAULT;
 
         private Builder() {}
@@ -319,34 +286,15 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
         }
 
         /**
-         * Closes a connection from which nothing was read for {@code timeout}; off by default. It must
-         * exceed the longest ping interval (jitter included) plus the pong timeout.
-         * @param timeout the time limit, positive
-         * @return this builder
-         */
-        public Builder readerIdleTimeout(Duration timeout) {
-            this.readerIdleNanos = ConfigChecks.positiveNanos("readerIdleTimeout", timeout);
-            return this;
-        }
-
-        /**
          * @return the factory of handlers with these settings, immutable and thread-safe
-         * @throws IllegalStateException without a ping interval, or with a reader-idle timeout too short
+         * @throws IllegalStateException without a ping interval
          */
         public Factory build() {
             if (intervalNanos == 0) {
                 throw new IllegalStateException("set pingInterval");
             }
-            long pongTimeout = pongTimeoutNanos > 0 ? pongTimeoutNanos : intervalNanos;
-            long longestGap = (long) (intervalNanos * (1 + jitter)) + pongTimeout; // the cast saturates
-            longestGap = longestGap < 0 ? Long.MAX_VALUE : longestGap;
-            if (readerIdleNanos > 0 && readerIdleNanos <= longestGap) {
-                throw new IllegalStateException("readerIdleTimeout (" + readerIdleNanos + " ns) must exceed the "
-                        + "longest ping interval plus the pong timeout (" + longestGap + " ns), or a quiet peer that "
-                        + "answers every ping would be closed");
-            }
             HeartbeatHandler.Builder heartbeats = heartbeat(Duration.ofNanos(intervalNanos), pingLimits)
-                    .pongTimeout(Duration.ofNanos(pongTimeout))
+                    .pongTimeout(Duration.ofNanos(pongTimeoutNanos > 0 ? pongTimeoutNanos : intervalNanos))
                     .maxMissedPongs(maxMissedPongs)
                     .pingIntervalJitter(jitter)
                     .random(random())
@@ -354,7 +302,7 @@ public final class WebSocketKeepAliveHandler extends ChannelTimerHandler {
             if (registry() != null) {
                 heartbeats.metrics(registry());
             }
-            return new Factory(this, heartbeats.build(), wheels(), registry());
+            return new Factory(heartbeats.build(), wheels());
         }
     }
 }

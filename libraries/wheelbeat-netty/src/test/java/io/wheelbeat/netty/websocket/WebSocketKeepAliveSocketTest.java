@@ -27,9 +27,11 @@ import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
+import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.wheelbeat.netty.heartbeat.HeartbeatFailedEvent;
 import io.wheelbeat.netty.heartbeat.PongReceivedEvent;
+import io.wheelbeat.netty.idle.WheelIdleStateHandler;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -65,15 +67,29 @@ class WebSocketKeepAliveSocketTest {
         group.shutdownGracefully(0, 1, SECONDS).sync();
     }
 
-    /** An echo server for text frames at ws://127.0.0.1:port/ws with the keepalive; returns the port. */
     private int startServer(WebSocketKeepAliveHandler.Builder keepAlive) throws InterruptedException {
+        return startServer(keepAlive, Duration.ZERO);
+    }
+
+    /**
+     * An echo server for text frames at ws://127.0.0.1:port/ws with the keepalive, and a reader-idle handler first
+     * unless {@code readerIdle} is zero; returns the port.
+     */
+    private int startServer(WebSocketKeepAliveHandler.Builder keepAlive, Duration readerIdle)
+            throws InterruptedException {
         WebSocketKeepAliveHandler.Factory handlers = keepAlive.metrics(registry).build();
+        WheelIdleStateHandler.Factory idle = readerIdle.isZero()
+                ? null
+                : WheelIdleStateHandler.builder().readerIdleTime(readerIdle).build();
         Channel server = new ServerBootstrap()
                 .group(group)
                 .channel(NioServerSocketChannel.class)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (idle != null) {
+                            ch.pipeline().addLast(idle.newHandler());
+                        }
                         ch.pipeline()
                                 .addLast(
                                         new HttpServerCodec(),
@@ -102,17 +118,18 @@ class WebSocketKeepAliveSocketTest {
     @Test
     void theJdkClientIsKeptAliveOverManyIntervalsWithoutSendingAnything() throws Exception {
         // Ping after 100 ms of quiet; generous pong timeout and reader idle, so only a dead client fails.
-        int port = startServer(WebSocketKeepAliveHandler.builder()
-                .pingInterval(Duration.ofMillis(100))
-                .pongTimeout(Duration.ofSeconds(1))
-                .readerIdleTimeout(Duration.ofSeconds(3)));
+        int port = startServer(
+                WebSocketKeepAliveHandler.builder()
+                        .pingInterval(Duration.ofMillis(100))
+                        .pongTimeout(Duration.ofSeconds(1)),
+                Duration.ofSeconds(3));
         JdkWebSocketClient client = jdkClient(port);
         Thread.sleep(3_000); // 30 intervals, three reader-idle timeouts
         assertNull(client.closed.peek(), "the connection stays open");
         assertTrue(client.pings.get() >= 10, "pings the JDK client saw: " + client.pings.get());
         assertTrue(serverEventsOf(PongReceivedEvent.class) >= 10, serverEvents.toString());
         assertEquals(0, serverEventsOf(HeartbeatFailedEvent.class));
-        assertEquals(0, serverEventsOf(WebSocketReaderIdleEvent.class));
+        assertEquals(0, serverEventsOf(IdleStateEvent.class));
         assertTrue(registry.get("wheelbeat.heartbeat.rtt").timer().count() >= 10);
         client.sendText("still here", WAIT_MILLIS);
         assertEquals("still here", client.texts.poll(WAIT_MILLIS, MILLISECONDS));
@@ -179,15 +196,16 @@ class WebSocketKeepAliveSocketTest {
 
     @Test
     void aConnectionThatNeverSendsItsHandshakeIsClosedAfterTheReaderIdleTimeout() throws Exception {
-        int port = startServer(WebSocketKeepAliveHandler.builder()
-                .pingInterval(Duration.ofMillis(100))
-                .pongTimeout(Duration.ofMillis(100))
-                .readerIdleTimeout(Duration.ofMillis(500)));
+        int port = startServer(
+                WebSocketKeepAliveHandler.builder()
+                        .pingInterval(Duration.ofMillis(100))
+                        .pongTimeout(Duration.ofMillis(100)),
+                Duration.ofMillis(500));
         long opened = System.nanoTime(); // before the connect: the server's timer cannot start sooner
         Socket socket = socket(port);
         assertEquals(-1, socket.getInputStream().read(), "closed without a byte");
         assertTrue(System.nanoTime() - opened >= MILLISECONDS.toNanos(500));
-        assertEquals(1, counter("wheelbeat.connection.closed", "reason", "reader_idle"));
+        assertEquals(1, serverEventsOf(IdleStateEvent.class));
     }
 
     @Test
