@@ -3,6 +3,7 @@ package io.wheelbeat.netty.deadline;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.DecoderResultProvider;
 import io.wheelbeat.core.internal.checks.ConfigChecks;
 import io.wheelbeat.netty.ChannelTimerHandler;
 import io.wheelbeat.netty.EventLoopWheels;
@@ -22,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li><b>First message:</b> if nothing is read within the limit after the channel becomes
  *       active, fires {@link FirstMessageTimeoutEvent} and closes the channel. Put it right after
- *       the frame decoder so that a peer trickling one byte at a time does not pass for talking.</li>
+ *       the frame decoder so that a peer trickling one byte at a time does not pass for talking; a
+ *       message whose {@code DecoderResultProvider} result is a failure does not count either.</li>
  *   <li><b>Maximum age:</b> at the connection's (jittered) maximum age, fires
  *       {@link MaxConnectionAgeEvent} so the protocol can say goodbye (an {@code Http2KeepAliveHandler}
  *       after it drains the connection), then closes the channel after the grace period.</li>
@@ -60,10 +62,16 @@ public final class ConnectionDeadlineHandler extends ChannelTimerHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (firstMessageTimer.isPending()) {
+        if (firstMessageTimer.isPending() && !undecodable(msg)) {
             cancel(firstMessageTimer);
         }
         ctx.fireChannelRead(msg);
+    }
+
+    /** A message its decoder failed on (garbage, as a hostile peer sends) is not the peer talking. */
+    private static boolean undecodable(Object msg) {
+        return msg instanceof DecoderResultProvider decoded
+                && decoded.decoderResult().isFailure();
     }
 
     @Override

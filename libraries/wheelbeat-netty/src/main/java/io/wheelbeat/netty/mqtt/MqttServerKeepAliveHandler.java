@@ -77,10 +77,16 @@ public final class MqttServerKeepAliveHandler extends ChannelTimerHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (!running()
-                || !(msg instanceof MqttMessage packet)
-                || packet.decoderResult().isFailure()) {
+        if (!running() || !(msg instanceof MqttMessage packet)) {
             ctx.fireChannelRead(msg);
+            return;
+        }
+        if (packet.decoderResult().isFailure()) {
+            ctx.fireChannelRead(msg); // the broker may answer it (CONNACK 0x01 for an unknown version)
+            if (!connected && ctx.channel().isActive()) { // the decoder reads nothing more: no CONNECT can come
+                ConnectionMeters.count(settings.protocolErrorCloses);
+                ctx.close();
+            }
             return;
         }
         readInBatch = true;

@@ -7,6 +7,7 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -22,6 +23,8 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.channel.local.LocalAddress;
 import io.netty.channel.local.LocalChannel;
 import io.netty.channel.local.LocalServerChannel;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.DecoderResultProvider;
 import io.wheelbeat.core.ScriptedRandom;
 import io.wheelbeat.netty.EventLoopWheels;
 import io.wheelbeat.netty.NettyLine;
@@ -92,6 +95,25 @@ class ConnectionDeadlineHandlerTest {
         advance(ch, 10_000);
         assertTrue(ch.isActive());
         assertTrue(events.all().isEmpty());
+    }
+
+    @Test
+    void aMessageItsDecoderFailedOnPassesButLeavesTheFirstMessageTimeoutRunning() {
+        EmbeddedChannel ch = channelWith(firstMessageWithin(1000));
+        DecoderResultProvider garbage = new DecoderResultProvider() {
+            @Override
+            public DecoderResult decoderResult() {
+                return DecoderResult.failure(new IllegalArgumentException("not a frame"));
+            }
+
+            @Override
+            public void setDecoderResult(DecoderResult result) {}
+        };
+        ch.writeInbound(garbage);
+        assertSame(garbage, ch.readInbound());
+        advance(ch, 1002);
+        assertFalse(ch.isActive());
+        assertEquals(1, events.ofType(FirstMessageTimeoutEvent.class).size());
     }
 
     @Test

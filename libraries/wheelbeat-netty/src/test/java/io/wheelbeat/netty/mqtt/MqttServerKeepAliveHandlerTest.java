@@ -19,6 +19,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.mqtt.MqttConnAckMessage;
 import io.netty.handler.codec.mqtt.MqttConnectMessage;
 import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
+import io.netty.handler.codec.mqtt.MqttDecoder;
 import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageBuilders;
 import io.netty.handler.codec.mqtt.MqttMessageType;
@@ -316,7 +317,10 @@ class MqttServerKeepAliveHandlerTest {
                                     .metrics(registry)
                                     .build()
                                     .newHandler(),
-                            MqttServerKeepAliveHandler.builder().build().newHandler(),
+                            MqttServerKeepAliveHandler.builder()
+                                    .metrics(registry)
+                                    .build()
+                                    .newHandler(),
                             events);
             start = now(ch);
             return ch;
@@ -338,6 +342,23 @@ class MqttServerKeepAliveHandlerTest {
                     1,
                     registry.get("wheelbeat.connection.closed")
                             .tag("reason", "first_message_timeout")
+                            .counter()
+                            .count());
+        }
+
+        @Test
+        void aFirstPacketTheDecoderFailedOnIsPassedOnThenTheConnectionIsClosedAsAProtocolError() {
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            EmbeddedChannel ch = withFirstMessageTimeout(registry);
+            ch.pipeline().addFirst(new MqttDecoder());
+            ch.writeInbound(Unpooled.wrappedBuffer(new byte[] {0, 0})); // packet type 0 is reserved
+            MqttMessage garbage = ch.readInbound();
+            assertTrue(garbage.decoderResult().isFailure(), "passed on for the broker to answer");
+            assertFalse(ch.isActive());
+            assertEquals(
+                    1,
+                    registry.get("wheelbeat.connection.closed")
+                            .tag("reason", "protocol_error")
                             .counter()
                             .count());
         }
