@@ -346,6 +346,13 @@ class MqttServerKeepAliveHandlerTest {
                             .count());
         }
 
+        private static double protocolErrorCloses(SimpleMeterRegistry registry) {
+            return registry.get("wheelbeat.connection.closed")
+                    .tag("reason", "protocol_error")
+                    .counter()
+                    .count();
+        }
+
         @Test
         void aFirstPacketTheDecoderFailedOnIsPassedOnThenTheConnectionIsClosedAsAProtocolError() {
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -355,12 +362,7 @@ class MqttServerKeepAliveHandlerTest {
             MqttMessage garbage = ch.readInbound();
             assertTrue(garbage.decoderResult().isFailure(), "passed on for the broker to answer");
             assertFalse(ch.isActive());
-            assertEquals(
-                    1,
-                    registry.get("wheelbeat.connection.closed")
-                            .tag("reason", "protocol_error")
-                            .counter()
-                            .count());
+            assertEquals(1, protocolErrorCloses(registry));
         }
 
         @Test
@@ -383,12 +385,7 @@ class MqttServerKeepAliveHandlerTest {
             assertFalse(ch.isActive());
             assertNull(ch.readInbound());
             assertEquals(List.of(), outbound(ch), "no PINGRESP, and no DISCONNECT before CONNECT");
-            assertEquals(
-                    1,
-                    registry.get("wheelbeat.connection.closed")
-                            .tag("reason", "protocol_error")
-                            .counter()
-                            .count());
+            assertEquals(1, protocolErrorCloses(registry));
         }
 
         @Test
