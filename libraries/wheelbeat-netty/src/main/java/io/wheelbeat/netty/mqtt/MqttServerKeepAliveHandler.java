@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * owed while unwritable; the last strike of {@link Builder#pingLimits} fires {@link TooManyPingsEvent}. Each of
  * these closes, after a DISCONNECT with the reason to an MQTT 5 client.
  *
- * <p>Other packets, failed decodes (answer and close those) and non-MQTT messages pass. Place it after
+ * <p>Other packets, failed decodes and non-MQTT messages pass. Answer a failed decode; before the
+ * CONNECT the handler then closes ({@code protocol_error}), after it you must. Place it after
  * {@code MqttDecoder, MqttEncoder.INSTANCE}. Meters: {@code HeartbeatHandler}'s answering ones and
  * {@code wheelbeat.connection.closed{reason}}. One channel, on its event loop.
  */
